@@ -1,0 +1,2 @@
+// Placeholder: replaced by the PTX front-end work in this session.
+#include "ptx/Ir.h"

@@ -1,0 +1,12 @@
+// ptxcast: predict CNN runtime on NVIDIA GPUs from PTX analysis. Subcommands live in one file each.
+#include "Commands.h"
+
+#include <CLI/CLI.hpp>
+
+int main(int argc, char **argv) {
+  CLI::App App{"ptxcast: predict how long a CNN takes on an NVIDIA GPU without running it there"};
+  App.require_subcommand(1);
+  ptxcast::addInspectCommand(App);
+  CLI11_PARSE(App, argc, argv);
+  return 0;
+}
