@@ -27,9 +27,6 @@ target_link_libraries(ptxcast_xgboost INTERFACE ${XGBOOST_LIBRARY})
 find_package(Protobuf REQUIRED)
 find_package(ONNX REQUIRED)
 
-# nanoflann is header-only; Debian ships a CMake config.
-find_package(nanoflann REQUIRED)
-
 # CUDA toolkit (nvcc, ptxas) for test kernels and ptxcast-measure; optional on dev machines.
 find_program(PTXCAST_NVCC nvcc HINTS /usr/local/cuda/bin)
 find_program(PTXCAST_PTXAS ptxas HINTS /usr/local/cuda/bin)

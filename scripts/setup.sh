@@ -9,7 +9,7 @@ PACKAGES=(
   llvm-19-dev libzstd-dev clang-19 lld-19 libclang-rt-19-dev
   libxgboost-dev libboost-graph-dev doctest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
-  libeigen3-dev libnanoflann-dev nlohmann-json3-dev libcli11-dev libfmt-dev
+  libeigen3-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   gnuplot-nox
 )
 

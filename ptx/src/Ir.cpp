@@ -125,9 +125,7 @@ std::optional<Opcode> lookupOpcode(std::string_view Name) {
 
 std::string_view opcodeName(Opcode Op) { return OpcodeTable[static_cast<size_t>(Op)].name; }
 
-std::optional<Type> lookupType(std::string_view Name) {
-  return lookupIn<Type>(TypeTable, Name, 1);
-}
+std::optional<Type> lookupType(std::string_view Name) { return lookupIn<Type>(TypeTable, Name, 1); }
 
 std::string_view typeName(Type T) { return TypeTable[static_cast<size_t>(T)].name; }
 unsigned typeBits(Type T) { return TypeTable[static_cast<size_t>(T)].bits; }
@@ -169,7 +167,7 @@ InstrClass classify(Opcode Op, const std::vector<std::string> &Mods) {
     return classOfMemory(Mods, /*IsLoad=*/false);
   case ClassRule::CpAsync:
     return hasAny(Mods, {"commit_group", "wait_group", "wait_all"}) ? InstrClass::Barrier
-                                                                     : InstrClass::LdGlobal;
+                                                                    : InstrClass::LdGlobal;
   default:
     return static_cast<InstrClass>(static_cast<size_t>(Rule) -
                                    static_cast<size_t>(ClassRule::IntArith));
@@ -232,7 +230,8 @@ const std::vector<uint32_t> *Function::directive(std::string_view Name) const {
 bool Function::operator==(const Function &O) const {
   return isEntry == O.isEntry && linkage == O.linkage && name == O.name && returns == O.returns &&
          params == O.params && directives == O.directives && hasBody == O.hasBody &&
-         regs == O.regs && locals == O.locals && pragmas == O.pragmas && blocks == O.blocks;
+         regs == O.regs && locals == O.locals && pragmas == O.pragmas && blocks == O.blocks &&
+         prototypes == O.prototypes && branchTargets == O.branchTargets;
 }
 
 const Function *Module::findFunction(std::string_view Name) const {
@@ -243,9 +242,9 @@ const Function *Module::findFunction(std::string_view Name) const {
 }
 
 bool Module::operator==(const Module &O) const {
-  return versionMajor == O.versionMajor && versionMinor == O.versionMinor &&
-         targets == O.targets && addressSize == O.addressSize && pragmas == O.pragmas &&
-         globals == O.globals && functions == O.functions;
+  return versionMajor == O.versionMajor && versionMinor == O.versionMinor && targets == O.targets &&
+         addressSize == O.addressSize && pragmas == O.pragmas && globals == O.globals &&
+         functions == O.functions;
 }
 
 } // namespace ptx

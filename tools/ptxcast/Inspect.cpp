@@ -1,8 +1,145 @@
-// Placeholder: replaced by the `ptxcast inspect` work in this session.
+// `ptxcast inspect FILE.ptx [--format text|json]`: what each function of a PTX module contains
+// (parameters, registers, blocks, loops, static instruction counts per class).
 #include "Commands.h"
 
+#include "ptx/Cfg.h"
+#include "ptx/Parser.h"
+#include "ptx/Stats.h"
+
 #include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
 
 namespace ptxcast {
-void addInspectCommand(CLI::App &App) { App.add_subcommand("inspect", "inspect a PTX file"); }
+namespace {
+
+struct InspectOptions {
+  std::string file;
+  std::string format = "text";
+};
+
+/// The facts inspect reports about one function with a body.
+struct FunctionSummary {
+  const ptx::Function *fn = nullptr;
+  uint64_t registers = 0;
+  size_t blocks = 0;
+  size_t loops = 0;
+  uint32_t maxLoopDepth = 0;
+  ptx::ClassCounts counts{};
+  uint64_t total = 0;
+};
+
+FunctionSummary summarize(const ptx::Function &F) {
+  FunctionSummary S;
+  S.fn = &F;
+  S.registers = ptx::declaredRegisters(F);
+  S.blocks = F.blocks.size();
+  ptx::Cfg C = ptx::buildCfg(F);
+  S.loops = C.loops.size();
+  for (const ptx::Cfg::Loop &L : C.loops)
+    S.maxLoopDepth = std::max(S.maxLoopDepth, L.depth);
+  S.counts = ptx::staticCounts(F);
+  for (const ptx::BasicBlock &B : F.blocks)
+    S.total += B.instrs.size();
+  return S;
+}
+
+/// A parameter's type as PTX writes it: `u64`, `v4.f32`, `b8[16]`.
+std::string paramType(const ptx::Variable &V) {
+  std::string T;
+  if (V.vectorWidth > 1)
+    T = fmt::format("v{}.", V.vectorWidth);
+  T += ptx::typeName(V.type);
+  for (uint64_t D : V.dims)
+    T += D == 0 ? std::string("[]") : fmt::format("[{}]", D);
+  return T;
+}
+
+ptx::InstrClass classAt(size_t I) { return static_cast<ptx::InstrClass>(I); }
+
+nlohmann::ordered_json toJson(const FunctionSummary &S) {
+  nlohmann::ordered_json Params = nlohmann::ordered_json::array();
+  for (const ptx::Variable &P : S.fn->params)
+    Params.push_back({{"name", P.name}, {"type", paramType(P)}, {"size", P.sizeBytes()}});
+  nlohmann::ordered_json Counts = nlohmann::ordered_json::object();
+  for (size_t I = 0; I < ptx::NumInstrClasses; ++I)
+    Counts[std::string(ptx::className(classAt(I)))] = S.counts[I];
+  Counts["total"] = S.total;
+  return {{"name", S.fn->name},
+          {"entry", S.fn->isEntry},
+          {"params", Params},
+          {"registers", S.registers},
+          {"blocks", S.blocks},
+          {"loops", S.loops},
+          {"max_loop_depth", S.maxLoopDepth},
+          {"static_counts", Counts}};
+}
+
+void printText(const ptx::Module &M, const std::vector<FunctionSummary> &Summaries) {
+  fmt::print("{}: PTX {}.{}, target {}, {} function(s) with a body\n", M.file, M.versionMajor,
+             M.versionMinor, M.targets.empty() ? std::string("?") : M.targets[0], Summaries.size());
+  for (const FunctionSummary &S : Summaries) {
+    const ptx::Function &F = *S.fn;
+    fmt::print("\n{} ({})\n", F.name, F.isEntry ? ".entry" : ".func");
+    fmt::print("  {:<16}{}\n", "parameters", F.params.size());
+    for (const ptx::Variable &P : F.params)
+      fmt::print("    {:<40} {:<10} {:>4} B\n", P.name, paramType(P), P.sizeBytes());
+    fmt::print("  {:<16}{}\n", "registers", S.registers);
+    fmt::print("  {:<16}{}\n", "basic blocks", S.blocks);
+    fmt::print("  {:<16}{} (max depth {})\n", "loops", S.loops, S.maxLoopDepth);
+    fmt::print("  static instructions per class (zero classes omitted):\n");
+    for (size_t I = 0; I < ptx::NumInstrClasses; ++I)
+      if (S.counts[I] != 0)
+        fmt::print("    {:<12}{:>6}  {}\n", ptx::className(classAt(I)), S.counts[I],
+                   ptx::classDescription(classAt(I)));
+    fmt::print("    {:<12}{:>6}\n", "total", S.total);
+  }
+}
+
+/// Runs the command; returns the process exit status.
+int runInspect(const InspectOptions &Opts) {
+  support::Expected<ptx::Module> M = ptx::parseFile(Opts.file);
+  if (!M) {
+    fmt::print(stderr, "{}\n", M.error().str());
+    return 1;
+  }
+  std::vector<FunctionSummary> Summaries;
+  for (const ptx::Function &F : M->functions)
+    if (F.hasBody)
+      Summaries.push_back(summarize(F));
+  if (Opts.format == "json") {
+    nlohmann::ordered_json Kernels = nlohmann::ordered_json::array();
+    for (const FunctionSummary &S : Summaries)
+      Kernels.push_back(toJson(S));
+    nlohmann::ordered_json Root = {{"kernels", Kernels}};
+    fmt::print("{}\n", Root.dump(2));
+  } else {
+    printText(*M, Summaries);
+  }
+  return 0;
+}
+
+} // namespace
+
+void addInspectCommand(CLI::App &App) {
+  auto Opts = std::make_shared<InspectOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "inspect", "per function of a PTX file: parameters, registers, basic blocks, loops and "
+                 "static instruction counts per class");
+  Cmd->add_option("file", Opts->file, "PTX file")->required();
+  Cmd->add_option("--format", Opts->format, "output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  Cmd->callback([Opts] {
+    if (int Status = runInspect(*Opts); Status != 0)
+      throw CLI::RuntimeError(Status);
+  });
+}
+
 } // namespace ptxcast

@@ -71,7 +71,7 @@ struct SourceLoc {
 /// `{%r1, %r2}` Vector; `(%r1, %r2)` List (call arguments/returns); `%p|%q` PredPair; `_` Sink.
 struct Operand {
   enum class Kind : uint8_t {
-    Register, ///< name = "%r1", "%tid.x" (special-register components are part of the name)
+    Register,  ///< name = "%r1", "%tid.x" (special-register components are part of the name)
     Immediate, ///< value = the integer (two's complement bits for negative numbers)
     F32Imm,    ///< value = the 32-bit IEEE pattern
     F64Imm,    ///< value = the 64-bit IEEE pattern
@@ -87,6 +87,8 @@ struct Operand {
   std::string name;
   int64_t value = 0;
   std::vector<Operand> elems;
+  /// Variable initializers only: `generic(sym)` (Symbol kind; `value` holds a `+offset`).
+  bool generic = false;
 
   bool operator==(const Operand &) const = default;
 };
@@ -137,8 +139,8 @@ struct Variable {
   unsigned vectorWidth = 1;
   uint32_t align = 0; ///< 0 = natural alignment
   std::string name;
-  std::vector<uint64_t> dims; ///< array dimensions; 0 for an unsized `[]`
-  bool isPtr = false;         ///< `.ptr` parameter attribute
+  std::vector<uint64_t> dims;                ///< array dimensions; 0 for an unsized `[]`
+  bool isPtr = false;                        ///< `.ptr` parameter attribute
   StateSpace ptrSpace = StateSpace::Generic; ///< `.ptr.global` etc.
   uint32_t ptrAlign = 0;                     ///< `.ptr .align N`
   std::vector<Operand> init; ///< flattened initializer: Immediate/F32Imm/F64Imm/Symbol values
@@ -156,6 +158,23 @@ struct FunctionDirective {
   bool operator==(const FunctionDirective &) const = default;
 };
 
+/// `name: .callprototype (.param .b32 _) _ (.param .b64 _);` in a function body: the signature
+/// an indirect `call` names as its last operand.
+struct CallPrototype {
+  std::string name;
+  std::vector<Variable> returns;
+  std::vector<Variable> params;
+  bool noreturn = false;
+  bool operator==(const CallPrototype &) const = default;
+};
+
+/// `name: .branchtargets L1, L2;` in a function body: the label list of a `brx.idx`.
+struct BranchTargets {
+  std::string name;
+  std::vector<std::string> labels;
+  bool operator==(const BranchTargets &) const = default;
+};
+
 struct BasicBlock {
   std::string label; ///< empty for a block that starts after a branch without a label
   std::vector<Instruction> instrs;
@@ -169,10 +188,12 @@ struct Function {
   std::vector<Variable> returns; ///< .func return parameters
   std::vector<Variable> params;
   std::vector<FunctionDirective> directives;
-  bool hasBody = false; ///< false for a prototype/declaration
-  std::vector<RegDecl> regs; ///< all .reg declarations of the body, scoped blocks flattened
-  std::vector<Variable> locals; ///< .local/.shared/.param variables of the body, flattened
+  bool hasBody = false;             ///< false for a prototype/declaration
+  std::vector<RegDecl> regs;        ///< all .reg declarations of the body, scoped blocks flattened
+  std::vector<Variable> locals;     ///< .local/.shared/.param variables of the body, flattened
   std::vector<std::string> pragmas; ///< `.pragma "..."` strings inside the body, in order
+  std::vector<CallPrototype> prototypes;    ///< `.callprototype` labels of the body
+  std::vector<BranchTargets> branchTargets; ///< `.branchtargets` labels of the body
   /// Basic blocks in source order. A block starts at each label and after each branch, call,
   /// ret, exit and trap; blocks[0] is the entry.
   std::vector<BasicBlock> blocks;

@@ -1,0 +1,193 @@
+// `ptxcast inspect` end to end: runs the binary on an nvcc-compiled kernel and on bad input and
+// checks the JSON shape, totals, register counts and error reporting against the PTX text.
+#include "ptx/Ir.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct RunResult {
+  int status = -1;
+  std::string out, err;
+};
+
+std::string readAll(const std::filesystem::path &P) {
+  std::ifstream In(P);
+  std::stringstream S;
+  S << In.rdbuf();
+  return S.str();
+}
+
+/// Runs `ptxcast ARGS` and captures stdout, stderr and the exit status.
+RunResult runPtxcast(const std::string &Args) {
+  std::filesystem::path ErrFile =
+      std::filesystem::temp_directory_path() / ("ptxcast_inspect_test_" + std::to_string(getpid()));
+  std::string Cmd = std::string(PTXCAST_BIN) + " " + Args + " 2>" + ErrFile.string();
+  RunResult R;
+  FILE *Pipe = popen(Cmd.c_str(), "r");
+  REQUIRE(Pipe);
+  char Buf[4096];
+  for (size_t N; (N = fread(Buf, 1, sizeof Buf, Pipe)) > 0;)
+    R.out.append(Buf, N);
+  int Wait = pclose(Pipe);
+  R.status = WIFEXITED(Wait) ? WEXITSTATUS(Wait) : -1;
+  R.err = readAll(ErrFile);
+  std::filesystem::remove(ErrFile);
+  return R;
+}
+
+std::string kernelPath(const std::string &Name) {
+  return std::string(PTXCAST_KERNEL_DIR) + "/" + Name;
+}
+
+/// The body of `.entry Name` in PTX text, from its opening brace to the closing one.
+std::string entryBody(const std::string &Text, const std::string &Name) {
+  size_t Start = Text.find(".entry " + Name + "(");
+  REQUIRE(Start != std::string::npos);
+  size_t Open = Text.find("\n{", Start);
+  size_t Close = Text.find("\n}", Open);
+  REQUIRE(Close != std::string::npos);
+  return Text.substr(Open, Close - Open);
+}
+
+/// Instructions in a body, counted from the text: lines ending in ';' that are not directives.
+uint64_t countInstructionLines(const std::string &Body) {
+  std::istringstream In(Body);
+  uint64_t N = 0;
+  for (std::string Line; std::getline(In, Line);) {
+    size_t First = Line.find_first_not_of(" \t");
+    if (First == std::string::npos || Line[First] == '.' || Line.compare(First, 2, "//") == 0)
+      continue;
+    size_t Last = Line.find_last_not_of(" \t\r");
+    N += Line[Last] == ';';
+  }
+  return N;
+}
+
+/// Registers declared by `.reg .T %name<N>;` (N each) and `.reg .T %name;` (1 each).
+uint64_t countRegistersInText(const std::string &Body) {
+  std::regex Decl(R"(\.reg\s+\.\w+\s+%\w+(<(\d+)>)?\s*;)");
+  uint64_t N = 0;
+  for (auto It = std::sregex_iterator(Body.begin(), Body.end(), Decl); It != std::sregex_iterator();
+       ++It)
+    N += (*It)[2].matched ? std::stoull((*It)[2].str()) : 1;
+  return N;
+}
+
+} // namespace
+
+TEST_CASE("inspect --format json: shape, totals and registers match the PTX text") {
+  std::string Path = kernelPath("elementwise.sm_90.ptx");
+  if (!std::filesystem::exists(Path)) {
+    REQUIRE_MESSAGE(std::string(PTXCAST_NVCC).empty(), Path << " was not built");
+    return;
+  }
+  RunResult R = runPtxcast("inspect " + Path + " --format json");
+  REQUIRE(R.status == 0);
+  CHECK(R.err.empty());
+  nlohmann::json J = nlohmann::json::parse(R.out);
+  REQUIRE(J.is_object());
+  CHECK(J.size() == 1);
+  REQUIRE(J["kernels"].is_array());
+  REQUIRE(J["kernels"].size() == 2);
+  std::string Text = readAll(Path);
+  const char *Names[] = {"saxpy", "bias_relu"};
+  for (int K = 0; K < 2; ++K) {
+    const nlohmann::json &Kern = J["kernels"][K];
+    CAPTURE(Names[K]);
+    CHECK(Kern["name"] == Names[K]);
+    CHECK(Kern["entry"] == true);
+    for (const char *Key : {"params", "registers", "blocks", "loops", "max_loop_depth"})
+      CHECK(Kern.contains(Key));
+    CHECK(Kern.size() == 8);
+    const nlohmann::json &Counts = Kern["static_counts"];
+    REQUIRE(Counts.size() == ptx::NumInstrClasses + 1);
+    uint64_t Sum = 0;
+    for (size_t I = 0; I < ptx::NumInstrClasses; ++I) {
+      std::string Class(ptx::className(static_cast<ptx::InstrClass>(I)));
+      REQUIRE_MESSAGE(Counts.contains(Class), Class);
+      Sum += Counts[Class].get<uint64_t>();
+    }
+    CHECK(Counts["total"].get<uint64_t>() == Sum);
+    std::string Body = entryBody(Text, Names[K]);
+    CHECK(Counts["total"].get<uint64_t>() == countInstructionLines(Body));
+    CHECK(Kern["registers"].get<uint64_t>() == countRegistersInText(Body));
+    // A grid-stride loop: at least one loop, none nested.
+    CHECK(Kern["loops"].get<int>() >= 1);
+    CHECK(Kern["max_loop_depth"] == 1);
+    CHECK(Counts["st_global"].get<int>() >= 1);
+    CHECK(Counts["ld_param"].get<int>() == (K == 0 ? 4 : 6)); // one ld.param per parameter
+  }
+  // saxpy(int n, float a, const float *x, float *y)
+  const nlohmann::json &P = J["kernels"][0]["params"];
+  REQUIRE(P.size() == 4);
+  CHECK(P[0] == nlohmann::json({{"name", "saxpy_param_0"}, {"type", "u32"}, {"size", 4}}));
+  CHECK(P[1] == nlohmann::json({{"name", "saxpy_param_1"}, {"type", "f32"}, {"size", 4}}));
+  CHECK(P[2] == nlohmann::json({{"name", "saxpy_param_2"}, {"type", "u64"}, {"size", 8}}));
+  CHECK(P[3] == nlohmann::json({{"name", "saxpy_param_3"}, {"type", "u64"}, {"size", 8}}));
+}
+
+TEST_CASE("inspect text output names each function and its totals") {
+  std::string Path = kernelPath("devicecall.sm_90.ptx");
+  if (!std::filesystem::exists(Path)) {
+    REQUIRE_MESSAGE(std::string(PTXCAST_NVCC).empty(), Path << " was not built");
+    return;
+  }
+  RunResult R = runPtxcast("inspect " + Path);
+  REQUIRE(R.status == 0);
+  CHECK(R.out.find("poly (.func)") != std::string::npos);
+  CHECK(R.out.find("call_poly (.entry)") != std::string::npos);
+  CHECK(R.out.find("total") != std::string::npos);
+  CHECK(R.out.find("2 function(s) with a body") != std::string::npos);
+}
+
+TEST_CASE("inspect on llc-19 output") {
+  RunResult R = runPtxcast("inspect " + kernelPath("loop_ll.llc.ptx") + " --format json");
+  REQUIRE(R.status == 0);
+  nlohmann::json J = nlohmann::json::parse(R.out);
+  REQUIRE(J["kernels"].size() == 1);
+  CHECK(J["kernels"][0]["name"] == "loop_ll");
+  CHECK(J["kernels"][0]["loops"] == 1);
+}
+
+TEST_CASE("inspect reports a parse error with its position and exits 1") {
+  std::filesystem::path Bad =
+      std::filesystem::temp_directory_path() / ("ptxcast_bad_" + std::to_string(getpid()) + ".ptx");
+  {
+    std::ofstream Out(Bad);
+    Out << ".version 8.0\n.target sm_90\n.address_size 64\n"
+           ".visible .entry k()\n{\n  frobnicate.u32 %r1, 2;\n  ret;\n}\n";
+  }
+  RunResult R = runPtxcast("inspect " + Bad.string() + " --format json");
+  std::filesystem::remove(Bad);
+  CHECK(R.status == 1);
+  CHECK(R.out.empty());
+  // `file:line:col: error: message` pointing at line 6, column 3 (the unknown opcode).
+  CHECK(R.err.rfind(Bad.string() + ":6:3: error: ", 0) == 0);
+  CHECK(R.err.find("frobnicate") != std::string::npos);
+}
+
+TEST_CASE("inspect on a missing file exits 1 with an error naming it") {
+  std::string Missing = "/nonexistent/dir/none.ptx";
+  RunResult R = runPtxcast("inspect " + Missing);
+  CHECK(R.status == 1);
+  CHECK(R.out.empty());
+  CHECK(R.err.rfind(Missing + ": error: ", 0) == 0);
+}
+
+TEST_CASE("inspect rejects an unknown --format") {
+  RunResult R = runPtxcast("inspect " + kernelPath("loop_ll.llc.ptx") + " --format xml");
+  CHECK(R.status != 0);
+  CHECK(R.out.empty());
+  CHECK(R.err.find("xml") != std::string::npos);
+}
