@@ -1,0 +1,72 @@
+// Launch manifests: JSON files naming PTX, buffers and launches (format: docs/manifest.md).
+#pragma once
+
+#include "analyzer/Interpreter.h"
+#include "support/Expected.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace analyzer {
+
+/// How a buffer is filled before the first launch.
+struct BufferInit {
+  enum class Kind : uint8_t { Zero, Random, File };
+  Kind kind = Kind::Zero;
+  std::string dtype = "f32"; ///< Random: f32, f64, f16, bf16, s32, u32, s8, u8
+  uint64_t seed = 0;
+  double min = 0, max = 1; ///< Random: inclusive range (integers: [min, max])
+  std::string file;        ///< File: absolute path (resolved against the manifest)
+};
+
+struct BufferSpec {
+  std::string name;
+  uint64_t bytes = 0;
+  BufferInit init;
+  std::string output; ///< absolute path written after all launches; empty = none
+};
+
+/// One kernel argument as written in the manifest: a typed scalar or a buffer reference.
+struct ArgSpec {
+  bool isBuffer = false;
+  std::string buffer;  ///< isBuffer: the buffer's name
+  uint64_t offset = 0; ///< isBuffer: bytes added to the buffer's address
+  ptx::Type type = ptx::Type::U32;
+  uint64_t bits = 0; ///< scalar value as raw little-endian bits of `type`
+};
+
+struct LaunchSpec {
+  std::string kernel;
+  Dim3 grid{1, 1, 1}, block{1, 1, 1};
+  uint32_t sharedBytes = 0;
+  std::vector<ArgSpec> args;
+};
+
+struct Manifest {
+  std::string path;             ///< the manifest file, for diagnostics
+  std::vector<std::string> ptx; ///< absolute paths
+  std::vector<BufferSpec> buffers;
+  std::vector<LaunchSpec> launches;
+};
+
+/// Parses manifest text; relative paths are resolved against the directory of `Path`.
+/// Errors read `manifest.json: error: launches[0].grid: expected 3 positive integers`.
+support::Expected<Manifest> parseManifest(std::string_view Text, const std::string &Path);
+support::Expected<Manifest> loadManifest(const std::string &Path);
+
+/// Fills `Out` the way a Random init specifies: splitmix64 stream from `seed`, one 64-bit
+/// draw per element (docs/manifest.md gives the exact mapping per dtype).
+support::Expected<std::vector<uint8_t>> randomBytes(const BufferInit &Init, uint64_t Bytes);
+
+/// The result of running a whole manifest: one profile per launch, in order.
+struct ManifestRun {
+  std::vector<KernelProfile> launches;
+};
+
+/// Parses every PTX file, allocates and fills the buffers, runs the launches in order, then
+/// writes the buffers that have an "output" (temp file + rename). A trap stops the run and is
+/// returned as an Error whose message is Trap::str().
+support::Expected<ManifestRun> runManifest(const Manifest &M, const RunSettings &Settings = {});
+
+} // namespace analyzer

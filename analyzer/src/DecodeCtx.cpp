@@ -1,0 +1,310 @@
+// Operand resolution while decoding one function: registers to frame slots, special registers to
+// slots filled at frame creation, immediates and symbol addresses to constant-pool entries.
+#include "Decoder.h"
+
+#include <algorithm>
+
+namespace analyzer {
+namespace {
+
+struct SpecialName {
+  std::string_view name;
+  SpecialKind kind;
+};
+
+constexpr SpecialName SpecialNames[] = {
+    {"%tid.x", SpecialKind::TidX},
+    {"%tid.y", SpecialKind::TidY},
+    {"%tid.z", SpecialKind::TidZ},
+    {"%ntid.x", SpecialKind::NtidX},
+    {"%ntid.y", SpecialKind::NtidY},
+    {"%ntid.z", SpecialKind::NtidZ},
+    {"%ctaid.x", SpecialKind::CtaidX},
+    {"%ctaid.y", SpecialKind::CtaidY},
+    {"%ctaid.z", SpecialKind::CtaidZ},
+    {"%nctaid.x", SpecialKind::NctaidX},
+    {"%nctaid.y", SpecialKind::NctaidY},
+    {"%nctaid.z", SpecialKind::NctaidZ},
+    {"%laneid", SpecialKind::LaneId},
+    {"%warpid", SpecialKind::WarpId},
+    {"%nwarpid", SpecialKind::NWarpId},
+    {"%lanemask_eq", SpecialKind::LanemaskEq},
+    {"%lanemask_le", SpecialKind::LanemaskLe},
+    {"%lanemask_lt", SpecialKind::LanemaskLt},
+    {"%lanemask_ge", SpecialKind::LanemaskGe},
+    {"%lanemask_gt", SpecialKind::LanemaskGt},
+    {"%clock", SpecialKind::Clock},
+    {"%clock64", SpecialKind::Clock64},
+    {"%dynamic_smem_size", SpecialKind::DynSmem},
+    {"%total_smem_size", SpecialKind::TotalSmem},
+    {"%smid", SpecialKind::Zero},
+    {"%gridid", SpecialKind::GridId},
+    {"%nsmid", SpecialKind::GridId},
+};
+
+uint64_t alignUp(uint64_t V, uint64_t A) { return A <= 1 ? V : (V + A - 1) / A * A; }
+
+uint64_t varAlign(const ptx::Variable &V) {
+  if (V.align)
+    return V.align;
+  return std::max(1u, ptx::typeBits(V.type) / 8) * V.vectorWidth;
+}
+
+} // namespace
+
+bool isFloatType(ptx::Type T) { return ptx::typeKind(T) == ptx::TypeKind::Float; }
+
+uint64_t immediateBits(const ptx::Operand &O, ptx::Type T) {
+  using K = ptx::Operand::Kind;
+  unsigned Bits = T == ptx::Type::None ? 64 : ptx::typeBits(T);
+  uint64_t Mask = Bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << Bits) - 1;
+  if (T == ptx::Type::F32 || T == ptx::Type::F64) {
+    double D;
+    if (O.kind == K::F32Imm)
+      D = std::bit_cast<float>(static_cast<uint32_t>(O.value));
+    else if (O.kind == K::F64Imm)
+      D = std::bit_cast<double>(static_cast<uint64_t>(O.value));
+    else
+      D = static_cast<double>(O.value);
+    if (T == ptx::Type::F32)
+      return std::bit_cast<uint32_t>(static_cast<float>(D));
+    return std::bit_cast<uint64_t>(D);
+  }
+  if (O.kind == K::F64Imm && Bits == 32) // a double literal written for a 32-bit bit type
+    return std::bit_cast<uint32_t>(
+        static_cast<float>(std::bit_cast<double>(static_cast<uint64_t>(O.value))));
+  return static_cast<uint64_t>(O.value) & Mask;
+}
+
+DecodeCtx::DecodeCtx(ProgramImpl &Prog, uint32_t FuncIndex, const ptx::Function &Func,
+                     const std::unordered_map<std::string, SymbolInfo> &ModuleSyms,
+                     const std::unordered_map<std::string, SymbolInfo> &FuncShared,
+                     const std::unordered_map<std::string, uint32_t> &FuncIndexByName)
+    : P(Prog), F(Prog.funcs[FuncIndex]), funcIndex(FuncIndex), Fn(Func),
+      funcByName(FuncIndexByName), syms(ModuleSyms) {
+  for (const auto &[Name, Info] : FuncShared)
+    syms[Name] = Info;
+  for (const ptx::RegDecl &R : Fn.regs) {
+    unsigned Bits = ptx::typeBits(R.type) * R.vectorWidth;
+    if (R.count == 0)
+      RegSlot.emplace(R.name, newSlot(Bits));
+    for (uint32_t I = 0; I < R.count; ++I)
+      RegSlot.emplace(R.name + std::to_string(I), newSlot(Bits));
+  }
+  SinkSlot = newSlot(64);
+  F.ccSlot = newSlot(32) * 32;
+  // Kernel parameters live in the kernel param buffer; .func parameters in the frame param area.
+  uint64_t Off = 0;
+  auto Place = [&](const ptx::Variable &V, std::vector<ParamSlot> &Out, bool Kernel) {
+    Off = alignUp(Off, varAlign(V));
+    Out.push_back({V.name, static_cast<uint32_t>(Off), static_cast<uint32_t>(V.sizeBytes())});
+    syms[V.name] = Kernel ? SymbolInfo{SymbolInfo::Kind::Value, WindowParam + Off,
+                                       ptx::StateSpace::Param, V.sizeBytes()}
+                          : SymbolInfo{SymbolInfo::Kind::FrameParam, Off, ptx::StateSpace::Param,
+                                       V.sizeBytes()};
+    Off += V.sizeBytes();
+  };
+  if (Fn.isEntry) {
+    for (const ptx::Variable &V : Fn.params)
+      Place(V, F.kernelParams, true);
+    F.kernelParamBytes = static_cast<uint32_t>(Off);
+    Off = 0;
+  }
+  for (const ptx::Variable &V : Fn.returns)
+    Place(V, F.returns, false);
+  if (!Fn.isEntry)
+    for (const ptx::Variable &V : Fn.params)
+      Place(V, F.formals, false);
+  // Scoped blocks may declare the same name more than once (nvcc's `param0` per call
+  // sequence): one slot per name, as large and as aligned as its largest declaration.
+  std::vector<ptx::Variable> Merged;
+  std::unordered_map<std::string, size_t> MergedIndex;
+  for (const ptx::Variable &V : Fn.locals) {
+    if (V.space != ptx::StateSpace::Param && V.space != ptx::StateSpace::Local)
+      continue;
+    auto [It, New] = MergedIndex.emplace(V.name, Merged.size());
+    if (New) {
+      Merged.push_back(V);
+      continue;
+    }
+    ptx::Variable &M = Merged[It->second];
+    if (V.sizeBytes() > M.sizeBytes())
+      M = V;
+  }
+  uint64_t LocalOff = 0;
+  for (const ptx::Variable &V : Merged) {
+    if (V.space == ptx::StateSpace::Param) {
+      std::vector<ParamSlot> Scratch;
+      Place(V, Scratch, false);
+    } else {
+      LocalOff = alignUp(LocalOff, std::max<uint64_t>(varAlign(V), 8));
+      syms[V.name] = {SymbolInfo::Kind::LocalAddr, LocalOff, ptx::StateSpace::Local, V.sizeBytes()};
+      LocalOff += V.sizeBytes();
+    }
+  }
+  F.paramBytes = static_cast<uint32_t>(alignUp(Off, 16));
+  F.localBytes = static_cast<uint32_t>(alignUp(LocalOff, 16));
+}
+
+uint32_t DecodeCtx::newSlot(unsigned Bits) {
+  SlotBits.push_back(static_cast<uint8_t>(std::min(Bits, 64u)));
+  return F.numSlots++;
+}
+
+uint32_t DecodeCtx::special(SpecialKind K, uint64_t Value) {
+  auto Key = std::make_pair(static_cast<int>(K), Value);
+  auto It = SpecialSlots.find(Key);
+  if (It != SpecialSlots.end())
+    return It->second;
+  uint32_t Slot = newSlot(64);
+  F.specials.push_back({Slot, K, Value});
+  SpecialSlots.emplace(Key, Slot * 32);
+  return Slot * 32;
+}
+
+uint32_t DecodeCtx::constant(uint64_t V) {
+  auto It = ConstSlots.find(V);
+  if (It != ConstSlots.end())
+    return It->second;
+  uint32_t Off = static_cast<uint32_t>(F.consts.size()) * 32;
+  F.consts.push_back({V, -1});
+  ConstSlots.emplace(V, Off);
+  return Off;
+}
+
+bool DecodeCtx::fail(std::string Reason) {
+  if (unsupported.empty())
+    unsupported = std::move(Reason);
+  return false;
+}
+
+bool DecodeCtx::symbolValue(DInstr &I, unsigned K, const std::string &Name) {
+  auto It = syms.find(Name);
+  if (It == syms.end()) {
+    if (funcByName.count(Name))
+      return fail("function address of '" + Name + "' used as a value");
+    fatal = support::Error(P.file, I.line, I.col, "unknown symbol '" + Name + "'");
+    return false;
+  }
+  const SymbolInfo &S = It->second;
+  switch (S.kind) {
+  case SymbolInfo::Kind::Value:
+    I.base[K] = BaseConsts;
+    I.op[K] = constant(S.value);
+    return true;
+  case SymbolInfo::Kind::GlobalVar: {
+    int32_t Var = static_cast<int32_t>(S.value);
+    auto G = GlobalVarSlots.find(Var);
+    if (G == GlobalVarSlots.end()) {
+      G = GlobalVarSlots.emplace(Var, static_cast<uint32_t>(F.consts.size()) * 32).first;
+      F.consts.push_back({0, Var});
+    }
+    I.base[K] = BaseConsts;
+    I.op[K] = G->second;
+    return true;
+  }
+  case SymbolInfo::Kind::LocalAddr:
+    I.base[K] = BaseRegs;
+    I.op[K] = special(SpecialKind::LocalAddr, S.value);
+    return true;
+  case SymbolInfo::Kind::FrameParam:
+    I.base[K] = BaseRegs;
+    I.op[K] = special(SpecialKind::FrameParamAddr, S.value);
+    return true;
+  }
+  return false;
+}
+
+bool DecodeCtx::src(DInstr &I, unsigned K, const ptx::Operand &O, ptx::Type T) {
+  using OK = ptx::Operand::Kind;
+  assert(K < MaxOps && "operand index out of range");
+  I.nops = static_cast<uint8_t>(std::max<unsigned>(I.nops, K + 1));
+  switch (O.kind) {
+  case OK::Register: {
+    if (O.negated)
+      return fail("negated register operand '!" + O.name + "'");
+    auto It = RegSlot.find(O.name);
+    if (It != RegSlot.end()) {
+      I.base[K] = BaseRegs;
+      I.op[K] = It->second * 32;
+      return true;
+    }
+    for (const SpecialName &S : SpecialNames)
+      if (S.name == O.name) {
+        I.base[K] = BaseRegs;
+        I.op[K] = special(S.kind, 0);
+        if (S.kind == SpecialKind::Clock || S.kind == SpecialKind::Clock64)
+          I.readsClock = true;
+        return true;
+      }
+    if (O.name.starts_with("%envreg") || O.name.starts_with("%pm"))
+      return fail("special register '" + O.name + "'");
+    fatal = support::Error(P.file, I.line, I.col, "undeclared register '" + O.name + "'");
+    return false;
+  }
+  case OK::Immediate:
+  case OK::F32Imm:
+  case OK::F64Imm:
+    I.base[K] = BaseConsts;
+    I.op[K] = constant(immediateBits(O, T));
+    return true;
+  case OK::Symbol:
+    return symbolValue(I, K, O.name);
+  default:
+    return fail("operand form not supported here");
+  }
+}
+
+bool DecodeCtx::dst(DInstr &I, unsigned K, const ptx::Operand &O) {
+  using OK = ptx::Operand::Kind;
+  I.nops = static_cast<uint8_t>(std::max<unsigned>(I.nops, K + 1));
+  I.base[K] = BaseRegs;
+  if (O.kind == OK::Sink) {
+    I.op[K] = SinkSlot * 32;
+    return true;
+  }
+  if (O.kind != OK::Register)
+    return fail("destination is not a register");
+  auto It = RegSlot.find(O.name);
+  if (It == RegSlot.end()) {
+    if (O.name.starts_with("%"))
+      fatal = support::Error(P.file, I.line, I.col,
+                             "destination '" + O.name + "' is not a declared register");
+    return fail("destination '" + O.name + "' is not a register");
+  }
+  I.op[K] = It->second * 32;
+  return true;
+}
+
+bool DecodeCtx::address(DInstr &I, unsigned K, const ptx::Operand &O, ptx::StateSpace *SymSpace) {
+  using OK = ptx::Operand::Kind;
+  if (SymSpace)
+    *SymSpace = ptx::StateSpace::Generic;
+  I.nops = static_cast<uint8_t>(std::max<unsigned>(I.nops, K + 1));
+  if (O.kind != OK::Address)
+    return fail("expected an address operand");
+  I.imm = O.value;
+  if (O.name.empty()) {
+    I.base[K] = BaseConsts;
+    I.op[K] = constant(0);
+    return true;
+  }
+  if (RegSlot.count(O.name)) {
+    ptx::Operand R;
+    R.kind = OK::Register;
+    R.name = O.name;
+    return src(I, K, R, ptx::Type::U64);
+  }
+  auto It = syms.find(O.name);
+  if (SymSpace && It != syms.end())
+    *SymSpace = It->second.space;
+  return symbolValue(I, K, O.name);
+}
+
+unsigned DecodeCtx::regBits(const DInstr &I, unsigned K) const {
+  if (I.base[K] != BaseRegs)
+    return 64;
+  return SlotBits[I.op[K] / 32];
+}
+
+} // namespace analyzer

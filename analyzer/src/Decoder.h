@@ -1,0 +1,84 @@
+// Decoding context shared by the instruction-family selectors: operand resolution (registers to
+// slots, immediates and symbols to constant-pool entries) for the function being decoded.
+#pragma once
+
+#include "Engine.h"
+
+#include <map>
+#include <string>
+#include <unordered_map>
+
+namespace analyzer {
+
+/// What a symbol name denotes inside a function.
+struct SymbolInfo {
+  enum class Kind : uint8_t { Value, GlobalVar, LocalAddr, FrameParam } kind = Kind::Value;
+  uint64_t value = 0; ///< Value: the address; Local/FrameParam: offset; GlobalVar: index
+  ptx::StateSpace space = ptx::StateSpace::Global;
+  uint64_t size = 0;
+};
+
+class DecodeCtx {
+public:
+  DecodeCtx(ProgramImpl &P, uint32_t FuncIndex, const ptx::Function &Fn,
+            const std::unordered_map<std::string, SymbolInfo> &ModuleSyms,
+            const std::unordered_map<std::string, SymbolInfo> &FuncShared,
+            const std::unordered_map<std::string, uint32_t> &FuncIndexByName);
+
+  ProgramImpl &P;
+  DFunction &F;
+  uint32_t funcIndex;
+  const ptx::Function &Fn;
+  const std::unordered_map<std::string, uint32_t> &funcByName;
+  std::unordered_map<std::string, SymbolInfo> syms; ///< function scope, then module scope
+
+  /// Set by a selector when the instruction cannot be executed (becomes Flow::Unsup).
+  std::string unsupported;
+  /// Set when the input is structurally broken (decodeProgram fails).
+  std::optional<support::Error> fatal;
+
+  /// Resolves a source operand read as type `T` into slot K of `I`.
+  bool src(DInstr &I, unsigned K, const ptx::Operand &O, ptx::Type T);
+  /// Resolves a destination register (or `_`) into slot K of `I`.
+  bool dst(DInstr &I, unsigned K, const ptx::Operand &O);
+  /// Resolves `[reg+off]`, `[sym+off]` or `[imm]` into slot K (the base) and I.imm (the offset).
+  /// Returns the state space of a symbol base (Generic when the base is a register).
+  bool address(DInstr &I, unsigned K, const ptx::Operand &O, ptx::StateSpace *SymSpace = nullptr);
+  /// Declared width in bits of register operand slot K (64 for constants).
+  unsigned regBits(const DInstr &I, unsigned K) const;
+  /// Lane offset of a fresh constant holding V.
+  uint32_t constant(uint64_t V);
+  bool fail(std::string Reason); ///< sets `unsupported`, returns false
+
+private:
+  std::unordered_map<std::string, uint32_t> RegSlot;
+  std::vector<uint8_t> SlotBits;
+  std::map<std::pair<int, uint64_t>, uint32_t> SpecialSlots;
+  std::unordered_map<uint64_t, uint32_t> ConstSlots;
+  std::unordered_map<int32_t, uint32_t> GlobalVarSlots;
+  uint32_t SinkSlot = 0;
+
+  uint32_t newSlot(unsigned Bits);
+  uint32_t special(SpecialKind K, uint64_t Value);
+  bool symbolValue(DInstr &I, unsigned K, const std::string &Name);
+};
+
+/// Immediate operand O as the bits of a value of type T (floats converted between widths).
+uint64_t immediateBits(const ptx::Operand &O, ptx::Type T);
+
+/// Family selectors: fill I (fn, operands, aux) for instruction `In`. Return false with
+/// Ctx.unsupported (or Ctx.fatal) set when they cannot.
+bool selectInt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
+bool selectFloat(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
+bool selectMove(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // mov, cvt, setp, selp...
+bool selectMemory(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
+bool selectWarp(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // shfl, vote, nops...
+
+/// Shared helpers for selectors.
+bool isFloatType(ptx::Type T);
+/// The instruction's modifiers rendered back as text (`add.rn.f32`), for messages.
+std::string instrText(const ptx::Instruction &In);
+/// A handler that does nothing (membar, prefetch, ...).
+void nopHandler(Exec &X, Warp &W, const DInstr &I, uint32_t Mask);
+
+} // namespace analyzer

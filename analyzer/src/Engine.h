@@ -1,0 +1,279 @@
+// The interpreter's private core types: decoded instructions (DInstr), functions, the program, and
+// the per-warp / per-launch execution state the handlers work on.
+#pragma once
+
+#include "analyzer/Counts.h"
+#include "analyzer/Device.h"
+#include "analyzer/Interpreter.h"
+#include "analyzer/Program.h"
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace analyzer {
+
+struct Warp;
+struct Exec;
+struct DInstr;
+
+/// Executes one decoded instruction for the lanes in `Mask` (active and guard-true).
+using Handler = void (*)(Exec &X, Warp &W, const DInstr &I, uint32_t Mask);
+
+/// What the executor does around the handler.
+enum class Flow : uint8_t {
+  Next,  ///< run the handler, continue at pc + 1
+  Bra,   ///< branch (target, reconv)
+  Call,  ///< call of function `target`
+  Ret,   ///< return from a .func (exit in a kernel)
+  Exit,  ///< exit
+  Bar,   ///< bar.sync / barrier.sync / bar.arrive
+  Trap,  ///< trap / brkpt instruction
+  Unsup, ///< an instruction that cannot be executed (message in ProgramImpl::messages)
+};
+
+constexpr uint32_t NoPc = UINT32_MAX;
+constexpr unsigned MaxOps = 10;
+
+/// Operand bases: where an operand's lane array lives.
+enum : uint8_t { BaseRegs = 0, BaseConsts = 1 };
+
+/// One decoded instruction. Operands are lane offsets (slot * 32) into the current frame's
+/// registers or the function's constant pool: `W.base[I.base[k]] + I.op[k]`.
+struct DInstr {
+  Handler fn = nullptr;
+  Flow flow = Flow::Next;
+  ptx::InstrClass cls = ptx::InstrClass::Other;
+  uint8_t nops = 0;
+  bool guardNeg = false;
+  bool readsClock = false;
+  bool implicit = false; ///< the ret appended at a function's end: not counted
+  int32_t guard = -1;    ///< lane offset of the guard predicate register, -1 if unguarded
+  uint32_t op[MaxOps] = {};
+  uint8_t base[MaxOps] = {};
+  int64_t imm = 0;                      ///< address offset or handler-specific constant
+  uint32_t target = 0;                  ///< branch target pc, callee function index, barrier id
+  uint32_t reconv = NoPc;               ///< reconvergence pc of a branch
+  uint32_t aux = 0, aux2 = 0, aux3 = 0; ///< handler-specific
+  uint32_t line = 0, col = 0;
+  uint32_t func = 0; ///< index of the owning function
+  uint32_t msg = 0;  ///< index into ProgramImpl::messages (opcode text for diagnostics)
+};
+
+/// Values computed when a frame is created (per lane), stored in frame register slots.
+enum class SpecialKind : uint8_t {
+  TidX,
+  TidY,
+  TidZ,
+  NtidX,
+  NtidY,
+  NtidZ,
+  CtaidX,
+  CtaidY,
+  CtaidZ,
+  NctaidX,
+  NctaidY,
+  NctaidZ,
+  LaneId,
+  WarpId,
+  NWarpId,
+  LanemaskEq,
+  LanemaskLe,
+  LanemaskLt,
+  LanemaskGe,
+  LanemaskGt,
+  Clock,
+  Clock64,
+  DynSmem,
+  TotalSmem,
+  Zero,
+  GridId,
+  LocalAddr,      ///< frame local base + value
+  FrameParamAddr, ///< frame-param window + frame param base + value
+};
+
+struct SpecialSlot {
+  uint32_t slot;
+  SpecialKind kind;
+  uint64_t value = 0;
+};
+
+/// A constant-pool entry: a plain value, or the address of a module .global variable
+/// (known at launch).
+struct ConstSpec {
+  uint64_t value = 0;
+  int32_t globalVar = -1;
+};
+
+struct ParamSlot {
+  std::string name;
+  uint32_t offset = 0, size = 0;
+};
+
+struct DFunction {
+  std::string name;
+  bool isEntry = false;
+  uint32_t entry = 0, end = 0; ///< pc range
+  uint32_t line = 0;
+  uint32_t numSlots = 0; ///< register slots of a frame
+  uint32_t ccSlot = 0;   ///< lane offset of the hidden carry flag register
+  std::vector<ConstSpec> consts;
+  std::vector<SpecialSlot> specials;
+  uint32_t localBytes = 0; ///< .local variables per thread
+  uint32_t paramBytes = 0; ///< frame param area per thread: returns, formals, .param locals
+  std::vector<ParamSlot> formals, returns; ///< .func parameters in the frame param area
+  std::vector<ParamSlot> kernelParams;     ///< .entry parameters in the kernel param buffer
+  uint32_t kernelParamBytes = 0;
+  std::vector<uint32_t> callees;     ///< function indices called
+  std::vector<uint32_t> unsupported; ///< pcs of Flow::Unsup instructions
+};
+
+/// Argument and return-value copies of one call instruction (frame-param offsets, bytes).
+struct ParamCopy {
+  uint32_t from = 0, to = 0, size = 0;
+};
+struct CallSite {
+  std::vector<ParamCopy> args; ///< caller var -> callee formal, at call
+  std::vector<ParamCopy> rets; ///< callee return -> caller var, at return
+};
+
+struct GlobalVar {
+  std::string name;
+  uint64_t bytes = 0;
+  std::vector<uint8_t> init;
+};
+
+/// Address windows of the generic address space (docs/interpreter.md). Global memory lies below
+/// WindowShared; every window is 2^48 bytes.
+constexpr uint64_t WindowShift = 48;
+constexpr uint64_t WindowShared = uint64_t(1) << WindowShift;
+constexpr uint64_t WindowLocal = uint64_t(2) << WindowShift;
+constexpr uint64_t WindowParam = uint64_t(3) << WindowShift;      ///< kernel parameters
+constexpr uint64_t WindowFrameParam = uint64_t(4) << WindowShift; ///< .func call parameters
+constexpr uint64_t WindowConst = uint64_t(5) << WindowShift;
+constexpr uint64_t WindowMask = (uint64_t(1) << WindowShift) - 1;
+
+struct ProgramImpl {
+  std::string file;
+  std::vector<DInstr> code;
+  std::vector<DFunction> funcs;
+  std::vector<GlobalVar> globals;
+  std::vector<uint8_t> constImage;  ///< module .const variables, initialised
+  uint32_t staticShared = 0;        ///< all .shared variables, laid out program-wide
+  uint32_t dynamicSharedOffset = 0; ///< where extern .shared arrays start
+  std::vector<std::string> messages;
+  std::vector<CallSite> calls;
+};
+
+/// SIMT reconvergence stack entry (IPDOM).
+struct StackEntry {
+  uint32_t pc;
+  uint32_t rpc;
+  uint32_t mask;
+  bool callBoundary; ///< popping this entry returns from the innermost frame
+};
+
+struct Frame {
+  uint32_t func;
+  uint32_t callMask;  ///< lanes that made the call
+  uint32_t regBase;   ///< offset into Warp::regs
+  uint32_t localBase; ///< per-lane local stack offset
+  uint32_t paramBase; ///< per-lane frame-param stack offset
+  uint32_t callPc;    ///< the call instruction (NoPc for the kernel frame)
+};
+
+enum class WarpState : uint8_t { Ready, AtBarrier, Done };
+
+struct Warp {
+  uint64_t *base[2] = {nullptr, nullptr}; ///< current frame registers, function constants
+  std::vector<uint64_t> regs;
+  std::vector<StackEntry> stack;
+  std::vector<Frame> frames;
+  std::vector<uint8_t> local[32];  ///< per-lane local stack
+  std::vector<uint8_t> fparam[32]; ///< per-lane frame-param stack
+  uint32_t localTop = 0, paramTop = 0;
+  uint32_t liveMask = 0; ///< lanes that have not exited
+  uint32_t index = 0;    ///< warp index within the CTA
+  uint32_t tid[32][3];
+  WarpState state = WarpState::Ready;
+  uint32_t barrierId = 0;
+};
+
+/// Per-launch execution state shared by all handlers.
+struct Exec {
+  const ProgramImpl *prog = nullptr;
+  Device *dev = nullptr;
+  const RunSettings *settings = nullptr;
+  std::string kernel;
+  Dim3 grid{}, block{}, ctaid{};
+  uint32_t dynShared = 0;
+  uint32_t warpsPerCta = 0;
+  std::vector<uint8_t> shared;               ///< current CTA
+  std::vector<uint8_t> kernelParams;         ///< the kernel parameter buffer
+  std::vector<std::vector<uint64_t>> consts; ///< per function: 32 lanes per constant
+  uint64_t clock = 0;                        ///< warp instructions issued so far (%clock)
+  uint64_t budgetLeft = 0;
+  std::vector<uint64_t> warpCount, threadCount; ///< per pc
+  KernelProfile prof;
+  std::optional<Trap> trap;
+  Buffer *lastBuf = nullptr; ///< cache for global address lookups
+  uint64_t budget = 0;       ///< maxWarpInstructions of this launch
+  /// Barrier bookkeeping for the current CTA (16 named barriers).
+  uint32_t barArrived[16] = {};
+  uint32_t barExpected[16] = {};
+};
+
+// --- lane helpers ------------------------------------------------------------------------------
+
+inline uint64_t *opPtr(Warp &W, const DInstr &I, unsigned K) { return W.base[I.base[K]] + I.op[K]; }
+
+/// Calls F(lane) for every lane in Mask; the full-mask case is a plain loop the compiler can
+/// vectorise.
+template <class F> inline void forLanes(uint32_t Mask, F &&Fn) {
+  if (Mask == ~0u) {
+    for (unsigned L = 0; L < 32; ++L)
+      Fn(L);
+  } else {
+    while (Mask) {
+      unsigned L = static_cast<unsigned>(std::countr_zero(Mask));
+      Mask &= Mask - 1;
+      Fn(L);
+    }
+  }
+}
+
+template <class T> inline T getAs(uint64_t V) {
+  if constexpr (sizeof(T) == 8) {
+    return std::bit_cast<T>(V);
+  } else if constexpr (sizeof(T) == 4) {
+    return std::bit_cast<T>(static_cast<uint32_t>(V));
+  } else if constexpr (sizeof(T) == 2) {
+    return std::bit_cast<T>(static_cast<uint16_t>(V));
+  } else {
+    return static_cast<T>(V);
+  }
+}
+
+/// Register storage is zero-extended: the low N bits hold an N-bit value, the rest are 0.
+template <class T> inline uint64_t putAs(T V) {
+  if constexpr (sizeof(T) == 8) {
+    return std::bit_cast<uint64_t>(V);
+  } else if constexpr (sizeof(T) == 4) {
+    return std::bit_cast<uint32_t>(V);
+  } else if constexpr (sizeof(T) == 2) {
+    return std::bit_cast<uint16_t>(V);
+  } else {
+    return static_cast<uint8_t>(V);
+  }
+}
+
+// --- shared by executor and handlers -----------------------------------------------------------
+
+/// Records a trap raised by instruction `I` of warp `W` in lane `Lane`.
+void raiseTrap(Exec &X, const Warp &W, const DInstr &I, TrapKind Kind, std::string Reason,
+               uint32_t Lane);
+
+} // namespace analyzer

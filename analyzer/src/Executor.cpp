@@ -1,0 +1,224 @@
+// runKernel: launch checks, memory setup, the CTA loop with barrier scheduling, and turning
+// per-pc counters into a KernelProfile.
+#include "WarpRunner.h"
+
+#include <algorithm>
+#include <functional>
+
+namespace analyzer {
+namespace {
+
+std::string dims(const Dim3 &D) {
+  return std::to_string(D[0]) + "," + std::to_string(D[1]) + "," + std::to_string(D[2]);
+}
+
+/// Checks the launch against the kernel; an error reason or empty.
+std::string checkLaunch(const ProgramImpl &P, const DFunction &F, const LaunchConfig &L,
+                        const RunSettings &S) {
+  uint64_t Threads = uint64_t(L.block[0]) * L.block[1] * L.block[2];
+  if (Threads == 0 || Threads > S.maxThreadsPerBlock)
+    return "block " + dims(L.block) + " has " + std::to_string(Threads) +
+           " threads; the limit is " + std::to_string(S.maxThreadsPerBlock);
+  if (L.grid[0] == 0 || L.grid[1] == 0 || L.grid[2] == 0)
+    return "grid " + dims(L.grid) + " is empty";
+  if (L.args.size() != F.kernelParams.size())
+    return "kernel takes " + std::to_string(F.kernelParams.size()) + " arguments, " +
+           std::to_string(L.args.size()) + " given";
+  for (size_t A = 0; A < L.args.size(); ++A)
+    if (L.args[A].bytes.size() != F.kernelParams[A].size)
+      return "argument " + std::to_string(A) + " is " + std::to_string(L.args[A].bytes.size()) +
+             " bytes; parameter '" + F.kernelParams[A].name + "' is " +
+             std::to_string(F.kernelParams[A].size) + " bytes";
+  uint64_t Shared = uint64_t(P.dynamicSharedOffset) + L.sharedBytes;
+  if (Shared > S.maxSharedBytes)
+    return std::to_string(Shared) + " bytes of shared memory exceed the limit of " +
+           std::to_string(S.maxSharedBytes);
+  uint64_t Linear = uint64_t(L.grid[0]) * L.grid[1] * L.grid[2];
+  for (uint64_t C : L.ctaSubset)
+    if (C >= Linear)
+      return "CTA " + std::to_string(C) + " is outside the grid";
+  return {};
+}
+
+/// Module .global variables as Device buffers (created and initialised on first use).
+std::string prepareMemory(Exec &X, const ProgramImpl &P, Device &D) {
+  std::vector<uint64_t> GlobalAddr;
+  for (const GlobalVar &G : P.globals) {
+    Buffer *B = D.find(G.name);
+    if (!B) {
+      support::Expected<uint64_t> A = D.allocate(G.name, G.bytes);
+      if (!A)
+        return A.error().message;
+      B = D.find(G.name);
+      std::copy(G.init.begin(), G.init.end(), B->data.begin());
+    } else if (B->bytes() != G.bytes) {
+      return "module variable '" + G.name + "' clashes with a buffer of another size";
+    }
+    GlobalAddr.push_back(B->base);
+  }
+  X.consts.resize(P.funcs.size());
+  for (size_t F = 0; F < P.funcs.size(); ++F) {
+    const std::vector<ConstSpec> &C = P.funcs[F].consts;
+    X.consts[F].assign(C.size() * 32, 0);
+    for (size_t K = 0; K < C.size(); ++K) {
+      uint64_t V = C[K].globalVar >= 0 ? GlobalAddr[C[K].globalVar] : C[K].value;
+      std::fill_n(X.consts[F].begin() + K * 32, 32, V);
+    }
+  }
+  return {};
+}
+
+void tryRelease(Exec &X, std::vector<Warp> &Warps, size_t N, uint32_t Threads) {
+  for (uint32_t B = 0; B < 16; ++B) {
+    if (X.barArrived[B] == 0 || X.barArrived[B] < X.barExpected[B])
+      continue;
+    for (size_t W = 0; W < N; ++W)
+      if (Warps[W].state == WarpState::AtBarrier && Warps[W].barrierId == B)
+        Warps[W].state = WarpState::Ready;
+    X.barArrived[B] = 0;
+    X.barExpected[B] = Threads;
+    ++X.prof.barrierSyncs;
+  }
+}
+
+void deadlock(Exec &X, const Warp &W) {
+  uint32_t B = W.barrierId;
+  const StackEntry &T = W.stack.back();
+  const DInstr &I = X.prog->code[T.pc - 1];
+  std::string Why = "barrier deadlock: barrier " + std::to_string(B) + " waits for " +
+                    std::to_string(X.barExpected[B]) + " threads, " +
+                    std::to_string(X.barArrived[B]) + " arrived";
+  if (T.mask != W.liveMask)
+    Why += " (the barrier is in divergent code)";
+  raiseTrap(X, W, I, TrapKind::BarrierDeadlock, Why,
+            static_cast<uint32_t>(std::countr_zero(T.mask)));
+}
+
+/// Runs the current CTA (X.ctaid) to completion; false on a trap.
+bool runCta(Exec &X, std::vector<Warp> &Warps, uint32_t Func) {
+  uint32_t Threads = X.block[0] * X.block[1] * X.block[2];
+  size_t N = (Threads + 31) / 32;
+  X.shared.assign(size_t(X.prog->dynamicSharedOffset) + X.dynShared, 0);
+  std::fill(std::begin(X.barArrived), std::end(X.barArrived), 0);
+  std::fill(std::begin(X.barExpected), std::end(X.barExpected), Threads);
+  if (Warps.size() < N)
+    Warps.resize(N);
+  for (size_t W = 0; W < N; ++W)
+    if (!initWarp(X, Warps[W], static_cast<uint32_t>(W), Func))
+      return false;
+  for (;;) {
+    for (size_t W = 0; W < N; ++W) {
+      if (Warps[W].state != WarpState::Ready)
+        continue;
+      runWarp(X, Warps[W]);
+      if (X.trap)
+        return false;
+      tryRelease(X, Warps, N, Threads);
+    }
+    const Warp *Waiting = nullptr;
+    bool AnyReady = false;
+    for (size_t W = 0; W < N; ++W) {
+      AnyReady |= Warps[W].state == WarpState::Ready;
+      if (!Waiting && Warps[W].state == WarpState::AtBarrier)
+        Waiting = &Warps[W];
+    }
+    if (!Waiting && !AnyReady)
+      return true;
+    if (!AnyReady) {
+      deadlock(X, *Waiting);
+      return false;
+    }
+  }
+}
+
+void aggregate(Exec &X, const ProgramImpl &P) {
+  for (size_t Pc = 0; Pc < P.code.size(); ++Pc) {
+    if (P.code[Pc].implicit)
+      continue;
+    size_t C = static_cast<size_t>(P.code[Pc].cls);
+    X.prof.warpInstructions[C] += X.warpCount[Pc];
+    X.prof.threadInstructions[C] += X.threadCount[Pc];
+  }
+}
+
+} // namespace
+
+void raiseTrap(Exec &X, const Warp &W, const DInstr &I, TrapKind Kind, std::string Reason,
+               uint32_t Lane) {
+  if (X.trap)
+    return;
+  Trap T;
+  T.kind = Kind;
+  T.kernel = X.kernel;
+  T.file = X.prog->file;
+  const DInstr *B = X.prog->code.data(), *E = B + X.prog->code.size();
+  T.line = I.line;
+  if (!std::less<const DInstr *>()(&I, B) && std::less<const DInstr *>()(&I, E))
+    T.pc = static_cast<uint32_t>(&I - B);
+  T.hasThread = true;
+  T.ctaid = X.ctaid;
+  Lane &= 31;
+  T.tid = {W.tid[Lane][0], W.tid[Lane][1], W.tid[Lane][2]};
+  T.reason = std::move(Reason);
+  X.trap = std::move(T);
+}
+
+RunResult runKernel(const Program &Prog, std::string_view Kernel, const LaunchConfig &L, Device &D,
+                    const RunSettings &S) {
+  const ProgramImpl &P = Prog.impl();
+  RunResult R;
+  R.profile.kernel = std::string(Kernel);
+  R.profile.grid = L.grid;
+  R.profile.block = L.block;
+  R.profile.sharedBytes = L.sharedBytes;
+  auto Fail = [&](TrapKind K, std::string Why, uint32_t Line = 0) {
+    R.trap = Trap{K, std::string(Kernel), P.file, Line, 0, false, {}, {}, std::move(Why)};
+    return R;
+  };
+  auto It = std::find_if(P.funcs.begin(), P.funcs.end(),
+                         [&](const DFunction &F) { return F.isEntry && F.name == Kernel; });
+  if (It == P.funcs.end())
+    return Fail(TrapKind::BadLaunch, "no kernel named '" + std::string(Kernel) + "'");
+  uint32_t Func = static_cast<uint32_t>(It - P.funcs.begin());
+  std::vector<support::Error> Unsup = Prog.unsupported(Kernel);
+  if (!Unsup.empty())
+    return Fail(TrapKind::Unsupported, Unsup[0].message, Unsup[0].line);
+  if (std::string Why = checkLaunch(P, *It, L, S); !Why.empty())
+    return Fail(TrapKind::BadLaunch, Why, It->line);
+  Exec X;
+  X.prog = &P;
+  X.dev = &D;
+  X.settings = &S;
+  X.kernel = std::string(Kernel);
+  X.grid = L.grid;
+  X.block = L.block;
+  X.dynShared = L.sharedBytes;
+  X.warpsPerCta = (L.block[0] * L.block[1] * L.block[2] + 31) / 32;
+  X.budget = X.budgetLeft = std::max<uint64_t>(S.maxWarpInstructions, 1);
+  X.kernelParams.assign(It->kernelParamBytes, 0);
+  for (size_t A = 0; A < L.args.size(); ++A)
+    std::copy(L.args[A].bytes.begin(), L.args[A].bytes.end(),
+              X.kernelParams.begin() + It->kernelParams[A].offset);
+  if (std::string Why = prepareMemory(X, P, D); !Why.empty())
+    return Fail(TrapKind::BadLaunch, Why, It->line);
+  X.warpCount.assign(P.code.size(), 0);
+  X.threadCount.assign(P.code.size(), 0);
+  X.prof = R.profile;
+  std::vector<Warp> Warps;
+  uint64_t GX = L.grid[0], GY = L.grid[1];
+  uint64_t Linear = GX * GY * L.grid[2];
+  uint64_t Count = L.ctaSubset.empty() ? Linear : L.ctaSubset.size();
+  for (uint64_t K = 0; K < Count && !X.trap; ++K) {
+    uint64_t C = L.ctaSubset.empty() ? K : L.ctaSubset[K];
+    X.ctaid = {static_cast<uint32_t>(C % GX), static_cast<uint32_t>(C / GX % GY),
+               static_cast<uint32_t>(C / (GX * GY))};
+    if (runCta(X, Warps, Func))
+      ++X.prof.ctasRun;
+  }
+  aggregate(X, P);
+  R.profile = X.prof;
+  R.trap = X.trap;
+  return R;
+}
+
+} // namespace analyzer

@@ -1,0 +1,167 @@
+// Address translation (generic windows, bounds, alignment) and request counters.
+#include "Memory.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace analyzer {
+namespace {
+
+std::string hex(uint64_t V) {
+  char Buf[24];
+  std::snprintf(Buf, sizeof Buf, "0x%llx", static_cast<unsigned long long>(V));
+  return Buf;
+}
+
+const char *spaceWord(MemSpace S) { return memSpaceName(S); }
+
+uint8_t *fail(Exec &X, Warp &W, const DInstr &I, unsigned Lane, TrapKind K, MemSpace S,
+              const char *What, unsigned Size, uint64_t Addr, const std::string &Extra) {
+  std::string Why = std::string(K == TrapKind::Misaligned ? "misaligned " : "out-of-bounds ") +
+                    spaceWord(S) + " " + What + " of " + std::to_string(Size) + " bytes at " +
+                    hex(Addr);
+  if (!Extra.empty())
+    Why += " (" + Extra + ")";
+  raiseTrap(X, W, I, K, Why, Lane);
+  return nullptr;
+}
+
+uint8_t *global(Exec &X, Warp &W, const DInstr &I, uint64_t Addr, unsigned Size, unsigned Lane,
+                const char *What) {
+  Buffer *B = X.lastBuf;
+  if (!B || Addr - B->base >= B->bytes()) {
+    B = X.dev->findAt(Addr);
+    if (B)
+      X.lastBuf = B;
+  }
+  if (B && Size <= B->bytes() - (Addr - B->base))
+    return B->data.data() + (Addr - B->base);
+  const Buffer *N = X.dev->nearest(Addr);
+  std::string Extra =
+      N ? "buffer '" + N->name + "' is " + std::to_string(N->bytes()) + " bytes at " + hex(N->base)
+        : "no buffer there";
+  if (B)
+    Extra = "buffer '" + B->name + "' is " + std::to_string(B->bytes()) + " bytes";
+  return fail(X, W, I, Lane, TrapKind::OutOfBounds, MemSpace::Global, What, Size, Addr, Extra);
+}
+
+uint8_t *within(Exec &X, Warp &W, const DInstr &I, uint8_t *Base, uint64_t Limit, uint64_t Off,
+                unsigned Size, unsigned Lane, MemSpace S, const char *What, uint64_t Shown) {
+  if (Off <= Limit && Size <= Limit - Off)
+    return Base + Off;
+  return fail(X, W, I, Lane, TrapKind::OutOfBounds, S, What, Size, Shown,
+              std::string(spaceWord(S)) + " window is " + std::to_string(Limit) + " bytes");
+}
+
+} // namespace
+
+uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, unsigned Size,
+                   unsigned Align, unsigned Lane, bool Store, const char *What, MemSpace &Hit) {
+  uint64_t Window = Addr >> WindowShift;
+  if (Sp == Space::Generic) {
+    switch (Window) {
+    case 0:
+      Sp = Space::Global;
+      break;
+    case 1:
+      Sp = Space::Shared;
+      break;
+    case 2:
+      Sp = Space::Local;
+      break;
+    case 3:
+    case 4:
+      Sp = Space::Param;
+      break;
+    case 5:
+      Sp = Space::Const;
+      break;
+    default:
+      break;
+    }
+  }
+  static constexpr MemSpace Of[] = {MemSpace::Global, MemSpace::Global, MemSpace::Shared,
+                                    MemSpace::Local,  MemSpace::Param,  MemSpace::Const};
+  Hit = Of[static_cast<size_t>(Sp)];
+  if (Sp == Space::Generic)
+    return fail(X, W, I, Lane, TrapKind::OutOfBounds, MemSpace::Global, What, Size, Addr,
+                "not in any address window");
+  if (Align > 1 && Addr % Align != 0)
+    return fail(X, W, I, Lane, TrapKind::Misaligned, Hit, What, Size, Addr,
+                "needs " + std::to_string(Align) + "-byte alignment");
+  uint64_t Off = Addr & WindowMask;
+  switch (Sp) {
+  case Space::Global:
+    return global(X, W, I, Addr, Size, Lane, What);
+  case Space::Shared:
+    if (Window != 0 && Window != 1)
+      break;
+    return within(X, W, I, X.shared.data(), X.shared.size(), Off, Size, Lane, Hit, What, Addr);
+  case Space::Local:
+    if (Window != 0 && Window != 2)
+      break;
+    return within(X, W, I, W.local[Lane].data(), W.localTop, Off, Size, Lane, Hit, What, Addr);
+  case Space::Param:
+    if (Window == 3) {
+      if (Store)
+        return fail(X, W, I, Lane, TrapKind::OutOfBounds, Hit, What, Size, Addr,
+                    "kernel parameters are read-only");
+      return within(X, W, I, X.kernelParams.data(), X.kernelParams.size(), Off, Size, Lane, Hit,
+                    What, Addr);
+    }
+    if (Window == 4)
+      return within(X, W, I, W.fparam[Lane].data(), W.paramTop, Off, Size, Lane, Hit, What, Addr);
+    break;
+  case Space::Const:
+    if (Window != 0 && Window != 5)
+      break;
+    if (Store)
+      return fail(X, W, I, Lane, TrapKind::OutOfBounds, Hit, What, Size, Addr,
+                  "constant memory is read-only");
+    return within(X, W, I, const_cast<uint8_t *>(X.prog->constImage.data()),
+                  X.prog->constImage.size(), Off, Size, Lane, Hit, What, Addr);
+  default:
+    break;
+  }
+  return fail(X, W, I, Lane, TrapKind::OutOfBounds, Hit, What, Size, Addr,
+              "address is in another space's window");
+}
+
+void RequestCounter::finish(KernelProfile &P, int Kind) {
+  for (size_t S = 0; S < NumMemSpaces; ++S) {
+    if (Kind != 1)
+      P.loadBytes[S] += Bytes[S];
+    if (Kind != 0)
+      P.storeBytes[S] += Bytes[S];
+  }
+  if (Bytes[static_cast<size_t>(MemSpace::Global)]) {
+    if (!std::is_sorted(Sectors, Sectors + NSec))
+      std::sort(Sectors, Sectors + NSec);
+    uint64_t Distinct = static_cast<uint64_t>(std::unique(Sectors, Sectors + NSec) - Sectors);
+    uint64_t &Req = Kind == 0   ? P.globalLoadRequests
+                    : Kind == 1 ? P.globalStoreRequests
+                                : P.globalAtomicRequests;
+    uint64_t &Sec = Kind == 0   ? P.globalLoadSectors
+                    : Kind == 1 ? P.globalStoreSectors
+                                : P.globalAtomicSectors;
+    ++Req;
+    Sec += Distinct;
+  }
+  if (Bytes[static_cast<size_t>(MemSpace::Shared)]) {
+    ++(Kind == 0   ? P.sharedLoadRequests
+       : Kind == 1 ? P.sharedStoreRequests
+                   : P.sharedAtomicRequests);
+    // Distinct 4-byte words per bank; the busiest bank sets the number of wavefronts.
+    if (!std::is_sorted(Words, Words + NWords))
+      std::sort(Words, Words + NWords);
+    unsigned N = static_cast<unsigned>(std::unique(Words, Words + NWords) - Words);
+    unsigned PerBank[32] = {};
+    unsigned Wavefronts = 0;
+    for (unsigned K = 0; K < N; ++K)
+      Wavefronts = std::max(Wavefronts, ++PerBank[Words[K] % 32]);
+    unsigned Ideal = (N + 31) / 32;
+    P.sharedBankConflicts += Wavefronts - std::min(Wavefronts, std::max(Ideal, 1u));
+  }
+}
+
+} // namespace analyzer

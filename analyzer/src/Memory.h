@@ -1,0 +1,43 @@
+// Address translation for every state space plus the per-request traffic counters (sectors,
+// shared-memory bank conflicts). Used by the load/store/atomic handlers.
+#pragma once
+
+#include "Engine.h"
+
+namespace analyzer {
+
+/// The state space an instruction names (Generic resolves by address window).
+enum class Space : uint8_t { Generic, Global, Shared, Local, Param, Const };
+
+/// Translates `Addr` for lane `Lane` to host memory, checking bounds and alignment (`Align`
+/// bytes); on failure raises a trap (naming `What`, e.g. "load") and returns nullptr. `Hit`
+/// receives the memory space actually accessed.
+uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, unsigned Size,
+                   unsigned Align, unsigned Lane, bool Store, const char *What, MemSpace &Hit);
+
+/// Collects the addresses of one warp-level request and turns them into counters.
+class RequestCounter {
+public:
+  /// Records `Size` bytes at `Addr` in space `S` for one lane.
+  void add(MemSpace S, uint64_t Addr, unsigned Size) {
+    if (S == MemSpace::Global) {
+      for (uint64_t Sec = Addr >> 5; Sec <= (Addr + Size - 1) >> 5 && NSec < MaxSec; ++Sec)
+        Sectors[NSec++] = Sec;
+    } else if (S == MemSpace::Shared) {
+      for (uint64_t Wd = Addr >> 2; Wd <= (Addr + Size - 1) >> 2 && NWords < MaxWords; ++Wd)
+        Words[NWords++] = Wd;
+    }
+    Bytes[static_cast<size_t>(S)] += Size;
+  }
+  /// Adds this request to the profile: Kind 0 load, 1 store, 2 atomic.
+  void finish(KernelProfile &P, int Kind);
+
+private:
+  static constexpr unsigned MaxSec = 32 * 8, MaxWords = 32 * 8;
+  uint64_t Sectors[MaxSec];
+  uint64_t Words[MaxWords];
+  unsigned NSec = 0, NWords = 0;
+  uint64_t Bytes[NumMemSpaces] = {};
+};
+
+} // namespace analyzer

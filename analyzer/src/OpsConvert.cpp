@@ -1,0 +1,234 @@
+// cvt between all integer and floating-point types (PTX ISA 9.7.9.21). Common integer widenings
+// get their own handlers; everything else goes through one per-lane conversion routine.
+#include "Decoder.h"
+#include "Lanes.h"
+#include "analyzer/ScalarOps.h"
+
+#include <type_traits>
+
+namespace analyzer {
+namespace {
+
+namespace S = scalar;
+using ptx::Type;
+
+enum class Kind : uint8_t { Int, F16, BF16, F32, F64, TF32 };
+
+Kind kindOf(Type T) {
+  switch (T) {
+  case Type::F16:
+    return Kind::F16;
+  case Type::BF16:
+    return Kind::BF16;
+  case Type::F32:
+    return Kind::F32;
+  case Type::F64:
+    return Kind::F64;
+  case Type::TF32:
+    return Kind::TF32;
+  default:
+    return Kind::Int;
+  }
+}
+
+/// Decoded cvt parameters packed into aux (dst type | src type << 8), aux2 (round | flags),
+/// aux3 (destination store bits).
+struct CvtSpec {
+  Type dst, src;
+  S::Round rnd;
+  bool hasRound, ftz, sat, relu, satfinite;
+  unsigned storeBits;
+};
+
+CvtSpec specOf(const DInstr &I) {
+  return {static_cast<Type>(I.aux & 0xff),
+          static_cast<Type>((I.aux >> 8) & 0xff),
+          static_cast<S::Round>(I.aux2 & 7),
+          bool(I.aux2 & 8),
+          bool(I.aux2 & 16),
+          bool(I.aux2 & 32),
+          bool(I.aux2 & 64),
+          bool(I.aux2 & 128),
+          I.aux3};
+}
+
+bool isSigned(Type T) { return ptx::typeKind(T) == ptx::TypeKind::Signed; }
+
+/// The source value as a double (exact for every source type but 64-bit integers).
+double asDouble(uint64_t V, Type T, bool Ftz) {
+  switch (kindOf(T)) {
+  case Kind::F16:
+    return S::f16ToF32(uint16_t(V));
+  case Kind::BF16:
+    return S::bf16ToF32(uint16_t(V));
+  case Kind::F32:
+  case Kind::TF32: {
+    float F = getAs<float>(V);
+    return Ftz ? S::flushF32(F) : F;
+  }
+  case Kind::F64:
+    return getAs<double>(V);
+  default:
+    return 0;
+  }
+}
+
+uint64_t fromInt(uint64_t V, const CvtSpec &C) {
+  unsigned SB = ptx::typeBits(C.src);
+  bool SS = isSigned(C.src);
+  // Sign- or zero-extend the source to 64 bits.
+  if (SB < 64) {
+    V &= (uint64_t(1) << SB) - 1;
+    if (SS && (V >> (SB - 1)) & 1)
+      V |= ~((uint64_t(1) << SB) - 1);
+  }
+  switch (kindOf(C.dst)) {
+  case Kind::Int:
+    return S::convertInt(V, 64, SS, ptx::typeBits(C.dst), isSigned(C.dst), C.sat);
+  case Kind::F16:
+    return SS ? S::s64ToF16(int64_t(V), C.rnd) : S::u64ToF16(V, C.rnd);
+  case Kind::BF16:
+    return SS ? S::s64ToBf16(int64_t(V), C.rnd) : S::u64ToBf16(V, C.rnd);
+  case Kind::F32: {
+    float F = SS ? S::s64ToF32(int64_t(V), C.rnd) : S::u64ToF32(V, C.rnd);
+    return putAs<float>(C.sat ? S::saturateF32(F) : F);
+  }
+  case Kind::F64: {
+    double D = SS ? S::s64ToF64(int64_t(V), C.rnd) : S::u64ToF64(V, C.rnd);
+    return putAs<double>(C.sat ? S::saturateF64(D) : D);
+  }
+  default:
+    return 0;
+  }
+}
+
+uint64_t fromFloat(uint64_t V, const CvtSpec &C) {
+  double X = asDouble(V, C.src, C.ftz);
+  Kind SK = kindOf(C.src), DK = kindOf(C.dst);
+  switch (DK) {
+  case Kind::Int:
+    return S::floatToInt(X, C.hasRound ? C.rnd : S::Round::Rz, ptx::typeBits(C.dst),
+                         isSigned(C.dst));
+  case Kind::F16:
+    if (SK == Kind::F64)
+      return S::f64ToF16(X, C.rnd, C.satfinite);
+    if (SK == Kind::F16 && C.hasRound)
+      return S::f32ToF16(S::roundToIntegralF32(float(X), C.rnd), S::Round::Rn);
+    return S::f32ToF16(float(X), C.rnd, C.satfinite, C.relu);
+  case Kind::BF16:
+    if (SK == Kind::F64)
+      return S::f64ToBf16(X, C.rnd, C.satfinite);
+    if (SK == Kind::BF16 && C.hasRound)
+      return S::f32ToBf16(S::roundToIntegralF32(float(X), C.rnd), S::Round::Rn);
+    return S::f32ToBf16(float(X), C.rnd, C.satfinite, C.relu);
+  case Kind::TF32:
+    return S::f32ToTf32(float(X), C.hasRound ? C.rnd : S::Round::Rna, C.satfinite);
+  case Kind::F32: {
+    if (SK == Kind::F64)
+      return putAs<float>(S::f64ToF32(X, {C.rnd, C.ftz, C.sat}));
+    float F = float(X);
+    if (SK == Kind::F32 && C.hasRound)
+      return putAs<float>(S::roundToIntegralF32(F, C.rnd, C.ftz, C.sat));
+    if (C.sat)
+      F = S::saturateF32(F);
+    return putAs<float>(C.ftz ? S::flushF32(S::canonF32(F)) : S::canonF32(F));
+  }
+  case Kind::F64:
+    if (SK == Kind::F64 && C.hasRound)
+      return putAs<double>(S::roundToIntegralF64(X, C.rnd, C.sat));
+    return putAs<double>(C.sat ? S::saturateF64(S::canonF64(X)) : S::canonF64(X));
+  }
+  return 0;
+}
+
+void cvtGeneric(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1);
+  CvtSpec C = specOf(I);
+  uint64_t Mask = C.storeBits >= 64 ? ~uint64_t(0) : (uint64_t(1) << C.storeBits) - 1;
+  bool IntSrc = kindOf(C.src) == Kind::Int;
+  forLanes(M, [&](unsigned L) {
+    uint64_t R = IntSrc ? fromInt(A[L], C) : fromFloat(A[L], C);
+    D[L] = R & Mask;
+  });
+}
+
+/// Integer widening/narrowing without .sat: Src read, converted to Dst, stored zero-extended.
+template <class Src, class Dst> void cvtInt(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1);
+  forLanes(M, [&](unsigned L) { D[L] = putAs<Dst>(Dst(getAs<Src>(A[L]))); });
+}
+
+/// cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32 d, a, b (aux bit 0: bf16).
+void cvtPack(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1), *B = opPtr(W, I, 2);
+  CvtSpec C = specOf(I);
+  forLanes(M, [&](unsigned L) {
+    float X = getAs<float>(A[L]), Y = getAs<float>(B[L]);
+    D[L] = (I.aux3 & 1) ? S::packBf16x2(X, Y, C.rnd, C.satfinite, C.relu)
+                        : S::packF16x2(X, Y, C.rnd, C.satfinite, C.relu);
+  });
+}
+
+Handler fastIntCvt(Type D, Type Sr) {
+  if (D == Type::U64 && (Sr == Type::U32 || Sr == Type::B32))
+    return cvtInt<uint32_t, uint64_t>;
+  if ((D == Type::S64 || D == Type::U64) && Sr == Type::S32)
+    return cvtInt<int32_t, int64_t>;
+  if ((D == Type::U32 || D == Type::S32) && (Sr == Type::U64 || Sr == Type::S64))
+    return cvtInt<uint64_t, uint32_t>;
+  return nullptr;
+}
+
+} // namespace
+
+bool selectCvt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
+  std::vector<Type> Ts = In.types();
+  if (Ts.size() != 2)
+    return Ctx.fail("cvt needs two types");
+  Type D = Ts[0], Sr = Ts[1];
+  uint32_t Flags = 0;
+  constexpr std::pair<std::string_view, S::Round> Rounds[] = {
+      {"rn", S::Round::Rn},  {"rz", S::Round::Rz},   {"rm", S::Round::Rm},
+      {"rp", S::Round::Rp},  {"rna", S::Round::Rna}, {"rni", S::Round::Rn},
+      {"rzi", S::Round::Rz}, {"rmi", S::Round::Rm},  {"rpi", S::Round::Rp}};
+  for (auto [Name, R] : Rounds)
+    if (In.hasModifier(Name))
+      Flags = uint32_t(R) | 8;
+  Flags |= (In.hasModifier("ftz") ? 16 : 0) | (In.hasModifier("sat") ? 32 : 0) |
+           (In.hasModifier("relu") ? 64 : 0) | (In.hasModifier("satfinite") ? 128 : 0);
+  I.aux = uint32_t(D) | (uint32_t(Sr) << 8);
+  I.aux2 = Flags;
+  if (D == Type::F16x2 || D == Type::BF16x2) {
+    if (Sr != Type::F32 || In.operands.size() != 3)
+      return Ctx.fail("packed conversion form");
+    I.fn = cvtPack;
+    I.aux3 = D == Type::BF16x2;
+    return Ctx.dst(I, 0, In.operands[0]) && Ctx.src(I, 1, In.operands[1], Sr) &&
+           Ctx.src(I, 2, In.operands[2], Sr);
+  }
+  auto Ok = [](Type T) {
+    return kindOf(T) != Kind::Int ||
+           (ptx::typeBits(T) >= 8 && ptx::typeBits(T) <= 64 &&
+            ptx::typeKind(T) != ptx::TypeKind::Bit) ||
+           T == Type::B16 || T == Type::B32 || T == Type::B64;
+  };
+  if (!Ok(D) || !Ok(Sr) || In.operands.size() != 2)
+    return Ctx.fail("conversion types");
+  if (!Ctx.dst(I, 0, In.operands[0]) || !Ctx.src(I, 1, In.operands[1], Sr))
+    return false;
+  // Signed narrow results are sign-extended to the destination register's width.
+  unsigned DB = ptx::typeBits(D);
+  I.aux3 = isSigned(D) ? std::max(DB, Ctx.regBits(I, 0)) : DB;
+  if (!(Flags & 32) && kindOf(D) == Kind::Int && kindOf(Sr) == Kind::Int)
+    if (Handler H = fastIntCvt(D, Sr)) {
+      I.fn = H;
+      return true;
+    }
+  I.fn = cvtGeneric;
+  return true;
+}
+
+} // namespace analyzer

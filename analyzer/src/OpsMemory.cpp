@@ -1,0 +1,477 @@
+// Loads, stores, atomics, cvta and isspacep (PTX ISA 9.7.9.3-9.7.9.9, 9.7.13.5). Cache and
+// eviction modifiers (.nc, .ca, .L1::evict_last, ...) are accepted and ignored.
+#include "Decoder.h"
+#include "Memory.h"
+#include "analyzer/ScalarOps.h"
+
+#include <algorithm>
+
+namespace analyzer {
+namespace {
+
+namespace S = scalar;
+
+/// aux: element bytes; aux2: vector count; aux3: space | signed << 8 | extend bits << 16.
+Space spaceOf(const DInstr &I) { return static_cast<Space>(I.aux3 & 0xff); }
+
+uint64_t extend(uint64_t V, unsigned Bytes, bool Signed, unsigned ToBits) {
+  unsigned Bits = Bytes * 8;
+  if (Bits >= 64)
+    return V;
+  if (Signed && (V >> (Bits - 1)) & 1)
+    V |= ~((uint64_t(1) << Bits) - 1);
+  return ToBits >= 64 ? V : V & ((uint64_t(1) << ToBits) - 1);
+}
+
+/// Where a warp request's lanes all fall: lane pointer = base + (address - sub).
+struct FastRange {
+  uint8_t *base = nullptr;
+  uint64_t sub = 0;
+  MemSpace space = MemSpace::Global;
+};
+
+/// When every active lane's access is aligned and inside one global buffer, or inside the CTA's
+/// shared memory (the common cases), the lanes need no translation of their own.
+FastRange fastRange(Exec &X, const DInstr &I, const uint64_t *A, uint32_t M, unsigned Size) {
+  Space Sp = spaceOf(I);
+  if (Sp != Space::Global && Sp != Space::Generic && Sp != Space::Shared)
+    return {};
+  uint64_t Lo = ~uint64_t(0), Hi = 0, Bits = 0;
+  forLanes(M, [&](unsigned L) {
+    uint64_t Addr = A[L] + uint64_t(I.imm);
+    Lo = std::min(Lo, Addr);
+    Hi = std::max(Hi, Addr);
+    Bits |= Addr;
+  });
+  if ((Bits & (std::min(Size, 16u) - 1)) != 0 || (Lo >> WindowShift) != (Hi >> WindowShift))
+    return {};
+  uint64_t Window = Lo >> WindowShift;
+  if (Sp == Space::Shared || (Sp == Space::Generic && Window == 1)) {
+    if (Window > 1 || (Hi & WindowMask) + Size > X.shared.size())
+      return {};
+    return {X.shared.data(), Window << WindowShift, MemSpace::Shared};
+  }
+  if (Window != 0)
+    return {};
+  Buffer *B = X.lastBuf;
+  if (!B || Lo - B->base >= B->bytes())
+    B = X.dev->findAt(Lo);
+  if (!B || Size > B->bytes() || Hi - B->base > B->bytes() - Size)
+    return {};
+  X.lastBuf = B;
+  return {B->data.data(), B->base, MemSpace::Global};
+}
+
+/// A load whose address is the same for every lane (a symbol or constant address, e.g. kernel
+/// parameters and constants): translated once and broadcast, unless the space is per-thread
+/// (local, call params). Returns false when the general path must run.
+bool uniformLoad(Exec &X, Warp &W, const DInstr &I, const uint64_t *A, uint32_t M,
+                 RequestCounter &RC) {
+  unsigned E = I.aux, N = I.aux2, Size = E * N;
+  unsigned L0 = static_cast<unsigned>(std::countr_zero(M));
+  uint64_t Addr = A[L0] + uint64_t(I.imm);
+  uint64_t Window = Addr >> WindowShift;
+  Space Sp = spaceOf(I);
+  if (Sp == Space::Local || Window == 2 || Window == 4 ||
+      (Sp == Space::Generic && Window != 0 && Window != 1 && Window != 3 && Window != 5))
+    return false;
+  MemSpace Hit;
+  const uint8_t *P =
+      translate(X, W, I, Sp, Addr, Size, std::min(Size, 16u), L0, false, "load", Hit);
+  if (!P)
+    return true; // trapped
+  bool Signed = (I.aux3 >> 8) & 1;
+  unsigned ToBits = (I.aux3 >> 16) & 0xff;
+  for (unsigned K = 0; K < N; ++K) {
+    uint64_t V = 0;
+    std::memcpy(&V, P + K * E, std::min(E, 8u));
+    V = extend(V, E, Signed, ToBits);
+    uint64_t *D = opPtr(W, I, K);
+    forLanes(M, [&](unsigned L) { D[L] = V; });
+  }
+  forLanes(M, [&](unsigned) { RC.add(Hit, Addr, Size); });
+  RC.finish(X.prof, 0);
+  return true;
+}
+
+void loadOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
+  unsigned E = I.aux, N = I.aux2, Size = E * N;
+  const uint64_t *A = opPtr(W, I, N);
+  bool Signed = (I.aux3 >> 8) & 1;
+  unsigned ToBits = (I.aux3 >> 16) & 0xff;
+  RequestCounter RC;
+  if (I.base[N] == BaseConsts && uniformLoad(X, W, I, A, M, RC))
+    return;
+  bool Ok = true;
+  FastRange One = fastRange(X, I, A, M, Size);
+  forLanes(M, [&](unsigned L) {
+    if (!Ok)
+      return;
+    uint64_t Addr = A[L] + uint64_t(I.imm);
+    MemSpace Hit = One.space;
+    const uint8_t *P = One.base ? One.base + (Addr - One.sub)
+                                : translate(X, W, I, spaceOf(I), Addr, Size, std::min(Size, 16u), L,
+                                            false, "load", Hit);
+    if (!P) {
+      Ok = false;
+      return;
+    }
+    RC.add(Hit, Addr, Size);
+    for (unsigned K = 0; K < N; ++K) {
+      uint64_t V = 0;
+      std::memcpy(&V, P + K * E, std::min(E, 8u));
+      opPtr(W, I, K)[L] = extend(V, E, Signed, ToBits);
+    }
+  });
+  if (Ok)
+    RC.finish(X.prof, 0);
+}
+
+void storeOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
+  unsigned E = I.aux, N = I.aux2, Size = E * N;
+  const uint64_t *A = opPtr(W, I, 0);
+  RequestCounter RC;
+  bool Ok = true;
+  FastRange One = fastRange(X, I, A, M, Size);
+  forLanes(M, [&](unsigned L) {
+    if (!Ok)
+      return;
+    uint64_t Addr = A[L] + uint64_t(I.imm);
+    MemSpace Hit = One.space;
+    uint8_t *P = One.base ? One.base + (Addr - One.sub)
+                          : translate(X, W, I, spaceOf(I), Addr, Size, std::min(Size, 16u), L, true,
+                                      "store", Hit);
+    if (!P) {
+      Ok = false;
+      return;
+    }
+    RC.add(Hit, Addr, Size);
+    for (unsigned K = 0; K < N; ++K) {
+      uint64_t V = opPtr(W, I, K + 1)[L];
+      std::memcpy(P + K * E, &V, std::min(E, 8u));
+    }
+  });
+  if (Ok)
+    RC.finish(X.prof, 1);
+}
+
+enum AtomOp : uint32_t { AAdd, AMin, AMax, AExch, ACas, AAnd, AOr, AXor, AInc, ADec };
+
+/// One atomic read-modify-write on `Old` (bits of type T): returns the new value.
+uint64_t atomApply(uint32_t Op, ptx::Type T, uint64_t Old, uint64_t B, uint64_t C) {
+  using ptx::Type;
+  unsigned Bits = ptx::typeBits(T);
+  uint64_t Mask = Bits >= 64 ? ~uint64_t(0) : (uint64_t(1) << Bits) - 1;
+  bool Signed = ptx::typeKind(T) == ptx::TypeKind::Signed;
+  auto SignedOf = [&](uint64_t V) { return Bits == 32 ? int64_t(int32_t(V)) : int64_t(V); };
+  switch (Op) {
+  case AAdd:
+    switch (T) {
+    case Type::F32:
+      return putAs<float>(S::addF32(getAs<float>(Old), getAs<float>(B)));
+    case Type::F64:
+      return putAs<double>(S::addF64(getAs<double>(Old), getAs<double>(B)));
+    case Type::F16:
+      return S::addF16(uint16_t(Old), uint16_t(B));
+    case Type::BF16:
+      return S::addBF16(uint16_t(Old), uint16_t(B));
+    case Type::F16x2:
+      return S::addF16x2(uint32_t(Old), uint32_t(B));
+    case Type::BF16x2:
+      return S::mapHalves(uint32_t(Old), uint32_t(B),
+                          [](uint16_t X, uint16_t Y) { return S::addBF16(X, Y); });
+    default:
+      return (Old + B) & Mask;
+    }
+  case AMin:
+  case AMax: {
+    if (T == Type::F32) {
+      float X = getAs<float>(Old), Y = getAs<float>(B);
+      return putAs<float>(Op == AMin ? S::minF32(X, Y) : S::maxF32(X, Y));
+    }
+    bool Less = Signed ? SignedOf(B) < SignedOf(Old) : (B & Mask) < (Old & Mask);
+    bool Greater = Signed ? SignedOf(B) > SignedOf(Old) : (B & Mask) > (Old & Mask);
+    return (Op == AMin ? Less : Greater) ? (B & Mask) : Old;
+  }
+  case AExch:
+    return B & Mask;
+  case ACas:
+    return Old == (B & Mask) ? (C & Mask) : Old;
+  case AAnd:
+    return Old & B & Mask;
+  case AOr:
+    return (Old | B) & Mask;
+  case AXor:
+    return (Old ^ B) & Mask;
+  case AInc:
+    return uint32_t(Old) >= uint32_t(B) ? 0 : (Old + 1) & Mask;
+  case ADec:
+    return (uint32_t(Old) == 0 || uint32_t(Old) > uint32_t(B)) ? (B & Mask) : Old - 1;
+  }
+  return Old;
+}
+
+/// atom: op0 = d, op1 = address, op2 = b, op3 = c; red: op0 = address, op1 = b.
+/// aux: element bytes; aux2: AtomOp | type << 8 | red << 16; aux3: space.
+void atomOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
+  bool Red = (I.aux2 >> 16) & 1;
+  uint32_t Op = I.aux2 & 0xff;
+  auto T = static_cast<ptx::Type>((I.aux2 >> 8) & 0xff);
+  unsigned Size = I.aux;
+  uint64_t *D = Red ? nullptr : opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, Red ? 0 : 1), *B = opPtr(W, I, Red ? 1 : 2);
+  const uint64_t *C = Op == ACas ? opPtr(W, I, 3) : nullptr;
+  RequestCounter RC;
+  bool Ok = true;
+  forLanes(M, [&](unsigned L) {
+    if (!Ok)
+      return;
+    uint64_t Addr = A[L] + uint64_t(I.imm);
+    MemSpace Hit;
+    uint8_t *P = translate(X, W, I, spaceOf(I), Addr, Size, Size, L, true, "atomic", Hit);
+    if (!P) {
+      Ok = false;
+      return;
+    }
+    RC.add(Hit, Addr, Size);
+    uint64_t Old = 0;
+    std::memcpy(&Old, P, Size);
+    uint64_t New = atomApply(Op, T, Old, B[L], C ? C[L] : 0);
+    std::memcpy(P, &New, Size);
+    if (D)
+      D[L] = Old;
+  });
+  if (Ok)
+    RC.finish(X.prof, 2);
+}
+
+/// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}: op0 = dst base (imm = its
+/// offset), op1 = src base (aux2 = its offset), op2 = src-size; aux = cp-size. A sequential run
+/// completes the copy at once, so commit_group/wait_group/wait_all are no-ops.
+void cpAsyncOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
+  const uint64_t *Dst = opPtr(W, I, 0), *Src = opPtr(W, I, 1), *SrcSize = opPtr(W, I, 2);
+  unsigned Size = I.aux;
+  RequestCounter Loads, Stores;
+  bool Ok = true;
+  forLanes(M, [&](unsigned L) {
+    if (!Ok)
+      return;
+    unsigned N = static_cast<unsigned>(std::min<uint64_t>(SrcSize[L], Size));
+    uint64_t DA = Dst[L] + uint64_t(I.imm), SA = Src[L] + int64_t(int32_t(I.aux2));
+    MemSpace HitD, HitS = MemSpace::Global;
+    uint8_t *D = translate(X, W, I, Space::Shared, DA, Size, Size, L, true, "store", HitD);
+    const uint8_t *S =
+        D && N ? translate(X, W, I, Space::Global, SA, N, 1, L, false, "load", HitS) : D;
+    if (!D || !S) {
+      Ok = false;
+      return;
+    }
+    std::memmove(D, S, N);
+    std::memset(D + N, 0, Size - N);
+    if (N)
+      Loads.add(HitS, SA, N);
+    Stores.add(HitD, DA, Size);
+  });
+  if (Ok) {
+    Loads.finish(X.prof, 0);
+    Stores.finish(X.prof, 1);
+  }
+}
+
+bool selectCpAsync(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
+  using OK = ptx::Operand::Kind;
+  if (In.hasModifier("commit_group") || In.hasModifier("wait_group") ||
+      In.hasModifier("wait_all")) {
+    I.fn = nopHandler;
+    return true;
+  }
+  if (!In.hasModifier("async") || In.hasModifier("bulk") || In.hasModifier("mbarrier"))
+    return Ctx.fail("only cp.async.{ca,cg}.shared.global is supported");
+  size_t N = In.operands.size();
+  if (N < 3 || In.operands[2].kind != OK::Immediate)
+    return Ctx.fail("cp.async operands");
+  int64_t Size = In.operands[2].value;
+  if (Size != 4 && Size != 8 && Size != 16)
+    return Ctx.fail("cp.async size");
+  I.aux = static_cast<uint32_t>(Size);
+  DInstr Src;
+  Src.line = I.line;
+  Src.col = I.col;
+  if (!Ctx.address(I, 0, In.operands[0]) || !Ctx.address(Src, 0, In.operands[1]))
+    return false;
+  I.op[1] = Src.op[0];
+  I.base[1] = Src.base[0];
+  I.aux2 = static_cast<uint32_t>(static_cast<int32_t>(Src.imm));
+  size_t Hint = In.hasModifier("L2::cache_hint") ? 1 : 0;
+  I.fn = cpAsyncOp;
+  if (N >= 4 + Hint) // the optional src-size operand
+    return Ctx.src(I, 2, In.operands[3], ptx::Type::U32);
+  I.base[2] = BaseConsts;
+  I.op[2] = Ctx.constant(static_cast<uint64_t>(Size));
+  I.nops = 3;
+  return true;
+}
+
+/// cvta: aux 0 to generic (add window base), 1 from generic (strip); imm = window base;
+/// aux2 = result bits.
+void cvtaOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1);
+  uint64_t Base = uint64_t(I.imm);
+  uint64_t Mask = I.aux2 >= 64 ? ~uint64_t(0) : (uint64_t(1) << I.aux2) - 1;
+  forLanes(M, [&](unsigned L) {
+    uint64_t V = A[L];
+    if (I.aux == 0)
+      V = Base && (V >> WindowShift) == 0 ? V + Base : V;
+    else if (Base)
+      V &= WindowMask;
+    D[L] = V & Mask;
+  });
+}
+
+/// isspacep: imm = window index.
+void isspacepOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1);
+  forLanes(M, [&](unsigned L) { D[L] = (A[L] >> WindowShift) == uint64_t(I.imm); });
+}
+
+Space spaceOfIr(ptx::StateSpace S) {
+  switch (S) {
+  case ptx::StateSpace::Global:
+    return Space::Global;
+  case ptx::StateSpace::Shared:
+    return Space::Shared;
+  case ptx::StateSpace::Local:
+    return Space::Local;
+  case ptx::StateSpace::Param:
+    return Space::Param;
+  case ptx::StateSpace::Const:
+    return Space::Const;
+  default:
+    return Space::Generic;
+  }
+}
+
+uint64_t windowOf(ptx::StateSpace S) {
+  switch (S) {
+  case ptx::StateSpace::Shared:
+    return WindowShared;
+  case ptx::StateSpace::Local:
+    return WindowLocal;
+  case ptx::StateSpace::Const:
+    return WindowConst;
+  default:
+    return 0;
+  }
+}
+
+bool selectLdSt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, bool Load) {
+  using OK = ptx::Operand::Kind;
+  ptx::Type T = In.type();
+  unsigned N = In.vectorWidth();
+  unsigned E = std::max(1u, ptx::typeBits(T) / 8);
+  if (T == ptx::Type::None || ptx::typeBits(T) > 64 || In.operands.size() != 2 || N > 8)
+    return Ctx.fail(T == ptx::Type::B128 ? "128-bit element type" : "load/store form");
+  I.aux = E;
+  I.aux2 = N;
+  uint32_t SpaceBits = static_cast<uint32_t>(spaceOfIr(In.space()));
+  const ptx::Operand &Val = In.operands[Load ? 0 : 1];
+  const ptx::Operand &Addr = In.operands[Load ? 1 : 0];
+  std::vector<ptx::Operand> Elems = Val.kind == OK::Vector ? Val.elems : std::vector{Val};
+  if (Elems.size() != N)
+    return Ctx.fail("vector operand has " + std::to_string(Elems.size()) + " elements");
+  unsigned AddrK = Load ? N : 0;
+  if (!Ctx.address(I, AddrK, Addr))
+    return false;
+  for (unsigned K = 0; K < N; ++K) {
+    bool Ok = Load ? Ctx.dst(I, K, Elems[K]) : Ctx.src(I, K + 1, Elems[K], T);
+    if (!Ok)
+      return false;
+  }
+  bool Signed = ptx::typeKind(T) == ptx::TypeKind::Signed;
+  unsigned ToBits = Load ? std::max(E * 8, Ctx.regBits(I, 0)) : 64;
+  I.aux3 = SpaceBits | (Signed ? 1u << 8 : 0) | (std::min(ToBits, 64u) << 16);
+  I.fn = Load ? loadOp : storeOp;
+  return true;
+}
+
+bool selectAtom(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
+  constexpr std::string_view Names[] = {"add", "min", "max", "exch", "cas",
+                                        "and", "or",  "xor", "inc",  "dec"};
+  uint32_t Op = 99;
+  for (uint32_t K = 0; K < 10; ++K)
+    if (In.hasModifier(Names[K]))
+      Op = K;
+  ptx::Type T = In.type();
+  bool Red = In.opcode == ptx::Opcode::Red;
+  if (Op == 99 || T == ptx::Type::None || In.vectorWidth() != 1)
+    return Ctx.fail("atomic operation");
+  unsigned Bits = ptx::typeBits(T);
+  if (Bits != 16 && Bits != 32 && Bits != 64)
+    return Ctx.fail("atomic type");
+  I.aux = Bits / 8;
+  I.aux2 = Op | (uint32_t(T) << 8) | (Red ? 1u << 16 : 0);
+  I.aux3 = static_cast<uint32_t>(spaceOfIr(In.space()));
+  size_t Want = (Red ? 2 : 3) + (Op == ACas ? 1 : 0);
+  if (In.operands.size() != Want)
+    return Ctx.fail("operand count");
+  I.fn = atomOp;
+  unsigned K = 0;
+  if (!Red && !Ctx.dst(I, K++, In.operands[0]))
+    return false;
+  if (!Ctx.address(I, K, In.operands[K]))
+    return false;
+  for (++K; K < Want; ++K)
+    if (!Ctx.src(I, K, In.operands[K], T))
+      return false;
+  return true;
+}
+
+} // namespace
+
+bool selectMemory(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
+  using ptx::Opcode;
+  switch (In.opcode) {
+  case Opcode::Ld:
+  case Opcode::Ldu:
+    return selectLdSt(Ctx, In, I, true);
+  case Opcode::St:
+    return selectLdSt(Ctx, In, I, false);
+  case Opcode::Atom:
+  case Opcode::Red:
+    return selectAtom(Ctx, In, I);
+  case Opcode::Cvta: {
+    ptx::StateSpace Sp = In.space();
+    if (Sp == ptx::StateSpace::Param && In.hasModifier("to"))
+      Sp = ptx::StateSpace::Global; // param window addresses are generic already
+    I.fn = cvtaOp;
+    I.aux = In.hasModifier("to") ? 1 : 0;
+    I.imm = static_cast<int64_t>(windowOf(Sp));
+    I.aux2 = ptx::typeBits(In.type()) ? ptx::typeBits(In.type()) : 64;
+    if (In.operands.size() != 2)
+      return Ctx.fail("cvta form");
+    return Ctx.dst(I, 0, In.operands[0]) && Ctx.src(I, 1, In.operands[1], In.type());
+  }
+  case Opcode::Isspacep: {
+    ptx::StateSpace Sp = In.space();
+    I.fn = isspacepOp;
+    I.imm = static_cast<int64_t>(windowOf(Sp) >> WindowShift);
+    if (Sp == ptx::StateSpace::Param)
+      I.imm = 3;
+    if (In.operands.size() != 2)
+      return Ctx.fail("isspacep form");
+    return Ctx.dst(I, 0, In.operands[0]) && Ctx.src(I, 1, In.operands[1], ptx::Type::U64);
+  }
+  case Opcode::Prefetch:
+  case Opcode::Prefetchu:
+    I.fn = nopHandler;
+    return true;
+  case Opcode::Cp:
+    return selectCpAsync(Ctx, In, I);
+  default:
+    return Ctx.fail("");
+  }
+}
+
+} // namespace analyzer

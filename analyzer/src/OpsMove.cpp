@@ -1,0 +1,418 @@
+// Data movement and comparison: mov (with vector pack/unpack), setp, set, selp, slct
+// (PTX ISA 9.7.6, 9.7.9.1). Conversions (cvt) are in OpsConvert.cpp.
+#include "Decoder.h"
+#include "Lanes.h"
+#include "analyzer/ScalarOps.h"
+
+#include <type_traits>
+
+namespace analyzer {
+
+bool selectCvt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
+
+namespace {
+
+namespace S = scalar;
+
+enum Cmp : uint32_t { Eq, Ne, Lt, Le, Gt, Ge, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan, NumCmps };
+
+constexpr std::string_view CmpNames[] = {"eq",  "ne",  "lt",  "le",  "gt",  "ge",  "equ",
+                                         "neu", "ltu", "leu", "gtu", "geu", "num", "nan"};
+
+template <Cmp C, class T> inline bool compare(T A, T B) {
+  if constexpr (std::is_floating_point_v<T>) {
+    bool Un = A != A || B != B;
+    switch (C) {
+    case Eq:
+      return !Un && A == B;
+    case Ne:
+      return !Un && A != B;
+    case Lt:
+      return !Un && A < B;
+    case Le:
+      return !Un && A <= B;
+    case Gt:
+      return !Un && A > B;
+    case Ge:
+      return !Un && A >= B;
+    case Equ:
+      return Un || A == B;
+    case Neu:
+      return Un || A != B;
+    case Ltu:
+      return Un || A < B;
+    case Leu:
+      return Un || A <= B;
+    case Gtu:
+      return Un || A > B;
+    case Geu:
+      return Un || A >= B;
+    case Num:
+      return !Un;
+    case Nan:
+      return Un;
+    default:
+      return false;
+    }
+  } else {
+    switch (C) {
+    case Eq:
+      return A == B;
+    case Ne:
+      return A != B;
+    case Lt:
+      return A < B;
+    case Le:
+      return A <= B;
+    case Gt:
+      return A > B;
+    case Ge:
+      return A >= B;
+    default:
+      return false;
+    }
+  }
+}
+
+/// Reads a lane value of storage type T as the comparison type (f16/bf16 widen to float).
+template <class T> struct Reader {
+  using V = T;
+  static V get(uint64_t X, bool Ftz) {
+    if constexpr (std::is_same_v<T, float>)
+      return Ftz ? S::flushF32(getAs<float>(X)) : getAs<float>(X);
+    else
+      return getAs<T>(X);
+  }
+};
+struct F16Tag {};
+struct BF16Tag {};
+template <> struct Reader<F16Tag> {
+  using V = float;
+  static V get(uint64_t X, bool Ftz) {
+    float F = S::f16ToF32(uint16_t(X));
+    return Ftz ? S::flushF32(F) : F;
+  }
+};
+template <> struct Reader<BF16Tag> {
+  using V = float;
+  static V get(uint64_t X, bool) { return S::bf16ToF32(uint16_t(X)); }
+};
+
+/// setp: op0 = p, op1 = a, op2 = b, op3 = c (aux2: 0 none, 1 and, 2 or, 3 xor), op4 = q.
+/// aux3 bits: 1 has q, 2 c negated, 4 ftz.
+template <class T, Cmp C> void setpOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *P = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1), *B = opPtr(W, I, 2);
+  bool Ftz = I.aux3 & 4;
+  if (I.aux2 == 0 && !(I.aux3 & 1)) {
+    forLanes(M, [&](unsigned L) {
+      P[L] = compare<C>(Reader<T>::get(A[L], Ftz), Reader<T>::get(B[L], Ftz));
+    });
+    return;
+  }
+  const uint64_t *Cp = I.aux2 ? opPtr(W, I, 3) : nullptr;
+  uint64_t *Q = (I.aux3 & 1) ? opPtr(W, I, 4) : nullptr;
+  forLanes(M, [&](unsigned L) {
+    bool T0 = compare<C>(Reader<T>::get(A[L], Ftz), Reader<T>::get(B[L], Ftz));
+    bool Cv = Cp ? bool((Cp[L] & 1) ^ ((I.aux3 >> 1) & 1)) : false;
+    auto Combine = [&](bool X) {
+      switch (I.aux2) {
+      case 1:
+        return X && Cv;
+      case 2:
+        return X || Cv;
+      case 3:
+        return X != Cv;
+      default:
+        return X;
+      }
+    };
+    bool Pv = Combine(T0), Qv = Combine(!T0);
+    P[L] = Pv;
+    if (Q)
+      Q[L] = Qv;
+  });
+}
+
+/// set.cmp.dtype.stype: aux bit 0: f32 destination (1.0f) instead of all ones.
+template <class T, Cmp C> void setOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1), *B = opPtr(W, I, 2);
+  const uint64_t *Cp = I.aux2 ? opPtr(W, I, 3) : nullptr;
+  bool Ftz = I.aux3 & 4;
+  forLanes(M, [&](unsigned L) {
+    bool R = compare<C>(Reader<T>::get(A[L], Ftz), Reader<T>::get(B[L], Ftz));
+    if (Cp) {
+      bool Cv = (Cp[L] & 1) ^ ((I.aux3 >> 1) & 1);
+      R = I.aux2 == 1 ? (R && Cv) : I.aux2 == 2 ? (R || Cv) : (R != Cv);
+    }
+    D[L] = (I.aux & 1) ? (R ? 0x3f800000u : 0u) : (R ? 0xffffffffu : 0u);
+  });
+}
+
+struct SetpH {
+  template <class T, Cmp C> static void run(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
+    setpOp<T, C>(X, W, I, M);
+  }
+};
+struct SetH {
+  template <class T, Cmp C> static void run(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
+    setOp<T, C>(X, W, I, M);
+  }
+};
+
+template <class H, class T> Handler byCmp(Cmp C) {
+  switch (C) {
+  case Eq:
+    return &H::template run<T, Eq>;
+  case Ne:
+    return &H::template run<T, Ne>;
+  case Lt:
+    return &H::template run<T, Lt>;
+  case Le:
+    return &H::template run<T, Le>;
+  case Gt:
+    return &H::template run<T, Gt>;
+  case Ge:
+    return &H::template run<T, Ge>;
+  case Equ:
+    return &H::template run<T, Equ>;
+  case Neu:
+    return &H::template run<T, Neu>;
+  case Ltu:
+    return &H::template run<T, Ltu>;
+  case Leu:
+    return &H::template run<T, Leu>;
+  case Gtu:
+    return &H::template run<T, Gtu>;
+  case Geu:
+    return &H::template run<T, Geu>;
+  case Num:
+    return &H::template run<T, Num>;
+  case Nan:
+    return &H::template run<T, Nan>;
+  default:
+    return nullptr;
+  }
+}
+
+template <class H> Handler compareHandler(ptx::Type T, Cmp C) {
+  using ptx::Type;
+  bool FloatCmp = C >= Equ;
+  switch (T) {
+  case Type::F32:
+    return byCmp<H, float>(C);
+  case Type::F64:
+    return byCmp<H, double>(C);
+  case Type::F16:
+    return byCmp<H, F16Tag>(C);
+  case Type::BF16:
+    return byCmp<H, BF16Tag>(C);
+  default:
+    break;
+  }
+  if (FloatCmp)
+    return nullptr;
+  switch (T) {
+  case Type::S16:
+    return byCmp<H, int16_t>(C);
+  case Type::U16:
+  case Type::B16:
+    return byCmp<H, uint16_t>(C);
+  case Type::S32:
+    return byCmp<H, int32_t>(C);
+  case Type::U32:
+  case Type::B32:
+    return byCmp<H, uint32_t>(C);
+  case Type::S64:
+    return byCmp<H, int64_t>(C);
+  case Type::U64:
+  case Type::B64:
+    return byCmp<H, uint64_t>(C);
+  case Type::Pred:
+    return byCmp<H, uint8_t>(C);
+  default:
+    return nullptr;
+  }
+}
+
+bool decodeCompare(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, ptx::Type SrcT,
+                   bool IsSet) {
+  using OK = ptx::Operand::Kind;
+  Cmp C = NumCmps;
+  for (uint32_t K = 0; K < NumCmps; ++K)
+    if (In.hasModifier(CmpNames[K]))
+      C = static_cast<Cmp>(K);
+  // Unsigned integer comparisons: lo/ls/hi/hs on any integer type compare as unsigned.
+  constexpr std::pair<std::string_view, Cmp> Unsigned[] = {
+      {"lo", Lt}, {"ls", Le}, {"hi", Gt}, {"hs", Ge}};
+  for (auto [Name, Op] : Unsigned)
+    if (In.hasModifier(Name)) {
+      C = Op;
+      if (SrcT == ptx::Type::S16)
+        SrcT = ptx::Type::U16;
+      if (SrcT == ptx::Type::S32)
+        SrcT = ptx::Type::U32;
+      if (SrcT == ptx::Type::S64)
+        SrcT = ptx::Type::U64;
+    }
+  if (C == NumCmps)
+    return Ctx.fail("comparison operator");
+  I.aux2 = In.hasModifier("and") ? 1 : In.hasModifier("or") ? 2 : In.hasModifier("xor") ? 3 : 0;
+  I.aux3 = In.hasModifier("ftz") ? 4 : 0;
+  I.fn = IsSet ? compareHandler<SetH>(SrcT, C) : compareHandler<SetpH>(SrcT, C);
+  if (!I.fn)
+    return Ctx.fail("comparison type");
+  size_t N = In.operands.size();
+  if (N != (I.aux2 ? 4u : 3u))
+    return Ctx.fail("operand count");
+  const ptx::Operand &D = In.operands[0];
+  if (D.kind == OK::PredPair) {
+    if (IsSet || D.elems.size() != 2 || !Ctx.dst(I, 0, D.elems[0]) || !Ctx.dst(I, 4, D.elems[1]))
+      return Ctx.fail("predicate pair");
+    I.aux3 |= 1;
+  } else if (!Ctx.dst(I, 0, D)) {
+    return false;
+  }
+  if (!Ctx.src(I, 1, In.operands[1], SrcT) || !Ctx.src(I, 2, In.operands[2], SrcT))
+    return false;
+  if (I.aux2) {
+    const ptx::Operand &Cp = In.operands[3];
+    if (Cp.negated)
+      I.aux3 |= 2;
+    ptx::Operand Plain = Cp;
+    Plain.negated = false;
+    if (!Ctx.src(I, 3, Plain, ptx::Type::Pred))
+      return false;
+  }
+  I.nops = std::max<uint8_t>(I.nops, (I.aux3 & 1) ? 5 : I.nops);
+  return true;
+}
+
+/// mov/selp/slct on raw storage.
+void movOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1);
+  uint64_t Mask = I.imm ? uint64_t(I.imm) : ~uint64_t(0);
+  forLanes(M, [&](unsigned L) { D[L] = A[L] & Mask; });
+}
+
+void selpOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1), *B = opPtr(W, I, 2), *C = opPtr(W, I, 3);
+  forLanes(M, [&](unsigned L) { D[L] = (C[L] & 1) ? A[L] : B[L]; });
+}
+
+/// slct: aux 1 = f32 selector (with aux3 & 4 = ftz), else s32.
+void slctOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1), *B = opPtr(W, I, 2), *C = opPtr(W, I, 3);
+  forLanes(M, [&](unsigned L) {
+    bool Pick;
+    if (I.aux) {
+      float F = getAs<float>(C[L]);
+      if (I.aux3 & 4)
+        F = S::flushF32(F);
+      Pick = F >= 0.0f;
+    } else {
+      Pick = int32_t(C[L]) >= 0;
+    }
+    D[L] = Pick ? A[L] : B[L];
+  });
+}
+
+/// mov.bN d, {a, b, ...}: aux = element bits, aux2 = element count; op1.. = elements.
+void packOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  uint64_t EMask = I.aux >= 64 ? ~uint64_t(0) : (uint64_t(1) << I.aux) - 1;
+  forLanes(M, [&](unsigned L) {
+    uint64_t V = 0;
+    for (uint32_t K = 0; K < I.aux2; ++K)
+      V |= (opPtr(W, I, K + 1)[L] & EMask) << (K * I.aux);
+    D[L] = V;
+  });
+}
+
+/// mov.bN {a, b, ...}, d: op0..n-1 = elements, op n = source.
+void unpackOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  const uint64_t *Src = opPtr(W, I, I.aux2);
+  uint64_t EMask = I.aux >= 64 ? ~uint64_t(0) : (uint64_t(1) << I.aux) - 1;
+  forLanes(M, [&](unsigned L) {
+    uint64_t V = Src[L];
+    for (uint32_t K = 0; K < I.aux2; ++K)
+      opPtr(W, I, K)[L] = (V >> (K * I.aux)) & EMask;
+  });
+}
+
+bool selectMov(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
+  using OK = ptx::Operand::Kind;
+  ptx::Type T = In.type();
+  unsigned Bits = T == ptx::Type::Pred ? 1 : ptx::typeBits(T);
+  if (In.operands.size() != 2 || Bits == 0)
+    return Ctx.fail("mov form");
+  const ptx::Operand &D = In.operands[0], &A = In.operands[1];
+  if (A.kind == OK::Vector || D.kind == OK::Vector) {
+    const ptx::Operand &V = A.kind == OK::Vector ? A : D;
+    uint32_t N = static_cast<uint32_t>(V.elems.size());
+    if (N < 2 || N > 8 || Bits % N)
+      return Ctx.fail("vector mov");
+    I.aux = Bits / N;
+    I.aux2 = N;
+    ptx::Type ET = ptx::Type::B32;
+    if (A.kind == OK::Vector) {
+      I.fn = packOp;
+      if (!Ctx.dst(I, 0, D))
+        return false;
+      for (uint32_t K = 0; K < N; ++K)
+        if (!Ctx.src(I, K + 1, V.elems[K], ET))
+          return false;
+      return true;
+    }
+    I.fn = unpackOp;
+    for (uint32_t K = 0; K < N; ++K)
+      if (!Ctx.dst(I, K, V.elems[K]))
+        return false;
+    return Ctx.src(I, N, A, T);
+  }
+  I.fn = movOp;
+  I.imm = Bits >= 64 ? 0 : int64_t((uint64_t(1) << Bits) - 1);
+  return Ctx.dst(I, 0, D) && Ctx.src(I, 1, A, T);
+}
+
+} // namespace
+
+bool selectMove(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
+  using ptx::Opcode;
+  std::vector<ptx::Type> Ts = In.types();
+  switch (In.opcode) {
+  case Opcode::Mov:
+    return selectMov(Ctx, In, I);
+  case Opcode::Cvt:
+    return selectCvt(Ctx, In, I);
+  case Opcode::Setp:
+    return !Ts.empty() && decodeCompare(Ctx, In, I, Ts.back(), false);
+  case Opcode::Set:
+    if (Ts.size() != 2)
+      return Ctx.fail("set needs two types");
+    I.aux = Ts[0] == ptx::Type::F32 ? 1 : 0;
+    return decodeCompare(Ctx, In, I, Ts[1], true);
+  case Opcode::Selp:
+    if (Ts.empty() || In.operands.size() != 4)
+      return Ctx.fail("selp form");
+    I.fn = selpOp;
+    return Ctx.dst(I, 0, In.operands[0]) && Ctx.src(I, 1, In.operands[1], Ts[0]) &&
+           Ctx.src(I, 2, In.operands[2], Ts[0]) && Ctx.src(I, 3, In.operands[3], ptx::Type::Pred);
+  case Opcode::Slct:
+    if (Ts.size() != 2 || In.operands.size() != 4)
+      return Ctx.fail("slct form");
+    I.fn = slctOp;
+    I.aux = Ts[1] == ptx::Type::F32 ? 1 : 0;
+    I.aux3 = In.hasModifier("ftz") ? 4 : 0;
+    return Ctx.dst(I, 0, In.operands[0]) && Ctx.src(I, 1, In.operands[1], Ts[0]) &&
+           Ctx.src(I, 2, In.operands[2], Ts[0]) && Ctx.src(I, 3, In.operands[3], Ts[1]);
+  default:
+    return Ctx.fail("");
+  }
+}
+
+} // namespace analyzer

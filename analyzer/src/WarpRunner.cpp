@@ -1,0 +1,352 @@
+// The hot loop: one warp runs until it exits, waits at a barrier, or traps. SIMT divergence uses an
+// IPDOM reconvergence stack; calls push register/local/param frames (recursion allowed).
+#include "WarpRunner.h"
+
+#include <algorithm>
+
+namespace analyzer {
+namespace {
+
+uint32_t guardMask(const uint64_t *P, bool Neg) {
+  uint32_t M = 0;
+  for (unsigned L = 0; L < 32; ++L)
+    M |= static_cast<uint32_t>(P[L] & 1) << L;
+  return Neg ? ~M : M;
+}
+
+uint64_t specialValue(const Exec &X, const Warp &W, const SpecialSlot &S, unsigned L,
+                      const Frame &Fr) {
+  uint64_t Bit = uint64_t(1) << L;
+  switch (S.kind) {
+  case SpecialKind::TidX:
+    return W.tid[L][0];
+  case SpecialKind::TidY:
+    return W.tid[L][1];
+  case SpecialKind::TidZ:
+    return W.tid[L][2];
+  case SpecialKind::NtidX:
+    return X.block[0];
+  case SpecialKind::NtidY:
+    return X.block[1];
+  case SpecialKind::NtidZ:
+    return X.block[2];
+  case SpecialKind::CtaidX:
+    return X.ctaid[0];
+  case SpecialKind::CtaidY:
+    return X.ctaid[1];
+  case SpecialKind::CtaidZ:
+    return X.ctaid[2];
+  case SpecialKind::NctaidX:
+    return X.grid[0];
+  case SpecialKind::NctaidY:
+    return X.grid[1];
+  case SpecialKind::NctaidZ:
+    return X.grid[2];
+  case SpecialKind::LaneId:
+    return L;
+  case SpecialKind::WarpId:
+    return W.index;
+  case SpecialKind::NWarpId:
+    return X.warpsPerCta;
+  case SpecialKind::LanemaskEq:
+    return Bit;
+  case SpecialKind::LanemaskLe:
+    return static_cast<uint32_t>((Bit << 1) - 1);
+  case SpecialKind::LanemaskLt:
+    return static_cast<uint32_t>(Bit - 1);
+  case SpecialKind::LanemaskGe:
+    return static_cast<uint32_t>(~(Bit - 1));
+  case SpecialKind::LanemaskGt:
+    return static_cast<uint32_t>(~((Bit << 1) - 1));
+  case SpecialKind::Clock:
+    return static_cast<uint32_t>(X.budget - X.budgetLeft);
+  case SpecialKind::Clock64:
+    return X.budget - X.budgetLeft;
+  case SpecialKind::DynSmem:
+    return X.dynShared;
+  case SpecialKind::TotalSmem:
+    return X.shared.size();
+  case SpecialKind::Zero:
+    return 0;
+  case SpecialKind::GridId:
+    return 1;
+  case SpecialKind::LocalAddr:
+    return Fr.localBase + S.value;
+  case SpecialKind::FrameParamAddr:
+    return WindowFrameParam + Fr.paramBase + S.value;
+  }
+  return 0;
+}
+
+void fillSpecials(const Exec &X, Warp &W, const Frame &Fr, bool ClockOnly) {
+  const DFunction &F = X.prog->funcs[Fr.func];
+  for (const SpecialSlot &S : F.specials) {
+    bool IsClock = S.kind == SpecialKind::Clock || S.kind == SpecialKind::Clock64;
+    if (ClockOnly && !IsClock)
+      continue;
+    uint64_t *R = W.regs.data() + Fr.regBase + S.slot * 32;
+    for (unsigned L = 0; L < 32; ++L)
+      R[L] = specialValue(X, W, S, L, Fr);
+  }
+}
+
+void setBases(Exec &X, Warp &W) {
+  const Frame &Fr = W.frames.back();
+  W.base[BaseRegs] = W.regs.data() + Fr.regBase;
+  W.base[BaseConsts] = X.consts[Fr.func].data();
+}
+
+/// Pushes a frame for function `Func` called by lanes `Mask`; false (trap raised) on overflow.
+bool pushFrame(Exec &X, Warp &W, const DInstr &I, uint32_t Func, uint32_t Mask) {
+  const DFunction &F = X.prog->funcs[Func];
+  const Frame *Caller = W.frames.empty() ? nullptr : &W.frames.back();
+  Frame Fr{Func,       Mask,       static_cast<uint32_t>(W.regs.size()),
+           W.localTop, W.paramTop, Caller ? static_cast<uint32_t>(&I - X.prog->code.data()) : NoPc};
+  uint64_t NewLocal = uint64_t(W.localTop) + F.localBytes;
+  uint64_t NewParam = uint64_t(W.paramTop) + F.paramBytes;
+  if (W.frames.size() >= X.settings->maxCallDepth ||
+      NewLocal + NewParam > X.settings->maxLocalBytesPerThread) {
+    raiseTrap(X, W, I, TrapKind::StackOverflow,
+              "stack overflow calling '" + F.name + "' (call depth " +
+                  std::to_string(W.frames.size()) + ", " + std::to_string(NewLocal + NewParam) +
+                  " bytes of local and param memory per thread)",
+              static_cast<uint32_t>(std::countr_zero(Mask)));
+    return false;
+  }
+  W.localTop = static_cast<uint32_t>(NewLocal);
+  W.paramTop = static_cast<uint32_t>(NewParam);
+  for (unsigned L = 0; L < 32; ++L) {
+    if (W.local[L].size() < NewLocal)
+      W.local[L].resize(NewLocal);
+    if (W.fparam[L].size() < NewParam)
+      W.fparam[L].resize(NewParam);
+    std::fill(W.local[L].begin() + Fr.localBase, W.local[L].begin() + NewLocal, 0);
+    std::fill(W.fparam[L].begin() + Fr.paramBase, W.fparam[L].begin() + NewParam, 0);
+  }
+  W.regs.resize(W.regs.size() + size_t(F.numSlots) * 32, 0);
+  if (Caller) {
+    const CallSite &Site = X.prog->calls[I.aux];
+    uint32_t From = Caller->paramBase;
+    forLanes(Mask, [&](unsigned L) {
+      for (const ParamCopy &C : Site.args)
+        std::memcpy(W.fparam[L].data() + Fr.paramBase + C.to, W.fparam[L].data() + From + C.from,
+                    C.size);
+    });
+  }
+  W.frames.push_back(Fr);
+  fillSpecials(X, W, Fr, false);
+  setBases(X, W);
+  return true;
+}
+
+/// Pops the innermost frame: return values go to the caller's variables.
+void popFrame(Exec &X, Warp &W) {
+  Frame Fr = W.frames.back();
+  W.frames.pop_back();
+  if (Fr.callPc != NoPc && !W.frames.empty()) {
+    const CallSite &Site = X.prog->calls[X.prog->code[Fr.callPc].aux];
+    uint32_t To = W.frames.back().paramBase;
+    forLanes(Fr.callMask & W.liveMask, [&](unsigned L) {
+      for (const ParamCopy &C : Site.rets)
+        std::memcpy(W.fparam[L].data() + To + C.to, W.fparam[L].data() + Fr.paramBase + C.from,
+                    C.size);
+    });
+  }
+  W.regs.resize(Fr.regBase);
+  W.localTop = Fr.localBase;
+  W.paramTop = Fr.paramBase;
+  if (!W.frames.empty())
+    setBases(X, W);
+}
+
+/// Pops finished entries (reconverged, or no lanes left); false when the warp is done.
+bool settle(Exec &X, Warp &W) {
+  while (!W.stack.empty()) {
+    StackEntry &T = W.stack.back();
+    if (T.mask != 0 && T.pc != T.rpc)
+      return true;
+    bool Boundary = T.callBoundary;
+    W.stack.pop_back();
+    if (Boundary)
+      popFrame(X, W);
+  }
+  W.state = WarpState::Done;
+  return false;
+}
+
+void branch(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t Taken) {
+  StackEntry &T = W.stack.back();
+  uint32_t Active = T.mask;
+  ++X.prof.branches;
+  if (Taken == Active) {
+    ++X.prof.branchesTaken;
+    T.pc = I.target;
+    return;
+  }
+  if (Taken == 0) {
+    T.pc = Pc + 1;
+    return;
+  }
+  ++X.prof.branchesTaken;
+  ++X.prof.branchesDivergent;
+  uint32_t ChildRpc = I.reconv;
+  if (I.reconv == NoPc) {
+    // No reconvergence inside this entry: the paths finish (exit/ret) or meet the outer point.
+    ChildRpc = T.rpc;
+    if (T.callBoundary)
+      T.pc = NoPc;
+    else
+      W.stack.pop_back();
+  } else {
+    T.pc = I.reconv;
+  }
+  W.stack.push_back({I.target, ChildRpc, Taken, false});
+  W.stack.push_back({Pc + 1, ChildRpc, Active & ~Taken, false});
+}
+
+/// Lanes `M` leave: from every entry (exit) or from the entries of the current call (ret).
+void leave(Warp &W, uint32_t M, bool WholeStack) {
+  for (size_t E = W.stack.size(); E-- > 0;) {
+    W.stack[E].mask &= ~M;
+    if (!WholeStack && W.stack[E].callBoundary)
+      break;
+  }
+  if (WholeStack)
+    W.liveMask &= ~M;
+}
+
+/// Control-flow instructions; false when the warp stops running (done, barrier, trap).
+bool control(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
+  StackEntry &T = W.stack.back();
+  switch (I.flow) {
+  case Flow::Bra:
+    branch(X, W, I, Pc, M);
+    break;
+  case Flow::Exit:
+  case Flow::Ret:
+    T.pc = Pc + 1;
+    leave(W, M, I.flow == Flow::Exit || W.frames.size() == 1);
+    break;
+  case Flow::Call:
+    if (M != T.mask) {
+      raiseTrap(X, W, I, TrapKind::Unsupported, "call under a partially true guard",
+                static_cast<uint32_t>(std::countr_zero(T.mask)));
+      return false;
+    }
+    T.pc = Pc + 1;
+    if (!M)
+      break;
+    if (!pushFrame(X, W, I, I.target, M))
+      return false;
+    W.stack.push_back({X.prog->funcs[I.target].entry, NoPc, M, true});
+    break;
+  case Flow::Bar: {
+    T.pc = Pc + 1;
+    const uint64_t *Id = opPtr(W, I, 0);
+    uint32_t Lane = static_cast<uint32_t>(std::countr_zero(T.mask));
+    uint64_t B = Id[Lane];
+    if (B >= 16) {
+      raiseTrap(X, W, I, TrapKind::OutOfBounds, "barrier id " + std::to_string(B) + " > 15", Lane);
+      return false;
+    }
+    uint32_t Expected = X.barExpected[B];
+    if (I.aux2)
+      Expected = static_cast<uint32_t>(opPtr(W, I, 1)[Lane]);
+    X.barExpected[B] = Expected;
+    X.barArrived[B] += static_cast<uint32_t>(std::popcount(M));
+    if (I.aux == 0 && M) {
+      W.state = WarpState::AtBarrier;
+      W.barrierId = static_cast<uint32_t>(B);
+      return false;
+    }
+    break;
+  }
+  case Flow::Trap:
+    if (!M)
+      break;
+    raiseTrap(X, W, I, TrapKind::TrapInstruction, "trap instruction executed",
+              static_cast<uint32_t>(std::countr_zero(M)));
+    return false;
+  case Flow::Unsup:
+  default:
+    raiseTrap(X, W, I, TrapKind::Unsupported, X.prog->messages[I.msg],
+              static_cast<uint32_t>(std::countr_zero(T.mask)));
+    return false;
+  }
+  return settle(X, W);
+}
+
+} // namespace
+
+bool initWarp(Exec &X, Warp &W, uint32_t Index, uint32_t Func) {
+  uint32_t Threads = X.block[0] * X.block[1] * X.block[2];
+  W.index = Index;
+  W.state = WarpState::Ready;
+  W.liveMask = 0;
+  for (unsigned L = 0; L < 32; ++L) {
+    uint32_t T = Index * 32 + L;
+    if (T < Threads)
+      W.liveMask |= 1u << L;
+    W.tid[L][0] = T % X.block[0];
+    W.tid[L][1] = T / X.block[0] % X.block[1];
+    W.tid[L][2] = T / (X.block[0] * X.block[1]);
+  }
+  W.regs.clear();
+  W.frames.clear();
+  W.stack.clear();
+  W.localTop = W.paramTop = 0;
+  DInstr Entry; // stands for the kernel's entry in a stack-overflow trap
+  Entry.line = X.prog->funcs[Func].line;
+  if (!pushFrame(X, W, Entry, Func, W.liveMask))
+    return false;
+  W.stack.push_back({X.prog->funcs[Func].entry, NoPc, W.liveMask, true});
+  return true;
+}
+
+void runWarp(Exec &X, Warp &W) {
+  const DInstr *Code = X.prog->code.data();
+  uint64_t *WC = X.warpCount.data();
+  uint64_t *TC = X.threadCount.data();
+  W.state = WarpState::Ready;
+  if (!settle(X, W))
+    return;
+  uint32_t Pc = W.stack.back().pc;
+  uint32_t Active = W.stack.back().mask;
+  uint32_t Rpc = W.stack.back().rpc;
+  for (;;) {
+    const DInstr &I = Code[Pc];
+    uint32_t M = Active;
+    if (I.guard >= 0)
+      M &= guardMask(W.base[BaseRegs] + I.guard, I.guardNeg);
+    ++WC[Pc];
+    TC[Pc] += M == ~0u ? 32 : static_cast<uint32_t>(std::popcount(M));
+    if (--X.budgetLeft == 0) {
+      raiseTrap(X, W, I, TrapKind::BudgetExceeded,
+                "instruction budget of " + std::to_string(X.budget) + " warp instructions exceeded",
+                static_cast<uint32_t>(std::countr_zero(Active)));
+      return;
+    }
+    if (I.flow == Flow::Next) [[likely]] {
+      if (I.readsClock)
+        fillSpecials(X, W, W.frames.back(), true);
+      if (M)
+        I.fn(X, W, I, M);
+      if (X.trap) [[unlikely]]
+        return;
+      if (++Pc != Rpc) [[likely]]
+        continue;
+      W.stack.back().pc = Pc;
+      if (!settle(X, W))
+        return;
+    } else {
+      W.stack.back().pc = Pc;
+      if (!control(X, W, I, Pc, M))
+        return;
+    }
+    Pc = W.stack.back().pc;
+    Active = W.stack.back().mask;
+    Rpc = W.stack.back().rpc;
+  }
+}
+
+} // namespace analyzer

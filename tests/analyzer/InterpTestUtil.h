@@ -1,0 +1,52 @@
+// Helpers for interpreter tests: parse + decode PTX text and run one launch on a fresh Device.
+#pragma once
+
+#include "analyzer/Interpreter.h"
+#include "analyzer/Program.h"
+#include "ptx/Parser.h"
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace interp_test {
+
+/// Parses and decodes `Text` as file "k.ptx"; fails the test on error.
+inline analyzer::Program decode(const std::string &Text) {
+  support::Expected<ptx::Module> M = ptx::parseModule(Text, "k.ptx");
+  if (!M)
+    FAIL("parse: " << M.error().str());
+  support::Expected<analyzer::Program> P = analyzer::decodeProgram(*M);
+  if (!P)
+    FAIL("decode: " << P.error().str());
+  return std::move(*P);
+}
+
+/// The standard PTX header for test modules.
+inline std::string module(const std::string &Body) {
+  return ".version 8.0\n.target sm_90\n.address_size 64\n\n" + Body;
+}
+
+template <class T> std::vector<T> readBuffer(analyzer::Device &D, const std::string &Name) {
+  const analyzer::Buffer *B = D.find(Name);
+  REQUIRE(B != nullptr);
+  std::vector<T> Out(B->bytes() / sizeof(T));
+  std::memcpy(Out.data(), B->data.data(), Out.size() * sizeof(T));
+  return Out;
+}
+
+template <class T>
+uint64_t makeBuffer(analyzer::Device &D, const std::string &Name, const std::vector<T> &Init) {
+  support::Expected<uint64_t> A = D.allocate(Name, Init.size() * sizeof(T));
+  REQUIRE(A);
+  std::memcpy(D.find(Name)->data.data(), Init.data(), Init.size() * sizeof(T));
+  return *A;
+}
+
+inline uint64_t cls(const analyzer::ClassArray &A, ptx::InstrClass C) {
+  return A[static_cast<size_t>(C)];
+}
+
+} // namespace interp_test

@@ -1,0 +1,181 @@
+// Launch manifests: field errors, the documented random generator, and an end-to-end run with an
+// output file.
+#include "analyzer/Manifest.h"
+
+#include <doctest/doctest.h>
+
+#include <bit>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using analyzer::BufferInit;
+
+namespace {
+
+std::string errorOf(const std::string &Json) {
+  support::Expected<analyzer::Manifest> M = analyzer::parseManifest(Json, "m.json");
+  REQUIRE(!M);
+  return M.error().str();
+}
+
+const char *SaxpyPtx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry saxpy(.param .u32 n, .param .f32 a, .param .u64 x, .param .u64 y)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .f32 %f<5>;
+  .reg .b64 %rd<8>;
+  ld.param.u32 %r1, [n];
+  ld.param.f32 %f1, [a];
+  ld.param.u64 %rd1, [x];
+  ld.param.u64 %rd2, [y];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  setp.ge.u32 %p1, %r5, %r1;
+  @%p1 bra DONE;
+  mul.wide.u32 %rd5, %r5, 4;
+  add.s64 %rd6, %rd1, %rd5;
+  add.s64 %rd7, %rd2, %rd5;
+  ld.global.f32 %f2, [%rd6];
+  ld.global.f32 %f3, [%rd7];
+  fma.rn.f32 %f4, %f1, %f2, %f3;
+  st.global.f32 [%rd7], %f4;
+DONE:
+  ret;
+}
+)";
+
+} // namespace
+
+TEST_CASE("manifest: malformed fields are named in the error") {
+  CHECK(errorOf("{") == "m.json: error: invalid JSON");
+  CHECK(errorOf(R"({"launches": []})") == "m.json: error: manifest: missing field 'ptx'");
+  CHECK(errorOf(R"({"ptx": "k.ptx", "launches": [{"kernel": "k", "grid": [0], "block": [1]}]})") ==
+        "m.json: error: launches[0].grid: expected 1 to 3 positive integers");
+  CHECK(errorOf(R"({"ptx": "k.ptx", "buffers": [{"name": "x", "bytes": 4,
+                   "init": {"random": "f8"}}], "launches": []})") ==
+        "m.json: error: buffers[0].init.random: unknown dtype 'f8' (expected f32, f64, f16, "
+        "bf16, s32, u32, s16, u16, s8 or u8)");
+  CHECK(errorOf(R"({"ptx": "k.ptx", "launches": [{"kernel": "k", "grid": [1], "block": [1],
+                   "args": [{"u8": 300}]}]})") ==
+        "m.json: error: launches[0].args[0].u8: 300 does not fit");
+  CHECK(errorOf(R"({"ptx": "k.ptx", "launches": [{"kernel": "k", "grid": [1], "block": [1],
+                   "args": [{"q32": 1}]}]})") ==
+        "m.json: error: launches[0].args[0]: unknown scalar type 'q32'");
+  CHECK(errorOf(R"({"ptx": "k.ptx", "launches": [{"grid": [1], "block": [1]}]})") ==
+        "m.json: error: launches[0]: missing field 'kernel'");
+}
+
+TEST_CASE("manifest: scalar arguments become little-endian bits of their PTX type") {
+  auto M = analyzer::parseManifest(R"({"ptx": ["k.ptx"], "launches": [{"kernel": "k",
+      "grid": [2, 3], "block": [64], "args": [{"s32": -2}, {"f32": 2.0}, {"u64": 7},
+      {"buffer": "x", "offset": 16}]}]})",
+                                   "/tmp/m.json");
+  REQUIRE(M);
+  const analyzer::LaunchSpec &L = M->launches[0];
+  CHECK(M->ptx[0] == "/tmp/k.ptx");
+  CHECK(L.grid == analyzer::Dim3{2, 3, 1});
+  CHECK(L.block == analyzer::Dim3{64, 1, 1});
+  CHECK(L.args[0].bits == 0xfffffffeu);
+  CHECK(L.args[1].bits == 0x40000000u);
+  CHECK(L.args[2].bits == 7);
+  CHECK(L.args[3].isBuffer);
+  CHECK(L.args[3].offset == 16);
+}
+
+TEST_CASE("manifest: random fills follow the documented splitmix64 rule bit for bit") {
+  // Reference values from docs/measure.md (ptxcast-measure fills buffers identically).
+  auto Fill = [](const char *Type, uint64_t Seed, double Min, double Max, uint64_t Bytes) {
+    BufferInit I;
+    I.kind = BufferInit::Kind::Random;
+    I.dtype = Type;
+    I.seed = Seed;
+    I.min = Min;
+    I.max = Max;
+    auto B = analyzer::randomBytes(I, Bytes);
+    REQUIRE(B);
+    return *B;
+  };
+  auto Word = [](const std::vector<uint8_t> &B, size_t K, size_t Size) {
+    uint64_t V = 0;
+    std::memcpy(&V, B.data() + K * Size, Size);
+    return V;
+  };
+  std::vector<uint8_t> F32 = Fill("f32", 7, -1, 1, 16);
+  CHECK(Word(F32, 0, 4) == 0xBE61A0F8u);
+  CHECK(Word(F32, 1, 4) == 0xBF776788u);
+  CHECK(Word(F32, 2, 4) == 0x3F4D3080u);
+  CHECK(Word(F32, 3, 4) == 0x3E29D758u);
+  std::vector<uint8_t> F16 = Fill("f16", 7, -1, 1, 8);
+  CHECK(Word(F16, 0, 2) == 0xB30Du);
+  CHECK(Word(F16, 1, 2) == 0xBBBBu);
+  CHECK(Word(F16, 2, 2) == 0x3A6Au);
+  CHECK(Word(F16, 3, 2) == 0x314Fu);
+  std::vector<uint8_t> S32 = Fill("s32", 0, -5, 5, 16);
+  CHECK(int32_t(Word(S32, 0, 4)) == -4);
+  CHECK(int32_t(Word(S32, 1, 4)) == 5);
+  CHECK(int32_t(Word(S32, 2, 4)) == -4);
+  CHECK(int32_t(Word(S32, 3, 4)) == -2);
+  std::vector<uint8_t> U8 = Fill("u8", 0, 0, 255, 3);
+  CHECK(U8 == std::vector<uint8_t>{0xAF, 0xF4, 0x4F});
+  BufferInit Odd;
+  Odd.kind = BufferInit::Kind::Random;
+  Odd.dtype = "f32";
+  CHECK(!analyzer::randomBytes(Odd, 6));
+}
+
+TEST_CASE("manifest: an end-to-end run writes its output atomically") {
+  fs::path Dir = fs::temp_directory_path() / "ptxcast_manifest_test";
+  fs::create_directories(Dir);
+  std::ofstream(Dir / "k.ptx") << SaxpyPtx;
+  std::vector<float> X(100);
+  for (int I = 0; I < 100; ++I)
+    X[I] = float(I);
+  std::ofstream(Dir / "x.bin", std::ios::binary)
+      .write(reinterpret_cast<const char *>(X.data()), 400);
+  std::ofstream(Dir / "m.json") << R"({"ptx": ["k.ptx"],
+    "buffers": [{"name": "x", "bytes": 400, "init": {"file": "x.bin"}},
+                {"name": "y", "bytes": 400, "init": "zero", "output": "y_out.bin"}],
+    "launches": [{"kernel": "saxpy", "grid": [2, 1, 1], "block": [64, 1, 1],
+                  "args": [{"u32": 100}, {"f32": 3.0}, {"buffer": "x"}, {"buffer": "y"}]},
+                 {"kernel": "saxpy", "grid": [1], "block": [32],
+                  "args": [{"u32": 10}, {"f32": 1.0}, {"buffer": "x"}, {"buffer": "y"}]}]})";
+  fs::remove(Dir / "y_out.bin");
+  auto M = analyzer::loadManifest((Dir / "m.json").string());
+  REQUIRE_MESSAGE(M, M.error().str());
+  auto R = analyzer::runManifest(*M);
+  REQUIRE_MESSAGE(R, R.error().str());
+  REQUIRE(R->launches.size() == 2);
+  CHECK(R->launches[0].ctasRun == 2);
+  CHECK(R->launches[1].kernel == "saxpy");
+  std::vector<float> Y(100);
+  std::ifstream(Dir / "y_out.bin", std::ios::binary).read(reinterpret_cast<char *>(Y.data()), 400);
+  for (int I = 0; I < 100; ++I)
+    CHECK(Y[I] == (I < 10 ? 4.0f * float(I) : 3.0f * float(I)));
+  CHECK(!fs::exists(Dir / "y_out.bin.tmp"));
+  fs::remove_all(Dir);
+}
+
+TEST_CASE("manifest: a trap in a launch is an error naming the launch") {
+  fs::path Dir = fs::temp_directory_path() / "ptxcast_manifest_trap";
+  fs::create_directories(Dir);
+  std::ofstream(Dir / "k.ptx") << SaxpyPtx;
+  std::ofstream(Dir / "m.json") << R"({"ptx": "k.ptx",
+    "buffers": [{"name": "x", "bytes": 16}, {"name": "y", "bytes": 16}],
+    "launches": [{"kernel": "saxpy", "grid": [1], "block": [32],
+                  "args": [{"u32": 5}, {"f32": 1.0}, {"buffer": "x"}, {"buffer": "y"}]}]})";
+  auto M = analyzer::loadManifest((Dir / "m.json").string());
+  REQUIRE(M);
+  auto R = analyzer::runManifest(*M);
+  REQUIRE(!R);
+  CHECK(R.error().message.starts_with("launches[0]: "));
+  CHECK(R.error().message.find("trap in kernel 'saxpy' (ctaid 0,0,0 tid 4,0,0): out-of-bounds "
+                               "global load of 4 bytes") != std::string::npos);
+  fs::remove_all(Dir);
+}
