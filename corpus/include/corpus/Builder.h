@@ -1,0 +1,59 @@
+// NetworkBuilder: a terse way to write networks layer by layer (used by the zoo and tests).
+// The first error is kept; later calls become no-ops returning InvalidLayer, and finish()
+// reports it, so a builder reads as straight-line code without error checks on every line.
+#pragma once
+
+#include "corpus/Network.h"
+
+#include <optional>
+
+namespace corpus {
+
+class NetworkBuilder {
+public:
+  explicit NetworkBuilder(std::string Name, DType Type = DType::F32) : Net(std::move(Name), Type) {}
+
+  /// An input of shape {N, C, H, W} (or any other shape).
+  LayerId input(Shape S, std::string Name = "input");
+  /// Adds any layer; an empty name becomes "<kind>_<index>".
+  LayerId add(LayerKind Kind, std::vector<LayerId> Inputs, LayerAttrs Attrs, std::string Name = "");
+
+  /// Square convolution with symmetric padding `Pad` (no bias unless asked).
+  LayerId conv(LayerId X, int64_t OutChannels, int64_t Kernel, int64_t Stride, int64_t Pad,
+               int64_t Groups = 1, bool Bias = false);
+  /// Square convolution with TensorFlow "SAME" padding (odd pixel after).
+  LayerId convSame(LayerId X, int64_t OutChannels, int64_t Kernel, int64_t Stride,
+                   int64_t Groups = 1, bool Bias = false);
+  LayerId dense(LayerId X, int64_t OutFeatures, bool Bias = true);
+  LayerId batchNorm(LayerId X, float Epsilon = 1e-5f);
+  LayerId activation(LayerId X, ActKind Kind, float Alpha = 0, float Beta = 0);
+  LayerId relu(LayerId X) { return activation(X, ActKind::Relu); }
+  LayerId relu6(LayerId X) { return activation(X, ActKind::Clip, 0.0f, 6.0f); }
+  LayerId swish(LayerId X) { return activation(X, ActKind::Swish); }
+  LayerId sigmoid(LayerId X) { return activation(X, ActKind::Sigmoid); }
+  LayerId addLayers(LayerId A, LayerId B);
+  LayerId mulLayers(LayerId A, LayerId B);
+  /// Square pooling window with symmetric padding.
+  LayerId maxPool(LayerId X, int64_t Kernel, int64_t Stride, int64_t Pad = 0);
+  /// Max pooling with TensorFlow "SAME" padding.
+  LayerId maxPoolSame(LayerId X, int64_t Kernel, int64_t Stride);
+  LayerId avgPool(LayerId X, int64_t Kernel, int64_t Stride, int64_t Pad = 0);
+  LayerId globalAvgPool(LayerId X);
+  LayerId flatten(LayerId X, int64_t Axis = 1);
+  LayerId softmax(LayerId X, int64_t Axis = -1);
+
+  /// Output shape of a layer (empty when Id is InvalidLayer).
+  Shape shape(LayerId Id) const;
+  /// Dimension 1 of a layer's output (0 when Id is InvalidLayer).
+  int64_t channels(LayerId Id) const;
+  bool failed() const { return Err.has_value(); }
+
+  /// The network, or the first error met while building it.
+  support::Expected<Network> finish();
+
+private:
+  Network Net;
+  std::optional<support::Error> Err;
+};
+
+} // namespace corpus

@@ -1,0 +1,200 @@
+// Kernel generators: CNN layers with fused epilogues -> LLVM IR (IRBuilder) -> O3 -> PTX (NVPTX).
+// Every kernel is specialised to its shapes (no scalar parameters); see docs/lowering.md.
+#pragma once
+
+#include "corpus/DType.h"
+#include "support/Expected.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace corpus {
+
+// DType (f32/f16) comes from corpus/DType.h, shared with the network IR.
+
+/// Activation functions. HardSigmoid is PyTorch's relu6(x + 3) / 6 (ONNX alpha = 1/6, beta = 0.5).
+enum class ActivationKind : uint8_t {
+  None,
+  Relu,
+  Relu6,
+  Sigmoid,
+  HardSigmoid,
+  HardSwish,
+  Swish,
+  Tanh
+};
+
+/// Where a residual tensor is added: before the activation (ResNet) or after it.
+enum class ResidualKind : uint8_t { None, BeforeActivation, AfterActivation };
+
+/// The elementwise tail fused into a kernel, applied to the f32 accumulator in this order:
+/// bias, batch norm, residual (before), activation, SE scale, residual (after).
+struct Epilogue {
+  bool bias = false;      ///< y += bias[c]
+  bool batchNorm = false; ///< y = y * bnScale[c] + bnShift[c] (inference BN folded per channel)
+  ResidualKind residual = ResidualKind::None; ///< y += residual[i], same shape as the output
+  ActivationKind activation = ActivationKind::None;
+  bool seScale = false; ///< y *= seScale[n * C + c] (squeeze-excitation channel scale)
+};
+
+/// How a convolution is lowered. Auto: Depthwise when groups == inChannels > 1; Gemm (tiled
+/// GEMM) for 1x1, stride 1, unpadded, ungrouped; ImplicitGemm (tiled GEMM over an on-the-fly
+/// im2col) for other ungrouped convolutions with at least 16 output channels; Direct otherwise.
+enum class ConvStrategy : uint8_t { Auto, Direct, Depthwise, Gemm, ImplicitGemm };
+
+/// 2-D convolution, NCHW input [batch, inChannels, inHeight, inWidth], OIHW weights
+/// [outChannels, inChannels / groups, kernelH, kernelW], NCHW output.
+struct ConvSpec {
+  uint32_t batch = 1;
+  uint32_t inChannels = 0, inHeight = 0, inWidth = 0;
+  uint32_t outChannels = 0;
+  uint32_t kernelH = 1, kernelW = 1;
+  uint32_t strideH = 1, strideW = 1;
+  uint32_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  uint32_t dilationH = 1, dilationW = 1;
+  uint32_t groups = 1;
+  DType dtype = DType::F32;
+  Epilogue epilogue;
+  ConvStrategy strategy = ConvStrategy::Auto;
+
+  uint32_t outHeight() const; ///< 0 when the window does not fit
+  uint32_t outWidth() const;
+};
+
+/// Dense (fully connected) layer: Y[r][o] = sum_i X[r][i] * W[o][i], X [rows, inFeatures],
+/// W [outFeatures, inFeatures] (ONNX Gemm with transB = 1), Y [rows, outFeatures]. The epilogue
+/// channel is o; seScale is not allowed. Fewer than 8 rows lower to a GEMV kernel, else to the
+/// tiled GEMM.
+struct GemmSpec {
+  uint32_t rows = 1, inFeatures = 0, outFeatures = 0;
+  DType dtype = DType::F32;
+  Epilogue epilogue;
+};
+
+enum class PoolKind : uint8_t { Max, Avg };
+
+/// Windowed pooling over NCHW. Max ignores padding; Avg divides by the window size including
+/// padding when countIncludePad, else by the number of in-bounds elements (ONNX default).
+struct PoolSpec {
+  PoolKind kind = PoolKind::Max;
+  uint32_t batch = 1, channels = 0, inHeight = 0, inWidth = 0;
+  uint32_t kernelH = 1, kernelW = 1;
+  uint32_t strideH = 1, strideW = 1;
+  uint32_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  bool countIncludePad = false;
+  /// Output size rounds up (ONNX ceil_mode = 1, PyTorch's rule: the last window must start inside
+  /// the input or its leading padding); windows hanging past the end ignore the missing rows.
+  /// Not combined with countIncludePad for Avg.
+  bool ceilMode = false;
+  DType dtype = DType::F32;
+
+  uint32_t outHeight() const;
+  uint32_t outWidth() const;
+};
+
+/// Global average pooling: [batch, channels, spatial] -> [batch, channels] (mean over spatial),
+/// a block reduction with warp shuffles. The epilogue's channel is c.
+struct ReduceSpec {
+  uint32_t batch = 1, channels = 0, spatial = 0;
+  DType dtype = DType::F32;
+  Epilogue epilogue;
+};
+
+enum class ElementwiseOp : uint8_t {
+  Add,           ///< out = a + b
+  Mul,           ///< out = a * b
+  ScaleChannels, ///< out = a * b[n * channels + c] (a is [batch, channels, spatial])
+  Activation     ///< out = act(a)
+};
+
+/// Standalone elementwise kernel over a [batch, channels, spatial] tensor; the activation is
+/// applied last for every op.
+struct ElementwiseSpec {
+  ElementwiseOp op = ElementwiseOp::Add;
+  uint32_t batch = 1, channels = 1, spatial = 0;
+  ActivationKind activation = ActivationKind::None;
+  DType dtype = DType::F32;
+};
+
+/// Softmax over the last (contiguous) axis of a [rows, cols] tensor, one block per row.
+struct SoftmaxSpec {
+  uint32_t rows = 1, cols = 0;
+  DType dtype = DType::F32;
+};
+
+/// What a kernel parameter points to. Parameters appear in this order (absent ones skipped):
+/// Input, Input2, Weight, Bias, BnScale, BnShift, SeScale, Residual, Output.
+enum class ParamRole : uint8_t {
+  Input,
+  Input2,
+  Weight,
+  Bias,
+  BnScale,
+  BnShift,
+  SeScale,
+  Residual,
+  Output
+};
+
+/// One kernel parameter: a global buffer of `elements` values of the launch's dtype.
+struct KernelParam {
+  ParamRole role = ParamRole::Input;
+  uint64_t elements = 0;
+};
+
+/// How to launch an emitted kernel. All parameters are buffers (no scalars: shapes are baked in).
+struct KernelLaunch {
+  std::string kernel; ///< the PTX entry name, stable for a spec (dedup key)
+  /// conv_direct, conv_depthwise, conv_gemm, conv_implicit_gemm, dense_gemm, dense_gemv,
+  /// pool_max, pool_avg, global_avg_pool, eltwise_{add,mul,scale_channels,activation}, softmax
+  std::string strategy;
+  std::array<uint32_t, 3> grid = {1, 1, 1};
+  std::array<uint32_t, 3> block = {1, 1, 1};
+  uint32_t sharedBytes = 0; ///< dynamic shared memory (always 0: tiles are static)
+  DType dtype = DType::F32;
+  std::vector<KernelParam> params;
+};
+
+/// Bytes of one element of `T`.
+uint32_t dtypeBytes(DType T);
+/// "relu", "hardswish", ...; "none" for None.
+const char *activationName(ActivationKind K);
+/// "input", "weight", "bn_scale", ...
+const char *paramRoleName(ParamRole R);
+
+/// Collects kernels into one LLVM module and emits it as PTX. A spec added twice yields the same
+/// launch and one kernel. Not thread-safe; one emitter per thread.
+class KernelEmitter {
+public:
+  KernelEmitter();
+  ~KernelEmitter();
+  KernelEmitter(KernelEmitter &&) noexcept;
+  KernelEmitter &operator=(KernelEmitter &&) noexcept;
+
+  /// Each adds (once) the kernel for a layer and returns its launch; malformed specs are errors.
+  support::Expected<KernelLaunch> add(const ConvSpec &S);
+  support::Expected<KernelLaunch> add(const GemmSpec &S);
+  support::Expected<KernelLaunch> add(const PoolSpec &S);
+  support::Expected<KernelLaunch> add(const ReduceSpec &S);
+  support::Expected<KernelLaunch> add(const ElementwiseSpec &S);
+  support::Expected<KernelLaunch> add(const SoftmaxSpec &S);
+
+  /// Number of distinct kernels in the module.
+  size_t kernelCount() const;
+  /// The unoptimised module as LLVM IR text.
+  std::string irText() const;
+  /// Runs LLVM's module verifier; an empty string when the module is well formed, else the report.
+  std::string verify() const;
+  /// Optimises a copy of the module with the O3 pipeline for `Arch` (sm_75, sm_80, sm_86, sm_87,
+  /// sm_89, sm_90) and returns the PTX text. The module itself is left unoptimised.
+  support::Expected<std::string> emitPtx(const std::string &Arch = "sm_90") const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> P;
+};
+
+} // namespace corpus

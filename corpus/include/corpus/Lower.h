@@ -1,0 +1,26 @@
+// The lowering driver: Network -> Workload. Each conv/dense layer becomes one kernel with its
+// elementwise tail fused (bias, folded batch-norm, residual add, activation); pooling, global
+// pooling, softmax and the remaining elementwise layers get their own kernels; flatten, reshape,
+// identity and a zero Pad feeding a convolution cost no launch. Kernels come from KernelGen.h.
+#pragma once
+
+#include "corpus/Network.h"
+#include "corpus/Workload.h"
+
+#include <string>
+
+namespace corpus {
+
+struct LowerOptions {
+  DType dtype = DType::F32;
+  std::string arch = "sm_90"; ///< sm_75, sm_80, sm_86, sm_87, sm_89, sm_90
+  uint64_t seed = 7;          ///< first seed of the random buffers (one per buffer, in order)
+  bool emitPtx = true;        ///< false: plan kernels and launches only (Workload::ptx empty)
+};
+
+/// Lowers a network (its batch and image size are those it was built or imported with). A layer
+/// the kernels cannot express is an Error naming it: `layer 'cat' (concat): not supported by
+/// the lowering`.
+support::Expected<Workload> lower(const Network &Net, const LowerOptions &Options = {});
+
+} // namespace corpus

@@ -1,0 +1,210 @@
+// The CNN network IR: a DAG of layers with NCHW shapes, per-layer parameter and MAC counts.
+//
+// Conventions (docs/zoo.md):
+// - Shapes are outermost first: {N, C, H, W} for images, {N, F} after Flatten.
+// - MACs (multiply-accumulates) are counted for the whole batch: conv =
+// N*Cout*Hout*Wout*(Cin/g)*kh*kw,
+//   dense = rows*in*out (rows = N for {N, F}). Batch-norm, activations, adds/muls, pooling, softmax
+//   and padding count no MACs.
+// - Parameters are the trainable ones (PyTorch's `sum(p.numel() for p in model.parameters())`):
+//   conv/dense weights and biases, batch-norm gamma and beta (2 per channel; the running mean and
+//   variance are statistics, not parameters), and constant operands of Add/Mul.
+#pragma once
+
+#include "corpus/DType.h"
+#include "support/Expected.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace corpus {
+
+/// "f32" or "f16".
+std::string_view dtypeString(DType Type);
+
+/// Tensor dimensions, outermost first.
+using Shape = std::vector<int64_t>;
+/// "[1,3,224,224]".
+std::string shapeStr(const Shape &S);
+/// Product of the dimensions (1 for a scalar).
+int64_t elementCount(const Shape &S);
+
+/// What a layer computes.
+enum class LayerKind {
+  Input,         ///< a network input; shape given at creation
+  Conv,          ///< 2-D convolution (grouped, strided, padded, dilated), NCHW
+  Dense,         ///< fully connected layer on the last dimension (Gemm / MatMul)
+  BatchNorm,     ///< per-channel (dim 1) affine normalisation
+  Activation,    ///< elementwise activation (ActKind)
+  Add,           ///< elementwise add with numpy broadcasting
+  Mul,           ///< elementwise multiply with numpy broadcasting
+  MaxPool,       ///< 2-D max pooling
+  AvgPool,       ///< 2-D average pooling
+  GlobalAvgPool, ///< mean over H and W: {N,C,H,W} -> {N,C,1,1}
+  Flatten,       ///< {d0..dk-1, dk..} -> {prod(d0..dk-1), prod(dk..)}
+  Reshape,       ///< reshape with ONNX rules (0 copies a dimension, -1 is inferred)
+  Concat,        ///< concatenation along an axis
+  Softmax,       ///< softmax along an axis
+  Pad,           ///< spatial padding of H and W
+  Identity,      ///< no-op (Dropout at inference, Identity)
+};
+/// "conv", "dense", ... (lower case).
+std::string_view layerKindName(LayerKind Kind);
+
+/// Elementwise activation functions.
+enum class ActKind {
+  Relu,        ///< max(x, 0)
+  Clip,        ///< min(max(x, alpha), beta); relu6 is Clip(0, 6)
+  Sigmoid,     ///< 1 / (1 + exp(-x))
+  HardSigmoid, ///< max(0, min(1, alpha*x + beta))
+  HardSwish,   ///< x * relu6(x + 3) / 6
+  Swish,       ///< x * sigmoid(x) (a.k.a. SiLU)
+  Tanh,        ///< tanh(x)
+};
+/// "relu", "clip", "sigmoid", ...
+std::string_view actKindName(ActKind Kind);
+
+struct InputAttrs {};
+
+/// 2-D convolution; weight shape {outChannels, Cin/groups, kernelH, kernelW}.
+struct ConvAttrs {
+  int64_t outChannels = 0;
+  int64_t kernelH = 1, kernelW = 1;
+  int64_t strideH = 1, strideW = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  int64_t dilationH = 1, dilationW = 1;
+  int64_t groups = 1;
+  bool bias = false;
+};
+
+/// Fully connected layer on the last dimension; weight shape {in, outFeatures}.
+struct DenseAttrs {
+  int64_t outFeatures = 0;
+  bool bias = true;
+};
+
+struct BatchNormAttrs {
+  float epsilon = 1e-5f;
+};
+
+struct ActivationAttrs {
+  ActKind kind = ActKind::Relu;
+  float alpha = 0; ///< Clip: lower bound; HardSigmoid: slope
+  float beta = 0;  ///< Clip: upper bound; HardSigmoid: offset
+};
+
+/// Add / Mul. With one input, the second operand is a constant tensor of shape `constant`
+/// (counted as parameters); with two inputs both operands are layers.
+struct EltwiseAttrs {
+  std::optional<Shape> constant;
+};
+
+/// MaxPool / AvgPool over H and W.
+struct PoolAttrs {
+  int64_t kernelH = 1, kernelW = 1;
+  int64_t strideH = 1, strideW = 1;
+  int64_t padTop = 0, padLeft = 0, padBottom = 0, padRight = 0;
+  bool ceilMode = false;
+  bool countIncludePad = false; ///< AvgPool: divide by the full window, padding included
+};
+
+struct GlobalPoolAttrs {};
+
+struct FlattenAttrs {
+  int64_t axis = 1;
+};
+
+/// ONNX Reshape rules: 0 copies the input dimension at that index, one -1 is inferred.
+struct ReshapeAttrs {
+  Shape target;
+};
+
+struct ConcatAttrs {
+  int64_t axis = 1; ///< negative counts from the end
+};
+
+struct SoftmaxAttrs {
+  int64_t axis = -1; ///< negative counts from the end
+};
+
+enum class PadMode { Constant, Reflect, Edge };
+
+/// Padding of H and W (N and C are never padded).
+struct PadAttrs {
+  int64_t top = 0, left = 0, bottom = 0, right = 0;
+  PadMode mode = PadMode::Constant;
+  float value = 0;
+};
+
+struct IdentityAttrs {};
+
+/// Attributes of a layer; the alternative must match the layer's kind (Add/Mul: EltwiseAttrs,
+/// MaxPool/AvgPool: PoolAttrs, GlobalAvgPool: GlobalPoolAttrs).
+using LayerAttrs = std::variant<InputAttrs, ConvAttrs, DenseAttrs, BatchNormAttrs, ActivationAttrs,
+                                EltwiseAttrs, PoolAttrs, GlobalPoolAttrs, FlattenAttrs,
+                                ReshapeAttrs, ConcatAttrs, SoftmaxAttrs, PadAttrs, IdentityAttrs>;
+
+/// Index of a layer in its Network (layers are stored in topological order).
+using LayerId = uint32_t;
+inline constexpr LayerId InvalidLayer = ~LayerId(0);
+
+/// One node of the DAG. `shape`, `params` and `macs` are computed by Network::add.
+struct Layer {
+  std::string name;
+  LayerKind kind = LayerKind::Input;
+  std::vector<LayerId> inputs;
+  LayerAttrs attrs;
+  Shape shape;        ///< output shape
+  int64_t params = 0; ///< trainable parameters
+  int64_t macs = 0;   ///< multiply-accumulates for the whole batch
+};
+
+/// A CNN as a DAG of layers in topological order (a layer's inputs precede it).
+class Network {
+public:
+  explicit Network(std::string Name = "", DType Type = DType::F32);
+
+  const std::string &name() const { return Name; }
+  DType dtype() const { return Type; }
+  void setDType(DType T) { Type = T; }
+
+  /// Adds a layer after checking its inputs and attributes and computing its output shape,
+  /// parameters and MACs. An inconsistent shape is an Error naming the layer, e.g.
+  /// `layer 'conv_3' (conv): input has 16 channels, not divisible by groups=3`.
+  support::Expected<LayerId> add(std::string LayerName, LayerKind Kind, std::vector<LayerId> Inputs,
+                                 LayerAttrs Attrs);
+  /// Adds an Input layer of the given shape (every dimension must be positive).
+  support::Expected<LayerId> addInput(std::string LayerName, Shape S);
+
+  const std::vector<Layer> &layers() const { return Layers; }
+  const Layer &layer(LayerId Id) const {
+    assert(Id < Layers.size() && "layer id out of range");
+    return Layers[Id];
+  }
+  size_t size() const { return Layers.size(); }
+  /// Layers that no other layer consumes, in order.
+  std::vector<LayerId> outputs() const;
+  /// Input layers, in order.
+  std::vector<LayerId> inputs() const;
+  /// Sums over all layers.
+  int64_t params() const;
+  int64_t macs() const;
+  /// Layers other than inputs (the "layers" figure `ptxcast zoo` reports).
+  size_t computeLayerCount() const;
+
+private:
+  std::string Name;
+  DType Type;
+  std::vector<Layer> Layers;
+};
+
+/// TensorFlow "SAME" padding for one spatial dimension: {before, after} such that
+/// out = ceil(In / Stride); the odd pixel goes after.
+std::pair<int64_t, int64_t> samePadding(int64_t In, int64_t Kernel, int64_t Stride,
+                                        int64_t Dilation = 1);
+
+} // namespace corpus

@@ -1,0 +1,29 @@
+// ONNX import: an ONNX model (with or without weights) -> Network, through libonnx's protobuf
+// classes and shape inference. Supported operators and limits: docs/onnx.md.
+#pragma once
+
+#include "corpus/Network.h"
+
+#include <string>
+#include <string_view>
+
+namespace corpus {
+
+struct OnnxImportOptions {
+  /// Value of a graph input's symbolic or unknown first dimension (a dynamic batch).
+  int64_t batch = 1;
+  DType dtype = DType::F32;
+  /// Fuse Sigmoid(x)*x into one Swish activation and HardSigmoid(x; 1/6, 1/2)*x into HardSwish.
+  bool fuseSwish = true;
+};
+
+/// Imports a serialized ModelProto. `FileName` prefixes diagnostics:
+/// `model.onnx: error: node 'conv_7' (LSTM): unsupported operator`.
+support::Expected<Network> importOnnx(std::string_view Bytes, const std::string &FileName,
+                                      const OnnxImportOptions &Options = {});
+
+/// Reads and imports an ONNX file; an unreadable file is an Error too.
+support::Expected<Network> importOnnxFile(const std::string &Path,
+                                          const OnnxImportOptions &Options = {});
+
+} // namespace corpus

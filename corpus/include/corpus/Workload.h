@@ -1,0 +1,66 @@
+// A lowered network: PTX module text plus a launch manifest (buffers and launches in execution
+// order) in the format the analyzer and ptxcast-measure read (docs/lowering.md, "Manifest").
+#pragma once
+
+#include "corpus/DType.h"
+#include "support/Expected.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace corpus {
+
+/// A device buffer: zero-filled (activations) or seeded random (inputs and weights).
+struct WorkloadBuffer {
+  std::string name;
+  uint64_t bytes = 0;
+  bool random = false; ///< else zero-filled
+  uint64_t seed = 0;
+  double min = 0, max = 0; ///< random range (values of the workload's dtype)
+};
+
+/// A kernel argument: a buffer (kernels generated here take no scalars).
+struct WorkloadArg {
+  std::string buffer;
+  uint64_t offset = 0;
+};
+
+/// One kernel launch and the network layers it computes.
+struct WorkloadLaunch {
+  std::string kernel;
+  std::string strategy; ///< "conv_direct", "dense_gemm", ... (KernelLaunch::strategy)
+  std::array<uint32_t, 3> grid = {1, 1, 1};
+  std::array<uint32_t, 3> block = {1, 1, 1};
+  uint32_t sharedBytes = 0;
+  std::vector<WorkloadArg> args;
+  std::vector<std::string> layers; ///< the layer and the layers fused into it, in order
+  int64_t macs = 0;                ///< MACs of those layers
+};
+
+struct Workload {
+  std::string network;
+  std::string arch;
+  DType dtype = DType::F32;
+  std::vector<std::string> ptx; ///< module texts, written as kernels[_N].ptx
+  std::vector<WorkloadBuffer> buffers;
+  std::vector<WorkloadLaunch> launches;
+  size_t kernelCount = 0; ///< distinct kernels (identical layer shapes share one)
+};
+
+/// File names the PTX modules get: "kernels.ptx", or "kernels_0.ptx", ... when several.
+std::vector<std::string> ptxFileNames(const Workload &W);
+
+/// The launch manifest: {"ptx": [...], "buffers": [...], "launches": [...]}, paths relative.
+std::string manifestJson(const Workload &W);
+
+/// Per-launch metadata the manifest has no room for (layers, strategy, MACs) plus totals.
+std::string workloadJson(const Workload &W);
+
+/// Writes DIR/manifest.json, DIR/workload.json and the PTX files atomically: everything goes to a
+/// fresh sibling directory that replaces DIR by rename (an existing DIR is replaced).
+std::optional<support::Error> writeWorkload(const Workload &W, const std::string &Dir);
+
+} // namespace corpus

@@ -1,0 +1,417 @@
+// The lowering driver: walks a Network in order, fuses each conv/dense layer's elementwise tail
+// into one kernel, and collects kernels, buffers and launches into a Workload.
+#include "corpus/Lower.h"
+
+#include "corpus/KernelGen.h"
+
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace corpus {
+namespace {
+
+/// Buffers a launch reads, by parameter role (the output is created by emit()).
+using RoleBuffers = std::map<ParamRole, std::string>;
+
+/// A layer's elementwise tail fused into its kernel.
+struct Tail {
+  Epilogue epilogue;
+  std::string residual;        ///< residual buffer, when epilogue.residual != None
+  std::vector<LayerId> layers; ///< the fused layers, in order (head excluded)
+  LayerId last = InvalidLayer; ///< the layer whose output the kernel writes
+};
+
+std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
+  switch (A.kind) {
+  case ActKind::Relu:
+    return ActivationKind::Relu;
+  case ActKind::Sigmoid:
+    return ActivationKind::Sigmoid;
+  case ActKind::HardSwish:
+    return ActivationKind::HardSwish;
+  case ActKind::Swish:
+    return ActivationKind::Swish;
+  case ActKind::Tanh:
+    return ActivationKind::Tanh;
+  case ActKind::Clip:
+    if (A.alpha == 0.0f && A.beta == 6.0f)
+      return ActivationKind::Relu6;
+    if (A.alpha == 0.0f && std::isinf(A.beta) && A.beta > 0)
+      return ActivationKind::Relu;
+    return std::nullopt;
+  case ActKind::HardSigmoid:
+    if (std::fabs(A.alpha - 1.0f / 6.0f) < 1e-6f && std::fabs(A.beta - 0.5f) < 1e-6f)
+      return ActivationKind::HardSigmoid;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+uint32_t u32(int64_t V) { return static_cast<uint32_t>(V); }
+
+class Lowerer {
+public:
+  Lowerer(const Network &Net, const LowerOptions &O)
+      : Net(Net), O(O), Consumers(Net.size()), BufferOf(Net.size()) {
+    for (const Layer &L : Net.layers())
+      for (LayerId In : L.inputs)
+        Consumers[In].push_back(static_cast<LayerId>(&L - Net.layers().data()));
+  }
+
+  support::Expected<Workload> run();
+
+private:
+  support::Error error(LayerId Id, const std::string &Message) const {
+    const Layer &L = Net.layer(Id);
+    return support::Error("layer '" + L.name + "' (" + std::string(layerKindName(L.kind)) +
+                          "): " + Message);
+  }
+  /// The only consumer of a layer that is not a network output, else InvalidLayer.
+  LayerId sole(LayerId Id) const {
+    return Consumers[Id].size() == 1 ? Consumers[Id][0] : InvalidLayer;
+  }
+  std::string newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range);
+  Tail fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const;
+  std::optional<support::Error> emit(LayerId Head, support::Expected<KernelLaunch> K,
+                                     RoleBuffers In, const Tail &T, int64_t FanIn);
+  std::optional<support::Error> lowerLayer(LayerId Id);
+  std::optional<support::Error> lowerConv(LayerId Id);
+  std::optional<support::Error> lowerDense(LayerId Id);
+  std::optional<support::Error> lowerPool(LayerId Id);
+  std::optional<support::Error> lowerGlobalPool(LayerId Id);
+  std::optional<support::Error> lowerElementwise(LayerId Id);
+  std::optional<support::Error> lowerSoftmax(LayerId Id);
+  std::optional<support::Error> lowerPad(LayerId Id);
+
+  const Network &Net;
+  LowerOptions O;
+  KernelEmitter Emitter;
+  Workload W;
+  std::vector<std::vector<LayerId>> Consumers;
+  std::vector<std::string> BufferOf;   ///< activation buffer holding each layer's output
+  std::set<LayerId> Fused;             ///< layers computed inside an earlier kernel
+  std::map<LayerId, PadAttrs> PadInto; ///< conv -> zero padding folded into it
+  std::set<std::string> Names;
+};
+
+std::string Lowerer::newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range) {
+  std::string Name;
+  for (char C : Base)
+    Name +=
+        std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '.' || C == '-' ? C : '_';
+  std::string Unique = Name;
+  for (int I = 2; Names.count(Unique); ++I)
+    Unique = Name + "_" + std::to_string(I);
+  Names.insert(Unique);
+  WorkloadBuffer B;
+  B.name = Unique;
+  B.bytes = Bytes;
+  B.random = Random;
+  if (Random) {
+    B.seed = O.seed + W.buffers.size();
+    B.min = -Range;
+    B.max = Range;
+  }
+  W.buffers.push_back(B);
+  return Unique;
+}
+
+Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const {
+  Tail T;
+  LayerId Cur = Head;
+  auto Take = [&](LayerId Next) {
+    T.layers.push_back(Next);
+    Cur = Next;
+  };
+  auto ResidualOf = [&](LayerId Next) -> std::string {
+    const Layer &A = Net.layer(Next);
+    if (!AllowResidual || A.kind != LayerKind::Add || A.inputs.size() != 2)
+      return "";
+    LayerId Other = A.inputs[0] == Cur ? A.inputs[1] : A.inputs[0];
+    if (Other == Cur || Net.layer(Other).shape != A.shape || Net.layer(Cur).shape != A.shape)
+      return "";
+    return BufferOf[Other]; // empty when not computed yet
+  };
+  if (LayerId N = sole(Cur);
+      AllowBn && N != InvalidLayer && Net.layer(N).kind == LayerKind::BatchNorm) {
+    T.epilogue.batchNorm = true;
+    Take(N);
+  }
+  if (LayerId N = sole(Cur); N != InvalidLayer) {
+    if (std::string R = ResidualOf(N); !R.empty()) {
+      T.epilogue.residual = ResidualKind::BeforeActivation;
+      T.residual = R;
+      Take(N);
+    }
+  }
+  if (LayerId N = sole(Cur); N != InvalidLayer && Net.layer(N).kind == LayerKind::Activation) {
+    if (auto K = kernelActivation(std::get<ActivationAttrs>(Net.layer(N).attrs))) {
+      T.epilogue.activation = *K;
+      Take(N);
+    }
+  }
+  if (LayerId N = sole(Cur); N != InvalidLayer && T.epilogue.residual == ResidualKind::None) {
+    if (std::string R = ResidualOf(N); !R.empty()) {
+      T.epilogue.residual = ResidualKind::AfterActivation;
+      T.residual = R;
+      Take(N);
+    }
+  }
+  T.last = Cur;
+  return T;
+}
+
+std::optional<support::Error> Lowerer::emit(LayerId Head, support::Expected<KernelLaunch> K,
+                                            RoleBuffers In, const Tail &T, int64_t FanIn) {
+  if (!K)
+    return error(Head, K.error().message);
+  const uint64_t Elem = dtypeBytes(O.dtype);
+  const Layer &Out = Net.layer(T.last);
+  std::string OutBuf =
+      newBuffer(Out.name + ".out", static_cast<uint64_t>(elementCount(Out.shape)) * Elem, false, 0);
+  if (!T.residual.empty())
+    In[ParamRole::Residual] = T.residual;
+  WorkloadLaunch L;
+  L.kernel = K->kernel;
+  L.strategy = K->strategy;
+  L.grid = K->grid;
+  L.block = K->block;
+  L.sharedBytes = K->sharedBytes;
+  const std::string &HeadName = Net.layer(Head).name;
+  for (const KernelParam &P : K->params) {
+    std::string Buf;
+    if (P.role == ParamRole::Output) {
+      Buf = OutBuf;
+    } else if (auto It = In.find(P.role); It != In.end()) {
+      Buf = It->second;
+    } else { // weights: seeded random, fan-in scaled (variance 1 / fan-in) or near 1 for BN
+      bool Scale = P.role == ParamRole::BnScale;
+      double Range = P.role == ParamRole::Weight ? std::sqrt(3.0 / std::max<int64_t>(FanIn, 1))
+                     : Scale                     ? 0.5
+                                                 : 0.1;
+      Buf = newBuffer(HeadName + "." + paramRoleName(P.role), P.elements * Elem, true, Range);
+      if (Scale) { // BN scale in [0.5, 1.5]
+        W.buffers.back().min = 0.5;
+        W.buffers.back().max = 1.5;
+      }
+    }
+    L.args.push_back({Buf, 0});
+  }
+  L.layers.push_back(HeadName);
+  L.macs = Net.layer(Head).macs;
+  BufferOf[Head] = OutBuf;
+  for (LayerId F : T.layers) {
+    L.layers.push_back(Net.layer(F).name);
+    L.macs += Net.layer(F).macs;
+    Fused.insert(F);
+    BufferOf[F] = OutBuf;
+  }
+  W.launches.push_back(std::move(L));
+  return std::nullopt;
+}
+
+std::optional<support::Error> Lowerer::lowerConv(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const auto &A = std::get<ConvAttrs>(L.attrs);
+  LayerId In = L.inputs[0];
+  Shape X = Net.layer(In).shape;
+  ConvSpec S;
+  if (auto P = PadInto.find(Id); P != PadInto.end()) { // input is the folded Pad's input
+    X = Net.layer(Net.layer(In).inputs[0]).shape;
+    S.padTop = u32(P->second.top), S.padLeft = u32(P->second.left);
+    S.padBottom = u32(P->second.bottom), S.padRight = u32(P->second.right);
+  }
+  S.batch = u32(X[0]), S.inChannels = u32(X[1]), S.inHeight = u32(X[2]), S.inWidth = u32(X[3]);
+  S.outChannels = u32(A.outChannels);
+  S.kernelH = u32(A.kernelH), S.kernelW = u32(A.kernelW);
+  S.strideH = u32(A.strideH), S.strideW = u32(A.strideW);
+  S.padTop += u32(A.padTop), S.padLeft += u32(A.padLeft);
+  S.padBottom += u32(A.padBottom), S.padRight += u32(A.padRight);
+  S.dilationH = u32(A.dilationH), S.dilationW = u32(A.dilationW);
+  S.groups = u32(A.groups);
+  S.dtype = O.dtype;
+  Tail T = fuseTail(Id, true, true);
+  S.epilogue = T.epilogue;
+  S.epilogue.bias = A.bias;
+  int64_t FanIn = X[1] / A.groups * A.kernelH * A.kernelW;
+  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[In]}}, T, FanIn);
+}
+
+std::optional<support::Error> Lowerer::lowerDense(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const Shape &X = Net.layer(L.inputs[0]).shape;
+  GemmSpec S;
+  S.inFeatures = u32(X.back());
+  S.rows = u32(elementCount(X) / X.back());
+  S.outFeatures = u32(std::get<DenseAttrs>(L.attrs).outFeatures);
+  S.dtype = O.dtype;
+  Tail T = fuseTail(Id, true, true);
+  S.epilogue = T.epilogue;
+  S.epilogue.bias = std::get<DenseAttrs>(L.attrs).bias;
+  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, X.back());
+}
+
+std::optional<support::Error> Lowerer::lowerPool(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const auto &A = std::get<PoolAttrs>(L.attrs);
+  const Shape &X = Net.layer(L.inputs[0]).shape;
+  PoolSpec S;
+  S.kind = L.kind == LayerKind::MaxPool ? PoolKind::Max : PoolKind::Avg;
+  S.batch = u32(X[0]), S.channels = u32(X[1]), S.inHeight = u32(X[2]), S.inWidth = u32(X[3]);
+  S.kernelH = u32(A.kernelH), S.kernelW = u32(A.kernelW);
+  S.strideH = u32(A.strideH), S.strideW = u32(A.strideW);
+  S.padTop = u32(A.padTop), S.padLeft = u32(A.padLeft);
+  S.padBottom = u32(A.padBottom), S.padRight = u32(A.padRight);
+  S.countIncludePad = A.countIncludePad;
+  S.dtype = O.dtype;
+  if (S.outHeight() != L.shape[2] || S.outWidth() != L.shape[3])
+    return error(Id, "ceil-mode pooling is not supported by the lowering");
+  Tail T;
+  T.last = Id;
+  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
+}
+
+std::optional<support::Error> Lowerer::lowerGlobalPool(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const Shape &X = Net.layer(L.inputs[0]).shape;
+  ReduceSpec S;
+  S.batch = u32(X[0]), S.channels = u32(X[1]);
+  S.spatial = u32(elementCount(X) / (X[0] * X[1]));
+  S.dtype = O.dtype;
+  Tail T = fuseTail(Id, false, false);
+  S.epilogue = T.epilogue;
+  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
+}
+
+std::optional<support::Error> Lowerer::lowerElementwise(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  if (L.kind != LayerKind::Activation && std::get<EltwiseAttrs>(L.attrs).constant)
+    return error(Id, "a constant operand is not supported by the lowering");
+  ElementwiseSpec S;
+  S.dtype = O.dtype;
+  const Shape &Y = L.shape;
+  S.batch = u32(Y[0]);
+  S.channels = Y.size() > 1 ? u32(Y[1]) : 1;
+  S.spatial = u32(elementCount(Y) / (int64_t(S.batch) * S.channels));
+  RoleBuffers In{{ParamRole::Input, BufferOf[L.inputs[0]]}};
+  Tail T;
+  if (L.kind == LayerKind::Activation) {
+    auto K = kernelActivation(std::get<ActivationAttrs>(L.attrs));
+    if (!K)
+      return error(Id, "this activation's parameters are not supported by the lowering");
+    S.op = ElementwiseOp::Activation;
+    S.activation = *K;
+    T.last = Id;
+    return emit(Id, Emitter.add(S), In, T, 0);
+  }
+  LayerId A = L.inputs[0], B = L.inputs[1];
+  if (Net.layer(A).shape != Y) // the full-size operand goes first
+    std::swap(A, B);
+  const Shape &SB = Net.layer(B).shape;
+  if (Net.layer(A).shape != Y)
+    return error(Id, "broadcasting both operands is not supported by the lowering");
+  if (SB == Y)
+    S.op = L.kind == LayerKind::Add ? ElementwiseOp::Add : ElementwiseOp::Mul;
+  else if (L.kind == LayerKind::Mul && Y.size() == 4 && SB == Shape{Y[0], Y[1], 1, 1})
+    S.op = ElementwiseOp::ScaleChannels;
+  else
+    return error(Id, "broadcast " + shapeStr(SB) + " is not supported by the lowering");
+  In = {{ParamRole::Input, BufferOf[A]}, {ParamRole::Input2, BufferOf[B]}};
+  T = fuseTail(Id, false, false);
+  S.activation = T.epilogue.activation;
+  return emit(Id, Emitter.add(S), In, T, 0);
+}
+
+std::optional<support::Error> Lowerer::lowerSoftmax(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  int64_t Axis = std::get<SoftmaxAttrs>(L.attrs).axis;
+  int64_t Rank = static_cast<int64_t>(L.shape.size());
+  if (Axis != -1 && Axis != Rank - 1)
+    return error(Id, "softmax over a dimension other than the last is not supported");
+  SoftmaxSpec S;
+  S.cols = u32(L.shape.back());
+  S.rows = u32(elementCount(L.shape) / L.shape.back());
+  S.dtype = O.dtype;
+  Tail T;
+  T.last = Id;
+  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
+}
+
+std::optional<support::Error> Lowerer::lowerPad(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const auto &P = std::get<PadAttrs>(L.attrs);
+  LayerId C = sole(Id);
+  if (C == InvalidLayer || Net.layer(C).kind != LayerKind::Conv || P.mode != PadMode::Constant ||
+      P.value != 0.0f)
+    return error(Id, "only zero padding feeding a convolution is supported by the lowering");
+  PadInto[C] = P;
+  BufferOf[Id] = BufferOf[L.inputs[0]];
+  return std::nullopt;
+}
+
+std::optional<support::Error> Lowerer::lowerLayer(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  switch (L.kind) {
+  case LayerKind::Input:
+    BufferOf[Id] = newBuffer(
+        L.name, static_cast<uint64_t>(elementCount(L.shape)) * dtypeBytes(O.dtype), true, 1.0);
+    return std::nullopt;
+  case LayerKind::Conv:
+    return lowerConv(Id);
+  case LayerKind::Dense:
+    return lowerDense(Id);
+  case LayerKind::MaxPool:
+  case LayerKind::AvgPool:
+    return lowerPool(Id);
+  case LayerKind::GlobalAvgPool:
+    return lowerGlobalPool(Id);
+  case LayerKind::Activation:
+  case LayerKind::Add:
+  case LayerKind::Mul:
+    return lowerElementwise(Id);
+  case LayerKind::Softmax:
+    return lowerSoftmax(Id);
+  case LayerKind::Pad:
+    return lowerPad(Id);
+  case LayerKind::Flatten:
+  case LayerKind::Reshape:
+  case LayerKind::Identity: // same bytes, new shape: no kernel
+    BufferOf[Id] = BufferOf[L.inputs[0]];
+    return std::nullopt;
+  case LayerKind::BatchNorm:
+    return error(Id, "batch-norm not following a convolution or dense layer is not supported by "
+                     "the lowering");
+  case LayerKind::Concat:
+    return error(Id, "not supported by the lowering");
+  }
+  return error(Id, "not supported by the lowering");
+}
+
+support::Expected<Workload> Lowerer::run() {
+  W.network = Net.name();
+  W.arch = O.arch;
+  W.dtype = O.dtype;
+  for (LayerId Id = 0; Id < Net.size(); ++Id)
+    if (!Fused.count(Id))
+      if (auto E = lowerLayer(Id))
+        return *E;
+  if (O.emitPtx) {
+    auto Ptx = Emitter.emitPtx(O.arch);
+    if (!Ptx)
+      return Ptx.error();
+    W.ptx.push_back(std::move(*Ptx));
+  }
+  W.kernelCount = Emitter.kernelCount();
+  return std::move(W);
+}
+
+} // namespace
+
+support::Expected<Workload> lower(const Network &Net, const LowerOptions &Options) {
+  Lowerer L(Net, Options);
+  return L.run();
+}
+
+} // namespace corpus

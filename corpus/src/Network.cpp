@@ -1,0 +1,471 @@
+// Network IR: adding layers with shape propagation, parameter and MAC counting.
+#include "corpus/Network.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace corpus {
+
+std::string_view dtypeString(DType Type) { return Type == DType::F16 ? "f16" : "f32"; }
+
+std::string shapeStr(const Shape &S) {
+  std::string R = "[";
+  for (size_t I = 0; I < S.size(); ++I) {
+    if (I)
+      R += ',';
+    R += std::to_string(S[I]);
+  }
+  return R + "]";
+}
+
+int64_t elementCount(const Shape &S) {
+  int64_t N = 1;
+  for (int64_t D : S)
+    N *= D;
+  return N;
+}
+
+std::string_view layerKindName(LayerKind Kind) {
+  switch (Kind) {
+  case LayerKind::Input:
+    return "input";
+  case LayerKind::Conv:
+    return "conv";
+  case LayerKind::Dense:
+    return "dense";
+  case LayerKind::BatchNorm:
+    return "batchnorm";
+  case LayerKind::Activation:
+    return "activation";
+  case LayerKind::Add:
+    return "add";
+  case LayerKind::Mul:
+    return "mul";
+  case LayerKind::MaxPool:
+    return "maxpool";
+  case LayerKind::AvgPool:
+    return "avgpool";
+  case LayerKind::GlobalAvgPool:
+    return "globalavgpool";
+  case LayerKind::Flatten:
+    return "flatten";
+  case LayerKind::Reshape:
+    return "reshape";
+  case LayerKind::Concat:
+    return "concat";
+  case LayerKind::Softmax:
+    return "softmax";
+  case LayerKind::Pad:
+    return "pad";
+  case LayerKind::Identity:
+    return "identity";
+  }
+  return "?";
+}
+
+std::string_view actKindName(ActKind Kind) {
+  switch (Kind) {
+  case ActKind::Relu:
+    return "relu";
+  case ActKind::Clip:
+    return "clip";
+  case ActKind::Sigmoid:
+    return "sigmoid";
+  case ActKind::HardSigmoid:
+    return "hardsigmoid";
+  case ActKind::HardSwish:
+    return "hardswish";
+  case ActKind::Swish:
+    return "swish";
+  case ActKind::Tanh:
+    return "tanh";
+  }
+  return "?";
+}
+
+std::pair<int64_t, int64_t> samePadding(int64_t In, int64_t Kernel, int64_t Stride,
+                                        int64_t Dilation) {
+  int64_t Out = (In + Stride - 1) / Stride;
+  int64_t Effective = Dilation * (Kernel - 1) + 1;
+  int64_t Total = std::max<int64_t>((Out - 1) * Stride + Effective - In, 0);
+  return {Total / 2, Total - Total / 2};
+}
+
+namespace {
+
+/// Output shape, parameters and MACs of one layer, or an error message (without the layer name).
+struct LayerResult {
+  Shape shape;
+  int64_t params = 0;
+  int64_t macs = 0;
+  std::string error;
+};
+
+LayerResult fail(std::string Message) {
+  LayerResult R;
+  R.error = std::move(Message);
+  return R;
+}
+
+std::string str(int64_t V) { return std::to_string(V); }
+
+/// Inputs' shapes, in order.
+using InShapes = std::vector<const Shape *>;
+
+LayerResult needRank4(const Shape &S) {
+  if (S.size() != 4)
+    return fail("expects a 4-d NCHW input, got " + shapeStr(S));
+  return {};
+}
+
+/// Output extent of a sliding window; 0 or less means the window does not fit.
+int64_t windowOut(int64_t In, int64_t PadBefore, int64_t PadAfter, int64_t Kernel, int64_t Stride,
+                  int64_t Dilation, bool Ceil) {
+  int64_t Span = In + PadBefore + PadAfter - Dilation * (Kernel - 1) - 1;
+  if (Span < 0)
+    return 0;
+  int64_t Out = (Ceil ? (Span + Stride - 1) / Stride : Span / Stride) + 1;
+  // A ceil-mode window must start inside the input or its leading padding (PyTorch, ONNX).
+  if (Ceil && (Out - 1) * Stride >= In + PadBefore)
+    --Out;
+  return Out;
+}
+
+LayerResult inferConv(const InShapes &In, const ConvAttrs &A) {
+  const Shape &X = *In[0];
+  if (auto R = needRank4(X); !R.error.empty())
+    return R;
+  if (A.outChannels <= 0 || A.kernelH <= 0 || A.kernelW <= 0 || A.strideH <= 0 || A.strideW <= 0 ||
+      A.dilationH <= 0 || A.dilationW <= 0 || A.groups <= 0)
+    return fail("sizes, strides, dilations and groups must be positive");
+  if (A.padTop < 0 || A.padLeft < 0 || A.padBottom < 0 || A.padRight < 0)
+    return fail("negative padding");
+  int64_t Cin = X[1];
+  if (Cin % A.groups != 0)
+    return fail("input has " + str(Cin) + " channels, not divisible by groups=" + str(A.groups));
+  if (A.outChannels % A.groups != 0)
+    return fail(str(A.outChannels) + " output channels, not divisible by groups=" + str(A.groups));
+  int64_t Ho = windowOut(X[2], A.padTop, A.padBottom, A.kernelH, A.strideH, A.dilationH, false);
+  int64_t Wo = windowOut(X[3], A.padLeft, A.padRight, A.kernelW, A.strideW, A.dilationW, false);
+  if (Ho <= 0 || Wo <= 0)
+    return fail(str(A.kernelH) + "x" + str(A.kernelW) + " kernel does not fit input " +
+                shapeStr(X));
+  LayerResult R;
+  R.shape = {X[0], A.outChannels, Ho, Wo};
+  int64_t PerOutput = (Cin / A.groups) * A.kernelH * A.kernelW;
+  R.params = A.outChannels * PerOutput + (A.bias ? A.outChannels : 0);
+  R.macs = X[0] * A.outChannels * Ho * Wo * PerOutput;
+  return R;
+}
+
+LayerResult inferDense(const InShapes &In, const DenseAttrs &A) {
+  const Shape &X = *In[0];
+  if (X.size() < 2)
+    return fail("expects an input of rank 2 or more, got " + shapeStr(X));
+  if (A.outFeatures <= 0)
+    return fail("output features must be positive");
+  int64_t Features = X.back();
+  LayerResult R;
+  R.shape = X;
+  R.shape.back() = A.outFeatures;
+  R.params = Features * A.outFeatures + (A.bias ? A.outFeatures : 0);
+  R.macs = elementCount(X) / Features * Features * A.outFeatures;
+  return R;
+}
+
+/// Numpy multidirectional broadcasting.
+LayerResult broadcast(const Shape &A, const Shape &B) {
+  size_t Rank = std::max(A.size(), B.size());
+  LayerResult R;
+  R.shape.assign(Rank, 1);
+  for (size_t I = 0; I < Rank; ++I) {
+    int64_t DA = I < Rank - A.size() ? 1 : A[I - (Rank - A.size())];
+    int64_t DB = I < Rank - B.size() ? 1 : B[I - (Rank - B.size())];
+    if (DA != DB && DA != 1 && DB != 1)
+      return fail("shapes " + shapeStr(A) + " and " + shapeStr(B) + " do not broadcast");
+    R.shape[I] = DA == 1 ? DB : DA;
+  }
+  return R;
+}
+
+LayerResult inferEltwise(const InShapes &In, const EltwiseAttrs &A) {
+  if (A.constant && In.size() != 1)
+    return fail("expects one input besides its constant operand, got " + str(In.size()));
+  if (!A.constant && In.size() != 2)
+    return fail("expects two inputs, got " + str(In.size()));
+  const Shape &Other = A.constant ? *A.constant : *In[1];
+  LayerResult R = broadcast(*In[0], Other);
+  if (A.constant)
+    R.params = elementCount(*A.constant);
+  return R;
+}
+
+LayerResult inferPool(const InShapes &In, const PoolAttrs &A) {
+  const Shape &X = *In[0];
+  if (auto R = needRank4(X); !R.error.empty())
+    return R;
+  if (A.kernelH <= 0 || A.kernelW <= 0 || A.strideH <= 0 || A.strideW <= 0)
+    return fail("kernel and strides must be positive");
+  if (A.padTop < 0 || A.padLeft < 0 || A.padBottom < 0 || A.padRight < 0)
+    return fail("negative padding");
+  if (A.padTop >= A.kernelH || A.padBottom >= A.kernelH || A.padLeft >= A.kernelW ||
+      A.padRight >= A.kernelW)
+    return fail("padding must be smaller than the pooling window");
+  int64_t Ho = windowOut(X[2], A.padTop, A.padBottom, A.kernelH, A.strideH, 1, A.ceilMode);
+  int64_t Wo = windowOut(X[3], A.padLeft, A.padRight, A.kernelW, A.strideW, 1, A.ceilMode);
+  if (Ho <= 0 || Wo <= 0)
+    return fail(str(A.kernelH) + "x" + str(A.kernelW) + " window does not fit input " +
+                shapeStr(X));
+  LayerResult R;
+  R.shape = {X[0], X[1], Ho, Wo};
+  return R;
+}
+
+/// Resolves a possibly negative axis against a rank; -1 when out of range.
+int64_t resolveAxis(int64_t Axis, size_t Rank, bool AllowRank = false) {
+  int64_t R = static_cast<int64_t>(Rank);
+  int64_t A = Axis < 0 ? Axis + R : Axis;
+  return A < 0 || A > R || (A == R && !AllowRank) ? -1 : A;
+}
+
+LayerResult inferFlatten(const InShapes &In, const FlattenAttrs &A) {
+  const Shape &X = *In[0];
+  int64_t Axis = resolveAxis(A.axis, X.size(), true);
+  if (Axis < 0)
+    return fail("axis " + str(A.axis) + " out of range for " + shapeStr(X));
+  Shape Outer(X.begin(), X.begin() + Axis), Inner(X.begin() + Axis, X.end());
+  LayerResult R;
+  R.shape = {elementCount(Outer), elementCount(Inner)};
+  return R;
+}
+
+LayerResult inferReshape(const InShapes &In, const ReshapeAttrs &A) {
+  const Shape &X = *In[0];
+  LayerResult R;
+  R.shape = A.target;
+  int64_t Infer = -1, Known = 1;
+  for (size_t I = 0; I < R.shape.size(); ++I) {
+    int64_t &D = R.shape[I];
+    if (D == 0) {
+      if (I >= X.size())
+        return fail("target " + shapeStr(A.target) + " copies a dimension " + shapeStr(X) +
+                    " lacks");
+      D = X[I];
+    }
+    if (D == -1) {
+      if (Infer >= 0)
+        return fail("target " + shapeStr(A.target) + " has more than one -1");
+      Infer = static_cast<int64_t>(I);
+      continue;
+    }
+    if (D <= 0)
+      return fail("invalid target dimension " + str(D));
+    Known *= D;
+  }
+  int64_t Total = elementCount(X);
+  if (Infer >= 0) {
+    if (Total % Known != 0)
+      return fail("cannot reshape " + shapeStr(X) + " to " + shapeStr(A.target));
+    R.shape[Infer] = Total / Known;
+  }
+  if (elementCount(R.shape) != Total)
+    return fail("cannot reshape " + shapeStr(X) + " to " + shapeStr(A.target));
+  return R;
+}
+
+LayerResult inferConcat(const InShapes &In, const ConcatAttrs &A) {
+  if (In.empty())
+    return fail("expects at least one input");
+  const Shape &First = *In[0];
+  int64_t Axis = resolveAxis(A.axis, First.size());
+  if (Axis < 0)
+    return fail("axis " + str(A.axis) + " out of range for " + shapeStr(First));
+  LayerResult R;
+  R.shape = First;
+  for (size_t I = 1; I < In.size(); ++I) {
+    const Shape &S = *In[I];
+    bool Match = S.size() == First.size();
+    for (size_t D = 0; Match && D < S.size(); ++D)
+      Match = static_cast<int64_t>(D) == Axis || S[D] == First[D];
+    if (!Match)
+      return fail("cannot concatenate " + shapeStr(First) + " and " + shapeStr(S) + " on axis " +
+                  str(Axis));
+    R.shape[Axis] += S[Axis];
+  }
+  return R;
+}
+
+LayerResult inferPad(const InShapes &In, const PadAttrs &A) {
+  const Shape &X = *In[0];
+  if (auto R = needRank4(X); !R.error.empty())
+    return R;
+  if (A.top < 0 || A.left < 0 || A.bottom < 0 || A.right < 0)
+    return fail("negative padding");
+  if (A.mode == PadMode::Reflect &&
+      (A.top >= X[2] || A.bottom >= X[2] || A.left >= X[3] || A.right >= X[3]))
+    return fail("reflect padding must be smaller than the input");
+  LayerResult R;
+  R.shape = {X[0], X[1], X[2] + A.top + A.bottom, X[3] + A.left + A.right};
+  return R;
+}
+
+LayerResult inferUnary(LayerKind Kind, const Shape &X) {
+  LayerResult R;
+  R.shape = X;
+  if (Kind == LayerKind::BatchNorm) {
+    if (X.size() < 2)
+      return fail("expects an input with a channel dimension, got " + shapeStr(X));
+    R.params = 2 * X[1]; // gamma and beta (trainable); running mean/var are not parameters
+  } else if (Kind == LayerKind::GlobalAvgPool) {
+    if (X.size() < 3)
+      return fail("expects an input with spatial dimensions, got " + shapeStr(X));
+    std::fill(R.shape.begin() + 2, R.shape.end(), 1);
+  }
+  return R;
+}
+
+/// Which attribute alternative each kind takes.
+[[maybe_unused]] bool attrsMatch(LayerKind Kind, const LayerAttrs &A) {
+  switch (Kind) {
+  case LayerKind::Input:
+    return std::holds_alternative<InputAttrs>(A);
+  case LayerKind::Conv:
+    return std::holds_alternative<ConvAttrs>(A);
+  case LayerKind::Dense:
+    return std::holds_alternative<DenseAttrs>(A);
+  case LayerKind::BatchNorm:
+    return std::holds_alternative<BatchNormAttrs>(A);
+  case LayerKind::Activation:
+    return std::holds_alternative<ActivationAttrs>(A);
+  case LayerKind::Add:
+  case LayerKind::Mul:
+    return std::holds_alternative<EltwiseAttrs>(A);
+  case LayerKind::MaxPool:
+  case LayerKind::AvgPool:
+    return std::holds_alternative<PoolAttrs>(A);
+  case LayerKind::GlobalAvgPool:
+    return std::holds_alternative<GlobalPoolAttrs>(A);
+  case LayerKind::Flatten:
+    return std::holds_alternative<FlattenAttrs>(A);
+  case LayerKind::Reshape:
+    return std::holds_alternative<ReshapeAttrs>(A);
+  case LayerKind::Concat:
+    return std::holds_alternative<ConcatAttrs>(A);
+  case LayerKind::Softmax:
+    return std::holds_alternative<SoftmaxAttrs>(A);
+  case LayerKind::Pad:
+    return std::holds_alternative<PadAttrs>(A);
+  case LayerKind::Identity:
+    return std::holds_alternative<IdentityAttrs>(A);
+  }
+  return false;
+}
+
+LayerResult infer(LayerKind Kind, const InShapes &In, const LayerAttrs &A) {
+  bool Multi = Kind == LayerKind::Concat || Kind == LayerKind::Add || Kind == LayerKind::Mul;
+  if (!Multi && In.size() != 1)
+    return fail("expects one input, got " + str(In.size()));
+  if (In.empty())
+    return fail("expects at least one input");
+  if (auto *C = std::get_if<ConvAttrs>(&A))
+    return inferConv(In, *C);
+  if (auto *D = std::get_if<DenseAttrs>(&A))
+    return inferDense(In, *D);
+  if (auto *E = std::get_if<EltwiseAttrs>(&A))
+    return inferEltwise(In, *E);
+  if (auto *P = std::get_if<PoolAttrs>(&A))
+    return inferPool(In, *P);
+  if (auto *F = std::get_if<FlattenAttrs>(&A))
+    return inferFlatten(In, *F);
+  if (auto *R = std::get_if<ReshapeAttrs>(&A))
+    return inferReshape(In, *R);
+  if (auto *C = std::get_if<ConcatAttrs>(&A))
+    return inferConcat(In, *C);
+  if (auto *P = std::get_if<PadAttrs>(&A))
+    return inferPad(In, *P);
+  if (auto *S = std::get_if<SoftmaxAttrs>(&A); S && resolveAxis(S->axis, In[0]->size()) < 0)
+    return fail("axis " + str(S->axis) + " out of range for " + shapeStr(*In[0]));
+  return inferUnary(Kind, *In[0]);
+}
+
+} // namespace
+
+Network::Network(std::string Name, DType Type) : Name(std::move(Name)), Type(Type) {}
+
+support::Expected<LayerId> Network::addInput(std::string LayerName, Shape S) {
+  if (S.empty() || std::any_of(S.begin(), S.end(), [](int64_t D) { return D <= 0; }))
+    return support::Error("input '" + LayerName + "': invalid shape " + shapeStr(S));
+  Layer L;
+  L.name = std::move(LayerName);
+  L.kind = LayerKind::Input;
+  L.attrs = InputAttrs{};
+  L.shape = std::move(S);
+  Layers.push_back(std::move(L));
+  return static_cast<LayerId>(Layers.size() - 1);
+}
+
+support::Expected<LayerId> Network::add(std::string LayerName, LayerKind Kind,
+                                        std::vector<LayerId> Inputs, LayerAttrs Attrs) {
+  assert(Kind != LayerKind::Input && "use addInput for inputs");
+  assert(attrsMatch(Kind, Attrs) && "attributes do not match the layer kind");
+  InShapes In;
+  for (LayerId Id : Inputs) {
+    assert(Id < Layers.size() && "layer input must be added before its consumer");
+    In.push_back(&Layers[Id].shape);
+  }
+  LayerResult R = infer(Kind, In, Attrs);
+  if (!R.error.empty())
+    return support::Error("layer '" + LayerName + "' (" + std::string(layerKindName(Kind)) +
+                          "): " + R.error);
+  Layer L;
+  L.name = std::move(LayerName);
+  L.kind = Kind;
+  L.inputs = std::move(Inputs);
+  L.attrs = std::move(Attrs);
+  L.shape = std::move(R.shape);
+  L.params = R.params;
+  L.macs = R.macs;
+  Layers.push_back(std::move(L));
+  return static_cast<LayerId>(Layers.size() - 1);
+}
+
+std::vector<LayerId> Network::outputs() const {
+  std::vector<bool> Used(Layers.size(), false);
+  for (const Layer &L : Layers)
+    for (LayerId Id : L.inputs)
+      Used[Id] = true;
+  std::vector<LayerId> Out;
+  for (size_t I = 0; I < Layers.size(); ++I)
+    if (!Used[I])
+      Out.push_back(static_cast<LayerId>(I));
+  return Out;
+}
+
+std::vector<LayerId> Network::inputs() const {
+  std::vector<LayerId> Out;
+  for (size_t I = 0; I < Layers.size(); ++I)
+    if (Layers[I].kind == LayerKind::Input)
+      Out.push_back(static_cast<LayerId>(I));
+  return Out;
+}
+
+int64_t Network::params() const {
+  int64_t N = 0;
+  for (const Layer &L : Layers)
+    N += L.params;
+  return N;
+}
+
+int64_t Network::macs() const {
+  int64_t N = 0;
+  for (const Layer &L : Layers)
+    N += L.macs;
+  return N;
+}
+
+size_t Network::computeLayerCount() const {
+  return static_cast<size_t>(std::count_if(
+      Layers.begin(), Layers.end(), [](const Layer &L) { return L.kind != LayerKind::Input; }));
+}
+
+} // namespace corpus

@@ -1,0 +1,298 @@
+// ONNX import: parsing, shape inference (libonnx), graph inputs, the node walk and cross-checks.
+#include "OnnxImporter.h"
+
+#include <onnx/shape_inference/implementation.h>
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+namespace corpus {
+namespace onnximport {
+namespace {
+
+/// Inputs that carry weights or constant operands rather than activations.
+bool isWeightPosition(const std::string &Op, int Index) {
+  if (Op == "Conv" || Op == "Gemm")
+    return Index >= 1;
+  if (Op == "MatMul")
+    return Index == 1;
+  if (Op == "BatchNormalization")
+    return Index >= 1;
+  if (Op == "Clip" || Op == "Reshape" || Op == "Pad")
+    return Index >= 1;
+  return false;
+}
+
+/// Dimensions of a tensor type; unknown or symbolic dimensions are -1. Empty when unranked.
+std::optional<Shape> typeShape(const onnx::TypeProto &T) {
+  if (!T.has_tensor_type() || !T.tensor_type().has_shape())
+    return std::nullopt;
+  Shape S;
+  for (const auto &D : T.tensor_type().shape().dim())
+    S.push_back(D.has_dim_value() ? D.dim_value() : -1);
+  return S;
+}
+
+} // namespace
+
+Importer::Importer(onnx::ModelProto &Model, std::string File, const OnnxImportOptions &Options)
+    : Model(Model), Graph(Model.graph()), File(std::move(File)), Options(Options),
+      Net(Model.graph().name(), Options.dtype) {}
+
+support::Error Importer::nodeError(const onnx::NodeProto &N, const std::string &Message) const {
+  std::string Label = N.name();
+  if (Label.empty())
+    Label = std::string("#").append(std::to_string(Current));
+  return support::Error(File, 0, 0, "node '" + Label + "' (" + N.op_type() + "): " + Message);
+}
+
+std::string Importer::layerName(const onnx::NodeProto &N) const {
+  if (!N.name().empty())
+    return N.name();
+  return N.output_size() > 0 ? N.output(0) : std::string("node_").append(std::to_string(Current));
+}
+
+bool Importer::hasInput(const onnx::NodeProto &N, int Input) const {
+  return Input < N.input_size() && !N.input(Input).empty();
+}
+
+Importer::Result Importer::value(const onnx::NodeProto &N, int Input) {
+  if (!hasInput(N, Input))
+    return nodeError(N, "missing input " + std::to_string(Input));
+  const std::string &Name = N.input(Input);
+  auto It = Values.find(Name);
+  if (It != Values.end())
+    return It->second;
+  if (constant(Name) || Inits.count(Name))
+    return nodeError(N, "input '" + Name + "' is a constant; an activation is expected");
+  return nodeError(N, "unknown input tensor '" + Name + "' (nodes must be topologically sorted)");
+}
+
+const onnx::TensorProto *Importer::constant(const std::string &Name) const {
+  if (auto It = Constants.find(Name); It != Constants.end())
+    return &It->second;
+  if (auto It = Inits.find(Name); It != Inits.end())
+    return It->second;
+  return nullptr;
+}
+
+std::optional<Shape> Importer::staticShape(const std::string &Name) const {
+  if (const onnx::TensorProto *T = constant(Name))
+    return Shape(T->dims().begin(), T->dims().end());
+  if (auto It = Known.find(Name); It != Known.end())
+    return It->second;
+  return std::nullopt;
+}
+
+std::optional<std::vector<int64_t>> Importer::constInts(const std::string &Name) const {
+  const onnx::TensorProto *T = constant(Name);
+  if (!T)
+    return std::nullopt;
+  std::vector<int64_t> V;
+  if (T->data_type() == onnx::TensorProto::INT64) {
+    if (T->has_raw_data()) {
+      const std::string &Raw = T->raw_data();
+      V.resize(Raw.size() / sizeof(int64_t));
+      std::memcpy(V.data(), Raw.data(), V.size() * sizeof(int64_t));
+    } else {
+      V.assign(T->int64_data().begin(), T->int64_data().end());
+    }
+  } else if (T->data_type() == onnx::TensorProto::INT32) {
+    V.assign(T->int32_data().begin(), T->int32_data().end());
+  } else {
+    return std::nullopt;
+  }
+  if (static_cast<int64_t>(V.size()) != elementCount(Shape(T->dims().begin(), T->dims().end())))
+    return std::nullopt; // data stripped or truncated
+  return V;
+}
+
+std::optional<float> Importer::constFloat(const std::string &Name) const {
+  const onnx::TensorProto *T = constant(Name);
+  if (!T || T->data_type() != onnx::TensorProto::FLOAT)
+    return std::nullopt;
+  if (T->has_raw_data() && T->raw_data().size() >= sizeof(float)) {
+    float F;
+    std::memcpy(&F, T->raw_data().data(), sizeof(float));
+    return F;
+  }
+  if (T->float_data_size() > 0)
+    return T->float_data(0);
+  return std::nullopt;
+}
+
+Importer::Result Importer::addLayer(const onnx::NodeProto &N, LayerKind Kind,
+                                    std::vector<LayerId> Inputs, LayerAttrs Attrs) {
+  std::string Name = layerName(N);
+  auto Id = Net.add(Name, Kind, std::move(Inputs), std::move(Attrs));
+  if (Id)
+    return *Id;
+  // Network errors read "layer 'NAME' (kind): message"; keep the message, name the node.
+  std::string Prefix = "layer '" + Name + "' (" + std::string(layerKindName(Kind)) + "): ";
+  std::string Message = Id.error().message;
+  if (Message.rfind(Prefix, 0) == 0)
+    Message = Message.substr(Prefix.size());
+  return nodeError(N, Message);
+}
+
+const onnx::NodeProto *Importer::soleConsumer(const std::string &Tensor, size_t *Index) const {
+  auto It = Consumers.find(Tensor);
+  if (It == Consumers.end() || It->second.size() != 1 || GraphOutputs.count(Tensor))
+    return nullptr;
+  *Index = It->second[0];
+  return &Graph.node(static_cast<int>(*Index));
+}
+
+std::optional<support::Error> Importer::prepare() {
+  for (const auto &Op : Model.opset_import())
+    if (Op.domain().empty() || Op.domain() == "ai.onnx")
+      Opset = Op.version();
+  if (Opset == 0)
+    return support::Error(File, 0, 0, "model imports no default-domain opset");
+  for (const auto &T : Graph.initializer())
+    Inits[T.name()] = &T;
+  for (const auto &O : Graph.output())
+    GraphOutputs.insert(O.name());
+  for (int I = 0; I < Graph.node_size(); ++I)
+    for (const std::string &In : Graph.node(I).input())
+      if (!In.empty())
+        Consumers[In].push_back(static_cast<size_t>(I));
+  // A symbolic first (batch) dimension of a graph input becomes Options.batch, then libonnx
+  // shape inference runs on the concrete shapes.
+  auto *G = Model.mutable_graph();
+  for (auto &In : *G->mutable_input()) {
+    if (Inits.count(In.name()) || !In.type().has_tensor_type() ||
+        In.type().tensor_type().shape().dim_size() == 0)
+      continue;
+    auto *D = In.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
+    if (!D->has_dim_value())
+      D->set_dim_value(Options.batch);
+  }
+  try {
+    onnx::shape_inference::InferShapes(Model);
+  } catch (const std::exception &E) {
+    return support::Error(File, 0, 0, std::string("onnx shape inference failed: ") + E.what());
+  }
+  auto Record = [&](const onnx::ValueInfoProto &V) {
+    if (auto S = typeShape(V.type()))
+      Known[V.name()] = *S;
+  };
+  for (const auto &V : Graph.input())
+    Record(V);
+  for (const auto &V : Graph.value_info())
+    Record(V);
+  for (const auto &V : Graph.output())
+    Record(V);
+  return std::nullopt;
+}
+
+std::optional<support::Error> Importer::addInputs() {
+  std::set<std::string> Data; // tensors used at some activation position
+  for (const auto &N : Graph.node())
+    for (int I = 0; I < N.input_size(); ++I)
+      if (!isWeightPosition(N.op_type(), I))
+        Data.insert(N.input(I));
+  for (const auto &In : Graph.input()) {
+    if (Inits.count(In.name()) || !Data.count(In.name()))
+      continue; // a weight, with or without its data
+    auto S = typeShape(In.type());
+    if (!S || S->empty())
+      return support::Error(File, 0, 0, "graph input '" + In.name() + "' has no shape");
+    for (size_t D = 0; D < S->size(); ++D)
+      if ((*S)[D] <= 0)
+        return support::Error(File, 0, 0,
+                              "graph input '" + In.name() + "' has unknown dimension " +
+                                  std::to_string(D));
+    auto Id = Net.addInput(In.name(), *S);
+    if (!Id)
+      return support::Error(File, 0, 0, Id.error().message);
+    Values[In.name()] = *Id;
+  }
+  if (Values.empty())
+    return support::Error(File, 0, 0, "model has no activation input");
+  return std::nullopt;
+}
+
+std::optional<support::Error> Importer::checkShape(const onnx::NodeProto &N, LayerId Id) {
+  for (int I = 1; I < N.output_size(); ++I)
+    if (!N.output(I).empty() && (Consumers.count(N.output(I)) || GraphOutputs.count(N.output(I))))
+      return nodeError(N, "output " + std::to_string(I) + " ('" + N.output(I) +
+                              "') is used but not supported");
+  auto It = Known.find(N.output(0));
+  if (It == Known.end())
+    return std::nullopt;
+  const Shape &Theirs = It->second;
+  const Shape &Ours = Net.layer(Id).shape;
+  bool Match = Theirs.size() == Ours.size();
+  for (size_t D = 0; Match && D < Ours.size(); ++D)
+    Match = Theirs[D] < 0 || Theirs[D] == Ours[D];
+  if (!Match)
+    return nodeError(N, "output shape " + shapeStr(Ours) + " disagrees with onnx shape inference " +
+                            shapeStr(Theirs));
+  return std::nullopt;
+}
+
+std::optional<support::Error> Importer::importNode(size_t Index) {
+  Current = Index;
+  const onnx::NodeProto &N = Graph.node(static_cast<int>(Index));
+  if (Fused.count(Index))
+    return std::nullopt;
+  if (!N.domain().empty() && N.domain() != "ai.onnx")
+    return nodeError(N, "unsupported operator (domain '" + N.domain() + "')");
+  auto H = handlers().find(N.op_type());
+  if (H == handlers().end())
+    return nodeError(N, "unsupported operator");
+  if (N.output_size() == 0 || N.output(0).empty())
+    return nodeError(N, "node has no output");
+  OutputNode = Index;
+  Result Id = (this->*(H->second))(N);
+  if (!Id)
+    return Id.error();
+  if (*Id == InvalidLayer) // Constant: no layer
+    return std::nullopt;
+  // A fused pair maps the last node's output; otherwise this node's first output.
+  const onnx::NodeProto &Last = Graph.node(static_cast<int>(OutputNode));
+  Values[Last.output(0)] = *Id;
+  return checkShape(Last, *Id);
+}
+
+support::Expected<Network> Importer::run() {
+  if (!Model.has_graph() || Graph.node_size() == 0)
+    return support::Error(File, 0, 0, "malformed file: model has no graph nodes");
+  if (auto E = prepare())
+    return *E;
+  if (auto E = addInputs())
+    return *E;
+  for (size_t I = 0; I < static_cast<size_t>(Graph.node_size()); ++I)
+    if (auto E = importNode(I))
+      return *E;
+  for (const auto &O : Graph.output())
+    if (!Values.count(O.name()))
+      return support::Error(File, 0, 0, "graph output '" + O.name() + "' is not computed");
+  return std::move(Net);
+}
+
+} // namespace onnximport
+
+support::Expected<Network> importOnnx(std::string_view Bytes, const std::string &FileName,
+                                      const OnnxImportOptions &Options) {
+  onnx::ModelProto Model;
+  if (Bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !Model.ParseFromArray(Bytes.data(), static_cast<int>(Bytes.size())))
+    return support::Error(FileName, 0, 0, "malformed file: not an ONNX model protobuf");
+  onnximport::Importer I(Model, FileName, Options);
+  return I.run();
+}
+
+support::Expected<Network> importOnnxFile(const std::string &Path,
+                                          const OnnxImportOptions &Options) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return support::Error(Path, 0, 0, "cannot open file");
+  std::ostringstream Buffer;
+  Buffer << In.rdbuf();
+  return importOnnx(Buffer.str(), Path, Options);
+}
+
+} // namespace corpus

@@ -1,0 +1,98 @@
+// Internal: the ONNX importer's state, shared by OnnxImport.cpp (graph walk, inputs, checks) and
+// OnnxOps.cpp (one handler per operator).
+#pragma once
+
+#include "corpus/Onnx.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace corpus::onnximport {
+
+class Importer {
+public:
+  Importer(onnx::ModelProto &Model, std::string File, const OnnxImportOptions &Options);
+  support::Expected<Network> run();
+
+private:
+  using Result = support::Expected<LayerId>;
+  using Handler = Result (Importer::*)(const onnx::NodeProto &);
+
+  // Graph setup (OnnxImport.cpp).
+  std::optional<support::Error> prepare();
+  std::optional<support::Error> addInputs();
+  std::optional<support::Error> importNode(size_t Index);
+  std::optional<support::Error> checkShape(const onnx::NodeProto &N, LayerId Id);
+  static const std::map<std::string, Handler> &handlers();
+
+  // Lookups.
+  support::Error nodeError(const onnx::NodeProto &N, const std::string &Message) const;
+  std::string layerName(const onnx::NodeProto &N) const;
+  /// The layer producing tensor `Name`, or an error naming the node.
+  Result value(const onnx::NodeProto &N, int Input);
+  bool isLayer(const std::string &Name) const { return Values.count(Name) != 0; }
+  bool hasInput(const onnx::NodeProto &N, int Input) const;
+  /// A constant tensor (initializer or Constant node output) with data, or null.
+  const onnx::TensorProto *constant(const std::string &Name) const;
+  /// Shape of a weight or constant: initializer dims, else value_info / graph input shape.
+  std::optional<Shape> staticShape(const std::string &Name) const;
+  std::optional<std::vector<int64_t>> constInts(const std::string &Name) const;
+  std::optional<float> constFloat(const std::string &Name) const;
+  /// Adds a layer named after the node; shape errors name the node.
+  Result addLayer(const onnx::NodeProto &N, LayerKind Kind, std::vector<LayerId> Inputs,
+                  LayerAttrs Attrs);
+  /// The only node consuming `Tensor`, when exactly one does and it is not a graph output.
+  const onnx::NodeProto *soleConsumer(const std::string &Tensor, size_t *Index) const;
+
+  // Operator handlers (OnnxOps.cpp).
+  Result importConv(const onnx::NodeProto &N);
+  Result importGemm(const onnx::NodeProto &N);
+  Result importMatMul(const onnx::NodeProto &N);
+  Result importBatchNorm(const onnx::NodeProto &N);
+  Result importRelu(const onnx::NodeProto &N);
+  Result importSigmoid(const onnx::NodeProto &N);
+  Result importHardSigmoid(const onnx::NodeProto &N);
+  Result importHardSwish(const onnx::NodeProto &N);
+  Result importTanh(const onnx::NodeProto &N);
+  Result importClip(const onnx::NodeProto &N);
+  Result importEltwise(const onnx::NodeProto &N);
+  Result importPool(const onnx::NodeProto &N);
+  Result importGlobalAvgPool(const onnx::NodeProto &N);
+  Result importFlatten(const onnx::NodeProto &N);
+  Result importReshape(const onnx::NodeProto &N);
+  Result importConcat(const onnx::NodeProto &N);
+  Result importSoftmax(const onnx::NodeProto &N);
+  Result importPad(const onnx::NodeProto &N);
+  Result importIdentity(const onnx::NodeProto &N);
+  Result importConstant(const onnx::NodeProto &N);
+  /// Sigmoid / HardSigmoid followed by a Mul with its own input: one fused activation.
+  Result fuseGatedActivation(const onnx::NodeProto &N, ActivationAttrs Plain,
+                             ActivationAttrs Fused);
+  /// Spatial padding from `pads` / `auto_pad` for a window op on input `In`.
+  std::optional<support::Error> windowPads(const onnx::NodeProto &N, const Shape &In,
+                                           const int64_t Kernel[2], const int64_t Stride[2],
+                                           const int64_t Dilation[2], int64_t Pads[4]);
+
+  onnx::ModelProto &Model;
+  const onnx::GraphProto &Graph;
+  std::string File;
+  OnnxImportOptions Options;
+  int64_t Opset = 0;
+  Network Net;
+  std::map<std::string, LayerId> Values;                  ///< tensor -> producing layer
+  std::map<std::string, const onnx::TensorProto *> Inits; ///< initializers
+  std::map<std::string, onnx::TensorProto> Constants;     ///< Constant node outputs
+  std::map<std::string, Shape> Known;                     ///< shapes from the file + inference
+  std::map<std::string, std::vector<size_t>> Consumers;   ///< tensor -> consuming node indices
+  std::set<std::string> GraphOutputs;
+  std::set<size_t> Fused; ///< nodes already folded into an earlier layer
+  size_t Current = 0;     ///< index of the node being imported
+  size_t OutputNode = 0;  ///< node whose output the current layer produces (after fusion)
+};
+
+} // namespace corpus::onnximport

@@ -1,0 +1,124 @@
+// Workload serialisation: the launch manifest, per-launch metadata and the atomic directory write.
+#include "corpus/Workload.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+namespace corpus {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> ptxFileNames(const Workload &W) {
+  std::vector<std::string> Names;
+  for (size_t I = 0; I < W.ptx.size(); ++I)
+    Names.push_back(W.ptx.size() == 1 ? std::string("kernels.ptx")
+                                      : "kernels_" + std::to_string(I) + ".ptx");
+  return Names;
+}
+
+std::string manifestJson(const Workload &W) {
+  using nlohmann::ordered_json;
+  ordered_json Buffers = ordered_json::array();
+  for (const WorkloadBuffer &B : W.buffers) {
+    ordered_json J = {{"name", B.name}, {"bytes", B.bytes}};
+    if (B.random)
+      J["init"] = {{"random", W.dtype == DType::F16 ? "f16" : "f32"},
+                   {"seed", B.seed},
+                   {"min", B.min},
+                   {"max", B.max}};
+    else
+      J["init"] = "zero";
+    Buffers.push_back(J);
+  }
+  ordered_json Launches = ordered_json::array();
+  for (const WorkloadLaunch &L : W.launches) {
+    ordered_json Args = ordered_json::array();
+    for (const WorkloadArg &A : L.args) {
+      ordered_json J = {{"buffer", A.buffer}};
+      if (A.offset)
+        J["offset"] = A.offset;
+      Args.push_back(J);
+    }
+    Launches.push_back({{"kernel", L.kernel},
+                        {"grid", L.grid},
+                        {"block", L.block},
+                        {"shared_bytes", L.sharedBytes},
+                        {"args", Args}});
+  }
+  ordered_json M = {{"ptx", ptxFileNames(W)}, {"buffers", Buffers}, {"launches", Launches}};
+  return M.dump(1) + "\n";
+}
+
+std::string workloadJson(const Workload &W) {
+  using nlohmann::ordered_json;
+  ordered_json Launches = ordered_json::array();
+  int64_t Macs = 0;
+  for (const WorkloadLaunch &L : W.launches) {
+    Launches.push_back(
+        {{"kernel", L.kernel}, {"strategy", L.strategy}, {"layers", L.layers}, {"macs", L.macs}});
+    Macs += L.macs;
+  }
+  uint64_t Bytes = 0;
+  for (const WorkloadBuffer &B : W.buffers)
+    Bytes += B.bytes;
+  ordered_json J = {{"network", W.network},
+                    {"arch", W.arch},
+                    {"dtype", W.dtype == DType::F16 ? "f16" : "f32"},
+                    {"kernels", W.kernelCount},
+                    {"launches_count", W.launches.size()},
+                    {"macs", Macs},
+                    {"buffer_bytes", Bytes},
+                    {"launches", Launches}};
+  return J.dump(1) + "\n";
+}
+
+namespace {
+
+std::optional<support::Error> writeFile(const fs::path &P, const std::string &Text) {
+  std::ofstream Out(P, std::ios::binary);
+  Out << Text;
+  Out.close();
+  if (!Out)
+    return support::Error(P.string(), 0, 0, "cannot write file");
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<support::Error> writeWorkload(const Workload &W, const std::string &Dir) {
+  fs::path Target = fs::absolute(fs::path(Dir)).lexically_normal();
+  if (Target.filename().empty())
+    Target = Target.parent_path();
+  fs::path Tmp = Target;
+  Tmp += ".partial";
+  fs::path Old = Target;
+  Old += ".old";
+  std::error_code EC;
+  fs::remove_all(Tmp, EC);
+  if (!fs::create_directories(Tmp, EC) || EC)
+    return support::Error(Tmp.string(), 0, 0, "cannot create directory: " + EC.message());
+  std::vector<std::string> Names = ptxFileNames(W);
+  for (size_t I = 0; I < W.ptx.size(); ++I)
+    if (auto E = writeFile(Tmp / Names[I], W.ptx[I]))
+      return E;
+  if (auto E = writeFile(Tmp / "manifest.json", manifestJson(W)))
+    return E;
+  if (auto E = writeFile(Tmp / "workload.json", workloadJson(W)))
+    return E;
+  fs::remove_all(Old, EC);
+  bool Existed = fs::exists(Target);
+  if (Existed)
+    fs::rename(Target, Old, EC);
+  if (!EC)
+    fs::rename(Tmp, Target, EC);
+  if (EC)
+    return support::Error(Target.string(), 0, 0, "cannot replace directory: " + EC.message());
+  if (Existed)
+    fs::remove_all(Old, EC);
+  return std::nullopt;
+}
+
+} // namespace corpus

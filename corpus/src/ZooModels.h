@@ -1,0 +1,21 @@
+// Internal: the zoo's per-family builders, called by the registry in Zoo.cpp with the image size
+// already resolved.
+#pragma once
+
+#include "corpus/Zoo.h"
+
+namespace corpus::zoo {
+
+support::Expected<Network> buildLeNet5(const ZooOptions &O);
+support::Expected<Network> buildAlexNet(const ZooOptions &O);
+support::Expected<Network> buildVgg16(const ZooOptions &O);
+support::Expected<Network> buildResNet50(const ZooOptions &O);
+support::Expected<Network> buildMobileNetV2(const ZooOptions &O, double Width, std::string Name);
+/// Variant 0..7 selects EfficientNet-B0..B7's width and depth coefficients.
+support::Expected<Network> buildEfficientNet(const ZooOptions &O, int Variant, std::string Name);
+support::Expected<Network> buildXception(const ZooOptions &O);
+
+/// EfficientNet-B<Variant>'s default resolution (224 ... 600).
+int64_t efficientNetResolution(int Variant);
+
+} // namespace corpus::zoo

@@ -1,0 +1,322 @@
+// Shared-memory tiled GEMM kernels: 1x1 convolution, implicit-GEMM convolution, dense layers.
+#include "kernels/KernelBuilder.h"
+#include "kernels/Strategies.h"
+
+using namespace llvm;
+
+namespace corpus::kernels {
+
+namespace {
+
+constexpr uint32_t Side = 16; // the block is Side x Side threads
+constexpr uint32_t Threads = Side * Side;
+constexpr uint32_t KStep = 16; // K advances KStep per shared-memory tile
+
+/// C[b][m][n] = sum_k A(b, m, k) * B(b, k, n), every operand addressed by constant strides.
+struct GemmShape {
+  uint32_t Batch, M, N, K;
+  uint32_t ABatch, AM, AK; // A(b, m, k) = A[b * ABatch + m * AM + k * AK]
+  uint32_t BBatch, BK, BN;
+  uint32_t CBatch, CM, CN;
+  bool ChannelIsRow;      ///< epilogue channel = m (1x1 conv) or n (dense)
+  uint32_t Channels;      ///< channel count, for the SE index b * Channels + channel
+  ParamRole ARole, BRole; ///< which buffers hold A and B
+  /// Implicit GEMM: B(k, n) is the im2col matrix of this convolution's input (k = (ci, kh, kw),
+  /// n = output pixel), computed on the fly while loading tiles; BK/BN are then unused.
+  const ConvSpec *Im2col = nullptr;
+
+  /// Outputs per thread along each axis: 4 x 4 register tiles (a 64 x 64 block tile) when both
+  /// output dimensions fill such tiles, else one output per thread (16 x 16 block tile).
+  uint32_t micro() const { return M >= 64 && N >= 64 ? 4 : 1; }
+  uint32_t tile() const { return Side * micro(); }
+};
+
+/// One operand tile of Rows x Cols elements starting at (RowStart, ColStart), zero outside
+/// [0, RowLimit) x [0, ColLimit), stored row-major in shared memory with pitch Cols + 1.
+struct TileSource {
+  ParamRole Role;
+  Value *Base;
+  Value *RowStart;
+  uint32_t RowLimit, RowStride;
+  Value *ColStart;
+  uint32_t ColLimit, ColStride;
+  uint32_t Rows, Cols;
+  const ConvSpec *Im2col = nullptr; ///< see GemmShape::Im2col
+};
+
+/// Whether global element (GR, GC) of the operand exists, and its index.
+std::pair<Value *, Value *> elementAt(KernelBuilder &K, const TileSource &T, Value *GR, Value *GC) {
+  IRBuilder<> &B = K.ir();
+  Value *Inside =
+      B.CreateAnd(B.CreateICmpULT(GR, K.i32(T.RowLimit)), B.CreateICmpULT(GC, K.i32(T.ColLimit)));
+  if (!T.Im2col) {
+    Value *Idx = B.CreateAdd(T.Base, B.CreateAdd(B.CreateMul(GR, K.i32(T.RowStride)),
+                                                 B.CreateMul(GC, K.i32(T.ColStride))));
+    return {Inside, Idx};
+  }
+  const ConvSpec &S = *T.Im2col;
+  const uint32_t Wo = S.outWidth();
+  Value *Ci = B.CreateUDiv(GR, K.i32(S.kernelH * S.kernelW));
+  Value *Tap = B.CreateURem(GR, K.i32(S.kernelH * S.kernelW));
+  Value *Kh = B.CreateUDiv(Tap, K.i32(S.kernelW)), *Kw = B.CreateURem(Tap, K.i32(S.kernelW));
+  Value *Oh = B.CreateUDiv(GC, K.i32(Wo)), *Ow = B.CreateURem(GC, K.i32(Wo));
+  Value *Ih = B.CreateAdd(B.CreateSub(B.CreateMul(Oh, K.i32(S.strideH)), K.i32(S.padTop)),
+                          B.CreateMul(Kh, K.i32(S.dilationH)));
+  Value *Iw = B.CreateAdd(B.CreateSub(B.CreateMul(Ow, K.i32(S.strideW)), K.i32(S.padLeft)),
+                          B.CreateMul(Kw, K.i32(S.dilationW)));
+  if (S.padTop || S.padLeft || S.padBottom || S.padRight)
+    Inside = B.CreateAnd(Inside, B.CreateAnd(B.CreateICmpULT(Ih, K.i32(S.inHeight)),
+                                             B.CreateICmpULT(Iw, K.i32(S.inWidth))));
+  Value *Row = B.CreateAdd(B.CreateMul(Ci, K.i32(S.inHeight)), Ih);
+  Value *Idx = B.CreateAdd(T.Base, B.CreateAdd(B.CreateMul(Row, K.i32(S.inWidth)), Iw));
+  return {Inside, Idx};
+}
+
+/// The block's threads load the tile cooperatively, Rows * Cols / 256 elements each. Consecutive
+/// threads walk the tile axis that is contiguous in global memory, so a warp's loads coalesce.
+void loadTile(KernelBuilder &K, Value *Shared, const TileSource &T, Value *Linear) {
+  IRBuilder<> &B = K.ir();
+  const bool ColsContiguous = T.Im2col || T.ColStride == 1 || T.RowStride != 1;
+  for (uint32_t I = 0; I < T.Rows * T.Cols / Threads; ++I) {
+    Value *L = B.CreateAdd(Linear, K.i32(I * Threads));
+    Value *R = ColsContiguous ? B.CreateUDiv(L, K.i32(T.Cols)) : B.CreateURem(L, K.i32(T.Rows));
+    Value *C = ColsContiguous ? B.CreateURem(L, K.i32(T.Cols)) : B.CreateUDiv(L, K.i32(T.Rows));
+    Value *GR = B.CreateAdd(T.RowStart, R);
+    Value *GC = B.CreateAdd(T.ColStart, C);
+    Value *Slot = K.accumulator(0.0f);
+    auto [Inside, Idx] = elementAt(K, T, GR, GC);
+    K.ifThen(Inside, [&, Idx = Idx] { K.set(Slot, K.load(T.Role, Idx)); });
+    K.storeShared(Shared, B.CreateAdd(B.CreateMul(R, K.i32(T.Cols + 1)), C), K.get(Slot));
+  }
+}
+
+/// Stores the Micro x Micro outputs of thread (ty, tx): rows Row0 + ty + 16 i, columns
+/// Col0 + tx + 16 j (consecutive threads write consecutive columns).
+void storeOutputs(KernelBuilder &K, const GemmShape &G, const Epilogue &E,
+                  const std::vector<Value *> &Acc, Value *Row0, Value *Col0, Value *Img) {
+  IRBuilder<> &B = K.ir();
+  const uint32_t Mi = G.micro();
+  for (uint32_t I = 0; I < Mi; ++I)
+    for (uint32_t J = 0; J < Mi; ++J) {
+      Value *Row = B.CreateAdd(Row0, K.i32(I * Side));
+      Value *Col = B.CreateAdd(Col0, K.i32(J * Side));
+      Value *Inside =
+          B.CreateAnd(B.CreateICmpULT(Row, K.i32(G.M)), B.CreateICmpULT(Col, K.i32(G.N)));
+      K.ifThen(Inside, [&] {
+        Value *Out =
+            B.CreateAdd(B.CreateMul(Img, K.i32(G.CBatch)),
+                        B.CreateAdd(B.CreateMul(Row, K.i32(G.CM)), B.CreateMul(Col, K.i32(G.CN))));
+        Value *Ch = G.ChannelIsRow ? Row : Col;
+        Value *SeIdx = B.CreateAdd(B.CreateMul(Img, K.i32(G.Channels)), Ch);
+        K.store(ParamRole::Output, Out, K.epilogue(E, K.get(Acc[I * Mi + J]), Ch, SeIdx, Out));
+      });
+    }
+}
+
+void buildGemmBody(KernelBuilder &K, const GemmShape &G, const Epilogue &E) {
+  IRBuilder<> &B = K.ir();
+  const uint32_t Mi = G.micro(), Tile = G.tile();
+  Value *Tx = K.tid(0), *Ty = K.tid(1);
+  Value *Linear = B.CreateAdd(B.CreateMul(Ty, K.i32(Side)), Tx);
+  Value *Col0 = B.CreateMul(K.ctaid(0), K.i32(Tile));
+  Value *Row0 = B.CreateMul(K.ctaid(1), K.i32(Tile));
+  Value *Img = K.ctaid(2);
+  Value *As = K.sharedArray("a_tile", Tile * (KStep + 1));
+  Value *Bs = K.sharedArray("b_tile", KStep * (Tile + 1));
+  std::vector<Value *> Acc;
+  for (uint32_t I = 0; I < Mi * Mi; ++I)
+    Acc.push_back(K.accumulator(0.0f));
+  Value *ABase = B.CreateMul(Img, K.i32(G.ABatch));
+  Value *BBase = B.CreateMul(Img, K.i32(G.BBatch));
+  K.forRange(0, ceilDiv(G.K, KStep), [&](Value *Kt) {
+    Value *K0 = B.CreateMul(Kt, K.i32(KStep));
+    loadTile(K, As, {G.ARole, ABase, Row0, G.M, G.AM, K0, G.K, G.AK, Tile, KStep}, Linear);
+    loadTile(K, Bs, {G.BRole, BBase, K0, G.K, G.BK, Col0, G.N, G.BN, KStep, Tile, G.Im2col},
+             Linear);
+    K.barrier();
+    K.forRange(0, KStep, [&](Value *Kk) {
+      std::vector<Value *> A(Mi), Bv(Mi);
+      for (uint32_t I = 0; I < Mi; ++I) {
+        Value *Row = B.CreateAdd(Ty, K.i32(I * Side));
+        A[I] = K.loadShared(As, B.CreateAdd(B.CreateMul(Row, K.i32(KStep + 1)), Kk));
+        Value *Col = B.CreateAdd(Tx, K.i32(I * Side));
+        Bv[I] = K.loadShared(Bs, B.CreateAdd(B.CreateMul(Kk, K.i32(Tile + 1)), Col));
+      }
+      for (uint32_t I = 0; I < Mi; ++I)
+        for (uint32_t J = 0; J < Mi; ++J)
+          K.set(Acc[I * Mi + J], K.fma(A[I], Bv[J], K.get(Acc[I * Mi + J])));
+    });
+    K.barrier();
+  });
+  storeOutputs(K, G, E, Acc, B.CreateAdd(Row0, Ty), B.CreateAdd(Col0, Tx), Img);
+  K.finish();
+}
+
+std::vector<ParamRole> gemmRoles(const Epilogue &E) {
+  std::vector<ParamRole> R = {ParamRole::Input, ParamRole::Weight};
+  for (ParamRole P : epilogueRoles(E))
+    R.push_back(P);
+  R.push_back(ParamRole::Output);
+  return R;
+}
+
+} // namespace
+
+KernelLaunch buildConvGemm(Module &M, const ConvSpec &S, const std::string &Name) {
+  const uint32_t HW = S.inHeight * S.inWidth;
+  const uint64_t Outputs = uint64_t(S.batch) * S.outChannels * HW;
+  // Out[b][cout][pix] = sum_cin W[cout][cin] * In[b][cin][pix]: A = weights, B = the image.
+  GemmShape G{.Batch = S.batch,
+              .M = S.outChannels,
+              .N = HW,
+              .K = S.inChannels,
+              .ABatch = 0,
+              .AM = S.inChannels,
+              .AK = 1,
+              .BBatch = S.inChannels * HW,
+              .BK = HW,
+              .BN = 1,
+              .CBatch = S.outChannels * HW,
+              .CM = HW,
+              .CN = 1,
+              .ChannelIsRow = true,
+              .Channels = S.outChannels,
+              .ARole = ParamRole::Weight,
+              .BRole = ParamRole::Input};
+  std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
+  KernelLaunch L = makeLaunch(Name, "conv_gemm", S.dtype,
+                              {ceilDiv(HW, G.tile()), ceilDiv(S.outChannels, G.tile()), S.batch},
+                              {Side, Side, 1}, Roles, [&](ParamRole R) {
+                                if (R == ParamRole::Input)
+                                  return uint64_t(S.batch) * S.inChannels * HW;
+                                if (R == ParamRole::Weight)
+                                  return uint64_t(S.outChannels) * S.inChannels;
+                                if (R == ParamRole::Output)
+                                  return Outputs;
+                                return epilogueElements(R, S.outChannels, S.batch, Outputs);
+                              });
+  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  buildGemmBody(K, G, S.epilogue);
+  return L;
+}
+
+KernelLaunch buildImplicitGemmConv(Module &M, const ConvSpec &S, const std::string &Name) {
+  const uint32_t Pixels = S.outHeight() * S.outWidth();
+  const uint32_t Taps = S.inChannels * S.kernelH * S.kernelW;
+  const uint64_t Outputs = uint64_t(S.batch) * S.outChannels * Pixels;
+  // Out[b][cout][pix] = sum_k W[cout][k] * im2col(In[b])[k][pix], k = (cin, kh, kw).
+  GemmShape G{.Batch = S.batch,
+              .M = S.outChannels,
+              .N = Pixels,
+              .K = Taps,
+              .ABatch = 0,
+              .AM = Taps,
+              .AK = 1,
+              .BBatch = S.inChannels * S.inHeight * S.inWidth,
+              .BK = 0,
+              .BN = 0,
+              .CBatch = S.outChannels * Pixels,
+              .CM = Pixels,
+              .CN = 1,
+              .ChannelIsRow = true,
+              .Channels = S.outChannels,
+              .ARole = ParamRole::Weight,
+              .BRole = ParamRole::Input,
+              .Im2col = &S};
+  std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
+  KernelLaunch L =
+      makeLaunch(Name, "conv_implicit_gemm", S.dtype,
+                 {ceilDiv(Pixels, G.tile()), ceilDiv(S.outChannels, G.tile()), S.batch},
+                 {Side, Side, 1}, Roles, [&](ParamRole R) {
+                   if (R == ParamRole::Input)
+                     return uint64_t(S.batch) * S.inChannels * S.inHeight * S.inWidth;
+                   if (R == ParamRole::Weight)
+                     return uint64_t(S.outChannels) * Taps;
+                   if (R == ParamRole::Output)
+                     return Outputs;
+                   return epilogueElements(R, S.outChannels, S.batch, Outputs);
+                 });
+  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  buildGemmBody(K, G, S.epilogue);
+  return L;
+}
+
+KernelLaunch buildDenseGemv(Module &M, const GemmSpec &S, const std::string &Name) {
+  constexpr uint32_t WarpsPerBlock = 8;
+  const uint64_t Outputs = uint64_t(S.rows) * S.outFeatures;
+  std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
+  KernelLaunch L =
+      makeLaunch(Name, "dense_gemv", S.dtype, {ceilDiv(S.outFeatures, WarpsPerBlock), S.rows, 1},
+                 {32 * WarpsPerBlock, 1, 1}, Roles, [&](ParamRole R) {
+                   if (R == ParamRole::Input)
+                     return uint64_t(S.rows) * S.inFeatures;
+                   if (R == ParamRole::Weight)
+                     return uint64_t(S.outFeatures) * S.inFeatures;
+                   if (R == ParamRole::Output)
+                     return Outputs;
+                   return epilogueElements(R, S.outFeatures, 1, Outputs);
+                 });
+  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  IRBuilder<> &B = K.ir();
+  Value *Tid = K.tid(0), *Row = K.ctaid(1);
+  Value *Lane = B.CreateAnd(Tid, K.i32(31));
+  Value *O =
+      B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(WarpsPerBlock)), B.CreateLShr(Tid, K.i32(5)));
+  // One warp per output feature; the whole warp exits together, so shuffles stay full-warp.
+  K.ifThen(B.CreateICmpULT(O, K.i32(S.outFeatures)), [&] {
+    Value *XBase = B.CreateMul(Row, K.i32(S.inFeatures));
+    Value *WBase = B.CreateMul(O, K.i32(S.inFeatures));
+    Value *Acc = K.accumulator(0.0f);
+    K.forRange(Lane, K.i32(S.inFeatures), 32, [&](Value *I) {
+      Value *X = K.load(ParamRole::Input, B.CreateAdd(XBase, I));
+      Value *W = K.load(ParamRole::Weight, B.CreateAdd(WBase, I));
+      K.set(Acc, K.fma(X, W, K.get(Acc)));
+    });
+    Value *Sum = K.warpSum(K.get(Acc));
+    K.ifThen(B.CreateICmpEQ(Lane, K.i32(0)), [&] {
+      Value *Out = B.CreateAdd(B.CreateMul(Row, K.i32(S.outFeatures)), O);
+      K.store(ParamRole::Output, Out, K.epilogue(S.epilogue, Sum, O, O, Out));
+    });
+  });
+  K.finish();
+  return L;
+}
+
+KernelLaunch buildDenseGemm(Module &M, const GemmSpec &S, const std::string &Name) {
+  const uint64_t Outputs = uint64_t(S.rows) * S.outFeatures;
+  // Y[r][o] = sum_i X[r][i] * W[o][i]: A = activations, B(k = i, n = o) = W[o][i].
+  GemmShape G{.Batch = 1,
+              .M = S.rows,
+              .N = S.outFeatures,
+              .K = S.inFeatures,
+              .ABatch = 0,
+              .AM = S.inFeatures,
+              .AK = 1,
+              .BBatch = 0,
+              .BK = 1,
+              .BN = S.inFeatures,
+              .CBatch = 0,
+              .CM = S.outFeatures,
+              .CN = 1,
+              .ChannelIsRow = false,
+              .Channels = S.outFeatures,
+              .ARole = ParamRole::Input,
+              .BRole = ParamRole::Weight};
+  std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
+  KernelLaunch L = makeLaunch(Name, "dense_gemm", S.dtype,
+                              {ceilDiv(S.outFeatures, G.tile()), ceilDiv(S.rows, G.tile()), 1},
+                              {Side, Side, 1}, Roles, [&](ParamRole R) {
+                                if (R == ParamRole::Input)
+                                  return uint64_t(S.rows) * S.inFeatures;
+                                if (R == ParamRole::Weight)
+                                  return uint64_t(S.outFeatures) * S.inFeatures;
+                                if (R == ParamRole::Output)
+                                  return Outputs;
+                                return epilogueElements(R, S.outFeatures, 1, Outputs);
+                              });
+  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  buildGemmBody(K, G, S.epilogue);
+  return L;
+}
+
+} // namespace corpus::kernels

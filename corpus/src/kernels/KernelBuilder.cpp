@@ -1,0 +1,320 @@
+// KernelBuilder: IRBuilder helpers shared by all kernel strategies.
+#include "kernels/KernelBuilder.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Metadata.h>
+
+#include <algorithm>
+#include <cassert>
+
+using namespace llvm;
+
+namespace corpus::kernels {
+
+namespace {
+
+constexpr unsigned SharedAddrSpace = 3;
+constexpr uint32_t FullWarpMask = 0xffffffffu;
+
+void annotate(Module &M, Function *F, const char *Key, uint32_t V) {
+  LLVMContext &Ctx = M.getContext();
+  Metadata *Ops[] = {ValueAsMetadata::get(F), MDString::get(Ctx, Key),
+                     ConstantAsMetadata::get(ConstantInt::get(Type::getInt32Ty(Ctx), V))};
+  M.getOrInsertNamedMetadata("nvvm.annotations")->addOperand(MDNode::get(Ctx, Ops));
+}
+
+} // namespace
+
+KernelBuilder::KernelBuilder(Module &Mod, const std::string &Name,
+                             const std::vector<ParamRole> &ParamRoles, DType T,
+                             std::array<uint32_t, 3> Block)
+    : M(Mod), Ctx(Mod.getContext()), B(Mod.getContext()), Roles(ParamRoles) {
+  Storage = T == DType::F16 ? B.getHalfTy() : B.getFloatTy();
+  std::vector<Type *> ParamTys(Roles.size(), PointerType::get(Ctx, 0));
+  auto *FT = FunctionType::get(B.getVoidTy(), ParamTys, false);
+  F = Function::Create(FT, GlobalValue::ExternalLinkage, Name, M);
+  F->setCallingConv(CallingConv::PTX_Kernel);
+  F->addFnAttr(Attribute::NoUnwind);
+  for (unsigned I = 0; I < Roles.size(); ++I) {
+    Argument *A = F->getArg(I);
+    A->setName(paramRoleName(Roles[I]));
+    A->addAttr(Attribute::NoAlias);
+    A->addAttr(Attribute::NoCapture);
+    A->addAttr(Roles[I] == ParamRole::Output ? Attribute::WriteOnly : Attribute::ReadOnly);
+  }
+  annotate(M, F, "kernel", 1);
+  annotate(M, F, "reqntidx", Block[0]);
+  annotate(M, F, "reqntidy", Block[1]);
+  annotate(M, F, "reqntidz", Block[2]);
+  B.SetInsertPoint(BasicBlock::Create(Ctx, "entry", F));
+}
+
+Value *KernelBuilder::param(ParamRole R) const {
+  auto It = std::find(Roles.begin(), Roles.end(), R);
+  assert(It != Roles.end() && "kernel has no parameter with this role");
+  return F->getArg(static_cast<unsigned>(It - Roles.begin()));
+}
+
+bool KernelBuilder::hasParam(ParamRole R) const {
+  return std::find(Roles.begin(), Roles.end(), R) != Roles.end();
+}
+
+Value *KernelBuilder::f32(float V) { return ConstantFP::get(B.getFloatTy(), V); }
+
+Value *KernelBuilder::tid(unsigned Dim) {
+  static constexpr Intrinsic::ID Ids[] = {Intrinsic::nvvm_read_ptx_sreg_tid_x,
+                                          Intrinsic::nvvm_read_ptx_sreg_tid_y,
+                                          Intrinsic::nvvm_read_ptx_sreg_tid_z};
+  assert(Dim < 3 && "thread index dimension out of range");
+  return B.CreateIntrinsic(Ids[Dim], {}, {});
+}
+
+Value *KernelBuilder::ctaid(unsigned Dim) {
+  static constexpr Intrinsic::ID Ids[] = {Intrinsic::nvvm_read_ptx_sreg_ctaid_x,
+                                          Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+                                          Intrinsic::nvvm_read_ptx_sreg_ctaid_z};
+  assert(Dim < 3 && "block index dimension out of range");
+  return B.CreateIntrinsic(Ids[Dim], {}, {});
+}
+
+Value *KernelBuilder::storagePtr(ParamRole R, Value *Index) {
+  return B.CreateInBoundsGEP(Storage, param(R), Index);
+}
+
+Value *KernelBuilder::load(ParamRole R, Value *Index) {
+  Align A(Storage->getPrimitiveSizeInBits() / 8);
+  Value *V = B.CreateAlignedLoad(Storage, storagePtr(R, Index), A);
+  return Storage->isHalfTy() ? B.CreateFPExt(V, B.getFloatTy()) : V;
+}
+
+void KernelBuilder::store(ParamRole R, Value *Index, Value *V) {
+  Align A(Storage->getPrimitiveSizeInBits() / 8);
+  if (Storage->isHalfTy())
+    V = B.CreateFPTrunc(V, Storage);
+  B.CreateAlignedStore(V, storagePtr(R, Index), A);
+}
+
+Value *KernelBuilder::accumulator(float Init) {
+  BasicBlock &Entry = F->getEntryBlock();
+  IRBuilder<> Top(&Entry, Entry.begin());
+  Value *Slot = Top.CreateAlloca(B.getFloatTy(), nullptr, "acc");
+  B.CreateStore(f32(Init), Slot);
+  return Slot;
+}
+
+Value *KernelBuilder::get(Value *Slot) { return B.CreateLoad(B.getFloatTy(), Slot); }
+
+void KernelBuilder::set(Value *Slot, Value *V) { B.CreateStore(V, Slot); }
+
+Value *KernelBuilder::fma(Value *A, Value *Bv, Value *C) {
+  return B.CreateIntrinsic(Intrinsic::fmuladd, {B.getFloatTy()}, {A, Bv, C});
+}
+
+Value *KernelBuilder::sharedArray(const std::string &Name, uint32_t Count) {
+  auto *Ty = ArrayType::get(B.getFloatTy(), Count);
+  auto *GV = new GlobalVariable(M, Ty, false, GlobalValue::InternalLinkage, UndefValue::get(Ty),
+                                F->getName() + "_" + Name, nullptr, GlobalVariable::NotThreadLocal,
+                                SharedAddrSpace);
+  GV->setAlignment(Align(16));
+  return GV;
+}
+
+Value *KernelBuilder::loadShared(Value *Array, Value *Index) {
+  auto *GV = cast<GlobalVariable>(Array);
+  Value *P = B.CreateInBoundsGEP(GV->getValueType(), GV, {B.getInt32(0), Index});
+  return B.CreateAlignedLoad(B.getFloatTy(), P, Align(4));
+}
+
+void KernelBuilder::storeShared(Value *Array, Value *Index, Value *V) {
+  auto *GV = cast<GlobalVariable>(Array);
+  Value *P = B.CreateInBoundsGEP(GV->getValueType(), GV, {B.getInt32(0), Index});
+  B.CreateAlignedStore(V, P, Align(4));
+}
+
+void KernelBuilder::forRange(Value *Begin, Value *End, uint32_t Step,
+                             const std::function<void(Value *)> &Body) {
+  assert(Step > 0 && "loop step must be positive");
+  BasicBlock *Pre = B.GetInsertBlock();
+  auto *Header = BasicBlock::Create(Ctx, "loop", F);
+  auto *BodyBB = BasicBlock::Create(Ctx, "body", F);
+  auto *Exit = BasicBlock::Create(Ctx, "exit", F);
+  B.CreateBr(Header);
+  B.SetInsertPoint(Header);
+  PHINode *IV = B.CreatePHI(B.getInt32Ty(), 2, "iv");
+  IV->addIncoming(Begin, Pre);
+  B.CreateCondBr(B.CreateICmpULT(IV, End), BodyBB, Exit);
+  B.SetInsertPoint(BodyBB);
+  Body(IV);
+  Value *Next = B.CreateAdd(IV, B.getInt32(Step), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  IV->addIncoming(Next, B.GetInsertBlock());
+  B.CreateBr(Header);
+  B.SetInsertPoint(Exit);
+}
+
+void KernelBuilder::forRange(uint32_t Begin, uint32_t End,
+                             const std::function<void(Value *)> &Body) {
+  forRange(B.getInt32(Begin), B.getInt32(End), 1, Body);
+}
+
+void KernelBuilder::ifThen(Value *Cond, const std::function<void()> &Then) {
+  auto *ThenBB = BasicBlock::Create(Ctx, "then", F);
+  auto *Merge = BasicBlock::Create(Ctx, "endif", F);
+  B.CreateCondBr(Cond, ThenBB, Merge);
+  B.SetInsertPoint(ThenBB);
+  Then();
+  B.CreateBr(Merge);
+  B.SetInsertPoint(Merge);
+}
+
+void KernelBuilder::barrier() { B.CreateIntrinsic(Intrinsic::nvvm_barrier0, {}, {}); }
+
+Value *KernelBuilder::shflDown(Value *V, uint32_t Offset) {
+  return B.CreateIntrinsic(Intrinsic::nvvm_shfl_sync_down_f32, {},
+                           {B.getInt32(FullWarpMask), V, B.getInt32(Offset), B.getInt32(0x1f)});
+}
+
+Value *KernelBuilder::shflBfly(Value *V, uint32_t Offset) {
+  return B.CreateIntrinsic(Intrinsic::nvvm_shfl_sync_bfly_f32, {},
+                           {B.getInt32(FullWarpMask), V, B.getInt32(Offset), B.getInt32(0x1f)});
+}
+
+Value *KernelBuilder::warpSum(Value *V) {
+  for (uint32_t Off = 16; Off > 0; Off /= 2)
+    V = B.CreateFAdd(V, shflDown(V, Off));
+  return V;
+}
+
+Value *KernelBuilder::exp(Value *X) {
+  Value *Scaled = B.CreateFMul(X, f32(1.4426950408889634f));
+  return B.CreateIntrinsic(Intrinsic::nvvm_ex2_approx_f, {}, {Scaled});
+}
+
+Value *KernelBuilder::maxf(Value *A, Value *Bv) {
+  return B.CreateBinaryIntrinsic(Intrinsic::maxnum, A, Bv);
+}
+
+Value *KernelBuilder::minf(Value *A, Value *Bv) {
+  return B.CreateBinaryIntrinsic(Intrinsic::minnum, A, Bv);
+}
+
+// tanh: an odd Taylor polynomial below |x| = 0.3 (error < 1e-7 relative), else
+// sign(x) * (1 - e) / (1 + e) with e = exp(-2|x|), which has no cancellation there.
+Value *KernelBuilder::tanh(Value *X) {
+  Value *X2 = B.CreateFMul(X, X);
+  Value *P = f32(62.0f / 2835.0f);
+  for (float C : {-17.0f / 315.0f, 2.0f / 15.0f, -1.0f / 3.0f, 1.0f})
+    P = B.CreateFAdd(B.CreateFMul(P, X2), f32(C));
+  Value *Small = B.CreateFMul(X, P);
+  Value *Ax = B.CreateUnaryIntrinsic(Intrinsic::fabs, X);
+  Value *E = exp(B.CreateFMul(Ax, f32(-2.0f)));
+  Value *T = B.CreateFDiv(B.CreateFSub(f32(1.0f), E), B.CreateFAdd(f32(1.0f), E));
+  Value *Large = B.CreateBinaryIntrinsic(Intrinsic::copysign, T, X);
+  return B.CreateSelect(B.CreateFCmpOLT(Ax, f32(0.3f)), Small, Large);
+}
+
+Value *KernelBuilder::activation(ActivationKind K, Value *X) {
+  auto Sigmoid = [&](Value *V) {
+    Value *E = exp(B.CreateFNeg(V));
+    return B.CreateFDiv(f32(1.0f), B.CreateFAdd(f32(1.0f), E));
+  };
+  auto HardSigmoid = [&](Value *V) {
+    Value *Lin = B.CreateFAdd(B.CreateFMul(V, f32(1.0f / 6.0f)), f32(0.5f));
+    return minf(maxf(Lin, f32(0.0f)), f32(1.0f));
+  };
+  switch (K) {
+  case ActivationKind::None:
+    return X;
+  case ActivationKind::Relu:
+    return maxf(X, f32(0.0f));
+  case ActivationKind::Relu6:
+    return minf(maxf(X, f32(0.0f)), f32(6.0f));
+  case ActivationKind::Sigmoid:
+    return Sigmoid(X);
+  case ActivationKind::HardSigmoid:
+    return HardSigmoid(X);
+  case ActivationKind::HardSwish:
+    return B.CreateFMul(X, HardSigmoid(X));
+  case ActivationKind::Swish:
+    return B.CreateFMul(X, Sigmoid(X));
+  case ActivationKind::Tanh:
+    return tanh(X);
+  }
+  assert(false && "unknown activation kind");
+  return X;
+}
+
+Value *KernelBuilder::epilogue(const Epilogue &E, Value *Acc, Value *Channel, Value *SeIndex,
+                               Value *OutIndex) {
+  Value *Y = Acc;
+  if (E.bias)
+    Y = B.CreateFAdd(Y, load(ParamRole::Bias, Channel));
+  if (E.batchNorm)
+    Y = B.CreateFAdd(B.CreateFMul(Y, load(ParamRole::BnScale, Channel)),
+                     load(ParamRole::BnShift, Channel));
+  if (E.residual == ResidualKind::BeforeActivation)
+    Y = B.CreateFAdd(Y, load(ParamRole::Residual, OutIndex));
+  Y = activation(E.activation, Y);
+  if (E.seScale)
+    Y = B.CreateFMul(Y, load(ParamRole::SeScale, SeIndex));
+  if (E.residual == ResidualKind::AfterActivation)
+    Y = B.CreateFAdd(Y, load(ParamRole::Residual, OutIndex));
+  return Y;
+}
+
+void KernelBuilder::finish() { B.CreateRetVoid(); }
+
+std::vector<ParamRole> epilogueRoles(const Epilogue &E) {
+  std::vector<ParamRole> R;
+  if (E.bias)
+    R.push_back(ParamRole::Bias);
+  if (E.batchNorm) {
+    R.push_back(ParamRole::BnScale);
+    R.push_back(ParamRole::BnShift);
+  }
+  if (E.seScale)
+    R.push_back(ParamRole::SeScale);
+  if (E.residual != ResidualKind::None)
+    R.push_back(ParamRole::Residual);
+  return R;
+}
+
+uint64_t epilogueElements(ParamRole R, uint64_t Channels, uint64_t Batch, uint64_t Outputs) {
+  switch (R) {
+  case ParamRole::Bias:
+  case ParamRole::BnScale:
+  case ParamRole::BnShift:
+    return Channels;
+  case ParamRole::SeScale:
+    return Batch * Channels;
+  case ParamRole::Residual:
+    return Outputs;
+  default:
+    assert(false && "not an epilogue parameter");
+    return 0;
+  }
+}
+
+KernelLaunch makeLaunch(const std::string &Name, const char *Strategy, DType T,
+                        std::array<uint32_t, 3> Grid, std::array<uint32_t, 3> Block,
+                        const std::vector<ParamRole> &Roles,
+                        const std::function<uint64_t(ParamRole)> &Count) {
+  KernelLaunch L;
+  L.kernel = Name;
+  L.strategy = Strategy;
+  L.grid = Grid;
+  L.block = Block;
+  L.dtype = T;
+  for (ParamRole R : Roles)
+    L.params.push_back({R, Count(R)});
+  return L;
+}
+
+uint32_t ceilDiv(uint64_t A, uint64_t Bv) { return static_cast<uint32_t>((A + Bv - 1) / Bv); }
+
+uint32_t warpRoundedBlock(uint64_t N, uint32_t Max) {
+  uint64_t R = (N + 31) / 32 * 32;
+  return static_cast<uint32_t>(std::clamp<uint64_t>(R, 32, Max));
+}
+
+} // namespace corpus::kernels

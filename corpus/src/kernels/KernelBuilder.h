@@ -1,0 +1,104 @@
+// KernelBuilder: IRBuilder helpers shared by all kernel strategies (parameters, thread indices,
+// typed loads/stores, loops, shared arrays, warp shuffles, activations and fused epilogues).
+#pragma once
+
+#include "corpus/KernelGen.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <functional>
+#include <vector>
+
+namespace corpus::kernels {
+
+/// Builds one kernel function `Name` in a module. The constructor creates the function with one
+/// pointer parameter per role (in the order given) and an entry block; finish() returns.
+class KernelBuilder {
+public:
+  KernelBuilder(llvm::Module &M, const std::string &Name, const std::vector<ParamRole> &Roles,
+                DType T, std::array<uint32_t, 3> Block);
+
+  llvm::IRBuilder<> &ir() { return B; }
+  llvm::Function &function() { return *F; }
+  /// The pointer parameter with role `R` (asserts it exists).
+  llvm::Value *param(ParamRole R) const;
+  bool hasParam(ParamRole R) const;
+
+  llvm::Value *i32(uint32_t V) { return B.getInt32(V); }
+  llvm::Value *f32(float V);
+  llvm::Value *tid(unsigned Dim);   ///< %tid.{x,y,z}
+  llvm::Value *ctaid(unsigned Dim); ///< %ctaid.{x,y,z}
+
+  /// Loads element `Index` (i32) of the buffer `R` (or pointer `Ptr`) as f32.
+  llvm::Value *load(ParamRole R, llvm::Value *Index);
+  /// Stores f32 `V` (converted to the storage type) at element `Index` of buffer `R`.
+  void store(ParamRole R, llvm::Value *Index, llvm::Value *V);
+
+  /// A zero-initialised f32 stack slot (promoted to a register by SROA).
+  llvm::Value *accumulator(float Init);
+  llvm::Value *get(llvm::Value *Slot);         ///< loads an accumulator
+  void set(llvm::Value *Slot, llvm::Value *V); ///< stores an accumulator
+  /// A * Bv + C as llvm.fmuladd (fma.rn.f32 on NVPTX, as nvcc's default -fmad=true).
+  llvm::Value *fma(llvm::Value *A, llvm::Value *Bv, llvm::Value *C);
+  /// A static shared-memory f32 array of `Count` elements (addrspace(3)).
+  llvm::Value *sharedArray(const std::string &Name, uint32_t Count);
+  llvm::Value *loadShared(llvm::Value *Array, llvm::Value *Index);
+  void storeShared(llvm::Value *Array, llvm::Value *Index, llvm::Value *V);
+
+  /// for (IV = Begin; IV < End; IV += Step) Body(IV); unsigned i32 compare.
+  void forRange(llvm::Value *Begin, llvm::Value *End, uint32_t Step,
+                const std::function<void(llvm::Value *)> &Body);
+  void forRange(uint32_t Begin, uint32_t End, const std::function<void(llvm::Value *)> &Body);
+  /// if (Cond) Then();
+  void ifThen(llvm::Value *Cond, const std::function<void()> &Then);
+
+  void barrier(); ///< bar.sync 0 (llvm.nvvm.barrier0)
+  /// shfl.sync.down / shfl.sync.bfly on a full warp.
+  llvm::Value *shflDown(llvm::Value *V, uint32_t Offset);
+  llvm::Value *shflBfly(llvm::Value *V, uint32_t Offset);
+  /// Sum over the 32 lanes of a warp with a shfl.sync.down tree; lane 0 holds the total.
+  llvm::Value *warpSum(llvm::Value *V);
+
+  llvm::Value *exp(llvm::Value *X); ///< e^x via ex2.approx(x * log2 e)
+  llvm::Value *maxf(llvm::Value *A, llvm::Value *Bv);
+  llvm::Value *minf(llvm::Value *A, llvm::Value *Bv);
+  llvm::Value *activation(ActivationKind K, llvm::Value *X);
+
+  /// Applies `E` to accumulator `Acc` for output element `OutIndex`, channel `Channel` and
+  /// squeeze-excitation index `SeIndex` (n * C + c); returns the value to store.
+  llvm::Value *epilogue(const Epilogue &E, llvm::Value *Acc, llvm::Value *Channel,
+                        llvm::Value *SeIndex, llvm::Value *OutIndex);
+
+  void finish(); ///< ret void
+
+private:
+  llvm::Value *storagePtr(ParamRole R, llvm::Value *Index);
+  llvm::Value *tanh(llvm::Value *X);
+
+  llvm::Module &M;
+  llvm::LLVMContext &Ctx;
+  llvm::IRBuilder<> B;
+  llvm::Function *F = nullptr;
+  std::vector<ParamRole> Roles;
+  llvm::Type *Storage = nullptr;
+};
+
+/// Parameter roles of a layer's epilogue, in parameter order (between Weight and Output).
+std::vector<ParamRole> epilogueRoles(const Epilogue &E);
+
+/// Epilogue element counts for a layer with `Channels` channels, `Batch` images and `Outputs`
+/// output elements: bias/BN per channel, SE per (n, c), residual per output.
+uint64_t epilogueElements(ParamRole R, uint64_t Channels, uint64_t Batch, uint64_t Outputs);
+
+/// A launch description with `Roles` as parameters, element counts from `Count`.
+KernelLaunch makeLaunch(const std::string &Name, const char *Strategy, DType T,
+                        std::array<uint32_t, 3> Grid, std::array<uint32_t, 3> Block,
+                        const std::vector<ParamRole> &Roles,
+                        const std::function<uint64_t(ParamRole)> &Count);
+
+/// Smallest multiple of 32 >= N, capped at Max.
+uint32_t warpRoundedBlock(uint64_t N, uint32_t Max);
+uint32_t ceilDiv(uint64_t A, uint64_t Bv);
+
+} // namespace corpus::kernels

@@ -1,0 +1,34 @@
+// Kernel strategies: one builder per lowering strategy, each adding one specialised kernel to a
+// module and describing its launch. Specs are validated before these are called (SpecNames.h).
+#pragma once
+
+#include "corpus/KernelGen.h"
+
+#include <llvm/IR/Module.h>
+
+#include <string>
+
+namespace corpus::kernels {
+
+/// Direct convolution (any groups, stride, padding, dilation); Depthwise drops the input-channel
+/// loop (groups == inChannels). One thread per output pixel; grid (pixels / block, Cout, N).
+KernelLaunch buildDirectConv(llvm::Module &M, const ConvSpec &S, const std::string &Name,
+                             bool Depthwise);
+/// 1x1, stride 1, unpadded, ungrouped convolution as a shared-memory tiled GEMM per image.
+KernelLaunch buildConvGemm(llvm::Module &M, const ConvSpec &S, const std::string &Name);
+/// Ungrouped convolution as an implicit GEMM: the tiled GEMM with im2col computed on the fly.
+KernelLaunch buildImplicitGemmConv(llvm::Module &M, const ConvSpec &S, const std::string &Name);
+/// Dense layer with few rows: one warp per output (coalesced dot product + shfl.sync.down).
+KernelLaunch buildDenseGemv(llvm::Module &M, const GemmSpec &S, const std::string &Name);
+/// Dense layer as a shared-memory tiled GEMM.
+KernelLaunch buildDenseGemm(llvm::Module &M, const GemmSpec &S, const std::string &Name);
+/// Max/avg windowed pooling, one thread per output.
+KernelLaunch buildPool(llvm::Module &M, const PoolSpec &S, const std::string &Name);
+/// Global average pooling: one block per (n, c), shared memory + shfl.sync.down reduction.
+KernelLaunch buildGlobalAvgPool(llvm::Module &M, const ReduceSpec &S, const std::string &Name);
+/// Standalone elementwise op, one thread per element.
+KernelLaunch buildElementwise(llvm::Module &M, const ElementwiseSpec &S, const std::string &Name);
+/// Row softmax: one block per row, block all-reduce with shfl.sync.bfly + shared memory.
+KernelLaunch buildSoftmax(llvm::Module &M, const SoftmaxSpec &S, const std::string &Name);
+
+} // namespace corpus::kernels

@@ -1,0 +1,153 @@
+// Small layer specs covering every kernel strategy (odd sizes, stride 2, padding, groups,
+// batch > 1, every epilogue piece), shared by the PTX-acceptance and the functional tests.
+#pragma once
+
+#include "corpus/KernelGen.h"
+
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace kernelcases {
+
+using namespace corpus;
+using AnySpec =
+    std::variant<ConvSpec, GemmSpec, PoolSpec, ReduceSpec, ElementwiseSpec, SoftmaxSpec>;
+
+struct Case {
+  std::string label;
+  AnySpec spec;
+};
+
+inline ConvSpec conv(uint32_t N, uint32_t Cin, uint32_t Cout, uint32_t H, uint32_t W, uint32_t K,
+                     uint32_t Stride, uint32_t Pad, uint32_t Groups = 1) {
+  ConvSpec S;
+  S.batch = N;
+  S.inChannels = Cin;
+  S.outChannels = Cout;
+  S.inHeight = H;
+  S.inWidth = W;
+  S.kernelH = S.kernelW = K;
+  S.strideH = S.strideW = Stride;
+  S.padTop = S.padLeft = S.padBottom = S.padRight = Pad;
+  S.groups = Groups;
+  return S;
+}
+
+inline Epilogue epi(ActivationKind A, bool Bias = false, bool Bn = false,
+                    ResidualKind R = ResidualKind::None, bool Se = false) {
+  Epilogue E;
+  E.activation = A;
+  E.bias = Bias;
+  E.batchNorm = Bn;
+  E.residual = R;
+  E.seScale = Se;
+  return E;
+}
+
+inline PoolSpec pool(PoolKind K, uint32_t N, uint32_t C, uint32_t H, uint32_t W, uint32_t Win,
+                     uint32_t Stride, uint32_t Pad, bool IncludePad = false) {
+  PoolSpec S;
+  S.kind = K;
+  S.batch = N;
+  S.channels = C;
+  S.inHeight = H;
+  S.inWidth = W;
+  S.kernelH = S.kernelW = Win;
+  S.strideH = S.strideW = Stride;
+  S.padTop = S.padLeft = S.padBottom = S.padRight = Pad;
+  S.countIncludePad = IncludePad;
+  return S;
+}
+
+/// Every strategy on small shapes, all with storage type `T`.
+inline std::vector<Case> allCases(DType T) {
+  using AK = ActivationKind;
+  std::vector<Case> Cs;
+  auto addConv = [&](const char *L, ConvSpec S, Epilogue E, ConvStrategy St) {
+    S.dtype = T;
+    S.epilogue = E;
+    S.strategy = St;
+    Cs.push_back({L, S});
+  };
+  addConv("direct 3x3 pad", conv(1, 3, 8, 9, 7, 3, 1, 1), epi(AK::Relu, true), ConvStrategy::Auto);
+  addConv("direct grouped stride 2", conv(2, 6, 8, 9, 7, 3, 2, 1, 2),
+          epi(AK::Tanh, true, true, ResidualKind::BeforeActivation), ConvStrategy::Auto);
+  ConvSpec Asym = conv(1, 4, 6, 8, 9, 3, 1, 0);
+  Asym.kernelH = 5;
+  Asym.strideH = 2;
+  Asym.padTop = 2;
+  Asym.padLeft = 1;
+  Asym.padBottom = 1;
+  Asym.dilationW = 2;
+  addConv("direct asymmetric dilated", Asym, epi(AK::HardSwish), ConvStrategy::Auto);
+  addConv("direct strided 1x1", conv(2, 3, 4, 7, 7, 1, 2, 0),
+          epi(AK::Sigmoid, false, false, ResidualKind::AfterActivation), ConvStrategy::Auto);
+  addConv("direct forced 1x1", conv(1, 5, 3, 3, 5, 1, 1, 0), epi(AK::None, true),
+          ConvStrategy::Direct);
+  addConv("implicit gemm 3x3 stride 2", conv(2, 5, 20, 9, 7, 3, 2, 1), epi(AK::Relu, true, true),
+          ConvStrategy::Auto);
+  addConv("implicit gemm 64x64 register tiles", conv(1, 8, 64, 10, 9, 3, 1, 1),
+          epi(AK::None, false, false, ResidualKind::AfterActivation), ConvStrategy::Auto);
+  addConv("implicit gemm forced asymmetric dilated", Asym, epi(AK::Tanh, true),
+          ConvStrategy::ImplicitGemm);
+  addConv("implicit gemm unpadded 5x5", conv(1, 3, 17, 11, 8, 5, 1, 0), epi(AK::Relu6),
+          ConvStrategy::Auto);
+  addConv("depthwise 3x3", conv(2, 6, 6, 9, 7, 3, 1, 1, 6), epi(AK::Relu6, false, true),
+          ConvStrategy::Auto);
+  addConv("depthwise multiplier 2 stride 2", conv(1, 4, 8, 10, 9, 3, 2, 1, 4),
+          epi(AK::Swish, false, false, ResidualKind::None, true), ConvStrategy::Auto);
+  addConv("gemm 1x1 odd", conv(2, 20, 33, 5, 7, 1, 1, 0), epi(AK::HardSwish, true),
+          ConvStrategy::Auto);
+  addConv("gemm 1x1 residual", conv(1, 17, 16, 4, 4, 1, 1, 0),
+          epi(AK::Relu, false, true, ResidualKind::BeforeActivation), ConvStrategy::Auto);
+  addConv("gemm 1x1 se", conv(2, 8, 5, 3, 3, 1, 1, 0),
+          epi(AK::HardSigmoid, false, false, ResidualKind::None, true), ConvStrategy::Gemm);
+  addConv("gemm 1x1 64x64 register tiles", conv(1, 24, 70, 9, 9, 1, 1, 0),
+          epi(AK::Swish, true, true), ConvStrategy::Auto);
+  GemmSpec D1{3, 50, 17, T, epi(AK::Sigmoid, true)};
+  Cs.push_back({"gemv bias sigmoid", D1});
+  GemmSpec D2{20, 37, 5, T, epi(AK::None, false, true, ResidualKind::AfterActivation)};
+  Cs.push_back({"dense bn residual", D2});
+  GemmSpec D3{66, 40, 67, T, epi(AK::Relu, true, false, ResidualKind::BeforeActivation)};
+  Cs.push_back({"dense 64x64 register tiles", D3});
+  GemmSpec V1{1, 20, 13, T, epi(AK::HardSwish, false, true)};
+  Cs.push_back({"gemv single row short k", V1});
+  GemmSpec V2{2, 300, 9, T, epi(AK::Relu, true, false, ResidualKind::AfterActivation)};
+  Cs.push_back({"gemv two rows", V2});
+  PoolSpec P1 = pool(PoolKind::Max, 2, 3, 9, 8, 3, 2, 1);
+  PoolSpec P2 = pool(PoolKind::Avg, 1, 4, 7, 7, 3, 2, 1);
+  PoolSpec P3 = pool(PoolKind::Avg, 1, 2, 7, 7, 3, 2, 1, true);
+  PoolSpec P4 = pool(PoolKind::Max, 1, 2, 8, 6, 2, 2, 0);
+  PoolSpec P5 = pool(PoolKind::Max, 1, 3, 8, 7, 3, 2, 0); // ceil: 4x3 (floor: 3x3)
+  P5.ceilMode = true;
+  PoolSpec P6 = pool(PoolKind::Avg, 2, 2, 6, 6, 3, 2, 1); // ceil: 4x4 with a clipped last row
+  P6.ceilMode = true;
+  for (PoolSpec *P : {&P1, &P2, &P3, &P4, &P5, &P6})
+    P->dtype = T;
+  Cs.push_back({"maxpool 3x3 s2 p1", P1});
+  Cs.push_back({"avgpool exclude pad", P2});
+  Cs.push_back({"avgpool include pad", P3});
+  Cs.push_back({"maxpool 2x2", P4});
+  Cs.push_back({"maxpool ceil mode", P5});
+  Cs.push_back({"avgpool ceil mode", P6});
+  Cs.push_back({"gap small bias relu", ReduceSpec{2, 5, 49, T, epi(AK::Relu, true)}});
+  Cs.push_back({"gap 300 bn sigmoid", ReduceSpec{1, 3, 300, T, epi(AK::Sigmoid, false, true)}});
+  Cs.push_back({"add relu", ElementwiseSpec{ElementwiseOp::Add, 2, 3, 11, AK::Relu, T}});
+  Cs.push_back({"mul", ElementwiseSpec{ElementwiseOp::Mul, 1, 4, 25, AK::None, T}});
+  Cs.push_back({"scale channels hardsigmoid",
+                ElementwiseSpec{ElementwiseOp::ScaleChannels, 2, 3, 10, AK::HardSigmoid, T}});
+  for (AK A : {AK::Tanh, AK::Swish, AK::Sigmoid, AK::Relu6, AK::HardSwish})
+    Cs.push_back({std::string("activation ") + activationName(A),
+                  ElementwiseSpec{ElementwiseOp::Activation, 1, 1, 300, A, T}});
+  Cs.push_back({"softmax 10", SoftmaxSpec{3, 10, T}});
+  Cs.push_back({"softmax 1000", SoftmaxSpec{2, 1000, T}});
+  return Cs;
+}
+
+/// Adds `C` to `E` whatever its spec type.
+inline support::Expected<KernelLaunch> addCase(KernelEmitter &E, const Case &C) {
+  return std::visit([&](const auto &S) { return E.add(S); }, C.spec);
+}
+
+} // namespace kernelcases

@@ -1,0 +1,184 @@
+// Kernel generators, functional: every strategy's PTX runs in the exact PTX interpreter on
+// seeded random data and matches the CPU reference of the layer (KernelRef.h).
+#include "KernelCases.h"
+#include "KernelRef.h"
+
+#include "analyzer/Device.h"
+#include "analyzer/Interpreter.h"
+#include "analyzer/Program.h"
+#include "corpus/KernelGen.h"
+#include "ptx/Parser.h"
+
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <string>
+#include <utility>
+
+using namespace corpus;
+using namespace kernelcases;
+
+namespace {
+
+/// Value range of the seeded data per parameter role (positive BN scale, SE scale in [0, 1]).
+std::pair<float, float> rangeOf(ParamRole R) {
+  switch (R) {
+  case ParamRole::BnScale:
+    return {0.5f, 1.5f};
+  case ParamRole::SeScale:
+    return {0.0f, 1.0f};
+  case ParamRole::Bias:
+  case ParamRole::BnShift:
+    return {-0.5f, 0.5f};
+  default:
+    return {-2.0f, 2.0f};
+  }
+}
+
+std::vector<uint8_t> toBytes(const std::vector<float> &V, DType T) {
+  std::vector<uint8_t> Bytes(V.size() * dtypeBytes(T));
+  for (size_t I = 0; I < V.size(); ++I) {
+    if (T == DType::F16) {
+      uint16_t H = kernelref::floatToHalf(V[I]);
+      std::memcpy(&Bytes[I * 2], &H, 2);
+    } else {
+      std::memcpy(&Bytes[I * 4], &V[I], 4);
+    }
+  }
+  return Bytes;
+}
+
+std::vector<float> fromBytes(const std::vector<uint8_t> &Bytes, DType T) {
+  std::vector<float> V(Bytes.size() / dtypeBytes(T));
+  for (size_t I = 0; I < V.size(); ++I) {
+    if (T == DType::F16) {
+      uint16_t H;
+      std::memcpy(&H, &Bytes[I * 2], 2);
+      V[I] = kernelref::halfToFloat(H);
+    } else {
+      std::memcpy(&V[I], &Bytes[I * 4], 4);
+    }
+  }
+  return V;
+}
+
+std::vector<double> reference(const AnySpec &Spec, const kernelref::Buffers &B) {
+  struct Visitor {
+    const kernelref::Buffers &B;
+    std::vector<double> operator()(const ConvSpec &S) { return kernelref::conv(S, B); }
+    std::vector<double> operator()(const GemmSpec &S) { return kernelref::dense(S, B); }
+    std::vector<double> operator()(const PoolSpec &S) { return kernelref::pool(S, B); }
+    std::vector<double> operator()(const ReduceSpec &S) { return kernelref::globalAvgPool(S, B); }
+    std::vector<double> operator()(const ElementwiseSpec &S) {
+      return kernelref::elementwise(S, B);
+    }
+    std::vector<double> operator()(const SoftmaxSpec &S) { return kernelref::softmax(S, B); }
+  };
+  return std::visit(Visitor{B}, Spec);
+}
+
+/// Runs `L` on seeded data; returns the output, or an empty vector after reporting a failure.
+std::vector<float> runCase(const analyzer::Program &Prog, const KernelLaunch &L, uint32_t Seed,
+                           kernelref::Buffers &Data) {
+  analyzer::Device D;
+  analyzer::LaunchConfig Cfg;
+  Cfg.grid = L.grid;
+  Cfg.block = L.block;
+  Cfg.sharedBytes = L.sharedBytes;
+  for (const KernelParam &P : L.params) {
+    std::string Name = paramRoleName(P.role);
+    auto Base = D.allocate(Name, P.elements * dtypeBytes(L.dtype));
+    REQUIRE_MESSAGE(Base, Name);
+    Cfg.args.push_back(analyzer::KernelArg::pointer(*Base));
+    if (P.role == ParamRole::Output)
+      continue;
+    auto [Lo, Hi] = rangeOf(P.role);
+    Data[P.role] = kernelref::randomData(P.elements, Seed++, Lo, Hi, L.dtype);
+    REQUIRE(D.write(*Base, toBytes(Data[P.role], L.dtype)));
+  }
+  analyzer::RunResult R = analyzer::runKernel(Prog, L.kernel, Cfg, D);
+  if (!R.ok()) {
+    FAIL_CHECK(L.kernel << ": " << R.trap->str());
+    return {};
+  }
+  const analyzer::Buffer *Out = D.find("output");
+  REQUIRE(Out != nullptr);
+  return fromBytes(Out->data, L.dtype);
+}
+
+void checkAllCases(DType T, double Tolerance) {
+  KernelEmitter E;
+  std::vector<std::pair<Case, KernelLaunch>> Launches;
+  for (const Case &C : allCases(T)) {
+    auto L = addCase(E, C);
+    REQUIRE_MESSAGE(L, C.label);
+    Launches.emplace_back(C, *L);
+  }
+  auto Ptx = E.emitPtx("sm_90");
+  REQUIRE(Ptx);
+  auto Mod = ptx::parseModule(*Ptx, "kernelgen.ptx");
+  REQUIRE_MESSAGE(Mod, (Mod ? "" : Mod.error().str()));
+  auto Prog = analyzer::decodeProgram(*Mod);
+  REQUIRE_MESSAGE(Prog, (Prog ? "" : Prog.error().str()));
+  uint32_t Seed = 1000;
+  for (const auto &[C, L] : Launches) {
+    INFO(C.label << " (" << L.kernel << ")");
+    auto Unsupported = Prog->unsupported(L.kernel);
+    for (const support::Error &Err : Unsupported)
+      FAIL_CHECK(Err.str());
+    if (!Unsupported.empty())
+      continue;
+    kernelref::Buffers Data;
+    std::vector<float> Got = runCase(*Prog, L, Seed, Data);
+    Seed += 100;
+    if (Got.empty())
+      continue;
+    double Err = kernelref::maxRelError(Got, reference(C.spec, Data));
+    CHECK_MESSAGE(Err <= Tolerance, "max relative error " << Err);
+  }
+}
+
+} // namespace
+
+TEST_CASE("f32 kernels match the CPU reference in the PTX interpreter") {
+  checkAllCases(DType::F32, 1e-4);
+}
+
+TEST_CASE("f16 kernels match the CPU reference within half-precision rounding") {
+  // Storage rounding of the result alone is up to 2^-11 relative; f32 accumulation inside.
+  checkAllCases(DType::F16, 1e-3);
+}
+
+TEST_CASE("a mid-size implicit GEMM (K = 576: 36 shared-memory K steps) matches the reference") {
+  KernelEmitter E;
+  ConvSpec S = conv(1, 64, 72, 14, 13, 3, 1, 1); // 64x64 tiles: a full and a partial row tile
+  S.epilogue = epi(ActivationKind::Relu, false, true);
+  auto L = E.add(S);
+  REQUIRE(L);
+  CHECK(L->strategy == "conv_implicit_gemm");
+  auto Ptx = E.emitPtx("sm_90");
+  REQUIRE(Ptx);
+  auto Mod = ptx::parseModule(*Ptx, "igemm.ptx");
+  REQUIRE(Mod);
+  auto Prog = analyzer::decodeProgram(*Mod);
+  REQUIRE(Prog);
+  kernelref::Buffers Data;
+  std::vector<float> Got = runCase(*Prog, *L, 77, Data);
+  REQUIRE_FALSE(Got.empty());
+  CHECK(kernelref::maxRelError(Got, kernelref::conv(S, Data)) <= 1e-4);
+}
+
+TEST_CASE("the reference itself: a hand-computed 3x3 convolution with padding") {
+  // 1x1x3x3 input 1..9, one 3x3 all-ones filter, pad 1: centre = 45, corner = 1+2+4+5 = 12.
+  ConvSpec S = conv(1, 1, 1, 3, 3, 3, 1, 1);
+  kernelref::Buffers B;
+  B[ParamRole::Input] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+  B[ParamRole::Weight] = std::vector<float>(9, 1.0f);
+  auto Out = kernelref::conv(S, B);
+  REQUIRE(Out.size() == 9);
+  CHECK(Out[4] == 45.0);
+  CHECK(Out[0] == 12.0);
+  CHECK(Out[8] == 5 + 6 + 8 + 9);
+  CHECK(kernelref::halfToFloat(kernelref::floatToHalf(1.0f / 3.0f)) ==
+        doctest::Approx(0.333251953125));
+}

@@ -1,0 +1,251 @@
+// CPU references (double precision) for the generated kernels, written from the layer
+// definitions (ONNX operator semantics), independently of the IR builders under test.
+#pragma once
+
+#include "corpus/KernelGen.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <map>
+#include <random>
+#include <vector>
+
+namespace kernelref {
+
+using corpus::ParamRole;
+using Buffers = std::map<ParamRole, std::vector<float>>;
+
+/// IEEE binary16 <-> binary32, round to nearest even (f16 storage of the kernels).
+inline uint16_t floatToHalf(float F) {
+  uint32_t X;
+  std::memcpy(&X, &F, 4);
+  uint32_t Sign = (X >> 16) & 0x8000u;
+  int32_t Exp = int32_t((X >> 23) & 0xff) - 127 + 15;
+  uint32_t Mant = X & 0x7fffffu;
+  if (((X >> 23) & 0xff) == 0xff)
+    return uint16_t(Sign | 0x7c00u | (Mant ? 0x200u : 0));
+  if (Exp >= 31)
+    return uint16_t(Sign | 0x7c00u);
+  if (Exp <= 0) { // subnormal half (or zero)
+    if (Exp < -10)
+      return uint16_t(Sign);
+    Mant |= 0x800000u;
+    uint32_t Shift = uint32_t(14 - Exp);
+    uint32_t H = Mant >> Shift, Rem = Mant & ((1u << Shift) - 1), Half = 1u << (Shift - 1);
+    if (Rem > Half || (Rem == Half && (H & 1)))
+      ++H;
+    return uint16_t(Sign | H);
+  }
+  uint32_t H = Sign | (uint32_t(Exp) << 10) | (Mant >> 13);
+  uint32_t Rem = Mant & 0x1fffu;
+  if (Rem > 0x1000u || (Rem == 0x1000u && (H & 1)))
+    ++H; // may carry into the exponent, which is correct rounding
+  return uint16_t(H);
+}
+
+inline float halfToFloat(uint16_t H) {
+  uint32_t Sign = uint32_t(H & 0x8000u) << 16;
+  uint32_t Exp = (H >> 10) & 0x1f, Mant = H & 0x3ffu;
+  float F;
+  if (Exp == 0) {
+    F = std::ldexp(float(Mant), -24);
+    return Sign ? -F : F;
+  }
+  uint32_t X = Sign | ((Exp == 31 ? 255 : Exp - 15 + 127) << 23) | (Mant << 13);
+  std::memcpy(&F, &X, 4);
+  return F;
+}
+
+/// Seeded uniform values in [Lo, Hi), rounded through f16 when the kernel stores f16.
+inline std::vector<float> randomData(uint64_t N, uint32_t Seed, float Lo, float Hi,
+                                     corpus::DType T) {
+  std::mt19937 Gen(Seed);
+  std::uniform_real_distribution<float> D(Lo, Hi);
+  std::vector<float> V(N);
+  for (float &X : V) {
+    X = D(Gen);
+    if (T == corpus::DType::F16)
+      X = halfToFloat(floatToHalf(X));
+  }
+  return V;
+}
+
+inline double activation(corpus::ActivationKind K, double X) {
+  using corpus::ActivationKind;
+  auto Sigmoid = [](double V) { return 1.0 / (1.0 + std::exp(-V)); };
+  auto HardSigmoid = [](double V) { return std::min(std::max(V + 3.0, 0.0), 6.0) / 6.0; };
+  switch (K) {
+  case ActivationKind::None:
+    return X;
+  case ActivationKind::Relu:
+    return std::max(X, 0.0);
+  case ActivationKind::Relu6:
+    return std::min(std::max(X, 0.0), 6.0);
+  case ActivationKind::Sigmoid:
+    return Sigmoid(X);
+  case ActivationKind::HardSigmoid:
+    return HardSigmoid(X);
+  case ActivationKind::HardSwish:
+    return X * HardSigmoid(X);
+  case ActivationKind::Swish:
+    return X * Sigmoid(X);
+  case ActivationKind::Tanh:
+    return std::tanh(X);
+  }
+  return X;
+}
+
+/// The fused epilogue for output element `Out` of channel `C` in image `N` (C channels total).
+inline double epilogue(const corpus::Epilogue &E, const Buffers &B, double Y, uint64_t C,
+                       uint64_t N, uint64_t Channels, uint64_t Out) {
+  using corpus::ResidualKind;
+  if (E.bias)
+    Y += B.at(ParamRole::Bias)[C];
+  if (E.batchNorm)
+    Y = Y * B.at(ParamRole::BnScale)[C] + B.at(ParamRole::BnShift)[C];
+  if (E.residual == ResidualKind::BeforeActivation)
+    Y += B.at(ParamRole::Residual)[Out];
+  Y = activation(E.activation, Y);
+  if (E.seScale)
+    Y *= B.at(ParamRole::SeScale)[N * Channels + C];
+  if (E.residual == ResidualKind::AfterActivation)
+    Y += B.at(ParamRole::Residual)[Out];
+  return Y;
+}
+
+/// Grouped, strided, padded, dilated NCHW convolution (ONNX Conv).
+inline std::vector<double> conv(const corpus::ConvSpec &S, const Buffers &B) {
+  const auto &In = B.at(ParamRole::Input), &W = B.at(ParamRole::Weight);
+  const int64_t Ho = S.outHeight(), Wo = S.outWidth();
+  const int64_t CinG = S.inChannels / S.groups, CoutG = S.outChannels / S.groups;
+  std::vector<double> Out(size_t(S.batch) * S.outChannels * Ho * Wo);
+  for (int64_t N = 0; N < S.batch; ++N)
+    for (int64_t Co = 0; Co < S.outChannels; ++Co)
+      for (int64_t Oh = 0; Oh < Ho; ++Oh)
+        for (int64_t Ow = 0; Ow < Wo; ++Ow) {
+          double Acc = 0;
+          int64_t G = Co / CoutG;
+          for (int64_t Ci = 0; Ci < CinG; ++Ci)
+            for (int64_t Kh = 0; Kh < S.kernelH; ++Kh)
+              for (int64_t Kw = 0; Kw < S.kernelW; ++Kw) {
+                int64_t Ih = Oh * S.strideH - int64_t(S.padTop) + Kh * S.dilationH;
+                int64_t Iw = Ow * S.strideW - int64_t(S.padLeft) + Kw * S.dilationW;
+                if (Ih < 0 || Iw < 0 || Ih >= S.inHeight || Iw >= S.inWidth)
+                  continue;
+                int64_t C = G * CinG + Ci;
+                Acc += double(In[((N * S.inChannels + C) * S.inHeight + Ih) * S.inWidth + Iw]) *
+                       W[((Co * CinG + Ci) * S.kernelH + Kh) * S.kernelW + Kw];
+              }
+          uint64_t O = ((N * S.outChannels + Co) * Ho + Oh) * Wo + Ow;
+          Out[O] = epilogue(S.epilogue, B, Acc, Co, N, S.outChannels, O);
+        }
+  return Out;
+}
+
+/// Y = X W^T with the epilogue per output feature.
+inline std::vector<double> dense(const corpus::GemmSpec &S, const Buffers &B) {
+  const auto &X = B.at(ParamRole::Input), &W = B.at(ParamRole::Weight);
+  std::vector<double> Out(size_t(S.rows) * S.outFeatures);
+  for (uint64_t R = 0; R < S.rows; ++R)
+    for (uint64_t O = 0; O < S.outFeatures; ++O) {
+      double Acc = 0;
+      for (uint64_t I = 0; I < S.inFeatures; ++I)
+        Acc += double(X[R * S.inFeatures + I]) * W[O * S.inFeatures + I];
+      uint64_t Idx = R * S.outFeatures + O;
+      Out[Idx] = epilogue(S.epilogue, B, Acc, O, 0, S.outFeatures, Idx);
+    }
+  return Out;
+}
+
+/// ONNX MaxPool / AveragePool (count_include_pad as in the spec).
+inline std::vector<double> pool(const corpus::PoolSpec &S, const Buffers &B) {
+  const auto &In = B.at(ParamRole::Input);
+  const int64_t Ho = S.outHeight(), Wo = S.outWidth();
+  std::vector<double> Out(size_t(S.batch) * S.channels * Ho * Wo);
+  for (int64_t P = 0; P < int64_t(S.batch) * S.channels; ++P)
+    for (int64_t Oh = 0; Oh < Ho; ++Oh)
+      for (int64_t Ow = 0; Ow < Wo; ++Ow) {
+        double Max = -std::numeric_limits<double>::infinity(), Sum = 0;
+        int64_t Count = 0;
+        for (int64_t Kh = 0; Kh < S.kernelH; ++Kh)
+          for (int64_t Kw = 0; Kw < S.kernelW; ++Kw) {
+            int64_t Ih = Oh * S.strideH - int64_t(S.padTop) + Kh;
+            int64_t Iw = Ow * S.strideW - int64_t(S.padLeft) + Kw;
+            if (Ih < 0 || Iw < 0 || Ih >= S.inHeight || Iw >= S.inWidth)
+              continue;
+            double V = In[(P * S.inHeight + Ih) * S.inWidth + Iw];
+            Max = std::max(Max, V);
+            Sum += V;
+            ++Count;
+          }
+        double Div = S.countIncludePad ? double(S.kernelH * S.kernelW) : double(Count);
+        Out[(P * Ho + Oh) * Wo + Ow] = S.kind == corpus::PoolKind::Max ? Max : Sum / Div;
+      }
+  return Out;
+}
+
+/// Mean over the spatial axis, then the epilogue per channel.
+inline std::vector<double> globalAvgPool(const corpus::ReduceSpec &S, const Buffers &B) {
+  const auto &In = B.at(ParamRole::Input);
+  std::vector<double> Out(size_t(S.batch) * S.channels);
+  for (uint64_t N = 0; N < S.batch; ++N)
+    for (uint64_t C = 0; C < S.channels; ++C) {
+      uint64_t O = N * S.channels + C;
+      double Sum = 0;
+      for (uint64_t I = 0; I < S.spatial; ++I)
+        Sum += In[O * S.spatial + I];
+      Out[O] = epilogue(S.epilogue, B, Sum / S.spatial, C, N, S.channels, O);
+    }
+  return Out;
+}
+
+inline std::vector<double> elementwise(const corpus::ElementwiseSpec &S, const Buffers &B) {
+  using corpus::ElementwiseOp;
+  const auto &A = B.at(ParamRole::Input);
+  std::vector<double> Out(A.size());
+  for (uint64_t I = 0; I < A.size(); ++I) {
+    double Y = A[I];
+    if (S.op == ElementwiseOp::Add)
+      Y += B.at(ParamRole::Input2)[I];
+    else if (S.op == ElementwiseOp::Mul)
+      Y *= B.at(ParamRole::Input2)[I];
+    else if (S.op == ElementwiseOp::ScaleChannels)
+      Y *= B.at(ParamRole::Input2)[I / S.spatial];
+    Out[I] = activation(S.activation, Y);
+  }
+  return Out;
+}
+
+inline std::vector<double> softmax(const corpus::SoftmaxSpec &S, const Buffers &B) {
+  const auto &In = B.at(ParamRole::Input);
+  std::vector<double> Out(In.size());
+  for (uint64_t R = 0; R < S.rows; ++R) {
+    const float *Row = &In[R * S.cols];
+    double Max = *std::max_element(Row, Row + S.cols), Sum = 0;
+    for (uint64_t C = 0; C < S.cols; ++C)
+      Sum += std::exp(Row[C] - Max);
+    for (uint64_t C = 0; C < S.cols; ++C)
+      Out[R * S.cols + C] = std::exp(Row[C] - Max) / Sum;
+  }
+  return Out;
+}
+
+/// Largest |Got - Ref| / max(|Ref|, mean |Ref|): relative error, with outputs much smaller than
+/// the tensor's typical magnitude (cancellation) measured against that magnitude instead.
+inline double maxRelError(const std::vector<float> &Got, const std::vector<double> &Ref) {
+  double Mean = 0;
+  for (double R : Ref)
+    Mean += std::fabs(R);
+  Mean = Ref.empty() ? 1.0 : std::max(Mean / Ref.size(), 1e-30);
+  double Worst = Got.size() == Ref.size() ? 0.0 : std::numeric_limits<double>::infinity();
+  for (size_t I = 0; I < std::min(Got.size(), Ref.size()); ++I) {
+    double E = std::fabs(Got[I] - Ref[I]) / std::max(std::fabs(Ref[I]), Mean);
+    Worst = std::isnan(E) ? std::numeric_limits<double>::infinity() : std::max(Worst, E);
+  }
+  return Worst;
+}
+
+} // namespace kernelref

@@ -1,0 +1,186 @@
+// Lowering driver tests: fusion decisions, launch order, buffers and arguments, kernel dedup,
+// whole-network launch counts derived by hand, the manifest and the atomic directory write.
+#include "corpus/Lower.h"
+#include "corpus/Builder.h"
+#include "corpus/Zoo.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include <unistd.h>
+
+using namespace corpus;
+
+namespace {
+
+Workload lowerOk(const Network &N, bool Ptx = false, DType Type = DType::F32) {
+  LowerOptions O;
+  O.emitPtx = Ptx;
+  O.dtype = Type;
+  auto W = lower(N, O);
+  REQUIRE_MESSAGE(bool(W), (W ? "" : W.error().str()));
+  return std::move(*W);
+}
+
+Network zoo(const std::string &Name) {
+  auto N = buildZooModel(Name);
+  REQUIRE(N);
+  return std::move(*N);
+}
+
+/// A residual block with a classifier: conv-bn-relu, conv-bn-add-relu, gap, dense, softmax.
+Network tinyResidual() {
+  NetworkBuilder B("tiny");
+  LayerId X = B.input({1, 3, 8, 8}, "x");
+  LayerId A = B.relu(
+      B.batchNorm(B.add(LayerKind::Conv, {X}, ConvAttrs{4, 3, 3, 1, 1, 1, 1, 1, 1}, "conv1")));
+  LayerId C =
+      B.batchNorm(B.add(LayerKind::Conv, {A}, ConvAttrs{4, 3, 3, 1, 1, 1, 1, 1, 1}, "conv2"));
+  LayerId R = B.relu(B.addLayers(C, A));
+  LayerId D = B.dense(B.flatten(B.globalAvgPool(R)), 10);
+  B.softmax(D);
+  auto N = B.finish();
+  REQUIRE(N);
+  return std::move(*N);
+}
+
+std::map<std::string, uint64_t> bufferBytes(const Workload &W) {
+  std::map<std::string, uint64_t> M;
+  for (const WorkloadBuffer &B : W.buffers)
+    M[B.name] = B.bytes;
+  return M;
+}
+
+} // namespace
+
+TEST_CASE("lower: fused epilogues, launch order and arguments") {
+  Network N = tinyResidual();
+  Workload W = lowerOk(N);
+  REQUIRE(W.launches.size() == 5);
+  // Strategy names from KernelGen.h's docs/lowering.md; only the family is checked here.
+  const char *Families[] = {"conv_", "conv_", "global_avg_pool", "dense_", "softmax"};
+  for (size_t I = 0; I < 5; ++I)
+    CHECK(W.launches[I].strategy.rfind(Families[I], 0) == 0);
+  const WorkloadLaunch &C1 = W.launches[0], &C2 = W.launches[1];
+  CHECK(C1.layers == std::vector<std::string>{"conv1", "batchnorm_2", "activation_3"});
+  CHECK(C2.layers == std::vector<std::string>{"conv2", "batchnorm_5", "add_6", "activation_7"});
+  // conv1: input, weight, bn scale, bn shift, output. conv2 adds the residual = conv1's output.
+  auto Bytes = bufferBytes(W);
+  REQUIRE(C1.args.size() == 5);
+  CHECK(C1.args[0].buffer == "x");
+  CHECK(Bytes[C1.args[0].buffer] == 3 * 8 * 8 * 4);
+  CHECK(Bytes[C1.args[1].buffer] == 4 * 3 * 9 * 4); // OIHW weights, f32
+  CHECK(Bytes[C1.args[2].buffer] == 4 * 4);         // bn scale per channel
+  CHECK(Bytes[C1.args[4].buffer] == 4 * 8 * 8 * 4); // output
+  REQUIRE(C2.args.size() == 6);
+  CHECK(C2.args[4].buffer == C1.args[4].buffer);            // residual
+  CHECK(W.launches[2].args[0].buffer == C2.args[5].buffer); // gap reads the block output
+  CHECK(W.launches[3].args.size() == 4);                    // input, weight, bias, output
+  CHECK(Bytes[W.launches[3].args[1].buffer] == 10 * 4 * 4);
+  int64_t Macs = 0;
+  for (const WorkloadLaunch &L : W.launches)
+    Macs += L.macs;
+  CHECK(Macs == N.macs());
+  // Every argument names a buffer; random buffers have seeds in order from 7.
+  std::set<uint64_t> Seeds;
+  for (const WorkloadBuffer &B : W.buffers)
+    if (B.random)
+      CHECK(Seeds.insert(B.seed).second);
+  CHECK(*Seeds.begin() == 7);
+}
+
+TEST_CASE("lower: f16 halves every buffer") {
+  Network N = tinyResidual();
+  Workload F32 = lowerOk(N), F16 = lowerOk(N, false, DType::F16);
+  REQUIRE(F32.buffers.size() == F16.buffers.size());
+  for (size_t I = 0; I < F32.buffers.size(); ++I)
+    CHECK(F16.buffers[I].bytes * 2 == F32.buffers[I].bytes);
+  CHECK(manifestJson(F16).find("\"random\": \"f16\"") != std::string::npos);
+}
+
+TEST_CASE("lower: resnet50 launch count derived by hand") {
+  Network N = zoo("resnet50");
+  Workload W = lowerOk(N);
+  // stem conv(+bn+relu), maxpool, 16 bottlenecks x 3 convs + 4 projection convs (every residual
+  // add and relu fused into a conv), global pool, dense.
+  CHECK(W.launches.size() == 1 + 1 + 16 * 3 + 4 + 1 + 1);
+  int64_t Macs = 0;
+  for (const WorkloadLaunch &L : W.launches)
+    Macs += L.macs;
+  CHECK(Macs == N.macs());
+  CHECK(W.kernelCount < W.launches.size()); // repeated bottlenecks share kernels
+}
+
+TEST_CASE("lower: efficientnet-b0 launch count derived by hand") {
+  Workload W = lowerOk(zoo("efficientnet-b0"));
+  // stem; 16 MBConv blocks: [expand] depthwise, SE (pool, reduce, expand, channel scale),
+  // project (+ residual) -> 6 launches for the first block (no expansion), 7 for the 15 others;
+  // head conv, global pool, dense.
+  CHECK(W.launches.size() == 1 + 6 + 15 * 7 + 3);
+  size_t Scale = 0;
+  for (const WorkloadLaunch &L : W.launches)
+    Scale += L.strategy == "eltwise_scale_channels";
+  CHECK(Scale == 16);
+}
+
+TEST_CASE("lower: every zoo model lowers") {
+  for (const ZooModel &M : zooModels()) {
+    CAPTURE(M.name);
+    Network N = zoo(M.name);
+    Workload W = lowerOk(N);
+    int64_t Macs = 0;
+    for (const WorkloadLaunch &L : W.launches)
+      Macs += L.macs;
+    CHECK(Macs == N.macs());
+  }
+}
+
+TEST_CASE("lower: unsupported layers are named") {
+  NetworkBuilder B("n");
+  LayerId X = B.input({1, 4, 4, 4});
+  B.add(LayerKind::Concat, {X, X}, ConcatAttrs{1}, "cat");
+  auto N = B.finish();
+  REQUIRE(N);
+  auto W = lower(*N);
+  REQUIRE(!W);
+  CHECK(W.error().str() == "error: layer 'cat' (concat): not supported by the lowering");
+}
+
+TEST_CASE("lower: PTX, manifest and the atomic directory write") {
+  Network N = zoo("lenet5");
+  Workload W = lowerOk(N, true);
+  REQUIRE(W.ptx.size() == 1);
+  for (const WorkloadLaunch &L : W.launches)
+    CHECK(W.ptx[0].find(".entry " + L.kernel + "(") != std::string::npos);
+  auto J = nlohmann::json::parse(manifestJson(W));
+  CHECK(J["ptx"] == nlohmann::json::array({"kernels.ptx"}));
+  std::set<std::string> Names;
+  for (const auto &B : J["buffers"])
+    Names.insert(B["name"].get<std::string>());
+  REQUIRE(J["launches"].size() == W.launches.size());
+  for (const auto &L : J["launches"])
+    for (const auto &A : L["args"])
+      CHECK(Names.count(A["buffer"].get<std::string>()) == 1);
+
+  namespace fs = std::filesystem;
+  fs::path Dir = fs::temp_directory_path() / ("ptxcast_lower_test_" + std::to_string(::getpid()));
+  fs::remove_all(Dir);
+  REQUIRE(!writeWorkload(W, Dir.string()));
+  REQUIRE(!writeWorkload(W, Dir.string())); // replaces an existing directory
+  CHECK(fs::exists(Dir / "manifest.json"));
+  CHECK(fs::exists(Dir / "kernels.ptx"));
+  CHECK(fs::exists(Dir / "workload.json"));
+  CHECK(!fs::exists(Dir.string() + ".partial"));
+  CHECK(!fs::exists(Dir.string() + ".old"));
+  std::ifstream In(Dir / "manifest.json");
+  std::stringstream S;
+  S << In.rdbuf();
+  CHECK(S.str() == manifestJson(W));
+  fs::remove_all(Dir);
+}

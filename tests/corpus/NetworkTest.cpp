@@ -1,0 +1,164 @@
+// Network IR tests: shape propagation, parameter/MAC counts derived by hand, and shape errors.
+#include "corpus/Network.h"
+#include "corpus/Builder.h"
+
+#include <doctest/doctest.h>
+
+using namespace corpus;
+
+namespace {
+
+LayerId must(support::Expected<LayerId> E) {
+  REQUIRE_MESSAGE(bool(E), (E ? "" : E.error().str()));
+  return *E;
+}
+
+std::string errorOf(support::Expected<LayerId> E) {
+  REQUIRE(!E);
+  return E.error().str();
+}
+
+} // namespace
+
+TEST_CASE("network: convolution shape, parameters and MACs") {
+  Network N("t");
+  LayerId X = must(N.addInput("x", {2, 3, 224, 224}));
+  ConvAttrs A;
+  A.outChannels = 64;
+  A.kernelH = A.kernelW = 7;
+  A.strideH = A.strideW = 2;
+  A.padTop = A.padLeft = A.padBottom = A.padRight = 3;
+  LayerId C = must(N.add("c", LayerKind::Conv, {X}, A));
+  // (224 + 6 - 7) / 2 + 1 = 112; weights 64*3*7*7; MACs per image 64*112*112*3*49, batch 2.
+  CHECK(N.layer(C).shape == Shape{2, 64, 112, 112});
+  CHECK(N.layer(C).params == 64 * 3 * 49);
+  CHECK(N.layer(C).macs == 2LL * 64 * 112 * 112 * 3 * 49);
+
+  // Depthwise, dilated, asymmetric padding, with bias: 64 groups, 3x3 dilation 2, pads 2/1.
+  ConvAttrs D;
+  D.outChannels = 64;
+  D.kernelH = D.kernelW = 3;
+  D.dilationH = D.dilationW = 2;
+  D.padTop = D.padLeft = 2;
+  D.padBottom = D.padRight = 1;
+  D.groups = 64;
+  D.bias = true;
+  LayerId DW = must(N.add("dw", LayerKind::Conv, {C}, D));
+  // 112 + 3 - 2*2 - 1 = 110 -> 111 outputs per side.
+  CHECK(N.layer(DW).shape == Shape{2, 64, 111, 111});
+  CHECK(N.layer(DW).params == 64 * 9 + 64);
+  CHECK(N.layer(DW).macs == 2LL * 64 * 111 * 111 * 9);
+  CHECK(N.params() == 64 * 3 * 49 + 64 * 9 + 64);
+  CHECK(N.computeLayerCount() == 2);
+  CHECK(N.outputs() == std::vector<LayerId>{DW});
+}
+
+TEST_CASE("network: convolution errors name the layer") {
+  Network N("t");
+  LayerId X = must(N.addInput("x", {1, 16, 8, 8}));
+  ConvAttrs A;
+  A.outChannels = 6;
+  A.groups = 3;
+  CHECK(errorOf(N.add("c", LayerKind::Conv, {X}, A)) ==
+        "error: layer 'c' (conv): input has 16 channels, not divisible by groups=3");
+  ConvAttrs Big;
+  Big.outChannels = 4;
+  Big.kernelH = Big.kernelW = 9;
+  CHECK(errorOf(N.add("big", LayerKind::Conv, {X}, Big)) ==
+        "error: layer 'big' (conv): 9x9 kernel does not fit input [1,16,8,8]");
+  LayerId F = must(N.add("f", LayerKind::Flatten, {X}, FlattenAttrs{}));
+  CHECK(errorOf(N.add("c2", LayerKind::Conv, {F}, ConvAttrs{4})) ==
+        "error: layer 'c2' (conv): expects a 4-d NCHW input, got [1,1024]");
+  CHECK(errorOf(N.addInput("bad", {1, 0, 4})) == "error: input 'bad': invalid shape [1,0,4]");
+}
+
+TEST_CASE("network: broadcasting add/mul (squeeze-excitation scaling)") {
+  Network N("t");
+  LayerId X = must(N.addInput("x", {2, 32, 14, 14}));
+  LayerId G = must(N.add("g", LayerKind::GlobalAvgPool, {X}, GlobalPoolAttrs{}));
+  CHECK(N.layer(G).shape == Shape{2, 32, 1, 1});
+  LayerId M = must(N.add("m", LayerKind::Mul, {X, G}, EltwiseAttrs{}));
+  CHECK(N.layer(M).shape == Shape{2, 32, 14, 14});
+  CHECK(N.layer(M).macs == 0);
+  // A constant operand of shape [32,1,1] counts as 32 parameters.
+  LayerId B = must(N.add("b", LayerKind::Add, {M}, EltwiseAttrs{Shape{32, 1, 1}}));
+  CHECK(N.layer(B).shape == Shape{2, 32, 14, 14});
+  CHECK(N.layer(B).params == 32);
+  LayerId Other = must(N.addInput("y", {2, 16, 1, 1}));
+  CHECK(errorOf(N.add("bad", LayerKind::Add, {X, Other}, EltwiseAttrs{})) ==
+        "error: layer 'bad' (add): shapes [2,32,14,14] and [2,16,1,1] do not broadcast");
+  CHECK(errorOf(N.add("one", LayerKind::Add, {X}, EltwiseAttrs{})) ==
+        "error: layer 'one' (add): expects two inputs, got 1");
+}
+
+TEST_CASE("network: pooling floor and ceil modes") {
+  Network N("t");
+  LayerId X = must(N.addInput("x", {1, 8, 112, 112}));
+  PoolAttrs P;
+  P.kernelH = P.kernelW = 3;
+  P.strideH = P.strideW = 2;
+  CHECK(N.layer(must(N.add("floor", LayerKind::MaxPool, {X}, P))).shape ==
+        Shape{1, 8, 55, 55}); // (112 - 3) / 2 + 1
+  P.ceilMode = true;
+  CHECK(N.layer(must(N.add("ceil", LayerKind::AvgPool, {X}, P))).shape ==
+        Shape{1, 8, 56, 56}); // ceil(109 / 2) + 1
+  // Ceil mode never starts a window in the trailing padding: 5 wide, k2 s2 p1 -> 3 (not 4).
+  LayerId Y = must(N.addInput("y", {1, 1, 5, 5}));
+  PoolAttrs Q;
+  Q.kernelH = Q.kernelW = 2;
+  Q.strideH = Q.strideW = 2;
+  Q.padTop = Q.padLeft = Q.padBottom = Q.padRight = 1;
+  Q.ceilMode = true;
+  CHECK(N.layer(must(N.add("edge", LayerKind::MaxPool, {Y}, Q))).shape == Shape{1, 1, 3, 3});
+}
+
+TEST_CASE("network: flatten, reshape, concat, softmax, pad, batch-norm, dense") {
+  Network N("t");
+  LayerId X = must(N.addInput("x", {2, 4, 6, 6}));
+  LayerId R = must(N.add("r", LayerKind::Reshape, {X}, ReshapeAttrs{{0, -1, 9}}));
+  CHECK(N.layer(R).shape == Shape{2, 16, 9});
+  CHECK(errorOf(N.add("r2", LayerKind::Reshape, {X}, ReshapeAttrs{{5, -1}})) ==
+        "error: layer 'r2' (reshape): cannot reshape [2,4,6,6] to [5,-1]");
+  LayerId Y = must(N.addInput("y", {2, 3, 6, 6}));
+  LayerId C = must(N.add("c", LayerKind::Concat, {X, Y}, ConcatAttrs{1}));
+  CHECK(N.layer(C).shape == Shape{2, 7, 6, 6});
+  CHECK(errorOf(N.add("c2", LayerKind::Concat, {X, Y}, ConcatAttrs{2})) ==
+        "error: layer 'c2' (concat): cannot concatenate [2,4,6,6] and [2,3,6,6] on axis 2");
+  LayerId P = must(N.add("p", LayerKind::Pad, {C}, PadAttrs{1, 2, 0, 1}));
+  CHECK(N.layer(P).shape == Shape{2, 7, 7, 9});
+  LayerId B = must(N.add("bn", LayerKind::BatchNorm, {P}, BatchNormAttrs{}));
+  CHECK(N.layer(B).params == 2 * 7); // gamma and beta
+  LayerId F = must(N.add("f", LayerKind::Flatten, {B}, FlattenAttrs{1}));
+  CHECK(N.layer(F).shape == Shape{2, 7 * 7 * 9});
+  LayerId D = must(N.add("d", LayerKind::Dense, {F}, DenseAttrs{10, true}));
+  CHECK(N.layer(D).shape == Shape{2, 10});
+  CHECK(N.layer(D).params == 441 * 10 + 10);
+  CHECK(N.layer(D).macs == 2 * 441 * 10);
+  LayerId S = must(N.add("s", LayerKind::Softmax, {D}, SoftmaxAttrs{-1}));
+  CHECK(N.layer(S).shape == Shape{2, 10});
+  CHECK(errorOf(N.add("s2", LayerKind::Softmax, {D}, SoftmaxAttrs{2})) ==
+        "error: layer 's2' (softmax): axis 2 out of range for [2,10]");
+}
+
+TEST_CASE("network: TensorFlow SAME padding") {
+  CHECK(samePadding(56, 3, 2) == std::pair<int64_t, int64_t>{0, 1});  // out 28: 27*2+3-56 = 1
+  CHECK(samePadding(147, 3, 2) == std::pair<int64_t, int64_t>{1, 1}); // out 74: 73*2+3-147 = 2
+  CHECK(samePadding(224, 7, 2) == std::pair<int64_t, int64_t>{2, 3}); // out 112: 222+7-224 = 5
+  CHECK(samePadding(14, 5, 1) == std::pair<int64_t, int64_t>{2, 2});
+  CHECK(samePadding(14, 1, 2) == std::pair<int64_t, int64_t>{0, 0});
+}
+
+TEST_CASE("builder: keeps the first error and names layers") {
+  NetworkBuilder B("b");
+  LayerId X = B.input({1, 3, 8, 8});
+  LayerId C = B.conv(X, 4, 3, 1, 1);
+  CHECK(B.shape(C) == Shape{1, 4, 8, 8});
+  LayerId Bad = B.conv(C, 6, 3, 1, 1, 4); // 4 channels, groups 4, 6 outputs: not divisible
+  CHECK(Bad == InvalidLayer);
+  CHECK(B.relu(Bad) == InvalidLayer);
+  CHECK(B.failed());
+  auto N = B.finish();
+  REQUIRE(!N);
+  CHECK(N.error().str() == "error: layer 'conv_2' (conv): 6 output channels, not divisible by "
+                           "groups=4");
+}

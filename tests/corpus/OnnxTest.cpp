@@ -1,0 +1,263 @@
+// ONNX import tests: models written here through libonnx's protobuf API import to the same graph,
+// parameters and MACs as the zoo's blocks; malformed files and unsupported ops are rejected with
+// the node named.
+#include "corpus/Onnx.h"
+#include "corpus/Zoo.h"
+
+#include "OnnxWriter.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include <unistd.h>
+
+using namespace corpus;
+using namespace onnxtest;
+
+TEST_CASE("onnx: lenet5 imports to the zoo's graph, with and without weights") {
+  auto Zoo = buildZooModel("lenet5");
+  REQUIRE(Zoo);
+  for (WeightMode Mode :
+       {WeightMode::Initializers, WeightMode::GraphInputs, WeightMode::ValueInfo}) {
+    CAPTURE(static_cast<int>(Mode));
+    checkSameGraph(import(lenet5(Mode)), *Zoo);
+  }
+}
+
+TEST_CASE("onnx: importOnnxFile reads a file from disk") {
+  std::string Path = "/tmp/ptxcast_onnx_test_" + std::to_string(::getpid()) + ".onnx";
+  {
+    std::ofstream Out(Path, std::ios::binary);
+    Out << lenet5(WeightMode::Initializers).bytes();
+  }
+  auto N = importOnnxFile(Path);
+  std::remove(Path.c_str());
+  REQUIRE_MESSAGE(bool(N), (N ? "" : N.error().str()));
+  CHECK(N->params() == 61706);
+  CHECK(N->name() == "test");
+}
+
+TEST_CASE("onnx: mobilenetv2 inverted residual stack (relu6 as Clip)") {
+  NetworkBuilder B("ref");
+  LayerId X = B.input({1, 16, 28, 28}, "x");
+  X = invertedResidual(B, X, 24, 2, 6);
+  X = invertedResidual(B, X, 24, 1, 6);
+  auto Ref = B.finish();
+  REQUIRE(Ref);
+
+  OnnxWriter W;
+  W.input("x", {1, 16, 28, 28});
+  auto Block = [&](const std::string &In, int64_t C, int64_t Out, int64_t Stride) {
+    std::string Y = relu6(W, bn(W, conv(W, In, C, 6 * C, 1, 1, 0), 6 * C));
+    Y = relu6(W, bn(W, conv(W, Y, 6 * C, 6 * C, 3, Stride, 1, 6 * C), 6 * C));
+    Y = bn(W, conv(W, Y, 6 * C, Out, 1, 1, 0), Out);
+    return Stride == 1 && C == Out ? binary(W, "Add", In, Y) : Y;
+  };
+  std::string Y = Block(Block("x", 16, 24, 2), 24, 24, 1);
+  W.output(Y);
+  checkSameGraph(import(W), *Ref);
+}
+
+TEST_CASE("onnx: resnet bottlenecks with projection shortcuts") {
+  NetworkBuilder B("ref");
+  LayerId X = B.input({2, 64, 28, 28}, "x");
+  X = resnetBottleneck(B, X, 64, 1);
+  X = resnetBottleneck(B, X, 128, 2);
+  auto Ref = B.finish();
+  REQUIRE(Ref);
+
+  OnnxWriter W;
+  W.input("x", {-1, 64, 28, 28}); // dynamic batch, fixed by the options
+  auto Block = [&](const std::string &In, int64_t C, int64_t Width, int64_t Stride) {
+    std::string Y = unary(W, "Relu", bn(W, conv(W, In, C, Width, 1, 1, 0), Width));
+    Y = unary(W, "Relu", bn(W, conv(W, Y, Width, Width, 3, Stride, 1), Width));
+    Y = bn(W, conv(W, Y, Width, 4 * Width, 1, 1, 0), 4 * Width);
+    std::string Short = bn(W, conv(W, In, C, 4 * Width, 1, Stride, 0), 4 * Width);
+    return unary(W, "Relu", binary(W, "Add", Y, Short));
+  };
+  W.output(Block(Block("x", 64, 64, 1), 256, 128, 2));
+  OnnxImportOptions O;
+  O.batch = 2;
+  checkSameGraph(import(W, O), *Ref);
+}
+
+TEST_CASE("onnx: efficientnet MBConv with squeeze-excitation (swish as Sigmoid*x)") {
+  NetworkBuilder B("ref");
+  LayerId X = B.input({1, 16, 56, 56}, "x");
+  X = mbconv(B, X, MBConvArgs{3, 2, 6, 24, 0.25});
+  X = mbconv(B, X, MBConvArgs{5, 1, 6, 24, 0.25});
+  auto Ref = B.finish();
+  REQUIRE(Ref);
+
+  OnnxWriter W;
+  W.input("x", {1, 16, 56, 56});
+  auto Block = [&](const std::string &In, int64_t C, int64_t Out, int64_t K, int64_t Stride) {
+    int64_t H = 6 * C, Squeeze = C / 4;
+    std::string Y = swish(W, bn(W, conv(W, In, C, H, 1, 1, 0), H, 1e-3f));
+    // TF "SAME" padding (odd pixel after) is ONNX auto_pad SAME_UPPER.
+    Y = swish(W, bn(W, conv(W, Y, H, H, K, Stride, 0, H, false, "SAME_UPPER"), H, 1e-3f));
+    std::string S = unary(W, "GlobalAveragePool", Y);
+    S = swish(W, conv(W, S, H, Squeeze, 1, 1, 0, 1, true));
+    S = unary(W, "Sigmoid", conv(W, S, Squeeze, H, 1, 1, 0, 1, true));
+    Y = binary(W, "Mul", Y, S);
+    Y = bn(W, conv(W, Y, H, Out, 1, 1, 0), Out, 1e-3f);
+    return Stride == 1 && C == Out ? binary(W, "Add", Y, In) : Y;
+  };
+  W.output(Block(Block("x", 16, 24, 3, 2), 24, 24, 5, 1));
+  Network N = import(W);
+  checkSameGraph(N, *Ref);
+  // The fused swish keeps the Sigmoid node's name; the SE gate stays a plain sigmoid.
+  int Swish = 0, Sigmoid = 0;
+  for (const Layer &L : N.layers())
+    if (auto *A = std::get_if<ActivationAttrs>(&L.attrs))
+      (A->kind == ActKind::Swish ? Swish : Sigmoid) += 1;
+  CHECK(Swish == 6);
+  CHECK(Sigmoid == 2);
+
+  OnnxImportOptions Keep;
+  Keep.fuseSwish = false;
+  CHECK(import(W, Keep).size() == N.size() + 6); // six Sigmoid + Mul pairs left apart
+}
+
+TEST_CASE("onnx: MatMul+Add, HardSigmoid*x, Reshape, Concat, Pad, Softmax, Dropout, MaxPool") {
+  OnnxWriter W(13);
+  W.input("x", {1, 4, 9, 9});
+  auto &HS = W.node("HardSigmoid", {"x"});
+  setFloat(HS, "alpha", 1.0f / 6.0f);
+  setFloat(HS, "beta", 0.5f);
+  std::string X = binary(W, "Mul", "x", out(HS)); // hardswish
+  auto &P = W.node("Pad", {X, W.ints({0, 0, 1, 2, 0, 0, 0, 1})});
+  X = out(P); // -> [1,4,10,12]
+  auto &MP = W.node("MaxPool", {X});
+  setInts(MP, "kernel_shape", {3, 3});
+  setInts(MP, "strides", {2, 2});
+  setInt(MP, "ceil_mode", 1);
+  X = out(MP);                   // -> [1,4,5,6] (ceil mode)
+  X = binary(W, "Concat", X, X); // needs axis
+  W.G->mutable_node(W.G->node_size() - 1)->clear_attribute();
+  setInt(*W.G->mutable_node(W.G->node_size() - 1), "axis", 1); // -> [1,8,5,6]
+  X = out(W.node("Dropout", {X}));
+  X = out(W.node("Reshape", {X, W.ints({1, -1})}));    // -> [1,240]
+  X = out(W.node("MatMul", {X, W.weight({240, 10})})); // + bias below: one dense layer
+  X = binary(W, "Add", X, W.weight({10}));
+  X = unary(W, "Softmax", X);
+  W.output(X);
+  Network N = import(W);
+  std::vector<std::string> Kinds;
+  for (const Layer &L : N.layers())
+    Kinds.push_back(std::string(layerKindName(L.kind)));
+  CHECK(Kinds == std::vector<std::string>{"input", "activation", "pad", "maxpool", "concat",
+                                          "identity", "reshape", "dense", "softmax"});
+  CHECK(std::get<ActivationAttrs>(N.layer(1).attrs).kind == ActKind::HardSwish);
+  CHECK(N.layer(3).shape == Shape{1, 4, 5, 6});
+  CHECK(N.layer(4).shape == Shape{1, 8, 5, 6});
+  CHECK(N.layer(7).params == 240 * 10 + 10);
+  CHECK(N.layer(8).shape == Shape{1, 10});
+}
+
+TEST_CASE("onnx: opset 10 forms (attribute pads and clip bounds, Constant, softmax axis 1)") {
+  OnnxWriter W(10);
+  W.input("x", {1, 2, 4, 4});
+  auto &P = W.node("Pad", {"x"});
+  setInts(P, "pads", {0, 0, 1, 1, 0, 0, 1, 1});
+  auto &C = W.node("Clip", {out(P)});
+  setFloat(C, "min", 0.0f);
+  setFloat(C, "max", 6.0f);
+  std::string X = conv(W, out(C), 2, 3, 3, 1, 0); // [1,3,4,4]
+  auto &K = W.node("Constant", {});
+  auto *V = K.add_attribute();
+  V->set_name("value");
+  V->set_type(onnx::AttributeProto::TENSOR);
+  V->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  V->mutable_t()->add_dims(2);
+  V->mutable_t()->add_int64_data(0);
+  V->mutable_t()->add_int64_data(-1);
+  X = binary(W, "Reshape", X, out(K)); // [1,48]
+  X = unary(W, "Softmax", X);
+  W.output(X);
+  Network N = import(W);
+  std::vector<std::string> Kinds;
+  for (const Layer &L : N.layers())
+    Kinds.push_back(std::string(layerKindName(L.kind)));
+  CHECK(Kinds ==
+        std::vector<std::string>{"input", "pad", "activation", "conv", "reshape", "softmax"});
+  CHECK(N.layer(1).shape == Shape{1, 2, 6, 6});
+  const auto &Clip = std::get<ActivationAttrs>(N.layer(2).attrs);
+  CHECK((Clip.kind == ActKind::Clip && Clip.alpha == 0.0f && Clip.beta == 6.0f));
+  CHECK(N.layer(4).shape == Shape{1, 48});
+  CHECK(std::get<SoftmaxAttrs>(N.layer(5).attrs).axis == 1);
+}
+
+TEST_CASE("onnx: errors name the file, node and operator") {
+  SUBCASE("unsupported operator") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 8, 8});
+    W.node("LSTM", {"x"}, "conv_7");
+    CHECK(importError(W) == "model.onnx: error: node 'conv_7' (LSTM): unsupported operator");
+  }
+  SUBCASE("malformed protobuf") {
+    auto N = importOnnx(std::string("\xff\xff\xff\xff", 4), "model.onnx");
+    REQUIRE(!N);
+    CHECK(N.error().str() == "model.onnx: error: malformed file: not an ONNX model protobuf");
+  }
+  SUBCASE("empty graph") {
+    OnnxWriter W;
+    CHECK(importError(W) == "model.onnx: error: malformed file: model has no graph nodes");
+  }
+  SUBCASE("inconsistent weight shape") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 8, 8});
+    auto &C = W.node("Conv", {"x", W.weight({8, 4, 3, 3})}, "c1");
+    setInts(C, "kernel_shape", {3, 3});
+    CHECK(importError(W) == "model.onnx: error: node 'c1' (Conv): weight [8,4,3,3] with group=1 "
+                            "does not match 3 input channels");
+  }
+  SUBCASE("shape error from propagation") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 4, 4});
+    auto &C = W.node("Conv", {"x", W.weight({8, 3, 5, 5})}, "big");
+    (void)C;
+    CHECK(importError(W) ==
+          "model.onnx: error: node 'big' (Conv): 5x5 kernel does not fit input [1,3,4,4]");
+  }
+  SUBCASE("unknown tensor") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 4, 4});
+    W.node("Relu", {"x"});
+    W.node("Relu", {"nowhere"}, "r");
+    CHECK(importError(W) == "model.onnx: error: node 'r' (Relu): unknown input tensor 'nowhere' "
+                            "(nodes must be topologically sorted)");
+  }
+  SUBCASE("used second output") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 4, 4});
+    auto &M = W.node("MaxPool", {"x"}, "mp");
+    setInts(M, "kernel_shape", {2, 2});
+    M.add_output("indices");
+    W.node("Relu", {"indices"}, "r");
+    CHECK(importError(W) ==
+          "model.onnx: error: node 'mp' (MaxPool): output 1 ('indices') is used but not supported");
+  }
+  SUBCASE("clip bounds without data") {
+    OnnxWriter W(13, WeightMode::GraphInputs);
+    W.input("x", {1, 3, 4, 4});
+    W.node("Clip", {"x", W.weight({})}, "clip");
+    CHECK(importError(W).find("node 'clip' (Clip): bound 'w0' must be a constant") !=
+          std::string::npos);
+  }
+  SUBCASE("unknown spatial dimension") {
+    OnnxWriter W;
+    W.input("x", {-1, 3, -1, 8}); // symbolic batch is fine, symbolic height is not
+    W.node("Relu", {"x"});
+    CHECK(importError(W) == "model.onnx: error: graph input 'x' has unknown dimension 2");
+  }
+  SUBCASE("unreadable file") {
+    auto N = importOnnxFile("/nonexistent/model.onnx");
+    REQUIRE(!N);
+    CHECK(N.error().str() == "/nonexistent/model.onnx: error: cannot open file");
+  }
+}

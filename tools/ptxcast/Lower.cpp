@@ -1,0 +1,96 @@
+// `ptxcast lower MODEL|FILE.onnx [--batch N] [--image-size S] [--dtype f32|f16] [--arch sm_XX]
+// -o DIR`: lowers a zoo model or an ONNX file to PTX kernels plus a launch manifest
+// (DIR/manifest.json, DIR/kernels.ptx, DIR/workload.json), written atomically.
+#include "Commands.h"
+
+#include "corpus/Lower.h"
+#include "corpus/Onnx.h"
+#include "corpus/Zoo.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <memory>
+#include <string>
+
+namespace ptxcast {
+namespace {
+
+struct LowerCommandOptions {
+  std::string model;
+  std::string out;
+  std::string dtype = "f32";
+  std::string arch = "sm_90";
+  int64_t batch = 1;
+  int64_t imageSize = 0;
+};
+
+int runLower(const LowerCommandOptions &O) {
+  corpus::DType Type = O.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
+  support::Expected<corpus::Network> N = corpus::Network();
+  bool Onnx = O.model.size() >= 5 && O.model.compare(O.model.size() - 5, 5, ".onnx") == 0;
+  if (Onnx) {
+    if (O.imageSize != 0) {
+      fmt::print(stderr, "error: --image-size applies to zoo models, not ONNX files\n");
+      return 1;
+    }
+    corpus::OnnxImportOptions Opts;
+    Opts.batch = O.batch;
+    Opts.dtype = Type;
+    N = corpus::importOnnxFile(O.model, Opts);
+  } else {
+    N = corpus::buildZooModel(O.model, corpus::ZooOptions{O.batch, O.imageSize, Type});
+  }
+  if (!N) {
+    fmt::print(stderr, "{}\n", N.error().str());
+    return 1;
+  }
+  corpus::LowerOptions LO;
+  LO.dtype = Type;
+  LO.arch = O.arch;
+  auto W = corpus::lower(*N, LO);
+  if (!W) {
+    fmt::print(stderr, "{}\n", W.error().str());
+    return 1;
+  }
+  if (auto E = corpus::writeWorkload(*W, O.out)) {
+    fmt::print(stderr, "{}\n", E->str());
+    return 1;
+  }
+  uint64_t Bytes = 0;
+  for (const corpus::WorkloadBuffer &B : W->buffers)
+    Bytes += B.bytes;
+  fmt::print("{}: {} launches, {} distinct kernels, {} buffers ({:.1f} MiB) -> {}/manifest.json\n",
+             N->name(), W->launches.size(), W->kernelCount, W->buffers.size(),
+             static_cast<double>(Bytes) / (1024.0 * 1024.0), O.out);
+  return 0;
+}
+
+} // namespace
+
+void addLowerCommand(CLI::App &App) {
+  auto Opts = std::make_shared<LowerCommandOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "lower", "lower a zoo model or ONNX file to PTX kernels and a launch manifest");
+  Cmd->add_option("model", Opts->model, "zoo model name (see `ptxcast zoo`) or FILE.onnx")
+      ->required();
+  Cmd->add_option("-o,--output", Opts->out, "output directory (replaced atomically)")->required();
+  Cmd->add_option("--batch", Opts->batch, "batch size")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  Cmd->add_option("--image-size", Opts->imageSize,
+                  "input height = width (zoo models; default: the model's own)")
+      ->check(CLI::PositiveNumber);
+  Cmd->add_option("--dtype", Opts->dtype, "element type")
+      ->check(CLI::IsMember({"f32", "f16"}))
+      ->capture_default_str();
+  Cmd->add_option("--arch", Opts->arch, "target architecture")
+      ->check(CLI::IsMember({"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90"}))
+      ->capture_default_str();
+  Cmd->callback([Opts] {
+    if (int Status = runLower(*Opts); Status != 0)
+      throw CLI::RuntimeError(Status);
+  });
+}
+
+} // namespace ptxcast
