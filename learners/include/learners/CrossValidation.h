@@ -1,0 +1,67 @@
+// Cross-validation protocols (seeded k-fold, leave-one-group-out by any column) and feature
+// importance ranking ("most influencing predictors").
+#pragma once
+
+#include "learners/Dataset.h"
+#include "learners/Metrics.h"
+#include "learners/Model.h"
+#include "support/Expected.h"
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace learners {
+
+/// One split: fit on `train`, predict `test` (row indices into the dataset).
+struct Fold {
+  std::string name; ///< "fold 1".."fold k" or the held-out group's value
+  std::vector<size_t> train;
+  std::vector<size_t> test;
+};
+
+/// k folds over n rows after a seeded shuffle; every row is in exactly one test set. Fold sizes
+/// differ by at most one. Needs 2 <= k <= n.
+support::Expected<std::vector<Fold>> kFoldSplit(size_t N, size_t K, uint64_t Seed);
+
+/// Leave-one-group-out: one fold per distinct value of `Column` (an identifier or a feature
+/// column), folds sorted by that value; a group is never split. Needs at least two groups.
+support::Expected<std::vector<Fold>> groupSplit(const Dataset &D, std::string_view Column);
+
+/// Feature importance as (name, value) sorted by value, descending (ties by name).
+using Ranking = std::vector<std::pair<std::string, double>>;
+
+/// Rows permutation importance uses at most (a seeded sample of D beyond that).
+constexpr size_t PermutationRows = 2000;
+
+/// Importance by permutation: the increase of the model's RMSE on D (at most PermutationRows rows,
+/// a seeded sample) when one feature's column is shuffled (seeded), one feature at a time. Works
+/// for every learner.
+support::Expected<Ranking> permutationImportance(const Model &M, const Dataset &D, uint64_t Seed);
+
+/// The ranking of a model's native importance (normalised to sum 1), or of permutation importance
+/// on D when the learner has none.
+support::Expected<Ranking> rankImportance(const Model &M, const Dataset &D, uint64_t Seed);
+
+/// Result of a cross-validation run.
+struct CvReport {
+  std::string learner;
+  std::string transform;
+  std::string protocol;                               ///< "k-fold (k=5, seed=1)", ...
+  std::vector<std::pair<std::string, Metrics>> folds; ///< per fold, on its test rows
+  Metrics pooled;                                     ///< over all out-of-fold predictions
+  std::vector<double> predictions;                    ///< out-of-fold prediction per row
+  Ranking importance;                                 ///< model fitted on all rows
+};
+
+/// Fits Spec on each fold's train rows and predicts its test rows. `Protocol` is recorded.
+support::Expected<CvReport> crossValidate(const Dataset &D, const ModelSpec &Spec,
+                                          const std::vector<Fold> &Folds, std::string Protocol,
+                                          uint64_t Seed = 1);
+
+/// The report as JSON (deterministic bytes; NaN metrics as null) and as a readable text table.
+std::string reportJson(const CvReport &R);
+std::string reportText(const CvReport &R, size_t TopFeatures = 10);
+
+} // namespace learners

@@ -1,0 +1,73 @@
+// A fitted regressor with everything needed to use it later: feature and target names, the
+// target transform, and a description of what it predicts. Saved and loaded as one JSON file.
+#pragma once
+
+#include "learners/Dataset.h"
+#include "learners/Regressor.h"
+#include "support/Expected.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace learners {
+
+/// How the target is transformed before fitting. Log: fit on ln(y), predict exp(f(x)); needs y > 0.
+/// Errors are then multiplicative, which suits latencies spanning orders of magnitude.
+enum class TargetTransform { None, Log };
+
+std::string_view transformName(TargetTransform T);
+support::Expected<TargetTransform> parseTransform(std::string_view Name);
+
+/// What to fit: learner name, parameters, target transform.
+struct ModelSpec {
+  std::string learner = "xgboost";
+  Params params;
+  TargetTransform transform = TargetTransform::None;
+};
+
+/// A fitted model. Move-only.
+class Model {
+public:
+  /// Fits the learner on every row of D. `Predicts` is free text saved with the model
+  /// (e.g. "PyTorch conv2d latency in ms on the named GPU").
+  static support::Expected<Model> fit(const Dataset &D, const ModelSpec &Spec,
+                                      std::string Predicts = "");
+
+  /// Predictions in target units (the transform undone) for rows of X in featureNames() order.
+  std::vector<double> predict(const Matrix &X) const;
+  /// Predictions for a dataset whose features include this model's (matched by name, any order).
+  support::Expected<std::vector<double>> predict(const Dataset &D) const;
+
+  /// Native importance per feature (name, value), in feature order; empty if the learner has none.
+  std::vector<std::pair<std::string, double>> featureImportance() const;
+
+  const std::string &learner() const { return Learner; }
+  const Params &params() const { return Reg->params(); }
+  const std::vector<std::string> &featureNames() const { return Features; }
+  const std::string &targetName() const { return Target; }
+  TargetTransform transform() const { return Transform; }
+  const std::string &predicts() const { return Predicts; }
+
+  /// The model as JSON: {"format": "ptxcast-model", "version": 1, "learner", "params",
+  /// "features", "target", "target_transform", "predicts", "state"}. Deterministic bytes.
+  std::string toJson() const;
+  /// Parses toJson output; `File` names the source in error messages.
+  static support::Expected<Model> fromJson(std::string_view Json, std::string_view File);
+
+  /// toJson to a file / fromJson from a file.
+  std::optional<support::Error> save(const std::string &Path) const;
+  static support::Expected<Model> load(const std::string &Path);
+
+private:
+  Model() = default;
+  std::string Learner;
+  std::unique_ptr<Regressor> Reg;
+  std::vector<std::string> Features;
+  std::string Target;
+  TargetTransform Transform = TargetTransform::None;
+  std::string Predicts;
+};
+
+} // namespace learners

@@ -1,0 +1,139 @@
+// knn: k-nearest neighbours on standardised features (exact search, deterministic ties by row),
+// mean of the neighbours' targets or inverse-distance weighted.
+#include "Learners.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace learners {
+namespace {
+
+using support::Error;
+
+class KnnRegressor final : public Regressor {
+public:
+  explicit KnnRegressor(Params P) : Prm(std::move(P)) {}
+
+  std::string_view name() const override { return "knn"; }
+  const Params &params() const override { return Prm; }
+
+  std::optional<Error> fit(const Matrix &X, std::span<const double> Y) override {
+    if (auto E = checkFitData(X, Y, 1))
+      return E;
+    Scaler.fit(X);
+    Train = X;
+    Target.assign(Y.begin(), Y.end());
+    standardiseTrain();
+    return std::nullopt;
+  }
+
+  std::vector<double> predict(const Matrix &X) const override {
+    assert(X.cols() == Train.cols() && "predict width differs from the fitted width");
+    std::vector<double> Out(X.rows());
+    std::vector<double> Query(X.cols());
+    std::vector<std::pair<double, size_t>> Dist(Z.rows());
+    for (size_t R = 0; R < X.rows(); ++R) {
+      for (size_t C = 0; C < X.cols(); ++C)
+        Query[C] = Scaler.apply(X(R, C), C);
+      Out[R] = predictOne(Query, Dist);
+    }
+    return Out;
+  }
+
+  std::vector<double> featureImportance() const override { return {}; }
+
+  std::string saveState() const override {
+    nlohmann::json Rows = nlohmann::json::array();
+    for (size_t R = 0; R < Train.rows(); ++R) {
+      auto Row = Train.row(R);
+      Rows.push_back(std::vector<double>(Row.begin(), Row.end()));
+    }
+    nlohmann::json J = {{"standardiser", Scaler.toJson()}, {"train_x", Rows}, {"train_y", Target}};
+    return J.dump();
+  }
+
+  std::optional<Error> loadState(std::string_view Text) override {
+    try {
+      auto J = nlohmann::json::parse(Text);
+      auto S = Standardizer::fromJson(J.at("standardiser"));
+      Target = J.at("train_y").get<std::vector<double>>();
+      Train = Matrix();
+      for (const auto &Row : J.at("train_x")) {
+        auto V = Row.get<std::vector<double>>();
+        if (!S || V.size() != S->mean.size())
+          return Error("knn model state has inconsistent sizes");
+        Train.appendRow(V);
+      }
+      if (!S || Train.rows() != Target.size() || Target.empty())
+        return Error("knn model state has inconsistent sizes");
+      Scaler = *S;
+    } catch (const nlohmann::json::exception &E) {
+      return Error(std::string("bad knn model state: ") + E.what());
+    }
+    standardiseTrain();
+    return std::nullopt;
+  }
+
+private:
+  void standardiseTrain() {
+    Z = Matrix(Train.rows(), Train.cols());
+    for (size_t R = 0; R < Train.rows(); ++R)
+      for (size_t C = 0; C < Train.cols(); ++C)
+        Z(R, C) = Scaler.apply(Train(R, C), C);
+  }
+
+  double predictOne(const std::vector<double> &Query,
+                    std::vector<std::pair<double, size_t>> &Dist) const {
+    for (size_t I = 0; I < Z.rows(); ++I) {
+      double D = 0;
+      auto Row = Z.row(I);
+      for (size_t C = 0; C < Query.size(); ++C)
+        D += (Row[C] - Query[C]) * (Row[C] - Query[C]);
+      Dist[I] = {D, I};
+    }
+    size_t K = std::min<size_t>(size_t(Prm.at("k")), Z.rows());
+    std::partial_sort(Dist.begin(), Dist.begin() + std::ptrdiff_t(K), Dist.end());
+    bool Weighted = Prm.at("weighted") != 0;
+    if (!Weighted || Dist[0].first == 0.0)
+      return meanOf(Dist, K, Weighted);
+    double Num = 0, Den = 0;
+    for (size_t I = 0; I < K; ++I) {
+      double W = 1.0 / std::sqrt(Dist[I].first);
+      Num += W * Target[Dist[I].second];
+      Den += W;
+    }
+    return Num / Den;
+  }
+
+  /// Mean target of the K nearest; with weights and exact matches, the mean of the exact matches.
+  double meanOf(const std::vector<std::pair<double, size_t>> &Dist, size_t K,
+                bool ExactOnly) const {
+    double Sum = 0;
+    size_t Count = 0;
+    for (size_t I = 0; I < K; ++I) {
+      if (ExactOnly && Dist[I].first != 0.0)
+        break;
+      Sum += Target[Dist[I].second];
+      ++Count;
+    }
+    return Sum / double(Count);
+  }
+
+  Params Prm;
+  Standardizer Scaler;
+  Matrix Train, Z;
+  std::vector<double> Target;
+};
+
+} // namespace
+
+support::Expected<std::unique_ptr<Regressor>> createKnn(const Params &P) {
+  static const std::map<std::string, ParamRange> Spec = {{"k", {5, 1, 1e6, true}},
+                                                         {"weighted", {0, 0, 1, true}}};
+  auto Resolved = resolveParams("knn", Spec, P);
+  if (!Resolved)
+    return Resolved.error();
+  return std::unique_ptr<Regressor>(new KnnRegressor(std::move(*Resolved)));
+}
+
+} // namespace learners

@@ -1,0 +1,154 @@
+// The regressor factory, parameter validation and helpers shared by the learners.
+#include "learners/Regressor.h"
+
+#include "Learners.h"
+
+#include <cmath>
+#include <cstdlib>
+
+namespace learners {
+
+using support::Error;
+
+namespace {
+
+struct FactoryEntry {
+  const char *Name;
+  const char *Description;
+};
+
+// Sorted by name; createRegressor dispatches on the same names.
+constexpr FactoryEntry Entries[] = {
+    {"forest", "random forest: XGBoost num_parallel_tree trees, row subsample + per-node "
+               "feature subsample, one round, learning rate 1"},
+    {"knn", "k-nearest neighbours on standardised features, exact search, optional inverse-"
+            "distance weights"},
+    {"linear", "least squares with intercept (Eigen QR), optional ridge penalty on "
+               "standardised coefficients"},
+    {"tree", "one CART-style regression tree: XGBoost exact greedy splits, one round, "
+             "learning rate 1, no leaf shrinkage"},
+    {"xgboost", "gradient-boosted trees (XGBoost gbtree, squared error)"},
+};
+
+std::string listNames() {
+  std::string S;
+  for (const auto &E : Entries)
+    S += (S.empty() ? "" : ", ") + std::string(E.Name);
+  return S;
+}
+
+} // namespace
+
+std::vector<std::string> regressorNames() {
+  std::vector<std::string> Names;
+  for (const auto &E : Entries)
+    Names.emplace_back(E.Name);
+  return Names;
+}
+
+std::string describeRegressors() {
+  std::string S;
+  for (const auto &E : Entries)
+    S += std::string(E.Name) + ": " + E.Description + "\n";
+  return S;
+}
+
+support::Expected<std::unique_ptr<Regressor>> createRegressor(std::string_view Name,
+                                                              const Params &P) {
+  if (Name == "linear")
+    return createLinear(P);
+  if (Name == "knn")
+    return createKnn(P);
+  if (Name == "tree" || Name == "forest" || Name == "xgboost")
+    return createXgb(Name, P);
+  return Error("unknown learner '" + std::string(Name) + "' (valid: " + listNames() + ")");
+}
+
+support::Expected<Params> parseParams(std::span<const std::string> Assignments) {
+  Params Out;
+  for (const std::string &A : Assignments) {
+    size_t Eq = A.find('=');
+    std::string Key = A.substr(0, Eq);
+    const char *Begin = Eq == std::string::npos ? nullptr : A.c_str() + Eq + 1;
+    char *End = nullptr;
+    double V = Begin ? std::strtod(Begin, &End) : 0.0;
+    if (!Begin || Key.empty() || End == Begin || *End != '\0')
+      return Error("parameter '" + A + "' must read name=number");
+    Out[Key] = V;
+  }
+  return Out;
+}
+
+support::Expected<Params> resolveParams(std::string_view Learner,
+                                        const std::map<std::string, ParamRange> &Spec,
+                                        const Params &Given) {
+  Params Out;
+  for (const auto &[Key, Range] : Spec)
+    Out[Key] = Range.defaultValue;
+  std::string Valid;
+  for (const auto &[Key, Range] : Spec)
+    Valid += (Valid.empty() ? "" : ", ") + Key;
+  for (const auto &[Key, Value] : Given) {
+    auto It = Spec.find(Key);
+    if (It == Spec.end())
+      return Error("unknown parameter '" + Key + "' for learner '" + std::string(Learner) +
+                   "' (valid: " + Valid + ")");
+    const ParamRange &R = It->second;
+    if (!std::isfinite(Value) || Value < R.lo || Value > R.hi ||
+        (R.integer && Value != std::floor(Value)))
+      return Error("parameter '" + Key + "' of learner '" + std::string(Learner) + "' must be " +
+                   (R.integer ? "an integer " : "") + "in [" + nlohmann::json(R.lo).dump() + ", " +
+                   nlohmann::json(R.hi).dump() + "], got " + nlohmann::json(Value).dump());
+    Out[Key] = Value;
+  }
+  return Out;
+}
+
+std::optional<Error> checkFitData(const Matrix &X, std::span<const double> Y, size_t MinRows) {
+  if (X.rows() != Y.size())
+    return Error("feature rows (" + std::to_string(X.rows()) + ") and targets (" +
+                 std::to_string(Y.size()) + ") differ in number");
+  if (X.rows() < MinRows)
+    return Error("need at least " + std::to_string(MinRows) + " rows to fit, got " +
+                 std::to_string(X.rows()));
+  for (double V : X.values())
+    if (!std::isfinite(V))
+      return Error("features contain a non-finite value");
+  for (double V : Y)
+    if (!std::isfinite(V))
+      return Error("targets contain a non-finite value");
+  return std::nullopt;
+}
+
+void Standardizer::fit(const Matrix &X) {
+  size_t N = X.rows(), P = X.cols();
+  mean.assign(P, 0.0);
+  scale.assign(P, 1.0);
+  for (size_t C = 0; C < P; ++C) {
+    double Sum = 0;
+    for (size_t R = 0; R < N; ++R)
+      Sum += X(R, C);
+    double M = N ? Sum / double(N) : 0.0;
+    double Sq = 0;
+    for (size_t R = 0; R < N; ++R)
+      Sq += (X(R, C) - M) * (X(R, C) - M);
+    double Sd = N ? std::sqrt(Sq / double(N)) : 0.0;
+    mean[C] = M;
+    scale[C] = Sd > 0 ? Sd : 1.0;
+  }
+}
+
+nlohmann::json Standardizer::toJson() const { return {{"mean", mean}, {"scale", scale}}; }
+
+std::optional<Standardizer> Standardizer::fromJson(const nlohmann::json &J) {
+  if (!J.is_object() || !J.contains("mean") || !J.contains("scale"))
+    return std::nullopt;
+  Standardizer S;
+  S.mean = J["mean"].get<std::vector<double>>();
+  S.scale = J["scale"].get<std::vector<double>>();
+  if (S.mean.size() != S.scale.size())
+    return std::nullopt;
+  return S;
+}
+
+} // namespace learners

@@ -1,0 +1,133 @@
+// Cross-validation protocols and importance ranking (learners/CrossValidation.h), synthetic data.
+#include "learners/CrossValidation.h"
+
+#include "SyntheticData.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+
+using namespace learners;
+
+TEST_CASE("k-fold: folds partition the rows; train is the complement; seeded") {
+  auto Folds = kFoldSplit(23, 5, 7);
+  REQUIRE(Folds);
+  REQUIRE(Folds->size() == 5);
+  std::vector<int> Seen(23, 0);
+  for (const Fold &F : *Folds) {
+    CHECK((F.test.size() == 4 || F.test.size() == 5));
+    CHECK(F.train.size() + F.test.size() == 23);
+    std::set<size_t> Train(F.train.begin(), F.train.end());
+    for (size_t R : F.test) {
+      ++Seen[R];
+      CHECK(Train.count(R) == 0);
+    }
+  }
+  CHECK(std::all_of(Seen.begin(), Seen.end(), [](int C) { return C == 1; }));
+  auto Again = kFoldSplit(23, 5, 7);
+  auto Other = kFoldSplit(23, 5, 8);
+  CHECK((*Again)[0].test == (*Folds)[0].test);
+  CHECK((*Other)[0].test != (*Folds)[0].test);
+  auto Bad = kFoldSplit(3, 5, 1);
+  REQUIRE(!Bad);
+  CHECK(Bad.error().message == "k-fold needs 2 <= k <= rows; got k = 5 with 3 rows");
+}
+
+TEST_CASE("group split: one fold per group, never split, sorted by value") {
+  auto D = synthetic::make(
+      30, 2, 1, [](const std::vector<double> &X) { return X[0]; }, 0, 1, 3);
+  auto Folds = groupSplit(D, "group");
+  REQUIRE(Folds);
+  REQUIRE(Folds->size() == 3);
+  CHECK((*Folds)[0].name == "g0");
+  CHECK((*Folds)[2].name == "g2");
+  for (const Fold &F : *Folds) {
+    for (size_t R : F.test)
+      CHECK(D.ids[R][0] == F.name);
+    for (size_t R : F.train)
+      CHECK(D.ids[R][0] != F.name);
+    CHECK(F.test.size() + F.train.size() == 30);
+  }
+  // Grouping by a numeric feature column.
+  for (size_t R = 0; R < D.size(); ++R)
+    D.features(R, 1) = double(R % 2) * 2.5;
+  auto ByFeature = groupSplit(D, "x2");
+  REQUIRE(ByFeature);
+  REQUIRE(ByFeature->size() == 2);
+  CHECK((*ByFeature)[0].name == "0");
+  CHECK((*ByFeature)[1].name == "2.5");
+  CHECK(!groupSplit(D, "nope"));
+}
+
+TEST_CASE("cross-validation: linear on noise-free data is exact out of fold (synthetic)") {
+  auto D = synthetic::make(
+      40, 2, 3, [](const std::vector<double> &X) { return 1.0 + 3.0 * X[0] + 0.1 * X[1]; });
+  auto Folds = kFoldSplit(D.size(), 4, 1);
+  REQUIRE(Folds);
+  auto R = crossValidate(D, ModelSpec{"linear", {}, TargetTransform::None}, *Folds, "k-fold");
+  REQUIRE(R);
+  CHECK(R->folds.size() == 4);
+  CHECK(R->pooled.n == 40);
+  CHECK(R->pooled.p == 2);
+  CHECK(R->pooled.mape < 1e-8);
+  CHECK(R->pooled.r2 == doctest::Approx(1.0));
+  for (size_t I = 0; I < D.size(); ++I)
+    CHECK(R->predictions[I] == doctest::Approx(D.target[I]));
+  REQUIRE(R->importance.size() == 2);
+  CHECK(R->importance[0].first == "x1");
+  // Reports are deterministic and carry the protocol.
+  auto Again = crossValidate(D, ModelSpec{"linear", {}, TargetTransform::None}, *Folds, "k-fold");
+  REQUIRE(Again);
+  CHECK(reportJson(*R) == reportJson(*Again));
+  CHECK(reportText(*R).find("most influencing predictors:\n   1. x1") != std::string::npos);
+}
+
+TEST_CASE("cross-validation: overlapping test folds are rejected") {
+  auto D = synthetic::make(10, 1, 3, [](const std::vector<double> &X) { return X[0]; });
+  std::vector<Fold> Folds = {{"a", {0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}}, {"b", {0, 1, 2, 3, 4}, {9}}};
+  auto R = crossValidate(D, ModelSpec{"linear", {}, TargetTransform::None}, Folds, "custom");
+  REQUIRE(!R);
+  CHECK(R.error().message == "row 10 is in more than one test fold");
+}
+
+TEST_CASE("importance: permutation ranks the only informative feature first (synthetic)") {
+  auto D =
+      synthetic::make(80, 3, 4, [](const std::vector<double> &X) { return 5.0 * X[1] * X[1]; });
+  auto M = Model::fit(D, ModelSpec{"knn", {{"k", 3}}, TargetTransform::None});
+  REQUIRE(M);
+  auto Rank = rankImportance(*M, D, 1); // knn has no native importance: permutation
+  REQUIRE(Rank);
+  REQUIRE(Rank->size() == 3);
+  CHECK((*Rank)[0].first == "x2");
+  CHECK((*Rank)[0].second > 5 * std::max((*Rank)[1].second, 0.0));
+  auto Xgb = Model::fit(D, ModelSpec{"xgboost", {{"num_round", 30}}, TargetTransform::None});
+  REQUIRE(Xgb);
+  auto Native = rankImportance(*Xgb, D, 1);
+  REQUIRE(Native);
+  CHECK((*Native)[0].first == "x2");
+  double Sum = 0;
+  for (const auto &[Name, V] : *Native)
+    Sum += V;
+  CHECK(Sum == doctest::Approx(1.0));
+}
+
+TEST_CASE("cross-validation: tree ensembles give byte-identical reports run to run (synthetic)") {
+  auto D = synthetic::make(
+      90, 3, 8, [](const std::vector<double> &X) { return 1.0 + std::sin(4 * X[0]) + X[1] * X[2]; },
+      0, 1, 3);
+  auto Folds = groupSplit(D, "group");
+  REQUIRE(Folds);
+  for (const std::string &Name : std::vector<std::string>{"forest", "xgboost"}) {
+    CAPTURE(Name);
+    ModelSpec Spec{
+        Name, {{"num_parallel_tree", Name == "forest" ? 20.0 : 1.0}}, TargetTransform::Log};
+    auto A = crossValidate(D, Spec, *Folds, "leave-one-group-out");
+    auto B = crossValidate(D, Spec, *Folds, "leave-one-group-out");
+    REQUIRE(A);
+    REQUIRE(B);
+    CHECK(reportJson(*A) == reportJson(*B));
+    CHECK(A->predictions == B->predictions);
+    CHECK(A->folds.size() == 3);
+  }
+}

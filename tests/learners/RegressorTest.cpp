@@ -1,0 +1,199 @@
+// Regressor mechanics on synthetic data (learners/Regressor.h): linear recovers coefficients,
+// knn is exact with k=1, tree fits a step function, forest/xgboost beat the mean predictor.
+#include "learners/Regressor.h"
+
+#include "SyntheticData.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace learners;
+
+namespace {
+
+std::unique_ptr<Regressor> make(const std::string &Name, const Params &P = {}) {
+  auto R = createRegressor(Name, P);
+  REQUIRE(R);
+  return std::move(*R);
+}
+
+double rmse(const std::vector<double> &A, const std::vector<double> &B) {
+  double S = 0;
+  for (size_t I = 0; I < A.size(); ++I)
+    S += (A[I] - B[I]) * (A[I] - B[I]);
+  return std::sqrt(S / double(A.size()));
+}
+
+// Rows: the origin and each unit vector, to read intercept and slopes off a linear model.
+Matrix probes(size_t P) {
+  Matrix M(P + 1, P);
+  for (size_t J = 0; J < P; ++J)
+    M(J + 1, J) = 1.0;
+  return M;
+}
+
+} // namespace
+
+TEST_CASE("factory: names, unknown learner, unknown parameter, bad value") {
+  CHECK(regressorNames() == std::vector<std::string>{"forest", "knn", "linear", "tree", "xgboost"});
+  auto Bad = createRegressor("svm");
+  REQUIRE(!Bad);
+  CHECK(Bad.error().str() ==
+        "error: unknown learner 'svm' (valid: forest, knn, linear, tree, xgboost)");
+  auto BadParam = createRegressor("knn", {{"kk", 3}});
+  REQUIRE(!BadParam);
+  CHECK(BadParam.error().str() ==
+        "error: unknown parameter 'kk' for learner 'knn' (valid: k, weighted)");
+  auto BadValue = createRegressor("knn", {{"k", 2.5}});
+  REQUIRE(!BadValue);
+  CHECK(BadValue.error().message.find("must be an integer") != std::string::npos);
+  auto R = make("xgboost", {{"num_round", 7}});
+  CHECK(R->params().at("num_round") == 7);
+  CHECK(R->params().at("nthread") == 1);
+}
+
+TEST_CASE("factory: parameters from name=value strings") {
+  std::vector<std::string> Good = {"k=3", "weighted=1", "eta=1e-2"};
+  auto P = parseParams(Good);
+  REQUIRE(P);
+  CHECK(*P == Params{{"eta", 0.01}, {"k", 3}, {"weighted", 1}});
+  for (std::string Bad : {"k", "=3", "k=", "k=3x"}) {
+    std::vector<std::string> One = {Bad};
+    auto E = parseParams(One);
+    REQUIRE(!E);
+    CHECK(E.error().message == "parameter '" + Bad + "' must read name=number");
+  }
+}
+
+TEST_CASE("linear: recovers noise-free coefficients (synthetic)") {
+  auto D = synthetic::make(
+      60, 3, 11,
+      [](const std::vector<double> &X) { return 3.0 + 2.0 * X[0] - 0.5 * X[1] + 0.25 * X[2]; }, -5,
+      5);
+  auto R = make("linear");
+  REQUIRE(!R->fit(D.features, D.target));
+  auto P = R->predict(probes(3));
+  CHECK(P[0] == doctest::Approx(3.0).epsilon(1e-9));
+  CHECK(std::fabs(P[1] - P[0] - 2.0) < 1e-6);
+  CHECK(std::fabs(P[2] - P[0] + 0.5) < 1e-6);
+  CHECK(std::fabs(P[3] - P[0] - 0.25) < 1e-6);
+  // Importance is |standardised coefficient| = |b_j| * sd(x_j): x1 > x2 > x3 here.
+  auto Imp = R->featureImportance();
+  REQUIRE(Imp.size() == 3);
+  CHECK(Imp[0] > Imp[1]);
+  CHECK(Imp[1] > Imp[2]);
+}
+
+TEST_CASE("linear: ridge shrinks coefficients, constant column is harmless (synthetic)") {
+  auto D = synthetic::make(40, 2, 5, [](const std::vector<double> &X) { return 4.0 * X[0]; });
+  for (size_t I = 0; I < D.size(); ++I)
+    D.features(I, 1) = 7.0; // constant feature
+  auto Plain = make("linear");
+  REQUIRE(!Plain->fit(D.features, D.target));
+  auto P = Plain->predict(probes(2));
+  CHECK(std::fabs(P[1] - P[0] - 4.0) < 1e-6);
+  auto Ridge = make("linear", {{"lambda", 10}});
+  REQUIRE(!Ridge->fit(D.features, D.target));
+  auto Q = Ridge->predict(probes(2));
+  CHECK(Q[1] - Q[0] < 4.0 - 0.1);
+  CHECK(Q[1] - Q[0] > 0.0);
+}
+
+TEST_CASE("linear: duplicated features share the weight (minimum norm, synthetic)") {
+  auto D = synthetic::make(30, 3, 6, [](const std::vector<double> &X) { return 1 + 2 * X[0]; });
+  for (size_t I = 0; I < D.size(); ++I)
+    D.features(I, 1) = D.features(I, 0); // x2 duplicates x1
+  auto R = make("linear");
+  REQUIRE(!R->fit(D.features, D.target));
+  auto P = R->predict(probes(3));
+  CHECK(std::fabs(P[1] - P[0] - 1.0) < 1e-6);
+  CHECK(std::fabs(P[2] - P[0] - 1.0) < 1e-6);
+  CHECK(std::fabs(P[3] - P[0]) < 1e-6);
+  auto Imp = R->featureImportance();
+  CHECK(Imp[0] == doctest::Approx(Imp[1]));
+  CHECK(Imp[2] < 1e-6);
+}
+
+TEST_CASE("knn: k=1 is exact on training points; k=3 mean and weighted (synthetic)") {
+  auto D = synthetic::make(50, 4, 3, [](const std::vector<double> &X) {
+    return std::sin(5 * X[0]) + X[1] * X[2] - X[3];
+  });
+  auto R = make("knn", {{"k", 1}});
+  REQUIRE(!R->fit(D.features, D.target));
+  CHECK(R->predict(D.features) == D.target);
+  CHECK(R->featureImportance().empty());
+
+  Matrix X(4, 1);
+  X(0, 0) = 0, X(1, 0) = 1, X(2, 0) = 2, X(3, 0) = 10;
+  std::vector<double> Y = {0, 1, 2, 10};
+  Matrix Q(1, 1);
+  Q(0, 0) = 1.2; // neighbours 1 (0.2), 2 (0.8), 0 (1.2)
+  auto Mean = make("knn", {{"k", 3}});
+  REQUIRE(!Mean->fit(X, Y));
+  CHECK(Mean->predict(Q)[0] == doctest::Approx(1.0));
+  auto Weighted = make("knn", {{"k", 3}, {"weighted", 1}});
+  REQUIRE(!Weighted->fit(X, Y));
+  // weights 1/0.2, 1/0.8, 1/1.2 (standardising scales all distances alike)
+  CHECK(Weighted->predict(Q)[0] == doctest::Approx(7.5 / (5.0 + 1.25 + 1.0 / 1.2)));
+}
+
+TEST_CASE("tree: fits a step function exactly (synthetic)") {
+  learners::Dataset D;
+  D.featureNames = {"x"};
+  D.targetName = std::string("y");
+  for (int I = 0; I < 40; ++I) {
+    double X = I / 40.0;
+    double Y = X < 0.3 ? 1.0 : (X < 0.7 ? 5.0 : 2.0);
+    D.addRow({}, std::vector<double>{X}, Y);
+  }
+  auto R = make("tree");
+  REQUIRE(!R->fit(D.features, D.target));
+  auto P = R->predict(D.features);
+  for (size_t I = 0; I < P.size(); ++I)
+    CHECK(P[I] == doctest::Approx(D.target[I]).epsilon(1e-6));
+  Matrix Between(3, 1);
+  Between(0, 0) = 0.1, Between(1, 0) = 0.5, Between(2, 0) = 0.9;
+  auto Q = R->predict(Between);
+  CHECK(Q[0] == doctest::Approx(1.0).epsilon(1e-6));
+  CHECK(Q[1] == doctest::Approx(5.0).epsilon(1e-6));
+  CHECK(Q[2] == doctest::Approx(2.0).epsilon(1e-6));
+  auto Imp = R->featureImportance();
+  REQUIRE(Imp.size() == 1);
+  CHECK(Imp[0] > 0);
+}
+
+TEST_CASE("forest and xgboost beat the mean predictor on a nonlinear function (synthetic)") {
+  auto F = [](const std::vector<double> &X) {
+    return std::sin(6 * X[0]) + 2 * X[1] * X[1] + (X[2] > 0.5 ? 1.0 : 0.0);
+  };
+  auto Train = synthetic::make(300, 4, 21, F);
+  auto Test = synthetic::make(100, 4, 22, F);
+  double Mean = 0;
+  for (double Y : Train.target)
+    Mean += Y / double(Train.size());
+  double Baseline = rmse(Test.target, std::vector<double>(Test.size(), Mean));
+  for (const char *Name : {"forest", "xgboost"}) {
+    CAPTURE(Name);
+    auto R = make(Name);
+    REQUIRE(!R->fit(Train.features, Train.target));
+    double E = rmse(Test.target, R->predict(Test.features));
+    CHECK(E < 0.5 * Baseline);
+    auto Imp = R->featureImportance();
+    REQUIRE(Imp.size() == 4);
+    CHECK(Imp[3] < Imp[0]); // x4 is noise
+  }
+}
+
+TEST_CASE("fit rejects mismatched or non-finite data") {
+  Matrix X(2, 1);
+  std::vector<double> Y = {1};
+  auto R = make("linear");
+  auto E = R->fit(X, Y);
+  REQUIRE(E);
+  CHECK(E->message == "feature rows (2) and targets (1) differ in number");
+  std::vector<double> Nan = {1, std::nan("")};
+  auto F = make("xgboost")->fit(X, Nan);
+  REQUIRE(F);
+  CHECK(F->message == "targets contain a non-finite value");
+}
