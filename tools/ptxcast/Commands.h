@@ -7,4 +7,9 @@ class App;
 
 namespace ptxcast {
 void addInspectCommand(CLI::App &App);
+void addRunCommand(CLI::App &App);
+void addZooCommand(CLI::App &App);
+void addLowerCommand(CLI::App &App);
+void addTrainCommand(CLI::App &App);
+void addEvaluateCommand(CLI::App &App);
 } // namespace ptxcast

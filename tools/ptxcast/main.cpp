@@ -6,7 +6,13 @@
 int main(int argc, char **argv) {
   CLI::App App{"ptxcast: predict how long a CNN takes on an NVIDIA GPU without running it there"};
   App.require_subcommand(1);
+  // In pipeline order: corpus, ptx, analyzer, learners.
+  ptxcast::addZooCommand(App);
+  ptxcast::addLowerCommand(App);
   ptxcast::addInspectCommand(App);
+  ptxcast::addRunCommand(App);
+  ptxcast::addTrainCommand(App);
+  ptxcast::addEvaluateCommand(App);
   CLI11_PARSE(App, argc, argv);
   return 0;
 }
