@@ -1,0 +1,313 @@
+// A double-precision CPU executor for the Network IR, written from the layer semantics in
+// corpus/Network.h (and ONNX) without any lowering code: the reference for end-to-end tests.
+//
+// Parameters come from a callback that, given a layer and a role ("weight", "bias", "bn_scale",
+// "bn_shift"), returns that tensor. A BatchNorm layer is evaluated as the per-channel affine map
+// it means at inference, y = x * scale[c] + shift[c] with scale = gamma / sqrt(var + eps) and
+// shift = beta - mean * scale; the callback supplies scale and shift for the BatchNorm layer.
+#pragma once
+
+#include "corpus/Network.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace netref {
+
+using Tensor = std::vector<double>;
+/// (layer id, role) -> parameter tensor.
+using ParamFn = std::function<const Tensor &(corpus::LayerId, const std::string &)>;
+
+/// Dimension I of S as a 4-D NCHW shape (missing leading dimensions are 1).
+inline int64_t dim4(const corpus::Shape &S, int I) {
+  int Off = 4 - static_cast<int>(S.size());
+  return I < Off ? 1 : S[static_cast<size_t>(I - Off)];
+}
+
+/// Evaluates every layer of a network in order; `values()[id]` is layer id's output.
+class NetworkRef {
+public:
+  NetworkRef(const corpus::Network &Net, ParamFn Params) : Net(Net), Params(std::move(Params)) {}
+
+  /// Runs the network; `Inputs[k]` feeds the k-th Input layer (Network::inputs() order).
+  const std::vector<Tensor> &run(const std::vector<Tensor> &Inputs) {
+    Values.assign(Net.size(), {});
+    size_t NextInput = 0;
+    for (corpus::LayerId Id = 0; Id < Net.size(); ++Id) {
+      const corpus::Layer &L = Net.layer(Id);
+      if (L.kind == corpus::LayerKind::Input)
+        Values[Id] = Inputs.at(NextInput++);
+      else
+        Values[Id] = eval(Id, L);
+      assert(Values[Id].size() == static_cast<size_t>(corpus::elementCount(L.shape)) &&
+             "reference produced the wrong element count");
+    }
+    return Values;
+  }
+  const std::vector<Tensor> &values() const { return Values; }
+
+private:
+  const corpus::Network &Net;
+  ParamFn Params;
+  std::vector<Tensor> Values;
+
+  const Tensor &in(const corpus::Layer &L, size_t K) const { return Values[L.inputs.at(K)]; }
+  const corpus::Shape &inShape(const corpus::Layer &L, size_t K) const {
+    return Net.layer(L.inputs.at(K)).shape;
+  }
+
+  Tensor eval(corpus::LayerId Id, const corpus::Layer &L) {
+    using corpus::LayerKind;
+    switch (L.kind) {
+    case LayerKind::Conv:
+      return conv(Id, L, std::get<corpus::ConvAttrs>(L.attrs));
+    case LayerKind::Dense:
+      return dense(Id, L, std::get<corpus::DenseAttrs>(L.attrs));
+    case LayerKind::BatchNorm:
+      return batchNorm(Id, L);
+    case LayerKind::Activation:
+      return activation(in(L, 0), std::get<corpus::ActivationAttrs>(L.attrs));
+    case LayerKind::Add:
+    case LayerKind::Mul:
+      return binary(L, L.kind == LayerKind::Mul);
+    case LayerKind::MaxPool:
+    case LayerKind::AvgPool:
+      return pool(L, std::get<corpus::PoolAttrs>(L.attrs), L.kind == LayerKind::MaxPool);
+    case LayerKind::GlobalAvgPool:
+      return globalAvgPool(L);
+    case LayerKind::Softmax:
+      return softmax(L, std::get<corpus::SoftmaxAttrs>(L.attrs));
+    case LayerKind::Pad:
+      return pad(L, std::get<corpus::PadAttrs>(L.attrs));
+    case LayerKind::Concat:
+      return concat(L, std::get<corpus::ConcatAttrs>(L.attrs));
+    case LayerKind::Flatten:
+    case LayerKind::Reshape:
+    case LayerKind::Identity:
+      return in(L, 0); // same elements in the same (row-major) order
+    case LayerKind::Input:
+      break;
+    }
+    assert(false && "unhandled layer kind");
+    return {};
+  }
+
+  Tensor conv(corpus::LayerId Id, const corpus::Layer &L, const corpus::ConvAttrs &A) {
+    const Tensor &X = in(L, 0);
+    const corpus::Shape &S = inShape(L, 0);
+    const int64_t N = S[0], C = S[1], H = S[2], W = S[3];
+    const int64_t Co = L.shape[1], Ho = L.shape[2], Wo = L.shape[3];
+    const int64_t Cg = C / A.groups, Cog = Co / A.groups;
+    const Tensor &Wt = Params(Id, "weight"); // OIHW: {Co, C/groups, kh, kw}
+    const Tensor *Bias = A.bias ? &Params(Id, "bias") : nullptr;
+    Tensor Y(static_cast<size_t>(N * Co * Ho * Wo));
+    for (int64_t n = 0; n < N; ++n)
+      for (int64_t o = 0; o < Co; ++o)
+        for (int64_t oh = 0; oh < Ho; ++oh)
+          for (int64_t ow = 0; ow < Wo; ++ow) {
+            double Sum = Bias ? (*Bias)[o] : 0.0;
+            const int64_t G = o / Cog;
+            for (int64_t c = 0; c < Cg; ++c)
+              for (int64_t kh = 0; kh < A.kernelH; ++kh)
+                for (int64_t kw = 0; kw < A.kernelW; ++kw) {
+                  int64_t ih = oh * A.strideH - A.padTop + kh * A.dilationH;
+                  int64_t iw = ow * A.strideW - A.padLeft + kw * A.dilationW;
+                  if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                    continue;
+                  Sum += X[((n * C + G * Cg + c) * H + ih) * W + iw] *
+                         Wt[((o * Cg + c) * A.kernelH + kh) * A.kernelW + kw];
+                }
+            Y[((n * Co + o) * Ho + oh) * Wo + ow] = Sum;
+          }
+    return Y;
+  }
+
+  /// Y[r, f] = sum_k X[r, k] * W[f, k] (+ bias[f]); the weight is stored [out, in].
+  Tensor dense(corpus::LayerId Id, const corpus::Layer &L, const corpus::DenseAttrs &A) {
+    const Tensor &X = in(L, 0);
+    const int64_t K = inShape(L, 0).back(), F = A.outFeatures;
+    const int64_t Rows = static_cast<int64_t>(X.size()) / K;
+    const Tensor &Wt = Params(Id, "weight");
+    const Tensor *Bias = A.bias ? &Params(Id, "bias") : nullptr;
+    Tensor Y(static_cast<size_t>(Rows * F));
+    for (int64_t r = 0; r < Rows; ++r)
+      for (int64_t f = 0; f < F; ++f) {
+        double Sum = Bias ? (*Bias)[f] : 0.0;
+        for (int64_t k = 0; k < K; ++k)
+          Sum += X[r * K + k] * Wt[f * K + k];
+        Y[r * F + f] = Sum;
+      }
+    return Y;
+  }
+
+  Tensor batchNorm(corpus::LayerId Id, const corpus::Layer &L) {
+    const Tensor &X = in(L, 0);
+    const Tensor &Scale = Params(Id, "bn_scale");
+    const Tensor &Shift = Params(Id, "bn_shift");
+    const int64_t C = L.shape[1];
+    const int64_t Inner = corpus::elementCount(L.shape) / (L.shape[0] * C);
+    Tensor Y(X.size());
+    for (size_t I = 0; I < X.size(); ++I) {
+      int64_t c = (static_cast<int64_t>(I) / Inner) % C;
+      Y[I] = X[I] * Scale[c] + Shift[c];
+    }
+    return Y;
+  }
+
+  static double sigmoid(double X) { return 1.0 / (1.0 + std::exp(-X)); }
+
+  static Tensor activation(const Tensor &X, const corpus::ActivationAttrs &A) {
+    Tensor Y(X.size());
+    for (size_t I = 0; I < X.size(); ++I) {
+      double V = X[I];
+      switch (A.kind) {
+      case corpus::ActKind::Relu:
+        V = std::max(V, 0.0);
+        break;
+      case corpus::ActKind::Clip:
+        V = std::min(std::max(V, double(A.alpha)), double(A.beta));
+        break;
+      case corpus::ActKind::Sigmoid:
+        V = sigmoid(V);
+        break;
+      case corpus::ActKind::HardSigmoid:
+        V = std::max(0.0, std::min(1.0, double(A.alpha) * V + double(A.beta)));
+        break;
+      case corpus::ActKind::HardSwish:
+        V = V * std::min(std::max(V + 3.0, 0.0), 6.0) / 6.0;
+        break;
+      case corpus::ActKind::Swish:
+        V = V * sigmoid(V);
+        break;
+      case corpus::ActKind::Tanh:
+        V = std::tanh(V);
+        break;
+      }
+      Y[I] = V;
+    }
+    return Y;
+  }
+
+  /// Numpy broadcasting over up to 4 dimensions.
+  Tensor binary(const corpus::Layer &L, bool Mul) {
+    assert(L.inputs.size() == 2 && "constant operands are not modelled by the reference");
+    const Tensor &A = in(L, 0), &B = in(L, 1);
+    const corpus::Shape &SA = inShape(L, 0), &SB = inShape(L, 1), &SY = L.shape;
+    Tensor Y(static_cast<size_t>(corpus::elementCount(SY)));
+    int64_t D[4], DA[4], DB[4];
+    for (int I = 0; I < 4; ++I)
+      D[I] = dim4(SY, I), DA[I] = dim4(SA, I), DB[I] = dim4(SB, I);
+    for (size_t Lin = 0; Lin < Y.size(); ++Lin) {
+      int64_t Idx[4], R = static_cast<int64_t>(Lin);
+      for (int I = 3; I >= 0; --I)
+        Idx[I] = R % D[I], R /= D[I];
+      int64_t IA = 0, IB = 0;
+      for (int I = 0; I < 4; ++I) {
+        IA = IA * DA[I] + (DA[I] == 1 ? 0 : Idx[I]);
+        IB = IB * DB[I] + (DB[I] == 1 ? 0 : Idx[I]);
+      }
+      Y[Lin] = Mul ? A[IA] * B[IB] : A[IA] + B[IB];
+    }
+    return Y;
+  }
+
+  Tensor pool(const corpus::Layer &L, const corpus::PoolAttrs &A, bool Max) {
+    const Tensor &X = in(L, 0);
+    const corpus::Shape &S = inShape(L, 0);
+    const int64_t NC = S[0] * S[1], H = S[2], W = S[3], Ho = L.shape[2], Wo = L.shape[3];
+    Tensor Y(static_cast<size_t>(NC * Ho * Wo));
+    for (int64_t p = 0; p < NC; ++p)
+      for (int64_t oh = 0; oh < Ho; ++oh)
+        for (int64_t ow = 0; ow < Wo; ++ow) {
+          double Acc = Max ? -std::numeric_limits<double>::infinity() : 0.0;
+          int64_t Count = 0, PadCount = 0;
+          for (int64_t kh = 0; kh < A.kernelH; ++kh)
+            for (int64_t kw = 0; kw < A.kernelW; ++kw) {
+              int64_t ih = oh * A.strideH - A.padTop + kh, iw = ow * A.strideW - A.padLeft + kw;
+              if (ih < H + A.padBottom && iw < W + A.padRight)
+                ++PadCount; // inside the padded input
+              if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                continue;
+              double V = X[(p * H + ih) * W + iw];
+              Acc = Max ? std::max(Acc, V) : Acc + V;
+              ++Count;
+            }
+          Y[(p * Ho + oh) * Wo + ow] =
+              Max ? Acc : Acc / static_cast<double>(A.countIncludePad ? PadCount : Count);
+        }
+    return Y;
+  }
+
+  Tensor globalAvgPool(const corpus::Layer &L) {
+    const Tensor &X = in(L, 0);
+    const corpus::Shape &S = inShape(L, 0);
+    const int64_t NC = S[0] * S[1], HW = S[2] * S[3];
+    Tensor Y(static_cast<size_t>(NC), 0.0);
+    for (int64_t p = 0; p < NC; ++p) {
+      for (int64_t i = 0; i < HW; ++i)
+        Y[p] += X[p * HW + i];
+      Y[p] /= static_cast<double>(HW);
+    }
+    return Y;
+  }
+
+  Tensor softmax(const corpus::Layer &L, const corpus::SoftmaxAttrs &A) {
+    const Tensor &X = in(L, 0);
+    const int64_t Rank = static_cast<int64_t>(L.shape.size());
+    const int64_t Axis = A.axis < 0 ? A.axis + Rank : A.axis;
+    int64_t Inner = 1;
+    for (int64_t I = Axis + 1; I < Rank; ++I)
+      Inner *= L.shape[I];
+    const int64_t Len = L.shape[Axis], Outer = static_cast<int64_t>(X.size()) / (Len * Inner);
+    Tensor Y(X.size());
+    for (int64_t o = 0; o < Outer; ++o)
+      for (int64_t i = 0; i < Inner; ++i) {
+        auto At = [&](int64_t k) { return (o * Len + k) * Inner + i; };
+        double M = -std::numeric_limits<double>::infinity(), Sum = 0;
+        for (int64_t k = 0; k < Len; ++k)
+          M = std::max(M, X[At(k)]);
+        for (int64_t k = 0; k < Len; ++k)
+          Sum += (Y[At(k)] = std::exp(X[At(k)] - M));
+        for (int64_t k = 0; k < Len; ++k)
+          Y[At(k)] /= Sum;
+      }
+    return Y;
+  }
+
+  Tensor pad(const corpus::Layer &L, const corpus::PadAttrs &A) {
+    assert(A.mode == corpus::PadMode::Constant && "only constant padding is modelled");
+    const Tensor &X = in(L, 0);
+    const corpus::Shape &S = inShape(L, 0);
+    const int64_t NC = S[0] * S[1], H = S[2], W = S[3], Ho = L.shape[2], Wo = L.shape[3];
+    Tensor Y(static_cast<size_t>(NC * Ho * Wo), A.value);
+    for (int64_t p = 0; p < NC; ++p)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w)
+          Y[(p * Ho + h + A.top) * Wo + w + A.left] = X[(p * H + h) * W + w];
+    return Y;
+  }
+
+  Tensor concat(const corpus::Layer &L, const corpus::ConcatAttrs &A) {
+    const int64_t Rank = static_cast<int64_t>(L.shape.size());
+    const int64_t Axis = A.axis < 0 ? A.axis + Rank : A.axis;
+    int64_t Outer = 1;
+    for (int64_t I = 0; I < Axis; ++I)
+      Outer *= L.shape[I];
+    Tensor Y;
+    Y.reserve(static_cast<size_t>(corpus::elementCount(L.shape)));
+    for (int64_t o = 0; o < Outer; ++o)
+      for (size_t K = 0; K < L.inputs.size(); ++K) {
+        const Tensor &X = in(L, K);
+        const int64_t Chunk = static_cast<int64_t>(X.size()) / Outer;
+        Y.insert(Y.end(), X.begin() + o * Chunk, X.begin() + (o + 1) * Chunk);
+      }
+    return Y;
+  }
+};
+
+} // namespace netref
