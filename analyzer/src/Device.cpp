@@ -14,9 +14,29 @@ constexpr uint64_t AddressLimit = uint64_t(1) << 48; ///< generic windows start 
 Device::Device(uint64_t Max) : Next(FirstAddress), MaxBytes(Max) {}
 
 support::Expected<uint64_t> Device::allocate(const std::string &Name, uint64_t Bytes) {
+  return place(Name, Bytes, false);
+}
+
+support::Expected<uint64_t> Device::allocateAbstract(const std::string &Name, uint64_t Bytes) {
+  return place(Name, Bytes, true);
+}
+
+void Device::abstractBytes(uint64_t Addr, std::span<uint8_t> Out) const {
+  if (pattern == AbstractPattern::Zero) {
+    std::fill(Out.begin(), Out.end(), uint8_t(0));
+    return;
+  }
+  for (size_t K = 0; K < Out.size(); ++K) {
+    uint64_t Z = (Addr + K) * 0x9e3779b97f4a7c15ull;
+    Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    Out[K] = static_cast<uint8_t>(Z >> 56);
+  }
+}
+
+support::Expected<uint64_t> Device::place(const std::string &Name, uint64_t Bytes, bool Abstract) {
   if (ByName.count(Name))
     return support::Error("buffer '" + Name + "' is allocated twice");
-  if (Bytes > MaxBytes || Allocated + Bytes > MaxBytes)
+  if (!Abstract && (Bytes > MaxBytes || Allocated + Bytes > MaxBytes))
     return support::Error("buffer '" + Name + "' of " + std::to_string(Bytes) +
                           " bytes exceeds the device memory cap of " + std::to_string(MaxBytes) +
                           " bytes");
@@ -27,11 +47,15 @@ support::Expected<uint64_t> Device::allocate(const std::string &Name, uint64_t B
   auto B = std::make_unique<Buffer>();
   B->name = Name;
   B->base = Base;
-  B->data.assign(Bytes, 0);
+  B->abstract = Abstract;
+  if (Abstract)
+    B->abstractBytes = Bytes;
+  else
+    B->data.assign(Bytes, 0);
   ByName[Name] = B.get();
   ByBase[Base] = std::move(B);
   Next = End;
-  Allocated += Bytes;
+  Allocated += Abstract ? 0 : Bytes;
   return Base;
 }
 
@@ -65,7 +89,7 @@ bool Device::write(uint64_t Addr, std::span<const uint8_t> Bytes) {
   Buffer *B = findAt(Addr);
   if (!B || Bytes.size() > B->bytes() - (Addr - B->base))
     return false;
-  if (!Bytes.empty())
+  if (!Bytes.empty() && !B->abstract)
     std::memcpy(B->data.data() + (Addr - B->base), Bytes.data(), Bytes.size());
   return true;
 }
@@ -74,7 +98,9 @@ bool Device::read(uint64_t Addr, std::span<uint8_t> Bytes) {
   Buffer *B = findAt(Addr);
   if (!B || Bytes.size() > B->bytes() - (Addr - B->base))
     return false;
-  if (!Bytes.empty())
+  if (B->abstract)
+    abstractBytes(Addr, Bytes);
+  else if (!Bytes.empty())
     std::memcpy(Bytes.data(), B->data.data() + (Addr - B->base), Bytes.size());
   return true;
 }

@@ -220,7 +220,10 @@ struct Exec {
   KernelProfile prof;
   std::optional<Trap> trap;
   Buffer *lastBuf = nullptr; ///< cache for global address lookups
-  uint64_t budget = 0;       ///< maxWarpInstructions of this launch
+  /// Stand-in for one lane's access to an abstract buffer (fast mode): loads find the Device's
+  /// abstract pattern here, stores land here and are dropped.
+  alignas(16) uint8_t abstractScratch[256] = {};
+  uint64_t budget = 0; ///< maxWarpInstructions of this launch
   /// Barrier bookkeeping for the current CTA (16 named barriers).
   uint32_t barArrived[16] = {};
   uint32_t barExpected[16] = {};

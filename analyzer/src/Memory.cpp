@@ -2,6 +2,7 @@
 #include "Memory.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 
 namespace analyzer {
@@ -34,8 +35,13 @@ uint8_t *global(Exec &X, Warp &W, const DInstr &I, uint64_t Addr, unsigned Size,
     if (B)
       X.lastBuf = B;
   }
-  if (B && Size <= B->bytes() - (Addr - B->base))
-    return B->data.data() + (Addr - B->base);
+  if (B && Size <= B->bytes() - (Addr - B->base)) {
+    if (!B->abstract)
+      return B->data.data() + (Addr - B->base);
+    assert(Size <= sizeof X.abstractScratch && "access wider than the abstract scratch");
+    X.dev->abstractBytes(Addr, std::span<uint8_t>(X.abstractScratch, Size));
+    return X.abstractScratch;
+  }
   const Buffer *N = X.dev->nearest(Addr);
   std::string Extra =
       N ? "buffer '" + N->name + "' is " + std::to_string(N->bytes()) + " bytes at " + hex(N->base)

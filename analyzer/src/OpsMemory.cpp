@@ -28,6 +28,7 @@ struct FastRange {
   uint8_t *base = nullptr;
   uint64_t sub = 0;
   MemSpace space = MemSpace::Global;
+  bool zero = false; ///< all lanes in an abstract buffer that reads as zeros (fast mode)
 };
 
 /// When every active lane's access is aligned and inside one global buffer, or inside the CTA's
@@ -58,6 +59,11 @@ FastRange fastRange(Exec &X, const DInstr &I, const uint64_t *A, uint32_t M, uns
     B = X.dev->findAt(Lo);
   if (!B || Size > B->bytes() || Hi - B->base > B->bytes() - Size)
     return {};
+  if (B->abstract) { // no backing store: zeros, or every lane goes through translate
+    X.lastBuf = B;
+    return X.dev->pattern == AbstractPattern::Zero ? FastRange{nullptr, 0, MemSpace::Global, true}
+                                                   : FastRange{};
+  }
   X.lastBuf = B;
   return {B->data.data(), B->base, MemSpace::Global};
 }
@@ -104,6 +110,15 @@ void loadOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
     return;
   bool Ok = true;
   FastRange One = fastRange(X, I, A, M, Size);
+  if (One.zero) {
+    forLanes(M, [&](unsigned L) { RC.add(MemSpace::Global, A[L] + uint64_t(I.imm), Size); });
+    for (unsigned K = 0; K < N; ++K) {
+      uint64_t *D = opPtr(W, I, K);
+      forLanes(M, [&](unsigned L) { D[L] = 0; });
+    }
+    RC.finish(X.prof, 0);
+    return;
+  }
   forLanes(M, [&](unsigned L) {
     if (!Ok)
       return;
@@ -133,6 +148,11 @@ void storeOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   RequestCounter RC;
   bool Ok = true;
   FastRange One = fastRange(X, I, A, M, Size);
+  if (One.zero) { // stores to abstract buffers are dropped; only the traffic counts
+    forLanes(M, [&](unsigned L) { RC.add(MemSpace::Global, A[L] + uint64_t(I.imm), Size); });
+    RC.finish(X.prof, 1);
+    return;
+  }
   forLanes(M, [&](unsigned L) {
     if (!Ok)
       return;

@@ -8,6 +8,7 @@ class App;
 namespace ptxcast {
 void addInspectCommand(CLI::App &App);
 void addRunCommand(CLI::App &App);
+void addAnalyzeCommand(CLI::App &App);
 void addZooCommand(CLI::App &App);
 void addLowerCommand(CLI::App &App);
 void addTrainCommand(CLI::App &App);

@@ -11,6 +11,7 @@ int main(int argc, char **argv) {
   ptxcast::addLowerCommand(App);
   ptxcast::addInspectCommand(App);
   ptxcast::addRunCommand(App);
+  ptxcast::addAnalyzeCommand(App);
   ptxcast::addTrainCommand(App);
   ptxcast::addEvaluateCommand(App);
   CLI11_PARSE(App, argc, argv);

@@ -18,8 +18,16 @@ struct Buffer {
   std::string name;
   uint64_t base = 0;
   std::vector<uint8_t> data;
-  uint64_t bytes() const { return data.size(); }
+  /// Abstract buffers (fast mode, docs/fast-mode.md) have no backing store: `data` stays empty,
+  /// loads yield the Device's abstract pattern and stores are dropped; bounds still hold.
+  bool abstract = false;
+  uint64_t abstractBytes = 0;
+  uint64_t bytes() const { return abstract ? abstractBytes : data.size(); }
 };
+
+/// What loads from abstract buffers yield: zeros, or bytes hashed from their address (used to
+/// detect control flow that depends on loaded data).
+enum class AbstractPattern : uint8_t { Zero, AddressHash };
 
 /// Global memory: named allocations in a 48-bit address space below the generic windows of
 /// shared, local, param and const memory (docs/interpreter.md, "Address spaces").
@@ -31,6 +39,12 @@ public:
   /// Allocates `Bytes` zero-filled bytes named `Name`; an error when the name is taken or the
   /// cap would be exceeded. Returns the buffer's base address.
   support::Expected<uint64_t> allocate(const std::string &Name, uint64_t Bytes);
+  /// Like allocate, but abstract (no backing store, not counted against the cap); the address
+  /// layout is the same as allocate's, so addresses match an exact run allocating in that order.
+  support::Expected<uint64_t> allocateAbstract(const std::string &Name, uint64_t Bytes);
+  /// Fills `Out` with what a load of `Out.size()` bytes at `Addr` of an abstract buffer yields.
+  void abstractBytes(uint64_t Addr, std::span<uint8_t> Out) const;
+  AbstractPattern pattern = AbstractPattern::Zero;
   /// The buffer named `Name`, or nullptr.
   Buffer *find(const std::string &Name);
   const Buffer *find(const std::string &Name) const;
@@ -46,6 +60,7 @@ public:
   uint64_t bytesAllocated() const { return Allocated; }
 
 private:
+  support::Expected<uint64_t> place(const std::string &Name, uint64_t Bytes, bool Abstract);
   std::map<uint64_t, std::unique_ptr<Buffer>> ByBase;
   std::map<std::string, Buffer *> ByName;
   uint64_t Next;

@@ -1,0 +1,90 @@
+// Fast mode: whole-network counts in seconds through abstract memory, CTA sampling by boundary
+// class and launches analysed in parallel (docs/fast-mode.md).
+#pragma once
+
+#include "analyzer/Manifest.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace analyzer {
+
+/// PTX modules (file name for diagnostics + text), buffers and launches: a manifest whose PTX
+/// is already in memory (a lowered Workload or a loaded manifest).
+struct AnalysisInput {
+  struct PtxText {
+    std::string file;
+    std::string text;
+  };
+  std::vector<PtxText> ptx;
+  std::vector<BufferSpec> buffers;
+  std::vector<LaunchSpec> launches;
+};
+
+/// Reads the PTX files a manifest names.
+support::Expected<AnalysisInput> analysisInput(const Manifest &M);
+
+enum class AnalysisMode : uint8_t {
+  Fast,  ///< the shortcuts switched on in FastSettings
+  Exact, ///< real data, every CTA, launches in order on one Device (like runManifest)
+};
+
+/// Fast-mode switches; each shortcut can be turned off on its own.
+struct FastSettings {
+  /// Buffers without backing store; loads yield zeros. Off: real data (random/zero/file init),
+  /// launches run in order on one thread so data flows between them.
+  bool abstractMemory = true;
+  /// Interpret representative CTAs per boundary class and extrapolate. Off: every CTA.
+  bool sampleCtas = true;
+  /// Interior samples per class (first/last coordinates are always classes of their own).
+  uint32_t interiorSamples = 3;
+  /// When a class's samples disagree, it is sampled again 4x denser up to this many CTAs.
+  uint32_t maxInteriorSamples = 64;
+  /// Rerun one CTA per class with address-hashed load values; differing counts mark the launch
+  /// data-dependent (only with abstractMemory).
+  bool checkDataDependence = true;
+  /// Analyse only the first of launches that must count alike (same kernel, geometry,
+  /// scalars and buffer alignment; abstract memory only) and copy its counts to the others.
+  bool dedupeLaunches = true;
+  /// Worker threads over launches; 0 = std::thread::hardware_concurrency(). Results do not
+  /// depend on it.
+  unsigned threads = 0;
+  RunSettings run;
+  /// Called after each launch with (launches done, launches total), from worker threads but
+  /// serialised; may be empty.
+  std::function<void(size_t, size_t)> progress;
+};
+
+/// One launch's (estimated) counts and how they were obtained.
+struct LaunchAnalysis {
+  KernelProfile profile;     ///< counts for the whole grid (extrapolated when sampled)
+  uint64_t ctasTotal = 0;    ///< CTAs in the grid
+  uint64_t ctasSampled = 0;  ///< CTAs interpreted (== ctasTotal when not extrapolated)
+  uint32_t classes = 1;      ///< boundary classes of the grid
+  bool extrapolated = false; ///< some class was sampled, not enumerated
+  /// Estimated relative error: per sampled class, (unsampled CTAs) x (max - min) / 2 of the
+  /// sampled CTAs, summed and divided by the launch total; the largest over warp and thread
+  /// instruction totals and global load and store sectors. 0 when nothing was extrapolated.
+  double errorEstimate = 0;
+  bool dataDependent = false; ///< counts changed with the loaded values
+  uint64_t interpreted = 0;   ///< warp instructions actually interpreted (samples and checks)
+  /// The earlier equivalent launch whose counts were copied (dedupeLaunches), or -1.
+  int64_t reusedFrom = -1;
+};
+
+struct AnalysisResult {
+  std::vector<LaunchAnalysis> launches;
+  KernelProfile total; ///< sum over launches
+};
+
+/// Analyses every launch. Traps and parse errors are Errors naming the launch (the first one in
+/// launch order, whatever the thread count).
+support::Expected<AnalysisResult> analyze(const AnalysisInput &In, AnalysisMode Mode,
+                                          const FastSettings &Settings = {});
+
+/// Adds `Scale` times every counter of `Src` into `Dst` (rounded; geometry and name kept).
+void addScaled(KernelProfile &Dst, const KernelProfile &Src, double Scale);
+
+} // namespace analyzer

@@ -1,0 +1,234 @@
+// analyze(): decode the PTX once, then run every launch in fast mode (abstract memory, one
+// Device per launch, launches spread over threads) or exactly (real data, in order).
+#include "FastSample.h"
+
+#include "ptx/Parser.h"
+
+#include <atomic>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace analyzer {
+namespace {
+
+struct Decoded {
+  std::vector<std::unique_ptr<Program>> programs;
+  std::vector<const Program *> byLaunch; ///< the module holding each launch's kernel
+};
+
+support::Expected<Decoded> decodeAll(const AnalysisInput &In) {
+  Decoded D;
+  for (const AnalysisInput::PtxText &T : In.ptx) {
+    support::Expected<ptx::Module> M = ptx::parseModule(T.text, T.file);
+    if (!M)
+      return M.error();
+    support::Expected<Program> P = decodeProgram(*M);
+    if (!P)
+      return P.error();
+    D.programs.push_back(std::make_unique<Program>(std::move(*P)));
+  }
+  for (size_t K = 0; K < In.launches.size(); ++K) {
+    const Program *Found = nullptr;
+    for (const auto &P : D.programs)
+      if (!Found && P->hasKernel(In.launches[K].kernel))
+        Found = P.get();
+    if (!Found)
+      return support::Error("launches[" + std::to_string(K) + "].kernel: no kernel named '" +
+                            In.launches[K].kernel + "' in the PTX");
+    D.byLaunch.push_back(Found);
+  }
+  return D;
+}
+
+support::Expected<LaunchConfig> launchConfig(const LaunchSpec &S, size_t Index, Device &D) {
+  LaunchConfig L;
+  L.grid = S.grid;
+  L.block = S.block;
+  L.sharedBytes = S.sharedBytes;
+  for (size_t K = 0; K < S.args.size(); ++K) {
+    const ArgSpec &A = S.args[K];
+    if (!A.isBuffer) {
+      L.args.push_back(KernelArg::raw(A.bits, ptx::typeBits(A.type)));
+      continue;
+    }
+    const Buffer *B = D.find(A.buffer);
+    if (!B || A.offset > B->bytes())
+      return support::Error("launches[" + std::to_string(Index) + "].args[" + std::to_string(K) +
+                            "]: bad buffer '" + A.buffer + "'");
+    L.args.push_back(KernelArg::pointer(B->base + A.offset));
+  }
+  return L;
+}
+
+std::optional<support::Error> fill(const BufferSpec &B, Buffer &Dst) {
+  if (B.init.kind == BufferInit::Kind::Random) {
+    support::Expected<std::vector<uint8_t>> R = randomBytes(B.init, B.bytes);
+    if (!R)
+      return support::Error("buffer '" + B.name + "': " + R.error().message);
+    Dst.data = std::move(*R);
+  } else if (B.init.kind == BufferInit::Kind::File) {
+    std::ifstream F(B.init.file, std::ios::binary);
+    F.read(reinterpret_cast<char *>(Dst.data.data()), static_cast<std::streamsize>(B.bytes));
+    if (!F)
+      return support::Error("buffer '" + B.name + "': cannot read '" + B.init.file + "'");
+  }
+  return std::nullopt;
+}
+
+/// All buffers on a fresh Device, abstract or real (filled), in manifest order.
+std::optional<support::Error> allocateAll(const AnalysisInput &In, Device &D, bool Abstract) {
+  for (const BufferSpec &B : In.buffers) {
+    support::Expected<uint64_t> A =
+        Abstract ? D.allocateAbstract(B.name, B.bytes) : D.allocate(B.name, B.bytes);
+    if (!A)
+      return A.error();
+    if (!Abstract)
+      if (std::optional<support::Error> E = fill(B, *D.find(B.name)))
+        return E;
+  }
+  return std::nullopt;
+}
+
+std::optional<support::Error> trapError(size_t K, const Trap &T) {
+  return support::Error("launches[" + std::to_string(K) + "]: " + T.str());
+}
+
+/// One launch on device `D`: sampled or whole, per the mode.
+std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec, size_t K,
+                                     Device &D, AnalysisMode Mode, const FastSettings &S,
+                                     LaunchAnalysis &Out) {
+  const LaunchSpec &Spec = In.launches[K];
+  support::Expected<LaunchConfig> L = launchConfig(Spec, K, D);
+  if (!L)
+    return L.error();
+  FastSettings Local = S;
+  if (Mode == AnalysisMode::Exact)
+    Local.sampleCtas = false;
+  SampleJob J{*Dec.byLaunch[K],
+              Spec.kernel,
+              std::move(*L),
+              D,
+              Local,
+              Mode == AnalysisMode::Fast && S.abstractMemory && S.checkDataDependence};
+  if (std::optional<Trap> T = sampleLaunch(J, Out))
+    return trapError(K, *T);
+  return std::nullopt;
+}
+
+/// Launches that must count alike under abstract memory: same module, kernel, geometry and
+/// scalars, buffer arguments with the same offset within a 256-byte line (buffer bases are
+/// 256-aligned) and the same bytes after it. Returns, per launch, the first equivalent launch.
+std::vector<size_t> equivalentLaunches(const AnalysisInput &In, const Decoded &Dec) {
+  std::map<std::string, uint64_t> Size;
+  for (const BufferSpec &B : In.buffers)
+    Size[B.name] = B.bytes;
+  std::map<std::string, size_t> First;
+  std::vector<size_t> Rep(In.launches.size());
+  for (size_t K = 0; K < In.launches.size(); ++K) {
+    const LaunchSpec &L = In.launches[K];
+    std::string Key = L.kernel + '\n' + std::to_string(uintptr_t(Dec.byLaunch[K]));
+    for (uint32_t V :
+         {L.grid[0], L.grid[1], L.grid[2], L.block[0], L.block[1], L.block[2], L.sharedBytes})
+      Key += ',' + std::to_string(V);
+    for (const ArgSpec &A : L.args)
+      Key += A.isBuffer ? ";b" + std::to_string(A.offset % 256) + ":" +
+                              std::to_string(Size[A.buffer] - std::min(Size[A.buffer], A.offset))
+                        : ";s" + std::to_string(int(A.type)) + ":" + std::to_string(A.bits);
+    Rep[K] = First.emplace(Key, K).first->second;
+  }
+  return Rep;
+}
+
+} // namespace
+
+support::Expected<AnalysisInput> analysisInput(const Manifest &M) {
+  AnalysisInput In;
+  for (const std::string &Path : M.ptx) {
+    std::ifstream F(Path, std::ios::binary);
+    if (!F)
+      return support::Error(M.path, 0, 0, "cannot read '" + Path + "'");
+    std::ostringstream SS;
+    SS << F.rdbuf();
+    In.ptx.push_back({Path, SS.str()});
+  }
+  In.buffers = M.buffers;
+  In.launches = M.launches;
+  return In;
+}
+
+support::Expected<AnalysisResult> analyze(const AnalysisInput &In, AnalysisMode Mode,
+                                          const FastSettings &S) {
+  support::Expected<Decoded> Dec = decodeAll(In);
+  if (!Dec)
+    return Dec.error();
+  size_t N = In.launches.size();
+  AnalysisResult Res;
+  Res.launches.resize(N);
+  std::vector<std::optional<support::Error>> Errors(N);
+  bool Parallel = Mode == AnalysisMode::Fast && S.abstractMemory;
+  std::mutex ProgressLock;
+  size_t Done = 0;
+  auto Report = [&] {
+    if (!S.progress)
+      return;
+    std::lock_guard<std::mutex> G(ProgressLock);
+    S.progress(++Done, N);
+  };
+  if (!Parallel) { // data flows from launch to launch: one real Device, in order
+    Device D;
+    if (std::optional<support::Error> E = allocateAll(In, D, false))
+      return *E;
+    for (size_t K = 0; K < N; ++K) {
+      if (std::optional<support::Error> E = runOne(In, *Dec, K, D, Mode, S, Res.launches[K]))
+        return *E;
+      Report();
+    }
+  } else {
+    std::vector<size_t> Rep(N), Todo;
+    for (size_t K = 0; K < N; ++K)
+      Rep[K] = K;
+    if (S.dedupeLaunches)
+      Rep = equivalentLaunches(In, *Dec);
+    for (size_t K = 0; K < N; ++K)
+      if (Rep[K] == K)
+        Todo.push_back(K);
+    std::atomic<size_t> Next{0};
+    auto Worker = [&] {
+      for (size_t I; (I = Next.fetch_add(1)) < Todo.size();) {
+        size_t K = Todo[I];
+        Device D;
+        Errors[K] = allocateAll(In, D, true);
+        if (!Errors[K])
+          Errors[K] = runOne(In, *Dec, K, D, Mode, S, Res.launches[K]);
+        Report();
+      }
+    };
+    unsigned T = S.threads ? S.threads : std::max(1u, std::thread::hardware_concurrency());
+    T = static_cast<unsigned>(std::min<size_t>(T, std::max<size_t>(Todo.size(), 1)));
+    std::vector<std::thread> Pool;
+    for (unsigned I = 1; I < T; ++I)
+      Pool.emplace_back(Worker);
+    Worker();
+    for (std::thread &Th : Pool)
+      Th.join();
+    for (std::optional<support::Error> &E : Errors)
+      if (E)
+        return *E;
+    for (size_t K = 0; K < N; ++K)
+      if (Rep[K] != K) {
+        Res.launches[K] = Res.launches[Rep[K]];
+        Res.launches[K].interpreted = 0;
+        Res.launches[K].reusedFrom = Rep[K];
+      }
+  }
+  for (const LaunchAnalysis &L : Res.launches)
+    Res.total.accumulate(L.profile);
+  Res.total.kernel = "total";
+  return Res;
+}
+
+} // namespace analyzer

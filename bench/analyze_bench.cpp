@@ -1,0 +1,90 @@
+// Fast-mode wall time: lower + analyze EfficientNet-B7 at batch 1 and 64, and every zoo model at
+// batch 1 (docs/fast-mode.md). Usage: analyze_bench [MODEL BATCH ...] (default: the set above).
+#include "analyzer/FastMode.h"
+#include "corpus/Lower.h"
+#include "corpus/Zoo.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds(Clock::time_point A, Clock::time_point B) {
+  return std::chrono::duration<double>(B - A).count();
+}
+
+/// Lowers and analyses one model; prints one line; returns the wall seconds (< 0 on error).
+double benchOne(const std::string &Model, int64_t Batch) {
+  auto T0 = Clock::now();
+  auto N = corpus::buildZooModel(Model, corpus::ZooOptions{Batch, 0, corpus::DType::F32});
+  if (!N) {
+    fmt::print("{}: {}\n", Model, N.error().str());
+    return -1;
+  }
+  auto W = corpus::lower(*N);
+  if (!W) {
+    fmt::print("{}: {}\n", Model, W.error().str());
+    return -1;
+  }
+  auto M = analyzer::parseManifest(corpus::manifestJson(*W), Model + "/manifest.json");
+  if (!M) {
+    fmt::print("{}: {}\n", Model, M.error().str());
+    return -1;
+  }
+  analyzer::AnalysisInput In;
+  std::vector<std::string> Names = corpus::ptxFileNames(*W);
+  for (size_t K = 0; K < W->ptx.size(); ++K)
+    In.ptx.push_back({Names[K], std::move(W->ptx[K])});
+  In.buffers = std::move(M->buffers);
+  In.launches = std::move(M->launches);
+  auto T1 = Clock::now();
+  auto R = analyzer::analyze(In, analyzer::AnalysisMode::Fast);
+  auto T2 = Clock::now();
+  if (!R) {
+    fmt::print("{}: {}\n", Model, R.error().str());
+    return -1;
+  }
+  uint64_t Ctas = 0, Run = 0;
+  double Err = 0;
+  for (const analyzer::LaunchAnalysis &L : R->launches) {
+    Ctas += L.ctasTotal;
+    Run += L.ctasSampled;
+    Err = std::max(Err, L.errorEstimate);
+  }
+  fmt::print(
+      "{:<22} batch {:>3}: lower {:6.2f} s, analyze {:6.2f} s, total {:6.2f} s; {} launches, "
+      "{} of {} CTAs interpreted, {:.3e} warp instr, max error estimate {:.2f}%\n",
+      Model, Batch, seconds(T0, T1), seconds(T1, T2), seconds(T0, T2), R->launches.size(), Run,
+      Ctas, double(R->total.warpInstructionsTotal()), 100 * Err);
+  std::fflush(stdout);
+  return seconds(T0, T2);
+}
+
+} // namespace
+
+int main(int Argc, char **Argv) {
+  if (Argc > 1) {
+    for (int I = 1; I + 1 < Argc; I += 2)
+      if (benchOne(Argv[I], std::atoll(Argv[I + 1])) < 0)
+        return 1;
+    return 0;
+  }
+  benchOne("efficientnet-b7", 1);
+  benchOne("efficientnet-b7", 64);
+  double All = 0;
+  for (const corpus::ZooModel &Z : corpus::zooModels()) {
+    double S = benchOne(Z.name, 1);
+    if (S < 0)
+      return 1;
+    All += S;
+  }
+  fmt::print("all zoo models at batch 1: {:.2f} s\n", All);
+  return 0;
+}

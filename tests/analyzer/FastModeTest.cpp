@@ -1,0 +1,300 @@
+// Fast mode (abstract memory, CTA sampling, parallel launches) against exact mode: synthetic
+// kernels for the mechanics, nvcc kernels through a manifest, and lowered zoo models.
+#include "analyzer/FastMode.h"
+#include "corpus/Lower.h"
+#include "corpus/Zoo.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+using analyzer::AnalysisMode;
+
+// Synthetic (hand-written) kernel: out[i] = in[i] + 1 for i < n, guarded by an index branch.
+const char *GuardPtx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry inc(.param .u64 pin, .param .u64 pout, .param .u32 n) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<6>;
+  .reg .f32 %f<3>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  setp.ge.u32 %p1, %r5, %r1;
+  @%p1 bra DONE;
+  mul.wide.u32 %rd3, %r5, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  ld.global.f32 %f1, [%rd4];
+  add.f32 %f2, %f1, 0f3F800000;
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.f32 [%rd5], %f2;
+DONE:
+  ret;
+}
+// Synthetic: loops over a loaded count (data-dependent control flow).
+.visible .entry loop(.param .u64 pin, .param .u64 pout) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mov.u32 %r1, %tid.x;
+  mul.wide.u32 %rd3, %r1, 4;
+  add.s64 %rd1, %rd1, %rd3;
+  ld.global.u32 %r2, [%rd1];
+  and.b32 %r2, %r2, 7;
+  mov.u32 %r3, 0;
+L:
+  setp.ge.u32 %p1, %r3, %r2;
+  @%p1 bra E;
+  add.u32 %r3, %r3, 1;
+  bra L;
+E:
+  add.s64 %rd2, %rd2, %rd3;
+  st.global.u32 [%rd2], %r3;
+  ret;
+}
+)";
+
+analyzer::BufferSpec buffer(const std::string &Name, uint64_t Bytes, bool Random = false) {
+  analyzer::BufferSpec B;
+  B.name = Name;
+  B.bytes = Bytes;
+  if (Random) {
+    B.init.kind = analyzer::BufferInit::Kind::Random;
+    B.init.dtype = "u32";
+    B.init.seed = 3;
+    B.init.min = 0;
+    B.init.max = 1000;
+  }
+  return B;
+}
+
+analyzer::ArgSpec bufArg(const std::string &Name) {
+  analyzer::ArgSpec A;
+  A.isBuffer = true;
+  A.buffer = Name;
+  return A;
+}
+
+analyzer::ArgSpec u32Arg(uint32_t V) {
+  analyzer::ArgSpec A;
+  A.type = ptx::Type::U32;
+  A.bits = V;
+  return A;
+}
+
+analyzer::AnalysisInput guardInput(uint32_t N, uint32_t Block) {
+  analyzer::AnalysisInput In;
+  In.ptx.push_back({"guard.ptx", GuardPtx});
+  In.buffers = {buffer("in", N * 4ull, true), buffer("out", N * 4ull)};
+  analyzer::LaunchSpec L;
+  L.kernel = "inc";
+  L.grid = {(N + Block - 1) / Block, 1, 1};
+  L.block = {Block, 1, 1};
+  L.args = {bufArg("in"), bufArg("out"), u32Arg(N)};
+  In.launches = {L, L};
+  return In;
+}
+
+/// Relative difference, 0 when both are 0.
+double relDiff(uint64_t A, uint64_t B) {
+  return A == B ? 0 : std::fabs(double(A) - double(B)) / double(std::max(A, B));
+}
+
+/// Worst relative difference over classes (warp and thread) and global sectors.
+double worstDiff(const analyzer::KernelProfile &F, const analyzer::KernelProfile &E) {
+  double W = 0;
+  for (size_t C = 0; C < F.warpInstructions.size(); ++C) {
+    W = std::max(W, relDiff(F.warpInstructions[C], E.warpInstructions[C]));
+    W = std::max(W, relDiff(F.threadInstructions[C], E.threadInstructions[C]));
+  }
+  W = std::max(W, relDiff(F.globalLoadSectors, E.globalLoadSectors));
+  return std::max(W, relDiff(F.globalStoreSectors, E.globalStoreSectors));
+}
+
+bool sameCounts(const analyzer::KernelProfile &A, const analyzer::KernelProfile &B) {
+  return A.warpInstructions == B.warpInstructions && A.threadInstructions == B.threadInstructions &&
+         A.globalLoadSectors == B.globalLoadSectors &&
+         A.globalStoreSectors == B.globalStoreSectors && A.branches == B.branches &&
+         A.loadBytes == B.loadBytes && A.storeBytes == B.storeBytes;
+}
+
+analyzer::AnalysisInput zooInput(const std::string &Model, int64_t Batch, int64_t Size) {
+  auto N = corpus::buildZooModel(Model, corpus::ZooOptions{Batch, Size, corpus::DType::F32});
+  REQUIRE_MESSAGE(N, N.error().str());
+  auto W = corpus::lower(*N);
+  REQUIRE_MESSAGE(W, W.error().str());
+  auto M = analyzer::parseManifest(corpus::manifestJson(*W), Model + "/manifest.json");
+  REQUIRE_MESSAGE(M, M.error().str());
+  analyzer::AnalysisInput In;
+  std::vector<std::string> Names = corpus::ptxFileNames(*W);
+  for (size_t K = 0; K < W->ptx.size(); ++K)
+    In.ptx.push_back({Names[K], W->ptx[K]});
+  In.buffers = M->buffers;
+  In.launches = M->launches;
+  return In;
+}
+
+} // namespace
+
+TEST_CASE("fast mode: abstract buffers keep the exact address layout and hold no data") {
+  analyzer::Device Real, Abs;
+  auto A1 = Real.allocate("a", 1000), B1 = Real.allocate("b", 24);
+  auto A2 = Abs.allocateAbstract("a", 1000), B2 = Abs.allocateAbstract("b", 24);
+  REQUIRE((A1 && B1 && A2 && B2));
+  CHECK(*A1 == *A2);
+  CHECK(*B1 == *B2);
+  CHECK(Abs.bytesAllocated() == 0);
+  CHECK(Abs.find("a")->data.empty());
+  CHECK(Abs.find("a")->bytes() == 1000);
+  std::vector<uint8_t> V = {1, 2, 3, 4};
+  CHECK(Abs.write(*A2 + 8, V));
+  CHECK(Abs.read(*A2 + 8, V));
+  CHECK(V == std::vector<uint8_t>{0, 0, 0, 0});
+  CHECK(!Abs.read(*A2 + 998, V)); // bounds still hold
+}
+
+TEST_CASE("fast mode: index-dependent guard is extrapolated exactly") {
+  // 1000 elements, 64 threads per CTA: 16 CTAs, the last one half full (40 threads).
+  analyzer::AnalysisInput In = guardInput(1000, 64);
+  analyzer::FastSettings S;
+  S.interiorSamples = 3; // 14 interior CTAs, 3 interpreted
+  auto Exact = analyzer::analyze(In, AnalysisMode::Exact, S);
+  auto Fast = analyzer::analyze(In, AnalysisMode::Fast, S);
+  REQUIRE_MESSAGE(Exact, Exact.error().str());
+  REQUIRE_MESSAGE(Fast, Fast.error().str());
+  const analyzer::LaunchAnalysis &F = Fast->launches[0];
+  CHECK(F.ctasTotal == 16);
+  CHECK(F.classes == 3);
+  CHECK(F.ctasSampled == 5);
+  CHECK(F.extrapolated);
+  CHECK(F.errorEstimate == 0);
+  CHECK(!F.dataDependent);
+  CHECK(sameCounts(F.profile, Exact->launches[0].profile));
+  // By hand: 1000 threads store 4 bytes each; 1000*4/32 = 125 store sectors.
+  CHECK(F.profile.storeBytes[size_t(analyzer::MemSpace::Global)] == 4000);
+  CHECK(F.profile.globalStoreSectors == 125);
+  CHECK(Fast->total.globalStoreSectors == 250);
+}
+
+TEST_CASE("fast mode: results do not depend on the thread count") {
+  analyzer::AnalysisInput In = guardInput(5000, 128);
+  for (int K = 0; K < 6; ++K)
+    In.launches.push_back(In.launches[0]);
+  analyzer::FastSettings One, Four;
+  One.threads = 1;
+  Four.threads = 4;
+  auto A = analyzer::analyze(In, AnalysisMode::Fast, One);
+  auto B = analyzer::analyze(In, AnalysisMode::Fast, Four);
+  REQUIRE((A && B));
+  REQUIRE(A->launches.size() == B->launches.size());
+  for (size_t K = 0; K < A->launches.size(); ++K)
+    CHECK(sameCounts(A->launches[K].profile, B->launches[K].profile));
+}
+
+TEST_CASE("fast mode: loops over loaded values are reported as data-dependent") {
+  analyzer::AnalysisInput In;
+  In.ptx.push_back({"loop.ptx", GuardPtx});
+  In.buffers = {buffer("in", 128, true), buffer("out", 128)};
+  analyzer::LaunchSpec L;
+  L.kernel = "loop";
+  L.block = {32, 1, 1};
+  L.args = {bufArg("in"), bufArg("out")};
+  In.launches = {L};
+  auto Fast = analyzer::analyze(In, AnalysisMode::Fast);
+  REQUIRE_MESSAGE(Fast, Fast.error().str());
+  CHECK(Fast->launches[0].dataDependent);
+  analyzer::FastSettings NoCheck;
+  NoCheck.checkDataDependence = false;
+  auto Unchecked = analyzer::analyze(In, AnalysisMode::Fast, NoCheck);
+  REQUIRE(Unchecked);
+  CHECK(!Unchecked->launches[0].dataDependent);
+}
+
+TEST_CASE("fast mode: nvcc kernels through a manifest") {
+  fs::path Dir = fs::temp_directory_path() / "ptxcast_fastmode_nvcc";
+  fs::create_directories(Dir);
+  // conv2d_nchw: N=1 C=3 H=W=40 K=4 R=S=3 pad 1 stride 1 -> P=Q=40, 6400 outputs; 64-thread
+  // CTAs: 100 CTAs whose padding taps vary with the position (index-dependent only).
+  std::ofstream(Dir / "m.json") << R"({"ptx": [")" PTXCAST_KERNEL_DIR R"(/conv2d.sm_90.ptx",
+                                        ")" PTXCAST_KERNEL_DIR R"(/divergence.sm_90.ptx"],
+    "buffers": [{"name": "in", "bytes": 19200, "init": {"random": "f32", "seed": 1}},
+                {"name": "w", "bytes": 432, "init": {"random": "f32", "seed": 2}},
+                {"name": "b", "bytes": 16},
+                {"name": "out", "bytes": 25600},
+                {"name": "ints", "bytes": 4000, "init": {"random": "s32", "seed": 5,
+                                                         "min": 0, "max": 100}}],
+    "launches": [{"kernel": "conv2d_nchw", "grid": [100], "block": [64],
+                  "args": [{"buffer": "in"}, {"buffer": "w"}, {"buffer": "b"}, {"buffer": "out"},
+                           {"s32": 1}, {"s32": 3}, {"s32": 40}, {"s32": 40}, {"s32": 4},
+                           {"s32": 3}, {"s32": 3}, {"s32": 1}, {"s32": 1}, {"s32": 1},
+                           {"s32": 1}, {"s32": 40}, {"s32": 40}]},
+                 {"kernel": "divergent_branches", "grid": [8], "block": [128],
+                  "args": [{"buffer": "ints"}, {"buffer": "out"}, {"s32": 1000}]}]})";
+  auto M = analyzer::loadManifest((Dir / "m.json").string());
+  REQUIRE_MESSAGE(M, M.error().str());
+  auto In = analyzer::analysisInput(*M);
+  REQUIRE_MESSAGE(In, In.error().str());
+  analyzer::FastSettings S;
+  S.interiorSamples = 8;
+  S.maxInteriorSamples = 32; // 98 interior CTAs: still extrapolated
+  auto Exact = analyzer::analyze(*In, AnalysisMode::Exact, S);
+  auto Fast = analyzer::analyze(*In, AnalysisMode::Fast, S);
+  REQUIRE_MESSAGE(Exact, Exact.error().str());
+  REQUIRE_MESSAGE(Fast, Fast.error().str());
+  const analyzer::LaunchAnalysis &Conv = Fast->launches[0];
+  CHECK(Conv.extrapolated);
+  CHECK(!Conv.dataDependent);
+  double D = worstDiff(Conv.profile, Exact->launches[0].profile);
+  MESSAGE("conv2d_nchw worst class/sector difference: " << D * 100 << "%, estimate "
+                                                        << Conv.errorEstimate * 100 << "%");
+  CHECK(Conv.errorEstimate > 0); // the sampled interior CTAs disagree
+  CHECK(D <= 0.03);
+  CHECK(Fast->launches[1].dataDependent); // trip count = loaded value & 7
+  fs::remove_all(Dir);
+}
+
+TEST_CASE("fast mode: zoo models within 1% of exact mode") {
+  struct Case {
+    const char *model;
+    int64_t batch, size;
+  };
+  for (Case C :
+       {Case{"lenet5", 2, 0}, Case{"mobilenetv2-0.35", 1, 32}, Case{"efficientnet-b0", 1, 32}}) {
+    std::string Model = C.model;
+    CAPTURE(Model);
+    analyzer::AnalysisInput In = zooInput(C.model, C.batch, C.size);
+    auto Exact = analyzer::analyze(In, AnalysisMode::Exact);
+    auto Fast = analyzer::analyze(In, AnalysisMode::Fast);
+    REQUIRE_MESSAGE(Exact, Exact.error().str());
+    REQUIRE_MESSAGE(Fast, Fast.error().str());
+    double Worst = 0;
+    size_t Extrapolated = 0, DataDependent = 0;
+    for (size_t K = 0; K < In.launches.size(); ++K) {
+      const analyzer::LaunchAnalysis &F = Fast->launches[K];
+      Extrapolated += F.extrapolated;
+      DataDependent += F.dataDependent;
+      double D = worstDiff(F.profile, Exact->launches[K].profile);
+      Worst = std::max(Worst, D);
+      if (!F.extrapolated)
+        CHECK(sameCounts(F.profile, Exact->launches[K].profile));
+    }
+    double Total = worstDiff(Fast->total, Exact->total);
+    MESSAGE(Model << ": " << In.launches.size() << " launches, " << Extrapolated
+                  << " extrapolated, " << DataDependent << " data-dependent; worst per-launch "
+                  << "difference " << Worst * 100 << "%, network total " << Total * 100 << "%");
+    CHECK(Total <= 0.01);
+  }
+}

@@ -1,0 +1,290 @@
+// `ptxcast analyze MODEL|FILE.onnx|MANIFEST.json [--batch N] [--image-size S] [--dtype f32|f16]
+// [--mode fast|exact] [--format table|json|csv]`: counts per launch plus network totals, in
+// seconds through fast mode (docs/fast-mode.md). Models and ONNX files are lowered in memory.
+#include "Commands.h"
+
+#include "analyzer/FastMode.h"
+#include "corpus/Lower.h"
+#include "corpus/Onnx.h"
+#include "corpus/Zoo.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+#include <unistd.h>
+
+namespace ptxcast {
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+struct AnalyzeOptions {
+  std::string input;
+  std::string dtype = "f32";
+  std::string arch = "sm_90";
+  std::string mode = "fast";
+  std::string format = "table";
+  int64_t batch = 1;
+  int64_t imageSize = 0;
+  uint32_t samples = 3;
+  unsigned threads = 0;
+  bool noAbstract = false, noSampling = false, noDataCheck = false, noDedupe = false;
+  uint32_t maxSamples = 64;
+};
+
+bool endsWith(const std::string &S, const std::string &Suffix) {
+  return S.size() >= Suffix.size() &&
+         S.compare(S.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
+}
+
+/// A zoo model or ONNX file lowered in memory, as analysis input.
+support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeOptions &O) {
+  corpus::DType Type = O.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
+  support::Expected<corpus::Network> N = corpus::Network();
+  if (endsWith(O.input, ".onnx")) {
+    corpus::OnnxImportOptions Opts;
+    Opts.batch = O.batch;
+    Opts.dtype = Type;
+    N = corpus::importOnnxFile(O.input, Opts);
+  } else {
+    N = corpus::buildZooModel(O.input, corpus::ZooOptions{O.batch, O.imageSize, Type});
+  }
+  if (!N)
+    return N.error();
+  corpus::LowerOptions LO;
+  LO.dtype = Type;
+  LO.arch = O.arch;
+  support::Expected<corpus::Workload> W = corpus::lower(*N, LO);
+  if (!W)
+    return W.error();
+  support::Expected<analyzer::Manifest> M =
+      analyzer::parseManifest(corpus::manifestJson(*W), O.input + "/manifest.json");
+  if (!M)
+    return M.error();
+  analyzer::AnalysisInput In;
+  std::vector<std::string> Names = corpus::ptxFileNames(*W);
+  for (size_t K = 0; K < W->ptx.size(); ++K)
+    In.ptx.push_back({Names[K], std::move(W->ptx[K])});
+  In.buffers = std::move(M->buffers);
+  In.launches = std::move(M->launches);
+  return In;
+}
+
+support::Expected<analyzer::AnalysisInput> loadInput(const AnalyzeOptions &O) {
+  if (!endsWith(O.input, ".json"))
+    return lowerInput(O);
+  support::Expected<analyzer::Manifest> M = analyzer::loadManifest(O.input);
+  if (!M)
+    return M.error();
+  return analyzer::analysisInput(*M);
+}
+
+OJson classCounts(const analyzer::ClassArray &A, uint64_t Total) {
+  OJson J = OJson::object();
+  for (size_t C = 0; C < A.size(); ++C)
+    J[std::string(ptx::className(static_cast<ptx::InstrClass>(C)))] = A[C];
+  J["total"] = Total;
+  return J;
+}
+
+OJson bytesPerSpace(const std::array<uint64_t, analyzer::NumMemSpaces> &B) {
+  OJson J = OJson::object();
+  for (size_t S = 0; S < B.size(); ++S)
+    J[analyzer::memSpaceName(static_cast<analyzer::MemSpace>(S))] = B[S];
+  return J;
+}
+
+OJson counters(const analyzer::KernelProfile &P) {
+  return {
+      {"thread_instructions", classCounts(P.threadInstructions, P.threadInstructionsTotal())},
+      {"warp_instructions", classCounts(P.warpInstructions, P.warpInstructionsTotal())},
+      {"branches",
+       {{"executed", P.branches}, {"taken", P.branchesTaken}, {"divergent", P.branchesDivergent}}},
+      {"global",
+       {{"load_requests", P.globalLoadRequests},
+        {"load_sectors", P.globalLoadSectors},
+        {"store_requests", P.globalStoreRequests},
+        {"store_sectors", P.globalStoreSectors},
+        {"atomic_requests", P.globalAtomicRequests},
+        {"atomic_sectors", P.globalAtomicSectors}}},
+      {"shared",
+       {{"load_requests", P.sharedLoadRequests},
+        {"store_requests", P.sharedStoreRequests},
+        {"atomic_requests", P.sharedAtomicRequests},
+        {"bank_conflicts", P.sharedBankConflicts}}},
+      {"bytes_loaded", bytesPerSpace(P.loadBytes)},
+      {"bytes_stored", bytesPerSpace(P.storeBytes)},
+      {"barrier_syncs", P.barrierSyncs}};
+}
+
+OJson toJson(const analyzer::AnalysisResult &R) {
+  OJson Launches = OJson::array();
+  double MaxErr = 0;
+  size_t DataDep = 0;
+  for (const analyzer::LaunchAnalysis &L : R.launches) {
+    const analyzer::KernelProfile &P = L.profile;
+    OJson J = {{"kernel", P.kernel},
+               {"grid", P.grid},
+               {"block", P.block},
+               {"shared_bytes", P.sharedBytes},
+               {"ctas", L.ctasTotal},
+               {"ctas_interpreted", L.ctasSampled},
+               {"cta_classes", L.classes},
+               {"extrapolated", L.extrapolated},
+               {"error_estimate", L.errorEstimate},
+               {"data_dependent", L.dataDependent},
+               {"warp_instructions_interpreted", L.interpreted},
+               {"same_as_launch", L.reusedFrom}};
+    J.update(counters(P));
+    Launches.push_back(std::move(J));
+    MaxErr = std::max(MaxErr, L.errorEstimate);
+    DataDep += L.dataDependent;
+  }
+  OJson Total = {{"launches", R.launches.size()},
+                 {"max_error_estimate", MaxErr},
+                 {"data_dependent_launches", DataDep}};
+  Total.update(counters(R.total));
+  return {{"launches", Launches}, {"total", Total}};
+}
+
+void printCsv(const analyzer::AnalysisResult &R) {
+  fmt::print("launch,kernel,grid_x,grid_y,grid_z,block_x,block_y,block_z,ctas,ctas_interpreted,"
+             "error_estimate,data_dependent,warp_instructions,thread_instructions");
+  for (size_t C = 0; C < ptx::NumInstrClasses; ++C)
+    fmt::print(",warp_{0},thread_{0}", ptx::className(static_cast<ptx::InstrClass>(C)));
+  fmt::print(",global_load_sectors,global_store_sectors,shared_bank_conflicts,branches,"
+             "branches_divergent\n");
+  auto Row = [](const std::string &Id, const analyzer::LaunchAnalysis &L) {
+    const analyzer::KernelProfile &P = L.profile;
+    fmt::print("{},{},{},{},{},{},{},{},{},{},{:.6g},{},{},{}", Id, P.kernel, P.grid[0], P.grid[1],
+               P.grid[2], P.block[0], P.block[1], P.block[2], L.ctasTotal, L.ctasSampled,
+               L.errorEstimate, int(L.dataDependent), P.warpInstructionsTotal(),
+               P.threadInstructionsTotal());
+    for (size_t C = 0; C < ptx::NumInstrClasses; ++C)
+      fmt::print(",{},{}", P.warpInstructions[C], P.threadInstructions[C]);
+    fmt::print(",{},{},{},{},{}\n", P.globalLoadSectors, P.globalStoreSectors,
+               P.sharedBankConflicts, P.branches, P.branchesDivergent);
+  };
+  for (size_t K = 0; K < R.launches.size(); ++K)
+    Row(std::to_string(K), R.launches[K]);
+  analyzer::LaunchAnalysis Total;
+  Total.profile = R.total;
+  for (const analyzer::LaunchAnalysis &L : R.launches) {
+    Total.ctasTotal += L.ctasTotal;
+    Total.ctasSampled += L.ctasSampled;
+    Total.errorEstimate = std::max(Total.errorEstimate, L.errorEstimate);
+    Total.dataDependent |= L.dataDependent;
+  }
+  Row("total", Total);
+}
+
+void printTable(const analyzer::AnalysisResult &R) {
+  fmt::print("{:>4} {:<40} {:>14} {:>9} {:>16} {:>18} {:>14} {:>7} {}\n", "#", "kernel", "grid",
+             "ctas run", "warp instr", "thread instr", "ld/st sectors", "err", "data-dep");
+  auto Row = [](const std::string &Id, const analyzer::KernelProfile &P, uint64_t Run, double Err,
+                bool Dep) {
+    std::string Grid =
+        P.grid[0] ? fmt::format("{}x{}x{}", P.grid[0], P.grid[1], P.grid[2]) : std::string();
+    fmt::print("{:>4} {:<40} {:>14} {:>9} {:>16} {:>18} {:>14} {:>6.2f}% {}\n", Id,
+               P.kernel.substr(0, 40), Grid, Run, P.warpInstructionsTotal(),
+               P.threadInstructionsTotal(), P.globalLoadSectors + P.globalStoreSectors, 100 * Err,
+               Dep ? "yes" : "no");
+  };
+  uint64_t Run = 0;
+  double Err = 0;
+  bool Dep = false;
+  for (size_t K = 0; K < R.launches.size(); ++K) {
+    const analyzer::LaunchAnalysis &L = R.launches[K];
+    Row(std::to_string(K), L.profile, L.ctasSampled, L.errorEstimate, L.dataDependent);
+    Run += L.ctasSampled;
+    Err = std::max(Err, L.errorEstimate);
+    Dep |= L.dataDependent;
+  }
+  analyzer::KernelProfile T = R.total;
+  T.grid = {0, 0, 0};
+  Row("", T, Run, Err, Dep);
+}
+
+int runAnalyze(const AnalyzeOptions &O) {
+  support::Expected<analyzer::AnalysisInput> In = loadInput(O);
+  if (!In) {
+    fmt::print(stderr, "{}\n", In.error().str());
+    return 1;
+  }
+  analyzer::FastSettings S;
+  S.abstractMemory = !O.noAbstract;
+  S.sampleCtas = !O.noSampling;
+  S.checkDataDependence = !O.noDataCheck;
+  S.interiorSamples = O.samples;
+  S.maxInteriorSamples = std::max(O.maxSamples, O.samples);
+  S.dedupeLaunches = !O.noDedupe;
+  S.threads = O.threads;
+  if (isatty(STDERR_FILENO))
+    S.progress = [](size_t Done, size_t Total) {
+      fmt::print(stderr, "\ranalyzed {}/{} launches", Done, Total);
+      if (Done == Total)
+        fmt::print(stderr, "\n");
+    };
+  analyzer::AnalysisMode Mode =
+      O.mode == "exact" ? analyzer::AnalysisMode::Exact : analyzer::AnalysisMode::Fast;
+  support::Expected<analyzer::AnalysisResult> R = analyzer::analyze(*In, Mode, S);
+  if (!R) {
+    fmt::print(stderr, "{}\n", R.error().str());
+    return 1;
+  }
+  if (O.format == "json")
+    fmt::print("{}\n", toJson(*R).dump(2));
+  else if (O.format == "csv")
+    printCsv(*R);
+  else
+    printTable(*R);
+  return 0;
+}
+
+} // namespace
+
+void addAnalyzeCommand(CLI::App &App) {
+  auto O = std::make_shared<AnalyzeOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "analyze", "count executed instructions and memory traffic of a whole network in seconds "
+                 "(fast mode: abstract memory, CTA sampling; docs/fast-mode.md)");
+  Cmd->add_option("input", O->input, "zoo model name, FILE.onnx or MANIFEST.json")->required();
+  Cmd->add_option("--batch", O->batch, "batch size")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  Cmd->add_option("--image-size", O->imageSize, "input height = width (zoo models)")
+      ->check(CLI::PositiveNumber);
+  Cmd->add_option("--dtype", O->dtype, "element type")
+      ->check(CLI::IsMember({"f32", "f16"}))
+      ->capture_default_str();
+  Cmd->add_option("--arch", O->arch, "target architecture")->capture_default_str();
+  Cmd->add_option("--mode", O->mode, "fast (shortcuts) or exact (real data, every CTA)")
+      ->check(CLI::IsMember({"fast", "exact"}))
+      ->capture_default_str();
+  Cmd->add_option("--format", O->format, "output format")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->capture_default_str();
+  Cmd->add_option("--samples", O->samples, "CTAs interpreted per sampled boundary class")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  Cmd->add_option("--threads", O->threads, "worker threads (0 = all cores)")->capture_default_str();
+  Cmd->add_flag("--no-abstract-memory", O->noAbstract,
+                "fast mode: real buffers and data, launches in order on one thread");
+  Cmd->add_flag("--no-sampling", O->noSampling, "fast mode: interpret every CTA");
+  Cmd->add_option("--max-samples", O->maxSamples,
+                  "CTAs per class when the first samples disagree (sampled again, 4x denser)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  Cmd->add_flag("--no-dedupe", O->noDedupe,
+                "fast mode: analyse every launch, also those equivalent to an earlier one");
+  Cmd->add_flag("--no-data-check", O->noDataCheck, "fast mode: skip the data-dependence check");
+  Cmd->callback([O] {
+    if (int Status = runAnalyze(*O); Status != 0)
+      throw CLI::RuntimeError(Status);
+  });
+}
+
+} // namespace ptxcast
