@@ -2,6 +2,7 @@
 // [--mode fast|exact] [--format table|json|csv]`: counts per launch plus network totals, in
 // seconds through fast mode (docs/fast-mode.md). Models and ONNX files are lowered in memory.
 #include "Commands.h"
+#include "ProfileJson.h"
 
 #include "analyzer/FastMode.h"
 #include "corpus/Lower.h"
@@ -82,44 +83,6 @@ support::Expected<analyzer::AnalysisInput> loadInput(const AnalyzeOptions &O) {
   return analyzer::analysisInput(*M);
 }
 
-OJson classCounts(const analyzer::ClassArray &A, uint64_t Total) {
-  OJson J = OJson::object();
-  for (size_t C = 0; C < A.size(); ++C)
-    J[std::string(ptx::className(static_cast<ptx::InstrClass>(C)))] = A[C];
-  J["total"] = Total;
-  return J;
-}
-
-OJson bytesPerSpace(const std::array<uint64_t, analyzer::NumMemSpaces> &B) {
-  OJson J = OJson::object();
-  for (size_t S = 0; S < B.size(); ++S)
-    J[analyzer::memSpaceName(static_cast<analyzer::MemSpace>(S))] = B[S];
-  return J;
-}
-
-OJson counters(const analyzer::KernelProfile &P) {
-  return {
-      {"thread_instructions", classCounts(P.threadInstructions, P.threadInstructionsTotal())},
-      {"warp_instructions", classCounts(P.warpInstructions, P.warpInstructionsTotal())},
-      {"branches",
-       {{"executed", P.branches}, {"taken", P.branchesTaken}, {"divergent", P.branchesDivergent}}},
-      {"global",
-       {{"load_requests", P.globalLoadRequests},
-        {"load_sectors", P.globalLoadSectors},
-        {"store_requests", P.globalStoreRequests},
-        {"store_sectors", P.globalStoreSectors},
-        {"atomic_requests", P.globalAtomicRequests},
-        {"atomic_sectors", P.globalAtomicSectors}}},
-      {"shared",
-       {{"load_requests", P.sharedLoadRequests},
-        {"store_requests", P.sharedStoreRequests},
-        {"atomic_requests", P.sharedAtomicRequests},
-        {"bank_conflicts", P.sharedBankConflicts}}},
-      {"bytes_loaded", bytesPerSpace(P.loadBytes)},
-      {"bytes_stored", bytesPerSpace(P.storeBytes)},
-      {"barrier_syncs", P.barrierSyncs}};
-}
-
 OJson toJson(const analyzer::AnalysisResult &R) {
   OJson Launches = OJson::array();
   double MaxErr = 0;
@@ -138,7 +101,7 @@ OJson toJson(const analyzer::AnalysisResult &R) {
                {"data_dependent", L.dataDependent},
                {"warp_instructions_interpreted", L.interpreted},
                {"same_as_launch", L.reusedFrom}};
-    J.update(counters(P));
+    J.update(profileCounters(P));
     Launches.push_back(std::move(J));
     MaxErr = std::max(MaxErr, L.errorEstimate);
     DataDep += L.dataDependent;
@@ -146,7 +109,7 @@ OJson toJson(const analyzer::AnalysisResult &R) {
   OJson Total = {{"launches", R.launches.size()},
                  {"max_error_estimate", MaxErr},
                  {"data_dependent_launches", DataDep}};
-  Total.update(counters(R.total));
+  Total.update(profileCounters(R.total));
   return {{"launches", Launches}, {"total", Total}};
 }
 

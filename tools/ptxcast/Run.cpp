@@ -1,6 +1,7 @@
 // `ptxcast run MANIFEST.json [--format text|json] [--budget N]`: runs a launch manifest exactly on
 // the interpreter, writes the output buffers, and prints the dynamic counts of every launch.
 #include "Commands.h"
+#include "ProfileJson.h"
 
 #include "analyzer/Manifest.h"
 
@@ -22,47 +23,14 @@ struct RunOptions {
   uint64_t budget = uint64_t(1) << 40;
 };
 
-OJson classCounts(const analyzer::ClassArray &A, uint64_t Total) {
-  OJson J = OJson::object();
-  for (size_t C = 0; C < A.size(); ++C)
-    J[std::string(ptx::className(static_cast<ptx::InstrClass>(C)))] = A[C];
-  J["total"] = Total;
-  return J;
-}
-
-OJson bytesPerSpace(const std::array<uint64_t, analyzer::NumMemSpaces> &B) {
-  OJson J = OJson::object();
-  for (size_t S = 0; S < B.size(); ++S)
-    J[analyzer::memSpaceName(static_cast<analyzer::MemSpace>(S))] = B[S];
-  return J;
-}
-
 OJson toJson(const analyzer::KernelProfile &P) {
-  return {
-      {"kernel", P.kernel},
-      {"grid", P.grid},
-      {"block", P.block},
-      {"shared_bytes", P.sharedBytes},
-      {"ctas_run", P.ctasRun},
-      {"thread_instructions", classCounts(P.threadInstructions, P.threadInstructionsTotal())},
-      {"warp_instructions", classCounts(P.warpInstructions, P.warpInstructionsTotal())},
-      {"branches",
-       {{"executed", P.branches}, {"taken", P.branchesTaken}, {"divergent", P.branchesDivergent}}},
-      {"global",
-       {{"load_requests", P.globalLoadRequests},
-        {"load_sectors", P.globalLoadSectors},
-        {"store_requests", P.globalStoreRequests},
-        {"store_sectors", P.globalStoreSectors},
-        {"atomic_requests", P.globalAtomicRequests},
-        {"atomic_sectors", P.globalAtomicSectors}}},
-      {"shared",
-       {{"load_requests", P.sharedLoadRequests},
-        {"store_requests", P.sharedStoreRequests},
-        {"atomic_requests", P.sharedAtomicRequests},
-        {"bank_conflicts", P.sharedBankConflicts}}},
-      {"bytes_loaded", bytesPerSpace(P.loadBytes)},
-      {"bytes_stored", bytesPerSpace(P.storeBytes)},
-      {"barrier_syncs", P.barrierSyncs}};
+  OJson J = {{"kernel", P.kernel},
+             {"grid", P.grid},
+             {"block", P.block},
+             {"shared_bytes", P.sharedBytes},
+             {"ctas_run", P.ctasRun}};
+  J.update(profileCounters(P));
+  return J;
 }
 
 void printText(const analyzer::KernelProfile &P, size_t Index) {

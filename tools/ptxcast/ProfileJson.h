@@ -1,0 +1,14 @@
+// JSON for analyzer counts, shared by `ptxcast run` and `ptxcast analyze` (one schema).
+#pragma once
+
+#include "analyzer/Counts.h"
+
+#include <nlohmann/json.hpp>
+
+namespace ptxcast {
+
+/// A launch's counters: thread_instructions and warp_instructions (every class plus "total"),
+/// branches, global, shared, bytes_loaded, bytes_stored, barrier_syncs — in that order.
+nlohmann::ordered_json profileCounters(const analyzer::KernelProfile &P);
+
+} // namespace ptxcast
