@@ -30,9 +30,9 @@ TEST_CASE("every test kernel decodes with no unsupported instruction") {
   for (const std::filesystem::path &F : kernelFiles()) {
     CAPTURE(F.string());
     support::Expected<ptx::Module> M = ptx::parseFile(F.string());
-    REQUIRE_MESSAGE(M, M.error().str());
+    REQUIRE_MESSAGE(M, support::errorText(M));
     support::Expected<analyzer::Program> P = analyzer::decodeProgram(*M);
-    REQUIRE_MESSAGE(P, P.error().str());
+    REQUIRE_MESSAGE(P, support::errorText(P));
     for (const std::string &K : P->kernels())
       for (const support::Error &E : P->unsupported(K))
         FAIL_CHECK(E.str());

@@ -133,11 +133,11 @@ bool sameCounts(const analyzer::KernelProfile &A, const analyzer::KernelProfile 
 
 analyzer::AnalysisInput zooInput(const std::string &Model, int64_t Batch, int64_t Size) {
   auto N = corpus::buildZooModel(Model, corpus::ZooOptions{Batch, Size, corpus::DType::F32});
-  REQUIRE_MESSAGE(N, N.error().str());
+  REQUIRE_MESSAGE(N, support::errorText(N));
   auto W = corpus::lower(*N);
-  REQUIRE_MESSAGE(W, W.error().str());
+  REQUIRE_MESSAGE(W, support::errorText(W));
   auto M = analyzer::parseManifest(corpus::manifestJson(*W), Model + "/manifest.json");
-  REQUIRE_MESSAGE(M, M.error().str());
+  REQUIRE_MESSAGE(M, support::errorText(M));
   analyzer::AnalysisInput In;
   std::vector<std::string> Names = corpus::ptxFileNames(*W);
   for (size_t K = 0; K < W->ptx.size(); ++K)
@@ -173,8 +173,8 @@ TEST_CASE("fast mode: index-dependent guard is extrapolated exactly") {
   S.interiorSamples = 3; // 14 interior CTAs, 3 interpreted
   auto Exact = analyzer::analyze(In, AnalysisMode::Exact, S);
   auto Fast = analyzer::analyze(In, AnalysisMode::Fast, S);
-  REQUIRE_MESSAGE(Exact, Exact.error().str());
-  REQUIRE_MESSAGE(Fast, Fast.error().str());
+  REQUIRE_MESSAGE(Exact, support::errorText(Exact));
+  REQUIRE_MESSAGE(Fast, support::errorText(Fast));
   const analyzer::LaunchAnalysis &F = Fast->launches[0];
   CHECK(F.ctasTotal == 16);
   CHECK(F.classes == 3);
@@ -214,7 +214,7 @@ TEST_CASE("fast mode: loops over loaded values are reported as data-dependent") 
   L.args = {bufArg("in"), bufArg("out")};
   In.launches = {L};
   auto Fast = analyzer::analyze(In, AnalysisMode::Fast);
-  REQUIRE_MESSAGE(Fast, Fast.error().str());
+  REQUIRE_MESSAGE(Fast, support::errorText(Fast));
   CHECK(Fast->launches[0].dataDependent);
   analyzer::FastSettings NoCheck;
   NoCheck.checkDataDependence = false;
@@ -244,16 +244,16 @@ TEST_CASE("fast mode: nvcc kernels through a manifest") {
                  {"kernel": "divergent_branches", "grid": [8], "block": [128],
                   "args": [{"buffer": "ints"}, {"buffer": "out"}, {"s32": 1000}]}]})";
   auto M = analyzer::loadManifest((Dir / "m.json").string());
-  REQUIRE_MESSAGE(M, M.error().str());
+  REQUIRE_MESSAGE(M, support::errorText(M));
   auto In = analyzer::analysisInput(*M);
-  REQUIRE_MESSAGE(In, In.error().str());
+  REQUIRE_MESSAGE(In, support::errorText(In));
   analyzer::FastSettings S;
   S.interiorSamples = 8;
   S.maxInteriorSamples = 32; // 98 interior CTAs: still extrapolated
   auto Exact = analyzer::analyze(*In, AnalysisMode::Exact, S);
   auto Fast = analyzer::analyze(*In, AnalysisMode::Fast, S);
-  REQUIRE_MESSAGE(Exact, Exact.error().str());
-  REQUIRE_MESSAGE(Fast, Fast.error().str());
+  REQUIRE_MESSAGE(Exact, support::errorText(Exact));
+  REQUIRE_MESSAGE(Fast, support::errorText(Fast));
   const analyzer::LaunchAnalysis &Conv = Fast->launches[0];
   CHECK(Conv.extrapolated);
   CHECK(!Conv.dataDependent);
@@ -278,8 +278,8 @@ TEST_CASE("fast mode: zoo models within 1% of exact mode") {
     analyzer::AnalysisInput In = zooInput(C.model, C.batch, C.size);
     auto Exact = analyzer::analyze(In, AnalysisMode::Exact);
     auto Fast = analyzer::analyze(In, AnalysisMode::Fast);
-    REQUIRE_MESSAGE(Exact, Exact.error().str());
-    REQUIRE_MESSAGE(Fast, Fast.error().str());
+    REQUIRE_MESSAGE(Exact, support::errorText(Exact));
+    REQUIRE_MESSAGE(Fast, support::errorText(Fast));
     double Worst = 0;
     size_t Extrapolated = 0, DataDependent = 0;
     for (size_t K = 0; K < In.launches.size(); ++K) {

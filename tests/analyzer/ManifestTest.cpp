@@ -148,9 +148,9 @@ TEST_CASE("manifest: an end-to-end run writes its output atomically") {
                   "args": [{"u32": 10}, {"f32": 1.0}, {"buffer": "x"}, {"buffer": "y"}]}]})";
   fs::remove(Dir / "y_out.bin");
   auto M = analyzer::loadManifest((Dir / "m.json").string());
-  REQUIRE_MESSAGE(M, M.error().str());
+  REQUIRE_MESSAGE(M, support::errorText(M));
   auto R = analyzer::runManifest(*M);
-  REQUIRE_MESSAGE(R, R.error().str());
+  REQUIRE_MESSAGE(R, support::errorText(R));
   REQUIRE(R->launches.size() == 2);
   CHECK(R->launches[0].ctasRun == 2);
   CHECK(R->launches[1].kernel == "saxpy");

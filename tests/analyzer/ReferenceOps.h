@@ -108,9 +108,9 @@ inline void checkOp(const OpCase &C, const std::function<std::vector<uint64_t>(R
   INFO("instruction: " << C.body);
   std::string Text = opKernelPtx(C);
   auto M = ptx::parseModule(Text, "op_test.ptx");
-  REQUIRE_MESSAGE(bool(M), (M ? "" : M.error().str()));
+  REQUIRE_MESSAGE(bool(M), support::errorText(M));
   auto P = analyzer::decodeProgram(*M);
-  REQUIRE_MESSAGE(bool(P), (P ? "" : P.error().str()));
+  REQUIRE_MESSAGE(bool(P), support::errorText(P));
   auto Unsupported = P->unsupported("op_test");
   for (const support::Error &E : Unsupported)
     FAIL_CHECK(E.str());

@@ -65,7 +65,7 @@ template <class T>
 analyzer::KernelArg upload(analyzer::Device &D, const std::string &Name,
                            const std::vector<T> &Data) {
   auto Addr = D.allocate(Name, std::max<uint64_t>(1, Data.size() * sizeof(T)));
-  REQUIRE_MESSAGE(bool(Addr), (Addr ? "" : Addr.error().str()));
+  REQUIRE_MESSAGE(bool(Addr), support::errorText(Addr));
   auto Bytes = std::span(reinterpret_cast<const uint8_t *>(Data.data()), Data.size() * sizeof(T));
   REQUIRE(D.write(*Addr, Bytes));
   return analyzer::KernelArg::pointer(*Addr);

@@ -117,9 +117,9 @@ void checkAllCases(DType T, double Tolerance) {
   auto Ptx = E.emitPtx("sm_90");
   REQUIRE(Ptx);
   auto Mod = ptx::parseModule(*Ptx, "kernelgen.ptx");
-  REQUIRE_MESSAGE(Mod, (Mod ? "" : Mod.error().str()));
+  REQUIRE_MESSAGE(Mod, support::errorText(Mod));
   auto Prog = analyzer::decodeProgram(*Mod);
-  REQUIRE_MESSAGE(Prog, (Prog ? "" : Prog.error().str()));
+  REQUIRE_MESSAGE(Prog, support::errorText(Prog));
   uint32_t Seed = 1000;
   for (const auto &[C, L] : Launches) {
     INFO(C.label << " (" << L.kernel << ")");

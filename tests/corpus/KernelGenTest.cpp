@@ -44,7 +44,7 @@ bool havePtxas() { return std::string(PTXCAST_PTXAS).size() > 0; }
 
 std::string ptxOf(const KernelEmitter &E, const std::string &Arch) {
   auto Ptx = E.emitPtx(Arch);
-  REQUIRE_MESSAGE(Ptx, (Ptx ? "" : Ptx.error().str()));
+  REQUIRE_MESSAGE(Ptx, support::errorText(Ptx));
   return *Ptx;
 }
 
@@ -270,7 +270,7 @@ TEST_CASE("every strategy in f32 and f16 verifies and ptxas accepts it") {
     std::vector<std::string> Names;
     for (const Case &C : allCases(T)) {
       auto L = addCase(E, C);
-      REQUIRE_MESSAGE(L, C.label << ": " << (L ? "" : L.error().str()));
+      REQUIRE_MESSAGE(L, C.label << ": " << support::errorText(L));
       Names.push_back(L->kernel);
     }
     CHECK(E.verify().empty());

@@ -76,11 +76,11 @@ TEST_CASE("lower+analyzer: a lowered residual network computes what the network 
   namespace fs = std::filesystem;
   Network Net = tinyResidual();
   auto W = lower(Net);
-  REQUIRE_MESSAGE(bool(W), (W ? "" : W.error().str()));
+  REQUIRE_MESSAGE(bool(W), support::errorText(W));
   fs::path Dir = fs::temp_directory_path() / ("ptxcast_lowerrun_" + std::to_string(::getpid()));
   REQUIRE(!writeWorkload(*W, Dir.string()));
   auto M = analyzer::loadManifest((Dir / "manifest.json").string());
-  REQUIRE_MESSAGE(bool(M), (M ? "" : M.error().str()));
+  REQUIRE_MESSAGE(bool(M), support::errorText(M));
   std::map<std::string, Tensor> Buf;
   for (const analyzer::BufferSpec &B : M->buffers)
     Buf[B.name] = initial(B);
@@ -89,7 +89,7 @@ TEST_CASE("lower+analyzer: a lowered residual network computes what the network 
     if (B.name == Out)
       B.output = (Dir / "out.bin").string();
   auto Run = analyzer::runManifest(*M);
-  REQUIRE_MESSAGE(bool(Run), (Run ? "" : Run.error().str()));
+  REQUIRE_MESSAGE(bool(Run), support::errorText(Run));
   CHECK(Run->launches.size() == W->launches.size());
 
   // CPU reference in double precision.
@@ -147,7 +147,7 @@ TEST_CASE("lower+analyzer: zoo models at small sizes run without traps") {
     auto Net = buildZooModel(Name, ZO);
     REQUIRE(Net);
     auto W = lower(*Net);
-    REQUIRE_MESSAGE(bool(W), (W ? "" : W.error().str()));
+    REQUIRE_MESSAGE(bool(W), support::errorText(W));
     fs::path Dir = fs::temp_directory_path() /
                    ("ptxcast_lowerzoo_" + std::string(Name) + "_" + std::to_string(::getpid()));
     REQUIRE(!writeWorkload(*W, Dir.string()));
@@ -158,7 +158,7 @@ TEST_CASE("lower+analyzer: zoo models at small sizes run without traps") {
       if (B.name == Out)
         B.output = (Dir / "out.bin").string();
     auto Run = analyzer::runManifest(*M);
-    REQUIRE_MESSAGE(bool(Run), (Run ? "" : Run.error().str()));
+    REQUIRE_MESSAGE(bool(Run), support::errorText(Run));
     CHECK(Run->launches.size() == W->launches.size());
     std::ifstream In(Dir / "out.bin", std::ios::binary);
     std::vector<float> Got(static_cast<size_t>(elementCount(Net->layer(Net->outputs()[0]).shape)));

@@ -24,7 +24,7 @@ Workload lowerOk(const Network &N, bool Ptx = false, DType Type = DType::F32) {
   O.emitPtx = Ptx;
   O.dtype = Type;
   auto W = lower(N, O);
-  REQUIRE_MESSAGE(bool(W), (W ? "" : W.error().str()));
+  REQUIRE_MESSAGE(bool(W), support::errorText(W));
   return std::move(*W);
 }
 

@@ -88,7 +88,7 @@ Network reducedMobileStack(int64_t Batch) {
   X = B.relu6(B.batchNorm(B.conv(X, 64, 1, 1, 0)));
   B.softmax(B.dense(B.flatten(B.globalAvgPool(X)), 10));
   auto N = B.finish();
-  REQUIRE_MESSAGE(bool(N), (N ? "" : N.error().str()));
+  REQUIRE_MESSAGE(bool(N), support::errorText(N));
   return std::move(*N);
 }
 
@@ -96,12 +96,12 @@ Network reducedMobileStack(int64_t Batch) {
 /// of every launch (the final one included) against the reference.
 void checkNetwork(const Network &Net) {
   auto W = lower(Net);
-  REQUIRE_MESSAGE(bool(W), (W ? "" : W.error().str()));
+  REQUIRE_MESSAGE(bool(W), support::errorText(W));
   fs::path Dir = fs::temp_directory_path() /
                  ("ptxcast_netref_" + Net.name() + "_" + std::to_string(::getpid()));
   REQUIRE(!writeWorkload(*W, Dir.string()));
   auto M = analyzer::loadManifest((Dir / "manifest.json").string());
-  REQUIRE_MESSAGE(bool(M), (M ? "" : M.error().str()));
+  REQUIRE_MESSAGE(bool(M), support::errorText(M));
 
   // The seeded buffers as the interpreter fills them; every launch output is written back.
   std::map<std::string, Tensor> Buf;
@@ -113,7 +113,7 @@ void checkNetwork(const Network &Net) {
       B.output = (Dir / (B.name + ".bin")).string();
   }
   auto Run = analyzer::runManifest(*M);
-  REQUIRE_MESSAGE(bool(Run), (Run ? "" : Run.error().str()));
+  REQUIRE_MESSAGE(bool(Run), support::errorText(Run));
   REQUIRE(Run->launches.size() == W->launches.size());
 
   // Parameters: conv/dense weight and bias under the layer's name; a batch-norm's folded scale
@@ -185,7 +185,7 @@ Network zoo(const char *Name, int64_t Batch, int64_t Size = 0) {
   O.batch = Batch;
   O.imageSize = Size;
   auto N = buildZooModel(Name, O);
-  REQUIRE_MESSAGE(bool(N), (N ? "" : N.error().str()));
+  REQUIRE_MESSAGE(bool(N), support::errorText(N));
   return std::move(*N);
 }
 
@@ -240,7 +240,7 @@ TEST_CASE("network reference: a lowered zoo model is accepted by ptxas in f32 an
     O.dtype = T;
     O.arch = "sm_90";
     auto W = lower(Net, O);
-    REQUIRE_MESSAGE(bool(W), (W ? "" : W.error().str()));
+    REQUIRE_MESSAGE(bool(W), support::errorText(W));
     REQUIRE(!W->ptx.empty());
     CHECK(ptxasErrors(*W, std::string(dtypeString(T))) == "");
   }

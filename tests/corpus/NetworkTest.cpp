@@ -9,7 +9,7 @@ using namespace corpus;
 namespace {
 
 LayerId must(support::Expected<LayerId> E) {
-  REQUIRE_MESSAGE(bool(E), (E ? "" : E.error().str()));
+  REQUIRE_MESSAGE(bool(E), support::errorText(E));
   return *E;
 }
 

@@ -36,7 +36,7 @@ TEST_CASE("onnx: importOnnxFile reads a file from disk") {
   }
   auto N = importOnnxFile(Path);
   std::remove(Path.c_str());
-  REQUIRE_MESSAGE(bool(N), (N ? "" : N.error().str()));
+  REQUIRE_MESSAGE(bool(N), support::errorText(N));
   CHECK(N->params() == 61706);
   CHECK(N->name() == "test");
 }

@@ -181,7 +181,7 @@ inline std::string swish(OnnxWriter &W, const std::string &X) {
 
 inline Network import(const OnnxWriter &W, const OnnxImportOptions &O = {}) {
   auto N = importOnnx(W.bytes(), "model.onnx", O);
-  REQUIRE_MESSAGE(bool(N), (N ? "" : N.error().str()));
+  REQUIRE_MESSAGE(bool(N), support::errorText(N));
   return std::move(*N);
 }
 

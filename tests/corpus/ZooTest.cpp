@@ -47,7 +47,7 @@ Network build(const std::string &Name, int64_t Image = 0, int64_t Batch = 1) {
   O.batch = Batch;
   O.imageSize = Image;
   auto N = buildZooModel(Name, O);
-  REQUIRE_MESSAGE(bool(N), (N ? "" : N.error().str()));
+  REQUIRE_MESSAGE(bool(N), support::errorText(N));
   return std::move(*N);
 }
 

@@ -64,4 +64,8 @@ private:
   std::variant<T, Error> V;
 };
 
+/// The error text of E, or "" when E holds a value: safe in messages that are evaluated either
+/// way (e.g. doctest's REQUIRE_MESSAGE under -s).
+template <class T> std::string errorText(const Expected<T> &E) { return E ? "" : E.error().str(); }
+
 } // namespace support
