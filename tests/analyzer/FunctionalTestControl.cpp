@@ -37,63 +37,26 @@ TEST_CASE("functional: histogram256 (shared atomics, red.global)") {
 TEST_CASE("functional: inclusive_scan_block (Hillis-Steele in shared memory)") {
   if (!haveNvcc())
     return;
-  for (int Block : {128, 100}) {
-    const int N = 290;
-    auto In = randomInts(N, 21, -100000, 100000);
-    auto Want = blockScan(In, Block);
-    for (const std::string &Arch : nvccArchs()) {
-      INFO("arch " << Arch << " block " << Block);
-      auto P = loadKernel(kernelPath("scan", Arch), "inclusive_scan_block");
-      if (!P)
-        continue;
-      Device D;
-      std::vector<KernelArg> Args = {upload(D, "in", In), upload(D, "out", std::vector<int32_t>(N)),
-                                     KernelArg::s32(N)};
-      uint32_t Grid = uint32_t((N + Block - 1) / Block);
-      if (launch(*P, "inclusive_scan_block", {Grid, 1, 1}, {uint32_t(Block), 1, 1}, Args, D))
-        checkEqual(download<int32_t>(D, "out"), Want, "scan " + Arch);
-    }
+  for (uint32_t Block : {128u, 100u}) {
+    auto In = randomInts(290, 21, -100000, 100000);
+    checkIntMap("scan", "inclusive_scan_block", In, blockScan(In, int(Block)), Block);
   }
 }
 
 TEST_CASE("functional: divergent_branches (nested divergence, data-dependent loops)") {
   if (!haveNvcc())
     return;
-  for (int Block : {64, 48}) { // 48: the second warp of each block has 16 lanes
-    const int N = 200;
-    auto In = randomInts(N, 22, -1000, 1000);
-    auto Want = divergentBranches(In, Block);
-    for (const std::string &Arch : nvccArchs()) {
-      INFO("arch " << Arch << " block " << Block);
-      auto P = loadKernel(kernelPath("divergence", Arch), "divergent_branches");
-      if (!P)
-        continue;
-      Device D;
-      std::vector<KernelArg> Args = {upload(D, "in", In), upload(D, "out", std::vector<int32_t>(N)),
-                                     KernelArg::s32(N)};
-      uint32_t Grid = uint32_t((N + Block - 1) / Block);
-      if (launch(*P, "divergent_branches", {Grid, 1, 1}, {uint32_t(Block), 1, 1}, Args, D))
-        checkEqual(download<int32_t>(D, "out"), Want, "divergence " + Arch);
-    }
+  for (uint32_t Block : {64u, 48u}) { // 48: the second warp of each block has 16 lanes
+    auto In = randomInts(200, 22, -1000, 1000);
+    checkIntMap("divergence", "divergent_branches", In, divergentBranches(In, int(Block)), Block);
   }
 }
 
 TEST_CASE("functional: fib_kernel (recursive device function)") {
   if (!haveNvcc())
     return;
-  const int N = 40;
-  auto In = randomInts(N, 23, 0, 1000);
-  for (const std::string &Arch : nvccArchs()) {
-    INFO("arch " << Arch);
-    auto P = loadKernel(kernelPath("recursion", Arch), "fib_kernel");
-    if (!P)
-      continue;
-    Device D;
-    std::vector<KernelArg> Args = {upload(D, "in", In), upload(D, "out", std::vector<int32_t>(N)),
-                                   KernelArg::s32(N)};
-    if (launch(*P, "fib_kernel", {2, 1, 1}, {32, 1, 1}, Args, D))
-      checkEqual(download<int32_t>(D, "out"), fibOf(In), "fib " + Arch);
-  }
+  auto In = randomInts(40, 23, 0, 1000);
+  checkIntMap("recursion", "fib_kernel", In, fibOf(In), 32);
 }
 
 TEST_CASE("functional: call_poly (non-inlined device function with a return value)") {

@@ -284,22 +284,28 @@ std::vector<float> bf16Convert(const std::vector<float> &X) {
   return Out;
 }
 
+/// One thread's atomics in atomics.cu (both kernels): add, sub, min, max, exch 42, add on the
+/// signed counters S[0..5]; and, or, xor, inc 9, dec 9 on the unsigned ones U[0..4]. G is the
+/// thread's global index.
+static void atomicStep(int32_t *S, uint32_t *U, int32_t V, size_t G) {
+  S[0] = int32_t(uint32_t(S[0]) + uint32_t(V));
+  S[1] = int32_t(uint32_t(S[1]) - uint32_t(V));
+  S[2] = std::min(S[2], V);
+  S[3] = std::max(S[3], V);
+  S[4] = 42;
+  S[5] = int32_t(uint32_t(S[5]) + uint32_t(V));
+  U[0] &= ~(1u << (G & 31));
+  U[1] |= 1u << (G & 31);
+  U[2] ^= uint32_t(V);
+  U[3] = U[3] >= 9u ? 0u : U[3] + 1;
+  U[4] = (U[4] == 0 || U[4] > 9u) ? 9u : U[4] - 1;
+}
+
 AtomicsGlobal atomicsGlobal(const std::vector<int32_t> &Vals, std::vector<int32_t> C,
                             std::vector<uint32_t> U) {
   for (size_t G = 0; G < Vals.size(); ++G) {
-    int32_t V = Vals[G];
-    C[0] = int32_t(uint32_t(C[0]) + uint32_t(V));
-    C[1] = int32_t(uint32_t(C[1]) - uint32_t(V));
-    C[2] = std::min(C[2], V);
-    C[3] = std::max(C[3], V);
-    C[4] = 42;
-    C[5] = int32_t(uint32_t(C[5]) + uint32_t(V));
-    U[0] &= ~(1u << (G & 31));
-    U[1] |= 1u << (G & 31);
-    U[2] ^= uint32_t(V);
-    U[3] = U[3] >= 9u ? 0u : U[3] + 1;
-    U[4] = (U[4] == 0 || U[4] > 9u) ? 9u : U[4] - 1;
-    ++U[5];
+    atomicStep(C.data(), U.data(), Vals[G], G);
+    ++U[5]; // the ticket counter (atomicAdd whose return value is used)
   }
   return {C, U};
 }
@@ -310,20 +316,8 @@ std::vector<int32_t> atomicsShared(const std::vector<int32_t> &Vals, int Grid, i
     size_t Lo = size_t(B) * Block, Hi = std::min(Vals.size(), Lo + size_t(Block));
     std::vector<int32_t> S = {0, 0, INT_MAX, INT_MIN, 0, 0}; // thread 0's initial values
     std::vector<uint32_t> Su = {~0u, 0, 0, 0, 0};
-    for (size_t G = Lo; G < Hi; ++G) {
-      int32_t V = Vals[G];
-      S[0] = int32_t(uint32_t(S[0]) + uint32_t(V));
-      S[1] = int32_t(uint32_t(S[1]) - uint32_t(V));
-      S[2] = std::min(S[2], V);
-      S[3] = std::max(S[3], V);
-      S[4] = 42;
-      S[5] = int32_t(uint32_t(S[5]) + uint32_t(V));
-      Su[0] &= ~(1u << (G & 31));
-      Su[1] |= 1u << (G & 31);
-      Su[2] ^= uint32_t(V);
-      Su[3] = Su[3] >= 9u ? 0u : Su[3] + 1;
-      Su[4] = (Su[4] == 0 || Su[4] > 9u) ? 9u : Su[4] - 1;
-    }
+    for (size_t G = Lo; G < Hi; ++G)
+      atomicStep(S.data(), Su.data(), Vals[G], G);
     for (int J = 0; J < 6; ++J)
       Out.push_back(S[J]);
     for (int J = 0; J < 5; ++J)

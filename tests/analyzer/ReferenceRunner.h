@@ -138,4 +138,25 @@ void checkEqual(const std::vector<T> &Got, const std::vector<T> &Want, const std
   CHECK_MESSAGE(Bad == 0, What << ": " << Bad << " of " << Got.size() << " elements differ");
 }
 
+/// Runs `Kernel(const int *in, int *out, int n)` from tests/kernels/File.cu on every nvcc arch,
+/// one thread per element in 1-D blocks of Block threads, and checks out == Want exactly.
+inline void checkIntMap(const std::string &File, const std::string &Kernel,
+                        const std::vector<int32_t> &In, const std::vector<int32_t> &Want,
+                        uint32_t Block) {
+  const int32_t N = int32_t(In.size());
+  for (const std::string &Arch : nvccArchs()) {
+    INFO("arch " << Arch << " block " << Block);
+    auto P = loadKernel(kernelPath(File, Arch), Kernel);
+    if (!P)
+      continue;
+    analyzer::Device D;
+    std::vector<analyzer::KernelArg> Args = {upload(D, "in", In),
+                                             upload(D, "out", std::vector<int32_t>(In.size())),
+                                             analyzer::KernelArg::s32(N)};
+    uint32_t Grid = (uint32_t(N) + Block - 1) / Block;
+    if (launch(*P, Kernel, {Grid, 1, 1}, {Block, 1, 1}, Args, D))
+      checkEqual(download<int32_t>(D, "out"), Want, Kernel + " " + Arch);
+  }
+}
+
 } // namespace reftest
