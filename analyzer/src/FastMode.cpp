@@ -1,6 +1,7 @@
 // analyze(): decode the PTX once, then run every launch in fast mode (abstract memory, one
 // Device per launch, launches spread over threads) or exactly (real data, in order).
 #include "FastSample.h"
+#include "LaunchArgs.h"
 
 #include "ptx/Parser.h"
 
@@ -44,26 +45,6 @@ support::Expected<Decoded> decodeAll(const AnalysisInput &In) {
   return D;
 }
 
-support::Expected<LaunchConfig> launchConfig(const LaunchSpec &S, size_t Index, Device &D) {
-  LaunchConfig L;
-  L.grid = S.grid;
-  L.block = S.block;
-  L.sharedBytes = S.sharedBytes;
-  for (size_t K = 0; K < S.args.size(); ++K) {
-    const ArgSpec &A = S.args[K];
-    if (!A.isBuffer) {
-      L.args.push_back(KernelArg::raw(A.bits, ptx::typeBits(A.type)));
-      continue;
-    }
-    const Buffer *B = D.find(A.buffer);
-    if (!B || A.offset > B->bytes())
-      return support::Error("launches[" + std::to_string(Index) + "].args[" + std::to_string(K) +
-                            "]: bad buffer '" + A.buffer + "'");
-    L.args.push_back(KernelArg::pointer(B->base + A.offset));
-  }
-  return L;
-}
-
 std::optional<support::Error> fill(const BufferSpec &B, Buffer &Dst) {
   if (B.init.kind == BufferInit::Kind::Random) {
     support::Expected<std::vector<uint8_t>> R = randomBytes(B.init, B.bytes);
@@ -102,7 +83,7 @@ std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec
                                      Device &D, AnalysisMode Mode, const FastSettings &S,
                                      LaunchAnalysis &Out) {
   const LaunchSpec &Spec = In.launches[K];
-  support::Expected<LaunchConfig> L = launchConfig(Spec, K, D);
+  support::Expected<LaunchConfig> L = makeLaunch(Spec, K, D, "");
   if (!L)
     return L.error();
   FastSettings Local = S;

@@ -1,6 +1,8 @@
 // runManifest: parse the PTX, fill the buffers, run every launch, write the outputs atomically.
 #include "analyzer/Manifest.h"
 
+#include "LaunchArgs.h"
+
 #include "ptx/Parser.h"
 
 #include <filesystem>
@@ -60,8 +62,10 @@ std::optional<support::Error> writeAtomically(const Manifest &M, const std::stri
   return std::nullopt;
 }
 
-support::Expected<LaunchConfig> makeLaunch(const Manifest &M, const LaunchSpec &S, size_t Index,
-                                           Device &D) {
+} // namespace
+
+support::Expected<LaunchConfig> makeLaunch(const LaunchSpec &S, size_t Index, Device &D,
+                                           const std::string &File) {
   LaunchConfig L;
   L.grid = S.grid;
   L.block = S.block;
@@ -75,16 +79,15 @@ support::Expected<LaunchConfig> makeLaunch(const Manifest &M, const LaunchSpec &
     const Buffer *B = D.find(A.buffer);
     std::string F = "launches[" + std::to_string(Index) + "].args[" + std::to_string(K) + "]";
     if (!B)
-      return err(M, F + ": unknown buffer '" + A.buffer + "'");
+      return support::Error(File, 0, 0, F + ": unknown buffer '" + A.buffer + "'");
     if (A.offset > B->bytes())
-      return err(M, F + ": offset " + std::to_string(A.offset) + " is past the end of '" +
-                        A.buffer + "'");
+      return support::Error(File, 0, 0,
+                            F + ": offset " + std::to_string(A.offset) + " is past the end of '" +
+                                A.buffer + "'");
     L.args.push_back(KernelArg::pointer(B->base + A.offset));
   }
   return L;
 }
-
-} // namespace
 
 support::Expected<ManifestRun> runManifest(const Manifest &M, const RunSettings &Settings) {
   std::vector<std::unique_ptr<Program>> Programs;
@@ -115,7 +118,7 @@ support::Expected<ManifestRun> runManifest(const Manifest &M, const RunSettings 
     std::string F = "launches[" + std::to_string(K) + "]";
     if (!P)
       return err(M, F + ".kernel: no kernel named '" + S.kernel + "' in the PTX files");
-    support::Expected<LaunchConfig> L = makeLaunch(M, S, K, D);
+    support::Expected<LaunchConfig> L = makeLaunch(S, K, D, M.path);
     if (!L)
       return L.error();
     RunResult R = runKernel(*P, S.kernel, *L, D, Settings);
