@@ -62,8 +62,6 @@ template <class T> void bfindOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   });
 }
 
-/// prmt.b32 with the default or a named mode (aux: 0 default, 1 f4e, 2 b4e, 3 rc8, 4 ecl, 5 ecr,
-/// 6 rc16) (PTX ISA 9.7.8.7).
 /// fns.b32 d, mask, base, offset: position of the offset-th set bit from base (PTX ISA 9.7.8).
 void fnsOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   uint64_t *D = opPtr(W, I, 0);
@@ -73,34 +71,14 @@ void fnsOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   });
 }
 
+/// prmt.b32 with the default or a named mode (aux: 0 default, 1 f4e, 2 b4e, 3 rc8, 4 ecl, 5 ecr,
+/// 6 rc16): scalar::prmt holds the PTX ISA's mode table (9.7.8.7).
 void prmtOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   uint64_t *D = opPtr(W, I, 0);
   const uint64_t *A = opPtr(W, I, 1), *B = opPtr(W, I, 2), *C = opPtr(W, I, 3);
-  static constexpr uint8_t Modes[6][4][4] = {
-      {{0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6}}, // f4e
-      {{0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0}}, // b4e
-      {{0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3}}, // rc8
-      {{0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3}}, // ecl
-      {{0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3}}, // ecr
-      {{0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3}}, // rc16
-  };
+  auto Mode = static_cast<scalar::PrmtMode>(I.aux); // decode: 0 default, 1..6 f4e..rc16
   forLanes(M, [&](unsigned L) {
-    uint64_t Src = (A[L] & 0xffffffffu) | ((B[L] & 0xffffffffu) << 32);
-    uint32_t Sel = static_cast<uint32_t>(C[L]);
-    uint32_t R = 0;
-    for (unsigned K = 0; K < 4; ++K) {
-      uint8_t Byte;
-      if (I.aux == 0) {
-        unsigned N = (Sel >> (4 * K)) & 0xf;
-        Byte = static_cast<uint8_t>(Src >> (8 * (N & 7)));
-        if (N & 8)
-          Byte = (Byte & 0x80) ? 0xff : 0;
-      } else {
-        Byte = static_cast<uint8_t>(Src >> (8 * Modes[I.aux - 1][Sel & 3][K]));
-      }
-      R |= uint32_t(Byte) << (8 * K);
-    }
-    D[L] = R;
+    D[L] = scalar::prmt(uint32_t(A[L]), uint32_t(B[L]), uint32_t(C[L]), Mode);
   });
 }
 
