@@ -192,6 +192,32 @@ std::string formatNumber(double V) {
   return std::string(Buf, Ptr);
 }
 
+/// Schema with the defaults filled in: the target (last column when unnamed) and, with
+/// inferIds and implicit features, every non-numeric column as an identifier.
+CsvSchema completeSchema(const std::vector<CsvRecord> &Records, CsvSchema Schema) {
+  const CsvRecord &Header = Records.front();
+  if (Schema.target.empty() && !Header.fields.empty())
+    Schema.target = Header.fields.back();
+  if (!Schema.inferIds || !Schema.featureColumns.empty())
+    return Schema;
+  auto Listed = [&](const std::string &Name) {
+    auto In = [&](const std::vector<std::string> &V) {
+      return std::find(V.begin(), V.end(), Name) != V.end();
+    };
+    return Name == Schema.target || In(Schema.idColumns) || In(Schema.ignoreColumns);
+  };
+  for (size_t C = 0; C < Header.fields.size(); ++C) {
+    if (Listed(Header.fields[C]))
+      continue;
+    for (size_t R = 1; R < Records.size(); ++R)
+      if (C < Records[R].fields.size() && !parseNumber(Records[R].fields[C])) {
+        Schema.idColumns.push_back(Header.fields[C]);
+        break;
+      }
+  }
+  return Schema;
+}
+
 } // namespace
 
 Expected<std::vector<CsvRecord>> splitCsv(std::string_view Text, std::string_view File) {
@@ -220,7 +246,7 @@ Expected<Dataset> parseCsv(std::string_view Text, std::string_view File, const C
     return Error(std::string(File), 0, 0, "empty file: expected a header line");
   Dataset D;
   const CsvRecord &Header = Records->front();
-  auto Map = resolveColumns(Header, File, Schema, D);
+  auto Map = resolveColumns(Header, File, completeSchema(*Records, Schema), D);
   if (!Map)
     return Map.error();
   std::vector<double> Row(Map->Features.size());

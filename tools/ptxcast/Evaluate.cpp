@@ -1,6 +1,7 @@
-// `ptxcast evaluate --data D.csv --target COL [--kfold K | --group-by COL] [...]`: cross-validates
-// one learner on a dataset CSV and reports MAPE, RMSE, MAE, R^2, adjusted R^2 per fold and pooled,
-// plus the most influencing predictors.
+// `ptxcast evaluate --data CSV... [--learners all|A,B] [--cv K | --cv group=COL]`: cross-validates
+// learners on a dataset and reports MAPE, RMSE, MAE, R^2 and adjusted R^2 per learner, per fold,
+// and the most influencing predictors. `ptxcast evaluate --model MODEL.json --data CSV...` scores
+// a trained model on new data.
 #include "Commands.h"
 #include "LearnerOptions.h"
 
@@ -9,6 +10,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 
@@ -18,55 +21,113 @@ namespace {
 struct EvaluateOptions {
   DataOptions data;
   ModelOptions model;
-  size_t kfold = 5;
+  std::string learners = "all";
+  std::string cv = "5";
   uint64_t seed = 1;
-  std::string groupBy;
-  std::string format = "text";
+  std::string format = "table";
   std::string predictions;
+  std::string trained; ///< --model: score this model instead of cross-validating
 };
 
-/// Out-of-fold predictions as CSV: identifiers, measured target, prediction.
-learners::Dataset predictionTable(const learners::Dataset &D, const learners::CvReport &R) {
+/// Predictions as CSV: identifiers, measured target, then one column per learner.
+learners::Dataset predictionTable(const learners::Dataset &D,
+                                  const std::vector<learners::CvReport> &Reports) {
   learners::Dataset Out;
   Out.idNames = D.idNames;
   Out.featureNames = {D.targetName};
-  Out.targetName = "predicted";
-  for (size_t I = 0; I < D.size(); ++I)
-    Out.addRow(D.ids[I], std::vector<double>{D.target[I]}, R.predictions[I]);
+  for (size_t L = 0; L + 1 < Reports.size(); ++L)
+    Out.featureNames.push_back("predicted_" + Reports[L].learner);
+  Out.targetName = "predicted_" + Reports.back().learner;
+  for (size_t I = 0; I < D.size(); ++I) {
+    std::vector<double> Row = {D.target[I]};
+    for (size_t L = 0; L + 1 < Reports.size(); ++L)
+      Row.push_back(Reports[L].predictions[I]);
+    Out.addRow(D.ids[I], Row, Reports.back().predictions[I]);
+  }
   return Out;
+}
+
+/// Writes Text to Path through a temporary file and a rename.
+std::optional<support::Error> writeAtomically(const std::string &Path, const std::string &Text) {
+  std::string Tmp = Path + ".tmp";
+  {
+    std::ofstream Out(Tmp, std::ios::binary);
+    Out << Text;
+    if (!Out)
+      return support::Error(Path, 0, 0, "cannot write file");
+  }
+  std::error_code Ec;
+  std::filesystem::rename(Tmp, Path, Ec);
+  if (Ec)
+    return support::Error(Path, 0, 0, "cannot write file: " + Ec.message());
+  return std::nullopt;
+}
+
+/// A trained model's predictions on D, reported like a cross-validation without folds.
+support::Expected<learners::CvReport> scoreModel(const std::string &File,
+                                                 const learners::Dataset &D) {
+  auto M = learners::Model::load(File);
+  if (!M)
+    return M.error();
+  auto P = M->predict(D);
+  if (!P)
+    return P.error();
+  learners::CvReport R;
+  R.learner = M->learner();
+  R.transform = std::string(learners::transformName(M->transform()));
+  R.protocol = "trained model " + File + " (" + M->predicts() + ") on new data";
+  R.predictions = *P;
+  R.pooled = learners::computeMetrics(D.target, *P, M->featureNames().size());
+  for (const auto &[Name, V] : M->featureImportance())
+    R.importance.emplace_back(Name, V);
+  std::stable_sort(R.importance.begin(), R.importance.end(),
+                   [](const auto &A, const auto &B) { return A.second > B.second; });
+  return R;
+}
+
+support::Expected<std::vector<learners::CvReport>> evaluate(const EvaluateOptions &Opts,
+                                                            const learners::Dataset &D) {
+  if (!Opts.trained.empty()) {
+    auto R = scoreModel(Opts.trained, D);
+    if (!R)
+      return R.error();
+    return std::vector<learners::CvReport>{std::move(*R)};
+  }
+  auto Names = parseLearners(Opts.learners);
+  auto Cv = parseCv(Opts.cv);
+  if (!Names || !Cv)
+    return !Names ? Names.error() : Cv.error();
+  auto Plan = planCv(D, *Cv, Opts.seed);
+  if (!Plan)
+    return Plan.error();
+  std::vector<learners::CvReport> Reports;
+  for (const std::string &Name : *Names) {
+    auto Spec = modelSpec(Opts.model, Name);
+    if (!Spec)
+      return Spec.error();
+    auto R = learners::crossValidate(D, *Spec, Plan->folds, Plan->protocol, Opts.seed);
+    if (!R)
+      return R.error();
+    Reports.push_back(std::move(*R));
+  }
+  return Reports;
 }
 
 int runEvaluate(const EvaluateOptions &Opts) {
   auto D = loadDataset(Opts.data);
-  auto Spec = modelSpec(Opts.model);
-  if (!D || !Spec) {
-    fmt::print(stderr, "{}\n", !D ? D.error().str() : Spec.error().str());
+  auto Reports = D ? evaluate(Opts, *D) : D.error();
+  if (!Reports) {
+    fmt::print(stderr, "{}\n", Reports.error().str());
     return 1;
   }
-  bool Grouped = !Opts.groupBy.empty();
-  auto Folds = Grouped ? learners::groupSplit(*D, Opts.groupBy)
-                       : learners::kFoldSplit(D->size(), Opts.kfold, Opts.seed);
-  std::string Protocol =
-      Grouped ? fmt::format("leave-one-group-out by '{}'", Opts.groupBy)
-              : fmt::format("{}-fold cross-validation (shuffle seed {})", Opts.kfold, Opts.seed);
-  if (!Folds) {
-    fmt::print(stderr, "error: {}\n", Folds.error().message);
-    return 1;
-  }
-  auto R = learners::crossValidate(*D, *Spec, *Folds, Protocol, Opts.seed);
-  if (!R) {
-    fmt::print(stderr, "{}\n", R.error().str());
-    return 1;
-  }
-  fmt::print("{}", Opts.format == "json" ? learners::reportJson(*R) : learners::reportText(*R));
-  if (!Opts.predictions.empty()) {
-    std::ofstream Out(Opts.predictions, std::ios::binary);
-    Out << learners::writeCsv(predictionTable(*D, *R));
-    if (!Out) {
-      fmt::print(stderr, "{}: error: cannot write file\n", Opts.predictions);
+  fmt::print("{}", Opts.format == "json" ? learners::reportJson(*Reports)
+                                         : learners::reportTable(*Reports));
+  if (!Opts.predictions.empty())
+    if (auto E =
+            writeAtomically(Opts.predictions, learners::writeCsv(predictionTable(*D, *Reports)))) {
+      fmt::print(stderr, "{}\n", E->str());
       return 1;
     }
-  }
   return 0;
 }
 
@@ -75,20 +136,25 @@ int runEvaluate(const EvaluateOptions &Opts) {
 void addEvaluateCommand(CLI::App &App) {
   auto Opts = std::make_shared<EvaluateOptions>();
   CLI::App *Cmd = App.add_subcommand(
-      "evaluate", "cross-validate a regressor on a dataset CSV: MAPE, RMSE, MAE, R2, adjusted R2 "
-                  "and the most influencing predictors");
+      "evaluate", "cross-validate regressors on a dataset CSV (MAPE, RMSE, MAE, R2, adjusted R2, "
+                  "most influencing predictors), or score a trained model on new data");
   addDataOptions(*Cmd, Opts->data);
+  Cmd->add_option("--learners", Opts->learners,
+                  "all, or a comma-separated list of linear, knn, tree, forest, xgboost")
+      ->capture_default_str();
   addModelOptions(*Cmd, Opts->model);
-  Cmd->add_option("--kfold", Opts->kfold, "number of folds (shuffled k-fold)")
+  Cmd->add_option("--cv", Opts->cv,
+                  "K (shuffled K-fold) or group=COLUMN (leave one group out, e.g. group=gpu)")
       ->capture_default_str();
   Cmd->add_option("--seed", Opts->seed, "shuffle and permutation seed")->capture_default_str();
-  Cmd->add_option("--group-by", Opts->groupBy,
-                  "leave-one-group-out by this column instead of k-fold (e.g. device)");
+  Cmd->add_option("--model", Opts->trained,
+                  "score this trained model (ptxcast train -o) on the data instead of "
+                  "cross-validating");
   Cmd->add_option("--format", Opts->format, "report format")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   Cmd->add_option("--predictions", Opts->predictions,
-                  "write out-of-fold predictions (ids, measured, predicted) to this CSV");
+                  "write predictions (ids, measured, one column per learner) to this CSV");
   Cmd->callback([Opts] {
     if (int Status = runEvaluate(*Opts); Status != 0)
       throw CLI::RuntimeError(Status);

@@ -1,19 +1,27 @@
-// Options shared by the learner subcommands: dataset files and schema, learner and parameters.
+// Options shared by the learner subcommands: dataset files and schema, learners and parameters,
+// cross-validation protocol.
 #include "LearnerOptions.h"
 
 #include "learners/GpuCatalog.h"
+#include "learners/Regressor.h"
 
 #include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <charconv>
 
 namespace ptxcast {
 
 void addDataOptions(CLI::App &Cmd, DataOptions &Opts) {
   Cmd.add_option("--data", Opts.files, "dataset CSV file(s) with one header (repeatable)")
       ->required();
-  Cmd.add_option("--target", Opts.target, "target column (e.g. latency_ms)")->required();
-  Cmd.add_option("--id", Opts.ids, "identifier (string) columns, comma separated")->delimiter(',');
+  Cmd.add_option("--target", Opts.target, "target column (default: the last column)");
+  Cmd.add_option("--id", Opts.ids,
+                 "identifier (string) columns, comma separated (non-numeric columns are "
+                 "identifiers anyway)")
+      ->delimiter(',');
   Cmd.add_option("--features", Opts.features,
-                 "feature columns, comma separated (default: every other column)")
+                 "feature columns, comma separated (default: every other numeric column)")
       ->delimiter(',');
   Cmd.add_option("--ignore", Opts.ignore, "columns to drop, comma separated")->delimiter(',');
   Cmd.add_option("--gpu-column", Opts.gpuColumn,
@@ -21,9 +29,9 @@ void addDataOptions(CLI::App &Cmd, DataOptions &Opts) {
 }
 
 void addModelOptions(CLI::App &Cmd, ModelOptions &Opts) {
-  Cmd.add_option("--learner", Opts.learner, "linear, knn, tree, forest or xgboost")
-      ->capture_default_str();
-  Cmd.add_option("--param", Opts.params, "learner parameter name=value (repeatable)");
+  Cmd.add_option("--param", Opts.params,
+                 "learner parameter name=value, or learner:name=value for one learner "
+                 "(repeatable)");
   Cmd.add_flag("--log-target", Opts.logTarget, "fit ln(target) and predict exp(model)");
 }
 
@@ -33,6 +41,7 @@ support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts) {
   Schema.idColumns = Opts.ids;
   Schema.featureColumns = Opts.features;
   Schema.ignoreColumns = Opts.ignore;
+  Schema.inferIds = true;
   auto D = learners::readCsvFiles(Opts.files, Schema);
   if (!D || Opts.gpuColumn.empty())
     return D;
@@ -42,16 +51,71 @@ support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts) {
   return learners::addGpuFeatures(*D, Opts.gpuColumn, *Catalog);
 }
 
-support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts) {
+support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
+                                                 const std::string &Learner) {
+  std::vector<std::string> Mine;
+  for (const std::string &P : Opts.params) {
+    size_t Colon = P.find(':');
+    if (Colon == std::string::npos)
+      Mine.push_back(P);
+    else if (P.substr(0, Colon) == Learner)
+      Mine.push_back(P.substr(Colon + 1));
+  }
   learners::ModelSpec Spec;
-  Spec.learner = Opts.learner;
-  auto P = learners::parseParams(Opts.params);
-  if (!P)
-    return P.error();
-  Spec.params = *P;
+  Spec.learner = Learner;
+  auto Parsed = learners::parseParams(Mine);
+  if (!Parsed)
+    return Parsed.error();
+  Spec.params = *Parsed;
   Spec.transform =
       Opts.logTarget ? learners::TargetTransform::Log : learners::TargetTransform::None;
+  if (auto R = learners::createRegressor(Learner, Spec.params); !R)
+    return R.error();
   return Spec;
+}
+
+support::Expected<CvChoice> parseCv(const std::string &Text) {
+  CvChoice Cv;
+  if (Text.starts_with("group=")) {
+    Cv.groupColumn = Text.substr(6);
+    if (Cv.groupColumn.empty())
+      return support::Error("--cv group= needs a column name, e.g. --cv group=gpu");
+    return Cv;
+  }
+  auto [Ptr, Ec] = std::from_chars(Text.data(), Text.data() + Text.size(), Cv.folds);
+  if (Ec != std::errc() || Ptr != Text.data() + Text.size() || Cv.folds < 2)
+    return support::Error("--cv takes a fold count of 2 or more, or group=COLUMN; got '" + Text +
+                          "'");
+  return Cv;
+}
+
+support::Expected<CvPlan> planCv(const learners::Dataset &D, const CvChoice &Cv, uint64_t Seed) {
+  CvPlan Plan;
+  auto Folds = Cv.groupColumn.empty() ? learners::kFoldSplit(D.size(), Cv.folds, Seed)
+                                      : learners::groupSplit(D, Cv.groupColumn);
+  if (!Folds)
+    return Folds.error();
+  Plan.folds = std::move(*Folds);
+  Plan.protocol = Cv.groupColumn.empty()
+                      ? fmt::format("{}-fold cross-validation (shuffle seed {})", Cv.folds, Seed)
+                      : fmt::format("leave-one-group-out by '{}'", Cv.groupColumn);
+  return Plan;
+}
+
+support::Expected<std::vector<std::string>> parseLearners(const std::string &Text) {
+  if (Text == "all")
+    return learners::regressorNames();
+  std::vector<std::string> Names;
+  size_t Start = 0;
+  while (Start <= Text.size()) {
+    size_t End = std::min(Text.find(',', Start), Text.size());
+    std::string Name = Text.substr(Start, End - Start);
+    if (auto R = learners::createRegressor(Name); !R)
+      return R.error();
+    Names.push_back(Name);
+    Start = End + 1;
+  }
+  return Names;
 }
 
 } // namespace ptxcast

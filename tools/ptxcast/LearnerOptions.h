@@ -1,6 +1,8 @@
-// Options shared by the learner subcommands (train, evaluate): which dataset, which model.
+// Options shared by the learner subcommands (train, evaluate): which dataset, which learners,
+// which cross-validation protocol.
 #pragma once
 
+#include "learners/CrossValidation.h"
 #include "learners/Dataset.h"
 #include "learners/Model.h"
 #include "support/Expected.h"
@@ -17,24 +19,47 @@ namespace ptxcast {
 /// Where the dataset comes from and how its columns are read.
 struct DataOptions {
   std::vector<std::string> files;
-  std::string target;
+  std::string target; ///< empty: the last column (where `ptxcast dataset` writes the target)
   std::vector<std::string> ids, features, ignore;
   std::string gpuColumn; ///< identifier column naming the GPU: add catalog hardware features
 };
 
-/// Which learner to fit.
+/// How to fit: learner parameters and target transform (the learner names are per command).
 struct ModelOptions {
   std::string learner = "xgboost";
-  std::vector<std::string> params; ///< name=value
+  /// "name=value" for every learner, or "learner:name=value" for one of them.
+  std::vector<std::string> params;
   bool logTarget = false;
 };
 
+/// A cross-validation protocol as typed: `--cv K` (shuffled k-fold) or `--cv group=COLUMN`
+/// (leave-one-group-out, e.g. group=gpu).
+struct CvChoice {
+  size_t folds = 5;
+  std::string groupColumn; ///< non-empty: leave one group out
+};
+
 void addDataOptions(CLI::App &Cmd, DataOptions &Opts);
+/// --param and --log-target (each command adds its own learner option).
 void addModelOptions(CLI::App &Cmd, ModelOptions &Opts);
 
-/// Reads the CSV files and, with --gpu-column, appends the GPU catalog's hardware features.
+/// Reads the CSV files (identifier columns inferred: any non-numeric column) and, with
+/// --gpu-column, appends the GPU catalog's hardware features.
 support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts);
-/// The ModelSpec the options describe (parameters parsed, learner not yet checked).
-support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts);
+/// The ModelSpec for learner `Learner`: parameters meant for all learners or for this one.
+support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
+                                                 const std::string &Learner);
+
+/// Parses `K` (2 or more) or `group=COLUMN`.
+support::Expected<CvChoice> parseCv(const std::string &Text);
+/// The folds of a protocol over D, and its description for reports.
+struct CvPlan {
+  std::vector<learners::Fold> folds;
+  std::string protocol;
+};
+support::Expected<CvPlan> planCv(const learners::Dataset &D, const CvChoice &Cv, uint64_t Seed);
+
+/// Parses `all` or a comma-separated list of learner names (each checked).
+support::Expected<std::vector<std::string>> parseLearners(const std::string &Text);
 
 } // namespace ptxcast

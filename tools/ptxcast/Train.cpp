@@ -22,7 +22,7 @@ struct TrainOptions {
 
 int runTrain(const TrainOptions &Opts) {
   auto D = loadDataset(Opts.data);
-  auto Spec = modelSpec(Opts.model);
+  auto Spec = modelSpec(Opts.model, Opts.model.learner);
   if (!D || !Spec) {
     fmt::print(stderr, "{}\n", !D ? D.error().str() : Spec.error().str());
     return 1;
@@ -59,6 +59,8 @@ void addTrainCommand(CLI::App &App) {
   auto Opts = std::make_shared<TrainOptions>();
   CLI::App *Cmd = App.add_subcommand("train", "fit a regressor on a dataset CSV and save it");
   addDataOptions(*Cmd, Opts->data);
+  Cmd->add_option("--learner", Opts->model.learner, "linear, knn, tree, forest or xgboost")
+      ->capture_default_str();
   addModelOptions(*Cmd, Opts->model);
   Cmd->add_option("-o,--output", Opts->output, "model JSON file to write")->required();
   Cmd->add_option("--predicts", Opts->predicts,

@@ -8,6 +8,7 @@
 #include "support/Expected.h"
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -60,8 +61,13 @@ support::Expected<CvReport> crossValidate(const Dataset &D, const ModelSpec &Spe
                                           const std::vector<Fold> &Folds, std::string Protocol,
                                           uint64_t Seed = 1);
 
-/// The report as JSON (deterministic bytes; NaN metrics as null) and as a readable text table.
-std::string reportJson(const CvReport &R);
-std::string reportText(const CvReport &R, size_t TopFeatures = 10);
+/// Reports of learners evaluated on the same data under the same protocol, as JSON
+/// (deterministic bytes; NaN metrics as null):
+/// {"protocol", "target_transform", "learners": [{"name", "mape" (percent), "rmse", "mae",
+/// "r2", "adj_r2", "n", "p", "folds": [{"name", "mape", ...}], "importance": [...]}]}
+/// and as a readable table (one line per learner, per-fold MAPE, the predictors the most
+/// accurate learner leans on most).
+std::string reportJson(std::span<const CvReport> Reports);
+std::string reportTable(std::span<const CvReport> Reports, size_t TopFeatures = 10);
 
 } // namespace learners

@@ -51,11 +51,15 @@ struct Dataset {
 
 /// How to read a CSV file into a Dataset.
 struct CsvSchema {
-  std::string target;                      ///< target column (required)
+  std::string target;                      ///< target column; empty = the last column
   std::vector<std::string> idColumns;      ///< string columns kept as identifiers
   std::vector<std::string> featureColumns; ///< numeric inputs; empty = every other column
   std::vector<std::string> ignoreColumns;  ///< columns dropped (only meaningful when features
                                            ///< are implicit)
+  /// With implicit features: a column holding any non-numeric value becomes an identifier
+  /// (in header order, after the listed ones) instead of being an error. This is how files
+  /// written by `ptxcast dataset` read without listing their identifiers.
+  bool inferIds = false;
 };
 
 /// Parses CSV text (RFC 4180: comma separated, double-quoted fields with "" escapes, CRLF or LF).
