@@ -1,7 +1,10 @@
 // lower_bench: wall time to lower representative CNN layers to PTX (IR build, then O3 + NVPTX
-// codegen), median over repeats per kernel, plus one module holding all of them.
+// codegen), median over repeats per kernel, plus one module holding all of them, plus whole zoo
+// networks (corpus::lower) on one thread and on every core.
 // Usage: lower_bench [repeats=5] [arch=sm_90]
 #include "corpus/KernelGen.h"
+#include "corpus/Lower.h"
+#include "corpus/Zoo.h"
 
 #include <fmt/core.h>
 
@@ -9,6 +12,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -20,7 +24,7 @@ namespace {
 using AnySpec =
     std::variant<ConvSpec, GemmSpec, PoolSpec, ReduceSpec, ElementwiseSpec, SoftmaxSpec>;
 
-struct Layer {
+struct BenchLayer {
   const char *label;
   AnySpec spec;
 };
@@ -40,7 +44,7 @@ ConvSpec conv(uint32_t Cin, uint32_t Cout, uint32_t H, uint32_t K, uint32_t Stri
   return S;
 }
 
-std::vector<Layer> layers() {
+std::vector<BenchLayer> layers() {
   using AK = ActivationKind;
   ConvSpec Res = conv(64, 256, 56, 1, 1, 1, AK::Relu);
   Res.epilogue.residual = ResidualKind::BeforeActivation;
@@ -80,8 +84,40 @@ double median(std::vector<double> V) {
   return V[V.size() / 2];
 }
 
-support::Expected<KernelLaunch> addLayer(KernelEmitter &E, const Layer &L) {
+support::Expected<KernelLaunch> addLayer(KernelEmitter &E, const BenchLayer &L) {
   return std::visit([&](const auto &S) { return E.add(S); }, L.spec);
+}
+
+/// Whole-network lowering (PTX included), median wall time on 1 thread and on every core.
+int lowerNetworks(int Repeats, const std::string &Arch) {
+  const unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
+  fmt::print("\n{:<18} {:>8} {:>8} {:>12} {:>12}\n", "network", "kernels", "modules", "1 thread s",
+             fmt::format("{} threads s", Cores));
+  for (const char *Name : {"resnet50", "efficientnet-b0", "efficientnet-b7", "vgg16"}) {
+    auto N = buildZooModel(Name);
+    if (!N)
+      return 1;
+    std::vector<double> Times[2];
+    size_t Kernels = 0, Modules = 0;
+    for (int R = 0; R < Repeats; ++R)
+      for (int T = 0; T < 2; ++T) {
+        LowerOptions O;
+        O.arch = Arch;
+        O.threads = T == 0 ? 1 : Cores;
+        auto T0 = Clock::now();
+        auto W = lower(*N, O);
+        Times[T].push_back(msSince(T0) / 1e3);
+        if (!W) {
+          fmt::print(stderr, "{}: {}\n", Name, W.error().str());
+          return 1;
+        }
+        Kernels = W->kernelCount;
+        Modules = W->ptx.size();
+      }
+    fmt::print("{:<18} {:>8} {:>8} {:>12.3f} {:>12.3f}\n", Name, Kernels, Modules, median(Times[0]),
+               median(Times[1]));
+  }
+  return 0;
 }
 
 } // namespace
@@ -93,7 +129,7 @@ int main(int Argc, char **Argv) {
   fmt::print("{:<32} {:>9} {:>12} {:>10}  {}\n", "layer", "build ms", "O3+ptx ms", "ptx lines",
              "kernel");
   std::vector<double> Totals;
-  for (const Layer &L : layers()) {
+  for (const BenchLayer &L : layers()) {
     std::vector<double> Build, Emit;
     std::string Kernel;
     size_t Lines = 0;
@@ -126,7 +162,7 @@ int main(int Argc, char **Argv) {
   for (int R = 0; R < Repeats; ++R) {
     auto T0 = Clock::now();
     KernelEmitter E;
-    for (const Layer &L : layers())
+    for (const BenchLayer &L : layers())
       if (!addLayer(E, L))
         return 1;
     if (!E.emitPtx(Arch))
@@ -134,5 +170,5 @@ int main(int Argc, char **Argv) {
     Whole.push_back(msSince(T0));
   }
   fmt::print("all {} kernels in one module: {:.2f} ms (median)\n", layers().size(), median(Whole));
-  return 0;
+  return lowerNetworks(Repeats, Arch);
 }

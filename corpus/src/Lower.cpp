@@ -8,6 +8,8 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <thread>
+#include <thread>
 
 namespace corpus {
 namespace {
@@ -58,6 +60,7 @@ public:
     for (const Layer &L : Net.layers())
       for (LayerId In : L.inputs)
         Consumers[In].push_back(static_cast<LayerId>(&L - Net.layers().data()));
+    Emitter.splitModules(KernelsPerModule);
   }
 
   support::Expected<Workload> run();
@@ -398,10 +401,11 @@ support::Expected<Workload> Lowerer::run() {
       if (auto E = lowerLayer(Id))
         return *E;
   if (O.emitPtx) {
-    auto Ptx = Emitter.emitPtx(O.arch);
+    unsigned Threads = O.threads ? O.threads : std::thread::hardware_concurrency();
+    auto Ptx = Emitter.emitPtxModules(O.arch, Threads);
     if (!Ptx)
       return Ptx.error();
-    W.ptx.push_back(std::move(*Ptx));
+    W.ptx = std::move(*Ptx);
   }
   W.kernelCount = Emitter.kernelCount();
   return std::move(W);

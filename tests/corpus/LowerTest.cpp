@@ -184,3 +184,32 @@ TEST_CASE("lower: PTX, manifest and the atomic directory write") {
   CHECK(S.str() == manifestJson(W));
   fs::remove_all(Dir);
 }
+
+TEST_CASE("lower: many kernels spread over parallel modules, the same on 1 or 2 threads") {
+  ZooOptions Small;
+  Small.imageSize = 32;
+  auto N = buildZooModel("efficientnet-b0", Small);
+  REQUIRE(N);
+  Workload ByThreads[2];
+  for (unsigned T : {1u, 2u}) {
+    LowerOptions O;
+    O.threads = T;
+    auto W = lower(*N, O);
+    REQUIRE_MESSAGE(bool(W), support::errorText(W));
+    ByThreads[T - 1] = std::move(*W);
+  }
+  const Workload &W = ByThreads[0];
+  CHECK(W.ptx == ByThreads[1].ptx);
+  // Runs of KernelsPerModule kernels fill up to four modules in turn.
+  size_t Expected = std::min<size_t>(4, (W.kernelCount + KernelsPerModule - 1) / KernelsPerModule);
+  REQUIRE(W.kernelCount > KernelsPerModule);
+  CHECK(W.ptx.size() == Expected);
+  CHECK(nlohmann::json::parse(manifestJson(W))["ptx"][0] == "kernels_0.ptx");
+  // Every launched kernel is defined in exactly one module.
+  for (const WorkloadLaunch &L : W.launches) {
+    int Defined = 0;
+    for (const std::string &Ptx : W.ptx)
+      Defined += Ptx.find(".entry " + L.kernel + "(") != std::string::npos;
+    CHECK_MESSAGE(Defined == 1, L.kernel);
+  }
+}

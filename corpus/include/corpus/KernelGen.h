@@ -165,8 +165,8 @@ const char *activationName(ActivationKind K);
 /// "input", "weight", "bn_scale", ...
 const char *paramRoleName(ParamRole R);
 
-/// Collects kernels into one LLVM module and emits it as PTX. A spec added twice yields the same
-/// launch and one kernel. Not thread-safe; one emitter per thread.
+/// Collects kernels into LLVM modules (one unless split) and emits them as PTX. A spec added twice
+/// yields the same launch and one kernel. Not thread-safe; one emitter per thread.
 class KernelEmitter {
 public:
   KernelEmitter();
@@ -182,15 +182,24 @@ public:
   support::Expected<KernelLaunch> add(const ElementwiseSpec &S);
   support::Expected<KernelLaunch> add(const SoftmaxSpec &S);
 
-  /// Number of distinct kernels in the module.
+  /// Spreads the kernels over up to four LLVM modules, runs of `KernelsPerModule` kernels each
+  /// in turn, so emitPtxModules can run LLVM on several threads. Call before adding kernels.
+  /// The split depends only on the kernels added, never on the machine.
+  void splitModules(size_t KernelsPerModule);
+  /// Number of distinct kernels, and of modules holding them.
   size_t kernelCount() const;
+  size_t moduleCount() const;
   /// The unoptimised module as LLVM IR text.
   std::string irText() const;
   /// Runs LLVM's module verifier; an empty string when the module is well formed, else the report.
   std::string verify() const;
   /// Optimises a copy of the module with the O3 pipeline for `Arch` (sm_75, sm_80, sm_86, sm_87,
   /// sm_89, sm_90) and returns the PTX text. The module itself is left unoptimised.
+  /// Needs a single module (no splitModules, or few enough kernels).
   support::Expected<std::string> emitPtx(const std::string &Arch = "sm_90") const;
+  /// emitPtx for every module, on up to `Threads` threads; one PTX text per module, in order.
+  support::Expected<std::vector<std::string>> emitPtxModules(const std::string &Arch,
+                                                             unsigned Threads) const;
 
 private:
   struct Impl;

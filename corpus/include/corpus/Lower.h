@@ -11,11 +11,18 @@
 
 namespace corpus {
 
+/// Kernels per PTX module before the next module starts (networks with more kernels emit
+/// kernels_0.ptx ... kernels_3.ptx, compiled in parallel).
+constexpr size_t KernelsPerModule = 16;
+
 struct LowerOptions {
   DType dtype = DType::F32;
   std::string arch = "sm_90"; ///< sm_75, sm_80, sm_86, sm_87, sm_89, sm_90
   uint64_t seed = 7;          ///< first seed of the random buffers (one per buffer, in order)
   bool emitPtx = true;        ///< false: plan kernels and launches only (Workload::ptx empty)
+  /// Threads running LLVM over the PTX modules (0 = all cores). Kernels are spread over up to
+  /// four modules, KernelsPerModule at a time, whatever the thread count: the output is the same.
+  unsigned threads = 0;
 };
 
 /// Lowers a network (its batch and image size are those it was built or imported with). A layer

@@ -16,9 +16,13 @@
 #include <llvm/Target/TargetOptions.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cassert>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <thread>
 
 using namespace llvm;
 
@@ -27,6 +31,7 @@ namespace corpus {
 namespace {
 
 constexpr const char *NvptxTriple = "nvptx64-nvidia-cuda";
+constexpr size_t MaxModules = 4; ///< parts a split emitter fills in turn
 constexpr const char *KnownArchs[] = {"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90"};
 
 void initNvptx() {
@@ -76,19 +81,60 @@ void optimize(Module &M, TargetMachine &TM) {
   MPM.run(M, MAM);
 }
 
-} // namespace
-
-struct KernelEmitter::Impl {
+/// One LLVM module with its own context, so parts can be optimised on separate threads.
+struct ModulePart {
   LLVMContext Ctx;
   std::unique_ptr<Module> M;
-  std::map<std::string, KernelLaunch> Launches;
-
-  Impl() {
-    initNvptx();
+  ModulePart() {
     M = std::make_unique<Module>("ptxcast_kernels", Ctx);
     M->setTargetTriple(NvptxTriple);
     if (auto TM = createTargetMachine("sm_90"))
       M->setDataLayout((*TM)->createDataLayout());
+  }
+};
+
+/// Optimises a copy of Part's module for Arch and returns its PTX.
+support::Expected<std::string> emitPart(const ModulePart &Part, const std::string &Arch) {
+  auto TM = createTargetMachine(Arch);
+  if (!TM)
+    return TM.error();
+  std::string Report;
+  raw_string_ostream ReportOS(Report);
+  if (verifyModule(*Part.M, &ReportOS))
+    return support::Error("generated kernel module fails verification: " + ReportOS.str());
+  std::unique_ptr<Module> Copy = CloneModule(*Part.M);
+  Copy->setDataLayout((*TM)->createDataLayout());
+  optimize(*Copy, **TM);
+  SmallString<0> Buf;
+  raw_svector_ostream OS(Buf);
+  legacy::PassManager PM;
+  if ((*TM)->addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::AssemblyFile))
+    return support::Error("the nvptx backend cannot emit assembly for " + Arch);
+  PM.run(*Copy);
+  return std::string(Buf.str());
+}
+
+} // namespace
+
+struct KernelEmitter::Impl {
+  size_t KernelsPerModule = 0; ///< 0: one module
+  std::vector<std::unique_ptr<ModulePart>> Parts;
+  std::map<std::string, KernelLaunch> Launches;
+
+  Impl() {
+    initNvptx();
+    Parts.push_back(std::make_unique<ModulePart>());
+  }
+
+  /// The module the next new kernel goes to: runs of KernelsPerModule kernels fill MaxModules
+  /// parts in turn (a fixed rule, so the split never depends on the machine).
+  Module &nextModule() {
+    if (KernelsPerModule == 0)
+      return *Parts.front()->M;
+    size_t Part = (Launches.size() / KernelsPerModule) % MaxModules;
+    while (Parts.size() <= Part)
+      Parts.push_back(std::make_unique<ModulePart>());
+    return *Parts[Part]->M;
   }
 
   template <class BuildFn>
@@ -98,7 +144,7 @@ struct KernelEmitter::Impl {
       return support::Error(*Invalid);
     if (auto It = Launches.find(Name); It != Launches.end())
       return It->second;
-    KernelLaunch L = Build(*M, Name);
+    KernelLaunch L = Build(nextModule(), Name);
     Launches.emplace(Name, L);
     return L;
   }
@@ -156,36 +202,57 @@ support::Expected<KernelLaunch> KernelEmitter::add(const SoftmaxSpec &S) {
 
 size_t KernelEmitter::kernelCount() const { return P->Launches.size(); }
 
+void KernelEmitter::splitModules(size_t KernelsPerModule) {
+  assert(P->Launches.empty() && "split before adding kernels");
+  P->KernelsPerModule = KernelsPerModule;
+}
+
+size_t KernelEmitter::moduleCount() const { return P->Parts.size(); }
+
 std::string KernelEmitter::irText() const {
   std::string S;
   raw_string_ostream OS(S);
-  P->M->print(OS, nullptr);
+  for (const auto &Part : P->Parts)
+    Part->M->print(OS, nullptr);
   return OS.str();
 }
 
 std::string KernelEmitter::verify() const {
   std::string S;
   raw_string_ostream OS(S);
-  verifyModule(*P->M, &OS);
+  for (const auto &Part : P->Parts)
+    verifyModule(*Part->M, &OS);
   return OS.str();
 }
 
 support::Expected<std::string> KernelEmitter::emitPtx(const std::string &Arch) const {
-  auto TM = createTargetMachine(Arch);
-  if (!TM)
-    return TM.error();
-  if (std::string Report = verify(); !Report.empty())
-    return support::Error("generated kernel module fails verification: " + Report);
-  std::unique_ptr<Module> Copy = CloneModule(*P->M);
-  Copy->setDataLayout((*TM)->createDataLayout());
-  optimize(*Copy, **TM);
-  SmallString<0> Buf;
-  raw_svector_ostream OS(Buf);
-  legacy::PassManager PM;
-  if ((*TM)->addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::AssemblyFile))
-    return support::Error("the nvptx backend cannot emit assembly for " + Arch);
-  PM.run(*Copy);
-  return std::string(Buf.str());
+  assert(P->Parts.size() == 1 && "emitPtx needs a single module; use emitPtxModules");
+  return emitPart(*P->Parts.front(), Arch);
+}
+
+support::Expected<std::vector<std::string>> KernelEmitter::emitPtxModules(const std::string &Arch,
+                                                                          unsigned Threads) const {
+  const size_t N = P->Parts.size();
+  std::vector<std::optional<support::Expected<std::string>>> Out(N);
+  std::atomic<size_t> Next = 0;
+  auto Work = [&] {
+    for (size_t I = Next++; I < N; I = Next++)
+      Out[I].emplace(emitPart(*P->Parts[I], Arch));
+  };
+  Threads = std::max(1u, std::min<unsigned>(Threads, unsigned(N)));
+  std::vector<std::thread> Pool;
+  for (unsigned T = 1; T < Threads; ++T)
+    Pool.emplace_back(Work);
+  Work();
+  for (std::thread &T : Pool)
+    T.join();
+  std::vector<std::string> Ptx;
+  for (auto &R : Out) {
+    if (!*R)
+      return R->error();
+    Ptx.push_back(std::move(**R));
+  }
+  return Ptx;
 }
 
 } // namespace corpus
