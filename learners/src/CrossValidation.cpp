@@ -177,7 +177,8 @@ Expected<CvReport> crossValidate(const Dataset &D, const ModelSpec &Spec,
                                  uint64_t Seed) {
   CvReport R;
   R.learner = Spec.learner;
-  R.transform = std::string(transformName(Spec.transform));
+  R.transform =
+      std::string(transformName(Spec.transform)) + (Spec.logFeatures ? ", log1p features" : "");
   R.protocol = std::move(Protocol);
   const double NaN = std::numeric_limits<double>::quiet_NaN();
   R.predictions.assign(D.size(), NaN);

@@ -5,6 +5,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -25,6 +26,19 @@ Expected<TargetTransform> parseTransform(std::string_view Name) {
   return Error("unknown target transform '" + std::string(Name) + "' (valid: log, none)");
 }
 
+namespace {
+
+/// sign(x) ln(1 + |x|) of every element (ModelSpec::logFeatures).
+Matrix signedLog1p(const Matrix &X) {
+  Matrix Out = X;
+  for (size_t R = 0; R < Out.rows(); ++R)
+    for (double &V : Out.row(R))
+      V = std::copysign(std::log1p(std::fabs(V)), V);
+  return Out;
+}
+
+} // namespace
+
 Expected<Model> Model::fit(const Dataset &D, const ModelSpec &Spec, std::string Predicts) {
   auto Reg = createRegressor(Spec.learner, Spec.params);
   if (!Reg)
@@ -38,7 +52,7 @@ Expected<Model> Model::fit(const Dataset &D, const ModelSpec &Spec, std::string 
       Y[I] = std::log(Y[I]);
     }
   }
-  if (auto E = (*Reg)->fit(D.features, Y))
+  if (auto E = (*Reg)->fit(Spec.logFeatures ? signedLog1p(D.features) : D.features, Y))
     return *E;
   Model M;
   M.Learner = Spec.learner;
@@ -46,12 +60,13 @@ Expected<Model> Model::fit(const Dataset &D, const ModelSpec &Spec, std::string 
   M.Features = D.featureNames;
   M.Target = D.targetName;
   M.Transform = Spec.transform;
+  M.LogFeatures = Spec.logFeatures;
   M.Predicts = std::move(Predicts);
   return M;
 }
 
 std::vector<double> Model::predict(const Matrix &X) const {
-  std::vector<double> Y = Reg->predict(X);
+  std::vector<double> Y = Reg->predict(LogFeatures ? signedLog1p(X) : X);
   if (Transform == TargetTransform::Log)
     for (double &V : Y)
       V = std::exp(V);
@@ -84,6 +99,7 @@ std::string Model::toJson() const {
   J["features"] = Features;
   J["target"] = Target;
   J["target_transform"] = transformName(Transform);
+  J["feature_transform"] = LogFeatures ? "log1p" : "none";
   J["predicts"] = Predicts;
   // Metadata indented for people; the fitted state (large for knn and forests) kept compact.
   std::string Text = J.dump(1);
@@ -113,6 +129,10 @@ Expected<Model> Model::fromJson(std::string_view Text, std::string_view File) {
     if (!T)
       return Fail(T.error().message);
     M.Transform = *T;
+    std::string FeatureTransform = J.value("feature_transform", "none");
+    if (FeatureTransform != "none" && FeatureTransform != "log1p")
+      return Fail("unknown feature transform '" + FeatureTransform + "' (valid: log1p, none)");
+    M.LogFeatures = FeatureTransform == "log1p";
     M.Predicts = J.at("predicts").get<std::string>();
   } catch (const nlohmann::json::exception &E) {
     return Fail(std::string("bad model file: ") + E.what());
@@ -121,12 +141,19 @@ Expected<Model> Model::fromJson(std::string_view Text, std::string_view File) {
 }
 
 std::optional<Error> Model::save(const std::string &Path) const {
-  std::ofstream Out(Path, std::ios::binary);
-  if (!Out)
-    return Error(Path, 0, 0, "cannot write file");
-  Out << toJson();
-  if (!Out)
-    return Error(Path, 0, 0, "write failed");
+  const std::string Tmp = Path + ".tmp";
+  {
+    std::ofstream Out(Tmp, std::ios::binary);
+    if (!Out)
+      return Error(Path, 0, 0, "cannot write file");
+    Out << toJson();
+    if (!Out)
+      return Error(Path, 0, 0, "write failed");
+  }
+  std::error_code Ec;
+  std::filesystem::rename(Tmp, Path, Ec);
+  if (Ec)
+    return Error(Path, 0, 0, "cannot write file: " + Ec.message());
   return std::nullopt;
 }
 

@@ -123,3 +123,22 @@ TEST_CASE("csv: several files with one schema are concatenated; differing column
   for (const char *P : {"learners_csv_a.csv", "learners_csv_b.csv", "learners_csv_c.csv"})
     std::remove(P);
 }
+
+TEST_CASE("csv: inferred identifiers and the default target (the last column)") {
+  CsvSchema S;
+  S.inferIds = true;
+  S.idColumns = {"kernel"}; // listed ones come first, inferred ones follow in header order
+  auto D = parseCsv("gpu,x1,kernel,op,x2,ms\nt4,1,k1,conv,2,0.5\nv100,3,k2,7,4,0.25\n", "t.csv", S);
+  REQUIRE_MESSAGE(D, support::errorText(D));
+  CHECK(D->idNames == std::vector<std::string>{"kernel", "gpu", "op"});
+  CHECK(D->featureNames == std::vector<std::string>{"x1", "x2"});
+  CHECK(D->targetName == "ms");
+  CHECK(D->ids[1] == std::vector<std::string>{"k2", "v100", "7"});
+  CHECK(D->target == std::vector<double>{0.5, 0.25});
+  // Without inference a non-numeric column is still an error naming it.
+  S.inferIds = false;
+  S.idColumns.clear();
+  auto Strict = parseCsv("gpu,x1,ms\nt4,1,0.5\n", "t.csv", S);
+  REQUIRE(!Strict);
+  CHECK(Strict.error().str() == "t.csv:2: error: column 'gpu' needs a finite number, got 't4'");
+}

@@ -1,5 +1,6 @@
 // `ptxcast inspect` end to end: runs the binary on an nvcc-compiled kernel and on bad input and
 // checks the JSON shape, totals, register counts and error reporting against the PTX text.
+#include "RunPtxcast.h"
 #include "ptx/Ir.h"
 
 #include <doctest/doctest.h>
@@ -16,35 +17,9 @@
 
 namespace {
 
-struct RunResult {
-  int status = -1;
-  std::string out, err;
-};
-
-std::string readAll(const std::filesystem::path &P) {
-  std::ifstream In(P);
-  std::stringstream S;
-  S << In.rdbuf();
-  return S.str();
-}
-
-/// Runs `ptxcast ARGS` and captures stdout, stderr and the exit status.
-RunResult runPtxcast(const std::string &Args) {
-  std::filesystem::path ErrFile =
-      std::filesystem::temp_directory_path() / ("ptxcast_inspect_test_" + std::to_string(getpid()));
-  std::string Cmd = std::string(PTXCAST_BIN) + " " + Args + " 2>" + ErrFile.string();
-  RunResult R;
-  FILE *Pipe = popen(Cmd.c_str(), "r");
-  REQUIRE(Pipe);
-  char Buf[4096];
-  for (size_t N; (N = fread(Buf, 1, sizeof Buf, Pipe)) > 0;)
-    R.out.append(Buf, N);
-  int Wait = pclose(Pipe);
-  R.status = WIFEXITED(Wait) ? WEXITSTATUS(Wait) : -1;
-  R.err = readAll(ErrFile);
-  std::filesystem::remove(ErrFile);
-  return R;
-}
+using clitest::readAll;
+using clitest::RunResult;
+using clitest::runPtxcast;
 
 std::string kernelPath(const std::string &Name) {
   return std::string(PTXCAST_KERNEL_DIR) + "/" + Name;

@@ -8,9 +8,36 @@
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <charconv>
 
 namespace ptxcast {
+
+namespace {
+
+/// The rows of D whose identifier columns match every COLUMN=VALUE filter.
+support::Expected<learners::Dataset> selectRows(const learners::Dataset &D,
+                                                const std::vector<std::string> &Filters) {
+  std::vector<std::pair<size_t, std::string>> Tests;
+  for (const std::string &F : Filters) {
+    size_t Eq = F.find('=');
+    auto Col = Eq == std::string::npos ? std::nullopt : D.idIndex(F.substr(0, Eq));
+    if (!Col)
+      return support::Error("--where takes COLUMN=VALUE with an identifier column; got '" + F +
+                            "'");
+    Tests.emplace_back(*Col, F.substr(Eq + 1));
+  }
+  std::vector<size_t> Keep;
+  for (size_t R = 0; R < D.size(); ++R)
+    if (std::all_of(Tests.begin(), Tests.end(),
+                    [&](const auto &T) { return D.ids[R][T.first] == T.second; }))
+      Keep.push_back(R);
+  if (Keep.empty())
+    return support::Error("no rows match the --where filters");
+  return D.subset(Keep);
+}
+
+} // namespace
 
 void addDataOptions(CLI::App &Cmd, DataOptions &Opts) {
   Cmd.add_option("--data", Opts.files, "dataset CSV file(s) with one header (repeatable)")
@@ -24,6 +51,9 @@ void addDataOptions(CLI::App &Cmd, DataOptions &Opts) {
                  "feature columns, comma separated (default: every other numeric column)")
       ->delimiter(',');
   Cmd.add_option("--ignore", Opts.ignore, "columns to drop, comma separated")->delimiter(',');
+  Cmd.add_option("--where", Opts.where,
+                 "keep rows whose identifier COLUMN equals VALUE (COLUMN=VALUE, repeatable: all "
+                 "must hold), e.g. --where gpu=t4");
   Cmd.add_option("--gpu-column", Opts.gpuColumn,
                  "identifier column naming the GPU: append the GPU catalog's hardware features");
 }
@@ -33,6 +63,8 @@ void addModelOptions(CLI::App &Cmd, ModelOptions &Opts) {
                  "learner parameter name=value, or learner:name=value for one learner "
                  "(repeatable)");
   Cmd.add_flag("--log-target", Opts.logTarget, "fit ln(target) and predict exp(model)");
+  Cmd.add_flag("--log-features", Opts.logFeatures,
+               "feed the learner sign(x) ln(1 + |x|) of every feature");
 }
 
 support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts) {
@@ -43,6 +75,8 @@ support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts) {
   Schema.ignoreColumns = Opts.ignore;
   Schema.inferIds = true;
   auto D = learners::readCsvFiles(Opts.files, Schema);
+  if (D && !Opts.where.empty())
+    D = selectRows(*D, Opts.where);
   if (!D || Opts.gpuColumn.empty())
     return D;
   auto Catalog = learners::GpuCatalog::builtin();
@@ -69,6 +103,7 @@ support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
   Spec.params = *Parsed;
   Spec.transform =
       Opts.logTarget ? learners::TargetTransform::Log : learners::TargetTransform::None;
+  Spec.logFeatures = Opts.logFeatures;
   if (auto R = learners::createRegressor(Learner, Spec.params); !R)
     return R.error();
   return Spec;

@@ -22,6 +22,8 @@ struct DataOptions {
   std::string target; ///< empty: the last column (where `ptxcast dataset` writes the target)
   std::vector<std::string> ids, features, ignore;
   std::string gpuColumn; ///< identifier column naming the GPU: add catalog hardware features
+  /// "COLUMN=VALUE" filters on identifier columns; a row is kept when it matches all of them.
+  std::vector<std::string> where;
 };
 
 /// How to fit: learner parameters and target transform (the learner names are per command).
@@ -30,6 +32,7 @@ struct ModelOptions {
   /// "name=value" for every learner, or "learner:name=value" for one of them.
   std::vector<std::string> params;
   bool logTarget = false;
+  bool logFeatures = false;
 };
 
 /// A cross-validation protocol as typed: `--cv K` (shuffled k-fold) or `--cv group=COLUMN`
@@ -40,11 +43,11 @@ struct CvChoice {
 };
 
 void addDataOptions(CLI::App &Cmd, DataOptions &Opts);
-/// --param and --log-target (each command adds its own learner option).
+/// --param, --log-target and --log-features (each command adds its own learner option).
 void addModelOptions(CLI::App &Cmd, ModelOptions &Opts);
 
-/// Reads the CSV files (identifier columns inferred: any non-numeric column) and, with
-/// --gpu-column, appends the GPU catalog's hardware features.
+/// Reads the CSV files (identifier columns inferred: any non-numeric column), keeps the rows
+/// --where selects and, with --gpu-column, appends the GPU catalog's hardware features.
 support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts);
 /// The ModelSpec for learner `Learner`: parameters meant for all learners or for this one.
 support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,

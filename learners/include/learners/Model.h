@@ -25,6 +25,9 @@ struct ModelSpec {
   std::string learner = "xgboost";
   Params params;
   TargetTransform transform = TargetTransform::None;
+  /// Feed the learner sign(x) ln(1 + |x|) of every feature: counts and bytes spanning orders of
+  /// magnitude become comparable (kNN distances) and power laws become linear (linear).
+  bool logFeatures = false;
 };
 
 /// A fitted model. Move-only.
@@ -48,15 +51,17 @@ public:
   const std::vector<std::string> &featureNames() const { return Features; }
   const std::string &targetName() const { return Target; }
   TargetTransform transform() const { return Transform; }
+  bool logFeatures() const { return LogFeatures; }
   const std::string &predicts() const { return Predicts; }
 
   /// The model as JSON: {"format": "ptxcast-model", "version": 1, "learner", "params",
-  /// "features", "target", "target_transform", "predicts", "state"}. Deterministic bytes.
+  /// "features", "target", "target_transform", "feature_transform" ("log1p" or "none"),
+  /// "predicts", "state"}. Deterministic bytes.
   std::string toJson() const;
   /// Parses toJson output; `File` names the source in error messages.
   static support::Expected<Model> fromJson(std::string_view Json, std::string_view File);
 
-  /// toJson to a file / fromJson from a file.
+  /// toJson to a file (written atomically: a temporary file renamed) / fromJson from a file.
   std::optional<support::Error> save(const std::string &Path) const;
   static support::Expected<Model> load(const std::string &Path);
 
@@ -67,6 +72,7 @@ private:
   std::vector<std::string> Features;
   std::string Target;
   TargetTransform Transform = TargetTransform::None;
+  bool LogFeatures = false;
   std::string Predicts;
 };
 
