@@ -1,5 +1,7 @@
 // Fast-mode wall time: lower + analyze EfficientNet-B7 at batch 1 and 64, and every zoo model at
-// batch 1 (docs/fast-mode.md). Usage: analyze_bench [MODEL BATCH ...] (default: the set above).
+// batch 1 (docs/fast-mode.md). Usage: analyze_bench [--no-loop-skip] [MODEL BATCH ...] (default:
+// the set above). Besides wall time it prints the warp instructions interpreted, a measure of
+// the work that does not depend on the machine's load.
 #include "analyzer/FastMode.h"
 #include "corpus/Lower.h"
 #include "corpus/Zoo.h"
@@ -21,7 +23,7 @@ double seconds(Clock::time_point A, Clock::time_point B) {
 }
 
 /// Lowers and analyses one model; prints one line; returns the wall seconds (< 0 on error).
-double benchOne(const std::string &Model, int64_t Batch) {
+double benchOne(const std::string &Model, int64_t Batch, const analyzer::FastSettings &S) {
   auto T0 = Clock::now();
   auto N = corpus::buildZooModel(Model, corpus::ZooOptions{Batch, 0, corpus::DType::F32});
   if (!N) {
@@ -45,24 +47,27 @@ double benchOne(const std::string &Model, int64_t Batch) {
   In.buffers = std::move(M->buffers);
   In.launches = std::move(M->launches);
   auto T1 = Clock::now();
-  auto R = analyzer::analyze(In, analyzer::AnalysisMode::Fast);
+  auto R = analyzer::analyze(In, analyzer::AnalysisMode::Fast, S);
   auto T2 = Clock::now();
   if (!R) {
     fmt::print("{}: {}\n", Model, R.error().str());
     return -1;
   }
-  uint64_t Ctas = 0, Run = 0;
+  uint64_t Ctas = 0, Run = 0, Interpreted = 0, Skipped = 0;
   double Err = 0;
   for (const analyzer::LaunchAnalysis &L : R->launches) {
     Ctas += L.ctasTotal;
     Run += L.ctasSampled;
+    Interpreted += L.interpreted;
+    Skipped += L.loopIterationsSkipped;
     Err = std::max(Err, L.errorEstimate);
   }
   fmt::print(
       "{:<22} batch {:>3}: lower {:6.2f} s, analyze {:6.2f} s, total {:6.2f} s; {} launches, "
-      "{} of {} CTAs interpreted, {:.3e} warp instr, max error estimate {:.2f}%\n",
+      "{} of {} CTAs interpreted, {:.3e} warp instr, {:.3e} interpreted, {} loop iterations "
+      "skipped, max error estimate {:.2f}%\n",
       Model, Batch, seconds(T0, T1), seconds(T1, T2), seconds(T0, T2), R->launches.size(), Run,
-      Ctas, double(R->total.warpInstructionsTotal()), 100 * Err);
+      Ctas, double(R->total.warpInstructionsTotal()), double(Interpreted), Skipped, 100 * Err);
   std::fflush(stdout);
   return seconds(T0, T2);
 }
@@ -70,20 +75,26 @@ double benchOne(const std::string &Model, int64_t Batch) {
 } // namespace
 
 int main(int Argc, char **Argv) {
-  if (Argc > 1) {
-    for (int I = 1; I + 1 < Argc; I += 2)
-      if (benchOne(Argv[I], std::atoll(Argv[I + 1])) < 0)
+  analyzer::FastSettings S;
+  int First = 1;
+  if (Argc > 1 && std::string(Argv[1]) == "--no-loop-skip") {
+    S.skipLoops = false;
+    First = 2;
+  }
+  if (Argc > First) {
+    for (int I = First; I + 1 < Argc; I += 2)
+      if (benchOne(Argv[I], std::atoll(Argv[I + 1]), S) < 0)
         return 1;
     return 0;
   }
-  benchOne("efficientnet-b7", 1);
-  benchOne("efficientnet-b7", 64);
+  benchOne("efficientnet-b7", 1, S);
+  benchOne("efficientnet-b7", 64, S);
   double All = 0;
   for (const corpus::ZooModel &Z : corpus::zooModels()) {
-    double S = benchOne(Z.name, 1);
-    if (S < 0)
+    double T = benchOne(Z.name, 1, S);
+    if (T < 0)
       return 1;
-    All += S;
+    All += T;
   }
   fmt::print("all zoo models at batch 1: {:.2f} s\n", All);
   return 0;

@@ -51,6 +51,10 @@ struct DInstr {
   bool guardNeg = false;
   bool readsClock = false;
   bool implicit = false; ///< the ret appended at a function's end: not counted
+  /// setp/set: width in bits of the compared operands op1 and op2 (0: not a compare); traced
+  /// by loop-trip extrapolation (LoopSkip.cpp).
+  uint8_t cmpBits = 0;
+  bool cmpFloat = false; ///< the compare is a floating-point one
   int32_t guard = -1;    ///< lane offset of the guard predicate register, -1 if unguarded
   uint32_t op[MaxOps] = {};
   uint8_t base[MaxOps] = {};
@@ -187,6 +191,15 @@ struct Frame {
 
 enum class WarpState : uint8_t { Ready, AtBarrier, Done };
 
+/// One executed compare (setp/set) recorded while loop-trip extrapolation traces an iteration:
+/// the operand values of the lanes in `mask`, truncated to the compare's width.
+struct CmpRecord {
+  uint32_t pc = 0;
+  uint32_t warp = 0;
+  uint32_t mask = 0;
+  uint64_t a[32] = {}, b[32] = {};
+};
+
 struct Warp {
   uint64_t *base[2] = {nullptr, nullptr}; ///< current frame registers, function constants
   std::vector<uint64_t> regs;
@@ -227,6 +240,8 @@ struct Exec {
   /// Barrier bookkeeping for the current CTA (16 named barriers).
   uint32_t barArrived[16] = {};
   uint32_t barExpected[16] = {};
+  /// When set, every executed compare is appended here (loop-trip extrapolation).
+  std::vector<CmpRecord> *cmpTrace = nullptr;
 };
 
 // --- lane helpers ------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 // runKernel: launch checks, memory setup, the CTA loop with barrier scheduling, and turning
 // per-pc counters into a KernelProfile.
+#include "LoopSkip.h"
 #include "WarpRunner.h"
 
 #include <algorithm>
@@ -68,17 +69,23 @@ std::string prepareMemory(Exec &X, const ProgramImpl &P, Device &D) {
   return {};
 }
 
-void tryRelease(Exec &X, std::vector<Warp> &Warps, size_t N, uint32_t Threads) {
+/// Releases every complete barrier; the pc the lowest released warp continues at, or NoPc.
+uint32_t tryRelease(Exec &X, std::vector<Warp> &Warps, size_t N, uint32_t Threads) {
+  uint32_t Pc = NoPc;
   for (uint32_t B = 0; B < 16; ++B) {
     if (X.barArrived[B] == 0 || X.barArrived[B] < X.barExpected[B])
       continue;
     for (size_t W = 0; W < N; ++W)
-      if (Warps[W].state == WarpState::AtBarrier && Warps[W].barrierId == B)
+      if (Warps[W].state == WarpState::AtBarrier && Warps[W].barrierId == B) {
         Warps[W].state = WarpState::Ready;
+        if (Pc == NoPc)
+          Pc = Warps[W].stack.back().pc;
+      }
     X.barArrived[B] = 0;
     X.barExpected[B] = Threads;
     ++X.prof.barrierSyncs;
   }
+  return Pc;
 }
 
 void deadlock(Exec &X, const Warp &W) {
@@ -94,8 +101,9 @@ void deadlock(Exec &X, const Warp &W) {
             static_cast<uint32_t>(std::countr_zero(T.mask)));
 }
 
-/// Runs the current CTA (X.ctaid) to completion; false on a trap.
-bool runCta(Exec &X, std::vector<Warp> &Warps, uint32_t Func) {
+/// Runs the current CTA (X.ctaid) to completion; false on a trap. `Skip` (may be null) sees
+/// every barrier release and may extrapolate loop iterations.
+bool runCta(Exec &X, std::vector<Warp> &Warps, uint32_t Func, LoopSkipper *Skip) {
   uint32_t Threads = X.block[0] * X.block[1] * X.block[2];
   size_t N = (Threads + 31) / 32;
   X.shared.assign(size_t(X.prog->dynamicSharedOffset) + X.dynShared, 0);
@@ -106,28 +114,17 @@ bool runCta(Exec &X, std::vector<Warp> &Warps, uint32_t Func) {
   for (size_t W = 0; W < N; ++W)
     if (!initWarp(X, Warps[W], static_cast<uint32_t>(W), Func))
       return false;
+  if (Skip)
+    Skip->beginCta();
+  size_t Pos = 0;
   for (;;) {
-    for (size_t W = 0; W < N; ++W) {
-      if (Warps[W].state != WarpState::Ready)
-        continue;
-      runWarp(X, Warps[W]);
-      if (X.trap)
-        return false;
-      tryRelease(X, Warps, N, Threads);
-    }
-    const Warp *Waiting = nullptr;
-    bool AnyReady = false;
-    for (size_t W = 0; W < N; ++W) {
-      AnyReady |= Warps[W].state == WarpState::Ready;
-      if (!Waiting && Warps[W].state == WarpState::AtBarrier)
-        Waiting = &Warps[W];
-    }
-    if (!Waiting && !AnyReady)
-      return true;
-    if (!AnyReady) {
-      deadlock(X, *Waiting);
-      return false;
-    }
+    uint32_t Pc = NoPc;
+    CtaEvent E = advanceCta(X, Warps, N, Pos, Pc);
+    if (E != CtaEvent::Released)
+      return E == CtaEvent::Finished;
+    if (Skip)
+      Skip->onRelease(X, Warps, N, Pos, Pc);
+    ++Pos;
   }
 }
 
@@ -142,6 +139,36 @@ void aggregate(Exec &X, const ProgramImpl &P) {
 }
 
 } // namespace
+
+CtaEvent advanceCta(Exec &X, std::vector<Warp> &Warps, size_t N, size_t &Pos, uint32_t &ReleasePc) {
+  uint32_t Threads = X.block[0] * X.block[1] * X.block[2];
+  for (;;) {
+    for (; Pos < N; ++Pos) {
+      if (Warps[Pos].state != WarpState::Ready)
+        continue;
+      runWarp(X, Warps[Pos]);
+      if (X.trap)
+        return CtaEvent::Failed;
+      ReleasePc = tryRelease(X, Warps, N, Threads);
+      if (ReleasePc != NoPc)
+        return CtaEvent::Released;
+    }
+    Pos = 0;
+    const Warp *Waiting = nullptr;
+    bool AnyReady = false;
+    for (size_t W = 0; W < N; ++W) {
+      AnyReady |= Warps[W].state == WarpState::Ready;
+      if (!Waiting && Warps[W].state == WarpState::AtBarrier)
+        Waiting = &Warps[W];
+    }
+    if (!Waiting && !AnyReady)
+      return CtaEvent::Finished;
+    if (!AnyReady) {
+      deadlock(X, *Waiting);
+      return CtaEvent::Failed;
+    }
+  }
+}
 
 void raiseTrap(Exec &X, const Warp &W, const DInstr &I, TrapKind Kind, std::string Reason,
                uint32_t Lane) {
@@ -165,6 +192,13 @@ void raiseTrap(Exec &X, const Warp &W, const DInstr &I, TrapKind Kind, std::stri
 
 RunResult runKernel(const Program &Prog, std::string_view Kernel, const LaunchConfig &L, Device &D,
                     const RunSettings &S) {
+  return runKernelSkipping(Prog, Kernel, L, D, S, nullptr);
+}
+
+RunResult runKernelSkipping(const Program &Prog, std::string_view Kernel, const LaunchConfig &L,
+                            Device &D, const RunSettings &S, LoopSkipper *Skipper) {
+  if (Skipper)
+    Skipper->beginLaunch({}); // statistics of this launch only, also when it fails early
   const ProgramImpl &P = Prog.impl();
   RunResult R;
   R.profile.kernel = std::string(Kernel);
@@ -205,6 +239,12 @@ RunResult runKernel(const Program &Prog, std::string_view Kernel, const LaunchCo
   X.threadCount.assign(P.code.size(), 0);
   X.prof = R.profile;
   std::vector<Warp> Warps;
+  LoopSkipper *Skip = nullptr;
+  // Module .global variables are real memory the snapshots do not cover.
+  if (Skipper && Skipper->options().enabled && P.globals.empty()) {
+    Skip = Skipper;
+    Skip->beginLaunch(kernelPcRange(P, Func));
+  }
   uint64_t GX = L.grid[0], GY = L.grid[1];
   uint64_t Linear = GX * GY * L.grid[2];
   uint64_t Count = L.ctaSubset.empty() ? Linear : L.ctaSubset.size();
@@ -212,7 +252,7 @@ RunResult runKernel(const Program &Prog, std::string_view Kernel, const LaunchCo
     uint64_t C = L.ctaSubset.empty() ? K : L.ctaSubset[K];
     X.ctaid = {static_cast<uint32_t>(C % GX), static_cast<uint32_t>(C / GX % GY),
                static_cast<uint32_t>(C / (GX * GY))};
-    if (runCta(X, Warps, Func))
+    if (runCta(X, Warps, Func, Skip))
       ++X.prof.ctasRun;
   }
   aggregate(X, P);

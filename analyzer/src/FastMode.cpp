@@ -2,6 +2,7 @@
 // Device per launch, launches spread over threads) or exactly (real data, in order).
 #include "FastSample.h"
 #include "LaunchArgs.h"
+#include "LoopSkip.h"
 
 #include "ptx/Parser.h"
 
@@ -89,12 +90,16 @@ std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec
   FastSettings Local = S;
   if (Mode == AnalysisMode::Exact)
     Local.sampleCtas = false;
+  // Loop-trip extrapolation relies on loads that yield the abstract pattern.
+  Local.skipLoops = S.skipLoops && Mode == AnalysisMode::Fast && S.abstractMemory;
+  LoopSkipper Skipper;
   SampleJob J{*Dec.byLaunch[K],
               Spec.kernel,
               std::move(*L),
               D,
               Local,
-              Mode == AnalysisMode::Fast && S.abstractMemory && S.checkDataDependence};
+              Mode == AnalysisMode::Fast && S.abstractMemory && S.checkDataDependence,
+              Skipper};
   if (std::optional<Trap> T = sampleLaunch(J, Out))
     return trapError(K, *T);
   return std::nullopt;
@@ -203,6 +208,7 @@ support::Expected<AnalysisResult> analyze(const AnalysisInput &In, AnalysisMode 
       if (Rep[K] != K) {
         Res.launches[K] = Res.launches[Rep[K]];
         Res.launches[K].interpreted = 0;
+        Res.launches[K].loopIterationsSkipped = 0;
         Res.launches[K].reusedFrom = Rep[K];
       }
   }

@@ -1,6 +1,7 @@
 // One launch in fast mode: CTAs grouped by boundary class (first/interior/last per grid
 // dimension), representatives interpreted, counts extrapolated by class size, data check.
 #include "FastSample.h"
+#include "LoopSkip.h"
 
 #include <algorithm>
 #include <cmath>
@@ -74,6 +75,7 @@ struct ClassRun {
   /// Per-CTA spread of the metrics the error estimate covers (see metrics()).
   std::array<uint64_t, 4> lo{~uint64_t(0), ~uint64_t(0), ~uint64_t(0), ~uint64_t(0)}, hi{};
   bool dataDependent = false;
+  uint64_t skipped = 0; ///< CTA loop iterations extrapolated (LoopSkip.h)
 };
 
 /// Warp and thread instruction totals, global load and store sectors.
@@ -85,9 +87,12 @@ std::array<uint64_t, 4> metrics(const KernelProfile &P) {
 std::optional<Trap> runClass(const SampleJob &J, const std::vector<uint64_t> &Ctas, bool Enumerated,
                              bool Check, ClassRun &Out) {
   auto Run = [&](std::vector<uint64_t> Sub) {
-    RunResult R = runKernel(J.program, J.kernel, withSubset(J.launch, std::move(Sub)), J.device,
-                            J.settings.run);
-    Out.interpreted += R.profile.warpInstructionsTotal();
+    J.skipper.setOptions({J.settings.skipLoops, J.device.pattern != AbstractPattern::Zero});
+    RunResult R = runKernelSkipping(J.program, J.kernel, withSubset(J.launch, std::move(Sub)),
+                                    J.device, J.settings.run, &J.skipper);
+    const LoopSkipStats &Stats = J.skipper.stats();
+    Out.interpreted += Stats.interpreted(R.profile.warpInstructionsTotal());
+    Out.skipped += Stats.iterationsSkipped;
     return R;
   };
   if (Enumerated) { // exact for this class: one call, no spread
@@ -130,10 +135,14 @@ std::optional<Trap> sampleLaunch(const SampleJob &J, LaunchAnalysis &Out) {
   const Dim3 &G = J.launch.grid;
   Out.ctasTotal = uint64_t(G[0]) * G[1] * G[2];
   if (!J.settings.sampleCtas) {
-    RunResult R = runKernel(J.program, J.kernel, J.launch, J.device, J.settings.run);
+    J.skipper.setOptions({J.settings.skipLoops, false});
+    RunResult R =
+        runKernelSkipping(J.program, J.kernel, J.launch, J.device, J.settings.run, &J.skipper);
+    const LoopSkipStats &Stats = J.skipper.stats();
     Out.profile = R.profile;
     Out.ctasSampled = R.profile.ctasRun;
-    Out.interpreted = R.profile.warpInstructionsTotal();
+    Out.interpreted = Stats.interpreted(R.profile.warpInstructionsTotal());
+    Out.loopIterationsSkipped = Stats.iterationsSkipped;
     return R.trap;
   }
   std::vector<Span1> Cat[3] = {categories(G[0]), categories(G[1]), categories(G[2])};
@@ -164,9 +173,10 @@ std::optional<Trap> sampleLaunch(const SampleJob &J, LaunchAnalysis &Out) {
         // Sampled CTAs that disagree: sample again, 4x denser, up to maxInteriorSamples.
         for (uint32_t Kc = K;; Kc = std::min(Kc * 4, J.settings.maxInteriorSamples)) {
           std::vector<uint64_t> Ctas = classSamples(C, G, Kc, Enumerated);
-          uint64_t Before = R.interpreted;
+          uint64_t Before = R.interpreted, SkippedBefore = R.skipped;
           R = ClassRun();
           R.interpreted = Before;
+          R.skipped = SkippedBefore;
           if (std::optional<Trap> T = runClass(J, Ctas, Enumerated, Check, R))
             return T;
           if (Enumerated || R.lo == R.hi || Kc >= J.settings.maxInteriorSamples)
@@ -181,6 +191,7 @@ std::optional<Trap> sampleLaunch(const SampleJob &J, LaunchAnalysis &Out) {
         Out.ctasSampled += R.ctas;
         Out.interpreted += R.interpreted;
         Out.dataDependent |= R.dataDependent;
+        Out.loopIterationsSkipped += R.skipped;
         ++Out.classes;
       }
   Est.ctasRun = Out.ctasSampled;

@@ -7,6 +7,8 @@
 
 namespace analyzer {
 
+class LoopSkipper;
+
 /// One launch to analyse on its own Device.
 struct SampleJob {
   const Program &program;
@@ -15,6 +17,7 @@ struct SampleJob {
   Device &device;
   const FastSettings &settings;
   bool checkData = false; ///< run the data-dependence check (abstract memory only)
+  LoopSkipper &skipper;   ///< loop-trip extrapolation state, reused over the launch's runs
 };
 
 /// Runs the launch per FastSettings (sampled by boundary class or every CTA) into `Out`.

@@ -119,6 +119,31 @@ void loadOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
     RC.finish(X.prof, 0);
     return;
   }
+  if (One.base && (E == 4 || E == 8)) { // one host range, 32/64-bit elements: no per-lane calls
+    uint64_t *D[4] = {};
+    for (unsigned K = 0; K < N && K < 4; ++K)
+      D[K] = opPtr(W, I, K);
+    if (N <= 4) {
+      forLanes(M, [&](unsigned L) {
+        uint64_t Addr = A[L] + uint64_t(I.imm);
+        const uint8_t *P = One.base + (Addr - One.sub);
+        RC.add(One.space, Addr, Size);
+        for (unsigned K = 0; K < N; ++K) {
+          uint64_t V = 0;
+          if (E == 4) {
+            uint32_t T;
+            std::memcpy(&T, P + K * 4, 4);
+            V = T;
+          } else {
+            std::memcpy(&V, P + K * 8, 8);
+          }
+          D[K][L] = extend(V, E, Signed, ToBits);
+        }
+      });
+      RC.finish(X.prof, 0);
+      return;
+    }
+  }
   forLanes(M, [&](unsigned L) {
     if (!Ok)
       return;

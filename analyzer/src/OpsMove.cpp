@@ -276,6 +276,8 @@ bool decodeCompare(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, ptx::T
   }
   if (!Ctx.src(I, 1, In.operands[1], SrcT) || !Ctx.src(I, 2, In.operands[2], SrcT))
     return false;
+  I.cmpBits = static_cast<uint8_t>(ptx::typeBits(SrcT));
+  I.cmpFloat = isFloatType(SrcT);
   if (I.aux2) {
     const ptx::Operand &Cp = In.operands[3];
     if (Cp.negated)

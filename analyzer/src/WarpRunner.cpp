@@ -303,7 +303,23 @@ bool initWarp(Exec &X, Warp &W, uint32_t Index, uint32_t Func) {
   return true;
 }
 
-void runWarp(Exec &X, Warp &W) {
+namespace {
+
+/// Appends the operands of compare `I` (lanes `M`) to the trace.
+void traceCompare(Exec &X, const Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
+  CmpRecord &R = X.cmpTrace->emplace_back();
+  R.pc = Pc;
+  R.warp = W.index;
+  R.mask = M;
+  uint64_t Keep = I.cmpBits >= 64 ? ~uint64_t(0) : (uint64_t(1) << I.cmpBits) - 1;
+  const uint64_t *A = W.base[I.base[1]] + I.op[1], *B = W.base[I.base[2]] + I.op[2];
+  forLanes(M, [&](unsigned L) {
+    R.a[L] = A[L] & Keep;
+    R.b[L] = B[L] & Keep;
+  });
+}
+
+template <bool Trace> void runWarpLoop(Exec &X, Warp &W) {
   const DInstr *Code = X.prog->code.data();
   uint64_t *WC = X.warpCount.data();
   uint64_t *TC = X.threadCount.data();
@@ -327,6 +343,9 @@ void runWarp(Exec &X, Warp &W) {
       return;
     }
     if (I.flow == Flow::Next) [[likely]] {
+      if constexpr (Trace)
+        if (I.cmpBits)
+          traceCompare(X, W, I, Pc, M);
       if (I.readsClock)
         fillSpecials(X, W, W.frames.back(), true);
       if (M)
@@ -347,6 +366,20 @@ void runWarp(Exec &X, Warp &W) {
     Active = W.stack.back().mask;
     Rpc = W.stack.back().rpc;
   }
+}
+
+} // namespace
+
+void runWarp(Exec &X, Warp &W) {
+  if (X.cmpTrace) [[unlikely]]
+    runWarpLoop<true>(X, W);
+  else
+    runWarpLoop<false>(X, W);
+}
+
+void rebindWarp(Exec &X, Warp &W) {
+  if (!W.frames.empty())
+    setBases(X, W);
 }
 
 } // namespace analyzer

@@ -10,5 +10,16 @@ namespace analyzer {
 bool initWarp(Exec &X, Warp &W, uint32_t Index, uint32_t Func);
 /// Runs `W` until it exits (state Done), waits at a barrier (AtBarrier) or traps (X.trap).
 void runWarp(Exec &X, Warp &W);
+/// Points `W`'s operand bases at its innermost frame again (after `W` was copied).
+void rebindWarp(Exec &X, Warp &W);
+
+/// What advanceCta stopped at.
+enum class CtaEvent : uint8_t { Finished, Released, Failed };
+
+/// Runs the current CTA's first `N` warps round-robin from scheduler position `Pos` (a warp
+/// index). Returns Finished when every warp is done, Failed on a trap (deadlock included), and
+/// Released right after a barrier release completed by warp `Pos`; `ReleasePc` is then the pc
+/// the lowest released warp continues at. Resume with `++Pos`.
+CtaEvent advanceCta(Exec &X, std::vector<Warp> &Warps, size_t N, size_t &Pos, uint32_t &ReleasePc);
 
 } // namespace analyzer

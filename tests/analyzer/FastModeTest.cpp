@@ -298,3 +298,26 @@ TEST_CASE("fast mode: zoo models within 1% of exact mode") {
     CHECK(Total <= 0.01);
   }
 }
+
+TEST_CASE("fast mode: loop-trip extrapolation changes no count of a network") {
+  analyzer::AnalysisInput In = zooInput("resnet50", 1, 32);
+  analyzer::FastSettings Skip, NoSkip;
+  NoSkip.skipLoops = false;
+  auto A = analyzer::analyze(In, AnalysisMode::Fast, Skip);
+  auto B = analyzer::analyze(In, AnalysisMode::Fast, NoSkip);
+  REQUIRE_MESSAGE(A, support::errorText(A));
+  REQUIRE_MESSAGE(B, support::errorText(B));
+  uint64_t Skipped = 0, Interp = 0, InterpNoSkip = 0;
+  for (size_t K = 0; K < In.launches.size(); ++K) {
+    CAPTURE(K);
+    CHECK(sameCounts(A->launches[K].profile, B->launches[K].profile));
+    CHECK(A->launches[K].errorEstimate == B->launches[K].errorEstimate);
+    CHECK(A->launches[K].dataDependent == B->launches[K].dataDependent);
+    Skipped += A->launches[K].loopIterationsSkipped;
+    Interp += A->launches[K].interpreted;
+    InterpNoSkip += B->launches[K].interpreted;
+  }
+  CHECK(Skipped > 0);
+  MESSAGE("resnet50 32x32: " << Skipped << " loop iterations skipped, " << Interp << " of "
+                             << InterpNoSkip << " warp instructions interpreted");
+}

@@ -33,6 +33,7 @@ struct AnalyzeOptions {
   uint32_t samples = 3;
   unsigned threads = 0;
   bool noAbstract = false, noSampling = false, noDataCheck = false, noDedupe = false;
+  bool noLoopSkip = false;
   uint32_t maxSamples = 64;
 };
 
@@ -87,6 +88,7 @@ OJson toJson(const analyzer::AnalysisResult &R) {
   OJson Launches = OJson::array();
   double MaxErr = 0;
   size_t DataDep = 0;
+  uint64_t Skipped = 0;
   for (const analyzer::LaunchAnalysis &L : R.launches) {
     const analyzer::KernelProfile &P = L.profile;
     OJson J = {{"kernel", P.kernel},
@@ -100,15 +102,18 @@ OJson toJson(const analyzer::AnalysisResult &R) {
                {"error_estimate", L.errorEstimate},
                {"data_dependent", L.dataDependent},
                {"warp_instructions_interpreted", L.interpreted},
-               {"same_as_launch", L.reusedFrom}};
+               {"same_as_launch", L.reusedFrom},
+               {"loop_iterations_skipped", L.loopIterationsSkipped}};
     J.update(profileCounters(P));
     Launches.push_back(std::move(J));
     MaxErr = std::max(MaxErr, L.errorEstimate);
     DataDep += L.dataDependent;
+    Skipped += L.loopIterationsSkipped;
   }
   OJson Total = {{"launches", R.launches.size()},
                  {"max_error_estimate", MaxErr},
-                 {"data_dependent_launches", DataDep}};
+                 {"data_dependent_launches", DataDep},
+                 {"loop_iterations_skipped", Skipped}};
   Total.update(profileCounters(R.total));
   return {{"launches", Launches}, {"total", Total}};
 }
@@ -184,6 +189,7 @@ int runAnalyze(const AnalyzeOptions &O) {
   S.interiorSamples = O.samples;
   S.maxInteriorSamples = std::max(O.maxSamples, O.samples);
   S.dedupeLaunches = !O.noDedupe;
+  S.skipLoops = !O.noLoopSkip;
   S.threads = O.threads;
   if (isatty(STDERR_FILENO))
     S.progress = [](size_t Done, size_t Total) {
@@ -244,6 +250,8 @@ void addAnalyzeCommand(CLI::App &App) {
   Cmd->add_flag("--no-dedupe", O->noDedupe,
                 "fast mode: analyse every launch, also those equivalent to an earlier one");
   Cmd->add_flag("--no-data-check", O->noDataCheck, "fast mode: skip the data-dependence check");
+  Cmd->add_flag("--no-loop-skip", O->noLoopSkip,
+                "fast mode: interpret every loop iteration (no loop-trip extrapolation)");
   Cmd->callback([O] {
     if (int Status = runAnalyze(*O); Status != 0)
       throw CLI::RuntimeError(Status);

@@ -48,6 +48,10 @@ struct FastSettings {
   /// Analyse only the first of launches that must count alike (same kernel, geometry,
   /// scalars and buffer alignment; abstract memory only) and copy its counts to the others.
   bool dedupeLaunches = true;
+  /// Loop-trip extrapolation (abstract memory only): a CTA loop with a barrier whose state
+  /// advances affinely is jumped over after probes verify it; exact under the assumptions in
+  /// docs/fast-mode.md. Off: every iteration is interpreted.
+  bool skipLoops = true;
   /// Worker threads over launches; 0 = std::thread::hardware_concurrency(). Results do not
   /// depend on it.
   unsigned threads = 0;
@@ -72,6 +76,9 @@ struct LaunchAnalysis {
   uint64_t interpreted = 0;   ///< warp instructions actually interpreted (samples and checks)
   /// The earlier equivalent launch whose counts were copied (dedupeLaunches), or -1.
   int64_t reusedFrom = -1;
+  /// CTA loop iterations counted by loop-trip extrapolation instead of being interpreted
+  /// (summed over the CTAs run, data checks included).
+  uint64_t loopIterationsSkipped = 0;
 };
 
 struct AnalysisResult {

@@ -1,0 +1,538 @@
+// Loop-trip extrapolation at barrier releases (docs/fast-mode.md, shortcut 6).
+//
+// Per barrier pc, a linear hash of the CTA state at each release finds the smallest period P
+// (releases) over which the state advances affinely (zero second difference). Full snapshots
+// P and 2P releases later confirm it exactly (same control state and memory, equal counter
+// deltas, every register advancing by the same step) while the two periods run with their
+// compares traced. The compare operands bound how many periods keep every compare outcome (so
+// the path and the exit) unchanged, registers bound it before any value wraps, and probes (one
+// period interpreted from the extrapolated state) verify the first, middle and last of them.
+// Then the state jumps: registers += n x step, counters += n x delta.
+#include "LoopSkip.h"
+
+#include <algorithm>
+
+namespace analyzer {
+namespace {
+
+using I128 = __int128;
+
+constexpr uint64_t MaxJump = uint64_t(1) << 40; ///< iterations skipped at most at once
+constexpr uint64_t MinJump = 3;                 ///< bounds below this are not worth three probes
+
+/// Calls Fn on every counter of a (const or not) KernelProfile, in a fixed order.
+template <class Profile, class F> void forEachCounter(Profile &P, F &&Fn) {
+  for (auto &V : P.warpInstructions)
+    Fn(V);
+  for (auto &V : P.threadInstructions)
+    Fn(V);
+  for (auto *V :
+       {&P.branches, &P.branchesTaken, &P.branchesDivergent, &P.globalLoadRequests,
+        &P.globalStoreRequests, &P.globalLoadSectors, &P.globalStoreSectors,
+        &P.globalAtomicRequests, &P.globalAtomicSectors, &P.sharedLoadRequests,
+        &P.sharedStoreRequests, &P.sharedAtomicRequests, &P.sharedBankConflicts, &P.barrierSyncs})
+    Fn(*V);
+  for (auto &V : P.loadBytes)
+    Fn(V);
+  for (auto &V : P.storeBytes)
+    Fn(V);
+}
+
+bool sameEntry(const StackEntry &A, const StackEntry &B) {
+  return A.pc == B.pc && A.rpc == B.rpc && A.mask == B.mask && A.callBoundary == B.callBoundary;
+}
+
+bool sameFrame(const Frame &A, const Frame &B) {
+  return A.func == B.func && A.callMask == B.callMask && A.regBase == B.regBase &&
+         A.localBase == B.localBase && A.paramBase == B.paramBase && A.callPc == B.callPc;
+}
+
+/// Same control state (and, with `Memory`, the same local and frame-param bytes).
+bool sameWarpShape(const Warp &A, const Warp &B, bool Memory) {
+  if (A.state != B.state || A.barrierId != B.barrierId || A.liveMask != B.liveMask ||
+      A.localTop != B.localTop || A.paramTop != B.paramTop || A.regs.size() != B.regs.size() ||
+      A.stack.size() != B.stack.size() || A.frames.size() != B.frames.size())
+    return false;
+  if (!std::equal(A.stack.begin(), A.stack.end(), B.stack.begin(), sameEntry) ||
+      !std::equal(A.frames.begin(), A.frames.end(), B.frames.begin(), sameFrame))
+    return false;
+  if (!Memory)
+    return true;
+  for (unsigned L = 0; L < 32; ++L)
+    if (!std::equal(A.local[L].begin(), A.local[L].begin() + A.localTop, B.local[L].begin()) ||
+        !std::equal(A.fparam[L].begin(), A.fparam[L].begin() + A.paramTop, B.fparam[L].begin()))
+      return false;
+  return true;
+}
+
+/// The largest J such that V + j*D stays inside [Lo, Hi) for every j in [0, J] (V inside).
+uint64_t stayInside(I128 V, I128 D, I128 Lo, I128 Hi) {
+  if (D == 0)
+    return MaxJump;
+  I128 J = D > 0 ? (Hi - 1 - V) / D : (V - Lo) / -D;
+  return static_cast<uint64_t>(std::min<I128>(J, MaxJump));
+}
+
+/// The largest J such that a compare of A + j*DA with B + j*DB (W-bit operands) has the same
+/// outcome for every j in [0, J], whatever the comparison and signedness: both operands stay in
+/// their half of the W-bit range (so signed and unsigned order agree with the integer order)
+/// and their difference keeps its sign.
+uint64_t stableCompare(uint64_t A, int64_t DA, uint64_t B, int64_t DB, unsigned W) {
+  I128 Full = I128(1) << W, Half = Full >> 1;
+  uint64_t J = MaxJump;
+  for (auto [V, D] : {std::pair<uint64_t, int64_t>{A, DA}, {B, DB}}) {
+    bool Upper = I128(V) >= Half;
+    J = std::min(J, stayInside(V, D, Upper ? Half : 0, Upper ? Full : Half));
+  }
+  I128 Diff = I128(A) - I128(B), Step = I128(DA) - I128(DB);
+  if (Step == 0)
+    return J;
+  if (Diff == 0)
+    return 0;
+  if ((Diff > 0) == (Step > 0))
+    return J;
+  I128 K = Diff > 0 ? (Diff - 1) / -Step : (-Diff - 1) / Step;
+  return std::min<uint64_t>(J, static_cast<uint64_t>(std::min<I128>(K, MaxJump)));
+}
+
+int64_t signedStep(uint64_t From, uint64_t To, unsigned W) {
+  uint64_t D = To - From;
+  if (W >= 64)
+    return static_cast<int64_t>(D);
+  unsigned Shift = 64 - W;
+  return static_cast<int64_t>(D << Shift) >> Shift;
+}
+
+uint64_t widthMask(unsigned W) { return W >= 64 ? ~uint64_t(0) : (uint64_t(1) << W) - 1; }
+
+bool sameTraceShape(const std::vector<CmpRecord> &A, const std::vector<CmpRecord> &B) {
+  if (A.size() != B.size())
+    return false;
+  for (size_t K = 0; K < A.size(); ++K)
+    if (A[K].pc != B[K].pc || A[K].warp != B[K].warp || A[K].mask != B[K].mask)
+      return false;
+  return true;
+}
+
+} // namespace
+
+PcRange kernelPcRange(const ProgramImpl &P, uint32_t Func) {
+  PcRange R{P.funcs[Func].entry, P.funcs[Func].end};
+  std::vector<uint8_t> Seen(P.funcs.size(), 0);
+  std::vector<uint32_t> Todo{Func};
+  Seen[Func] = 1;
+  while (!Todo.empty()) {
+    const DFunction &F = P.funcs[Todo.back()];
+    Todo.pop_back();
+    R.lo = std::min(R.lo, F.entry);
+    R.hi = std::max(R.hi, F.end);
+    for (uint32_t C : F.callees)
+      if (!Seen[C]) {
+        Seen[C] = 1;
+        Todo.push_back(C);
+      }
+  }
+  return R;
+}
+
+void LoopSkipper::beginLaunch(PcRange R) {
+  Pcs = R;
+  Stats = {};
+  for (History &H : Histories)
+    H.pc = NoPc;
+}
+
+void LoopSkipper::beginCta() {
+  for (History &H : Histories) {
+    H.pc = NoPc;
+    H.hcount = 0;
+    H.knownTried = false;
+    H.wait = 0;
+    H.backoff = 1;
+  }
+  TraceKey = NoPc;
+}
+
+void LoopSkipper::readCounters(const Exec &X, std::vector<uint64_t> &Out) const {
+  Out.clear();
+  forEachCounter(X.prof, [&](uint64_t V) { Out.push_back(V); });
+  Out.insert(Out.end(), X.warpCount.begin() + Pcs.lo, X.warpCount.begin() + Pcs.hi);
+  Out.insert(Out.end(), X.threadCount.begin() + Pcs.lo, X.threadCount.begin() + Pcs.hi);
+  Out.push_back(X.budgetLeft);
+}
+
+void LoopSkipper::writeCounters(Exec &X, const std::vector<uint64_t> &In) const {
+  size_t K = 0;
+  forEachCounter(X.prof, [&](uint64_t &V) { V = In[K++]; });
+  size_t N = Pcs.hi - Pcs.lo;
+  std::copy_n(In.begin() + K, N, X.warpCount.begin() + Pcs.lo);
+  std::copy_n(In.begin() + K + N, N, X.threadCount.begin() + Pcs.lo);
+  X.budgetLeft = In[K + 2 * N];
+}
+
+void LoopSkipper::take(CtaSnapshot &S, const Exec &X, const std::vector<Warp> &W, size_t N,
+                       size_t Pos) {
+  S.warps.resize(N);
+  for (size_t K = 0; K < N; ++K)
+    S.warps[K] = W[K];
+  S.shared = X.shared;
+  std::copy(std::begin(X.barArrived), std::end(X.barArrived), S.barArrived.begin());
+  std::copy(std::begin(X.barExpected), std::end(X.barExpected), S.barExpected.begin());
+  readCounters(X, S.counters);
+  S.pos = Pos;
+}
+
+LoopSkipper::History &LoopSkipper::historyFor(uint32_t Pc) {
+  for (History &H : Histories)
+    if (H.pc == Pc)
+      return H;
+  for (History &H : Histories) // reuse a slot (and its buffers) freed by beginCta
+    if (H.pc == NoPc) {
+      H.pc = Pc;
+      return H;
+    }
+  Histories.emplace_back().pc = Pc;
+  return Histories.back();
+}
+
+bool LoopSkipper::sameStructure(const CtaSnapshot &A, const std::vector<Warp> &B,
+                                const Exec *X) const {
+  bool Memory = !Opts.relaxed;
+  for (size_t K = 0; K < A.warps.size(); ++K)
+    if (!sameWarpShape(A.warps[K], B[K], Memory))
+      return false;
+  if (!X)
+    return true;
+  return std::equal(A.barArrived.begin(), A.barArrived.end(), std::begin(X->barArrived)) &&
+         std::equal(A.barExpected.begin(), A.barExpected.end(), std::begin(X->barExpected)) &&
+         (!Memory || A.shared == X->shared);
+}
+
+bool LoopSkipper::affine(const History &H) {
+  const CtaSnapshot &A = H.ring[0], &B = H.ring[1], &C = H.ring[2];
+  if (A.pos != B.pos || B.pos != C.pos || A.barArrived != C.barArrived ||
+      A.barExpected != C.barExpected || B.barArrived != C.barArrived ||
+      B.barExpected != C.barExpected || !sameStructure(A, B.warps, nullptr) ||
+      !sameStructure(B, C.warps, nullptr))
+    return false;
+  if (!Opts.relaxed && (A.shared != B.shared || B.shared != C.shared))
+    return false;
+  CounterDelta.resize(C.counters.size());
+  for (size_t K = 0; K < C.counters.size(); ++K) {
+    CounterDelta[K] = C.counters[K] - B.counters[K];
+    if (CounterDelta[K] != B.counters[K] - A.counters[K])
+      return false;
+  }
+  RegDelta.clear();
+  RegAffine.clear();
+  for (size_t W = 0; W < C.warps.size(); ++W) {
+    const std::vector<uint64_t> &Ra = A.warps[W].regs, &Rb = B.warps[W].regs, &Rc = C.warps[W].regs;
+    for (size_t K = 0; K < Rc.size(); ++K) {
+      uint64_t D = Rc[K] - Rb[K];
+      bool Ok = D == Rb[K] - Ra[K];
+      if (!Ok && !Opts.relaxed)
+        return false;
+      RegDelta.push_back(Ok ? D : 0);
+      RegAffine.push_back(Ok);
+    }
+  }
+  return true;
+}
+
+uint64_t LoopSkipper::compareBound(const Exec &X) const {
+  if (!sameTraceShape(TraceA, TraceB))
+    return 0;
+  uint64_t J = MaxJump;
+  for (size_t K = 0; K < TraceB.size() && J; ++K) {
+    const CmpRecord &A = TraceA[K], &B = TraceB[K];
+    const DInstr &I = X.prog->code[B.pc];
+    unsigned W = I.cmpBits;
+    uint32_t M = B.mask;
+    while (M && J) {
+      unsigned L = static_cast<unsigned>(std::countr_zero(M));
+      M &= M - 1;
+      if (I.cmpFloat) { // bit patterns of floats: only constant operands are safe
+        if (A.a[L] != B.a[L] || A.b[L] != B.b[L])
+          return 0;
+        continue;
+      }
+      J = std::min(J, stableCompare(B.a[L], signedStep(A.a[L], B.a[L], W), B.b[L],
+                                    signedStep(A.b[L], B.b[L], W), W));
+    }
+  }
+  return J;
+}
+
+uint64_t LoopSkipper::registerBound(const CtaSnapshot &R) const {
+  // No register may wrap around 2^32 (values below it: 32-bit registers) or 2^64.
+  uint64_t J = MaxJump;
+  size_t Flat = 0;
+  for (const Warp &W : R.warps)
+    for (uint64_t V : W.regs) {
+      uint64_t D = RegDelta[Flat++];
+      if (D == 0)
+        continue;
+      I128 Hi = V < (uint64_t(1) << 32) ? I128(1) << 32 : I128(1) << 64;
+      J = std::min(J, stayInside(V, static_cast<int64_t>(D), 0, Hi));
+    }
+  return J;
+}
+
+void LoopSkipper::materialize(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R,
+                              uint64_t M) const {
+  size_t Flat = 0;
+  for (size_t K = 0; K < N; ++K) {
+    Warps[K] = R.warps[K];
+    for (uint64_t &V : Warps[K].regs)
+      V += M * RegDelta[Flat++];
+    rebindWarp(X, Warps[K]);
+  }
+  X.shared = R.shared;
+  std::copy(R.barArrived.begin(), R.barArrived.end(), std::begin(X.barArrived));
+  std::copy(R.barExpected.begin(), R.barExpected.end(), std::begin(X.barExpected));
+  std::vector<uint64_t> C = R.counters;
+  for (size_t K = 0; K < C.size(); ++K)
+    C[K] += M * CounterDelta[K];
+  writeCounters(X, C);
+}
+
+bool LoopSkipper::probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R,
+                        uint64_t M) {
+  ++Stats.probes;
+  materialize(X, Warps, N, R, M);
+  // At most one iteration's instructions: a shifted budget keeps %clock as it is.
+  uint64_t PerIter = 0 - CounterDelta.back();
+  Stats.probeWarpInstructions += PerIter;
+  uint64_t SavedBudget = X.budget;
+  X.budget = X.budget - X.budgetLeft + PerIter + 1;
+  X.budgetLeft = PerIter + 1;
+  std::vector<uint64_t> Start;
+  readCounters(X, Start);
+  TraceP.clear();
+  X.cmpTrace = &TraceP;
+  size_t Pos = R.pos;
+  bool Ok = false;
+  uint32_t Seen = 0;
+  for (;;) {
+    ++Pos;
+    uint32_t Pc = NoPc;
+    if (advanceCta(X, Warps, N, Pos, Pc) != CtaEvent::Released)
+      break;
+    if (Pc != TraceKey || ++Seen < Period)
+      continue;
+    Ok = Pos == R.pos && sameStructure(R, Warps, &X);
+    size_t Flat = 0;
+    for (size_t K = 0; K < N && Ok; ++K)
+      for (size_t S = 0; S < Warps[K].regs.size(); ++S, ++Flat)
+        if (RegAffine[Flat] && Warps[K].regs[S] != R.warps[K].regs[S] + (M + 1) * RegDelta[Flat]) {
+          Ok = false;
+          break;
+        }
+    readCounters(X, Scratch);
+    for (size_t K = 0; K < Scratch.size() && Ok; ++K)
+      Ok = Scratch[K] - Start[K] == CounterDelta[K];
+    Ok = Ok && sameTraceShape(TraceP, TraceB);
+    for (size_t K = 0; K < TraceP.size() && Ok; ++K) {
+      uint64_t Keep = widthMask(X.prog->code[TraceP[K].pc].cmpBits);
+      const CmpRecord &A = TraceA[K], &B = TraceB[K], &P = TraceP[K];
+      forLanes(P.mask, [&](unsigned L) {
+        Ok = Ok && P.a[L] == ((B.a[L] + (M + 1) * (B.a[L] - A.a[L])) & Keep) &&
+             P.b[L] == ((B.b[L] + (M + 1) * (B.b[L] - A.b[L])) & Keep);
+      });
+    }
+    break;
+  }
+  X.cmpTrace = nullptr;
+  X.trap.reset();
+  X.budget = SavedBudget;
+  return Ok;
+}
+
+uint64_t LoopSkipper::attempt(Exec &X, std::vector<Warp> &Warps, size_t N, const History &H) {
+  const CtaSnapshot &R = H.ring[2];
+  uint64_t PerIter = 0 - CounterDelta.back();
+  uint64_t Left = R.counters.back();
+  if (PerIter == 0 || Left / PerIter < 2)
+    return 0;
+  uint64_t Bound = std::min({compareBound(X), registerBound(R), Left / PerIter - 2});
+  if (Bound < MinJump)
+    return 0;
+  // Skipping n iterations needs probes m = 0 .. n-1 to pass; the first failing one bounds n.
+  uint64_t Bad = Bound;
+  for (uint64_t M : {uint64_t(0), (Bound - 1) / 2, Bound - 1})
+    if (M < Bad && !probe(X, Warps, N, R, M))
+      Bad = M;
+  uint64_t N1 = Bound;
+  if (Bad < Bound) {
+    uint64_t Lo = 0, Hi = Bad; // largest passing m in [0, Hi): binary search
+    if (Bad == 0) {
+      N1 = 0;
+    } else {
+      while (Hi - Lo > 1) {
+        uint64_t Mid = Lo + (Hi - Lo) / 2;
+        if (probe(X, Warps, N, R, Mid))
+          Lo = Mid;
+        else
+          Hi = Mid;
+      }
+      N1 = Lo + 1;
+    }
+  }
+  materialize(X, Warps, N, R, N1);
+  return N1;
+}
+
+uint64_t LoopSkipper::linearHash(const Exec &X, const std::vector<Warp> &Warps, size_t N,
+                                 bool WithRegisters) {
+  // Linear in the state: H(S + D) = H(S) + H(D) (mod 2^64), so an affine sequence of states
+  // has a zero second difference. Per-element odd multipliers from the element's index.
+  uint64_t H = 0, I = 0;
+  auto Add = [&](uint64_t V) {
+    uint64_t C = (++I) * 0x9E3779B97F4A7C15ull;
+    H += V * ((C ^ (C >> 29)) | 1);
+  };
+  if (WithRegisters) {
+    for (size_t K = 0; K < N; ++K)
+      for (uint64_t V : Warps[K].regs)
+        Add(V);
+    for (size_t B = 0; B + 8 <= X.shared.size(); B += 8) {
+      uint64_t V;
+      std::memcpy(&V, X.shared.data() + B, 8);
+      Add(V);
+    }
+  }
+  readCounters(X, Scratch);
+  for (uint64_t V : Scratch)
+    Add(V);
+  return H;
+}
+
+uint64_t LoopSkipper::shapeHash(const Exec &X, const std::vector<Warp> &Warps, size_t N,
+                                size_t Pos) const {
+  uint64_t H = Pos;
+  auto Mix = [&](uint64_t V) { H = (H ^ V) * 0x100000001B3ull + (H >> 31); };
+  for (size_t K = 0; K < N; ++K) {
+    const Warp &W = Warps[K];
+    Mix(uint64_t(W.state) | uint64_t(W.barrierId) << 8 | uint64_t(W.liveMask) << 32);
+    Mix(W.localTop | uint64_t(W.paramTop) << 32);
+    for (const StackEntry &E : W.stack) {
+      Mix(E.pc | uint64_t(E.rpc) << 32);
+      Mix(E.mask | uint64_t(E.callBoundary) << 32);
+    }
+    Mix(W.frames.size());
+  }
+  for (unsigned B = 0; B < 16; ++B)
+    Mix(X.barArrived[B] | uint64_t(X.barExpected[B]) << 32);
+  return H;
+}
+
+uint32_t LoopSkipper::findPeriod(const History &H) const {
+  auto At = [&](uint32_t Back) {
+    return H.hashes[(H.head + H.hashes.size() - 1 - Back) % H.hashes.size()];
+  };
+  uint32_t Known = 0;
+  for (auto [Pc, P] : KnownPeriods)
+    if (Pc == H.pc)
+      Known = P;
+  for (uint32_t P = 1; P <= MaxPeriod && 2 * P < H.hcount; ++P) {
+    if (Opts.relaxed && P != 1 && P != Known)
+      continue;
+    HashPair A = At(0), B = At(P), C = At(2 * P);
+    if (A.shape == B.shape && B.shape == C.shape && A.lin - 2 * B.lin + C.lin == 0)
+      return P;
+  }
+  return 0;
+}
+
+void LoopSkipper::onRelease(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Pos, uint32_t Pc) {
+  if (TraceKey != NoPc) {
+    if (Pc == TraceKey)
+      confirm(X, Warps, N, Pos);
+    return;
+  }
+  History &H = historyFor(Pc);
+  if (H.wait) { // no period lately: look again later
+    --H.wait;
+    return;
+  }
+  if (H.hashes.empty())
+    H.hashes.resize(2 * MaxPeriod + 1);
+  H.hashes[H.head] = {linearHash(X, Warps, N, !Opts.relaxed), shapeHash(X, Warps, N, Pos)};
+  H.head = (H.head + 1) % H.hashes.size();
+  H.hcount = std::min<uint32_t>(H.hcount + 1, static_cast<uint32_t>(H.hashes.size()));
+  // A period that led to a jump before (in another CTA): confirm it once a whole period has
+  // run (registers written only on some phases hold stale values before that).
+  if (!H.knownTried)
+    for (auto [KeyPc, Known] : KnownPeriods)
+      if (KeyPc == Pc && H.hcount == Known + 1) {
+        H.knownTried = true;
+        startConfirm(X, Warps, N, Pos, H, Known);
+        return;
+      }
+  uint32_t P = findPeriod(H);
+  if (!P) {
+    if (H.hcount == H.hashes.size()) { // a whole window without a period: back off
+      H.hcount = 0;
+      H.wait = H.backoff * static_cast<uint32_t>(H.hashes.size());
+      H.backoff = std::min<uint32_t>(H.backoff * 2, 8);
+    }
+    return;
+  }
+  startConfirm(X, Warps, N, Pos, H, P);
+}
+
+void LoopSkipper::startConfirm(Exec &X, const std::vector<Warp> &Warps, size_t N, size_t Pos,
+                               History &H, uint32_t P) {
+  // Candidate: confirm with full snapshots P and 2P releases later, tracing compares.
+  TraceKey = H.pc;
+  Period = P;
+  Step = 0;
+  H.hcount = 0;
+  take(H.ring[0], X, Warps, N, Pos);
+  TraceA.clear();
+  X.cmpTrace = &TraceA;
+}
+
+void LoopSkipper::confirm(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Pos) {
+  History &H = historyFor(TraceKey);
+  if (++Step % Period != 0)
+    return;
+  if (Step == Period) {
+    take(H.ring[1], X, Warps, N, Pos);
+    TraceB.clear();
+    X.cmpTrace = &TraceB;
+    return;
+  }
+  X.cmpTrace = nullptr;
+  take(H.ring[2], X, Warps, N, Pos);
+  uint64_t Skipped = affine(H) ? attempt(X, Warps, N, H) : 0;
+  if (Skipped) {
+    Stats.iterationsSkipped += Skipped * Period;
+    Stats.skippedWarpInstructions += Skipped * (0 - CounterDelta.back());
+    ++Stats.skips;
+    if (!Opts.relaxed) {
+      bool Found = false;
+      for (auto &[Pc, P] : KnownPeriods)
+        if (Pc == TraceKey) {
+          P = Period;
+          Found = true;
+        }
+      if (!Found)
+        KnownPeriods.push_back({TraceKey, Period});
+    }
+  }
+  // The state jumped (or this candidate failed): every key starts over; a failed one waits.
+  for (History &G : Histories)
+    G.hcount = 0;
+  if (!Skipped) {
+    H.wait = H.backoff * Period;
+    H.backoff = std::min<uint32_t>(H.backoff * 2, 8);
+  } else {
+    H.backoff = 1;
+    for (History &G : Histories)
+      G.knownTried = false;
+  }
+  TraceKey = NoPc;
+}
+
+} // namespace analyzer

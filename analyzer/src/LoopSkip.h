@@ -1,0 +1,132 @@
+// Loop-trip extrapolation for CTA loops that contain a barrier (docs/fast-mode.md, shortcut 6):
+// find a period of barrier releases over which the CTA state advances affinely, bound how many
+// periods keep the same path, verify by probing, and jump over them.
+#pragma once
+
+#include "WarpRunner.h"
+
+#include <array>
+#include <vector>
+
+namespace analyzer {
+
+/// How runKernelSkipping extrapolates loops.
+struct LoopSkipOptions {
+  bool enabled = false;
+  /// For runs whose loads yield non-constant data (the data-dependence check): registers and
+  /// shared/local memory may differ between iterations; only the registers that advance by a
+  /// constant step are extrapolated, the others keep their values. Counter deltas and compare
+  /// operands must still be affine, so a branch or an address that depends on loaded data in
+  /// the iterations that do run prevents the skip.
+  bool relaxed = false;
+};
+
+/// What the extrapolation did during one launch.
+struct LoopSkipStats {
+  uint64_t iterationsSkipped = 0; ///< CTA loop iterations counted without being interpreted
+  uint64_t skips = 0;             ///< jumps made
+  uint64_t probes = 0;            ///< probe iterations interpreted to verify the jumps
+  /// Warp instructions the skipped iterations added to the counts (not interpreted).
+  uint64_t skippedWarpInstructions = 0;
+  /// Warp instructions interpreted by probes (not in the counts).
+  uint64_t probeWarpInstructions = 0;
+  /// Of the warp instructions in a profile, those actually interpreted, plus the probes'.
+  uint64_t interpreted(uint64_t Counted) const {
+    return Counted - skippedWarpInstructions + probeWarpInstructions;
+  }
+};
+
+/// The pcs of a kernel and every function it calls (directly or not).
+struct PcRange {
+  uint32_t lo = 0, hi = 0;
+};
+PcRange kernelPcRange(const ProgramImpl &P, uint32_t Func);
+
+class LoopSkipper;
+
+/// runKernel with loop-trip extrapolation by `Skip` (may be null: none). The counts of skipped
+/// iterations are added to the profile as if they had run; `Skip->stats()` tells what was
+/// skipped in this launch. One LoopSkipper may serve many launches (it keeps its buffers).
+RunResult runKernelSkipping(const Program &P, std::string_view Kernel, const LaunchConfig &L,
+                            Device &D, const RunSettings &S, LoopSkipper *Skip);
+
+/// The CTA state at a barrier release: warps, shared memory, barrier bookkeeping, and every
+/// counter (profile counters, per-pc counts of the kernel's pcs, the instruction budget) as one
+/// flat vector.
+struct CtaSnapshot {
+  std::vector<Warp> warps;
+  std::vector<uint8_t> shared;
+  std::array<uint32_t, 16> barArrived{}, barExpected{};
+  std::vector<uint64_t> counters;
+  size_t pos = 0;
+};
+
+/// Watches the barrier releases of the CTAs of one launch and extrapolates loops.
+class LoopSkipper {
+public:
+  explicit LoopSkipper(const LoopSkipOptions &O = {}) : Opts(O) {}
+  const LoopSkipOptions &options() const { return Opts; }
+  void setOptions(const LoopSkipOptions &O) { Opts = O; }
+  /// Starts a launch whose kernel's pcs are `R`; resets the statistics.
+  void beginLaunch(PcRange R);
+  const LoopSkipStats &stats() const { return Stats; }
+  /// Forgets everything seen in the previous CTA.
+  void beginCta();
+  /// Called by the CTA runner after a barrier release completed by warp `Pos`, the lowest
+  /// released warp continuing at `Pc`. May advance the CTA state by whole loop iterations.
+  void onRelease(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Pos, uint32_t Pc);
+
+private:
+  struct HashPair {
+    uint64_t lin = 0, shape = 0;
+  };
+  struct History {
+    uint32_t pc = NoPc;
+    /// Hashes of the last releases (a ring; `head` is the next slot, `hcount` are valid).
+    std::vector<HashPair> hashes;
+    uint32_t head = 0, hcount = 0;
+    uint32_t wait = 0, backoff = 1;  ///< releases to let pass after no period was found
+    bool knownTried = false;         ///< a known period was tried since the last jump
+    std::array<CtaSnapshot, 3> ring; ///< full snapshots 0, P and 2P releases after detection
+  };
+  static constexpr uint32_t MaxPeriod = 32;
+  History &historyFor(uint32_t Pc);
+  void take(CtaSnapshot &S, const Exec &X, const std::vector<Warp> &W, size_t N, size_t Pos);
+  bool affine(const History &H);
+  /// Tries to jump from the newest snapshot of `H`; returns the iterations skipped.
+  uint64_t attempt(Exec &X, std::vector<Warp> &Warps, size_t N, const History &H);
+  uint64_t compareBound(const Exec &X) const;
+  uint64_t registerBound(const CtaSnapshot &R) const;
+  void materialize(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R,
+                   uint64_t M) const;
+  bool probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R, uint64_t M);
+  bool sameStructure(const CtaSnapshot &A, const std::vector<Warp> &B, const Exec *X) const;
+  void readCounters(const Exec &X, std::vector<uint64_t> &Out) const;
+  void writeCounters(Exec &X, const std::vector<uint64_t> &In) const;
+  uint64_t linearHash(const Exec &X, const std::vector<Warp> &Warps, size_t N, bool WithRegisters);
+  uint64_t shapeHash(const Exec &X, const std::vector<Warp> &Warps, size_t N, size_t Pos) const;
+  uint32_t findPeriod(const History &H) const;
+  void confirm(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Pos);
+  void startConfirm(Exec &X, const std::vector<Warp> &Warps, size_t N, size_t Pos, History &H,
+                    uint32_t P);
+
+  LoopSkipOptions Opts;
+  LoopSkipStats Stats;
+  PcRange Pcs;
+  std::vector<History> Histories;
+  /// Per register (flat over warps): step per period, and whether it is affine.
+  std::vector<uint64_t> RegDelta;
+  std::vector<uint8_t> RegAffine;
+  std::vector<uint64_t> CounterDelta;
+  /// Confirmation state: the key pc (NoPc: none), the period in releases of it, the releases
+  /// since the candidate was found, and the compare traces of the two periods.
+  uint32_t TraceKey = NoPc;
+  uint32_t Period = 1, Step = 0;
+  std::vector<CmpRecord> TraceA, TraceB, TraceP;
+  /// Periods that led to a jump in strict runs, per key pc; relaxed runs (loaded data in the
+  /// registers, so no register hash) try only these and 1.
+  std::vector<std::pair<uint32_t, uint32_t>> KnownPeriods;
+  std::vector<uint64_t> Scratch;
+};
+
+} // namespace analyzer

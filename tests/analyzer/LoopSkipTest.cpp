@@ -1,0 +1,274 @@
+// Loop-trip extrapolation (FastSettings::skipLoops): skipping iterations of CTA loops with a
+// barrier must give exactly the counts of interpreting them, also when the path changes
+// mid-way. Synthetic kernels (hand-written PTX, labelled as such) with a CPU reference, an nvcc
+// tiled GEMM, and lowered convolutions with long K loops.
+#include "analyzer/FastMode.h"
+#include "corpus/Builder.h"
+#include "corpus/Lower.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace {
+
+namespace fs = std::filesystem;
+using analyzer::AnalysisMode;
+
+// Synthetic: 64 threads (2 warps) run n iterations (n > 250) of
+//   acc += tile[0] * in[i*64 + tid]  (global load, shared store, bar.sync, shared broadcast load)
+//   if (i >= 100) acc += 1           (a path change at iteration 100, uniform)
+//   if (i + tid < 300) acc += 2      (guarded: per-lane change from iteration 237 to 299)
+//   if (i == 250) acc *= 3           (one iteration only, an equality compare)
+//   bar.sync; exit when ++i == n     (setp.ne exit, as LLVM and nvcc emit it)
+// Integer arithmetic: with abstract (zero) loads the accumulator advances by a constant step.
+const char *TilesPtx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry tiles(.param .u64 pin, .param .u64 pout, .param .u32 n) {
+  .reg .pred %p<5>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<6>;
+  .shared .align 4 .b8 tile[256];
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  ld.param.u32 %r1, [n];
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  mov.u32 %r3, tile;
+  shl.b32 %r4, %r2, 2;
+  add.u32 %r5, %r3, %r4;
+  mov.u32 %r6, 0;
+  mov.u32 %r10, 0;
+L:
+  ld.global.u32 %r8, [%rd4];
+  st.shared.u32 [%r5], %r8;
+  bar.sync 0;
+  ld.shared.u32 %r9, [%r3];
+  mad.lo.u32 %r10, %r9, %r8, %r10;
+  setp.lt.u32 %p1, %r6, 100;
+  @%p1 bra SKIP;
+  add.u32 %r10, %r10, 1;
+SKIP:
+  add.u32 %r7, %r6, %r2;
+  setp.lt.u32 %p4, %r7, 300;
+  @%p4 add.u32 %r10, %r10, 2;
+  setp.ne.u32 %p2, %r6, 250;
+  @%p2 bra NEXT;
+  mul.lo.u32 %r10, %r10, 3;
+NEXT:
+  bar.sync 0;
+  add.s64 %rd4, %rd4, 256;
+  add.u32 %r6, %r6, 1;
+  setp.ne.u32 %p3, %r6, %r1;
+  @%p3 bra L;
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r10;
+  ret;
+}
+)";
+
+/// CPU reference for `tiles`: warp and thread instruction totals (guard-true lanes), derived
+/// from the PTX above line by line.
+struct TilesReference {
+  uint64_t warp = 0, thread = 0;
+};
+TilesReference tilesReference(uint32_t N) {
+  TilesReference R;
+  auto Both = [&](uint64_t Lanes) { // one warp instruction with `Lanes` guard-true lanes
+    ++R.warp;
+    R.thread += Lanes;
+  };
+  for (uint32_t W = 0; W < 2; ++W) {
+    for (int K = 0; K < 11; ++K) // prologue
+      Both(32);
+    for (uint32_t I = 0; I < N; ++I) {
+      for (int K = 0; K < 6; ++K) // ld, st, bar, ld.shared, fma, setp
+        Both(32);
+      Both(I < 100 ? 32 : 0); // @%p1 bra SKIP
+      if (I >= 100)
+        Both(32);
+      Both(32); // add.u32
+      Both(32); // setp p4
+      uint64_t Lanes = 0;
+      for (uint32_t L = 0; L < 32; ++L)
+        Lanes += I + W * 32 + L < 300;
+      Both(Lanes); // @%p4 add.f32
+      Both(32);    // setp p2
+      Both(I != 250 ? 32 : 0);
+      if (I == 250)
+        Both(32);
+      for (int K = 0; K < 4; ++K) // bar, add.s64, add.u32, setp p3
+        Both(32);
+      Both(I + 1 != N ? 32 : 0); // @%p3 bra L
+    }
+    for (int K = 0; K < 3; ++K) // add.s64, st.global, ret
+      Both(32);
+  }
+  return R;
+}
+
+analyzer::BufferSpec buffer(const std::string &Name, uint64_t Bytes) {
+  analyzer::BufferSpec B;
+  B.name = Name;
+  B.bytes = Bytes;
+  B.init.kind = analyzer::BufferInit::Kind::Random;
+  B.init.dtype = "u32";
+  B.init.seed = 7;
+  return B;
+}
+
+analyzer::ArgSpec bufArg(const std::string &Name) {
+  analyzer::ArgSpec A;
+  A.isBuffer = true;
+  A.buffer = Name;
+  return A;
+}
+
+bool sameCounts(const analyzer::KernelProfile &A, const analyzer::KernelProfile &B) {
+  return A.warpInstructions == B.warpInstructions && A.threadInstructions == B.threadInstructions &&
+         A.branches == B.branches && A.branchesTaken == B.branchesTaken &&
+         A.branchesDivergent == B.branchesDivergent &&
+         A.globalLoadRequests == B.globalLoadRequests &&
+         A.globalLoadSectors == B.globalLoadSectors &&
+         A.globalStoreSectors == B.globalStoreSectors &&
+         A.sharedLoadRequests == B.sharedLoadRequests &&
+         A.sharedStoreRequests == B.sharedStoreRequests &&
+         A.sharedBankConflicts == B.sharedBankConflicts && A.loadBytes == B.loadBytes &&
+         A.storeBytes == B.storeBytes && A.barrierSyncs == B.barrierSyncs;
+}
+
+struct Three {
+  analyzer::AnalysisResult skip, noSkip, exact;
+};
+
+/// Fast mode with and without the skip, and exact mode; every launch must agree exactly.
+Three runThree(const analyzer::AnalysisInput &In, analyzer::FastSettings S = {}) {
+  S.skipLoops = true;
+  auto Skip = analyzer::analyze(In, AnalysisMode::Fast, S);
+  S.skipLoops = false;
+  auto NoSkip = analyzer::analyze(In, AnalysisMode::Fast, S);
+  auto Exact = analyzer::analyze(In, AnalysisMode::Exact, S);
+  REQUIRE_MESSAGE(Skip, support::errorText(Skip));
+  REQUIRE_MESSAGE(NoSkip, support::errorText(NoSkip));
+  REQUIRE_MESSAGE(Exact, support::errorText(Exact));
+  REQUIRE(Skip->launches.size() == Exact->launches.size());
+  for (size_t K = 0; K < Skip->launches.size(); ++K) {
+    CAPTURE(K);
+    CHECK(sameCounts(Skip->launches[K].profile, NoSkip->launches[K].profile));
+    CHECK(Skip->launches[K].dataDependent == NoSkip->launches[K].dataDependent);
+    CHECK(NoSkip->launches[K].loopIterationsSkipped == 0);
+    if (!Skip->launches[K].extrapolated)
+      CHECK(sameCounts(Skip->launches[K].profile, Exact->launches[K].profile));
+  }
+  return {std::move(*Skip), std::move(*NoSkip), std::move(*Exact)};
+}
+
+uint64_t skippedTotal(const analyzer::AnalysisResult &R) {
+  uint64_t S = 0;
+  for (const analyzer::LaunchAnalysis &L : R.launches)
+    S += L.loopIterationsSkipped;
+  return S;
+}
+
+analyzer::AnalysisInput loweredInput(const corpus::Network &Net) {
+  auto W = corpus::lower(Net);
+  REQUIRE_MESSAGE(W, support::errorText(W));
+  auto M = analyzer::parseManifest(corpus::manifestJson(*W), Net.name() + "/manifest.json");
+  REQUIRE_MESSAGE(M, support::errorText(M));
+  analyzer::AnalysisInput In;
+  std::vector<std::string> Names = corpus::ptxFileNames(*W);
+  for (size_t K = 0; K < W->ptx.size(); ++K)
+    In.ptx.push_back({Names[K], W->ptx[K]});
+  In.buffers = M->buffers;
+  In.launches = M->launches;
+  return In;
+}
+
+} // namespace
+
+TEST_CASE("loop skip: a loop whose path changes mid-way is counted exactly") {
+  for (uint32_t N : {260u, 301u, 2000u}) {
+    CAPTURE(N);
+    analyzer::AnalysisInput In;
+    In.ptx.push_back({"tiles.ptx", TilesPtx});
+    In.buffers = {buffer("in", 256ull * N), buffer("out", 256)};
+    analyzer::LaunchSpec L;
+    L.kernel = "tiles";
+    L.block = {64, 1, 1};
+    analyzer::ArgSpec Count;
+    Count.type = ptx::Type::U32;
+    Count.bits = N;
+    L.args = {bufArg("in"), bufArg("out"), Count};
+    In.launches = {L};
+    Three R = runThree(In);
+    const analyzer::KernelProfile &P = R.skip.launches[0].profile;
+    CHECK(sameCounts(P, R.exact.launches[0].profile));
+    TilesReference Ref = tilesReference(N);
+    CHECK(P.warpInstructionsTotal() == Ref.warp);
+    CHECK(P.threadInstructionsTotal() == Ref.thread);
+    CHECK(P.globalLoadSectors == 2ull * 4 * N); // 2 warps x 128 contiguous bytes per iteration
+    CHECK(P.barrierSyncs == 2ull * N);
+    if (N == 2000) // a long straight stretch after iteration 300
+      CHECK(R.skip.launches[0].loopIterationsSkipped > 1500);
+    MESSAGE("n = " << N << ": " << R.skip.launches[0].loopIterationsSkipped
+                   << " iterations skipped, " << R.skip.launches[0].interpreted << " of "
+                   << R.noSkip.launches[0].interpreted << " warp instructions interpreted");
+  }
+}
+
+TEST_CASE("loop skip: nvcc tiled GEMM with a partial last tile") {
+  fs::path Dir = fs::temp_directory_path() / "ptxcast_loopskip_nvcc";
+  fs::create_directories(Dir);
+  // matmul_tiled M = 40, N = 48, K = 1000: 63 tiles of 16, the last one 8 wide; grid 3 x 3.
+  std::ofstream(Dir / "m.json") << R"({"ptx": [")" PTXCAST_KERNEL_DIR R"(/matmul.sm_90.ptx"],
+    "buffers": [{"name": "a", "bytes": 160000, "init": {"random": "f32", "seed": 1}},
+                {"name": "b", "bytes": 192000, "init": {"random": "f32", "seed": 2}},
+                {"name": "c", "bytes": 7680}],
+    "launches": [{"kernel": "matmul_tiled", "grid": [3, 3], "block": [16, 16],
+                  "args": [{"buffer": "a"}, {"buffer": "b"}, {"buffer": "c"},
+                           {"s32": 40}, {"s32": 48}, {"s32": 1000}]}]})";
+  auto M = analyzer::loadManifest((Dir / "m.json").string());
+  REQUIRE_MESSAGE(M, support::errorText(M));
+  auto In = analyzer::analysisInput(*M);
+  REQUIRE_MESSAGE(In, support::errorText(In));
+  Three R = runThree(*In);
+  CHECK(!R.skip.launches[0].extrapolated); // 9 CTAs: every class run whole
+  CHECK(sameCounts(R.skip.launches[0].profile, R.exact.launches[0].profile));
+  CHECK(!R.skip.launches[0].dataDependent);
+  CHECK(skippedTotal(R.skip) > 9 * 40);
+  MESSAGE("matmul_tiled: " << skippedTotal(R.skip) << " iterations skipped, "
+                           << R.skip.launches[0].interpreted << " of "
+                           << R.noSkip.launches[0].interpreted << " warp instructions");
+  fs::remove_all(Dir);
+}
+
+TEST_CASE("loop skip: lowered 1x1 and 3x3 convolutions with long K loops") {
+  corpus::NetworkBuilder B("convs");
+  corpus::LayerId X = B.input({1, 1024, 7, 7});
+  X = B.conv(X, 256, 1, 1, 0); // 1x1: GEMM with K = 1024
+  X = B.conv(X, 64, 3, 1, 1);  // 3x3: implicit GEMM with K = 2304
+  auto Net = B.finish();
+  REQUIRE_MESSAGE(Net, support::errorText(Net));
+  analyzer::AnalysisInput In = loweredInput(*Net);
+  Three R = runThree(In);
+  for (size_t K = 0; K < In.launches.size(); ++K) {
+    CAPTURE(K);
+    CHECK(sameCounts(R.skip.launches[K].profile, R.exact.launches[K].profile));
+  }
+  // The 1x1 convolution's K loop (64 tiles) is affine per iteration; the implicit-GEMM 3x3 one
+  // (144 tiles) only per 9 iterations: its im2col indices (k / 9, k % 9) repeat with period 9.
+  REQUIRE(In.launches.size() == 2);
+  const analyzer::LaunchAnalysis &Gemm = R.skip.launches[0], &Igemm = R.skip.launches[1];
+  CHECK(Gemm.loopIterationsSkipped > 0);
+  CHECK(Gemm.interpreted * 3 < R.noSkip.launches[0].interpreted);
+  CHECK(Igemm.loopIterationsSkipped > 0);
+  CHECK(Igemm.interpreted * 3 < R.noSkip.launches[1].interpreted * 2);
+  MESSAGE("1x1 conv: " << Gemm.loopIterationsSkipped << " iterations skipped, " << Gemm.interpreted
+                       << " of " << R.noSkip.launches[0].interpreted
+                       << " warp instructions interpreted; 3x3 conv: "
+                       << Igemm.loopIterationsSkipped << " skipped, " << Igemm.interpreted << " of "
+                       << R.noSkip.launches[1].interpreted);
+}
