@@ -218,4 +218,11 @@ support::Expected<AnalysisResult> analyze(const AnalysisInput &In, AnalysisMode 
   return Res;
 }
 
+FastSettings quickSettings() {
+  FastSettings S;
+  S.interiorSamples = 2;
+  S.maxInteriorSamples = 8;
+  return S;
+}
+
 } // namespace analyzer

@@ -34,6 +34,7 @@ struct AnalyzeOptions {
   unsigned threads = 0;
   bool noAbstract = false, noSampling = false, noDataCheck = false, noDedupe = false;
   bool noLoopSkip = false;
+  bool quick = false;
   uint32_t maxSamples = 64;
 };
 
@@ -182,12 +183,14 @@ int runAnalyze(const AnalyzeOptions &O) {
     fmt::print(stderr, "{}\n", In.error().str());
     return 1;
   }
-  analyzer::FastSettings S;
+  analyzer::FastSettings S = O.quick ? analyzer::quickSettings() : analyzer::FastSettings{};
   S.abstractMemory = !O.noAbstract;
   S.sampleCtas = !O.noSampling;
   S.checkDataDependence = !O.noDataCheck;
-  S.interiorSamples = O.samples;
-  S.maxInteriorSamples = std::max(O.maxSamples, O.samples);
+  if (!O.quick) {
+    S.interiorSamples = O.samples;
+    S.maxInteriorSamples = std::max(O.maxSamples, O.samples);
+  }
   S.dedupeLaunches = !O.noDedupe;
   S.skipLoops = !O.noLoopSkip;
   S.threads = O.threads;
@@ -240,6 +243,9 @@ void addAnalyzeCommand(CLI::App &App) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   Cmd->add_option("--threads", O->threads, "worker threads (0 = all cores)")->capture_default_str();
+  Cmd->add_flag("--quick", O->quick,
+                "fast mode: the sampling of ptxcast dataset/predict (2 samples per class, at most "
+                "8; overrides --samples/--max-samples)");
   Cmd->add_flag("--no-abstract-memory", O->noAbstract,
                 "fast mode: real buffers and data, launches in order on one thread");
   Cmd->add_flag("--no-sampling", O->noSampling, "fast mode: interpret every CTA");

@@ -61,6 +61,12 @@ struct FastSettings {
   std::function<void(size_t, size_t)> progress;
 };
 
+/// The settings `ptxcast dataset` and `ptxcast predict` analyse with: 2 samples per CTA class,
+/// escalating to at most 8 (instead of 3 and 64), every other shortcut as in FastSettings{}.
+/// About 3x less interpretation for network totals within ~0.1 % of the defaults
+/// (docs/fast-mode.md, "Quick settings"); features for a learner need no more.
+FastSettings quickSettings();
+
 /// One launch's (estimated) counts and how they were obtained.
 struct LaunchAnalysis {
   KernelProfile profile;     ///< counts for the whole grid (extrapolated when sampled)
