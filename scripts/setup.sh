@@ -10,7 +10,7 @@ PACKAGES=(
   libxgboost-dev libboost-graph-dev doctest-dev
   libonnx-dev libprotobuf-dev protobuf-compiler
   libeigen3-dev nlohmann-json3-dev libcli11-dev libfmt-dev
-  gnuplot-nox
+  gnuplot-nox librsvg2-bin
 )
 
 missing=()

@@ -193,18 +193,19 @@ std::string formatNumber(double V) {
 }
 
 /// Schema with the defaults filled in: the target (last column when unnamed) and, with
-/// inferIds and implicit features, every non-numeric column as an identifier.
+/// inferIds, every other non-numeric column not listed as a feature as an identifier.
 CsvSchema completeSchema(const std::vector<CsvRecord> &Records, CsvSchema Schema) {
   const CsvRecord &Header = Records.front();
   if (Schema.target.empty() && !Header.fields.empty())
     Schema.target = Header.fields.back();
-  if (!Schema.inferIds || !Schema.featureColumns.empty())
+  if (!Schema.inferIds)
     return Schema;
   auto Listed = [&](const std::string &Name) {
     auto In = [&](const std::vector<std::string> &V) {
       return std::find(V.begin(), V.end(), Name) != V.end();
     };
-    return Name == Schema.target || In(Schema.idColumns) || In(Schema.ignoreColumns);
+    return Name == Schema.target || In(Schema.idColumns) || In(Schema.ignoreColumns) ||
+           In(Schema.featureColumns);
   };
   for (size_t C = 0; C < Header.fields.size(); ++C) {
     if (Listed(Header.fields[C]))

@@ -1,14 +1,22 @@
-// `ptxcast train --data D.csv --target COL [...] -o model.json`: fits one learner on a dataset
-// CSV and saves the model (learner, params, features, target, transform, "predicts", state).
+// `ptxcast train --data D.csv [--target COL] [...] -o model.json`: fits one learner on a dataset
+// CSV and saves the model (learner, params, features, target, transform, "predicts", state). With
+// --level it writes a predictor bundle for `ptxcast predict` instead (learners/Predictor.h): the
+// level and dtype it applies to, training GPUs and feature ranges, and, with --cv, the error band
+// measured by cross-validation before the final fit on every row.
 #include "Commands.h"
 #include "LearnerOptions.h"
 
 #include "learners/CrossValidation.h"
+#include "learners/Features.h"
+#include "learners/Predictor.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
+#include <algorithm>
+#include <filesystem>
 #include <memory>
+#include <set>
 
 namespace ptxcast {
 namespace {
@@ -18,7 +26,114 @@ struct TrainOptions {
   ModelOptions model;
   std::string output;
   std::string predicts;
+  // Bundle options (a bundle is written when `level` is set).
+  std::string level;
+  std::string dtype = "f32";
+  std::string name;
+  std::string cv;
+  std::string gpuId = "gpu";
+  uint64_t seed = 1;
 };
+
+void printFit(const learners::Model &M, const learners::Dataset &D, const std::string &Output) {
+  auto Fit = learners::computeMetrics(D.target, M.predict(D.features), D.featureNames.size());
+  fmt::print("trained {} (target transform {}) on {} rows x {} features -> {}\n", M.learner(),
+             learners::transformName(M.transform()), D.size(), D.featureNames.size(), Output);
+  fmt::print("training-set fit (optimistic; use `ptxcast evaluate` for CV): MAPE {:.3f}%  "
+             "RMSE {:.5g}  R2 {:.4f}\n",
+             Fit.mape, Fit.rmse, Fit.r2);
+  auto Rank = learners::rankImportance(M, D, 1);
+  if (Rank) {
+    fmt::print("most influencing predictors:\n");
+    for (size_t I = 0; I < Rank->size() && I < 10; ++I)
+      fmt::print("  {:>2}. {:<32} {:.4g}\n", I + 1, (*Rank)[I].first, (*Rank)[I].second);
+  }
+}
+
+/// Distinct values of identifier column `Column`, sorted (empty when the column is absent).
+std::vector<std::string> distinctIds(const learners::Dataset &D, const std::string &Column) {
+  auto Col = D.idIndex(Column);
+  std::set<std::string> Values;
+  if (Col)
+    for (const auto &Row : D.ids)
+      Values.insert(Row[*Col]);
+  return {Values.begin(), Values.end()};
+}
+
+/// Every feature of D must be one `ptxcast predict` can compute.
+std::optional<support::Error> checkSchema(const learners::Dataset &D) {
+  std::vector<std::string> Schema = learners::featureNames();
+  for (const std::string &F : D.featureNames)
+    if (std::find(Schema.begin(), Schema.end(), F) == Schema.end())
+      return support::Error("feature '" + F +
+                            "' is not in ptxcast's feature schema (learners/Features.h), so "
+                            "predict could not compute it; drop it with --ignore");
+  return std::nullopt;
+}
+
+/// The error band from out-of-fold predictions of the protocol `--cv` names.
+support::Expected<learners::ErrorBand>
+measureBand(const TrainOptions &Opts, const learners::Dataset &D, const learners::ModelSpec &Spec) {
+  auto Choice = parseCv(Opts.cv);
+  if (!Choice)
+    return Choice.error();
+  auto Plan = planCv(D, *Choice, Opts.seed);
+  if (!Plan)
+    return Plan.error();
+  auto R = learners::crossValidate(D, Spec, Plan->folds, Plan->protocol, Opts.seed);
+  if (!R)
+    return R.error();
+  return learners::errorBand(D.target, R->predictions, Plan->protocol);
+}
+
+std::string dataDescription(const std::vector<std::string> &Files) {
+  std::string Out;
+  for (const std::string &F : Files)
+    Out += (Out.empty() ? "" : ", ") + std::filesystem::path(F).filename().string();
+  return Out;
+}
+
+int writeBundle(const TrainOptions &Opts, const learners::Dataset &D,
+                const learners::ModelSpec &Spec, const std::string &Predicts) {
+  auto Level = learners::parseLevel(Opts.level);
+  std::optional<support::Error> Bad = Level ? checkSchema(D) : Level.error();
+  if (Bad) {
+    fmt::print(stderr, "{}\n", Bad->str());
+    return 1;
+  }
+  learners::PredictorInfo Info;
+  if (!Opts.cv.empty()) {
+    auto Band = measureBand(Opts, D, Spec);
+    if (!Band) {
+      fmt::print(stderr, "{}\n", Band.error().str());
+      return 1;
+    }
+    Info.band = *Band;
+    fmt::print("{}: out-of-fold MAPE {:.2f}%, measured/predicted {:.0f}% band [{:.3f}, {:.3f}] "
+               "(median {:.3f}) over {} rows\n",
+               Band->protocol, Band->mape, 100 * Band->coverage, Band->ratioLow, Band->ratioHigh,
+               Band->ratioMedian, Band->rows);
+  }
+  auto M = learners::Model::fit(D, Spec, Predicts);
+  if (!M) {
+    fmt::print(stderr, "{}\n", M.error().str());
+    return 1;
+  }
+  Info.name = Opts.name.empty() ? std::filesystem::path(Opts.output).stem().string() : Opts.name;
+  Info.level = *Level;
+  Info.dtype = Opts.dtype;
+  Info.trainingData = dataDescription(Opts.data.files);
+  Info.trainingRows = D.size();
+  Info.trainingGpus = distinctIds(D, Opts.gpuId);
+  Info.ranges = learners::featureRanges(D);
+  learners::Predictor P(std::move(*M), std::move(Info));
+  if (auto E = P.save(Opts.output)) {
+    fmt::print(stderr, "{}\n", E->str());
+    return 1;
+  }
+  printFit(P.model(), D, Opts.output);
+  return 0;
+}
 
 int runTrain(const TrainOptions &Opts) {
   auto D = loadDataset(Opts.data);
@@ -28,6 +143,12 @@ int runTrain(const TrainOptions &Opts) {
     return 1;
   }
   std::string Predicts = Opts.predicts.empty() ? D->targetName : Opts.predicts;
+  if (!Opts.level.empty())
+    return writeBundle(Opts, *D, *Spec, Predicts);
+  if (!Opts.cv.empty()) {
+    fmt::print(stderr, "error: --cv measures a predictor bundle's error band; it needs --level\n");
+    return 1;
+  }
   auto M = learners::Model::fit(*D, *Spec, Predicts);
   if (!M) {
     fmt::print(stderr, "{}\n", M.error().str());
@@ -37,19 +158,7 @@ int runTrain(const TrainOptions &Opts) {
     fmt::print(stderr, "{}\n", E->str());
     return 1;
   }
-  auto Fit = learners::computeMetrics(D->target, M->predict(D->features), D->featureNames.size());
-  fmt::print("trained {} (target transform {}) on {} rows x {} features -> {}\n", M->learner(),
-             learners::transformName(M->transform()), D->size(), D->featureNames.size(),
-             Opts.output);
-  fmt::print("training-set fit (optimistic; use `ptxcast evaluate` for CV): MAPE {:.3f}%  "
-             "RMSE {:.5g}  R2 {:.4f}\n",
-             Fit.mape, Fit.rmse, Fit.r2);
-  auto Rank = learners::rankImportance(*M, *D, 1);
-  if (Rank) {
-    fmt::print("most influencing predictors:\n");
-    for (size_t I = 0; I < Rank->size() && I < 10; ++I)
-      fmt::print("  {:>2}. {:<32} {:.4g}\n", I + 1, (*Rank)[I].first, (*Rank)[I].second);
-  }
+  printFit(*M, *D, Opts.output);
   return 0;
 }
 
@@ -57,7 +166,9 @@ int runTrain(const TrainOptions &Opts) {
 
 void addTrainCommand(CLI::App &App) {
   auto Opts = std::make_shared<TrainOptions>();
-  CLI::App *Cmd = App.add_subcommand("train", "fit a regressor on a dataset CSV and save it");
+  CLI::App *Cmd = App.add_subcommand(
+      "train", "fit a regressor on a dataset CSV and save it (with --level: a predictor bundle "
+               "for `ptxcast predict`, docs/predict.md)");
   addDataOptions(*Cmd, Opts->data);
   Cmd->add_option("--learner", Opts->model.learner, "linear, knn, tree, forest or xgboost")
       ->capture_default_str();
@@ -65,6 +176,21 @@ void addTrainCommand(CLI::App &App) {
   Cmd->add_option("-o,--output", Opts->output, "model JSON file to write")->required();
   Cmd->add_option("--predicts", Opts->predicts,
                   "free-text description of what the model predicts (saved in the model)");
+  Cmd->add_option("--level", Opts->level,
+                  "write a predictor bundle applied per launch (operator: summed over launches) "
+                  "or to the whole network (network)")
+      ->check(CLI::IsMember({"operator", "network"}));
+  Cmd->add_option("--dtype", Opts->dtype, "bundle: element type of the networks it predicts")
+      ->check(CLI::IsMember({"f32", "f16"}))
+      ->capture_default_str();
+  Cmd->add_option("--name", Opts->name, "bundle: name for --model (default: the file's stem)");
+  Cmd->add_option("--cv", Opts->cv,
+                  "bundle: measure the error band by cross-validation first: K folds or "
+                  "group=COLUMN (leave one group out, e.g. group=gpu)");
+  Cmd->add_option("--gpu-id", Opts->gpuId,
+                  "bundle: identifier column naming each row's GPU (the training GPUs)")
+      ->capture_default_str();
+  Cmd->add_option("--seed", Opts->seed, "cross-validation shuffle seed")->capture_default_str();
   Cmd->callback([Opts] {
     if (int Status = runTrain(*Opts); Status != 0)
       throw CLI::RuntimeError(Status);

@@ -56,7 +56,7 @@ struct CsvSchema {
   std::vector<std::string> featureColumns; ///< numeric inputs; empty = every other column
   std::vector<std::string> ignoreColumns;  ///< columns dropped (only meaningful when features
                                            ///< are implicit)
-  /// With implicit features: a column holding any non-numeric value becomes an identifier
+  /// A column not listed as a feature that holds any non-numeric value becomes an identifier
   /// (in header order, after the listed ones) instead of being an error. This is how files
   /// written by `ptxcast dataset` read without listing their identifiers.
   bool inferIds = false;

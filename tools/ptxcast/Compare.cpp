@@ -1,0 +1,240 @@
+// `ptxcast compare --models A,B,... --gpus X,Y,... [--batch N,...] [--budget-ms T]
+// [--plot FILE.png|FILE.svg] [--format table|json|csv]`: the prediction matrix of models x GPUs x
+// batch sizes, which pairs meet a time budget, images/s per watt of catalog TDP, and a heat-map
+// plot. Each model and batch is analysed once (analysis does not depend on the GPU).
+#include "Commands.h"
+#include "NetworkAnalysis.h"
+#include "Prediction.h"
+#include "SvgChart.h"
+
+#include "corpus/Zoo.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/core.h>
+
+#include <cmath>
+#include <memory>
+
+namespace ptxcast {
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+struct CompareOptions {
+  std::vector<std::string> models, gpus;
+  std::vector<int64_t> batches = {1};
+  double budgetMs = 0;
+  std::string plot;
+  std::string format = "table";
+  int64_t imageSize = 0;
+  unsigned threads = 0;
+  PredictorChoice choice;
+};
+
+struct Cell {
+  std::string input;
+  GpuPrediction prediction;
+};
+
+bool meets(const CompareOptions &O, const GpuPrediction &G) {
+  return O.budgetMs > 0 && G.timeMs <= O.budgetMs;
+}
+
+/// Expands "all" and checks every name before any analysis runs.
+support::Expected<std::vector<learners::GpuSpec>> resolve(CompareOptions &O,
+                                                          const learners::GpuCatalog &Catalog) {
+  if (O.models.size() == 1 && O.models[0] == "all") {
+    O.models.clear();
+    for (const corpus::ZooModel &M : corpus::zooModels())
+      O.models.push_back(M.name);
+  }
+  for (const std::string &M : O.models)
+    if (!isOnnxPath(M))
+      if (auto N = corpus::buildZooModel(M); !N)
+        return N.error();
+  if (O.gpus.size() == 1 && O.gpus[0] == "all")
+    O.gpus = Catalog.names();
+  std::vector<learners::GpuSpec> Gpus;
+  for (const std::string &Name : O.gpus) {
+    auto G = Catalog.lookup(Name);
+    if (!G)
+      return G.error();
+    Gpus.push_back(*G);
+  }
+  return Gpus;
+}
+
+support::Expected<std::vector<Cell>> predictAll(const CompareOptions &O,
+                                                const learners::Predictor &P,
+                                                const std::vector<learners::GpuSpec> &Gpus) {
+  std::vector<Cell> Cells;
+  for (const std::string &Model : O.models)
+    for (int64_t Batch : O.batches) {
+      NetworkRequest R{Model, Batch, O.imageSize, P.info().dtype, "sm_90", O.threads};
+      auto N = analyseNetwork(R);
+      if (!N)
+        return N.error();
+      for (const learners::GpuSpec &Gpu : Gpus) {
+        auto G = predictOnGpu(*N, P, Gpu);
+        if (!G)
+          return G.error();
+        Cells.push_back({Model, std::move(*G)});
+      }
+    }
+  return Cells;
+}
+
+std::string bandText(const GpuPrediction &G) {
+  return G.intervalMs ? fmt::format("{:.4g}..{:.4g}", G.intervalMs->first, G.intervalMs->second)
+                      : "-";
+}
+
+void printTable(const CompareOptions &O, const learners::Predictor &P,
+                const std::vector<Cell> &Cells) {
+  fmt::print("{}\n\n", predictorSummary(P));
+  fmt::print("{:<20} {:>6} {:<18} {:>11} {:>19} {:>11} {:>10}{}\n", "model", "batch", "gpu",
+             "ms/batch", "band ms", "images/s", "img/s/W", O.budgetMs > 0 ? "  budget" : "");
+  size_t Meeting = 0, Warned = 0;
+  for (const Cell &C : Cells) {
+    const GpuPrediction &G = C.prediction;
+    fmt::print("{:<20} {:>6} {:<18} {:>11.4g} {:>19} {:>11.4g} {:>10.3g}{}\n", C.input, G.batch,
+               G.gpu.name, G.timeMs, bandText(G), G.imagesPerSecond(), G.imagesPerSecondPerWatt(),
+               O.budgetMs > 0 ? (meets(O, G) ? "  meets" : "  over") : "");
+    Meeting += meets(O, G);
+    Warned += !G.warnings.empty();
+  }
+  if (O.budgetMs > 0)
+    fmt::print("\n{} of {} model/GPU pairs meet the budget of {:g} ms per batch\n", Meeting,
+               Cells.size(), O.budgetMs);
+  if (Warned)
+    fmt::print("{} of {} predictions carry outside-the-training-data warnings (see --format "
+               "json or `ptxcast predict`)\n",
+               Warned, Cells.size());
+}
+
+void printCsv(const std::vector<Cell> &Cells, const CompareOptions &O) {
+  fmt::print("model,batch,gpu,time_ms,low_ms,high_ms,images_per_s,images_per_s_per_w,"
+             "meets_budget,warnings\n");
+  for (const Cell &C : Cells) {
+    const GpuPrediction &G = C.prediction;
+    fmt::print("{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch, G.gpu.name, G.timeMs,
+               G.intervalMs ? fmt::format("{}", G.intervalMs->first) : "",
+               G.intervalMs ? fmt::format("{}", G.intervalMs->second) : "", G.imagesPerSecond(),
+               G.imagesPerSecondPerWatt(), O.budgetMs > 0 ? (meets(O, G) ? "1" : "0") : "",
+               G.warnings.size());
+  }
+}
+
+OJson resultsJson(const CompareOptions &O, const learners::Predictor &P,
+                  const std::vector<Cell> &Cells) {
+  OJson Rows = OJson::array();
+  for (const Cell &C : Cells) {
+    const GpuPrediction &G = C.prediction;
+    OJson Band = G.intervalMs ? OJson{G.intervalMs->first, G.intervalMs->second} : OJson(nullptr);
+    Rows.push_back({{"model", C.input},
+                    {"batch", G.batch},
+                    {"gpu", G.gpu.name},
+                    {"time_ms", G.timeMs},
+                    {"interval_ms", Band},
+                    {"images_per_s", G.imagesPerSecond()},
+                    {"tdp_w", G.gpu.tdpW},
+                    {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
+                    {"meets_budget", O.budgetMs > 0 ? OJson(meets(O, G)) : OJson(nullptr)},
+                    {"warnings", G.warnings}});
+  }
+  return {{"model", predictorJson(P)},
+          {"budget_ms", O.budgetMs > 0 ? OJson(O.budgetMs) : OJson(nullptr)},
+          {"results", Rows}};
+}
+
+HeatMap heatMap(const CompareOptions &O, const learners::Predictor &P,
+                const std::vector<Cell> &Cells) {
+  HeatMap H;
+  H.title = "Predicted time per batch (ms)";
+  H.subtitle = fmt::format("model {}: {}", P.info().name, P.model().predicts());
+  H.unit = "ms";
+  if (O.budgetMs > 0)
+    H.budget = O.budgetMs;
+  size_t NumGpus = O.gpus.size();
+  for (size_t I = 0; I < NumGpus && I < Cells.size(); ++I)
+    H.columns.push_back(Cells[I].prediction.gpu.name);
+  for (size_t Row = 0; Row * NumGpus < Cells.size(); ++Row) {
+    const Cell &First = Cells[Row * NumGpus];
+    H.rows.push_back(O.batches.size() > 1
+                         ? fmt::format("{} (batch {})", First.input, First.prediction.batch)
+                         : First.input);
+    std::vector<double> Values;
+    for (size_t C = 0; C < NumGpus; ++C)
+      Values.push_back(Cells[Row * NumGpus + C].prediction.timeMs);
+    H.values.push_back(std::move(Values));
+  }
+  return H;
+}
+
+int fail(const support::Error &E) {
+  fmt::print(stderr, "{}\n", E.str());
+  return 1;
+}
+
+int runCompare(CompareOptions O) {
+  auto Catalog = learners::GpuCatalog::builtin();
+  if (!Catalog)
+    return fail(Catalog.error());
+  auto Gpus = resolve(O, *Catalog);
+  if (!Gpus)
+    return fail(Gpus.error());
+  auto P = choosePredictor(O.choice);
+  if (!P)
+    return fail(P.error());
+  auto Cells = predictAll(O, *P, *Gpus);
+  if (!Cells)
+    return fail(Cells.error());
+  if (O.format == "json")
+    fmt::print("{}\n", resultsJson(O, *P, *Cells).dump(2));
+  else if (O.format == "csv")
+    printCsv(*Cells, O);
+  else
+    printTable(O, *P, *Cells);
+  if (!O.plot.empty())
+    if (auto E = writePlot(heatMapSvg(heatMap(O, *P, *Cells)), O.plot))
+      return fail(*E);
+  return 0;
+}
+
+} // namespace
+
+void addCompareCommand(CLI::App &App) {
+  auto O = std::make_shared<CompareOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "compare", "predict every model on every GPU (and batch size): the matrix, a time budget, "
+                 "images/s per watt, and a heat-map plot (docs/predict.md)");
+  Cmd->add_option("--models", O->models, "zoo models or FILE.onnx, comma separated, or all")
+      ->delimiter(',')
+      ->required();
+  Cmd->add_option("--gpus", O->gpus, "catalog GPU names, comma separated, or all")
+      ->delimiter(',')
+      ->required();
+  Cmd->add_option("--batch", O->batches, "batch sizes, comma separated (1..4096)")
+      ->delimiter(',')
+      ->check(CLI::Range(int64_t(1), int64_t(4096)))
+      ->capture_default_str();
+  Cmd->add_option("--budget-ms", O->budgetMs, "time budget per batch in ms")
+      ->check(CLI::PositiveNumber);
+  Cmd->add_option("--plot", O->plot, "write a heat map of the matrix to FILE.svg or FILE.png");
+  Cmd->add_option("--format", O->format, "output format")
+      ->check(CLI::IsMember({"table", "json", "csv"}))
+      ->capture_default_str();
+  Cmd->add_option("--image-size", O->imageSize, "input height = width, zoo models (16..1024)")
+      ->check(CLI::Range(int64_t(16), int64_t(1024)));
+  Cmd->add_option("--dtype", O->choice.dtype, "element type (default: that of the chosen model)")
+      ->check(CLI::IsMember({"f32", "f16"}));
+  Cmd->add_option("--learner", O->choice.learner, "use the shipped model of this learner");
+  Cmd->add_option("--model", O->choice.model, "shipped model name or a bundle FILE.json");
+  Cmd->add_option("--threads", O->threads, "analysis worker threads (0 = all cores)");
+  Cmd->callback([O] {
+    if (int Status = runCompare(*O); Status != 0)
+      throw CLI::RuntimeError(Status);
+  });
+}
+
+} // namespace ptxcast

@@ -1,0 +1,125 @@
+// Lowering + fast analysis of one network for prediction (NetworkAnalysis.h).
+#include "NetworkAnalysis.h"
+
+#include "analyzer/FastMode.h"
+#include "corpus/Lower.h"
+#include "corpus/Onnx.h"
+#include "corpus/Zoo.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <map>
+#include <set>
+#include <unistd.h>
+
+namespace ptxcast {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point T) {
+  return std::chrono::duration<double>(Clock::now() - T).count();
+}
+
+support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R, corpus::DType Type) {
+  if (!isOnnxPath(R.input))
+    return corpus::buildZooModel(R.input, corpus::ZooOptions{R.batch, R.imageSize, Type});
+  if (R.imageSize != 0)
+    return support::Error(R.input, 0, 0,
+                          "--image-size applies to zoo models; an ONNX file fixes its own");
+  corpus::OnnxImportOptions Opts;
+  Opts.batch = R.batch;
+  Opts.dtype = Type;
+  return corpus::importOnnxFile(R.input, Opts);
+}
+
+/// Bytes of the distinct buffers named by the launches' arguments.
+uint64_t footprint(const corpus::Workload &W,
+                   const std::vector<const corpus::WorkloadLaunch *> &L) {
+  std::map<std::string, uint64_t> Bytes;
+  for (const corpus::WorkloadBuffer &B : W.buffers)
+    Bytes[B.name] = B.bytes;
+  std::set<std::string> Used;
+  for (const corpus::WorkloadLaunch *Launch : L)
+    for (const corpus::WorkloadArg &A : Launch->args)
+      Used.insert(A.buffer);
+  uint64_t Sum = 0;
+  for (const std::string &Name : Used)
+    Sum += Bytes[Name];
+  return Sum;
+}
+
+support::Expected<analyzer::AnalysisInput> analysisInput(corpus::Workload &W,
+                                                         const std::string &Input) {
+  auto M = analyzer::parseManifest(corpus::manifestJson(W), Input + "/manifest.json");
+  if (!M)
+    return M.error();
+  analyzer::AnalysisInput In;
+  std::vector<std::string> Names = corpus::ptxFileNames(W);
+  for (size_t K = 0; K < W.ptx.size(); ++K)
+    In.ptx.push_back({Names[K], std::move(W.ptx[K])});
+  In.buffers = std::move(M->buffers);
+  In.launches = std::move(M->launches);
+  return In;
+}
+
+} // namespace
+
+bool isOnnxPath(const std::string &Input) {
+  return Input.size() >= 5 && Input.compare(Input.size() - 5, 5, ".onnx") == 0;
+}
+
+support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
+  Clock::time_point Start = Clock::now();
+  corpus::DType Type = R.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
+  auto N = buildNetwork(R, Type);
+  if (!N)
+    return N.error();
+  corpus::LowerOptions LO;
+  LO.dtype = Type;
+  LO.arch = R.arch;
+  auto W = corpus::lower(*N, LO);
+  if (!W)
+    return W.error();
+  NetworkAnalysis Out;
+  Out.network = N->name();
+  Out.batch = R.batch;
+  const corpus::Shape &InShape = N->layer(N->inputs().front()).shape;
+  Out.imageSize = InShape.size() >= 4 ? InShape[2] : 0;
+  Out.dtype = R.dtype;
+  std::vector<const corpus::WorkloadLaunch *> All;
+  for (const corpus::WorkloadLaunch &L : W->launches) {
+    All.push_back(&L);
+    LaunchRecord &Rec = Out.launches.emplace_back();
+    Rec.strategy = L.strategy;
+    Rec.layers = L.layers;
+    Rec.footprintBytes = footprint(*W, {&L});
+  }
+  Out.footprintBytes = footprint(*W, All);
+  auto In = analysisInput(*W, R.input);
+  if (!In)
+    return In.error();
+  Out.lowerSeconds = secondsSince(Start);
+  Start = Clock::now();
+  // Quick sampling, and no data-dependence check: lowered kernels branch on indices only
+  // (docs/fast-mode.md, "Quick settings"); the same settings as `ptxcast dataset`.
+  analyzer::FastSettings S = analyzer::quickSettings();
+  S.checkDataDependence = false;
+  S.threads = R.threads;
+  if (isatty(STDERR_FILENO))
+    S.progress = [](size_t Done, size_t Total) {
+      fmt::print(stderr, "\ranalysed {}/{} launches", Done, Total);
+      if (Done == Total)
+        fmt::print(stderr, "\r\033[K");
+    };
+  auto A = analyzer::analyze(*In, analyzer::AnalysisMode::Fast, S);
+  if (!A)
+    return A.error();
+  for (size_t K = 0; K < A->launches.size(); ++K)
+    Out.launches[K].profile = std::move(A->launches[K].profile);
+  Out.analyseSeconds = secondsSince(Start);
+  return Out;
+}
+
+} // namespace ptxcast

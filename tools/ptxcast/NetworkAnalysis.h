@@ -1,0 +1,53 @@
+// A zoo model or ONNX file lowered in memory and analysed in fast mode, with what prediction
+// needs per launch: counts, launch kind (the lowering's strategy), layers and buffer footprint.
+// Shared by `ptxcast predict` and `ptxcast compare`.
+#pragma once
+
+#include "analyzer/Counts.h"
+#include "support/Expected.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ptxcast {
+
+/// What to lower and how.
+struct NetworkRequest {
+  std::string input; ///< zoo model name or FILE.onnx
+  int64_t batch = 1;
+  int64_t imageSize = 0; ///< zoo models: H = W; 0 = the model's own resolution
+  std::string dtype = "f32";
+  std::string arch = "sm_90";
+  unsigned threads = 0; ///< analysis worker threads; 0 = all cores
+};
+
+/// One launch of the lowered network.
+struct LaunchRecord {
+  analyzer::KernelProfile profile;
+  std::string strategy; ///< conv_gemm, conv_dw, eltwise, ... (corpus lowering)
+  std::vector<std::string> layers;
+  uint64_t footprintBytes = 0; ///< bytes of the distinct buffers this launch uses
+};
+
+/// The analysed network.
+struct NetworkAnalysis {
+  std::string network; ///< the network's name
+  int64_t batch = 1;
+  int64_t imageSize = 0; ///< input height (= width for the zoo)
+  std::string dtype;
+  std::vector<LaunchRecord> launches;
+  uint64_t footprintBytes = 0; ///< bytes of the distinct buffers all launches use
+  double lowerSeconds = 0;     ///< wall time of building + lowering
+  double analyseSeconds = 0;   ///< wall time of fast analysis
+};
+
+/// True when Input names an ONNX file rather than a zoo model.
+bool isOnnxPath(const std::string &Input);
+
+/// Builds (zoo) or imports (ONNX), lowers (kernels planned and emitted) and fast-analyses the
+/// network. Unknown model names, unreadable or unsupported ONNX files and analysis traps are
+/// Errors with the message of the stage that failed.
+support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R);
+
+} // namespace ptxcast
