@@ -2,6 +2,7 @@
 // [--mode fast|exact] [--format table|json|csv]`: counts per launch plus network totals, in
 // seconds through fast mode (docs/fast-mode.md). Models and ONNX files are lowered in memory.
 #include "Commands.h"
+#include "NetworkAnalysis.h"
 #include "ProfileJson.h"
 
 #include "analyzer/FastMode.h"
@@ -63,17 +64,7 @@ support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeOptions &O) {
   support::Expected<corpus::Workload> W = corpus::lower(*N, LO);
   if (!W)
     return W.error();
-  support::Expected<analyzer::Manifest> M =
-      analyzer::parseManifest(corpus::manifestJson(*W), O.input + "/manifest.json");
-  if (!M)
-    return M.error();
-  analyzer::AnalysisInput In;
-  std::vector<std::string> Names = corpus::ptxFileNames(*W);
-  for (size_t K = 0; K < W->ptx.size(); ++K)
-    In.ptx.push_back({Names[K], std::move(W->ptx[K])});
-  In.buffers = std::move(M->buffers);
-  In.launches = std::move(M->launches);
-  return In;
+  return analysisInput(*W, O.input);
 }
 
 support::Expected<analyzer::AnalysisInput> loadInput(const AnalyzeOptions &O) {

@@ -13,6 +13,7 @@ void addZooCommand(CLI::App &App);
 void addLowerCommand(CLI::App &App);
 void addTrainCommand(CLI::App &App);
 void addEvaluateCommand(CLI::App &App);
+void addDatasetCommand(CLI::App &App);
 void addPredictCommand(CLI::App &App);
 void addCompareCommand(CLI::App &App);
 } // namespace ptxcast

@@ -50,6 +50,8 @@ uint64_t footprint(const corpus::Workload &W,
   return Sum;
 }
 
+} // namespace
+
 support::Expected<analyzer::AnalysisInput> analysisInput(corpus::Workload &W,
                                                          const std::string &Input) {
   auto M = analyzer::parseManifest(corpus::manifestJson(W), Input + "/manifest.json");
@@ -63,8 +65,6 @@ support::Expected<analyzer::AnalysisInput> analysisInput(corpus::Workload &W,
   In.launches = std::move(M->launches);
   return In;
 }
-
-} // namespace
 
 bool isOnnxPath(const std::string &Input) {
   return Input.size() >= 5 && Input.compare(Input.size() - 5, 5, ".onnx") == 0;

@@ -1,9 +1,11 @@
 // A zoo model or ONNX file lowered in memory and analysed in fast mode, with what prediction
 // needs per launch: counts, launch kind (the lowering's strategy), layers and buffer footprint.
-// Shared by `ptxcast predict` and `ptxcast compare`.
+// Shared by `ptxcast predict` and `ptxcast compare`; analysisInput by analyze and dataset too.
 #pragma once
 
 #include "analyzer/Counts.h"
+#include "analyzer/FastMode.h"
+#include "corpus/Workload.h"
 #include "support/Expected.h"
 
 #include <cstdint>
@@ -41,6 +43,11 @@ struct NetworkAnalysis {
   double lowerSeconds = 0;     ///< wall time of building + lowering
   double analyseSeconds = 0;   ///< wall time of fast analysis
 };
+
+/// The analyzer's input for a lowered workload: its PTX modules (moved out of W) and manifest.
+/// `Input` names the network in diagnostics (`Input/manifest.json`).
+support::Expected<analyzer::AnalysisInput> analysisInput(corpus::Workload &W,
+                                                         const std::string &Input);
 
 /// True when Input names an ONNX file rather than a zoo model.
 bool isOnnxPath(const std::string &Input);

@@ -14,6 +14,7 @@ int main(int argc, char **argv) {
   ptxcast::addAnalyzeCommand(App);
   ptxcast::addTrainCommand(App);
   ptxcast::addEvaluateCommand(App);
+  ptxcast::addDatasetCommand(App);
   ptxcast::addPredictCommand(App);
   ptxcast::addCompareCommand(App);
   CLI11_PARSE(App, argc, argv);

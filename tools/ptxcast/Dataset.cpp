@@ -1,0 +1,50 @@
+// `ptxcast dataset neusight|timm CSV... -o OUT.csv`: real measurements joined with ptxcast's
+// analysis of the same workload, one feature row per measurement (docs/datasets.md).
+#include "Commands.h"
+#include "DatasetCommands.h"
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+
+namespace ptxcast {
+namespace {
+
+/// Flags shared by both sources.
+void addCommonOptions(CLI::App *Cmd, dataset::DatasetOptions &O) {
+  Cmd->add_option("inputs", O.inputs, "source CSV files")->required()->check(CLI::ExistingFile);
+  Cmd->add_option("-o,--output", O.output, "output CSV (replaced atomically)")->required();
+  Cmd->add_option("--threads", O.threads, "worker threads (0 = all cores)")->capture_default_str();
+  Cmd->add_option("--arch", O.arch, "lowering target")->capture_default_str();
+}
+
+} // namespace
+
+void addDatasetCommand(CLI::App &App) {
+  auto O = std::make_shared<dataset::DatasetOptions>();
+  CLI::App *Cmd = App.add_subcommand(
+      "dataset", "join measured latencies with ptxcast's analysis into a learner dataset CSV");
+  Cmd->require_subcommand(1);
+
+  CLI::App *Neu = Cmd->add_subcommand(
+      "neusight", "NeuSight per-operator latencies (conv, linear, relu, add, softmax; fp32)");
+  addCommonOptions(Neu, *O);
+  Neu->add_option("--limit", O->limit, "read only the first N rows of each file (0 = all)");
+  Neu->callback([O] {
+    if (int Status = dataset::runNeusight(*O); Status != 0)
+      throw CLI::RuntimeError(Status);
+  });
+
+  CLI::App *Timm = Cmd->add_subcommand(
+      "timm", "timm whole-network AMP inference step times (benchmark-infer-amp-*.csv; f16)");
+  addCommonOptions(Timm, *O);
+  Timm->add_option("--gpu", O->gpu, "catalog GPU (default: from the file name)");
+  Timm->add_option("--limit", O->limit,
+                   "take only the first N rows of zoo models of each file (0 = all)");
+  Timm->callback([O] {
+    if (int Status = dataset::runTimm(*O); Status != 0)
+      throw CLI::RuntimeError(Status);
+  });
+}
+
+} // namespace ptxcast

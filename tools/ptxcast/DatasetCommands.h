@@ -1,0 +1,26 @@
+// The two `ptxcast dataset` sources, behind one options struct (Dataset.cpp parses the flags).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace ptxcast::dataset {
+
+/// Flags of `ptxcast dataset neusight|timm`.
+struct DatasetOptions {
+  std::vector<std::string> inputs; ///< source CSV files, read in order
+  std::string output;              ///< OUT.csv, replaced atomically
+  std::string arch = "sm_90";      ///< lowering target
+  std::string gpu;                 ///< timm: catalog GPU overriding the file name's
+  unsigned threads = 0;            ///< 0 = all cores
+  size_t limit = 0;                ///< 0 = every row; else the first N rows of each file
+                                   ///< (timm: rows of zoo models)
+};
+
+/// `ptxcast dataset neusight`: exit status 0 on success, errors printed on stderr.
+int runNeusight(const DatasetOptions &O);
+/// `ptxcast dataset timm`.
+int runTimm(const DatasetOptions &O);
+
+} // namespace ptxcast::dataset

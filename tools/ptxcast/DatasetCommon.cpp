@@ -1,0 +1,316 @@
+// Shared machinery of `ptxcast dataset`: source tables, parallel analysis jobs, skip counts,
+// feature rows and the atomic CSV write (DatasetCommon.h).
+#include "DatasetCommon.h"
+#include "NetworkAnalysis.h"
+
+#include "analyzer/FastMode.h"
+#include "learners/Features.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cassert>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <unistd.h>
+
+namespace ptxcast::dataset {
+
+std::optional<size_t> SourceTable::column(std::string_view Name) const {
+  for (size_t I = 0; I < header.size(); ++I)
+    if (header[I] == Name)
+      return I;
+  return std::nullopt;
+}
+
+support::Expected<SourceTable> readTable(const std::string &Path,
+                                         std::span<const std::string_view> Required) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return support::Error(Path, 0, 0, "cannot read file");
+  std::stringstream S;
+  S << In.rdbuf();
+  auto Records = learners::splitCsv(S.str(), Path);
+  if (!Records)
+    return Records.error();
+  if (Records->empty())
+    return support::Error(Path, 1, 0, "empty file: expected a header line");
+  SourceTable T;
+  T.file = Path;
+  T.header = std::move((*Records)[0].fields);
+  for (std::string &H : T.header) // tolerate a UTF-8 byte-order mark
+    if (H.rfind("\xEF\xBB\xBF", 0) == 0)
+      H.erase(0, 3);
+  std::string Have;
+  for (const std::string &H : T.header)
+    Have += (Have.empty() ? "" : ", ") + H;
+  for (std::string_view Name : Required)
+    if (!T.column(Name))
+      return support::Error(Path, 1, 0,
+                            fmt::format("missing column '{}' (header has: {})", Name, Have));
+  for (size_t I = 1; I < Records->size(); ++I) {
+    learners::CsvRecord &R = (*Records)[I];
+    if (R.fields.size() == 1 && R.fields[0].empty())
+      continue; // blank line
+    if (R.fields.size() != T.header.size())
+      return support::Error(
+          Path, R.line, 0,
+          fmt::format("row has {} fields, the header {}", R.fields.size(), T.header.size()));
+    T.rows.push_back(std::move(R));
+  }
+  return T;
+}
+
+const std::string &textField(const SourceTable &T, const learners::CsvRecord &R,
+                             std::string_view Name) {
+  std::optional<size_t> C = T.column(Name);
+  assert(C && "textField on a column readTable did not require");
+  return R.fields[*C];
+}
+
+support::Expected<int64_t> intField(const SourceTable &T, const learners::CsvRecord &R,
+                                    std::string_view Name) {
+  const std::string &Text = textField(T, R, Name);
+  int64_t V = 0;
+  auto [End, Ec] = std::from_chars(Text.data(), Text.data() + Text.size(), V);
+  if (Ec != std::errc() || End != Text.data() + Text.size() || Text.empty())
+    return support::Error(T.file, R.line, 0,
+                          fmt::format("column '{}': expected an integer, got '{}'", Name, Text));
+  return V;
+}
+
+support::Expected<double> numberField(const SourceTable &T, const learners::CsvRecord &R,
+                                      std::string_view Name) {
+  const std::string &Text = textField(T, R, Name);
+  double V = 0;
+  auto [End, Ec] = std::from_chars(Text.data(), Text.data() + Text.size(), V);
+  if (Ec != std::errc() || End != Text.data() + Text.size() || Text.empty() || !std::isfinite(V))
+    return support::Error(
+        T.file, R.line, 0,
+        fmt::format("column '{}': expected a finite number, got '{}'", Name, Text));
+  return V;
+}
+
+support::Expected<NetworkAnalysis> analyzeNetwork(const corpus::Network &Net,
+                                                  const corpus::LowerOptions &Lower,
+                                                  unsigned InnerThreads) {
+  support::Expected<corpus::Workload> W = corpus::lower(Net, Lower);
+  if (!W)
+    return W.error();
+  NetworkAnalysis Out;
+  std::set<std::string> Used;
+  for (const corpus::WorkloadLaunch &L : W->launches)
+    for (const corpus::WorkloadArg &A : L.args)
+      Used.insert(A.buffer);
+  for (const corpus::WorkloadBuffer &B : W->buffers)
+    Out.footprintBytes += Used.count(B.name) ? B.bytes : 0;
+  auto In = analysisInput(*W, Net.name());
+  if (!In)
+    return In.error();
+  // Quick sampling, and no data-dependence check: lowered kernels branch on indices only
+  // (docs/fast-mode.md, "Quick settings").
+  analyzer::FastSettings S = analyzer::quickSettings();
+  S.checkDataDependence = false;
+  S.threads = InnerThreads;
+  auto R = analyzer::analyze(*In, analyzer::AnalysisMode::Fast, S);
+  if (!R)
+    return R.error();
+  for (analyzer::LaunchAnalysis &L : R->launches)
+    Out.launches.push_back(std::move(L.profile));
+  return Out;
+}
+
+namespace {
+
+JobResult runJobTimed(const NetworkFactory &Build, const corpus::LowerOptions &Lower,
+                      unsigned InnerThreads);
+
+JobResult runJob(const NetworkFactory &Build, const corpus::LowerOptions &Lower,
+                 unsigned InnerThreads) {
+  auto Start = std::chrono::steady_clock::now();
+  JobResult R = runJobTimed(Build, Lower, InnerThreads);
+  R.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  return R;
+}
+
+JobResult runJobTimed(const NetworkFactory &Build, const corpus::LowerOptions &Lower,
+                      unsigned InnerThreads) {
+  JobResult R;
+  support::Expected<corpus::Network> N = Build();
+  if (!N) {
+    R.skipReason = "rebuild failed";
+    R.detail = N.error().str();
+    return R;
+  }
+  support::Expected<corpus::Workload> Planned = [&] {
+    corpus::LowerOptions Plan = Lower;
+    Plan.emitPtx = false; // cheap check that tells lowering failures from analysis failures
+    return corpus::lower(*N, Plan);
+  }();
+  if (!Planned) {
+    R.skipReason = "lowering failed";
+    R.detail = Planned.error().str();
+    return R;
+  }
+  support::Expected<NetworkAnalysis> A = analyzeNetwork(*N, Lower, InnerThreads);
+  if (!A) {
+    R.skipReason = "analysis failed";
+    R.detail = A.error().str();
+    return R;
+  }
+  R.analysis = std::move(*A);
+  return R;
+}
+
+/// Serialised progress line on stderr, only when stderr is a terminal.
+class Progress {
+public:
+  Progress(size_t Total, std::string Unit)
+      : Total(Total), Unit(std::move(Unit)), Tty(isatty(STDERR_FILENO)) {}
+  void step() {
+    std::lock_guard<std::mutex> Lock(M);
+    ++Done;
+    if (Tty)
+      fmt::print(stderr, "\r{} {}/{}{}", Unit, Done, Total, Done == Total ? "\n" : "");
+  }
+
+private:
+  std::mutex M;
+  size_t Done = 0, Total;
+  std::string Unit;
+  bool Tty;
+};
+
+} // namespace
+
+std::vector<JobResult> runJobs(const std::vector<NetworkFactory> &Jobs, const JobSettings &S) {
+  std::vector<JobResult> Results(Jobs.size());
+  unsigned Threads = S.threads ? S.threads : std::max(1u, std::thread::hardware_concurrency());
+  Progress P(Jobs.size(), S.unit);
+  if (!S.perJob) {
+    for (size_t I = 0; I < Jobs.size(); ++I) {
+      Results[I] = runJob(Jobs[I], S.lower, Threads);
+      P.step();
+    }
+    return Results;
+  }
+  std::atomic<size_t> Next{0};
+  auto Worker = [&] {
+    for (size_t I; (I = Next.fetch_add(1)) < Jobs.size();) {
+      Results[I] = runJob(Jobs[I], S.lower, 1);
+      P.step();
+    }
+  };
+  std::vector<std::thread> Pool;
+  for (unsigned T = 1; T < std::min<size_t>(Threads, Jobs.size()); ++T)
+    Pool.emplace_back(Worker);
+  Worker();
+  for (std::thread &T : Pool)
+    T.join();
+  return Results;
+}
+
+std::string costSummary(const std::vector<JobResult> &Results) {
+  if (Results.empty())
+    return "no analyses";
+  std::vector<double> T;
+  double Sum = 0;
+  for (const JobResult &R : Results) {
+    T.push_back(R.seconds);
+    Sum += R.seconds;
+  }
+  std::sort(T.begin(), T.end());
+  auto At = [&](double Q) { return T[std::min(T.size() - 1, size_t(Q * T.size()))]; };
+  return fmt::format("cost per analysis: median {:.3g} s, p90 {:.3g} s, p99 {:.3g} s, max {:.3g} "
+                     "s, sum {:.1f} s",
+                     At(0.5), At(0.9), At(0.99), T.back(), Sum);
+}
+
+void SkipLog::add(const std::string &Reason, const std::string &Detail) {
+  auto &[N, First] = Counts[Reason];
+  if (N++ == 0)
+    First = Detail;
+}
+
+size_t SkipLog::total() const {
+  size_t N = 0;
+  for (const auto &[Reason, C] : Counts)
+    N += C.first;
+  return N;
+}
+
+std::string SkipLog::summary() const {
+  std::string S;
+  for (const auto &[Reason, C] : Counts) {
+    S += fmt::format("{}{} {}", S.empty() ? "" : ", ", C.first, Reason);
+    if (!C.second.empty())
+      S += " (first: " + C.second + ")";
+  }
+  return S;
+}
+
+learners::Dataset emptyDataset(std::vector<std::string> IdNames, std::string Target) {
+  learners::Dataset D;
+  D.idNames = std::move(IdNames);
+  D.featureNames = learners::featureNames();
+  D.targetName = std::move(Target);
+  return D;
+}
+
+void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids, const NetworkAnalysis &A,
+                   const learners::GpuSpec &Gpu, double Target) {
+  learners::NamedVector Row = learners::featureRow(A.launches, A.footprintBytes, Gpu);
+  assert(Row.size() == D.featureNames.size() && "feature row does not match featureNames()");
+  std::vector<double> Values;
+  Values.reserve(Row.size());
+  for (const auto &[Name, Value] : Row)
+    Values.push_back(Value);
+  D.addRow(std::move(Ids), Values, Target);
+}
+
+std::optional<support::Error> writeCsvAtomically(const learners::Dataset &D,
+                                                 const std::string &Path) {
+  namespace fs = std::filesystem;
+  fs::path Target(Path);
+  fs::path Temp = Target;
+  Temp += fmt::format(".tmp{}", getpid());
+  {
+    std::ofstream Out(Temp, std::ios::binary | std::ios::trunc);
+    if (!Out)
+      return support::Error(Path, 0, 0, "cannot write file");
+    Out << learners::writeCsv(D);
+    Out.close();
+    if (!Out) {
+      std::error_code Ignored;
+      fs::remove(Temp, Ignored);
+      return support::Error(Path, 0, 0, "write failed");
+    }
+  }
+  std::error_code Ec;
+  fs::rename(Temp, Target, Ec);
+  if (Ec) {
+    fs::remove(Temp, Ec);
+    return support::Error(Path, 0, 0, "cannot replace file: " + Ec.message());
+  }
+  return std::nullopt;
+}
+
+void printSummary(std::string_view Command, size_t RowsRead, size_t RowsWritten,
+                  const SkipLog &Skips, size_t Analyses, double Seconds) {
+  fmt::print(stderr,
+             "{}: {} rows read, {} rows written, {} rows skipped, {} distinct analyses, "
+             "{:.1f} s\n",
+             Command, RowsRead, RowsWritten, Skips.total(), Analyses, Seconds);
+  if (Skips.total())
+    fmt::print(stderr, "skipped: {}\n", Skips.summary());
+}
+
+} // namespace ptxcast::dataset

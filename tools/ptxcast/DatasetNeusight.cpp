@@ -1,0 +1,202 @@
+// `ptxcast dataset neusight CSV... -o OUT.csv`: NeuSight per-operator latencies (conv, linear,
+// relu, add, softmax) joined with the fast analysis of the same operator lowered by ptxcast.
+// Each distinct (op, shape) is analysed once, whatever the number of GPU files.
+#include "DatasetCommands.h"
+#include "DatasetCommon.h"
+
+#include "corpus/Builder.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <map>
+
+namespace ptxcast::dataset {
+namespace {
+
+/// Columns every NeuSight file has, and the shape columns per operator (SOURCES.md).
+constexpr std::string_view CommonColumns[] = {"op", "latency_ms", "device", "kernel_name"};
+
+struct OpShape {
+  std::string_view op;
+  std::vector<std::string_view> columns; ///< shape columns, in source order
+  std::vector<std::string_view> keys;    ///< their names in the compact shape string
+};
+
+const std::vector<OpShape> &opShapes() {
+  static const std::vector<OpShape> Shapes = {
+      {"conv",
+       {"b", "input_channel", "output_channel", "kernel_size", "input_size", "stride", "padding"},
+       {"b", "in", "out", "k", "hw", "s", "p"}},
+      {"linear", {"b", "m", "n", "k"}, {"b", "m", "n", "k"}},
+      {"relu", {"b", "h"}, {"b", "h"}},
+      {"add", {"b", "h"}, {"b", "h"}},
+      {"softmax", {"b", "h"}, {"b", "h"}},
+  };
+  return Shapes;
+}
+
+const OpShape *findOp(std::string_view Op) {
+  for (const OpShape &S : opShapes())
+    if (S.op == Op)
+      return &S;
+  return nullptr;
+}
+
+/// One operator instance: its op, shape values (in OpShape::columns order) and shape string.
+struct OpInstance {
+  const OpShape *op = nullptr;
+  std::vector<int64_t> dims;
+  std::string shape;
+};
+
+/// The one-operator network of a NeuSight row (fp32, SOURCES.md gives the PyTorch module).
+support::Expected<corpus::Network> buildOperator(const OpInstance &I) {
+  const std::vector<int64_t> &D = I.dims;
+  corpus::NetworkBuilder B(std::string(I.op->op) + "_" + I.shape, corpus::DType::F32);
+  std::string_view Op = I.op->op;
+  if (Op == "conv") { // Conv2d(in, out, k, stride, padding, bias=False) on (b, in, H, H)
+    corpus::LayerId X = B.input({D[0], D[1], D[4], D[4]});
+    B.conv(X, D[2], D[3], D[5], D[6], 1, false);
+  } else if (Op == "linear") { // Linear(n, k, bias=True) on (b, m, n)
+    corpus::LayerId X = B.input({D[0], D[1], D[2]});
+    B.dense(X, D[3], true);
+  } else if (Op == "relu") {
+    B.relu(B.input({D[0], D[1]}));
+  } else if (Op == "add") {
+    corpus::LayerId X = B.input({D[0], D[1]}, "a");
+    B.addLayers(X, B.input({D[0], D[1]}, "b"));
+  } else {
+    assert(Op == "softmax" && "operator table and builder disagree");
+    B.softmax(B.input({D[0], D[1]}), -1);
+  }
+  return B.finish();
+}
+
+/// The files, read and checked: every row's device known to the catalog, fields well formed.
+struct ParsedRow {
+  std::vector<std::string> ids; ///< source, op, gpu, device, shape, kernel_name
+  double latency = 0;
+  size_t job = 0; ///< index of its distinct (op, shape) analysis
+  bool skipped = false;
+  const learners::GpuSpec *gpu = nullptr;
+};
+
+struct Ingest {
+  std::vector<ParsedRow> rows;
+  std::vector<OpInstance> jobs;
+  std::map<std::string, size_t> jobIndex; ///< "op|shape" -> jobs index
+  std::map<std::string, learners::GpuSpec> gpus;
+  SkipLog skips;
+  size_t read = 0;
+};
+
+std::optional<support::Error> readRow(const SourceTable &T, const learners::CsvRecord &R,
+                                      const learners::GpuCatalog &Catalog, Ingest &G) {
+  ++G.read;
+  const std::string &Op = textField(T, R, "op");
+  const OpShape *S = findOp(Op);
+  if (!S) {
+    G.skips.add("unsupported op", Op);
+    return std::nullopt;
+  }
+  for (std::string_view C : S->columns)
+    if (!T.column(C))
+      return support::Error(
+          T.file, R.line, 0,
+          fmt::format("op '{}' needs column '{}', which the header lacks", Op, C));
+  OpInstance I{S, {}, {}};
+  for (size_t K = 0; K < S->columns.size(); ++K) {
+    auto V = intField(T, R, S->columns[K]);
+    if (!V)
+      return V.error();
+    I.dims.push_back(*V);
+    I.shape += fmt::format("{}{}={}", K ? ";" : "", S->keys[K], *V);
+  }
+  auto Latency = numberField(T, R, "latency_ms");
+  if (!Latency)
+    return Latency.error();
+  const std::string &Device = textField(T, R, "device");
+  auto Gpu = G.gpus.find(Device);
+  if (Gpu == G.gpus.end()) {
+    auto Spec = Catalog.lookup(Device);
+    if (!Spec)
+      return support::Error(T.file, R.line, 0,
+                            fmt::format("column 'device': {}", Spec.error().message));
+    Gpu = G.gpus.emplace(Device, *Spec).first;
+  }
+  auto [It, New] = G.jobIndex.emplace(Op + "|" + I.shape, G.jobs.size());
+  if (New)
+    G.jobs.push_back(I);
+  ParsedRow P;
+  P.ids = {"neusight", Op, Gpu->second.name, Device, I.shape, textField(T, R, "kernel_name")};
+  P.latency = *Latency;
+  P.job = It->second;
+  P.gpu = &Gpu->second;
+  G.rows.push_back(std::move(P));
+  return std::nullopt;
+}
+
+support::Expected<Ingest> readFiles(const DatasetOptions &O, const learners::GpuCatalog &Catalog) {
+  Ingest G;
+  for (const std::string &File : O.inputs) {
+    auto T = readTable(File, CommonColumns);
+    if (!T)
+      return T.error();
+    size_t Taken = 0; // --limit counts rows per file: the GPU files list the same shapes
+    for (const learners::CsvRecord &R : T->rows) {
+      if (O.limit && Taken++ >= O.limit)
+        break;
+      if (auto E = readRow(*T, R, Catalog, G))
+        return *E;
+    }
+  }
+  return G;
+}
+
+} // namespace
+
+int runNeusight(const DatasetOptions &O) {
+  auto Start = std::chrono::steady_clock::now();
+  auto Catalog = learners::GpuCatalog::builtin();
+  if (!Catalog) {
+    fmt::print(stderr, "{}\n", Catalog.error().str());
+    return 1;
+  }
+  auto G = readFiles(O, *Catalog);
+  if (!G) {
+    fmt::print(stderr, "{}\n", G.error().str());
+    return 1;
+  }
+  std::vector<NetworkFactory> Jobs;
+  for (const OpInstance &I : G->jobs)
+    Jobs.push_back([&I] { return buildOperator(I); });
+  JobSettings S;
+  S.threads = O.threads;
+  S.perJob = true;
+  S.lower.dtype = corpus::DType::F32;
+  S.lower.arch = O.arch;
+  S.unit = "analysed shapes";
+  std::vector<JobResult> Results = runJobs(Jobs, S);
+
+  learners::Dataset D =
+      emptyDataset({"source", "op", "gpu", "device", "shape", "kernel_name"}, "latency_ms");
+  for (ParsedRow &R : G->rows) {
+    const JobResult &J = Results[R.job];
+    if (!J.analysis) {
+      G->skips.add(J.skipReason, J.detail);
+      continue;
+    }
+    addFeatureRow(D, std::move(R.ids), *J.analysis, *R.gpu, R.latency);
+  }
+  if (auto E = writeCsvAtomically(D, O.output)) {
+    fmt::print(stderr, "{}\n", E->str());
+    return 1;
+  }
+  double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  printSummary("dataset neusight", G->read, D.size(), G->skips, Jobs.size(), Seconds);
+  fmt::print(stderr, "{}\n", costSummary(Results));
+  return 0;
+}
+
+} // namespace ptxcast::dataset

@@ -1,0 +1,194 @@
+// `ptxcast dataset timm CSV... -o OUT.csv`: timm whole-network AMP inference step times joined
+// with the fast analysis of the matching zoo model lowered in f16 at the row's batch and image
+// size. Models map to the zoo through one table (docs/datasets.md); other models are skipped.
+#include "DatasetCommands.h"
+#include "DatasetCommon.h"
+
+#include "corpus/Zoo.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+namespace ptxcast::dataset {
+namespace {
+
+constexpr std::string_view RequiredColumns[] = {"model", "infer_img_size", "infer_batch_size",
+                                                "infer_step_time"};
+
+/// timm model name -> zoo model name. timm's efficientnet_bN (symmetric padding) and
+/// tf_efficientnet_bN (TF "SAME" padding) both map to the zoo's efficientnet-bN (SAME padding).
+std::string zooModelFor(std::string_view Timm) {
+  static const std::map<std::string_view, std::string_view> Table = {
+      {"resnet50", "resnet50"},
+      {"vgg16", "vgg16"},
+      {"legacy_xception", "xception"},
+      {"mobilenetv2_035", "mobilenetv2-0.35"},
+      {"mobilenetv2_050", "mobilenetv2-0.5"},
+      {"mobilenetv2_075", "mobilenetv2-0.75"},
+      {"mobilenetv2_100", "mobilenetv2-1.0"},
+      {"mobilenetv2_140", "mobilenetv2-1.4"},
+  };
+  if (auto It = Table.find(Timm); It != Table.end())
+    return std::string(It->second);
+  for (std::string_view Prefix : {"efficientnet_b", "tf_efficientnet_b"})
+    if (Timm.size() == Prefix.size() + 1 && Timm.substr(0, Prefix.size()) == Prefix &&
+        Timm.back() >= '0' && Timm.back() <= '7')
+      return "efficientnet-b" + std::string(1, Timm.back());
+  return "";
+}
+
+/// What a timm result file's name says: layout and GPU (benchmark-infer-amp-nchw-pt240-cu124-
+/// rtx3090.csv). A training or non-AMP file is an error.
+struct FileFacts {
+  std::string name;   ///< the file name without directories
+  std::string layout; ///< "nchw", "nhwc" or "unknown"
+  learners::GpuSpec gpu;
+};
+
+support::Expected<FileFacts> fileFacts(const std::string &Path, const std::string &GpuOverride,
+                                       const learners::GpuCatalog &Catalog) {
+  FileFacts F;
+  F.name = std::filesystem::path(Path).filename().string();
+  std::string Stem = std::filesystem::path(Path).stem().string();
+  if (Stem.find("-train") != std::string::npos)
+    return support::Error(Path, 0, 0,
+                          "a training benchmark; `ptxcast dataset timm` reads AMP inference "
+                          "files only (benchmark-infer-amp-*.csv)");
+  if (Stem.rfind("benchmark-infer-amp-", 0) != 0)
+    return support::Error(Path, 0, 0,
+                          "not a timm AMP inference file: expected a name like "
+                          "benchmark-infer-amp-nchw-pt240-cu124-rtx3090.csv");
+  std::vector<std::string> Tokens;
+  for (size_t Pos = 0, Dash; Pos <= Stem.size(); Pos = Dash + 1) {
+    Dash = std::min(Stem.find('-', Pos), Stem.size());
+    Tokens.push_back(Stem.substr(Pos, Dash - Pos));
+  }
+  F.layout = "unknown";
+  for (const std::string &T : Tokens)
+    if (T == "nchw" || T == "nhwc")
+      F.layout = T;
+  if (!GpuOverride.empty()) {
+    auto G = Catalog.lookup(GpuOverride);
+    if (!G)
+      return support::Error("--gpu", 0, 0, G.error().message);
+    F.gpu = *G;
+    return F;
+  }
+  for (size_t I = Tokens.size(); I-- > 4;) // after "benchmark-infer-amp-LAYOUT"
+    if (auto G = Catalog.lookup(Tokens[I]))
+      return F.gpu = *G, F;
+  return support::Error(Path, 0, 0, "no GPU of the catalog in the file name; name it with --gpu");
+}
+
+struct Job {
+  std::string zooModel;
+  int64_t batch = 0, imageSize = 0;
+};
+
+struct TimmRow {
+  std::vector<std::string> ids; ///< source, model, zoo_model, gpu, file, layout
+  double stepMs = 0;
+  size_t job = 0;
+  learners::GpuSpec gpu;
+};
+
+struct Ingest {
+  std::vector<TimmRow> rows;
+  std::vector<Job> jobs;
+  std::map<std::string, size_t> jobIndex; ///< "zoo|batch|size" -> jobs index
+  SkipLog skips;
+  size_t read = 0;
+};
+
+/// Reads one file's rows into G (with --limit, its first N rows of zoo models).
+std::optional<support::Error> readFile(const std::string &Path, const DatasetOptions &O,
+                                       const learners::GpuCatalog &Catalog, Ingest &G) {
+  auto F = fileFacts(Path, O.gpu, Catalog);
+  if (!F)
+    return F.error();
+  auto T = readTable(Path, RequiredColumns);
+  if (!T)
+    return T.error();
+  const size_t First = G.rows.size();
+  for (const learners::CsvRecord &R : T->rows) {
+    if (O.limit && G.rows.size() - First >= O.limit)
+      break;
+    ++G.read;
+    const std::string &Model = textField(*T, R, "model");
+    std::string Zoo = zooModelFor(Model);
+    auto Batch = intField(*T, R, "infer_batch_size");
+    auto Size = intField(*T, R, "infer_img_size");
+    auto Step = numberField(*T, R, "infer_step_time");
+    if (!Batch || !Size || !Step)
+      return !Batch ? Batch.error() : !Size ? Size.error() : Step.error();
+    if (Zoo.empty()) {
+      G.skips.add("model not in zoo");
+      continue;
+    }
+    std::string Key = fmt::format("{}|{}|{}", Zoo, *Batch, *Size);
+    auto [It, New] = G.jobIndex.emplace(Key, G.jobs.size());
+    if (New)
+      G.jobs.push_back({Zoo, *Batch, *Size});
+    G.rows.push_back(
+        {{"timm", Model, Zoo, F->gpu.name, F->name, F->layout}, *Step, It->second, F->gpu});
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+int runTimm(const DatasetOptions &O) {
+  auto Start = std::chrono::steady_clock::now();
+  auto Catalog = learners::GpuCatalog::builtin();
+  if (!Catalog) {
+    fmt::print(stderr, "{}\n", Catalog.error().str());
+    return 1;
+  }
+  Ingest G;
+  for (const std::string &Path : O.inputs) {
+    if (auto E = readFile(Path, O, *Catalog, G)) {
+      fmt::print(stderr, "{}\n", E->str());
+      return 1;
+    }
+  }
+  std::vector<NetworkFactory> Jobs;
+  for (const Job &J : G.jobs)
+    Jobs.push_back([&J] {
+      return corpus::buildZooModel(J.zooModel,
+                                   corpus::ZooOptions{J.batch, J.imageSize, corpus::DType::F16});
+    });
+  JobSettings S;
+  S.threads = O.threads;
+  S.perJob = false; // few large networks: all threads inside each
+  S.lower.dtype = corpus::DType::F16;
+  S.lower.arch = O.arch;
+  S.unit = "analysed networks";
+  std::vector<JobResult> Results = runJobs(Jobs, S);
+
+  learners::Dataset D =
+      emptyDataset({"source", "model", "zoo_model", "gpu", "file", "layout"}, "infer_step_time_ms");
+  for (TimmRow &R : G.rows) {
+    const JobResult &J = Results[R.job];
+    if (!J.analysis) {
+      G.skips.add(J.skipReason, J.detail);
+      continue;
+    }
+    addFeatureRow(D, std::move(R.ids), *J.analysis, R.gpu, R.stepMs);
+  }
+  if (auto E = writeCsvAtomically(D, O.output)) {
+    fmt::print(stderr, "{}\n", E->str());
+    return 1;
+  }
+  double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  printSummary("dataset timm", G.read, D.size(), G.skips, Jobs.size(), Seconds);
+  for (size_t I = 0; I < Jobs.size(); ++I)
+    fmt::print(stderr, "  {} batch {} size {}: {:.1f} s{}\n", G.jobs[I].zooModel, G.jobs[I].batch,
+               G.jobs[I].imageSize, Results[I].seconds, Results[I].analysis ? "" : " (skipped)");
+  return 0;
+}
+
+} // namespace ptxcast::dataset
