@@ -30,14 +30,15 @@ mkdir -p "$WORK" models
   -o models/neusight-operator-f32.json
 
 # 2. timm: whole-network AMP (f16) inference step time on RTX 3090 (PyTorch 2.4) and RTX 4090
-#    (PyTorch 2.9.1, eager), NCHW. Applied to the whole network's features.
+#    (PyTorch 2.9.1, eager), NCHW. Applied to the whole network's features. The band comes from
+#    leave-one-network-out (two GPUs are too few to leave one out).
 "$PTXCAST" dataset timm --limit "$LIMIT" -o "$WORK/timm.csv" \
   "$DATASETS"/timm/benchmark-infer-amp-nchw-pt240-cu124-rtx3090.csv \
   "$DATASETS"/timm/benchmark-infer-amp-nchw-pt291-cu128-4090.csv
 "$PTXCAST" train --data "$WORK/timm.csv" --target infer_step_time_ms \
   --learner xgboost --param num_round=150 --log-target \
-  --level network --dtype f16 --cv group=gpu --name timm-network-f16 \
-  --predicts "PyTorch AMP (f16) network inference step time (timm benchmarks), per batch" \
+  --level network --dtype f16 --cv group=zoo_model --name timm-network-f16 \
+  --predicts "PyTorch AMP (f16) network inference step time (timm benchmarks, RTX 3090 PyTorch 2.4 and RTX 4090 PyTorch 2.9.1, NCHW), per batch" \
   -o models/timm-network-f16.json
 
 ls -l models/*.json
