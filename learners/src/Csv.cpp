@@ -1,12 +1,11 @@
 // CSV (RFC 4180) records <-> Dataset: splitting, schema resolution, numeric parsing, writing.
 #include "learners/Dataset.h"
+#include "support/Files.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 namespace learners {
 namespace {
@@ -277,12 +276,10 @@ Expected<Dataset> parseCsv(std::string_view Text, std::string_view File, const C
 }
 
 Expected<Dataset> readCsvFile(const std::string &Path, const CsvSchema &Schema) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return Error(Path, 0, 0, "cannot open file");
-  std::ostringstream Buf;
-  Buf << In.rdbuf();
-  return parseCsv(Buf.str(), Path, Schema);
+  auto Text = support::readFile(Path);
+  if (!Text)
+    return Text.error();
+  return parseCsv(*Text, Path, Schema);
 }
 
 Expected<Dataset> readCsvFiles(const std::vector<std::string> &Paths, const CsvSchema &Schema) {

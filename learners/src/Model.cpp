@@ -1,13 +1,11 @@
 // Model: a regressor plus feature/target names, target transform and description; JSON save/load.
 #include "learners/Model.h"
+#include "support/Files.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cassert>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 
 namespace learners {
 
@@ -141,29 +139,14 @@ Expected<Model> Model::fromJson(std::string_view Text, std::string_view File) {
 }
 
 std::optional<Error> Model::save(const std::string &Path) const {
-  const std::string Tmp = Path + ".tmp";
-  {
-    std::ofstream Out(Tmp, std::ios::binary);
-    if (!Out)
-      return Error(Path, 0, 0, "cannot write file");
-    Out << toJson();
-    if (!Out)
-      return Error(Path, 0, 0, "write failed");
-  }
-  std::error_code Ec;
-  std::filesystem::rename(Tmp, Path, Ec);
-  if (Ec)
-    return Error(Path, 0, 0, "cannot write file: " + Ec.message());
-  return std::nullopt;
+  return support::writeFileAtomically(Path, toJson());
 }
 
 Expected<Model> Model::load(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return Error(Path, 0, 0, "cannot open file");
-  std::ostringstream Buf;
-  Buf << In.rdbuf();
-  return fromJson(Buf.str(), Path);
+  auto Text = support::readFile(Path);
+  if (!Text)
+    return Text.error();
+  return fromJson(*Text, Path);
 }
 
 } // namespace learners

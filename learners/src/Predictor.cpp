@@ -1,5 +1,6 @@
 // Predictor bundles (learners/Predictor.h): error band, training ranges, JSON save/load.
 #include "learners/Predictor.h"
+#include "support/Files.h"
 
 #include "learners/Metrics.h"
 
@@ -8,8 +9,6 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 namespace learners {
 
@@ -188,22 +187,14 @@ Expected<Predictor> Predictor::fromJson(std::string_view Text, std::string_view 
 }
 
 std::optional<Error> Predictor::save(const std::string &Path) const {
-  std::ofstream Out(Path, std::ios::binary);
-  if (!Out)
-    return Error(Path, 0, 0, "cannot write file");
-  Out << toJson();
-  if (!Out)
-    return Error(Path, 0, 0, "write failed");
-  return std::nullopt;
+  return support::writeFileAtomically(Path, toJson());
 }
 
 Expected<Predictor> Predictor::load(const std::string &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return Error(Path, 0, 0, "cannot open file");
-  std::ostringstream Buf;
-  Buf << In.rdbuf();
-  return fromJson(Buf.str(), Path);
+  auto Text = support::readFile(Path);
+  if (!Text)
+    return Text.error();
+  return fromJson(*Text, Path);
 }
 
 } // namespace learners

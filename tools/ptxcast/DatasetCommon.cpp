@@ -2,8 +2,8 @@
 // feature rows and the atomic CSV write (DatasetCommon.h).
 #include "DatasetCommon.h"
 #include "NetworkAnalysis.h"
+#include "support/Files.h"
 
-#include "analyzer/FastMode.h"
 #include "learners/Features.h"
 
 #include <fmt/core.h>
@@ -14,11 +14,7 @@
 #include <charconv>
 #include <chrono>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <mutex>
-#include <set>
-#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -33,12 +29,10 @@ std::optional<size_t> SourceTable::column(std::string_view Name) const {
 
 support::Expected<SourceTable> readTable(const std::string &Path,
                                          std::span<const std::string_view> Required) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In)
-    return support::Error(Path, 0, 0, "cannot read file");
-  std::stringstream S;
-  S << In.rdbuf();
-  auto Records = learners::splitCsv(S.str(), Path);
+  auto Text = support::readFile(Path);
+  if (!Text)
+    return Text.error();
+  auto Records = learners::splitCsv(*Text, Path);
   if (!Records)
     return Records.error();
   if (Records->empty())
@@ -102,28 +96,12 @@ support::Expected<double> numberField(const SourceTable &T, const learners::CsvR
 support::Expected<NetworkAnalysis> analyzeNetwork(const corpus::Network &Net,
                                                   const corpus::LowerOptions &Lower,
                                                   unsigned InnerThreads) {
-  support::Expected<corpus::Workload> W = corpus::lower(Net, Lower);
-  if (!W)
-    return W.error();
+  auto A = analyseLowered(Net, Lower, InnerThreads, /*Progress=*/false);
+  if (!A)
+    return A.error();
   NetworkAnalysis Out;
-  std::set<std::string> Used;
-  for (const corpus::WorkloadLaunch &L : W->launches)
-    for (const corpus::WorkloadArg &A : L.args)
-      Used.insert(A.buffer);
-  for (const corpus::WorkloadBuffer &B : W->buffers)
-    Out.footprintBytes += Used.count(B.name) ? B.bytes : 0;
-  auto In = analysisInput(*W, Net.name());
-  if (!In)
-    return In.error();
-  // Quick sampling, and no data-dependence check: lowered kernels branch on indices only
-  // (docs/fast-mode.md, "Quick settings").
-  analyzer::FastSettings S = analyzer::quickSettings();
-  S.checkDataDependence = false;
-  S.threads = InnerThreads;
-  auto R = analyzer::analyze(*In, analyzer::AnalysisMode::Fast, S);
-  if (!R)
-    return R.error();
-  for (analyzer::LaunchAnalysis &L : R->launches)
+  Out.footprintBytes = A->footprintBytes;
+  for (LaunchRecord &L : A->launches)
     Out.launches.push_back(std::move(L.profile));
   return Out;
 }
@@ -278,29 +256,7 @@ void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids, const Net
 
 std::optional<support::Error> writeCsvAtomically(const learners::Dataset &D,
                                                  const std::string &Path) {
-  namespace fs = std::filesystem;
-  fs::path Target(Path);
-  fs::path Temp = Target;
-  Temp += fmt::format(".tmp{}", getpid());
-  {
-    std::ofstream Out(Temp, std::ios::binary | std::ios::trunc);
-    if (!Out)
-      return support::Error(Path, 0, 0, "cannot write file");
-    Out << learners::writeCsv(D);
-    Out.close();
-    if (!Out) {
-      std::error_code Ignored;
-      fs::remove(Temp, Ignored);
-      return support::Error(Path, 0, 0, "write failed");
-    }
-  }
-  std::error_code Ec;
-  fs::rename(Temp, Target, Ec);
-  if (Ec) {
-    fs::remove(Temp, Ec);
-    return support::Error(Path, 0, 0, "cannot replace file: " + Ec.message());
-  }
-  return std::nullopt;
+  return support::writeFileAtomically(Path, learners::writeCsv(D));
 }
 
 void printSummary(std::string_view Command, size_t RowsRead, size_t RowsWritten,

@@ -6,13 +6,12 @@
 #include "LearnerOptions.h"
 
 #include "learners/CrossValidation.h"
+#include "support/Files.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <memory>
 
 namespace ptxcast {
@@ -45,22 +44,6 @@ learners::Dataset predictionTable(const learners::Dataset &D,
     Out.addRow(D.ids[I], Row, Reports.back().predictions[I]);
   }
   return Out;
-}
-
-/// Writes Text to Path through a temporary file and a rename.
-std::optional<support::Error> writeAtomically(const std::string &Path, const std::string &Text) {
-  std::string Tmp = Path + ".tmp";
-  {
-    std::ofstream Out(Tmp, std::ios::binary);
-    Out << Text;
-    if (!Out)
-      return support::Error(Path, 0, 0, "cannot write file");
-  }
-  std::error_code Ec;
-  std::filesystem::rename(Tmp, Path, Ec);
-  if (Ec)
-    return support::Error(Path, 0, 0, "cannot write file: " + Ec.message());
-  return std::nullopt;
 }
 
 /// A trained model's predictions on D, reported like a cross-validation without folds.
@@ -123,8 +106,8 @@ int runEvaluate(const EvaluateOptions &Opts) {
   fmt::print("{}", Opts.format == "json" ? learners::reportJson(*Reports)
                                          : learners::reportTable(*Reports));
   if (!Opts.predictions.empty())
-    if (auto E =
-            writeAtomically(Opts.predictions, learners::writeCsv(predictionTable(*D, *Reports)))) {
+    if (auto E = support::writeFileAtomically(Opts.predictions,
+                                              learners::writeCsv(predictionTable(*D, *Reports)))) {
       fmt::print(stderr, "{}\n", E->str());
       return 1;
     }

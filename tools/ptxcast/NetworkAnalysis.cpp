@@ -70,24 +70,17 @@ bool isOnnxPath(const std::string &Input) {
   return Input.size() >= 5 && Input.compare(Input.size() - 5, 5, ".onnx") == 0;
 }
 
-support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
+support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
+                                                  const corpus::LowerOptions &Lower,
+                                                  unsigned Threads, bool Progress) {
   Clock::time_point Start = Clock::now();
-  corpus::DType Type = R.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
-  auto N = buildNetwork(R, Type);
-  if (!N)
-    return N.error();
-  corpus::LowerOptions LO;
-  LO.dtype = Type;
-  LO.arch = R.arch;
-  auto W = corpus::lower(*N, LO);
+  auto W = corpus::lower(Net, Lower);
   if (!W)
     return W.error();
   NetworkAnalysis Out;
-  Out.network = N->name();
-  Out.batch = R.batch;
-  const corpus::Shape &InShape = N->layer(N->inputs().front()).shape;
+  Out.network = Net.name();
+  const corpus::Shape &InShape = Net.layer(Net.inputs().front()).shape;
   Out.imageSize = InShape.size() >= 4 ? InShape[2] : 0;
-  Out.dtype = R.dtype;
   std::vector<const corpus::WorkloadLaunch *> All;
   for (const corpus::WorkloadLaunch &L : W->launches) {
     All.push_back(&L);
@@ -97,17 +90,17 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
     Rec.footprintBytes = footprint(*W, {&L});
   }
   Out.footprintBytes = footprint(*W, All);
-  auto In = analysisInput(*W, R.input);
+  auto In = analysisInput(*W, Net.name());
   if (!In)
     return In.error();
   Out.lowerSeconds = secondsSince(Start);
   Start = Clock::now();
   // Quick sampling, and no data-dependence check: lowered kernels branch on indices only
-  // (docs/fast-mode.md, "Quick settings"); the same settings as `ptxcast dataset`.
+  // (docs/fast-mode.md, "Quick settings").
   analyzer::FastSettings S = analyzer::quickSettings();
   S.checkDataDependence = false;
-  S.threads = R.threads;
-  if (isatty(STDERR_FILENO))
+  S.threads = Threads;
+  if (Progress && isatty(STDERR_FILENO))
     S.progress = [](size_t Done, size_t Total) {
       fmt::print(stderr, "\ranalysed {}/{} launches", Done, Total);
       if (Done == Total)
@@ -119,6 +112,25 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
   for (size_t K = 0; K < A->launches.size(); ++K)
     Out.launches[K].profile = std::move(A->launches[K].profile);
   Out.analyseSeconds = secondsSince(Start);
+  return Out;
+}
+
+support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
+  Clock::time_point Start = Clock::now();
+  corpus::DType Type = R.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
+  auto N = buildNetwork(R, Type);
+  if (!N)
+    return N.error();
+  double BuildSeconds = secondsSince(Start);
+  corpus::LowerOptions LO;
+  LO.dtype = Type;
+  LO.arch = R.arch;
+  auto Out = analyseLowered(*N, LO, R.threads, /*Progress=*/true);
+  if (!Out)
+    return Out.error();
+  Out->batch = R.batch;
+  Out->dtype = R.dtype;
+  Out->lowerSeconds += BuildSeconds;
   return Out;
 }
 

@@ -5,6 +5,8 @@
 
 #include "analyzer/Counts.h"
 #include "analyzer/FastMode.h"
+#include "corpus/Lower.h"
+#include "corpus/Network.h"
 #include "corpus/Workload.h"
 #include "support/Expected.h"
 
@@ -51,6 +53,14 @@ support::Expected<analyzer::AnalysisInput> analysisInput(corpus::Workload &W,
 
 /// True when Input names an ONNX file rather than a zoo model.
 bool isOnnxPath(const std::string &Input);
+
+/// Lowers a built network and fast-analyses it with the settings `ptxcast predict` and
+/// `ptxcast dataset` share (quick sampling, no data-dependence check: lowered kernels branch on
+/// indices only) on `Threads` threads (0 = all cores); `Progress` reports on a terminal. Sets
+/// everything but batch and dtype; lowerSeconds covers lowering only.
+support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
+                                                  const corpus::LowerOptions &Lower,
+                                                  unsigned Threads, bool Progress);
 
 /// Builds (zoo) or imports (ONNX), lowers (kernels planned and emitted) and fast-analyses the
 /// network. Unknown model names, unreadable or unsupported ONNX files and analysis traps are
