@@ -1,6 +1,7 @@
 // Fast mode (abstract memory, CTA sampling, parallel launches) against exact mode: synthetic
 // kernels for the mechanics, nvcc kernels through a manifest, and lowered zoo models.
 #include "analyzer/FastMode.h"
+#include "LoweredInput.h"
 #include "corpus/Lower.h"
 #include "corpus/Zoo.h"
 
@@ -134,17 +135,7 @@ bool sameCounts(const analyzer::KernelProfile &A, const analyzer::KernelProfile 
 analyzer::AnalysisInput zooInput(const std::string &Model, int64_t Batch, int64_t Size) {
   auto N = corpus::buildZooModel(Model, corpus::ZooOptions{Batch, Size, corpus::DType::F32});
   REQUIRE_MESSAGE(N, support::errorText(N));
-  auto W = corpus::lower(*N);
-  REQUIRE_MESSAGE(W, support::errorText(W));
-  auto M = analyzer::parseManifest(corpus::manifestJson(*W), Model + "/manifest.json");
-  REQUIRE_MESSAGE(M, support::errorText(M));
-  analyzer::AnalysisInput In;
-  std::vector<std::string> Names = corpus::ptxFileNames(*W);
-  for (size_t K = 0; K < W->ptx.size(); ++K)
-    In.ptx.push_back({Names[K], W->ptx[K]});
-  In.buffers = M->buffers;
-  In.launches = M->launches;
-  return In;
+  return loweredInput(*N);
 }
 
 } // namespace

@@ -2,6 +2,7 @@
 // barrier must give exactly the counts of interpreting them, also when the path changes
 // mid-way. Synthetic kernels (hand-written PTX, labelled as such) with a CPU reference, an nvcc
 // tiled GEMM, and lowered convolutions with long K loops.
+#include "LoweredInput.h"
 #include "analyzer/FastMode.h"
 #include "corpus/Builder.h"
 #include "corpus/Lower.h"
@@ -171,20 +172,6 @@ uint64_t skippedTotal(const analyzer::AnalysisResult &R) {
   for (const analyzer::LaunchAnalysis &L : R.launches)
     S += L.loopIterationsSkipped;
   return S;
-}
-
-analyzer::AnalysisInput loweredInput(const corpus::Network &Net) {
-  auto W = corpus::lower(Net);
-  REQUIRE_MESSAGE(W, support::errorText(W));
-  auto M = analyzer::parseManifest(corpus::manifestJson(*W), Net.name() + "/manifest.json");
-  REQUIRE_MESSAGE(M, support::errorText(M));
-  analyzer::AnalysisInput In;
-  std::vector<std::string> Names = corpus::ptxFileNames(*W);
-  for (size_t K = 0; K < W->ptx.size(); ++K)
-    In.ptx.push_back({Names[K], W->ptx[K]});
-  In.buffers = M->buffers;
-  In.launches = M->launches;
-  return In;
 }
 
 } // namespace
