@@ -133,8 +133,11 @@ CUresult cuFuncGetParamInfo(CUfunction F, size_t I, size_t *Offset, size_t *Size
   *Size = Sizes[I];
   return CUDA_SUCCESS;
 }
+// Fresh device memory holds garbage, as on a real GPU: the tool must clear zero-init buffers.
 CUresult cuMemAlloc(CUdeviceptr *P, size_t Bytes) {
-  *P = reinterpret_cast<CUdeviceptr>(std::calloc(Bytes, 1));
+  void *Memory = std::malloc(Bytes ? Bytes : 1);
+  std::memset(Memory, 0xA5, Bytes);
+  *P = reinterpret_cast<CUdeviceptr>(Memory);
   return CUDA_SUCCESS;
 }
 CUresult cuMemFree(CUdeviceptr P) {

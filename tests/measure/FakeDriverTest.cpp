@@ -29,7 +29,7 @@ const char *FakePtx = R"(.version 8.0
 fs::path writeCase(const fs::path &Dir, const std::string &Launches) {
   std::ofstream(Dir / "k.ptx") << FakePtx;
   std::ofstream(Dir / "m.json") << R"({"ptx": ["k.ptx"],
- "buffers": [{"name": "x", "bytes": 16},
+ "buffers": [{"name": "x", "bytes": 16, "output": "x_out.bin"},
              {"name": "y", "bytes": 16, "init": {"random": "f32", "seed": 7, "min": -1, "max": 1},
               "output": "y_out.bin"}],
  "launches": )" + Launches + "}";
@@ -72,6 +72,8 @@ TEST_CASE("measure fake driver: a full run writes the expected rows and outputs"
   uint32_t First;
   std::memcpy(&First, Out.data(), 4);
   CHECK(First == 0xBE61A0F8);
+  // x has no init: it is cleared on the device (the fake allocates 0xA5 garbage).
+  CHECK(readAll(Dir / "x_out.bin") == std::string(16, '\0'));
   CHECK(Err.find("workload median 0.0100 ms") != std::string::npos);
   fs::remove_all(Dir);
 }
