@@ -11,7 +11,8 @@ was timed. Never changes device settings (clocks, MIG, persistence, compute mode
     python3 scripts/measure/time_frameworks.py --out corpus/data/measured/frameworks/H100.csv \
         --onnx-dir corpus/data/measured/frameworks/onnx
 
-Untested in the session that wrote it (no GPU, no torch there): syntax-checked only.
+Ran on an H100 with PyTorch 2.11 (corpus/data/measured/README.md). --cuda-graph times replays of
+a CUDA graph of the forward pass instead of eager calls (GPU time without launch overhead).
 """
 import argparse
 import csv
@@ -35,7 +36,8 @@ MODELS = {
     "vgg16": ("torchvision", "vgg16", 224),
     "xception": ("timm", "legacy_xception", 299),  # timm < 0.9 calls it "xception"
 }
-COLUMNS = ["model", "batch", "dtype", "image_size", "median_ms", "p10_ms", "p90_ms", "mean_ms",
+COLUMNS = ["model", "batch", "dtype", "image_size", "mode", "median_ms", "p10_ms", "p90_ms",
+           "mean_ms",
            "repeats", "status", "device", "torch_version", "cuda_version", "cudnn_version",
            "library", "library_version", "cudnn_benchmark", "date_utc"]
 
@@ -61,24 +63,40 @@ def percentile(sorted_values, p):
     return sorted_values[lo] + (h - lo) * (sorted_values[hi] - sorted_values[lo])
 
 
-def time_forward(torch, model, x, dtype, warmup, repeat):
-    """Milliseconds per forward pass, one CUDA-event pair per repeat."""
+def time_forward(torch, model, x, dtype, warmup, repeat, graph=False):
+    """Milliseconds per forward pass, one CUDA-event pair per repeat.
+
+    With graph=True the forward pass is captured once in a CUDA graph and the replays are timed:
+    GPU time without the eager launch overhead of Python and the dispatcher.
+    """
     def forward():
         if dtype == "fp16":
-            with torch.autocast("cuda", dtype=torch.float16):
+            with torch.autocast("cuda", dtype=torch.float16, cache_enabled=not graph):
                 return model(x)
         return model(x)
 
     with torch.inference_mode():
+        run = forward
+        if graph:
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):
+                for _ in range(3):
+                    forward()
+            torch.cuda.current_stream().wait_stream(side)
+            cuda_graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(cuda_graph):
+                forward()
+            run = cuda_graph.replay
         for _ in range(warmup):
-            forward()
+            run()
         torch.cuda.synchronize()
         times = []
         for _ in range(repeat):
             start = torch.cuda.Event(enable_timing=True)
             end = torch.cuda.Event(enable_timing=True)
             start.record()
-            forward()
+            run()
             end.record()
             end.synchronize()
             times.append(start.elapsed_time(end))
@@ -109,6 +127,9 @@ def main():
     parser.add_argument("--warmup", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--device", default="cuda:0")
+    parser.add_argument("--cuda-graph", action="store_true",
+                        help="time replays of a CUDA graph of the forward pass (mode 'graph') "
+                             "instead of eager calls (mode 'eager')")
     parser.add_argument("--cudnn-benchmark", action="store_true",
                         help="let cuDNN pick algorithms by trial (a library setting, not a device one)")
     parser.add_argument("--out", required=True, help="CSV to write")
@@ -151,12 +172,14 @@ def main():
             for dtype in dtypes:
                 for batch in batches:
                     row = dict(common, model=name, batch=batch, dtype=dtype, image_size=size,
+                               mode="graph" if args.cuda_graph else "eager",
                                library=library, library_version=library_version,
                                repeats=args.repeat, status="ok")
                     try:
                         x = torch.randn(batch, 3, size, size, device=device,
                                         generator=torch.Generator(device).manual_seed(0))
-                        t = time_forward(torch, model, x, dtype, args.warmup, args.repeat)
+                        t = time_forward(torch, model, x, dtype, args.warmup, args.repeat,
+                                         args.cuda_graph)
                         row.update(median_ms="%.6f" % statistics.median(t),
                                    p10_ms="%.6f" % percentile(t, 0.10),
                                    p90_ms="%.6f" % percentile(t, 0.90),
@@ -164,6 +187,11 @@ def main():
                     except torch.cuda.OutOfMemoryError:
                         row.update(status="out_of_memory", repeats=0)
                         torch.cuda.empty_cache()
+                    except RuntimeError as e:  # e.g. an op that cannot be graph-captured
+                        row.update(status="error", repeats=0)
+                        print(name, dtype, batch, "error:", str(e).splitlines()[0],
+                              file=sys.stderr)
+                        torch.cuda.synchronize()
                     writer.writerow(row)
                     f.flush()
                     print(name, dtype, batch, row.get("median_ms", row["status"]), file=sys.stderr)

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Merge ptxcast-measure CSVs from run-plan.sh folders into one kernel table and one run table.
+
+    python3 scripts/measure/collect.py --manifests ROOT --out DIR RESULT_DIR...
+
+Each RESULT_DIR holds NAME.sms-SMS.TAG.csv files as scripts/measure/run-plan.sh writes them, where
+NAME is `NETWORK-bBATCH`, a folder under ROOT with the manifest that was measured. Writes
+DIR/kernels.csv (every row of every file, with network, batch, dtype, arch, sms and run columns in
+front) and DIR/runs.csv (one row per file: its `# key: value` metadata, notes joined by ' | ', and
+the SHA-256 of the manifest's PTX modules in order, so a later lowering can be checked against
+what was timed). Rows are sorted, so the same inputs give the same bytes.
+"""
+import argparse
+import csv
+import hashlib
+import json
+import os
+import re
+import sys
+
+NAME = re.compile(r"^(?P<network>.+)-b(?P<batch>\d+)\.sms-(?P<sms>all|\d+)\.(?P<run>[\w-]+)\.csv$")
+RUN_KEYS = ["date_utc", "device", "compute_capability", "sm_count", "sms_requested", "sms_used",
+            "clock_rate_khz", "memory_clock_rate_khz", "memory_bus_width_bits", "l2_cache_bytes",
+            "total_memory_bytes", "driver_version", "cuda_header_version", "repeat", "warmup",
+            "hold", "l2_flush", "timer"]
+
+
+def read_measure_csv(path):
+    """(metadata dict with 'note' as a list, header, rows) of one ptxcast-measure CSV."""
+    meta, lines = {"note": []}, []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("# "):
+                key, _, value = line[2:].rstrip("\n").partition(": ")
+                if key == "note":
+                    meta["note"].append(value)
+                else:
+                    meta[key] = value
+            else:
+                lines.append(line)
+    rows = list(csv.reader(lines))
+    return meta, rows[0], rows[1:]
+
+
+def ptx_digest(manifest_dir):
+    """SHA-256 over the manifest's PTX files, in manifest order."""
+    with open(os.path.join(manifest_dir, "manifest.json")) as f:
+        manifest = json.load(f)
+    ptx = manifest["ptx"] if isinstance(manifest["ptx"], list) else [manifest["ptx"]]
+    digest = hashlib.sha256()
+    for name in ptx:
+        with open(os.path.join(manifest_dir, name), "rb") as f:
+            digest.update(f.read())
+    with open(os.path.join(manifest_dir, "workload.json")) as f:
+        workload = json.load(f)
+    return digest.hexdigest(), workload["dtype"], workload["arch"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--manifests", required=True, help="folder of NETWORK-bBATCH manifests")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("results", nargs="+")
+    args = parser.parse_args()
+    kernel_rows, run_rows, header = [], [], None
+    for result_dir in args.results:
+        for file in sorted(os.listdir(result_dir)):
+            match = NAME.match(file)
+            if not match:
+                continue
+            meta, head, rows = read_measure_csv(os.path.join(result_dir, file))
+            if header is None:
+                header = head
+            elif head != header:
+                sys.exit(f"collect.py: error: {file}: columns differ from the first file")
+            name = f"{match['network']}-b{match['batch']}"
+            sha, dtype, arch = ptx_digest(os.path.join(args.manifests, name))
+            key = [match["network"], int(match["batch"]), dtype, arch, match["sms"], match["run"]]
+            run_rows.append(key + [meta.get(k, "") for k in RUN_KEYS] +
+                            [" | ".join(meta["note"]), sha])
+            for row in rows:
+                kernel_rows.append(key + [meta["sms_used"]] + row[:-2])  # device, sms: in runs
+    order = {"launch": 0, "workload": 1, "graph": 2}
+    kernel_rows.sort(key=lambda r: (r[0], r[1], r[4] != "all", int(r[4]) if r[4] != "all" else 0,
+                                    r[5], order[r[7]], int(r[8]) if r[8] else 0))
+    run_rows.sort(key=lambda r: (r[0], r[1], r[4] != "all", int(r[4]) if r[4] != "all" else 0,
+                                 r[5]))
+    os.makedirs(args.out, exist_ok=True)
+    front = ["network", "batch", "dtype", "arch", "sms_requested", "run"]
+    for name, head, rows in [
+            ("kernels.csv", front + ["sms_used"] + header[:-2], kernel_rows),
+            ("runs.csv", front + [k for k in RUN_KEYS if k != "sms_requested"] +
+             ["notes", "ptx_sha256"], [r[:6] + r[6:10] + r[11:] for r in run_rows])]:
+        tmp = os.path.join(args.out, name + ".tmp")
+        with open(tmp, "w", newline="") as f:
+            writer = csv.writer(f, lineterminator="\n")
+            writer.writerow(head)
+            writer.writerows(rows)
+        os.replace(tmp, os.path.join(args.out, name))
+    print(f"{len(run_rows)} runs, {len(kernel_rows)} rows -> {args.out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
