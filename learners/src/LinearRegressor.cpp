@@ -110,7 +110,7 @@ private:
 } // namespace
 
 support::Expected<std::unique_ptr<Regressor>> createLinear(const Params &P) {
-  static const std::map<std::string, ParamRange> Spec = {{"lambda", {0.0, 0.0, 1e12}}};
+  static const std::map<std::string, ParamRange> Spec = {{"lambda", {1.0, 0.0, 1e12}}};
   auto Resolved = resolveParams("linear", Spec, P);
   if (!Resolved)
     return Resolved.error();

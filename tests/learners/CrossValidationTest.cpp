@@ -65,7 +65,8 @@ TEST_CASE("cross-validation: linear on noise-free data is exact out of fold (syn
       40, 2, 3, [](const std::vector<double> &X) { return 1.0 + 3.0 * X[0] + 0.1 * X[1]; });
   auto Folds = kFoldSplit(D.size(), 4, 1);
   REQUIRE(Folds);
-  auto R = crossValidate(D, ModelSpec{"linear", {}, TargetTransform::None}, *Folds, "k-fold");
+  auto R = crossValidate(D, ModelSpec{"linear", {{"lambda", 0}}, TargetTransform::None}, *Folds,
+                         "k-fold");
   REQUIRE(R);
   CHECK(R->folds.size() == 4);
   CHECK(R->pooled.n == 40);
@@ -77,7 +78,8 @@ TEST_CASE("cross-validation: linear on noise-free data is exact out of fold (syn
   REQUIRE(R->importance.size() == 2);
   CHECK(R->importance[0].first == "x1");
   // Reports are deterministic and carry the protocol.
-  auto Again = crossValidate(D, ModelSpec{"linear", {}, TargetTransform::None}, *Folds, "k-fold");
+  auto Again = crossValidate(D, ModelSpec{"linear", {{"lambda", 0}}, TargetTransform::None}, *Folds,
+                             "k-fold");
   REQUIRE(Again);
   CHECK(reportJson({&*R, 1}) == reportJson({&*Again, 1}));
   CHECK(reportTable({&*R, 1}).find("most influencing predictors (linear):\n   1. x1") !=
@@ -87,7 +89,8 @@ TEST_CASE("cross-validation: linear on noise-free data is exact out of fold (syn
 TEST_CASE("cross-validation: overlapping test folds are rejected") {
   auto D = synthetic::make(10, 1, 3, [](const std::vector<double> &X) { return X[0]; });
   std::vector<Fold> Folds = {{"a", {0, 1, 2, 3, 4}, {5, 6, 7, 8, 9}}, {"b", {0, 1, 2, 3, 4}, {9}}};
-  auto R = crossValidate(D, ModelSpec{"linear", {}, TargetTransform::None}, Folds, "custom");
+  auto R = crossValidate(D, ModelSpec{"linear", {{"lambda", 0}}, TargetTransform::None}, Folds,
+                         "custom");
   REQUIRE(!R);
   CHECK(R.error().message == "row 10 is in more than one test fold");
 }

@@ -43,7 +43,7 @@ TEST_CASE("model: save/load round trip gives identical predictions, every learne
 }
 
 TEST_CASE("model: file save/load and bad files") {
-  auto M = Model::fit(smooth(3), ModelSpec{"linear", {}, TargetTransform::None});
+  auto M = Model::fit(smooth(3), ModelSpec{"linear", {{"lambda", 0}}, TargetTransform::None});
   REQUIRE(M);
   std::string Path = "learners_model_test.json";
   REQUIRE(!M->save(Path));
@@ -64,14 +64,14 @@ TEST_CASE("model: log target fits ln(y), predicts exp, and is recorded") {
   // y = exp(1 + 2 x1 - x2): linear in log space, so the log-linear model is exact.
   auto D = synthetic::make(
       50, 2, 9, [](const std::vector<double> &X) { return std::exp(1.0 + 2.0 * X[0] - X[1]); });
-  auto M = Model::fit(D, ModelSpec{"linear", {}, TargetTransform::Log});
+  auto M = Model::fit(D, ModelSpec{"linear", {{"lambda", 0}}, TargetTransform::Log});
   REQUIRE(M);
   auto P = M->predict(D.features);
   for (size_t I = 0; I < P.size(); ++I)
     CHECK(P[I] == doctest::Approx(D.target[I]).epsilon(1e-9));
   CHECK(M->toJson().find("\"target_transform\": \"log\"") != std::string::npos);
   D.target[3] = 0;
-  auto Bad = Model::fit(D, ModelSpec{"linear", {}, TargetTransform::Log});
+  auto Bad = Model::fit(D, ModelSpec{"linear", {{"lambda", 0}}, TargetTransform::Log});
   REQUIRE(!Bad);
   CHECK(Bad.error().message == "log target transform needs positive targets; row 4 has y = 0.0");
 }
@@ -84,7 +84,7 @@ TEST_CASE("model: log features turn a power law into a linear fit, and survive s
         return std::exp(0.5) * (1 + X[0]) * (1 + X[0]) / std::sqrt(1 + X[1]);
       },
       10, 5000);
-  ModelSpec Spec{"linear", {}, TargetTransform::Log};
+  ModelSpec Spec{"linear", {{"lambda", 0}}, TargetTransform::Log};
   auto Plain = Model::fit(D, Spec);
   Spec.logFeatures = true;
   auto M = Model::fit(D, Spec);
@@ -126,7 +126,7 @@ TEST_CASE("model: repeated fits are byte-identical; the seed matters for the for
 
 TEST_CASE("model: predicting a dataset matches features by name") {
   Dataset D = smooth(5);
-  auto M = Model::fit(D, ModelSpec{"linear", {}, TargetTransform::None});
+  auto M = Model::fit(D, ModelSpec{"linear", {{"lambda", 0}}, TargetTransform::None});
   REQUIRE(M);
   std::vector<std::string> Reordered = {"x3", "x1", "x2"};
   auto R = D.selectFeatures(Reordered);

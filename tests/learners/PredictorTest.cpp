@@ -91,7 +91,7 @@ TEST_CASE("predictor: feature ranges and outside-range features") {
   CHECK(R[1].max == 7);
 
   auto M = Model::fit(synthetic::make(20, 2, 3, [](const auto &X) { return X[0]; }),
-                      ModelSpec{"linear", {}, TargetTransform::None});
+                      ModelSpec{"linear", {{"lambda", 0}}, TargetTransform::None});
   REQUIRE(M);
   PredictorInfo I;
   I.ranges = {{"x1", 0, 1}, {"x2", 10, 20}};

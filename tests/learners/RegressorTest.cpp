@@ -71,7 +71,7 @@ TEST_CASE("linear: recovers noise-free coefficients (synthetic)") {
       60, 3, 11,
       [](const std::vector<double> &X) { return 3.0 + 2.0 * X[0] - 0.5 * X[1] + 0.25 * X[2]; }, -5,
       5);
-  auto R = make("linear");
+  auto R = make("linear", {{"lambda", 0}});
   REQUIRE(!R->fit(D.features, D.target));
   auto P = R->predict(probes(3));
   CHECK(P[0] == doctest::Approx(3.0).epsilon(1e-9));
@@ -89,7 +89,7 @@ TEST_CASE("linear: ridge shrinks coefficients, constant column is harmless (synt
   auto D = synthetic::make(40, 2, 5, [](const std::vector<double> &X) { return 4.0 * X[0]; });
   for (size_t I = 0; I < D.size(); ++I)
     D.features(I, 1) = 7.0; // constant feature
-  auto Plain = make("linear");
+  auto Plain = make("linear", {{"lambda", 0}});
   REQUIRE(!Plain->fit(D.features, D.target));
   auto P = Plain->predict(probes(2));
   CHECK(std::fabs(P[1] - P[0] - 4.0) < 1e-6);
@@ -104,7 +104,7 @@ TEST_CASE("linear: duplicated features share the weight (minimum norm, synthetic
   auto D = synthetic::make(30, 3, 6, [](const std::vector<double> &X) { return 1 + 2 * X[0]; });
   for (size_t I = 0; I < D.size(); ++I)
     D.features(I, 1) = D.features(I, 0); // x2 duplicates x1
-  auto R = make("linear");
+  auto R = make("linear", {{"lambda", 0}});
   REQUIRE(!R->fit(D.features, D.target));
   auto P = R->predict(probes(3));
   CHECK(std::fabs(P[1] - P[0] - 1.0) < 1e-6);
@@ -188,7 +188,7 @@ TEST_CASE("forest and xgboost beat the mean predictor on a nonlinear function (s
 TEST_CASE("fit rejects mismatched or non-finite data") {
   Matrix X(2, 1);
   std::vector<double> Y = {1};
-  auto R = make("linear");
+  auto R = make("linear", {{"lambda", 0}});
   auto E = R->fit(X, Y);
   REQUIRE(E);
   CHECK(E->message == "feature rows (2) and targets (1) differ in number");

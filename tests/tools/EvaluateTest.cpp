@@ -54,8 +54,9 @@ TEST_CASE("evaluate: several learners, one JSON record each, the same bytes twic
 TEST_CASE("evaluate: --where selects rows; leave-one-group-out; table output") {
   TempDir Dir("evaluate_where");
   writeFile(Dir / "d.csv", syntheticCsv());
-  RunResult T4 = runPtxcast("evaluate --data " + (Dir / "d.csv") +
-                            " --where gpu=t4 --learners linear --cv 3 --format json");
+  RunResult T4 =
+      runPtxcast("evaluate --data " + (Dir / "d.csv") +
+                 " --where gpu=t4 --learners linear --param lambda=0 --cv 3 --format json");
   REQUIRE_MESSAGE(T4.status == 0, T4.err);
   auto J = nlohmann::json::parse(T4.out);
   CHECK(J["learners"][0]["n"] == 20);
@@ -71,8 +72,9 @@ TEST_CASE("evaluate: --where selects rows; leave-one-group-out; table output") {
 TEST_CASE("evaluate --model: a trained model scored on new data") {
   TempDir Dir("evaluate_model");
   writeFile(Dir / "d.csv", syntheticCsv());
-  RunResult Train = runPtxcast("train --data " + (Dir / "d.csv") +
-                               " --where gpu=v100 --learner linear -o " + (Dir / "m.json"));
+  RunResult Train =
+      runPtxcast("train --data " + (Dir / "d.csv") +
+                 " --where gpu=v100 --learner linear --param lambda=0 -o " + (Dir / "m.json"));
   REQUIRE_MESSAGE(Train.status == 0, Train.err);
   RunResult Score = runPtxcast("evaluate --model " + (Dir / "m.json") + " --data " +
                                (Dir / "d.csv") + " --where gpu=t4 --format json");

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -64,11 +65,12 @@ fs::path syntheticCsv() {
 std::string bundlePath() {
   static const std::string Path = [] {
     std::string Out = (scratch() / "synthetic-bundle.json").string();
-    RunResult R = runPtxcast("train --data " + syntheticCsv().string() +
-                             " --target latency_ms --id gpu --features thr_fp32,launches "
-                             "--learner linear --level operator --dtype f32 --cv group=gpu "
-                             "--name synthetic-op --predicts 'synthetic latency' -o " +
-                             Out);
+    RunResult R =
+        runPtxcast("train --data " + syntheticCsv().string() +
+                   " --target latency_ms --id gpu --features thr_fp32,launches "
+                   "--learner linear --param lambda=0 --level operator --dtype f32 --cv group=gpu "
+                   "--name synthetic-op --predicts 'synthetic latency' -o " +
+                   Out);
     REQUIRE_MESSAGE(R.status == 0, R.err);
     return Out;
   }();
@@ -370,4 +372,30 @@ TEST_CASE("predict: the shipped default bundle loads and says what it predicts")
   RunResult F16 = runPtxcast("predict lenet5 --gpu t4 --dtype f16 --learner knn");
   CHECK(F16.status == 1);
   CHECK(F16.err.find("no shipped model predicts f16 knn networks (shipped: ") != std::string::npos);
+}
+
+TEST_CASE("predict: the shipped bundle trained on the target GPU is preferred, f32 by default") {
+  auto Chosen = [](const std::string &Args) {
+    RunResult R = runPtxcast("predict lenet5 " + Args + " --format json");
+    REQUIRE_MESSAGE(R.status == 0, R.err);
+    Json J = Json::parse(R.out);
+    return std::pair(J["model"]["name"].get<std::string>(),
+                     J["model"]["training_gpus"].get<std::vector<std::string>>());
+  };
+  auto Has = [](const std::vector<std::string> &Gpus, const std::string &G) {
+    return std::find(Gpus.begin(), Gpus.end(), G) != Gpus.end();
+  };
+  // Without --dtype every GPU gets an f32 bundle; the H100 the one trained on H100 measurements.
+  auto [H100, H100Gpus] = Chosen("--gpu h100");
+  auto [T4, T4Gpus] = Chosen("--gpu t4");
+  CHECK(H100.find("f32") != std::string::npos);
+  CHECK(T4.find("f32") != std::string::npos);
+  CHECK(T4Gpus.size() > 1); // a single-GPU bundle is never chosen for another GPU
+  CHECK(Has(H100Gpus, "h100-sxm"));
+  CHECK(!Has(T4Gpus, "h100-sxm"));
+  auto [F16, F16Gpus] = Chosen("--gpu h100 --dtype f16");
+  CHECK(F16.find("f16") != std::string::npos);
+  CHECK(Has(F16Gpus, "h100-sxm"));
+  auto [Other, OtherGpus] = Chosen("--gpu t4 --dtype f16");
+  CHECK(OtherGpus.size() > 1);
 }

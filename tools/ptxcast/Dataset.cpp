@@ -1,5 +1,5 @@
-// `ptxcast dataset neusight|timm CSV... -o OUT.csv`: real measurements joined with ptxcast's
-// analysis of the same workload, one feature row per measurement (docs/datasets.md).
+// `ptxcast dataset neusight|timm|frameworks CSV... -o OUT.csv`: real measurements joined with
+// ptxcast's analysis of the same workload, one feature row per measurement (docs/datasets.md).
 #include "Commands.h"
 #include "DatasetCommands.h"
 
@@ -43,6 +43,21 @@ void addDatasetCommand(CLI::App &App) {
                    "take only the first N rows of zoo models of each file (0 = all)");
   Timm->callback([O] {
     if (int Status = dataset::runTimm(*O); Status != 0)
+      throw CLI::RuntimeError(Status);
+  });
+
+  CLI::App *Fw = Cmd->add_subcommand(
+      "frameworks", "whole-network framework timings from scripts/measure/time_frameworks.py, "
+                    "analysed from the ONNX graphs that were timed");
+  addCommonOptions(Fw, *O);
+  Fw->add_option("--mode", O->mode, "timing mode to take")
+      ->check(CLI::IsMember({"graph", "eager"}))
+      ->capture_default_str();
+  Fw->add_option("--onnx-dir", O->onnxDir, "folder of MODEL.onnx (default: onnx/ beside the CSV)");
+  Fw->add_option("--gpu", O->gpu, "catalog GPU (default: the rows' device)");
+  Fw->add_option("--limit", O->limit, "take only the first N rows of the mode of each file");
+  Fw->callback([O] {
+    if (int Status = dataset::runFrameworks(*O); Status != 0)
       throw CLI::RuntimeError(Status);
   });
 }

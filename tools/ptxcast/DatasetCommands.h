@@ -1,4 +1,4 @@
-// The two `ptxcast dataset` sources, behind one options struct (Dataset.cpp parses the flags).
+// The `ptxcast dataset` sources, behind one options struct (Dataset.cpp parses the flags).
 #pragma once
 
 #include <cstddef>
@@ -14,6 +14,9 @@ struct DatasetOptions {
   std::string arch = "sm_90";      ///< lowering target
   std::string gpu;                 ///< timm: catalog GPU overriding the file name's
   unsigned threads = 0;            ///< 0 = all cores
+  std::string mode = "graph";      ///< frameworks: the timing mode to take (graph or eager)
+  std::string onnxDir;             ///< frameworks: folder of MODEL.onnx (default: onnx/ beside
+                                   ///< each CSV)
   size_t limit = 0;                ///< 0 = every row; else the first N rows of each file
                                    ///< (timm: rows of zoo models)
 };
@@ -22,5 +25,7 @@ struct DatasetOptions {
 int runNeusight(const DatasetOptions &O);
 /// `ptxcast dataset timm`.
 int runTimm(const DatasetOptions &O);
+/// `ptxcast dataset frameworks`.
+int runFrameworks(const DatasetOptions &O);
 
 } // namespace ptxcast::dataset

@@ -6,6 +6,7 @@
 #include "LearnerOptions.h"
 
 #include "learners/CrossValidation.h"
+#include "learners/Predictor.h"
 #include "support/Files.h"
 
 #include <CLI/CLI.hpp>
@@ -47,9 +48,26 @@ learners::Dataset predictionTable(const learners::Dataset &D,
 }
 
 /// A trained model's predictions on D, reported like a cross-validation without folds.
+/// The model of File: a trained model (`ptxcast train -o`), or the model of a network-level
+/// predictor bundle (models/*.json), which applies to one row per network as-is. An
+/// operator-level bundle predicts per launch and sums, which rows of a dataset cannot express.
+support::Expected<learners::Model> loadScoringModel(const std::string &File) {
+  auto M = learners::Model::load(File);
+  if (M)
+    return M;
+  auto B = learners::Predictor::load(File);
+  if (!B)
+    return M.error();
+  if (B->info().level != learners::PredictLevel::Network)
+    return support::Error(File, 0, 0,
+                          "an operator-level predictor bundle predicts each launch and sums over "
+                          "the network; score it with `ptxcast predict`");
+  return learners::Model::fromJson(B->model().toJson(), File);
+}
+
 support::Expected<learners::CvReport> scoreModel(const std::string &File,
                                                  const learners::Dataset &D) {
-  auto M = learners::Model::load(File);
+  auto M = loadScoringModel(File);
   if (!M)
     return M.error();
   auto P = M->predict(D);

@@ -92,6 +92,7 @@ int runPredict(PredictOptions O) {
   auto Gpu = Catalog->lookup(O.gpu);
   if (!Gpu)
     return fail(Gpu.error());
+  O.choice.gpu = Gpu->name;
   auto P = choosePredictor(O.choice);
   if (!P)
     return fail(P.error());

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace ptxcast {
 namespace {
@@ -69,7 +70,14 @@ support::Expected<Predictor> choosePredictor(const PredictorChoice &C) {
   auto All = shippedPredictors();
   if (!All)
     return All.error();
-  for (Predictor &P : *All) {
+  std::optional<size_t> Best;
+  auto Rank = [&C](const Predictor &P) {
+    const auto &Gpus = P.info().trainingGpus;
+    bool OnGpu = std::find(Gpus.begin(), Gpus.end(), C.gpu) != Gpus.end();
+    return std::tuple(P.info().dtype == "f32" ? 0 : 1, OnGpu ? 0 : 1, Gpus.size() > 1 ? 0 : 1);
+  };
+  for (size_t I = 0; I < All->size(); ++I) {
+    Predictor &P = (*All)[I];
     if (!C.model.empty() && P.info().name != C.model)
       continue;
     if (auto E = checkFits(P, C)) {
@@ -77,8 +85,11 @@ support::Expected<Predictor> choosePredictor(const PredictorChoice &C) {
         return *E;
       continue;
     }
-    return std::move(P);
+    if (!Best || Rank(P) < Rank((*All)[*Best]))
+      Best = I;
   }
+  if (Best)
+    return std::move((*All)[*Best]);
   if (!C.model.empty())
     return support::Error(fmt::format("unknown model '{}' (shipped: {}); or pass a bundle file "
                                       "--model FILE.json",

@@ -35,10 +35,14 @@ struct PredictorChoice {
   std::string model;
   std::string dtype;
   std::string learner;
+  std::string gpu; ///< catalog name of the target GPU, if one: prefer bundles trained on it
 };
 
-/// Loads the chosen bundle. Errors say what is shipped when nothing fits, and name the bundle's
-/// dtype when it differs from the one asked for.
+/// Loads the chosen bundle: `model` (a shipped name or FILE.json), else the shipped bundle that
+/// fits dtype and learner, preferring f32 when no dtype is asked for, then one trained on `gpu`,
+/// then one trained on several GPUs (a single-GPU bundle cannot tell GPUs apart). Errors say what
+/// is shipped when nothing fits, and name the bundle's dtype when it differs from the one asked
+/// for.
 support::Expected<learners::Predictor> choosePredictor(const PredictorChoice &C);
 
 /// Predicted time of the launches of one kind (the lowering's strategy).

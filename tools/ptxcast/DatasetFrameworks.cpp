@@ -1,0 +1,186 @@
+// `ptxcast dataset frameworks CSV... -o OUT.csv`: framework timings of whole networks (as
+// scripts/measure/time_frameworks.py writes them) joined with the fast analysis of the very ONNX
+// graph that was timed, imported at the row's batch and precision. One row per timing.
+#include "DatasetCommands.h"
+#include "DatasetCommon.h"
+
+#include "corpus/Onnx.h"
+
+#include <fmt/core.h>
+
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+namespace ptxcast::dataset {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::string_view RequiredColumns[] = {"model", "batch",     "dtype",  "image_size",
+                                                "mode",  "median_ms", "status", "device"};
+
+struct Job {
+  std::string onnx; ///< path of the timed graph
+  int64_t batch = 0;
+  corpus::DType dtype = corpus::DType::F32;
+};
+
+struct FrameworkRow {
+  std::vector<std::string> ids; ///< source, model, dtype, mode, gpu, file
+  double ms = 0;
+  size_t job = 0;
+  learners::GpuSpec gpu;
+};
+
+struct Ingest {
+  std::vector<FrameworkRow> rows;
+  std::vector<Job> jobs;
+  std::map<std::string, size_t> jobIndex; ///< "onnx|batch|dtype" -> jobs index
+  SkipLog skips;
+  size_t read = 0;
+};
+
+/// fp32 / fp16 (the script's names) or f32 / f16 (ptxcast's).
+std::optional<corpus::DType> dtypeOf(const std::string &Text) {
+  if (Text == "fp32" || Text == "f32")
+    return corpus::DType::F32;
+  if (Text == "fp16" || Text == "f16")
+    return corpus::DType::F16;
+  return std::nullopt;
+}
+
+/// The GPU of a row: --gpu, else the catalog entry for the row's device name (cached).
+support::Expected<learners::GpuSpec> gpuOf(const SourceTable &T, const learners::CsvRecord &R,
+                                           const DatasetOptions &O,
+                                           const learners::GpuCatalog &Catalog) {
+  std::string Name = O.gpu.empty() ? textField(T, R, "device") : O.gpu;
+  auto G = Catalog.lookup(Name);
+  if (!G)
+    return support::Error(T.file, R.line, 0,
+                          fmt::format("device '{}' is not in the GPU catalog; name the catalog "
+                                      "GPU with --gpu",
+                                      Name));
+  return *G;
+}
+
+/// Reads one file's rows of the selected mode into G.
+std::optional<support::Error> readFile(const std::string &Path, const DatasetOptions &O,
+                                       const learners::GpuCatalog &Catalog, Ingest &G) {
+  auto T = readTable(Path, RequiredColumns);
+  if (!T)
+    return T.error();
+  fs::path OnnxDir =
+      O.onnxDir.empty() ? fs::path(Path).parent_path() / "onnx" : fs::path(O.onnxDir);
+  size_t Taken = 0;
+  for (const learners::CsvRecord &R : T->rows) {
+    if (textField(*T, R, "mode") != O.mode)
+      continue;
+    if (O.limit && Taken >= O.limit)
+      break;
+    ++Taken, ++G.read;
+    auto Batch = intField(*T, R, "batch");
+    auto Ms = numberField(*T, R, "median_ms");
+    if (textField(*T, R, "status") != "ok") {
+      G.skips.add("not timed (status " + textField(*T, R, "status") + ")");
+      continue;
+    }
+    if (!Batch || !Ms)
+      return !Batch ? Batch.error() : Ms.error();
+    const std::string &Model = textField(*T, R, "model");
+    auto Type = dtypeOf(textField(*T, R, "dtype"));
+    if (!Type)
+      return support::Error(
+          T->file, R.line, 0,
+          fmt::format("dtype '{}': expected fp32 or fp16", textField(*T, R, "dtype")));
+    auto Gpu = gpuOf(*T, R, O, Catalog);
+    if (!Gpu)
+      return Gpu.error();
+    fs::path Onnx = OnnxDir / (Model + ".onnx");
+    if (!fs::exists(Onnx)) {
+      G.skips.add("no ONNX graph", Onnx.string());
+      continue;
+    }
+    std::string Key =
+        fmt::format("{}|{}|{}", Onnx.string(), *Batch, std::string(corpus::dtypeString(*Type)));
+    auto [It, New] = G.jobIndex.emplace(Key, G.jobs.size());
+    if (New)
+      G.jobs.push_back({Onnx.string(), *Batch, *Type});
+    std::string File = fs::path(Path).filename().string();
+    G.rows.push_back(
+        {{"frameworks", Model, std::string(corpus::dtypeString(*Type)), O.mode, Gpu->name, File},
+         *Ms,
+         It->second,
+         *Gpu});
+  }
+  return std::nullopt;
+}
+
+/// Analyses every job, f32 and f16 jobs in two passes (the lowering's element type is a
+/// per-pass setting); results land in the slot of their job.
+std::vector<JobResult> analyseJobs(const std::vector<Job> &Jobs, const DatasetOptions &O) {
+  std::vector<JobResult> Results(Jobs.size());
+  for (corpus::DType Type : {corpus::DType::F32, corpus::DType::F16}) {
+    std::vector<NetworkFactory> Factories;
+    std::vector<size_t> Slots;
+    for (size_t I = 0; I < Jobs.size(); ++I) {
+      if (Jobs[I].dtype != Type)
+        continue;
+      Slots.push_back(I);
+      Factories.push_back([&J = Jobs[I]] {
+        corpus::OnnxImportOptions Opts;
+        Opts.batch = J.batch;
+        Opts.dtype = J.dtype;
+        return corpus::importOnnxFile(J.onnx, Opts);
+      });
+    }
+    JobSettings S;
+    S.threads = O.threads;
+    S.perJob = false; // few large networks: all threads inside each
+    S.lower.dtype = Type;
+    S.lower.arch = O.arch;
+    S.unit = "analysed networks";
+    std::vector<JobResult> Part = runJobs(Factories, S);
+    for (size_t K = 0; K < Part.size(); ++K)
+      Results[Slots[K]] = std::move(Part[K]);
+  }
+  return Results;
+}
+
+} // namespace
+
+int runFrameworks(const DatasetOptions &O) {
+  auto Start = std::chrono::steady_clock::now();
+  auto Catalog = learners::GpuCatalog::builtin();
+  if (!Catalog) {
+    fmt::print(stderr, "{}\n", Catalog.error().str());
+    return 1;
+  }
+  Ingest G;
+  for (const std::string &Path : O.inputs)
+    if (auto E = readFile(Path, O, *Catalog, G)) {
+      fmt::print(stderr, "{}\n", E->str());
+      return 1;
+    }
+  std::vector<JobResult> Results = analyseJobs(G.jobs, O);
+  learners::Dataset D =
+      emptyDataset({"source", "model", "dtype", "mode", "gpu", "file"}, "median_ms");
+  for (FrameworkRow &R : G.rows) {
+    const JobResult &J = Results[R.job];
+    if (!J.analysis) {
+      G.skips.add(J.skipReason, J.detail);
+      continue;
+    }
+    addFeatureRow(D, std::move(R.ids), *J.analysis, R.gpu, R.ms);
+  }
+  if (auto E = writeCsvAtomically(D, O.output)) {
+    fmt::print(stderr, "{}\n", E->str());
+    return 1;
+  }
+  double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+  printSummary("dataset frameworks", G.read, D.size(), G.skips, G.jobs.size(), Seconds);
+  return 0;
+}
+
+} // namespace ptxcast::dataset
