@@ -1,7 +1,7 @@
 // Fast-mode wall time: lower + analyze EfficientNet-B7 at batch 1 and 64, and every zoo model at
-// batch 1 (docs/fast-mode.md). Usage: analyze_bench [--no-loop-skip] [MODEL BATCH ...] (default:
-// the set above). Besides wall time it prints the warp instructions interpreted, a measure of
-// the work that does not depend on the machine's load.
+// batch 1 (docs/fast-mode.md). Usage: analyze_bench [--no-loop-skip] [--no-class-transfer]
+// [MODEL BATCH ...] (default: the set above). Besides wall time it prints the warp instructions
+// interpreted, a measure of the work that does not depend on the machine's load.
 #include "analyzer/FastMode.h"
 #include "corpus/Lower.h"
 #include "corpus/Zoo.h"
@@ -77,9 +77,16 @@ double benchOne(const std::string &Model, int64_t Batch, const analyzer::FastSet
 int main(int Argc, char **Argv) {
   analyzer::FastSettings S;
   int First = 1;
-  if (Argc > 1 && std::string(Argv[1]) == "--no-loop-skip") {
-    S.skipLoops = false;
-    First = 2;
+  for (; First < Argc && std::string(Argv[First]).rfind("--", 0) == 0; ++First) {
+    std::string Flag = Argv[First];
+    if (Flag == "--no-loop-skip") {
+      S.skipLoops = false;
+    } else if (Flag == "--no-class-transfer") {
+      S.transferClasses = false;
+    } else {
+      fmt::print("unknown option '{}' (--no-loop-skip, --no-class-transfer)\n", Flag);
+      return 1;
+    }
   }
   if (Argc > First) {
     for (int I = First; I + 1 < Argc; I += 2)

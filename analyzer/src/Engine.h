@@ -229,7 +229,9 @@ struct Exec {
   std::vector<std::vector<uint64_t>> consts; ///< per function: 32 lanes per constant
   uint64_t clock = 0;                        ///< warp instructions issued so far (%clock)
   uint64_t budgetLeft = 0;
-  std::vector<uint64_t> warpCount, threadCount; ///< per pc
+  /// Per pc of the kernel and the functions it calls: index pc - pcLo.
+  std::vector<uint64_t> warpCount, threadCount;
+  uint32_t pcLo = 0;
   KernelProfile prof;
   std::optional<Trap> trap;
   Buffer *lastBuf = nullptr; ///< cache for global address lookups

@@ -59,6 +59,9 @@ std::string prepareMemory(Exec &X, const ProgramImpl &P, Device &D) {
   }
   X.consts.resize(P.funcs.size());
   for (size_t F = 0; F < P.funcs.size(); ++F) {
+    // Only the functions the kernel may call (their pcs lie in the kernel's range).
+    if (P.funcs[F].entry < X.pcLo || P.funcs[F].entry >= X.pcLo + X.warpCount.size())
+      continue;
     const std::vector<ConstSpec> &C = P.funcs[F].consts;
     X.consts[F].assign(C.size() * 32, 0);
     for (size_t K = 0; K < C.size(); ++K) {
@@ -129,12 +132,13 @@ bool runCta(Exec &X, std::vector<Warp> &Warps, uint32_t Func, LoopSkipper *Skip)
 }
 
 void aggregate(Exec &X, const ProgramImpl &P) {
-  for (size_t Pc = 0; Pc < P.code.size(); ++Pc) {
-    if (P.code[Pc].implicit)
+  for (size_t K = 0; K < X.warpCount.size(); ++K) {
+    const DInstr &I = P.code[X.pcLo + K];
+    if (I.implicit)
       continue;
-    size_t C = static_cast<size_t>(P.code[Pc].cls);
-    X.prof.warpInstructions[C] += X.warpCount[Pc];
-    X.prof.threadInstructions[C] += X.threadCount[Pc];
+    size_t C = static_cast<size_t>(I.cls);
+    X.prof.warpInstructions[C] += X.warpCount[K];
+    X.prof.threadInstructions[C] += X.threadCount[K];
   }
 }
 
@@ -233,17 +237,19 @@ RunResult runKernelSkipping(const Program &Prog, std::string_view Kernel, const 
   for (size_t A = 0; A < L.args.size(); ++A)
     std::copy(L.args[A].bytes.begin(), L.args[A].bytes.end(),
               X.kernelParams.begin() + It->kernelParams[A].offset);
+  PcRange Pcs = kernelPcRange(P, Func);
+  X.pcLo = Pcs.lo;
+  X.warpCount.assign(Pcs.hi - Pcs.lo, 0);
+  X.threadCount.assign(Pcs.hi - Pcs.lo, 0);
   if (std::string Why = prepareMemory(X, P, D); !Why.empty())
     return Fail(TrapKind::BadLaunch, Why, It->line);
-  X.warpCount.assign(P.code.size(), 0);
-  X.threadCount.assign(P.code.size(), 0);
   X.prof = R.profile;
   std::vector<Warp> Warps;
   LoopSkipper *Skip = nullptr;
   // Module .global variables are real memory the snapshots do not cover.
   if (Skipper && Skipper->options().enabled && P.globals.empty()) {
     Skip = Skipper;
-    Skip->beginLaunch(kernelPcRange(P, Func));
+    Skip->beginLaunch(Pcs);
   }
   uint64_t GX = L.grid[0], GY = L.grid[1];
   uint64_t Linear = GX * GY * L.grid[2];

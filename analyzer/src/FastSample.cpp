@@ -61,6 +61,19 @@ bool sameCounts(const KernelProfile &A, const KernelProfile &B) {
          A.globalStoreSectors == B.globalStoreSectors;
 }
 
+/// Every counter equal (kernel name, geometry and ctasRun aside).
+bool sameProfile(const KernelProfile &A, const KernelProfile &B) {
+  return sameCounts(A, B) && A.globalLoadRequests == B.globalLoadRequests &&
+         A.globalStoreRequests == B.globalStoreRequests &&
+         A.globalAtomicRequests == B.globalAtomicRequests &&
+         A.globalAtomicSectors == B.globalAtomicSectors &&
+         A.sharedLoadRequests == B.sharedLoadRequests &&
+         A.sharedStoreRequests == B.sharedStoreRequests &&
+         A.sharedAtomicRequests == B.sharedAtomicRequests &&
+         A.sharedBankConflicts == B.sharedBankConflicts && A.loadBytes == B.loadBytes &&
+         A.storeBytes == B.storeBytes && A.barrierSyncs == B.barrierSyncs;
+}
+
 LaunchConfig withSubset(const LaunchConfig &L, std::vector<uint64_t> Ctas) {
   LaunchConfig One = L;
   One.ctaSubset = std::move(Ctas);
@@ -75,7 +88,10 @@ struct ClassRun {
   /// Per-CTA spread of the metrics the error estimate covers (see metrics()).
   std::array<uint64_t, 4> lo{~uint64_t(0), ~uint64_t(0), ~uint64_t(0), ~uint64_t(0)}, hi{};
   bool dataDependent = false;
-  uint64_t skipped = 0; ///< CTA loop iterations extrapolated (LoopSkip.h)
+  uint64_t skipped = 0;              ///< CTA loop iterations extrapolated (LoopSkip.h)
+  uint64_t sumCtas = 0;              ///< CTAs `sum` covers, when taken from another class
+  std::vector<uint64_t> sampled;     ///< the CTAs run one by one (sampled classes)
+  std::vector<KernelProfile> perCta; ///< and their counts
 };
 
 /// Warp and thread instruction totals, global load and store sectors.
@@ -84,17 +100,20 @@ std::array<uint64_t, 4> metrics(const KernelProfile &P) {
           P.globalStoreSectors};
 }
 
+/// Runs the CTAs `Sub` in one call; adds the work done to Out's statistics.
+RunResult runCtas(const SampleJob &J, std::vector<uint64_t> Sub, ClassRun &Out) {
+  J.skipper.setOptions({J.settings.skipLoops, J.device.pattern != AbstractPattern::Zero});
+  RunResult R = runKernelSkipping(J.program, J.kernel, withSubset(J.launch, std::move(Sub)),
+                                  J.device, J.settings.run, &J.skipper);
+  const LoopSkipStats &Stats = J.skipper.stats();
+  Out.interpreted += Stats.interpreted(R.profile.warpInstructionsTotal());
+  Out.skipped += Stats.iterationsSkipped;
+  return R;
+}
+
 std::optional<Trap> runClass(const SampleJob &J, const std::vector<uint64_t> &Ctas, bool Enumerated,
                              bool Check, ClassRun &Out) {
-  auto Run = [&](std::vector<uint64_t> Sub) {
-    J.skipper.setOptions({J.settings.skipLoops, J.device.pattern != AbstractPattern::Zero});
-    RunResult R = runKernelSkipping(J.program, J.kernel, withSubset(J.launch, std::move(Sub)),
-                                    J.device, J.settings.run, &J.skipper);
-    const LoopSkipStats &Stats = J.skipper.stats();
-    Out.interpreted += Stats.interpreted(R.profile.warpInstructionsTotal());
-    Out.skipped += Stats.iterationsSkipped;
-    return R;
-  };
+  auto Run = [&](std::vector<uint64_t> Sub) { return runCtas(J, std::move(Sub), Out); };
   if (Enumerated) { // exact for this class: one call, no spread
     RunResult R = Run(Ctas);
     if (R.trap)
@@ -116,6 +135,8 @@ std::optional<Trap> runClass(const SampleJob &J, const std::vector<uint64_t> &Ct
         Out.sum = R.profile;
       else
         Out.sum.accumulate(R.profile);
+      Out.sampled.push_back(C);
+      Out.perCta.push_back(std::move(R.profile));
     }
   }
   if (Check && !Ctas.empty()) {
@@ -129,23 +150,121 @@ std::optional<Trap> runClass(const SampleJob &J, const std::vector<uint64_t> &Ct
   return std::nullopt;
 }
 
+/// A boundary class of the grid: one category per dimension.
+struct Class {
+  std::array<Span1, 3> spans;
+  uint64_t size = 0;
+};
+
+/// A class whose CTAs were sampled one by one: a reference for class transfers.
+struct Sampled {
+  std::array<Span1, 3> spans;
+  ClassRun run;
+};
+
+/// The linear index of CTA `Cta` moved to coordinate `To` along dimension `D`.
+uint64_t moveCta(uint64_t Cta, const Dim3 &G, int D, uint32_t To) {
+  uint64_t Co[3] = {Cta % G[0], Cta / G[0] % G[1], Cta / (uint64_t(G[0]) * G[1])};
+  Co[D] = To;
+  return Co[0] + Co[1] * G[0] + Co[2] * uint64_t(G[0]) * G[1];
+}
+
+/// Class transfer (FastSettings::transferClasses): class `C` has a single coordinate along the
+/// one dimension D in which it differs from a sampled class. The first, middle and last of
+/// that class's samples run again, moved to C's coordinate along D; if each counts exactly like
+/// its original (every counter), C takes the sampled class's per-CTA estimate and spread and
+/// `Moved` is set. Otherwise Out keeps only the work done.
+std::optional<Trap> transfer(const SampleJob &J, const Class &C, const std::vector<Sampled> &Done,
+                             ClassRun &Out, bool &Moved) {
+  for (const Sampled &S : Done) {
+    int D = -1, Differ = 0;
+    for (int K = 0; K < 3; ++K)
+      if (S.spans[K].lo != C.spans[K].lo || S.spans[K].count != C.spans[K].count) {
+        D = K;
+        ++Differ;
+      }
+    if (Differ != 1 || C.spans[D].count != 1)
+      continue;
+    size_t N = S.run.sampled.size();
+    uint64_t Ran = 0;
+    bool Same = true;
+    for (size_t Pick : {size_t(0), N / 2, N - 1}) {
+      if (Pick == N / 2 && (Pick == 0 || Pick == N - 1))
+        continue; // fewer than three samples
+      RunResult R =
+          runCtas(J, {moveCta(S.run.sampled[Pick], J.launch.grid, D, C.spans[D].lo)}, Out);
+      if (R.trap)
+        return R.trap;
+      ++Ran;
+      if (!sameProfile(R.profile, S.run.perCta[Pick])) {
+        Same = false;
+        break;
+      }
+    }
+    if (!Same)
+      return std::nullopt; // one reference tried: sample the class itself
+    Out.sum = S.run.sum;
+    Out.sumCtas = S.run.ctas;
+    Out.ctas = Ran;
+    Out.lo = S.run.lo;
+    Out.hi = S.run.hi;
+    Moved = true;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+/// Every CTA in one run (sampling off).
+std::optional<Trap> runWhole(const SampleJob &J, LaunchAnalysis &Out) {
+  J.skipper.setOptions({J.settings.skipLoops, false});
+  RunResult R =
+      runKernelSkipping(J.program, J.kernel, J.launch, J.device, J.settings.run, &J.skipper);
+  const LoopSkipStats &Stats = J.skipper.stats();
+  Out.profile = R.profile;
+  Out.ctasSampled = R.profile.ctasRun;
+  Out.interpreted = Stats.interpreted(R.profile.warpInstructionsTotal());
+  Out.loopIterationsSkipped = Stats.iterationsSkipped;
+  return R.trap;
+}
+
+/// The boundary classes of grid `G`, largest first (grid order on ties): the data check runs on
+/// the first, and class transfers find the sampled interior classes before the border ones.
+std::vector<Class> gridClasses(const Dim3 &G) {
+  std::vector<Span1> Cat[3] = {categories(G[0]), categories(G[1]), categories(G[2])};
+  std::vector<Class> Classes;
+  for (const Span1 &Z : Cat[2])
+    for (const Span1 &Y : Cat[1])
+      for (const Span1 &X : Cat[0])
+        Classes.push_back({{X, Y, Z}, uint64_t(X.count) * Y.count * Z.count});
+  std::stable_sort(Classes.begin(), Classes.end(),
+                   [](const Class &A, const Class &B) { return A.size > B.size; });
+  return Classes;
+}
+
+/// Runs `K` CTAs of class `C` (all of them when there are at most K); when the samples
+/// disagree, again 4x denser up to maxInteriorSamples. R keeps the work of every round.
+std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, bool Check,
+                                ClassRun &R, bool &Enumerated) {
+  for (uint32_t Kc = K;; Kc = std::min(Kc * 4, J.settings.maxInteriorSamples)) {
+    std::vector<uint64_t> Ctas = classSamples(C.spans, J.launch.grid, Kc, Enumerated);
+    uint64_t Before = R.interpreted, SkippedBefore = R.skipped;
+    R = ClassRun();
+    R.interpreted = Before;
+    R.skipped = SkippedBefore;
+    if (std::optional<Trap> T = runClass(J, Ctas, Enumerated, Check, R))
+      return T;
+    if (Enumerated || R.lo == R.hi || Kc >= J.settings.maxInteriorSamples)
+      return std::nullopt;
+  }
+}
+
 } // namespace
 
 std::optional<Trap> sampleLaunch(const SampleJob &J, LaunchAnalysis &Out) {
   const Dim3 &G = J.launch.grid;
   Out.ctasTotal = uint64_t(G[0]) * G[1] * G[2];
-  if (!J.settings.sampleCtas) {
-    J.skipper.setOptions({J.settings.skipLoops, false});
-    RunResult R =
-        runKernelSkipping(J.program, J.kernel, J.launch, J.device, J.settings.run, &J.skipper);
-    const LoopSkipStats &Stats = J.skipper.stats();
-    Out.profile = R.profile;
-    Out.ctasSampled = R.profile.ctasRun;
-    Out.interpreted = Stats.interpreted(R.profile.warpInstructionsTotal());
-    Out.loopIterationsSkipped = Stats.iterationsSkipped;
-    return R.trap;
-  }
-  std::vector<Span1> Cat[3] = {categories(G[0]), categories(G[1]), categories(G[2])};
+  if (!J.settings.sampleCtas)
+    return runWhole(J, Out);
   KernelProfile Est;
   Est.kernel = J.kernel;
   Est.grid = G;
@@ -154,46 +273,33 @@ std::optional<Trap> sampleLaunch(const SampleJob &J, LaunchAnalysis &Out) {
   std::array<double, 4> AbsErr{};
   Out.classes = 0;
   uint32_t K = std::max<uint32_t>(J.settings.interiorSamples, 1);
-  // The data check runs once per launch, on the largest class (the first one on ties).
-  uint64_t Largest = 0;
-  for (const Span1 &Z : Cat[2])
-    for (const Span1 &Y : Cat[1])
-      for (const Span1 &X : Cat[0])
-        Largest = std::max(Largest, uint64_t(X.count) * Y.count * Z.count);
-  bool Checked = !J.checkData;
-  for (const Span1 &Z : Cat[2])
-    for (const Span1 &Y : Cat[1])
-      for (const Span1 &X : Cat[0]) {
-        std::array<Span1, 3> C = {X, Y, Z};
-        bool Enumerated = false;
-        uint64_t Size = uint64_t(X.count) * Y.count * Z.count;
-        bool Check = !Checked && Size == Largest;
-        Checked |= Check;
-        ClassRun R;
-        // Sampled CTAs that disagree: sample again, 4x denser, up to maxInteriorSamples.
-        for (uint32_t Kc = K;; Kc = std::min(Kc * 4, J.settings.maxInteriorSamples)) {
-          std::vector<uint64_t> Ctas = classSamples(C, G, Kc, Enumerated);
-          uint64_t Before = R.interpreted, SkippedBefore = R.skipped;
-          R = ClassRun();
-          R.interpreted = Before;
-          R.skipped = SkippedBefore;
-          if (std::optional<Trap> T = runClass(J, Ctas, Enumerated, Check, R))
-            return T;
-          if (Enumerated || R.lo == R.hi || Kc >= J.settings.maxInteriorSamples)
-            break;
-        }
-        addScaled(Est, R.sum, double(Size) / double(R.ctas));
-        if (!Enumerated) {
-          Out.extrapolated = true;
-          for (size_t M = 0; M < AbsErr.size(); ++M)
-            AbsErr[M] += double(Size - R.ctas) * double(R.hi[M] - R.lo[M]) / 2;
-        }
-        Out.ctasSampled += R.ctas;
-        Out.interpreted += R.interpreted;
-        Out.dataDependent |= R.dataDependent;
-        Out.loopIterationsSkipped += R.skipped;
-        ++Out.classes;
-      }
+  std::vector<Class> Classes = gridClasses(G);
+  std::vector<Sampled> Done;
+  for (size_t Ci = 0; Ci < Classes.size(); ++Ci) {
+    const Class &C = Classes[Ci];
+    bool Check = J.checkData && Ci == 0;
+    ClassRun R;
+    bool Enumerated = false, Moved = false;
+    if (J.settings.transferClasses && C.size > K)
+      if (std::optional<Trap> T = transfer(J, C, Done, R, Moved))
+        return T;
+    if (!Moved)
+      if (std::optional<Trap> T = sampleClass(J, C, K, Check, R, Enumerated))
+        return T;
+    addScaled(Est, R.sum, double(C.size) / double(Moved ? R.sumCtas : R.ctas));
+    if (!Enumerated) {
+      Out.extrapolated = true;
+      for (size_t M = 0; M < AbsErr.size(); ++M)
+        AbsErr[M] += double(C.size - R.ctas) * double(R.hi[M] - R.lo[M]) / 2;
+    }
+    Out.ctasSampled += R.ctas;
+    Out.interpreted += R.interpreted;
+    Out.dataDependent |= R.dataDependent;
+    Out.loopIterationsSkipped += R.skipped;
+    ++Out.classes;
+    if (!Enumerated && !Moved && R.sampled.size() >= 2)
+      Done.push_back({C.spans, std::move(R)});
+  }
   Est.ctasRun = Out.ctasSampled;
   std::array<uint64_t, 4> Totals = metrics(Est);
   Out.errorEstimate = 0;

@@ -11,6 +11,7 @@
 #include "LoopSkip.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace analyzer {
 namespace {
@@ -156,8 +157,10 @@ void LoopSkipper::beginCta() {
 void LoopSkipper::readCounters(const Exec &X, std::vector<uint64_t> &Out) const {
   Out.clear();
   forEachCounter(X.prof, [&](uint64_t V) { Out.push_back(V); });
-  Out.insert(Out.end(), X.warpCount.begin() + Pcs.lo, X.warpCount.begin() + Pcs.hi);
-  Out.insert(Out.end(), X.threadCount.begin() + Pcs.lo, X.threadCount.begin() + Pcs.hi);
+  assert(X.pcLo == Pcs.lo && X.warpCount.size() == Pcs.hi - Pcs.lo &&
+         "per-pc counts of the kernel");
+  Out.insert(Out.end(), X.warpCount.begin(), X.warpCount.end());
+  Out.insert(Out.end(), X.threadCount.begin(), X.threadCount.end());
   Out.push_back(X.budgetLeft);
 }
 
@@ -165,8 +168,8 @@ void LoopSkipper::writeCounters(Exec &X, const std::vector<uint64_t> &In) const 
   size_t K = 0;
   forEachCounter(X.prof, [&](uint64_t &V) { V = In[K++]; });
   size_t N = Pcs.hi - Pcs.lo;
-  std::copy_n(In.begin() + K, N, X.warpCount.begin() + Pcs.lo);
-  std::copy_n(In.begin() + K + N, N, X.threadCount.begin() + Pcs.lo);
+  std::copy_n(In.begin() + K, N, X.warpCount.begin());
+  std::copy_n(In.begin() + K + N, N, X.threadCount.begin());
   X.budgetLeft = In[K + 2 * N];
 }
 
@@ -223,18 +226,28 @@ bool LoopSkipper::affine(const History &H) {
     if (CounterDelta[K] != B.counters[K] - A.counters[K])
       return false;
   }
-  RegDelta.clear();
-  RegAffine.clear();
+  size_t Total = 0;
+  for (const Warp &W : C.warps)
+    Total += W.regs.size();
+  RegDelta.resize(Total);
+  RegAffine.resize(Total);
+  size_t Flat = 0;
   for (size_t W = 0; W < C.warps.size(); ++W) {
-    const std::vector<uint64_t> &Ra = A.warps[W].regs, &Rb = B.warps[W].regs, &Rc = C.warps[W].regs;
-    for (size_t K = 0; K < Rc.size(); ++K) {
-      uint64_t D = Rc[K] - Rb[K];
-      bool Ok = D == Rb[K] - Ra[K];
-      if (!Ok && !Opts.relaxed)
-        return false;
-      RegDelta.push_back(Ok ? D : 0);
-      RegAffine.push_back(Ok);
+    const uint64_t *Ra = A.warps[W].regs.data(), *Rb = B.warps[W].regs.data(),
+                   *Rc = C.warps[W].regs.data();
+    uint64_t *Delta = RegDelta.data() + Flat;
+    uint8_t *Affine = RegAffine.data() + Flat;
+    size_t E = C.warps[W].regs.size();
+    uint64_t Bad = 0; // strict runs: any register off its step fails the period
+    for (size_t K = 0; K < E; ++K) {
+      uint64_t D = Rc[K] - Rb[K], Off = D ^ (Rb[K] - Ra[K]);
+      Bad |= Off;
+      Delta[K] = Off ? 0 : D;
+      Affine[K] = Off == 0;
     }
+    if (Bad && !Opts.relaxed)
+      return false;
+    Flat += E;
   }
   return true;
 }
@@ -282,10 +295,30 @@ void LoopSkipper::materialize(Exec &X, std::vector<Warp> &Warps, size_t N, const
                               uint64_t M) const {
   size_t Flat = 0;
   for (size_t K = 0; K < N; ++K) {
-    Warps[K] = R.warps[K];
-    for (uint64_t &V : Warps[K].regs)
-      V += M * RegDelta[Flat++];
-    rebindWarp(X, Warps[K]);
+    const Warp &S = R.warps[K];
+    Warp &W = Warps[K];
+    // Every field of Warp but base (rebound below) and regs, which are copied advanced by M
+    // steps in one pass.
+    W.stack = S.stack;
+    W.frames = S.frames;
+    for (unsigned L = 0; L < 32; ++L) {
+      W.local[L] = S.local[L];
+      W.fparam[L] = S.fparam[L];
+    }
+    W.localTop = S.localTop;
+    W.paramTop = S.paramTop;
+    W.liveMask = S.liveMask;
+    W.index = S.index;
+    std::copy(&S.tid[0][0], &S.tid[0][0] + 32 * 3, &W.tid[0][0]);
+    W.state = S.state;
+    W.barrierId = S.barrierId;
+    W.regs.resize(S.regs.size());
+    const uint64_t *Src = S.regs.data(), *Step = RegDelta.data() + Flat;
+    uint64_t *Dst = W.regs.data();
+    for (size_t I = 0, E = S.regs.size(); I < E; ++I)
+      Dst[I] = Src[I] + M * Step[I];
+    Flat += S.regs.size();
+    rebindWarp(X, W);
   }
   X.shared = R.shared;
   std::copy(R.barArrived.begin(), R.barArrived.end(), std::begin(X.barArrived));
@@ -322,12 +355,17 @@ bool LoopSkipper::probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSn
       continue;
     Ok = Pos == R.pos && sameStructure(R, Warps, &X);
     size_t Flat = 0;
-    for (size_t K = 0; K < N && Ok; ++K)
-      for (size_t S = 0; S < Warps[K].regs.size(); ++S, ++Flat)
-        if (RegAffine[Flat] && Warps[K].regs[S] != R.warps[K].regs[S] + (M + 1) * RegDelta[Flat]) {
-          Ok = false;
-          break;
-        }
+    for (size_t K = 0; K < N && Ok; ++K) { // affine registers at S + (M + 1) D, branch-free
+      const uint64_t *Now = Warps[K].regs.data(), *From = R.warps[K].regs.data(),
+                     *Step = RegDelta.data() + Flat;
+      const uint8_t *Affine = RegAffine.data() + Flat;
+      size_t E = Warps[K].regs.size();
+      uint64_t Off = 0;
+      for (size_t S = 0; S < E; ++S)
+        Off |= (Now[S] - From[S] - (M + 1) * Step[S]) & (0 - uint64_t(Affine[S]));
+      Ok = Off == 0;
+      Flat += E;
+    }
     readCounters(X, Scratch);
     for (size_t K = 0; K < Scratch.size() && Ok; ++K)
       Ok = Scratch[K] - Start[K] == CounterDelta[K];
@@ -392,9 +430,14 @@ uint64_t LoopSkipper::linearHash(const Exec &X, const std::vector<Warp> &Warps, 
     H += V * ((C ^ (C >> 29)) | 1);
   };
   if (WithRegisters) {
-    for (size_t K = 0; K < N; ++K)
-      for (uint64_t V : Warps[K].regs)
-        Add(V);
+    // Four lanes of every register: a candidate period is confirmed on every lane anyway, so
+    // a lane the hash misses costs at most a failed confirmation.
+    for (size_t K = 0; K < N; ++K) {
+      const std::vector<uint64_t> &R = Warps[K].regs;
+      for (size_t Slot = 0; Slot + 32 <= R.size(); Slot += 32)
+        for (unsigned L : {0u, 9u, 22u, 31u})
+          Add(R[Slot + L]);
+    }
     for (size_t B = 0; B + 8 <= X.shared.size(); B += 8) {
       uint64_t V;
       std::memcpy(&V, X.shared.data() + B, 8);
@@ -444,6 +487,20 @@ uint32_t LoopSkipper::findPeriod(const History &H) const {
   return 0;
 }
 
+uint32_t LoopSkipper::knownPeriod(uint32_t Pc) const {
+  for (auto [KeyPc, Known] : KnownPeriods)
+    if (KeyPc == Pc)
+      return Known;
+  return 0;
+}
+
+bool LoopSkipper::knownPending() const {
+  for (const History &G : Histories)
+    if (G.pc != NoPc && G.hcount && !G.knownTried && !G.wait && knownPeriod(G.pc))
+      return true;
+  return false;
+}
+
 void LoopSkipper::onRelease(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Pos, uint32_t Pc) {
   if (TraceKey != NoPc) {
     if (Pc == TraceKey)
@@ -455,20 +512,23 @@ void LoopSkipper::onRelease(Exec &X, std::vector<Warp> &Warps, size_t N, size_t 
     --H.wait;
     return;
   }
+  // A period that led to a jump before (in another CTA): confirm it once a whole period has
+  // run (registers written only on some phases hold stale values before that). Until then the
+  // releases of that key are only counted, and other keys wait for it (no hashing).
+  if (uint32_t Known = knownPeriod(Pc); Known && !H.knownTried) {
+    if (++H.hcount == Known + 1) {
+      H.knownTried = true;
+      startConfirm(X, Warps, N, Pos, H, Known);
+    }
+    return;
+  }
+  if (knownPending())
+    return;
   if (H.hashes.empty())
     H.hashes.resize(2 * MaxPeriod + 1);
   H.hashes[H.head] = {linearHash(X, Warps, N, !Opts.relaxed), shapeHash(X, Warps, N, Pos)};
   H.head = (H.head + 1) % H.hashes.size();
   H.hcount = std::min<uint32_t>(H.hcount + 1, static_cast<uint32_t>(H.hashes.size()));
-  // A period that led to a jump before (in another CTA): confirm it once a whole period has
-  // run (registers written only on some phases hold stale values before that).
-  if (!H.knownTried)
-    for (auto [KeyPc, Known] : KnownPeriods)
-      if (KeyPc == Pc && H.hcount == Known + 1) {
-        H.knownTried = true;
-        startConfirm(X, Warps, N, Pos, H, Known);
-        return;
-      }
   uint32_t P = findPeriod(H);
   if (!P) {
     if (H.hcount == H.hashes.size()) { // a whole window without a period: back off

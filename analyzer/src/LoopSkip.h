@@ -106,6 +106,10 @@ private:
   uint64_t linearHash(const Exec &X, const std::vector<Warp> &Warps, size_t N, bool WithRegisters);
   uint64_t shapeHash(const Exec &X, const std::vector<Warp> &Warps, size_t N, size_t Pos) const;
   uint32_t findPeriod(const History &H) const;
+  /// The period that led to a jump at key `Pc` in an earlier CTA, or 0.
+  uint32_t knownPeriod(uint32_t Pc) const;
+  /// Some key with a known period has been seen in this CTA and not tried yet.
+  bool knownPending() const;
   void confirm(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Pos);
   void startConfirm(Exec &X, const std::vector<Warp> &Warps, size_t N, size_t Pos, History &H,
                     uint32_t P);

@@ -133,6 +133,70 @@ uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, u
               "address is in another space's window");
 }
 
+namespace {
+
+/// Population count without the popcnt instruction (the build targets baseline x86-64, where
+/// std::popcount is a library call).
+unsigned popcount64(uint64_t V) {
+  V = V - ((V >> 1) & 0x5555555555555555ull);
+  V = (V & 0x3333333333333333ull) + ((V >> 2) & 0x3333333333333333ull);
+  V = (V + (V >> 4)) & 0x0F0F0F0F0F0F0F0Full;
+  return static_cast<unsigned>((V * 0x0101010101010101ull) >> 56);
+}
+
+} // namespace
+
+bool RequestCounter::addLanes(MemSpace S, const uint64_t *A, uint64_t Imm, uint32_t M,
+                              unsigned Size, uint64_t Lo, uint64_t Hi) {
+  assert(!Direct && NSec == 0 && NWords == 0 && "addLanes needs a fresh counter");
+  // Aligned to Size (a power of two up to 16), a lane stays inside one 32-byte sector, and up
+  // to 4 bytes inside one 4-byte word.
+  bool Straddle = Size > 16 || (S == MemSpace::Shared && Size > 4);
+  unsigned Shift = S == MemSpace::Global ? 5 : S == MemSpace::Shared ? 2 : 0;
+  if (Shift && M) {
+    uint64_t First = Lo >> Shift, Span = ((Hi + Size - 1) >> Shift) - First + 1;
+    if (Span > SpanBits)
+      return false;
+    uint64_t Bits[SpanBits / 64] = {};
+    if (!Straddle && Span <= 64) { // the common case: one register, no stores
+      uint64_t B0 = 0;
+      forLanes(M, [&](unsigned L) { B0 |= uint64_t(1) << (((A[L] + Imm) >> Shift) - First); });
+      Bits[0] = B0;
+    } else if (!Straddle) {
+      forLanes(M, [&](unsigned L) {
+        uint64_t K = ((A[L] + Imm) >> Shift) - First;
+        Bits[K / 64] |= uint64_t(1) << (K % 64);
+      });
+    } else {
+      forLanes(M, [&](unsigned L) {
+        uint64_t Addr = A[L] + Imm;
+        for (uint64_t K = (Addr >> Shift) - First, E = ((Addr + Size - 1) >> Shift) - First; K <= E;
+             ++K)
+          Bits[K / 64] |= uint64_t(1) << (K % 64);
+      });
+    }
+    for (uint64_t V : Bits)
+      DirectDistinct += popcount64(V);
+    if (S == MemSpace::Shared) {
+      if (Span <= 32) { // every word in its own bank
+        DirectWavefronts = 1;
+      } else if (Span <= 64) { // words K and K + 32 share a bank
+        DirectWavefronts = (Bits[0] & (Bits[0] >> 32) & 0xffffffffull) ? 2 : 1;
+      } else {
+        unsigned PerBank[32] = {};
+        for (unsigned Wd = 0; Wd < SpanBits / 64; ++Wd)
+          for (uint64_t V = Bits[Wd]; V; V &= V - 1) {
+            uint64_t Word = First + Wd * 64 + static_cast<unsigned>(std::countr_zero(V));
+            DirectWavefronts = std::max(DirectWavefronts, ++PerBank[Word % 32]);
+          }
+      }
+    }
+  }
+  Direct = true;
+  Bytes[static_cast<size_t>(S)] += uint64_t(popcount64(M)) * Size;
+  return true;
+}
+
 void RequestCounter::finish(KernelProfile &P, int Kind) {
   for (size_t S = 0; S < NumMemSpaces; ++S) {
     if (Kind != 1)
@@ -141,9 +205,12 @@ void RequestCounter::finish(KernelProfile &P, int Kind) {
       P.storeBytes[S] += Bytes[S];
   }
   if (Bytes[static_cast<size_t>(MemSpace::Global)]) {
-    if (!std::is_sorted(Sectors, Sectors + NSec))
-      std::sort(Sectors, Sectors + NSec);
-    uint64_t Distinct = static_cast<uint64_t>(std::unique(Sectors, Sectors + NSec) - Sectors);
+    uint64_t Distinct = DirectDistinct;
+    if (!Direct) {
+      if (!std::is_sorted(Sectors, Sectors + NSec))
+        std::sort(Sectors, Sectors + NSec);
+      Distinct = static_cast<uint64_t>(std::unique(Sectors, Sectors + NSec) - Sectors);
+    }
     uint64_t &Req = Kind == 0   ? P.globalLoadRequests
                     : Kind == 1 ? P.globalStoreRequests
                                 : P.globalAtomicRequests;
@@ -158,13 +225,15 @@ void RequestCounter::finish(KernelProfile &P, int Kind) {
        : Kind == 1 ? P.sharedStoreRequests
                    : P.sharedAtomicRequests);
     // Distinct 4-byte words per bank; the busiest bank sets the number of wavefronts.
-    if (!std::is_sorted(Words, Words + NWords))
-      std::sort(Words, Words + NWords);
-    unsigned N = static_cast<unsigned>(std::unique(Words, Words + NWords) - Words);
-    unsigned PerBank[32] = {};
-    unsigned Wavefronts = 0;
-    for (unsigned K = 0; K < N; ++K)
-      Wavefronts = std::max(Wavefronts, ++PerBank[Words[K] % 32]);
+    unsigned N = DirectDistinct, Wavefronts = DirectWavefronts;
+    if (!Direct) {
+      if (!std::is_sorted(Words, Words + NWords))
+        std::sort(Words, Words + NWords);
+      N = static_cast<unsigned>(std::unique(Words, Words + NWords) - Words);
+      unsigned PerBank[32] = {};
+      for (unsigned K = 0; K < N; ++K)
+        Wavefronts = std::max(Wavefronts, ++PerBank[Words[K] % 32]);
+    }
     unsigned Ideal = (N + 31) / 32;
     P.sharedBankConflicts += Wavefronts - std::min(Wavefronts, std::max(Ideal, 1u));
   }

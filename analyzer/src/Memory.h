@@ -29,11 +29,22 @@ public:
     }
     Bytes[static_cast<size_t>(S)] += Size;
   }
+  /// Records a whole request at once: `Size` bytes at `A[L] + Imm` for every lane L of `M`,
+  /// all in space `S`, on a fresh counter; `Lo` and `Hi` are the lowest and highest lane
+  /// address, each aligned to min(Size, 16) bytes. Distinct sectors (global) or words (shared)
+  /// are counted in a bitmap over the request's span instead of a sorted list; false (nothing
+  /// recorded, use add()) when the span exceeds the bitmap. Same counts as add() per lane.
+  bool addLanes(MemSpace S, const uint64_t *A, uint64_t Imm, uint32_t M, unsigned Size, uint64_t Lo,
+                uint64_t Hi);
   /// Adds this request to the profile: Kind 0 load, 1 store, 2 atomic.
   void finish(KernelProfile &P, int Kind);
 
 private:
   static constexpr unsigned MaxSec = 32 * 8, MaxWords = 32 * 8;
+  static constexpr unsigned SpanBits = 256; ///< addLanes bitmap: sectors or words from the lowest
+  bool Direct = false;                      ///< counted by addLanes
+  unsigned DirectDistinct = 0;              ///< distinct sectors or words (addLanes)
+  unsigned DirectWavefronts = 0;            ///< shared: distinct words in the busiest bank
   uint64_t Sectors[MaxSec];
   uint64_t Words[MaxWords];
   unsigned NSec = 0, NWords = 0;

@@ -28,7 +28,8 @@ struct FastRange {
   uint8_t *base = nullptr;
   uint64_t sub = 0;
   MemSpace space = MemSpace::Global;
-  bool zero = false; ///< all lanes in an abstract buffer that reads as zeros (fast mode)
+  bool zero = false;       ///< all lanes in an abstract buffer that reads as zeros (fast mode)
+  uint64_t lo = 0, hi = 0; ///< lowest and highest lane address (when base or zero is set)
 };
 
 /// When every active lane's access is aligned and inside one global buffer, or inside the CTA's
@@ -50,7 +51,7 @@ FastRange fastRange(Exec &X, const DInstr &I, const uint64_t *A, uint32_t M, uns
   if (Sp == Space::Shared || (Sp == Space::Generic && Window == 1)) {
     if (Window > 1 || (Hi & WindowMask) + Size > X.shared.size())
       return {};
-    return {X.shared.data(), Window << WindowShift, MemSpace::Shared};
+    return {X.shared.data(), Window << WindowShift, MemSpace::Shared, false, Lo, Hi};
   }
   if (Window != 0)
     return {};
@@ -61,11 +62,12 @@ FastRange fastRange(Exec &X, const DInstr &I, const uint64_t *A, uint32_t M, uns
     return {};
   if (B->abstract) { // no backing store: zeros, or every lane goes through translate
     X.lastBuf = B;
-    return X.dev->pattern == AbstractPattern::Zero ? FastRange{nullptr, 0, MemSpace::Global, true}
-                                                   : FastRange{};
+    return X.dev->pattern == AbstractPattern::Zero
+               ? FastRange{nullptr, 0, MemSpace::Global, true, Lo, Hi}
+               : FastRange{};
   }
   X.lastBuf = B;
-  return {B->data.data(), B->base, MemSpace::Global};
+  return {B->data.data(), B->base, MemSpace::Global, false, Lo, Hi};
 }
 
 /// A load whose address is the same for every lane (a symbol or constant address, e.g. kernel
@@ -100,6 +102,15 @@ bool uniformLoad(Exec &X, Warp &W, const DInstr &I, const uint64_t *A, uint32_t 
   return true;
 }
 
+/// Counts a request whose lanes all fall in one range `R` (fastRange): at once when its span
+/// is small, else lane by lane.
+void addRequest(RequestCounter &RC, const FastRange &R, const uint64_t *A, int64_t Imm, uint32_t M,
+                unsigned Size) {
+  MemSpace S = R.space;
+  if (!RC.addLanes(S, A, uint64_t(Imm), M, Size, R.lo, R.hi))
+    forLanes(M, [&](unsigned L) { RC.add(S, A[L] + uint64_t(Imm), Size); });
+}
+
 void loadOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   unsigned E = I.aux, N = I.aux2, Size = E * N;
   const uint64_t *A = opPtr(W, I, N);
@@ -111,7 +122,7 @@ void loadOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   bool Ok = true;
   FastRange One = fastRange(X, I, A, M, Size);
   if (One.zero) {
-    forLanes(M, [&](unsigned L) { RC.add(MemSpace::Global, A[L] + uint64_t(I.imm), Size); });
+    addRequest(RC, One, A, I.imm, M, Size);
     for (unsigned K = 0; K < N; ++K) {
       uint64_t *D = opPtr(W, I, K);
       forLanes(M, [&](unsigned L) { D[L] = 0; });
@@ -124,10 +135,10 @@ void loadOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
     for (unsigned K = 0; K < N && K < 4; ++K)
       D[K] = opPtr(W, I, K);
     if (N <= 4) {
+      addRequest(RC, One, A, I.imm, M, Size);
       forLanes(M, [&](unsigned L) {
         uint64_t Addr = A[L] + uint64_t(I.imm);
         const uint8_t *P = One.base + (Addr - One.sub);
-        RC.add(One.space, Addr, Size);
         for (unsigned K = 0; K < N; ++K) {
           uint64_t V = 0;
           if (E == 4) {
@@ -174,10 +185,11 @@ void storeOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   bool Ok = true;
   FastRange One = fastRange(X, I, A, M, Size);
   if (One.zero) { // stores to abstract buffers are dropped; only the traffic counts
-    forLanes(M, [&](unsigned L) { RC.add(MemSpace::Global, A[L] + uint64_t(I.imm), Size); });
+    addRequest(RC, One, A, I.imm, M, Size);
     RC.finish(X.prof, 1);
     return;
   }
+  bool Counted = One.base && RC.addLanes(One.space, A, uint64_t(I.imm), M, Size, One.lo, One.hi);
   forLanes(M, [&](unsigned L) {
     if (!Ok)
       return;
@@ -190,7 +202,8 @@ void storeOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
       Ok = false;
       return;
     }
-    RC.add(Hit, Addr, Size);
+    if (!Counted)
+      RC.add(Hit, Addr, Size);
     for (unsigned K = 0; K < N; ++K) {
       uint64_t V = opPtr(W, I, K + 1)[L];
       std::memcpy(P + K * E, &V, std::min(E, 8u));

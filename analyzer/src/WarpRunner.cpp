@@ -323,6 +323,7 @@ template <bool Trace> void runWarpLoop(Exec &X, Warp &W) {
   const DInstr *Code = X.prog->code.data();
   uint64_t *WC = X.warpCount.data();
   uint64_t *TC = X.threadCount.data();
+  const uint32_t Lo = X.pcLo;
   W.state = WarpState::Ready;
   if (!settle(X, W))
     return;
@@ -334,8 +335,8 @@ template <bool Trace> void runWarpLoop(Exec &X, Warp &W) {
     uint32_t M = Active;
     if (I.guard >= 0)
       M &= guardMask(W.base[BaseRegs] + I.guard, I.guardNeg);
-    ++WC[Pc];
-    TC[Pc] += M == ~0u ? 32 : static_cast<uint32_t>(std::popcount(M));
+    ++WC[Pc - Lo];
+    TC[Pc - Lo] += M == ~0u ? 32 : static_cast<uint32_t>(std::popcount(M));
     if (--X.budgetLeft == 0) {
       raiseTrap(X, W, I, TrapKind::BudgetExceeded,
                 "instruction budget of " + std::to_string(X.budget) + " warp instructions exceeded",

@@ -2,6 +2,7 @@
 // kernels for the mechanics, nvcc kernels through a manifest, and lowered zoo models.
 #include "analyzer/FastMode.h"
 #include "LoweredInput.h"
+#include "corpus/Builder.h"
 #include "corpus/Lower.h"
 #include "corpus/Zoo.h"
 
@@ -311,4 +312,48 @@ TEST_CASE("fast mode: loop-trip extrapolation changes no count of a network") {
   CHECK(Skipped > 0);
   MESSAGE("resnet50 32x32: " << Skipped << " loop iterations skipped, " << Interp << " of "
                              << InterpNoSkip << " warp instructions interpreted");
+}
+
+TEST_CASE("fast mode: class transfer along the batch keeps lowered kernels within 1% of exact") {
+  // Depthwise 3x3 (grid 40 x 6 x 4: pixel tiles x channels x batch), a 1x1 convolution (GEMM
+  // tiles x batch) and a global average pool (channels x batch). Interior classes are sampled;
+  // the first and last batch entries differ from them only along the batch dimension. Tiles of
+  // 256 pixels over rows of 100 hold different numbers of border pixels, so the depthwise
+  // samples disagree and escalate; the transferred classes need three CTAs instead.
+  corpus::NetworkBuilder B("transfer");
+  corpus::LayerId X = B.input({4, 6, 100, 100});
+  X = B.conv(X, 6, 3, 1, 1, 6);
+  X = B.conv(X, 8, 1, 1, 0);
+  X = B.globalAvgPool(X);
+  auto Net = B.finish();
+  REQUIRE_MESSAGE(Net, support::errorText(Net));
+  analyzer::AnalysisInput In = loweredInput(*Net);
+  analyzer::FastSettings On, Off;
+  Off.transferClasses = false;
+  auto Exact = analyzer::analyze(In, AnalysisMode::Exact);
+  auto A = analyzer::analyze(In, AnalysisMode::Fast, On);
+  auto O = analyzer::analyze(In, AnalysisMode::Fast, Off);
+  REQUIRE_MESSAGE(Exact, support::errorText(Exact));
+  REQUIRE_MESSAGE(A, support::errorText(A));
+  REQUIRE_MESSAGE(O, support::errorText(O));
+  uint64_t CtasOn = 0, CtasOff = 0;
+  for (size_t K = 0; K < In.launches.size(); ++K) {
+    const analyzer::LaunchAnalysis &F = A->launches[K];
+    std::string Kernel = In.launches[K].kernel;
+    CAPTURE(Kernel);
+    CHECK(F.classes == O->launches[K].classes);
+    CHECK(F.ctasSampled <= O->launches[K].ctasSampled);
+    CHECK(worstDiff(F.profile, Exact->launches[K].profile) <= 0.01);
+    if (!F.extrapolated)
+      CHECK(sameCounts(F.profile, Exact->launches[K].profile));
+    CtasOn += F.ctasSampled;
+    CtasOff += O->launches[K].ctasSampled;
+    MESSAGE(Kernel << ": " << F.ctasSampled << " CTAs with transfer, " << O->launches[K].ctasSampled
+                   << " without; difference to exact "
+                   << worstDiff(F.profile, Exact->launches[K].profile) * 100 << "% (without "
+                   << worstDiff(O->launches[K].profile, Exact->launches[K].profile) * 100
+                   << "%), error estimate " << F.errorEstimate * 100 << "%");
+  }
+  CHECK(CtasOn < CtasOff); // some class was transferred
+  CHECK(worstDiff(A->total, Exact->total) <= 0.01);
 }

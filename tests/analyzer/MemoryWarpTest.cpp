@@ -90,10 +90,54 @@ TEST_CASE("bank conflicts: stride 2 costs one extra wavefront, stride 32 costs 3
   ret;
 }
 )";
-  for (auto [Stride, Conflicts] : {std::pair{1u, 0u}, {2u, 1u}, {32u, 31u}, {0u, 0u}}) {
+  // Stride 3 spreads over every bank; 4 and 8 put 4 and 8 words in each used bank (spans of
+  // 125 and 249 words); 16 and 32 span more than 256 words.
+  for (auto [Stride, Conflicts] : {std::pair{1u, 0u},
+                                   {2u, 1u},
+                                   {3u, 0u},
+                                   {4u, 3u},
+                                   {8u, 7u},
+                                   {16u, 15u},
+                                   {32u, 31u},
+                                   {0u, 0u}}) {
     Device D;
     RunResult R = runOne(Body, "banks", block(32, {KernelArg::u32(Stride)}), D);
     CHECK(R.profile.sharedBankConflicts == Conflicts);
+  }
+}
+
+TEST_CASE("vector accesses: 16 bytes per lane in shared banks and global sectors") {
+  const char *Body = R"(
+.visible .entry vec(.param .u64 buf, .param .u32 stride)
+{
+  .reg .b32 %r<9>;
+  .reg .b64 %rd<4>;
+  .shared .align 16 .b8 sm[16384];
+  ld.param.u64 %rd1, [buf];
+  ld.param.u32 %r1, [stride];
+  mov.u32 %r2, %tid.x;
+  mul.lo.u32 %r3, %r2, %r1;
+  shl.b32 %r3, %r3, 4;
+  mov.u32 %r4, sm;
+  add.u32 %r4, %r4, %r3;
+  st.shared.v4.u32 [%r4], {%r2, %r2, %r2, %r2};
+  cvt.u64.u32 %rd2, %r3;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.v4.u32 {%r5, %r6, %r7, %r8}, [%rd3];
+  ret;
+}
+)";
+  // Stride in 16-byte units. Shared: 4 words per lane; stride 1 fills every bank 4 times (the
+  // ideal 4 wavefronts), stride 2 uses 16 banks 8 times (4 extra), stride 0 is a broadcast.
+  // Global: 16 sectors when contiguous, one per lane at stride 2, one in all at stride 0.
+  for (auto [Stride, Conflicts, Sectors] : {std::tuple{1u, 0u, 16u}, {2u, 4u, 32u}, {0u, 0u, 1u}}) {
+    Device D;
+    uint64_t Buf = makeBuffer(D, "buf", std::vector<uint32_t>(1024, 0));
+    RunResult R =
+        runOne(Body, "vec", block(32, {KernelArg::pointer(Buf), KernelArg::u32(Stride)}), D);
+    CHECK(R.profile.sharedBankConflicts == Conflicts);
+    CHECK(R.profile.globalLoadSectors == Sectors);
+    CHECK(R.profile.globalLoadRequests == 1);
   }
 }
 

@@ -35,6 +35,7 @@ struct AnalyzeOptions {
   unsigned threads = 0;
   bool noAbstract = false, noSampling = false, noDataCheck = false, noDedupe = false;
   bool noLoopSkip = false;
+  bool noClassTransfer = false;
   bool quick = false;
   uint32_t maxSamples = 64;
 };
@@ -184,6 +185,7 @@ int runAnalyze(const AnalyzeOptions &O) {
   }
   S.dedupeLaunches = !O.noDedupe;
   S.skipLoops = !O.noLoopSkip;
+  S.transferClasses = !O.noClassTransfer;
   S.threads = O.threads;
   if (isatty(STDERR_FILENO))
     S.progress = [](size_t Done, size_t Total) {
@@ -249,6 +251,8 @@ void addAnalyzeCommand(CLI::App &App) {
   Cmd->add_flag("--no-data-check", O->noDataCheck, "fast mode: skip the data-dependence check");
   Cmd->add_flag("--no-loop-skip", O->noLoopSkip,
                 "fast mode: interpret every loop iteration (no loop-trip extrapolation)");
+  Cmd->add_flag("--no-class-transfer", O->noClassTransfer,
+                "fast mode: sample every boundary class itself (no class transfer)");
   Cmd->callback([O] {
     if (int Status = runAnalyze(*O); Status != 0)
       throw CLI::RuntimeError(Status);

@@ -45,6 +45,11 @@ struct FastSettings {
   /// Rerun one CTA per class with address-hashed load values; differing counts mark the launch
   /// data-dependent (only with abstractMemory).
   bool checkDataDependence = true;
+  /// Class transfer: a class with a single coordinate along the one grid dimension in which it
+  /// differs from a sampled class takes that class's estimate when three of its samples, moved
+  /// to that coordinate, count exactly alike (docs/fast-mode.md). Off: such classes are
+  /// sampled themselves.
+  bool transferClasses = true;
   /// Analyse only the first of launches that must count alike (same kernel, geometry,
   /// scalars and buffer alignment; abstract memory only) and copy its counts to the others.
   bool dedupeLaunches = true;
