@@ -40,12 +40,20 @@ std::vector<uint64_t> classSamples(const std::array<Span1, 3> &C, const Dim3 &G,
           Out.push_back(Linear(C[0].lo + X, C[1].lo + Y, C[2].lo + Z));
     return Out;
   }
+  // Stratified with jitter: sample S lies in the J-th of K equal strata of each dimension, at an
+  // offset from an additive recurrence (golden ratio; another irrational per dimension). Evenly
+  // spaced samples would alias with a periodic pattern of the grid: maxpool CTAs whose output
+  // rows start on a sector boundary every other channel gave 64 samples of one parity and
+  // store sectors 8.7 % off. Forward, reversed and rotated strata keep the dimensions from
+  // moving in lockstep.
+  constexpr double Step[3] = {0.6180339887498949, 0.4142135623730950, 0.7320508075688772};
   for (uint32_t S = 0; S < K; ++S) {
     uint64_t P[3];
     for (int D = 0; D < 3; ++D) {
-      // Forward, reversed and rotated orders keep the dimensions from moving in lockstep.
       uint64_t J = D == 0 ? S : D == 1 ? K - 1 - S : (S + K / 2) % K;
-      P[D] = C[D].lo + (K > 1 ? (uint64_t(C[D].count) - 1) * J / (K - 1) : 0);
+      double Offset = (J + 1) * Step[D];
+      Offset -= std::floor(Offset);
+      P[D] = C[D].lo + static_cast<uint64_t>((J + Offset) * C[D].count / K);
     }
     Out.push_back(Linear(P[0], P[1], P[2]));
   }
