@@ -36,6 +36,15 @@ MODELS = {
     "vgg16": ("torchvision", "vgg16", 224),
     "xception": ("timm", "legacy_xception", 299),  # timm < 0.9 calls it "xception"
 }
+# More torchvision CNNs that ptxcast's ONNX import covers (not in the zoo; for training rows).
+EXTRA = {
+    "alexnet": 224, "vgg11": 224, "vgg19": 224, "resnet18": 224, "resnet34": 224,
+    "resnet101": 224, "resnet152": 224, "wide_resnet50_2": 224, "resnext50_32x4d": 224,
+    "densenet121": 224, "mobilenet_v3_small": 224, "mobilenet_v3_large": 224, "mnasnet1_0": 224,
+    "regnet_y_800mf": 224, "squeezenet1_1": 224, "googlenet": 224, "inception_v3": 299,
+    "efficientnet_v2_s": 384,
+}
+MODELS.update({name: ("torchvision", name, size) for name, size in EXTRA.items()})
 COLUMNS = ["model", "batch", "dtype", "image_size", "mode", "median_ms", "p10_ms", "p90_ms",
            "mean_ms",
            "repeats", "status", "device", "torch_version", "cuda_version", "cudnn_version",
