@@ -1,4 +1,4 @@
-// `ptxcast dataset neusight|timm|frameworks CSV... -o OUT.csv`: real measurements joined with
+// `ptxcast dataset neusight|timm|kernels CSV... -o OUT.csv`: real measurements joined with
 // ptxcast's analysis of the same workload, one feature row per measurement (docs/datasets.md).
 #include "Commands.h"
 #include "DatasetCommands.h"
@@ -43,6 +43,25 @@ void addDatasetCommand(CLI::App &App) {
                    "take only the first N rows of zoo models of each file (0 = all)");
   Timm->callback([O] {
     if (int Status = dataset::runTimm(*O); Status != 0)
+      throw CLI::RuntimeError(Status);
+  });
+
+  CLI::App *Kern = Cmd->add_subcommand(
+      "kernels",
+      "ptxcast's own kernels timed on a GPU (kernels.csv of scripts/measure/collect.py)");
+  Kern->add_option("inputs", O->inputs, "kernels.csv file(s)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  Kern->add_option("-o,--output", O->output, "output CSV (replaced atomically)")->required();
+  Kern->add_option("--threads", O->threads, "worker threads (0 = all cores)")
+      ->capture_default_str();
+  Kern->add_option("--gpu", O->gpu, "catalog GPU the file was measured on (default: h100-sxm)");
+  Kern->add_option("--level", O->level, "launch: a row per launch; network: per graph run")
+      ->check(CLI::IsMember({"launch", "network"}))
+      ->capture_default_str();
+  Kern->add_option("--limit", O->limit, "take only the first N rows of the level (0 = all)");
+  Kern->callback([O] {
+    if (int Status = dataset::runKernels(*O); Status != 0)
       throw CLI::RuntimeError(Status);
   });
 

@@ -12,7 +12,9 @@ struct DatasetOptions {
   std::vector<std::string> inputs; ///< source CSV files, read in order
   std::string output;              ///< OUT.csv, replaced atomically
   std::string arch = "sm_90";      ///< lowering target
-  std::string gpu;                 ///< timm: catalog GPU overriding the file name's
+  std::string gpu;                 ///< timm: catalog GPU overriding the file name's;
+                                   ///< kernels: the measured GPU (default h100-sxm)
+  std::string level = "launch";    ///< kernels: one row per launch, or per network ("network")
   unsigned threads = 0;            ///< 0 = all cores
   std::string mode = "graph";      ///< frameworks: the timing mode to take (graph or eager)
   std::string onnxDir;             ///< frameworks: folder of MODEL.onnx (default: onnx/ beside
@@ -25,6 +27,8 @@ struct DatasetOptions {
 int runNeusight(const DatasetOptions &O);
 /// `ptxcast dataset timm`.
 int runTimm(const DatasetOptions &O);
+/// `ptxcast dataset kernels`: ptxcast's own kernels timed with ptxcast-measure (kernels.csv).
+int runKernels(const DatasetOptions &O);
 /// `ptxcast dataset frameworks`.
 int runFrameworks(const DatasetOptions &O);
 
