@@ -180,20 +180,45 @@ std::vector<JobResult> runJobs(const std::vector<NetworkFactory> &Jobs, const Jo
     }
     return Results;
   }
+  parallelFor(Jobs.size(), Threads, [&](size_t I) {
+    Results[I] = runJob(Jobs[I], S.lower, 1);
+    P.step();
+  });
+  return Results;
+}
+
+void parallelFor(size_t N, unsigned Threads, const std::function<void(size_t)> &Body) {
+  if (Threads == 0)
+    Threads = std::max(1u, std::thread::hardware_concurrency());
   std::atomic<size_t> Next{0};
   auto Worker = [&] {
-    for (size_t I; (I = Next.fetch_add(1)) < Jobs.size();) {
-      Results[I] = runJob(Jobs[I], S.lower, 1);
-      P.step();
-    }
+    for (size_t I; (I = Next.fetch_add(1)) < N;)
+      Body(I);
   };
   std::vector<std::thread> Pool;
-  for (unsigned T = 1; T < std::min<size_t>(Threads, Jobs.size()); ++T)
+  for (unsigned T = 1; T < std::min<size_t>(Threads, N); ++T)
     Pool.emplace_back(Worker);
   Worker();
   for (std::thread &T : Pool)
     T.join();
-  return Results;
+}
+
+int writeJoinedRows(learners::Dataset &D, std::vector<PendingRow> &Rows,
+                    const std::vector<JobResult> &Results, SkipLog &Skips,
+                    const std::string &Path) {
+  for (PendingRow &R : Rows) {
+    const JobResult &J = Results[R.job];
+    if (!J.analysis) {
+      Skips.add(J.skipReason, J.detail);
+      continue;
+    }
+    addFeatureRow(D, std::move(R.ids), *J.analysis, R.gpu, R.target);
+  }
+  if (auto E = writeCsvAtomically(D, Path)) {
+    fmt::print(stderr, "{}\n", E->str());
+    return 1;
+  }
+  return 0;
 }
 
 std::string costSummary(const std::vector<JobResult> &Results) {

@@ -77,6 +77,10 @@ struct JobSettings {
   std::string unit = "analyses"; ///< progress label
 };
 
+/// Calls Body(i) for every i < N on `Threads` threads (0 = all cores), each index once, in no
+/// particular order: Body must write only to slot i of its outputs.
+void parallelFor(size_t N, unsigned Threads, const std::function<void(size_t)> &Body);
+
 /// Runs every job; results land in the slot of their job, so they do not depend on threads.
 /// Progress goes to stderr when it is a terminal.
 std::vector<JobResult> runJobs(const std::vector<NetworkFactory> &Jobs, const JobSettings &S);
@@ -92,6 +96,20 @@ public:
 private:
   std::map<std::string, std::pair<size_t, std::string>> Counts;
 };
+
+/// A measured row waiting for its job's analysis: ids, target, job index and GPU.
+struct PendingRow {
+  std::vector<std::string> ids;
+  double target = 0;
+  size_t job = 0;
+  learners::GpuSpec gpu;
+};
+
+/// Appends one feature row to D per row whose job was analysed (the others are skipped with the
+/// job's reason), then writes D to `Path` atomically. An error is printed; returns the exit
+/// status (0 or 1).
+int writeJoinedRows(learners::Dataset &D, std::vector<PendingRow> &Rows,
+                    const std::vector<JobResult> &Results, SkipLog &Skips, const std::string &Path);
 
 /// Appends one output row: ids, then featureRow(analysis, gpu), then the target.
 void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids, const NetworkAnalysis &A,

@@ -27,15 +27,8 @@ struct Job {
   corpus::DType dtype = corpus::DType::F32;
 };
 
-struct FrameworkRow {
-  std::vector<std::string> ids; ///< source, model, dtype, mode, gpu, file
-  double ms = 0;
-  size_t job = 0;
-  learners::GpuSpec gpu;
-};
-
 struct Ingest {
-  std::vector<FrameworkRow> rows;
+  std::vector<PendingRow> rows; ///< ids: source, model, dtype, mode, gpu, file
   std::vector<Job> jobs;
   std::map<std::string, size_t> jobIndex; ///< "onnx|batch|dtype" -> jobs index
   SkipLog skips;
@@ -166,18 +159,8 @@ int runFrameworks(const DatasetOptions &O) {
   std::vector<JobResult> Results = analyseJobs(G.jobs, O);
   learners::Dataset D =
       emptyDataset({"source", "model", "dtype", "mode", "gpu", "file"}, "median_ms");
-  for (FrameworkRow &R : G.rows) {
-    const JobResult &J = Results[R.job];
-    if (!J.analysis) {
-      G.skips.add(J.skipReason, J.detail);
-      continue;
-    }
-    addFeatureRow(D, std::move(R.ids), *J.analysis, R.gpu, R.ms);
-  }
-  if (auto E = writeCsvAtomically(D, O.output)) {
-    fmt::print(stderr, "{}\n", E->str());
-    return 1;
-  }
+  if (int Status = writeJoinedRows(D, G.rows, Results, G.skips, O.output); Status != 0)
+    return Status;
   double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   printSummary("dataset frameworks", G.read, D.size(), G.skips, G.jobs.size(), Seconds);
   return 0;

@@ -12,12 +12,10 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cassert>
 #include <chrono>
 #include <map>
 #include <optional>
-#include <thread>
 
 namespace ptxcast::dataset {
 namespace {
@@ -181,19 +179,7 @@ KernelsJobResult runOneJob(const Job &J) {
 /// does not depend on the thread count.
 std::vector<KernelsJobResult> runAll(const std::vector<Job> &Jobs, unsigned Threads) {
   std::vector<KernelsJobResult> Results(Jobs.size());
-  if (Threads == 0)
-    Threads = std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<size_t> Next{0};
-  auto Worker = [&] {
-    for (size_t I; (I = Next.fetch_add(1)) < Jobs.size();)
-      Results[I] = runOneJob(Jobs[I]);
-  };
-  std::vector<std::thread> Pool;
-  for (unsigned T = 1; T < std::min<size_t>(Threads, Jobs.size()); ++T)
-    Pool.emplace_back(Worker);
-  Worker();
-  for (std::thread &T : Pool)
-    T.join();
+  parallelFor(Jobs.size(), Threads, [&](size_t I) { Results[I] = runOneJob(Jobs[I]); });
   return Results;
 }
 

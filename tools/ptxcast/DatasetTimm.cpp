@@ -89,15 +89,8 @@ struct Job {
   int64_t batch = 0, imageSize = 0;
 };
 
-struct TimmRow {
-  std::vector<std::string> ids; ///< source, model, zoo_model, gpu, file, layout
-  double stepMs = 0;
-  size_t job = 0;
-  learners::GpuSpec gpu;
-};
-
 struct Ingest {
-  std::vector<TimmRow> rows;
+  std::vector<PendingRow> rows; ///< ids: source, model, zoo_model, gpu, file, layout
   std::vector<Job> jobs;
   std::map<std::string, size_t> jobIndex; ///< "zoo|batch|size" -> jobs index
   SkipLog skips;
@@ -171,18 +164,8 @@ int runTimm(const DatasetOptions &O) {
 
   learners::Dataset D =
       emptyDataset({"source", "model", "zoo_model", "gpu", "file", "layout"}, "infer_step_time_ms");
-  for (TimmRow &R : G.rows) {
-    const JobResult &J = Results[R.job];
-    if (!J.analysis) {
-      G.skips.add(J.skipReason, J.detail);
-      continue;
-    }
-    addFeatureRow(D, std::move(R.ids), *J.analysis, R.gpu, R.stepMs);
-  }
-  if (auto E = writeCsvAtomically(D, O.output)) {
-    fmt::print(stderr, "{}\n", E->str());
-    return 1;
-  }
+  if (int Status = writeJoinedRows(D, G.rows, Results, G.skips, O.output); Status != 0)
+    return Status;
   double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   printSummary("dataset timm", G.read, D.size(), G.skips, Jobs.size(), Seconds);
   for (size_t I = 0; I < Jobs.size(); ++I)
