@@ -283,7 +283,7 @@ Expected<Measurement> runMeasurement(const Driver &D, const Manifest &M,
     return L.error();
   if (auto A = S.allocate(M); !A)
     return A.error();
-  if (auto U = S.upload(Initial); !U)
+  if (auto U = S.upload(M, Initial); !U)
     return U.error();
   auto Launches = prepareLaunches(D, S, M, R.kernels);
   if (!Launches)

@@ -210,15 +210,14 @@ Status Session::allocate(const Manifest &M) {
     PTXCAST_CU_TRY(Api.cuMemAlloc(&P, B.bytes),
                    "cuMemAlloc of buffer '" + B.name + "' (" + std::to_string(B.bytes) + " bytes)");
     Buffers.push_back(P);
-    BufferBytes.push_back(B.bytes);
   }
   return Ok{};
 }
 
-Status Session::upload(const std::vector<std::vector<uint8_t>> &Bytes) {
+Status Session::upload(const Manifest &M, const std::vector<std::vector<uint8_t>> &Bytes) {
   for (size_t I = 0; I < Bytes.size(); ++I) {
     if (Bytes[I].empty()) {
-      PTXCAST_CU_TRY(Api.cuMemsetD8Async(Buffers[I], 0, BufferBytes[I], Stream),
+      PTXCAST_CU_TRY(Api.cuMemsetD8Async(Buffers[I], 0, M.buffers[I].bytes, Stream),
                      "cuMemsetD8Async (zero fill)");
     } else {
       PTXCAST_CU_TRY(Api.cuMemcpyHtoD(Buffers[I], Bytes[I].data(), Bytes[I].size()),

@@ -35,9 +35,9 @@ public:
 
   /// Allocates one device buffer per manifest buffer.
   Status allocate(const Manifest &M);
-  /// Copies Bytes[i] into buffer i (sizes must match the manifest); an empty Bytes[i] clears
-  /// buffer i to zeros on the device instead.
-  Status upload(const std::vector<std::vector<uint8_t>> &Bytes);
+  /// Copies Bytes[i] into buffer i of M (sizes must match the manifest); an empty Bytes[i]
+  /// clears buffer i to zeros on the device instead.
+  Status upload(const Manifest &M, const std::vector<std::vector<uint8_t>> &Bytes);
   /// Copies buffer I back to the host.
   Expected<std::vector<uint8_t>> download(size_t I, uint64_t Bytes) const;
   CUdeviceptr address(size_t I) const { return Buffers[I]; }
@@ -74,7 +74,6 @@ private:
   std::vector<CUmodule> Modules;
   std::vector<std::string> ModuleFiles;
   std::vector<CUdeviceptr> Buffers;
-  std::vector<uint64_t> BufferBytes;
   CUmodule HoldModule = nullptr;
   CUfunction HoldFunction = nullptr;
   volatile uint32_t *HoldFlag = nullptr; ///< host-mapped: [0] release, [1] timed out

@@ -128,8 +128,10 @@ JobResult runJobTimed(const NetworkFactory &Build, const corpus::LowerOptions &L
     R.detail = N.error().str();
     return R;
   }
+  corpus::LowerOptions Own = Lower;
+  Own.dtype = N->dtype(); // each network is lowered in the element type it was built with
   support::Expected<corpus::Workload> Planned = [&] {
-    corpus::LowerOptions Plan = Lower;
+    corpus::LowerOptions Plan = Own;
     Plan.emitPtx = false; // cheap check that tells lowering failures from analysis failures
     return corpus::lower(*N, Plan);
   }();
@@ -138,7 +140,7 @@ JobResult runJobTimed(const NetworkFactory &Build, const corpus::LowerOptions &L
     R.detail = Planned.error().str();
     return R;
   }
-  support::Expected<NetworkAnalysis> A = analyzeNetwork(*N, Lower, InnerThreads);
+  support::Expected<NetworkAnalysis> A = analyzeNetwork(*N, Own, InnerThreads);
   if (!A) {
     R.skipReason = "analysis failed";
     R.detail = A.error().str();
@@ -270,7 +272,13 @@ learners::Dataset emptyDataset(std::vector<std::string> IdNames, std::string Tar
 
 void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids, const NetworkAnalysis &A,
                    const learners::GpuSpec &Gpu, double Target) {
-  learners::NamedVector Row = learners::featureRow(A.launches, A.footprintBytes, Gpu);
+  addFeatureRow(D, std::move(Ids), A.launches, A.footprintBytes, Gpu, Target);
+}
+
+void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids,
+                   std::span<const analyzer::KernelProfile> Launches, uint64_t FootprintBytes,
+                   const learners::GpuSpec &Gpu, double Target) {
+  learners::NamedVector Row = learners::featureRow(Launches, FootprintBytes, Gpu);
   assert(Row.size() == D.featureNames.size() && "feature row does not match featureNames()");
   std::vector<double> Values;
   Values.reserve(Row.size());

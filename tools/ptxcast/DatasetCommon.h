@@ -70,10 +70,10 @@ struct JobResult {
 
 /// How analysis jobs are spread over threads.
 struct JobSettings {
-  unsigned threads = 0; ///< 0 = all cores
-  bool perJob = true;   ///< true: jobs in parallel, one thread each; false: one job at a time
-                        ///< with all threads inside it (few, large networks)
-  corpus::LowerOptions lower;
+  unsigned threads = 0;       ///< 0 = all cores
+  bool perJob = true;         ///< true: jobs in parallel, one thread each; false: one job at a time
+                              ///< with all threads inside it (few, large networks)
+  corpus::LowerOptions lower; ///< arch, seed; the element type is each network's own
   std::string unit = "analyses"; ///< progress label
 };
 
@@ -113,6 +113,10 @@ int writeJoinedRows(learners::Dataset &D, std::vector<PendingRow> &Rows,
 
 /// Appends one output row: ids, then featureRow(analysis, gpu), then the target.
 void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids, const NetworkAnalysis &A,
+                   const learners::GpuSpec &Gpu, double Target);
+/// The same for any group of launches (one launch, say) with the bytes of the buffers they use.
+void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids,
+                   std::span<const analyzer::KernelProfile> Launches, uint64_t FootprintBytes,
                    const learners::GpuSpec &Gpu, double Target);
 
 /// A dataset with the given id columns, the featureNames() features and the target.

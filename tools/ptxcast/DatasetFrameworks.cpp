@@ -44,7 +44,7 @@ std::optional<corpus::DType> dtypeOf(const std::string &Text) {
   return std::nullopt;
 }
 
-/// The GPU of a row: --gpu, else the catalog entry for the row's device name (cached).
+/// The GPU of a row: --gpu, else the catalog entry for the row's device name.
 support::Expected<learners::GpuSpec> gpuOf(const SourceTable &T, const learners::CsvRecord &R,
                                            const DatasetOptions &O,
                                            const learners::GpuCatalog &Catalog) {
@@ -110,35 +110,22 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
   return std::nullopt;
 }
 
-/// Analyses every job, f32 and f16 jobs in two passes (the lowering's element type is a
-/// per-pass setting); results land in the slot of their job.
+/// Analyses every job; results land in the slot of their job.
 std::vector<JobResult> analyseJobs(const std::vector<Job> &Jobs, const DatasetOptions &O) {
-  std::vector<JobResult> Results(Jobs.size());
-  for (corpus::DType Type : {corpus::DType::F32, corpus::DType::F16}) {
-    std::vector<NetworkFactory> Factories;
-    std::vector<size_t> Slots;
-    for (size_t I = 0; I < Jobs.size(); ++I) {
-      if (Jobs[I].dtype != Type)
-        continue;
-      Slots.push_back(I);
-      Factories.push_back([&J = Jobs[I]] {
-        corpus::OnnxImportOptions Opts;
-        Opts.batch = J.batch;
-        Opts.dtype = J.dtype;
-        return corpus::importOnnxFile(J.onnx, Opts);
-      });
-    }
-    JobSettings S;
-    S.threads = O.threads;
-    S.perJob = false; // few large networks: all threads inside each
-    S.lower.dtype = Type;
-    S.lower.arch = O.arch;
-    S.unit = "analysed networks";
-    std::vector<JobResult> Part = runJobs(Factories, S);
-    for (size_t K = 0; K < Part.size(); ++K)
-      Results[Slots[K]] = std::move(Part[K]);
-  }
-  return Results;
+  std::vector<NetworkFactory> Factories;
+  for (const Job &J : Jobs)
+    Factories.push_back([&J] {
+      corpus::OnnxImportOptions Opts;
+      Opts.batch = J.batch;
+      Opts.dtype = J.dtype; // the lowering follows the imported network's element type
+      return corpus::importOnnxFile(J.onnx, Opts);
+    });
+  JobSettings S;
+  S.threads = O.threads;
+  S.perJob = false; // few large networks: all threads inside each
+  S.lower.arch = O.arch;
+  S.unit = "analysed networks";
+  return runJobs(Factories, S);
 }
 
 } // namespace

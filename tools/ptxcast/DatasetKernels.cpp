@@ -7,7 +7,6 @@
 #include "NetworkAnalysis.h"
 
 #include "corpus/Zoo.h"
-#include "learners/Features.h"
 
 #include <fmt/core.h>
 
@@ -197,18 +196,6 @@ learners::GpuSpec restrictToSms(learners::GpuSpec Gpu, int64_t SmsUsed) {
   return Gpu;
 }
 
-void addRow(learners::Dataset &D, std::vector<std::string> Ids,
-            std::span<const analyzer::KernelProfile> Launches, uint64_t Footprint,
-            const learners::GpuSpec &Gpu, double Target) {
-  learners::NamedVector Row = learners::featureRow(Launches, Footprint, Gpu);
-  assert(Row.size() == D.featureNames.size() && "feature row does not match featureNames()");
-  std::vector<double> Values;
-  Values.reserve(Row.size());
-  for (const auto &[Name, Value] : Row)
-    Values.push_back(Value);
-  D.addRow(std::move(Ids), Values, Target);
-}
-
 /// Why the lowering's launches differ from the measured ones of a run, or "" when they match.
 std::string networkMismatch(const ptxcast::NetworkAnalysis &A,
                             const std::map<int64_t, std::string> *Measured) {
@@ -233,7 +220,7 @@ void joinRow(learners::Dataset &D, MeasuredRow &M, const ptxcast::NetworkAnalysi
     if (!Why.empty())
       return G.skips.add("kernel mismatch: lowering changed since measurement",
                          M.config + ": " + Why);
-    return addRow(D, std::move(M.ids), All, A.footprintBytes, Restricted, M.medianMs);
+    return addFeatureRow(D, std::move(M.ids), All, A.footprintBytes, Restricted, M.medianMs);
   }
   if (M.launchIndex >= int64_t(A.launches.size()))
     return G.skips.add(
@@ -245,7 +232,7 @@ void joinRow(learners::Dataset &D, MeasuredRow &M, const ptxcast::NetworkAnalysi
                        fmt::format("{} launch {}: measured {}, lowered {}", M.config, M.launchIndex,
                                    M.kernel, L.profile.kernel));
   M.ids.push_back(L.strategy);
-  addRow(D, std::move(M.ids), {&L.profile, 1}, L.footprintBytes, Restricted, M.medianMs);
+  addFeatureRow(D, std::move(M.ids), {&L.profile, 1}, L.footprintBytes, Restricted, M.medianMs);
 }
 
 /// "h100-kernels" for h100-sxm: the catalog name up to its first '-'.

@@ -174,7 +174,6 @@ int runNeusight(const DatasetOptions &O) {
   JobSettings S;
   S.threads = O.threads;
   S.perJob = true;
-  S.lower.dtype = corpus::DType::F32;
   S.lower.arch = O.arch;
   S.unit = "analysed shapes";
   std::vector<JobResult> Results = runJobs(Jobs, S);

@@ -157,7 +157,6 @@ int runTimm(const DatasetOptions &O) {
   JobSettings S;
   S.threads = O.threads;
   S.perJob = false; // few large networks: all threads inside each
-  S.lower.dtype = corpus::DType::F16;
   S.lower.arch = O.arch;
   S.unit = "analysed networks";
   std::vector<JobResult> Results = runJobs(Jobs, S);

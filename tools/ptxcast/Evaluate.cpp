@@ -48,48 +48,49 @@ learners::Dataset predictionTable(const learners::Dataset &D,
 }
 
 /// A trained model's predictions on D, reported like a cross-validation without folds.
-/// The model of File: a trained model (`ptxcast train -o`), or the model of a network-level
-/// predictor bundle (models/*.json), which applies to one row per network as-is. An
-/// operator-level bundle predicts per launch and sums, which rows of a dataset cannot express.
-support::Expected<learners::Model> loadScoringModel(const std::string &File) {
-  auto M = learners::Model::load(File);
-  if (M)
-    return M;
-  auto B = learners::Predictor::load(File);
-  if (!B)
-    return M.error();
-  if (B->info().level != learners::PredictLevel::Network)
-    return support::Error(File, 0, 0,
-                          "an operator-level predictor bundle predicts each launch and sums over "
-                          "the network; score it with `ptxcast predict`");
-  return learners::Model::fromJson(B->model().toJson(), File);
-}
-
-support::Expected<learners::CvReport> scoreModel(const std::string &File,
+support::Expected<learners::CvReport> scoreModel(const learners::Model &M, const std::string &File,
                                                  const learners::Dataset &D) {
-  auto M = loadScoringModel(File);
-  if (!M)
-    return M.error();
-  auto P = M->predict(D);
+  auto P = M.predict(D);
   if (!P)
     return P.error();
   learners::CvReport R;
-  R.learner = M->learner();
-  R.transform = std::string(learners::transformName(M->transform()));
-  R.protocol = "trained model " + File + " (" + M->predicts() + ") on new data";
-  R.predictions = *P;
-  R.pooled = learners::computeMetrics(D.target, *P, M->featureNames().size());
-  for (const auto &[Name, V] : M->featureImportance())
+  R.learner = M.learner();
+  R.transform = std::string(learners::transformName(M.transform()));
+  R.protocol = "trained model " + File + " (" + M.predicts() + ") on new data";
+  R.predictions = std::move(*P);
+  R.pooled = learners::computeMetrics(D.target, R.predictions, M.featureNames().size());
+  for (const auto &[Name, V] : M.featureImportance())
     R.importance.emplace_back(Name, V);
   std::stable_sort(R.importance.begin(), R.importance.end(),
                    [](const auto &A, const auto &B) { return A.second > B.second; });
   return R;
 }
 
+/// Scores File on D: a trained model (`ptxcast train -o`), or the model of a network-level
+/// predictor bundle (models/*.json), which applies to one row per network as-is. An
+/// operator-level bundle predicts per launch and sums, which rows of a dataset cannot express.
+support::Expected<learners::CvReport> scoreFile(const std::string &File,
+                                                const learners::Dataset &D) {
+  auto Text = support::readFile(File);
+  if (!Text)
+    return Text.error();
+  auto M = learners::Model::fromJson(*Text, File);
+  if (M)
+    return scoreModel(*M, File, D);
+  auto B = learners::Predictor::fromJson(*Text, File);
+  if (!B)
+    return M.error();
+  if (B->info().level != learners::PredictLevel::Network)
+    return support::Error(File, 0, 0,
+                          "an operator-level predictor bundle predicts each launch and sums over "
+                          "the network; score it with `ptxcast predict`");
+  return scoreModel(B->model(), File, D);
+}
+
 support::Expected<std::vector<learners::CvReport>> evaluate(const EvaluateOptions &Opts,
                                                             const learners::Dataset &D) {
   if (!Opts.trained.empty()) {
-    auto R = scoreModel(Opts.trained, D);
+    auto R = scoreFile(Opts.trained, D);
     if (!R)
       return R.error();
     return std::vector<learners::CvReport>{std::move(*R)};
