@@ -1,10 +1,12 @@
 // One launch in fast mode: CTAs grouped by boundary class (first/interior/last per grid
 // dimension), representatives interpreted, counts extrapolated by class size, data check.
 #include "FastSample.h"
+#include "Engine.h"
 #include "LoopSkip.h"
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace analyzer {
 namespace {
@@ -108,6 +110,12 @@ std::array<uint64_t, 4> metrics(const KernelProfile &P) {
           P.globalStoreSectors};
 }
 
+/// Counts of single CTAs already run for this launch. With abstract memory a CTA counts the same
+/// whenever it runs (loads yield the pattern, stores are dropped), so escalation rounds, the data
+/// check and class transfers reuse them instead of interpreting the CTA again. Left empty with
+/// real memory or module .global variables, where an earlier CTA's stores may change a later run.
+using CtaCache = std::map<uint64_t, KernelProfile>;
+
 /// Runs the CTAs `Sub` in one call; adds the work done to Out's statistics.
 RunResult runCtas(const SampleJob &J, std::vector<uint64_t> Sub, ClassRun &Out) {
   J.skipper.setOptions({J.settings.skipLoops, J.device.pattern != AbstractPattern::Zero});
@@ -119,11 +127,36 @@ RunResult runCtas(const SampleJob &J, std::vector<uint64_t> Sub, ClassRun &Out) 
   return R;
 }
 
+/// One CTA, from the cache when it ran before (abstract memory only).
+RunResult runCta(const SampleJob &J, uint64_t Cta, CtaCache &Cache, ClassRun &Out) {
+  if (auto It = Cache.find(Cta); It != Cache.end())
+    return RunResult{It->second, std::nullopt};
+  RunResult R = runCtas(J, {Cta}, Out);
+  if (!R.trap && J.settings.abstractMemory && J.program.impl().globals.empty())
+    Cache.emplace(Cta, R.profile);
+  return R;
+}
+
+/// Every CTA of an enumerated class: the uncached ones in one call, plus the cached counts.
+RunResult runAll(const SampleJob &J, const std::vector<uint64_t> &Ctas, CtaCache &Cache,
+                 ClassRun &Out) {
+  std::vector<uint64_t> Fresh;
+  for (uint64_t C : Ctas)
+    if (!Cache.count(C))
+      Fresh.push_back(C);
+  RunResult R;
+  if (!Fresh.empty())
+    R = runCtas(J, std::move(Fresh), Out);
+  for (uint64_t C : Ctas)
+    if (auto It = Cache.find(C); It != Cache.end())
+      R.profile.accumulate(It->second);
+  return R;
+}
+
 std::optional<Trap> runClass(const SampleJob &J, const std::vector<uint64_t> &Ctas, bool Enumerated,
-                             bool Check, ClassRun &Out) {
-  auto Run = [&](std::vector<uint64_t> Sub) { return runCtas(J, std::move(Sub), Out); };
+                             bool Check, CtaCache &Cache, ClassRun &Out) {
   if (Enumerated) { // exact for this class: one call, no spread
-    RunResult R = Run(Ctas);
+    RunResult R = runAll(J, Ctas, Cache, Out);
     if (R.trap)
       return R.trap;
     Out.sum = R.profile;
@@ -131,7 +164,7 @@ std::optional<Trap> runClass(const SampleJob &J, const std::vector<uint64_t> &Ct
     Out.lo = Out.hi = {};
   } else {
     for (uint64_t C : Ctas) {
-      RunResult R = Run({C});
+      RunResult R = runCta(J, C, Cache, Out);
       if (R.trap)
         return R.trap;
       std::array<uint64_t, 4> M = metrics(R.profile);
@@ -148,9 +181,9 @@ std::optional<Trap> runClass(const SampleJob &J, const std::vector<uint64_t> &Ct
     }
   }
   if (Check && !Ctas.empty()) {
-    RunResult Zero = Run({Ctas[0]});
+    RunResult Zero = runCta(J, Ctas[0], Cache, Out);
     J.device.pattern = AbstractPattern::AddressHash;
-    RunResult Hashed = Run({Ctas[0]});
+    RunResult Hashed = runCtas(J, {Ctas[0]}, Out);
     J.device.pattern = AbstractPattern::Zero;
     // A trap with other data is itself data dependence (e.g. a loaded index out of bounds).
     Out.dataDependent = Hashed.trap.has_value() || !sameCounts(Zero.profile, Hashed.profile);
@@ -183,7 +216,7 @@ uint64_t moveCta(uint64_t Cta, const Dim3 &G, int D, uint32_t To) {
 /// its original (every counter), C takes the sampled class's per-CTA estimate and spread and
 /// `Moved` is set. Otherwise Out keeps only the work done.
 std::optional<Trap> transfer(const SampleJob &J, const Class &C, const std::vector<Sampled> &Done,
-                             ClassRun &Out, bool &Moved) {
+                             CtaCache &Cache, ClassRun &Out, bool &Moved) {
   for (const Sampled &S : Done) {
     int D = -1, Differ = 0;
     for (int K = 0; K < 3; ++K)
@@ -200,7 +233,7 @@ std::optional<Trap> transfer(const SampleJob &J, const Class &C, const std::vect
       if (Pick == N / 2 && (Pick == 0 || Pick == N - 1))
         continue; // fewer than three samples
       RunResult R =
-          runCtas(J, {moveCta(S.run.sampled[Pick], J.launch.grid, D, C.spans[D].lo)}, Out);
+          runCta(J, moveCta(S.run.sampled[Pick], J.launch.grid, D, C.spans[D].lo), Cache, Out);
       if (R.trap)
         return R.trap;
       ++Ran;
@@ -252,14 +285,14 @@ std::vector<Class> gridClasses(const Dim3 &G) {
 /// Runs `K` CTAs of class `C` (all of them when there are at most K); when the samples
 /// disagree, again 4x denser up to maxInteriorSamples. R keeps the work of every round.
 std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, bool Check,
-                                ClassRun &R, bool &Enumerated) {
+                                CtaCache &Cache, ClassRun &R, bool &Enumerated) {
   for (uint32_t Kc = K;; Kc = std::min(Kc * 4, J.settings.maxInteriorSamples)) {
     std::vector<uint64_t> Ctas = classSamples(C.spans, J.launch.grid, Kc, Enumerated);
     uint64_t Before = R.interpreted, SkippedBefore = R.skipped;
     R = ClassRun();
     R.interpreted = Before;
     R.skipped = SkippedBefore;
-    if (std::optional<Trap> T = runClass(J, Ctas, Enumerated, Check, R))
+    if (std::optional<Trap> T = runClass(J, Ctas, Enumerated, Check, Cache, R))
       return T;
     if (Enumerated || R.lo == R.hi || Kc >= J.settings.maxInteriorSamples)
       return std::nullopt;
@@ -283,16 +316,17 @@ std::optional<Trap> sampleLaunch(const SampleJob &J, LaunchAnalysis &Out) {
   uint32_t K = std::max<uint32_t>(J.settings.interiorSamples, 1);
   std::vector<Class> Classes = gridClasses(G);
   std::vector<Sampled> Done;
+  CtaCache Cache;
   for (size_t Ci = 0; Ci < Classes.size(); ++Ci) {
     const Class &C = Classes[Ci];
     bool Check = J.checkData && Ci == 0;
     ClassRun R;
     bool Enumerated = false, Moved = false;
     if (J.settings.transferClasses && C.size > K)
-      if (std::optional<Trap> T = transfer(J, C, Done, R, Moved))
+      if (std::optional<Trap> T = transfer(J, C, Done, Cache, R, Moved))
         return T;
     if (!Moved)
-      if (std::optional<Trap> T = sampleClass(J, C, K, Check, R, Enumerated))
+      if (std::optional<Trap> T = sampleClass(J, C, K, Check, Cache, R, Enumerated))
         return T;
     addScaled(Est, R.sum, double(C.size) / double(Moved ? R.sumCtas : R.ctas));
     if (!Enumerated) {

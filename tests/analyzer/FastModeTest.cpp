@@ -292,7 +292,7 @@ TEST_CASE("fast mode: zoo models within 1% of exact mode") {
 }
 
 TEST_CASE("fast mode: loop-trip extrapolation changes no count of a network") {
-  analyzer::AnalysisInput In = zooInput("resnet50", 1, 32);
+  analyzer::AnalysisInput In = zooInput("resnet50", 1, 64);
   analyzer::FastSettings Skip, NoSkip;
   NoSkip.skipLoops = false;
   auto A = analyzer::analyze(In, AnalysisMode::Fast, Skip);
@@ -381,4 +381,43 @@ TEST_CASE("fast mode: samples do not alias with a periodic pattern of the grid")
   MESSAGE("store sectors: fast " << F.globalStoreSectors << ", exact " << E.globalStoreSectors);
   CHECK(D <= 0.01);
   CHECK(worstDiff(F, E) <= 0.01);
+}
+
+TEST_CASE("fast mode: escalating a class interprets each CTA at most once") {
+  // nvcc's conv2d_nchw (see the manifest test above): the 98 interior CTAs disagree, so their
+  // samples escalate 8 -> 32 -> 128, which enumerates the class. Earlier rounds' CTAs are
+  // reused: no more work than exact mode (loop skip and the data check off, which would add or
+  // remove work of their own), and the same counts.
+  fs::path Dir = fs::temp_directory_path() / "ptxcast_fastmode_escalate";
+  fs::create_directories(Dir);
+  std::ofstream(Dir / "m.json") << R"({"ptx": [")" PTXCAST_KERNEL_DIR R"(/conv2d.sm_90.ptx"],
+    "buffers": [{"name": "in", "bytes": 19200}, {"name": "w", "bytes": 432},
+                {"name": "b", "bytes": 16}, {"name": "out", "bytes": 25600}],
+    "launches": [{"kernel": "conv2d_nchw", "grid": [100], "block": [64],
+                  "args": [{"buffer": "in"}, {"buffer": "w"}, {"buffer": "b"}, {"buffer": "out"},
+                           {"s32": 1}, {"s32": 3}, {"s32": 40}, {"s32": 40}, {"s32": 4},
+                           {"s32": 3}, {"s32": 3}, {"s32": 1}, {"s32": 1}, {"s32": 1},
+                           {"s32": 1}, {"s32": 40}, {"s32": 40}]}]})";
+  auto M = analyzer::loadManifest((Dir / "m.json").string());
+  REQUIRE_MESSAGE(M, support::errorText(M));
+  auto In = analyzer::analysisInput(*M);
+  REQUIRE_MESSAGE(In, support::errorText(In));
+  analyzer::FastSettings S;
+  S.interiorSamples = 8;
+  S.maxInteriorSamples = 1024;
+  S.skipLoops = false;
+  S.checkDataDependence = false;
+  auto Exact = analyzer::analyze(*In, AnalysisMode::Exact, S);
+  auto Fast = analyzer::analyze(*In, AnalysisMode::Fast, S);
+  REQUIRE_MESSAGE(Exact, support::errorText(Exact));
+  REQUIRE_MESSAGE(Fast, support::errorText(Fast));
+  const analyzer::LaunchAnalysis &F = Fast->launches[0];
+  MESSAGE(F.ctasSampled << " CTAs, " << F.classes << " classes, extrapolated " << F.extrapolated
+                        << ", interpreted " << F.interpreted << " of "
+                        << Exact->launches[0].profile.warpInstructionsTotal());
+  CHECK(!F.extrapolated);
+  CHECK(F.ctasSampled == 100);
+  CHECK(sameCounts(F.profile, Exact->launches[0].profile));
+  CHECK(F.interpreted == Exact->launches[0].profile.warpInstructionsTotal());
+  fs::remove_all(Dir);
 }
