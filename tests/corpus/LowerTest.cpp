@@ -155,11 +155,15 @@ TEST_CASE("lower: unsupported layers are named") {
 TEST_CASE("lower: PTX, manifest and the atomic directory write") {
   Network N = zoo("lenet5");
   Workload W = lowerOk(N, true);
-  REQUIRE(W.ptx.size() == 1);
-  for (const WorkloadLaunch &L : W.launches)
-    CHECK(W.ptx[0].find(".entry " + L.kernel + "(") != std::string::npos);
+  REQUIRE(W.ptx.size() == 2); // 7 kernels in runs of KernelsPerModule = 4
+  for (const WorkloadLaunch &L : W.launches) {
+    size_t In = 0;
+    for (const std::string &Ptx : W.ptx)
+      In += Ptx.find(".entry " + L.kernel + "(") != std::string::npos;
+    CHECK(In == 1);
+  }
   auto J = nlohmann::json::parse(manifestJson(W));
-  CHECK(J["ptx"] == nlohmann::json::array({"kernels.ptx"}));
+  CHECK(J["ptx"] == nlohmann::json::array({"kernels_0.ptx", "kernels_1.ptx"}));
   std::set<std::string> Names;
   for (const auto &B : J["buffers"])
     Names.insert(B["name"].get<std::string>());
@@ -174,7 +178,8 @@ TEST_CASE("lower: PTX, manifest and the atomic directory write") {
   REQUIRE(!writeWorkload(W, Dir.string()));
   REQUIRE(!writeWorkload(W, Dir.string())); // replaces an existing directory
   CHECK(fs::exists(Dir / "manifest.json"));
-  CHECK(fs::exists(Dir / "kernels.ptx"));
+  CHECK(fs::exists(Dir / "kernels_0.ptx"));
+  CHECK(fs::exists(Dir / "kernels_1.ptx"));
   CHECK(fs::exists(Dir / "workload.json"));
   CHECK(!fs::exists(Dir.string() + ".partial"));
   CHECK(!fs::exists(Dir.string() + ".old"));

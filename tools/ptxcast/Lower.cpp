@@ -1,6 +1,6 @@
 // `ptxcast lower MODEL|FILE.onnx [--batch N] [--image-size S] [--dtype f32|f16] [--arch sm_XX]
 // -o DIR`: lowers a zoo model or an ONNX file to PTX kernels plus a launch manifest
-// (DIR/manifest.json, DIR/kernels.ptx, DIR/workload.json), written atomically.
+// (DIR/manifest.json, DIR/kernels_*.ptx, DIR/workload.json), written atomically.
 #include "Commands.h"
 
 #include "corpus/Lower.h"
