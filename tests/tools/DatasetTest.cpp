@@ -242,6 +242,47 @@ TEST_CASE("dataset neusight: --limit takes the first rows of each file") {
   CHECK(T.at(1, "shape") == "b=3;h=40");
 }
 
+TEST_CASE("dataset neusight: --launch-columns appends the measured kernel's launch record") {
+  ScratchDir Dir("launch");
+  // Synthetic rows, for mechanics, with kernel names as in the real conv files.
+  std::string Conv = Dir.write(
+      "t4.csv",
+      NeusightConvHeader +
+          "conv,0.5,Tesla T4,volta_sgemm_128x64_nn,32.4,16.2,3,6,36,64,2,1,2,3,4,3,8,1,0\n"
+          "conv,0.7,Tesla T4,cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_"
+          "tile148t_nt_v1,8,2,5,1,1,256,1,1,2,3,4,3,8,1,1\n"
+          "conv,0.9,Tesla T4,cudnn_infer_volta_scudnn_sliced1x4_ldg4_relu_exp_small_"
+          "nhwc_tn_v1,8,2,5,1,1,128,1,1,2,3,4,3,8,2,1\n");
+  std::string Out = Dir.file("out.csv");
+  RunResult R = runPtxcast("dataset neusight --launch-columns " + Conv + " -o " + Out, Dir);
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  Table T = readCsv(Out);
+  REQUIRE(T.rows.size() == 3);
+  CHECK(T.header.back() == "latency_ms"); // the target stays last
+  CHECK(T.at(0, "launch_grid_z") == "36");
+  CHECK(T.at(0, "launch_warps_per_sm") == "32.4");
+  CHECK(T.at(0, "launch_ctas") == "648");
+  CHECK(T.at(0, "launch_threads_per_cta") == "128");
+  CHECK(T.at(0, "launch_tile_m") == "128");
+  CHECK(T.at(0, "launch_tile_n") == "64");
+  CHECK(T.at(0, "launch_gemm") == "1");
+  CHECK(T.at(0, "launch_implicit_gemm") == "0");
+  CHECK(T.at(1, "launch_winograd") == "1"); // the first family that matches, only
+  CHECK(T.at(1, "launch_implicit_gemm") == "0");
+  CHECK(T.at(2, "launch_implicit_gemm") == "1");
+  CHECK(T.at(2, "launch_tile_m") == "0"); // "sliced1x4" is not a tile
+  // Without the flag the columns are absent; a file without launch columns is an error with it.
+  R = runPtxcast("dataset neusight " + Conv + " -o " + Out, Dir);
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  CHECK(readText(Out).find("launch_") == std::string::npos);
+  std::string Bare = Dir.write("bare.csv", "op,latency_ms,device,kernel_name,b,h\n"
+                                           "relu,0.03,Tesla T4,r,3,40\n");
+  R = runPtxcast("dataset neusight --launch-columns " + Bare + " -o " + Out, Dir);
+  CHECK(R.status == 1);
+  CHECK(R.err.find(Bare + ":1: error: --launch-columns needs column 'grid_x'") !=
+        std::string::npos);
+}
+
 TEST_CASE("dataset neusight: malformed input is a file:line error") {
   ScratchDir Dir("bad");
   std::string Out = Dir.file("out.csv");

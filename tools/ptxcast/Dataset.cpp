@@ -30,6 +30,10 @@ void addDatasetCommand(CLI::App &App) {
       "neusight", "NeuSight per-operator latencies (conv, linear, relu, add, softmax; fp32)");
   addCommonOptions(Neu, *O);
   Neu->add_option("--limit", O->limit, "read only the first N rows of each file (0 = all)");
+  Neu->add_flag("--launch-columns", O->launchColumns,
+                "append launch_* feature columns describing the kernel the source measured "
+                "(cuDNN's grid, block, tile, algorithm family): known only for measured rows, so "
+                "not for predictor bundles (docs/datasets.md)");
   Neu->callback([O] {
     if (int Status = dataset::runNeusight(*O); Status != 0)
       throw CLI::RuntimeError(Status);

@@ -271,19 +271,21 @@ learners::Dataset emptyDataset(std::vector<std::string> IdNames, std::string Tar
 }
 
 void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids, const NetworkAnalysis &A,
-                   const learners::GpuSpec &Gpu, double Target) {
-  addFeatureRow(D, std::move(Ids), A.launches, A.footprintBytes, Gpu, Target);
+                   const learners::GpuSpec &Gpu, double Target, std::span<const double> Extra) {
+  addFeatureRow(D, std::move(Ids), A.launches, A.footprintBytes, Gpu, Target, Extra);
 }
 
 void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids,
                    std::span<const analyzer::KernelProfile> Launches, uint64_t FootprintBytes,
-                   const learners::GpuSpec &Gpu, double Target) {
+                   const learners::GpuSpec &Gpu, double Target, std::span<const double> Extra) {
   learners::NamedVector Row = learners::featureRow(Launches, FootprintBytes, Gpu);
-  assert(Row.size() == D.featureNames.size() && "feature row does not match featureNames()");
+  assert(Row.size() + Extra.size() == D.featureNames.size() &&
+         "feature row does not match the dataset's feature names");
   std::vector<double> Values;
-  Values.reserve(Row.size());
+  Values.reserve(Row.size() + Extra.size());
   for (const auto &[Name, Value] : Row)
     Values.push_back(Value);
+  Values.insert(Values.end(), Extra.begin(), Extra.end());
   D.addRow(std::move(Ids), Values, Target);
 }
 

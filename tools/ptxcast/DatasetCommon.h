@@ -111,13 +111,14 @@ struct PendingRow {
 int writeJoinedRows(learners::Dataset &D, std::vector<PendingRow> &Rows,
                     const std::vector<JobResult> &Results, SkipLog &Skips, const std::string &Path);
 
-/// Appends one output row: ids, then featureRow(analysis, gpu), then the target.
+/// Appends one output row: ids, then featureRow(analysis, gpu) and `Extra` (the values of
+/// columns the caller appended to D.featureNames), then the target.
 void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids, const NetworkAnalysis &A,
-                   const learners::GpuSpec &Gpu, double Target);
+                   const learners::GpuSpec &Gpu, double Target, std::span<const double> Extra = {});
 /// The same for any group of launches (one launch, say) with the bytes of the buffers they use.
 void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids,
                    std::span<const analyzer::KernelProfile> Launches, uint64_t FootprintBytes,
-                   const learners::GpuSpec &Gpu, double Target);
+                   const learners::GpuSpec &Gpu, double Target, std::span<const double> Extra = {});
 
 /// A dataset with the given id columns, the featureNames() features and the target.
 learners::Dataset emptyDataset(std::vector<std::string> IdNames, std::string Target);

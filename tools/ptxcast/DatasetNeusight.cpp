@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include <cctype>
 #include <chrono>
 #include <map>
 
@@ -41,6 +42,83 @@ const OpShape *findOp(std::string_view Op) {
     if (S.op == Op)
       return &S;
   return nullptr;
+}
+
+/// --launch-columns: the launch record of the kernel the source measured (NeuSight logged the
+/// kernel that dominated each operator), as numeric columns. Source columns copied as they are:
+constexpr std::pair<std::string_view, std::string_view> LaunchCopied[] = {
+    {"launch_grid_x", "grid_x"},
+    {"launch_grid_y", "grid_y"},
+    {"launch_grid_z", "grid_z"},
+    {"launch_warps_per_sm", "warps_per_sm"},
+    {"launch_blocks_per_sm", "blocks_per_sm"}};
+/// The algorithm family from the kernel name: the first entry whose fragment the name contains
+/// gets 1 in its column (cuDNN 8.9 and cuBLAS names; none for elementwise and softmax kernels).
+constexpr std::pair<std::string_view, std::string_view> LaunchFamilies[] = {
+    {"launch_winograd", "winograd"},     {"launch_fft", "gcgemm"},
+    {"launch_3dconv", "3dconv"},         {"launch_implicit_gemm", "scudnn"},
+    {"launch_legacy", "convolve_sgemm"}, {"launch_gemm", "sgemm"}};
+
+std::vector<std::string> launchColumnNames() {
+  std::vector<std::string> Names;
+  for (const auto &[Name, Source] : LaunchCopied)
+    Names.emplace_back(Name);
+  for (std::string_view Name :
+       {"launch_threads_per_cta", "launch_ctas", "launch_tile_m", "launch_tile_n"})
+    Names.emplace_back(Name);
+  for (const auto &[Name, Fragment] : LaunchFamilies)
+    Names.emplace_back(Name);
+  return Names;
+}
+
+/// The tile of a GEMM-like kernel name, e.g. 128x64 in volta_sgemm_128x64_nn: the first
+/// MxN with both at least 16 (which skips cuDNN's "sliced1x4"); {0, 0} when there is none.
+std::pair<double, double> nameTile(const std::string &Name) {
+  for (size_t X = Name.find('x'); X != std::string::npos; X = Name.find('x', X + 1)) {
+    size_t B = X, E = X + 1;
+    while (B > 0 && std::isdigit(static_cast<unsigned char>(Name[B - 1])))
+      --B;
+    while (E < Name.size() && std::isdigit(static_cast<unsigned char>(Name[E])))
+      ++E;
+    if (B == X || E == X + 1 || X - B > 6 || E - X - 1 > 6)
+      continue;
+    double M = std::stod(Name.substr(B, X - B)), N = std::stod(Name.substr(X + 1, E - X - 1));
+    if (M >= 16 && N >= 16)
+      return {M, N};
+  }
+  return {0, 0};
+}
+
+/// The launch columns of one source row, in launchColumnNames() order.
+support::Expected<std::vector<double>> launchColumns(const SourceTable &T,
+                                                     const learners::CsvRecord &R) {
+  std::vector<double> V;
+  for (const auto &[Name, Source] : LaunchCopied) {
+    auto X = numberField(T, R, Source);
+    if (!X)
+      return X.error();
+    V.push_back(*X);
+  }
+  double Threads = 1;
+  for (std::string_view C : {"block_x", "block_y", "block_z"}) {
+    auto X = numberField(T, R, C);
+    if (!X)
+      return X.error();
+    Threads *= *X;
+  }
+  V.push_back(Threads);
+  V.push_back(V[0] * V[1] * V[2]);
+  const std::string &Kernel = textField(T, R, "kernel_name");
+  auto [M, N] = nameTile(Kernel);
+  V.push_back(M);
+  V.push_back(N);
+  bool Found = false;
+  for (const auto &[Name, Fragment] : LaunchFamilies) {
+    bool Hit = !Found && Kernel.find(Fragment) != std::string::npos;
+    V.push_back(Hit ? 1 : 0);
+    Found |= Hit;
+  }
+  return V;
 }
 
 /// One operator instance: its op, shape values (in OpShape::columns order) and shape string.
@@ -80,6 +158,7 @@ struct ParsedRow {
   size_t job = 0; ///< index of its distinct (op, shape) analysis
   bool skipped = false;
   const learners::GpuSpec *gpu = nullptr;
+  std::vector<double> launch; ///< --launch-columns values
 };
 
 struct Ingest {
@@ -92,7 +171,7 @@ struct Ingest {
 };
 
 std::optional<support::Error> readRow(const SourceTable &T, const learners::CsvRecord &R,
-                                      const learners::GpuCatalog &Catalog, Ingest &G) {
+                                      const learners::GpuCatalog &Catalog, bool Launch, Ingest &G) {
   ++G.read;
   const std::string &Op = textField(T, R, "op");
   const OpShape *S = findOp(Op);
@@ -133,6 +212,12 @@ std::optional<support::Error> readRow(const SourceTable &T, const learners::CsvR
   P.latency = *Latency;
   P.job = It->second;
   P.gpu = &Gpu->second;
+  if (Launch) {
+    auto V = launchColumns(T, R);
+    if (!V)
+      return V.error();
+    P.launch = std::move(*V);
+  }
   G.rows.push_back(std::move(P));
   return std::nullopt;
 }
@@ -143,11 +228,19 @@ support::Expected<Ingest> readFiles(const DatasetOptions &O, const learners::Gpu
     auto T = readTable(File, CommonColumns);
     if (!T)
       return T.error();
+    if (O.launchColumns)
+      for (std::string_view C : {"grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
+                                 "warps_per_sm", "blocks_per_sm"})
+        if (!T->column(C))
+          return support::Error(T->file, 1, 0,
+                                fmt::format("--launch-columns needs column '{}', which the "
+                                            "header lacks",
+                                            C));
     size_t Taken = 0; // --limit counts rows per file: the GPU files list the same shapes
     for (const learners::CsvRecord &R : T->rows) {
       if (O.limit && Taken++ >= O.limit)
         break;
-      if (auto E = readRow(*T, R, Catalog, G))
+      if (auto E = readRow(*T, R, Catalog, O.launchColumns, G))
         return *E;
     }
   }
@@ -180,13 +273,16 @@ int runNeusight(const DatasetOptions &O) {
 
   learners::Dataset D =
       emptyDataset({"source", "op", "gpu", "device", "shape", "kernel_name"}, "latency_ms");
+  if (O.launchColumns)
+    for (std::string &Name : launchColumnNames())
+      D.featureNames.push_back(std::move(Name));
   for (ParsedRow &R : G->rows) {
     const JobResult &J = Results[R.job];
     if (!J.analysis) {
       G->skips.add(J.skipReason, J.detail);
       continue;
     }
-    addFeatureRow(D, std::move(R.ids), *J.analysis, *R.gpu, R.latency);
+    addFeatureRow(D, std::move(R.ids), *J.analysis, *R.gpu, R.latency, R.launch);
   }
   if (auto E = writeCsvAtomically(D, O.output)) {
     fmt::print(stderr, "{}\n", E->str());
