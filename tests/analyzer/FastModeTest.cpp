@@ -215,6 +215,26 @@ TEST_CASE("fast mode: loops over loaded values are reported as data-dependent") 
   CHECK(!Unchecked->launches[0].dataDependent);
 }
 
+namespace {
+
+/// nvcc's conv2d_nchw on N=1 C=3 H=W=40 K=4 R=S=3 pad 1 stride 1 (buffers in, w, b, out).
+constexpr const char *Conv2dLaunch = R"({"kernel": "conv2d_nchw", "grid": [100], "block": [64],
+                  "args": [{"buffer": "in"}, {"buffer": "w"}, {"buffer": "b"}, {"buffer": "out"},
+                           {"s32": 1}, {"s32": 3}, {"s32": 40}, {"s32": 40}, {"s32": 4},
+                           {"s32": 3}, {"s32": 3}, {"s32": 1}, {"s32": 1}, {"s32": 1},
+                           {"s32": 1}, {"s32": 40}, {"s32": 40}]})";
+
+/// The analysis input of Dir/m.json.
+analyzer::AnalysisInput loadInput(const fs::path &Dir) {
+  auto M = analyzer::loadManifest((Dir / "m.json").string());
+  REQUIRE_MESSAGE(M, support::errorText(M));
+  auto In = analyzer::analysisInput(*M);
+  REQUIRE_MESSAGE(In, support::errorText(In));
+  return std::move(*In);
+}
+
+} // namespace
+
 TEST_CASE("fast mode: nvcc kernels through a manifest") {
   fs::path Dir = fs::temp_directory_path() / "ptxcast_fastmode_nvcc";
   fs::create_directories(Dir);
@@ -228,22 +248,16 @@ TEST_CASE("fast mode: nvcc kernels through a manifest") {
                 {"name": "out", "bytes": 25600},
                 {"name": "ints", "bytes": 4000, "init": {"random": "s32", "seed": 5,
                                                          "min": 0, "max": 100}}],
-    "launches": [{"kernel": "conv2d_nchw", "grid": [100], "block": [64],
-                  "args": [{"buffer": "in"}, {"buffer": "w"}, {"buffer": "b"}, {"buffer": "out"},
-                           {"s32": 1}, {"s32": 3}, {"s32": 40}, {"s32": 40}, {"s32": 4},
-                           {"s32": 3}, {"s32": 3}, {"s32": 1}, {"s32": 1}, {"s32": 1},
-                           {"s32": 1}, {"s32": 40}, {"s32": 40}]},
+    "launches": [)" + std::string(Conv2dLaunch) +
+                                       R"(,
                  {"kernel": "divergent_branches", "grid": [8], "block": [128],
                   "args": [{"buffer": "ints"}, {"buffer": "out"}, {"s32": 1000}]}]})";
-  auto M = analyzer::loadManifest((Dir / "m.json").string());
-  REQUIRE_MESSAGE(M, support::errorText(M));
-  auto In = analyzer::analysisInput(*M);
-  REQUIRE_MESSAGE(In, support::errorText(In));
+  auto In = loadInput(Dir);
   analyzer::FastSettings S;
   S.interiorSamples = 8;
   S.maxInteriorSamples = 32; // 98 interior CTAs: still extrapolated
-  auto Exact = analyzer::analyze(*In, AnalysisMode::Exact, S);
-  auto Fast = analyzer::analyze(*In, AnalysisMode::Fast, S);
+  auto Exact = analyzer::analyze(In, AnalysisMode::Exact, S);
+  auto Fast = analyzer::analyze(In, AnalysisMode::Fast, S);
   REQUIRE_MESSAGE(Exact, support::errorText(Exact));
   REQUIRE_MESSAGE(Fast, support::errorText(Fast));
   const analyzer::LaunchAnalysis &Conv = Fast->launches[0];
@@ -393,22 +407,16 @@ TEST_CASE("fast mode: escalating a class interprets each CTA at most once") {
   std::ofstream(Dir / "m.json") << R"({"ptx": [")" PTXCAST_KERNEL_DIR R"(/conv2d.sm_90.ptx"],
     "buffers": [{"name": "in", "bytes": 19200}, {"name": "w", "bytes": 432},
                 {"name": "b", "bytes": 16}, {"name": "out", "bytes": 25600}],
-    "launches": [{"kernel": "conv2d_nchw", "grid": [100], "block": [64],
-                  "args": [{"buffer": "in"}, {"buffer": "w"}, {"buffer": "b"}, {"buffer": "out"},
-                           {"s32": 1}, {"s32": 3}, {"s32": 40}, {"s32": 40}, {"s32": 4},
-                           {"s32": 3}, {"s32": 3}, {"s32": 1}, {"s32": 1}, {"s32": 1},
-                           {"s32": 1}, {"s32": 40}, {"s32": 40}]}]})";
-  auto M = analyzer::loadManifest((Dir / "m.json").string());
-  REQUIRE_MESSAGE(M, support::errorText(M));
-  auto In = analyzer::analysisInput(*M);
-  REQUIRE_MESSAGE(In, support::errorText(In));
+    "launches": [)" + std::string(Conv2dLaunch) +
+                                       R"(]})";
+  auto In = loadInput(Dir);
   analyzer::FastSettings S;
   S.interiorSamples = 8;
   S.maxInteriorSamples = 1024;
   S.skipLoops = false;
   S.checkDataDependence = false;
-  auto Exact = analyzer::analyze(*In, AnalysisMode::Exact, S);
-  auto Fast = analyzer::analyze(*In, AnalysisMode::Fast, S);
+  auto Exact = analyzer::analyze(In, AnalysisMode::Exact, S);
+  auto Fast = analyzer::analyze(In, AnalysisMode::Fast, S);
   REQUIRE_MESSAGE(Exact, support::errorText(Exact));
   REQUIRE_MESSAGE(Fast, support::errorText(Fast));
   const analyzer::LaunchAnalysis &F = Fast->launches[0];
