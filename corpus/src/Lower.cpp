@@ -9,7 +9,6 @@
 #include <map>
 #include <set>
 #include <thread>
-#include <thread>
 
 namespace corpus {
 namespace {
@@ -77,14 +76,19 @@ private:
   }
   std::string newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range);
   Tail fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const;
+  /// Records the launch of kernel `K` for layer `Head` and its fused tail `T`. The output goes to
+  /// a new buffer, or into `Into` when given (one slice of a concatenation).
   std::optional<support::Error> emit(LayerId Head, support::Expected<KernelLaunch> K,
-                                     RoleBuffers In, const Tail &T, int64_t FanIn);
+                                     RoleBuffers In, const Tail &T, int64_t FanIn,
+                                     const std::string &Into = {});
   std::optional<support::Error> lowerLayer(LayerId Id);
   std::optional<support::Error> lowerConv(LayerId Id);
   std::optional<support::Error> lowerDense(LayerId Id);
   std::optional<support::Error> lowerPool(LayerId Id);
   std::optional<support::Error> lowerGlobalPool(LayerId Id);
   std::optional<support::Error> lowerElementwise(LayerId Id);
+  std::optional<support::Error> lowerBatchNorm(LayerId Id);
+  std::optional<support::Error> lowerConcat(LayerId Id);
   std::optional<support::Error> lowerSoftmax(LayerId Id);
   std::optional<support::Error> lowerPad(LayerId Id);
 
@@ -167,13 +171,16 @@ Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const {
 }
 
 std::optional<support::Error> Lowerer::emit(LayerId Head, support::Expected<KernelLaunch> K,
-                                            RoleBuffers In, const Tail &T, int64_t FanIn) {
+                                            RoleBuffers In, const Tail &T, int64_t FanIn,
+                                            const std::string &Into) {
   if (!K)
     return error(Head, K.error().message);
   const uint64_t Elem = dtypeBytes(O.dtype);
   const Layer &Out = Net.layer(T.last);
   std::string OutBuf =
-      newBuffer(Out.name + ".out", static_cast<uint64_t>(elementCount(Out.shape)) * Elem, false, 0);
+      !Into.empty() ? Into
+                    : newBuffer(Out.name + ".out",
+                                static_cast<uint64_t>(elementCount(Out.shape)) * Elem, false, 0);
   if (!T.residual.empty())
     In[ParamRole::Residual] = T.residual;
   WorkloadLaunch L;
@@ -269,8 +276,13 @@ std::optional<support::Error> Lowerer::lowerPool(LayerId Id) {
   S.padBottom = u32(A.padBottom), S.padRight = u32(A.padRight);
   S.countIncludePad = A.countIncludePad;
   S.dtype = O.dtype;
-  if (S.outHeight() != L.shape[2] || S.outWidth() != L.shape[3])
-    return error(Id, "ceil-mode pooling is not supported by the lowering");
+  // Ceil mode only where it changes the output size: otherwise the floor-mode kernel is the same
+  // computation (and the same kernel as before ceil mode was lowered).
+  auto FloorFits = [&] { return S.outHeight() == L.shape[2] && S.outWidth() == L.shape[3]; };
+  if (A.ceilMode && !FloorFits())
+    S.ceilMode = true;
+  if (!FloorFits())
+    return error(Id, "output shape " + shapeStr(L.shape) + " disagrees with the pool kernel's");
   Tail T;
   T.last = Id;
   return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
@@ -325,6 +337,49 @@ std::optional<support::Error> Lowerer::lowerElementwise(LayerId Id) {
   T = fuseTail(Id, false, false);
   S.activation = T.epilogue.activation;
   return emit(Id, Emitter.add(S), In, T, 0);
+}
+
+std::optional<support::Error> Lowerer::lowerBatchNorm(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const Shape &Y = L.shape;
+  if (Y.size() < 2)
+    return error(Id, "batch-norm needs a channel dimension");
+  ElementwiseSpec S;
+  S.op = ElementwiseOp::BatchNorm;
+  S.dtype = O.dtype;
+  S.batch = u32(Y[0]);
+  S.channels = u32(Y[1]);
+  S.spatial = u32(elementCount(Y) / (Y[0] * Y[1]));
+  Tail T = fuseTail(Id, false, false);
+  S.activation = T.epilogue.activation;
+  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
+}
+
+std::optional<support::Error> Lowerer::lowerConcat(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const int64_t Rank = static_cast<int64_t>(L.shape.size());
+  const int64_t Axis = std::get<ConcatAttrs>(L.attrs).axis;
+  if (Rank < 2 || (Axis != 1 && Axis != 1 - Rank))
+    return error(Id, "concatenation along axis " + std::to_string(Axis) + " of " +
+                         shapeStr(L.shape) +
+                         " is not supported by the lowering (only channels, axis 1)");
+  const std::string Out =
+      newBuffer(L.name + ".out", static_cast<uint64_t>(elementCount(L.shape)) * dtypeBytes(O.dtype),
+                false, 0);
+  Tail T;
+  T.last = Id;
+  ConcatSpec S;
+  S.batch = u32(L.shape[0]);
+  S.totalChannels = u32(L.shape[1]);
+  S.spatial = u32(elementCount(L.shape) / (L.shape[0] * L.shape[1]));
+  S.dtype = O.dtype;
+  for (LayerId In : L.inputs) { // one copy kernel per input, each into its channel slice
+    S.channels = u32(Net.layer(In).shape[1]);
+    if (auto E = emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[In]}}, T, 0, Out))
+      return E;
+    S.channelOffset += S.channels;
+  }
+  return std::nullopt;
 }
 
 std::optional<support::Error> Lowerer::lowerSoftmax(LayerId Id) {
@@ -383,11 +438,10 @@ std::optional<support::Error> Lowerer::lowerLayer(LayerId Id) {
   case LayerKind::Identity: // same bytes, new shape: no kernel
     BufferOf[Id] = BufferOf[L.inputs[0]];
     return std::nullopt;
-  case LayerKind::BatchNorm:
-    return error(Id, "batch-norm not following a convolution or dense layer is not supported by "
-                     "the lowering");
+  case LayerKind::BatchNorm: // not fused into a preceding convolution or dense layer
+    return lowerBatchNorm(Id);
   case LayerKind::Concat:
-    return error(Id, "not supported by the lowering");
+    return lowerConcat(Id);
   }
   return error(Id, "not supported by the lowering");
 }

@@ -19,7 +19,7 @@ bool isWeightPosition(const std::string &Op, int Index) {
     return Index == 1;
   if (Op == "BatchNormalization")
     return Index >= 1;
-  if (Op == "Clip" || Op == "Reshape" || Op == "Pad")
+  if (Op == "Clip" || Op == "Reshape" || Op == "Pad" || Op == "ReduceMean")
     return Index >= 1;
   return false;
 }

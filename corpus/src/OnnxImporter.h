@@ -63,6 +63,8 @@ private:
   Result importEltwise(const onnx::NodeProto &N);
   Result importPool(const onnx::NodeProto &N);
   Result importGlobalAvgPool(const onnx::NodeProto &N);
+  /// ReduceMean over H and W of a 4-d input: a global average pool (+ Flatten for keepdims 0).
+  Result importReduceMean(const onnx::NodeProto &N);
   Result importFlatten(const onnx::NodeProto &N);
   Result importReshape(const onnx::NodeProto &N);
   Result importConcat(const onnx::NodeProto &N);

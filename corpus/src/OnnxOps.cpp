@@ -1,6 +1,7 @@
 // ONNX import: one handler per supported operator, mapping a NodeProto to a Network layer.
 #include "OnnxImporter.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -284,6 +285,35 @@ Importer::Result Importer::importGlobalAvgPool(const onnx::NodeProto &N) {
   return X ? addLayer(N, LayerKind::GlobalAvgPool, {*X}, GlobalPoolAttrs{}) : X;
 }
 
+// ReduceMean(data, axes?) with keepdims: axes an attribute before opset 18, an input from 18 on.
+Importer::Result Importer::importReduceMean(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  std::optional<std::vector<int64_t>> Axes;
+  if (Opset < 18) {
+    Axes = attrInts(N, "axes", {});
+  } else if (hasInput(N, 1)) {
+    Axes = constInts(N.input(1));
+    if (!Axes)
+      return nodeError(N, "axes must be a constant int64 tensor");
+  }
+  const int64_t Rank = static_cast<int64_t>(Net.layer(*X).shape.size());
+  std::vector<int64_t> A = Axes ? *Axes : std::vector<int64_t>{};
+  for (int64_t &Ax : A)
+    Ax = Ax < 0 ? Ax + Rank : Ax;
+  std::sort(A.begin(), A.end());
+  if (Rank != 4 || A != std::vector<int64_t>{2, 3})
+    return nodeError(N, "only a mean over H and W of a 4-d input (axes [2, 3]) is supported");
+  if (attrInt(N, "keepdims", 1) != 0)
+    return addLayer(N, LayerKind::GlobalAvgPool, {*X}, GlobalPoolAttrs{});
+  // keepdims 0: the pool keeps {N, C, 1, 1}; a Flatten named after the node drops the 1s.
+  auto Pool = Net.add(layerName(N) + "/pool", LayerKind::GlobalAvgPool, {*X}, GlobalPoolAttrs{});
+  if (!Pool)
+    return nodeError(N, Pool.error().message);
+  return addLayer(N, LayerKind::Flatten, {*Pool}, FlattenAttrs{1});
+}
+
 Importer::Result Importer::importFlatten(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   return X ? addLayer(N, LayerKind::Flatten, {*X}, FlattenAttrs{attrInt(N, "axis", 1)}) : X;
@@ -403,6 +433,7 @@ const std::map<std::string, Importer::Handler> &Importer::handlers() {
       {"MaxPool", &Importer::importPool},
       {"AveragePool", &Importer::importPool},
       {"GlobalAveragePool", &Importer::importGlobalAvgPool},
+      {"ReduceMean", &Importer::importReduceMean},
       {"Flatten", &Importer::importFlatten},
       {"Reshape", &Importer::importReshape},
       {"Concat", &Importer::importConcat},

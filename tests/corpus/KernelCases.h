@@ -11,8 +11,8 @@
 namespace kernelcases {
 
 using namespace corpus;
-using AnySpec =
-    std::variant<ConvSpec, GemmSpec, PoolSpec, ReduceSpec, ElementwiseSpec, SoftmaxSpec>;
+using AnySpec = std::variant<ConvSpec, GemmSpec, PoolSpec, ReduceSpec, ElementwiseSpec, ConcatSpec,
+                             SoftmaxSpec>;
 
 struct Case {
   std::string label;
@@ -123,7 +123,11 @@ inline std::vector<Case> allCases(DType T) {
   P5.ceilMode = true;
   PoolSpec P6 = pool(PoolKind::Avg, 2, 2, 6, 6, 3, 2, 1); // ceil: 4x4 with a clipped last row
   P6.ceilMode = true;
-  for (PoolSpec *P : {&P1, &P2, &P3, &P4, &P5, &P6})
+  // 8x8, 3x3 stride 2 pad 1: ceil 5x5 (floor 4x4). The last row/column of windows starts on input
+  // row 7 and covers rows 7, 8 (padding) and 9 (past the padded input): divisor 3 x 2 or 2 x 2.
+  PoolSpec P7 = pool(PoolKind::Avg, 1, 2, 8, 8, 3, 2, 1, true);
+  P7.ceilMode = true;
+  for (PoolSpec *P : {&P1, &P2, &P3, &P4, &P5, &P6, &P7})
     P->dtype = T;
   Cs.push_back({"maxpool 3x3 s2 p1", P1});
   Cs.push_back({"avgpool exclude pad", P2});
@@ -131,12 +135,20 @@ inline std::vector<Case> allCases(DType T) {
   Cs.push_back({"maxpool 2x2", P4});
   Cs.push_back({"maxpool ceil mode", P5});
   Cs.push_back({"avgpool ceil mode", P6});
+  Cs.push_back({"avgpool ceil mode include pad", P7});
   Cs.push_back({"gap small bias relu", ReduceSpec{2, 5, 49, T, epi(AK::Relu, true)}});
   Cs.push_back({"gap 300 bn sigmoid", ReduceSpec{1, 3, 300, T, epi(AK::Sigmoid, false, true)}});
   Cs.push_back({"add relu", ElementwiseSpec{ElementwiseOp::Add, 2, 3, 11, AK::Relu, T}});
   Cs.push_back({"mul", ElementwiseSpec{ElementwiseOp::Mul, 1, 4, 25, AK::None, T}});
   Cs.push_back({"scale channels hardsigmoid",
                 ElementwiseSpec{ElementwiseOp::ScaleChannels, 2, 3, 10, AK::HardSigmoid, T}});
+  Cs.push_back(
+      {"batch norm relu", ElementwiseSpec{ElementwiseOp::BatchNorm, 2, 3, 10, AK::Relu, T}});
+  Cs.push_back(
+      {"batch norm single image", ElementwiseSpec{ElementwiseOp::BatchNorm, 1, 5, 7, AK::None, T}});
+  // The middle input of a 3 + 5 + 2 channel concatenation, batch 2 (the other slices stay 0).
+  Cs.push_back({"concat middle slice", ConcatSpec{2, 5, 10, 3, 35, T}});
+  Cs.push_back({"concat single image first slice", ConcatSpec{1, 3, 10, 0, 35, T}});
   for (AK A : {AK::Tanh, AK::Swish, AK::Sigmoid, AK::Relu6, AK::HardSwish})
     Cs.push_back({std::string("activation ") + activationName(A),
                   ElementwiseSpec{ElementwiseOp::Activation, 1, 1, 300, A, T}});

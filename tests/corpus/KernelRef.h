@@ -160,7 +160,8 @@ inline std::vector<double> dense(const corpus::GemmSpec &S, const Buffers &B) {
   return Out;
 }
 
-/// ONNX MaxPool / AveragePool (count_include_pad as in the spec).
+/// ONNX MaxPool / AveragePool (count_include_pad as in the spec: the divisor counts the window
+/// positions inside the padded input, which is KH x KW unless a ceil-mode window runs past it).
 inline std::vector<double> pool(const corpus::PoolSpec &S, const Buffers &B) {
   const auto &In = B.at(ParamRole::Input);
   const int64_t Ho = S.outHeight(), Wo = S.outWidth();
@@ -169,11 +170,12 @@ inline std::vector<double> pool(const corpus::PoolSpec &S, const Buffers &B) {
     for (int64_t Oh = 0; Oh < Ho; ++Oh)
       for (int64_t Ow = 0; Ow < Wo; ++Ow) {
         double Max = -std::numeric_limits<double>::infinity(), Sum = 0;
-        int64_t Count = 0;
+        int64_t Count = 0, PadCount = 0;
         for (int64_t Kh = 0; Kh < S.kernelH; ++Kh)
           for (int64_t Kw = 0; Kw < S.kernelW; ++Kw) {
             int64_t Ih = Oh * S.strideH - int64_t(S.padTop) + Kh;
             int64_t Iw = Ow * S.strideW - int64_t(S.padLeft) + Kw;
+            PadCount += Ih < S.inHeight + S.padBottom && Iw < S.inWidth + S.padRight;
             if (Ih < 0 || Iw < 0 || Ih >= S.inHeight || Iw >= S.inWidth)
               continue;
             double V = In[(P * S.inHeight + Ih) * S.inWidth + Iw];
@@ -181,7 +183,7 @@ inline std::vector<double> pool(const corpus::PoolSpec &S, const Buffers &B) {
             Sum += V;
             ++Count;
           }
-        double Div = S.countIncludePad ? double(S.kernelH * S.kernelW) : double(Count);
+        double Div = S.countIncludePad ? double(PadCount) : double(Count);
         Out[(P * Ho + Oh) * Wo + Ow] = S.kind == corpus::PoolKind::Max ? Max : Sum / Div;
       }
   return Out;
@@ -214,8 +216,24 @@ inline std::vector<double> elementwise(const corpus::ElementwiseSpec &S, const B
       Y *= B.at(ParamRole::Input2)[I];
     else if (S.op == ElementwiseOp::ScaleChannels)
       Y *= B.at(ParamRole::Input2)[I / S.spatial];
+    else if (S.op == ElementwiseOp::BatchNorm) // channel c = (I / spatial) mod channels
+      Y = Y * B.at(ParamRole::BnScale)[I / S.spatial % S.channels] +
+          B.at(ParamRole::BnShift)[I / S.spatial % S.channels];
     Out[I] = activation(S.activation, Y);
   }
+  return Out;
+}
+
+/// The output of one concatenation input alone: its channels at channelOffset of each image of
+/// a [batch, totalChannels, spatial] tensor, zero elsewhere (an allocated buffer starts zeroed).
+inline std::vector<double> concat(const corpus::ConcatSpec &S, const Buffers &B) {
+  const auto &In = B.at(ParamRole::Input);
+  std::vector<double> Out(size_t(S.batch) * S.totalChannels * S.spatial, 0.0);
+  for (uint64_t N = 0; N < S.batch; ++N)
+    for (uint64_t C = 0; C < S.channels; ++C)
+      for (uint64_t I = 0; I < S.spatial; ++I)
+        Out[(N * S.totalChannels + S.channelOffset + C) * S.spatial + I] =
+            In[(N * S.channels + C) * S.spatial + I];
   return Out;
 }
 

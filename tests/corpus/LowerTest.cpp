@@ -141,15 +141,102 @@ TEST_CASE("lower: every zoo model lowers") {
   }
 }
 
-TEST_CASE("lower: unsupported layers are named") {
+TEST_CASE("lower: a channel concat is one copy launch per input into one output buffer") {
+  NetworkBuilder B("cat");
+  LayerId X = B.input({2, 4, 5, 5}, "x");
+  LayerId A = B.relu(B.conv(X, 3, 3, 1, 1));                  // 3 channels, relu fused: one launch
+  LayerId P = B.maxPool(X, 3, 1, 1);                          // 4 channels
+  B.add(LayerKind::Concat, {A, P, X}, ConcatAttrs{1}, "cat"); // 3 + 4 + 4 = 11 channels
+  auto N = B.finish();
+  REQUIRE(N);
+  Workload W = lowerOk(*N);
+  REQUIRE(W.launches.size() == 2 + 3);
+  const std::string ConvOut = W.launches[0].args.back().buffer;
+  const std::string PoolOut = W.launches[1].args.back().buffer;
+  const std::vector<std::string> Sources = {ConvOut, PoolOut, "x"};
+  const uint32_t Channels[] = {3, 4, 4};
+  std::set<std::string> Kernels;
+  for (size_t K = 0; K < 3; ++K) {
+    const WorkloadLaunch &L = W.launches[2 + K];
+    CAPTURE(K);
+    CHECK(L.strategy == "concat");
+    CHECK(L.layers == std::vector<std::string>{"cat"});
+    CHECK(L.macs == 0);
+    REQUIRE(L.args.size() == 2);
+    CHECK(L.args[0].buffer == Sources[K]);
+    CHECK(L.args[1].buffer == "cat.out");
+    // one thread per input element: the grid covers 2 * C * 25 elements, less than a block over
+    uint64_t Threads = uint64_t(L.grid[0]) * L.block[0];
+    CHECK(Threads >= 2u * Channels[K] * 25);
+    CHECK(Threads < 2u * Channels[K] * 25 + L.block[0]);
+    Kernels.insert(L.kernel);
+  }
+  CHECK(Kernels.size() == 3); // the channel offset is part of the kernel
+  CHECK(W.launches[2].kernel.find("_at0_") != std::string::npos);
+  CHECK(W.launches[3].kernel.find("_at3_") != std::string::npos);
+  CHECK(W.launches[4].kernel.find("_at7_") != std::string::npos);
+  size_t CatBuffers = 0;
+  for (const WorkloadBuffer &Buf : W.buffers)
+    if (Buf.name == "cat.out") {
+      ++CatBuffers;
+      CHECK(Buf.bytes == 2u * 11 * 25 * 4);
+      CHECK_FALSE(Buf.random);
+    }
+  CHECK(CatBuffers == 1);
+}
+
+TEST_CASE("lower: a concat along another axis is refused with a clear message") {
   NetworkBuilder B("n");
   LayerId X = B.input({1, 4, 4, 4});
-  B.add(LayerKind::Concat, {X, X}, ConcatAttrs{1}, "cat");
+  B.add(LayerKind::Concat, {X, X}, ConcatAttrs{2}, "cat");
   auto N = B.finish();
   REQUIRE(N);
   auto W = lower(*N);
   REQUIRE(!W);
-  CHECK(W.error().str() == "error: layer 'cat' (concat): not supported by the lowering");
+  CHECK(W.error().str() == "error: layer 'cat' (concat): concatenation along axis 2 of [1,4,8,4] "
+                           "is not supported by the lowering (only channels, axis 1)");
+}
+
+TEST_CASE("lower: ceil-mode pooling gets the ceil kernel only where it changes the shape") {
+  NetworkBuilder B("ceil");
+  LayerId X = B.input({1, 2, 8, 7}, "x");
+  PoolAttrs Ceil{3, 3, 2, 2, 0, 0, 0, 0, true, false};
+  LayerId P = B.add(LayerKind::MaxPool, {X}, Ceil, "pool_ceil");
+  PoolAttrs Same{3, 3, 1, 1, 1, 1, 1, 1, true, false}; // ceil and floor agree: 4x3
+  B.add(LayerKind::MaxPool, {P}, Same, "pool_same");
+  auto N = B.finish();
+  REQUIRE(N);
+  // floor: (8-3)/2+1 = 3 by (7-3)/2+1 = 3; ceil: ceil(5/2)+1 = 4 by ceil(4/2)+1 = 3
+  REQUIRE(N->layer(P).shape == Shape{1, 2, 4, 3});
+  Workload W = lowerOk(*N);
+  REQUIRE(W.launches.size() == 2);
+  CHECK(W.launches[0].strategy == "pool_max");
+  CHECK(W.launches[0].kernel.find("_ceil") != std::string::npos);
+  CHECK(uint64_t(W.launches[0].grid[0]) * W.launches[0].block[0] >= 4 * 3);
+  CHECK(W.launches[1].kernel.find("_ceil") == std::string::npos);
+}
+
+TEST_CASE("lower: a batch norm after a concat is a per-channel kernel with the relu fused") {
+  NetworkBuilder B("bn");
+  LayerId X = B.input({2, 3, 4, 4}, "x");
+  LayerId C = B.add(LayerKind::Concat, {X, X}, ConcatAttrs{1}, "cat");
+  B.relu(B.batchNorm(C));
+  auto N = B.finish();
+  REQUIRE(N);
+  Workload W = lowerOk(*N);
+  REQUIRE(W.launches.size() == 3);
+  const WorkloadLaunch &L = W.launches[2];
+  CHECK(L.strategy == "eltwise_batch_norm");
+  CHECK(L.layers.size() == 2); // the batch norm and the relu
+  CHECK(L.kernel.find("relu") != std::string::npos);
+  REQUIRE(L.args.size() == 4); // input, bn scale, bn shift, output
+  CHECK(L.args[0].buffer == "cat.out");
+  std::map<std::string, uint64_t> Bytes;
+  for (const WorkloadBuffer &Buf : W.buffers)
+    Bytes[Buf.name] = Buf.bytes;
+  CHECK(Bytes[L.args[1].buffer] == 6 * 4); // one value per channel of the 6
+  CHECK(Bytes[L.args[2].buffer] == 6 * 4);
+  CHECK(Bytes[L.args[3].buffer] == 2 * 6 * 16 * 4);
 }
 
 TEST_CASE("lower: PTX, manifest and the atomic directory write") {

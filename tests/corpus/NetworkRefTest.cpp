@@ -1,5 +1,6 @@
-// End-to-end lowering check on real networks: LeNet-5 (batch 1 and 2), MobileNetV2-0.35 at 32x32
-// and a reduced MobileNetV2/EfficientNet stack are lowered, run by the exact PTX interpreter
+// End-to-end lowering check on real networks: LeNet-5 (batch 1 and 2), MobileNetV2-0.35 at 32x32,
+// a reduced MobileNetV2/EfficientNet stack and an Inception/DenseNet-like block (channel concats,
+// ceil-mode pooling, a batch norm after a concat) are lowered, run by the exact PTX interpreter
 // (analyzer/), and every launch's output is compared with a double-precision evaluation of the
 // Network IR (NetworkRef.h, written from the layer semantics, not from the lowering) on the same
 // seeded buffers: relative error <= 1e-4 in f32.
@@ -92,6 +93,32 @@ Network reducedMobileStack(int64_t Batch) {
   return std::move(*N);
 }
 
+/// GoogLeNet / DenseNet pieces: a ceil-mode max pool, two branches and the pool itself concatenated
+/// on channels, a batch norm + relu on the concat (not after a conv), a ceil-mode average pool, a
+/// concat of one layer with itself on axis -3, then the usual head.
+Network concatBlock(int64_t Batch) {
+  NetworkBuilder B("concat-block");
+  LayerId X = B.input({Batch, 3, 12, 10});
+  LayerId Stem = B.relu(B.batchNorm(B.conv(X, 8, 3, 1, 1)));
+  // 12x10, 3x3 stride 2: floor 5x4, ceil 6x5
+  LayerId P = B.add(LayerKind::MaxPool, {Stem}, PoolAttrs{3, 3, 2, 2, 0, 0, 0, 0, true, false},
+                    "pool_ceil");
+  LayerId B1 = B.relu(B.batchNorm(B.conv(P, 4, 1, 1, 0)));
+  LayerId B2 = B.relu(B.batchNorm(B.conv(P, 6, 3, 1, 1)));
+  LayerId Cat = B.add(LayerKind::Concat, {B1, B2, P}, ConcatAttrs{1}, "cat"); // 18 channels
+  LayerId Y = B.relu(B.batchNorm(Cat));
+  // 6x5, 2x2 stride 2: floor 3x2, ceil 3x3 (the last column's windows are clipped to 1 wide)
+  LayerId A =
+      B.add(LayerKind::AvgPool, {Y}, PoolAttrs{2, 2, 2, 2, 0, 0, 0, 0, true, false}, "avg_ceil");
+  LayerId Cat2 = B.add(LayerKind::Concat, {A, A}, ConcatAttrs{-3}, "cat2");
+  B.softmax(B.dense(B.flatten(B.globalAvgPool(Cat2)), 5));
+  auto N = B.finish();
+  REQUIRE_MESSAGE(bool(N), support::errorText(N));
+  REQUIRE(N->layer(P).shape == Shape{Batch, 8, 6, 5});
+  REQUIRE(N->layer(A).shape == Shape{Batch, 18, 3, 3});
+  return std::move(*N);
+}
+
 /// Lowers `Net` (f32), runs it in the interpreter, evaluates it on the CPU, and checks the output
 /// of every launch (the final one included) against the reference.
 void checkNetwork(const Network &Net) {
@@ -117,11 +144,14 @@ void checkNetwork(const Network &Net) {
   REQUIRE(Run->launches.size() == W->launches.size());
 
   // Parameters: conv/dense weight and bias under the layer's name; a batch-norm's folded scale
-  // and shift live with the conv/dense layer that produces its input.
+  // and shift live with the conv/dense layer that produces its input (or with the batch norm
+  // itself when it follows anything else).
   netref::ParamFn Params = [&](LayerId Id, const std::string &Role) -> const Tensor & {
     const Layer &L = Net.layer(Id);
-    bool Bn = L.kind == LayerKind::BatchNorm;
-    std::string Name = bufferName(Bn ? Net.layer(L.inputs[0]).name : L.name, Role);
+    const Layer &Producer = Net.layer(L.inputs.empty() ? Id : L.inputs[0]);
+    bool Folded = L.kind == LayerKind::BatchNorm &&
+                  (Producer.kind == LayerKind::Conv || Producer.kind == LayerKind::Dense);
+    std::string Name = bufferName(Folded ? Producer.name : L.name, Role);
     auto It = Buf.find(Name);
     REQUIRE_MESSAGE(It != Buf.end(), "no buffer " << Name);
     return It->second;
@@ -219,6 +249,10 @@ TEST_CASE("network reference: lenet5 runs end to end and matches the CPU referen
 
 TEST_CASE("network reference: a reduced MobileNetV2 stack matches the CPU reference") {
   checkNetwork(reducedMobileStack(2));
+}
+
+TEST_CASE("network reference: concats, ceil-mode pools and a standalone batch norm match") {
+  checkNetwork(concatBlock(2));
 }
 
 TEST_CASE("network reference: mobilenetv2-0.35 at 32x32 matches the CPU reference") {

@@ -192,6 +192,62 @@ TEST_CASE("onnx: opset 10 forms (attribute pads and clip bounds, Constant, softm
   CHECK(std::get<SoftmaxAttrs>(N.layer(5).attrs).axis == 1);
 }
 
+/// x [2,6,5,4] -> ReduceMean "rm" with `Axes` (an attribute before opset 18, an input from 18).
+OnnxWriter reduceMean(int64_t Opset, const std::vector<int64_t> &Axes, int64_t KeepDims) {
+  OnnxWriter W(Opset);
+  W.input("x", {2, 6, 5, 4});
+  onnx::NodeProto *N = nullptr;
+  if (Opset < 18) {
+    N = &W.node("ReduceMean", {"x"}, "rm");
+    setInts(*N, "axes", Axes);
+  } else {
+    N = &W.node("ReduceMean", {"x", W.ints(Axes)}, "rm");
+  }
+  setInt(*N, "keepdims", KeepDims);
+  W.output(out(*N));
+  return W;
+}
+
+TEST_CASE("onnx: ReduceMean over H and W is a global average pool") {
+  SUBCASE("opset 13, axes attribute [2, 3], keepdims 0: pool then flatten") {
+    Network N = import(reduceMean(13, {2, 3}, 0));
+    REQUIRE(N.size() == 3);
+    CHECK(N.layer(1).kind == LayerKind::GlobalAvgPool);
+    CHECK(N.layer(1).shape == Shape{2, 6, 1, 1});
+    CHECK(N.layer(2).kind == LayerKind::Flatten);
+    CHECK(N.layer(2).name == "rm");
+    CHECK(N.layer(2).shape == Shape{2, 6});
+  }
+  SUBCASE("opset 13, axes [-1, -2], keepdims 1: the pool alone") {
+    Network N = import(reduceMean(13, {-1, -2}, 1));
+    REQUIRE(N.size() == 2);
+    CHECK(N.layer(1).kind == LayerKind::GlobalAvgPool);
+    CHECK(N.layer(1).name == "rm");
+    CHECK(N.layer(1).shape == Shape{2, 6, 1, 1});
+  }
+  SUBCASE("opset 18, axes as a constant input") {
+    Network N = import(reduceMean(18, {2, 3}, 0));
+    REQUIRE(N.size() == 3);
+    CHECK(N.layer(1).kind == LayerKind::GlobalAvgPool);
+    CHECK(N.layer(2).shape == Shape{2, 6});
+  }
+  SUBCASE("other axes are refused, naming the node") {
+    CHECK(importError(reduceMean(13, {1}, 1)) ==
+          "model.onnx: error: node 'rm' (ReduceMean): only a mean over H and W of a 4-d input "
+          "(axes [2, 3]) is supported");
+    CHECK(importError(reduceMean(18, {1, 2, 3}, 0)) ==
+          "model.onnx: error: node 'rm' (ReduceMean): only a mean over H and W of a 4-d input "
+          "(axes [2, 3]) is supported");
+  }
+  SUBCASE("opset 18 axes that are not a constant") {
+    OnnxWriter W(18, WeightMode::GraphInputs);
+    W.input("x", {2, 6, 5, 4});
+    W.node("ReduceMean", {"x", W.weight({2})}, "rm");
+    CHECK(importError(W) ==
+          "model.onnx: error: node 'rm' (ReduceMean): axes must be a constant int64 tensor");
+  }
+}
+
 TEST_CASE("onnx: errors name the file, node and operator") {
   SUBCASE("unsupported operator") {
     OnnxWriter W;

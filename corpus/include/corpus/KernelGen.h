@@ -77,7 +77,8 @@ struct GemmSpec {
 enum class PoolKind : uint8_t { Max, Avg };
 
 /// Windowed pooling over NCHW. Max ignores padding; Avg divides by the window size including
-/// padding when countIncludePad, else by the number of in-bounds elements (ONNX default).
+/// padding when countIncludePad (in ceil mode: the window clipped to the padded input, as
+/// PyTorch), else by the number of in-bounds elements (ONNX default).
 struct PoolSpec {
   PoolKind kind = PoolKind::Max;
   uint32_t batch = 1, channels = 0, inHeight = 0, inWidth = 0;
@@ -87,7 +88,6 @@ struct PoolSpec {
   bool countIncludePad = false;
   /// Output size rounds up (ONNX ceil_mode = 1, PyTorch's rule: the last window must start inside
   /// the input or its leading padding); windows hanging past the end ignore the missing rows.
-  /// Not combined with countIncludePad for Avg.
   bool ceilMode = false;
   DType dtype = DType::F32;
 
@@ -107,7 +107,8 @@ enum class ElementwiseOp : uint8_t {
   Add,           ///< out = a + b
   Mul,           ///< out = a * b
   ScaleChannels, ///< out = a * b[n * channels + c] (a is [batch, channels, spatial])
-  Activation     ///< out = act(a)
+  Activation,    ///< out = act(a)
+  BatchNorm      ///< out = a * bnScale[c] + bnShift[c] (inference BN not after a conv/dense)
 };
 
 /// Standalone elementwise kernel over a [batch, channels, spatial] tensor; the activation is
@@ -116,6 +117,14 @@ struct ElementwiseSpec {
   ElementwiseOp op = ElementwiseOp::Add;
   uint32_t batch = 1, channels = 1, spatial = 0;
   ActivationKind activation = ActivationKind::None;
+  DType dtype = DType::F32;
+};
+
+/// One input of a channel concatenation: copies a [batch, channels, spatial] tensor into channels
+/// [channelOffset, channelOffset + channels) of a [batch, totalChannels, spatial] output, one
+/// thread per input element (PyTorch's cat: one copy per input, never fused into producers).
+struct ConcatSpec {
+  uint32_t batch = 1, channels = 0, totalChannels = 0, channelOffset = 0, spatial = 0;
   DType dtype = DType::F32;
 };
 
@@ -149,7 +158,8 @@ struct KernelParam {
 struct KernelLaunch {
   std::string kernel; ///< the PTX entry name, stable for a spec (dedup key)
   /// conv_direct, conv_depthwise, conv_gemm, conv_implicit_gemm, dense_gemm, dense_gemv,
-  /// pool_max, pool_avg, global_avg_pool, eltwise_{add,mul,scale_channels,activation}, softmax
+  /// pool_max, pool_avg, global_avg_pool, eltwise_{add,mul,scale_channels,activation,batch_norm},
+  /// concat, softmax
   std::string strategy;
   std::array<uint32_t, 3> grid = {1, 1, 1};
   std::array<uint32_t, 3> block = {1, 1, 1};
@@ -180,6 +190,7 @@ public:
   support::Expected<KernelLaunch> add(const PoolSpec &S);
   support::Expected<KernelLaunch> add(const ReduceSpec &S);
   support::Expected<KernelLaunch> add(const ElementwiseSpec &S);
+  support::Expected<KernelLaunch> add(const ConcatSpec &S);
   support::Expected<KernelLaunch> add(const SoftmaxSpec &S);
 
   /// Spreads the kernels over up to four LLVM modules, runs of `KernelsPerModule` kernels each

@@ -1,4 +1,5 @@
-// Standalone elementwise kernels (add, mul, channel scale, activation) and row softmax.
+// Standalone elementwise kernels (add, mul, channel scale, activation, batch norm), the channel
+// concatenation copy and row softmax.
 #include "kernels/KernelBuilder.h"
 #include "kernels/Strategies.h"
 
@@ -23,6 +24,8 @@ const char *opStrategy(ElementwiseOp Op) {
     return "eltwise_scale_channels";
   case ElementwiseOp::Activation:
     return "eltwise_activation";
+  case ElementwiseOp::BatchNorm:
+    return "eltwise_batch_norm";
   }
   return "eltwise";
 }
@@ -52,13 +55,19 @@ KernelLaunch buildElementwise(Module &M, const ElementwiseSpec &S, const std::st
   const uint64_t Count = uint64_t(S.batch) * S.channels * S.spatial;
   const uint32_t Bx = warpRoundedBlock(Count, MaxBlock);
   std::vector<ParamRole> Roles = {ParamRole::Input};
-  if (S.op != ElementwiseOp::Activation)
+  if (S.op == ElementwiseOp::BatchNorm) {
+    Roles.push_back(ParamRole::BnScale);
+    Roles.push_back(ParamRole::BnShift);
+  } else if (S.op != ElementwiseOp::Activation) {
     Roles.push_back(ParamRole::Input2);
+  }
   Roles.push_back(ParamRole::Output);
   KernelLaunch L = makeLaunch(Name, opStrategy(S.op), S.dtype, {ceilDiv(Count, Bx), 1, 1},
                               {Bx, 1, 1}, Roles, [&](ParamRole R) {
                                 if (R == ParamRole::Input2 && S.op == ElementwiseOp::ScaleChannels)
                                   return uint64_t(S.batch) * S.channels;
+                                if (R == ParamRole::BnScale || R == ParamRole::BnShift)
+                                  return uint64_t(S.channels);
                                 return Count;
                               });
   KernelBuilder K(M, Name, Roles, S.dtype, L.block);
@@ -79,8 +88,40 @@ KernelLaunch buildElementwise(Module &M, const ElementwiseSpec &S, const std::st
       break;
     case ElementwiseOp::Activation:
       break;
+    case ElementwiseOp::BatchNorm: {
+      Value *C = B.CreateURem(B.CreateUDiv(I, K.i32(S.spatial)), K.i32(S.channels));
+      Y = K.fma(A, K.load(ParamRole::BnScale, C), K.load(ParamRole::BnShift, C));
+      break;
+    }
     }
     K.store(ParamRole::Output, I, K.activation(S.activation, Y));
+  });
+  K.finish();
+  return L;
+}
+
+KernelLaunch buildConcat(Module &M, const ConcatSpec &S, const std::string &Name) {
+  const uint64_t Slice = uint64_t(S.channels) * S.spatial; // one image's input elements
+  const uint64_t Count = S.batch * Slice;
+  const uint32_t Bx = warpRoundedBlock(Count, MaxBlock);
+  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
+  KernelLaunch L = makeLaunch(
+      Name, "concat", S.dtype, {ceilDiv(Count, Bx), 1, 1}, {Bx, 1, 1}, Roles, [&](ParamRole R) {
+        return R == ParamRole::Input ? Count : uint64_t(S.batch) * S.totalChannels * S.spatial;
+      });
+  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  IRBuilder<> &B = K.ir();
+  Value *I = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0), "i");
+  K.ifThen(B.CreateICmpULT(I, K.i32(static_cast<uint32_t>(Count))), [&] {
+    // out = n * totalChannels * spatial + channelOffset * spatial + (i mod slice)
+    Value *Out = B.CreateAdd(I, K.i32(S.channelOffset * S.spatial));
+    if (S.batch > 1) {
+      Value *N = B.CreateUDiv(I, K.i32(static_cast<uint32_t>(Slice)));
+      Value *Gap = K.i32(static_cast<uint32_t>((S.totalChannels - S.channels) * S.spatial));
+      Out = B.CreateAdd(Out, B.CreateMul(N, Gap));
+    }
+    // f16 storage: the f32 round trip of load/store folds away (fpext then fptrunc is exact).
+    K.store(ParamRole::Output, Out, K.load(ParamRole::Input, I));
   });
   K.finish();
   return L;

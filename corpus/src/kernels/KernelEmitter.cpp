@@ -194,6 +194,12 @@ support::Expected<KernelLaunch> KernelEmitter::add(const ElementwiseSpec &S) {
       [&](Module &M, const std::string &Name) { return kernels::buildElementwise(M, S, Name); });
 }
 
+support::Expected<KernelLaunch> KernelEmitter::add(const ConcatSpec &S) {
+  return P->addKernel(
+      kernels::validate(S), kernels::kernelName(S),
+      [&](Module &M, const std::string &Name) { return kernels::buildConcat(M, S, Name); });
+}
+
 support::Expected<KernelLaunch> KernelEmitter::add(const SoftmaxSpec &S) {
   return P->addKernel(
       kernels::validate(S), kernels::kernelName(S),

@@ -24,6 +24,20 @@ KernelLaunch poolLaunch(const PoolSpec &S, const std::string &Name, uint32_t Bx)
                     });
 }
 
+/// PyTorch's avg-pool divisor with count_include_pad in ceil mode: the window clipped to the padded
+/// input, (min(ih0 + KH, H + padBottom) - ih0) x (min(iw0 + KW, W + padRight) - iw0).
+Value *paddedWindowSize(KernelBuilder &K, const PoolSpec &S, Value *IhBase, Value *IwBase) {
+  IRBuilder<> &B = K.ir();
+  auto Extent = [&](Value *Start, uint32_t Window, uint32_t PaddedEnd) {
+    Value *End = B.CreateAdd(Start, K.i32(Window));
+    Value *Limit = K.i32(PaddedEnd);
+    return B.CreateSub(B.CreateSelect(B.CreateICmpSLT(End, Limit), End, Limit), Start);
+  };
+  Value *Rows = Extent(IhBase, S.kernelH, S.inHeight + S.padBottom);
+  Value *Cols = Extent(IwBase, S.kernelW, S.inWidth + S.padRight);
+  return B.CreateSIToFP(B.CreateMul(Rows, Cols), B.getFloatTy());
+}
+
 } // namespace
 
 KernelLaunch buildPool(Module &M, const PoolSpec &S, const std::string &Name) {
@@ -64,7 +78,9 @@ KernelLaunch buildPool(Module &M, const PoolSpec &S, const std::string &Name) {
       });
     });
     Value *Y = K.get(Acc);
-    if (!IsMax) {
+    if (!IsMax && S.countIncludePad && S.ceilMode) {
+      Y = B.CreateFDiv(Y, paddedWindowSize(K, S, IhBase, IwBase));
+    } else if (!IsMax) {
       bool ConstDivisor = S.countIncludePad || !Padded;
       Value *Div = ConstDivisor ? K.f32(float(S.kernelH * S.kernelW)) : K.get(Count);
       Y = B.CreateFDiv(Y, Div);

@@ -214,8 +214,6 @@ std::optional<std::string> validate(const PoolSpec &S) {
   if (S.padTop >= S.kernelH || S.padBottom >= S.kernelH || S.padLeft >= S.kernelW ||
       S.padRight >= S.kernelW)
     return std::string("pool: padding must be smaller than the window");
-  if (S.ceilMode && S.countIncludePad && S.kind == PoolKind::Avg)
-    return std::string("pool: ceil mode with count_include_pad is not supported");
   if (!S.outHeight() || !S.outWidth())
     return "pool: window " + pair(S.kernelH, S.kernelW) + " does not fit the padded input";
   if (S.channels > MaxGridYZ || S.batch > MaxGridYZ)
@@ -235,6 +233,16 @@ std::optional<std::string> validate(const ElementwiseSpec &S) {
   if (!S.batch || !S.channels || !S.spatial)
     return std::string("elementwise: zero-sized dimension");
   return tooLarge("elementwise", uint64_t(S.batch) * S.channels * S.spatial);
+}
+
+std::optional<std::string> validate(const ConcatSpec &S) {
+  if (!S.batch || !S.channels || !S.spatial)
+    return std::string("concat: zero-sized dimension");
+  if (uint64_t(S.channelOffset) + S.channels > S.totalChannels)
+    return "concat: channels [" + num(S.channelOffset) + ", " +
+           num(uint64_t(S.channelOffset) + S.channels) + ") exceed the output's " +
+           num(S.totalChannels);
+  return tooLarge("concat", uint64_t(S.batch) * S.totalChannels * S.spatial);
 }
 
 std::optional<std::string> validate(const SoftmaxSpec &S) {
@@ -281,10 +289,11 @@ std::string kernelName(const ReduceSpec &S) {
 }
 
 std::string kernelName(const ElementwiseSpec &S) {
-  static constexpr const char *Ops[] = {"add", "mul", "scalech", "act"};
+  static constexpr const char *Ops[] = {"add", "mul", "scalech", "act", "bn"};
   std::string N = std::string("eltwise_") + Ops[static_cast<unsigned>(S.op)];
-  // Only the channel scale depends on the shape split; the others see a flat element count.
-  if (S.op == ElementwiseOp::ScaleChannels)
+  // Only the channel scale and batch norm depend on the shape split; the others see a flat
+  // element count.
+  if (S.op == ElementwiseOp::ScaleChannels || S.op == ElementwiseOp::BatchNorm)
     N += "_n" + num(S.batch) + "_c" + num(S.channels) + "_s" + num(S.spatial);
   else
     N += "_e" + num(uint64_t(S.batch) * S.channels * S.spatial);
@@ -292,6 +301,11 @@ std::string kernelName(const ElementwiseSpec &S) {
   if (S.activation != ActivationKind::None)
     N += std::string("_") + activationName(S.activation);
   return shorten(N);
+}
+
+std::string kernelName(const ConcatSpec &S) {
+  return shorten("concat_n" + num(S.batch) + "_c" + num(S.channels) + "_of" + num(S.totalChannels) +
+                 "_at" + num(S.channelOffset) + "_s" + num(S.spatial) + "_" + dtypeName(S.dtype));
 }
 
 std::string kernelName(const SoftmaxSpec &S) {

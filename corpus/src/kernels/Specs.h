@@ -20,6 +20,7 @@ std::optional<std::string> validate(const GemmSpec &S);
 std::optional<std::string> validate(const PoolSpec &S);
 std::optional<std::string> validate(const ReduceSpec &S);
 std::optional<std::string> validate(const ElementwiseSpec &S);
+std::optional<std::string> validate(const ConcatSpec &S);
 std::optional<std::string> validate(const SoftmaxSpec &S);
 
 /// Stable kernel names: every field that changes the code appears in the name, so equal names
@@ -29,6 +30,7 @@ std::string kernelName(const GemmSpec &S);
 std::string kernelName(const PoolSpec &S);
 std::string kernelName(const ReduceSpec &S);
 std::string kernelName(const ElementwiseSpec &S);
+std::string kernelName(const ConcatSpec &S);
 std::string kernelName(const SoftmaxSpec &S);
 
 } // namespace corpus::kernels

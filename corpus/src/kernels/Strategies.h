@@ -28,6 +28,8 @@ KernelLaunch buildPool(llvm::Module &M, const PoolSpec &S, const std::string &Na
 KernelLaunch buildGlobalAvgPool(llvm::Module &M, const ReduceSpec &S, const std::string &Name);
 /// Standalone elementwise op, one thread per element.
 KernelLaunch buildElementwise(llvm::Module &M, const ElementwiseSpec &S, const std::string &Name);
+/// One input of a channel concatenation: a copy into its channel slice, one thread per element.
+KernelLaunch buildConcat(llvm::Module &M, const ConcatSpec &S, const std::string &Name);
 /// Row softmax: one block per row, block all-reduce with shfl.sync.bfly + shared memory.
 KernelLaunch buildSoftmax(llvm::Module &M, const SoftmaxSpec &S, const std::string &Name);
 
