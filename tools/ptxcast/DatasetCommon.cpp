@@ -214,7 +214,7 @@ int writeJoinedRows(learners::Dataset &D, std::vector<PendingRow> &Rows,
       Skips.add(J.skipReason, J.detail);
       continue;
     }
-    addFeatureRow(D, std::move(R.ids), *J.analysis, R.gpu, R.target);
+    addFeatureRow(D, std::move(R.ids), *J.analysis, R.gpu, R.target, R.extra);
   }
   if (auto E = writeCsvAtomically(D, Path)) {
     fmt::print(stderr, "{}\n", E->str());

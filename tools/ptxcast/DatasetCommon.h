@@ -103,6 +103,7 @@ struct PendingRow {
   double target = 0;
   size_t job = 0;
   learners::GpuSpec gpu;
+  std::vector<double> extra; ///< values of columns the caller appended to D.featureNames
 };
 
 /// Appends one feature row to D per row whose job was analysed (the others are skipped with the

@@ -105,7 +105,8 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
         {{"frameworks", Model, std::string(corpus::dtypeString(*Type)), O.mode, Gpu->name, File},
          *Ms,
          It->second,
-         *Gpu});
+         *Gpu,
+         {}});
   }
   return std::nullopt;
 }

@@ -8,9 +8,9 @@
 
 #include <fmt/core.h>
 
-#include <cctype>
 #include <chrono>
 #include <map>
+#include <regex>
 
 namespace ptxcast::dataset {
 namespace {
@@ -72,17 +72,13 @@ std::vector<std::string> launchColumnNames() {
 }
 
 /// The tile of a GEMM-like kernel name, e.g. 128x64 in volta_sgemm_128x64_nn: the first
-/// MxN with both at least 16 (which skips cuDNN's "sliced1x4"); {0, 0} when there is none.
+/// MxN (numbers of up to 6 digits) with both at least 16, which skips cuDNN's "sliced1x4";
+/// {0, 0} when there is none.
 std::pair<double, double> nameTile(const std::string &Name) {
-  for (size_t X = Name.find('x'); X != std::string::npos; X = Name.find('x', X + 1)) {
-    size_t B = X, E = X + 1;
-    while (B > 0 && std::isdigit(static_cast<unsigned char>(Name[B - 1])))
-      --B;
-    while (E < Name.size() && std::isdigit(static_cast<unsigned char>(Name[E])))
-      ++E;
-    if (B == X || E == X + 1 || X - B > 6 || E - X - 1 > 6)
-      continue;
-    double M = std::stod(Name.substr(B, X - B)), N = std::stod(Name.substr(X + 1, E - X - 1));
+  static const std::regex Tile("(?:^|[^0-9])([0-9]{1,6})x([0-9]{1,6})(?![0-9])");
+  for (auto It = std::sregex_iterator(Name.begin(), Name.end(), Tile); It != std::sregex_iterator();
+       ++It) {
+    double M = std::stod((*It)[1].str()), N = std::stod((*It)[2].str());
     if (M >= 16 && N >= 16)
       return {M, N};
   }
@@ -152,17 +148,9 @@ support::Expected<corpus::Network> buildOperator(const OpInstance &I) {
 }
 
 /// The files, read and checked: every row's device known to the catalog, fields well formed.
-struct ParsedRow {
-  std::vector<std::string> ids; ///< source, op, gpu, device, shape, kernel_name
-  double latency = 0;
-  size_t job = 0; ///< index of its distinct (op, shape) analysis
-  bool skipped = false;
-  const learners::GpuSpec *gpu = nullptr;
-  std::vector<double> launch; ///< --launch-columns values
-};
-
+/// Row ids: source, op, gpu, device, shape, kernel_name; `extra`: the --launch-columns values.
 struct Ingest {
-  std::vector<ParsedRow> rows;
+  std::vector<PendingRow> rows;
   std::vector<OpInstance> jobs;
   std::map<std::string, size_t> jobIndex; ///< "op|shape" -> jobs index
   std::map<std::string, learners::GpuSpec> gpus;
@@ -207,16 +195,16 @@ std::optional<support::Error> readRow(const SourceTable &T, const learners::CsvR
   auto [It, New] = G.jobIndex.emplace(Op + "|" + I.shape, G.jobs.size());
   if (New)
     G.jobs.push_back(I);
-  ParsedRow P;
-  P.ids = {"neusight", Op, Gpu->second.name, Device, I.shape, textField(T, R, "kernel_name")};
-  P.latency = *Latency;
-  P.job = It->second;
-  P.gpu = &Gpu->second;
+  PendingRow P{{"neusight", Op, Gpu->second.name, Device, I.shape, textField(T, R, "kernel_name")},
+               *Latency,
+               It->second,
+               Gpu->second,
+               {}};
   if (Launch) {
     auto V = launchColumns(T, R);
     if (!V)
       return V.error();
-    P.launch = std::move(*V);
+    P.extra = std::move(*V);
   }
   G.rows.push_back(std::move(P));
   return std::nullopt;
@@ -276,18 +264,8 @@ int runNeusight(const DatasetOptions &O) {
   if (O.launchColumns)
     for (std::string &Name : launchColumnNames())
       D.featureNames.push_back(std::move(Name));
-  for (ParsedRow &R : G->rows) {
-    const JobResult &J = Results[R.job];
-    if (!J.analysis) {
-      G->skips.add(J.skipReason, J.detail);
-      continue;
-    }
-    addFeatureRow(D, std::move(R.ids), *J.analysis, *R.gpu, R.latency, R.launch);
-  }
-  if (auto E = writeCsvAtomically(D, O.output)) {
-    fmt::print(stderr, "{}\n", E->str());
-    return 1;
-  }
+  if (int Status = writeJoinedRows(D, G->rows, Results, G->skips, O.output); Status != 0)
+    return Status;
   double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   printSummary("dataset neusight", G->read, D.size(), G->skips, Jobs.size(), Seconds);
   fmt::print(stderr, "{}\n", costSummary(Results));

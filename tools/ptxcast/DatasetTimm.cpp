@@ -127,7 +127,7 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
     if (New)
       G.jobs.push_back({Zoo, *Batch, *Size});
     G.rows.push_back(
-        {{"timm", Model, Zoo, F->gpu.name, F->name, F->layout}, *Step, It->second, F->gpu});
+        {{"timm", Model, Zoo, F->gpu.name, F->name, F->layout}, *Step, It->second, F->gpu, {}});
   }
   return std::nullopt;
 }
