@@ -1,7 +1,7 @@
 // Fast-mode wall time: lower + analyze EfficientNet-B7 at batch 1 and 64, and every zoo model at
-// batch 1 (docs/fast-mode.md). Usage: analyze_bench [--no-loop-skip] [--no-class-transfer]
-// [MODEL BATCH ...] (default: the set above). Besides wall time it prints the warp instructions
-// interpreted, a measure of the work that does not depend on the machine's load.
+// batch 1 (docs/fast-mode.md). Usage: analyze_bench [--no-loop-skip] [--no-warp-loop-skip]
+// [--no-class-transfer] [MODEL BATCH ...] (default: the set above). Besides wall time it prints the
+// warp instructions interpreted, a measure of the work that does not depend on the machine's load.
 #include "analyzer/FastMode.h"
 #include "corpus/Lower.h"
 #include "corpus/Zoo.h"
@@ -81,10 +81,13 @@ int main(int Argc, char **Argv) {
     std::string Flag = Argv[First];
     if (Flag == "--no-loop-skip") {
       S.skipLoops = false;
+    } else if (Flag == "--no-warp-loop-skip") {
+      S.skipWarpLoops = false;
     } else if (Flag == "--no-class-transfer") {
       S.transferClasses = false;
     } else {
-      fmt::print("unknown option '{}' (--no-loop-skip, --no-class-transfer)\n", Flag);
+      fmt::print("unknown option '{}' (--no-loop-skip, --no-warp-loop-skip, --no-class-transfer)\n",
+                 Flag);
       return 1;
     }
   }

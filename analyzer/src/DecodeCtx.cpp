@@ -259,6 +259,7 @@ bool DecodeCtx::dst(DInstr &I, unsigned K, const ptx::Operand &O) {
   using OK = ptx::Operand::Kind;
   I.nops = static_cast<uint8_t>(std::max<unsigned>(I.nops, K + 1));
   I.base[K] = BaseRegs;
+  I.dstMask |= static_cast<uint16_t>(1u << K);
   if (O.kind == OK::Sink) {
     I.op[K] = SinkSlot * 32;
     return true;

@@ -1,6 +1,7 @@
 // decodeProgram: lays out module variables, resolves symbols, and decodes every function body into
 // the flat instruction array (control flow here; other families in the Ops*.cpp selectors).
 #include "Decoder.h"
+#include "WarpLoopSkip.h"
 
 #include "ptx/Cfg.h"
 
@@ -392,6 +393,7 @@ support::Expected<Program> decodeProgram(const ptx::Module &M) {
     for (uint32_t I = First; I < P.funcs[F].end; ++I)
       if (P.code[I].flow == Flow::Bra)
         P.code[I].reconv = P.code[I].reconv == ptx::Cfg::None ? NoPc : Start[P.code[I].reconv];
+    markLoopLatches(P, First, P.funcs[F].end);
   }
   if (std::optional<support::Error> E = linkCalls(P))
     return *E;

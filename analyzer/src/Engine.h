@@ -19,6 +19,7 @@ namespace analyzer {
 struct Warp;
 struct Exec;
 struct DInstr;
+class WarpLoopSkipper;
 
 /// Executes one decoded instruction for the lanes in `Mask` (active and guard-true).
 using Handler = void (*)(Exec &X, Warp &W, const DInstr &I, uint32_t Mask);
@@ -55,7 +56,16 @@ struct DInstr {
   /// by loop-trip extrapolation (LoopSkip.cpp).
   uint8_t cmpBits = 0;
   bool cmpFloat = false; ///< the compare is a floating-point one
-  int32_t guard = -1;    ///< lane offset of the guard predicate register, -1 if unguarded
+  /// A backward branch whose loop body is straight-line code a warp-level jump can cover
+  /// (WarpLoopSkip.cpp).
+  bool loopLatch = false;
+  uint16_t dstMask = 0; ///< bit K: operand K is a destination register
+  /// Integer ring operations (mod 2^width), which keep affine sequences affine: 1 = any source
+  /// may vary (add, sub, neg, mov, truncating or zero-extending cvt); 2 = sources 1 and 2 are
+  /// factors, at most one may vary (mul.lo, mad.lo, unsigned mul/mad.wide); 3 = source 2 must
+  /// not vary (shl). 0: anything else (WarpLoopSkip.cpp).
+  uint8_t linear = 0;
+  int32_t guard = -1; ///< lane offset of the guard predicate register, -1 if unguarded
   uint32_t op[MaxOps] = {};
   uint8_t base[MaxOps] = {};
   int64_t imm = 0;                      ///< address offset or handler-specific constant
@@ -244,6 +254,8 @@ struct Exec {
   uint32_t barExpected[16] = {};
   /// When set, every executed compare is appended here (loop-trip extrapolation).
   std::vector<CmpRecord> *cmpTrace = nullptr;
+  /// When set, sees every loop latch of a straight-line body (WarpLoopSkip.cpp).
+  WarpLoopSkipper *warpSkip = nullptr;
 };
 
 // --- lane helpers ------------------------------------------------------------------------------

@@ -118,7 +118,8 @@ using CtaCache = std::map<uint64_t, KernelProfile>;
 
 /// Runs the CTAs `Sub` in one call; adds the work done to Out's statistics.
 RunResult runCtas(const SampleJob &J, std::vector<uint64_t> Sub, ClassRun &Out) {
-  J.skipper.setOptions({J.settings.skipLoops, J.device.pattern != AbstractPattern::Zero});
+  J.skipper.setOptions(
+      {J.settings.skipLoops, J.device.pattern != AbstractPattern::Zero, J.settings.skipWarpLoops});
   RunResult R = runKernelSkipping(J.program, J.kernel, withSubset(J.launch, std::move(Sub)),
                                   J.device, J.settings.run, &J.skipper);
   const LoopSkipStats &Stats = J.skipper.stats();
@@ -257,7 +258,7 @@ std::optional<Trap> transfer(const SampleJob &J, const Class &C, const std::vect
 
 /// Every CTA in one run (sampling off).
 std::optional<Trap> runWhole(const SampleJob &J, LaunchAnalysis &Out) {
-  J.skipper.setOptions({J.settings.skipLoops, false});
+  J.skipper.setOptions({J.settings.skipLoops, false, J.settings.skipWarpLoops});
   RunResult R =
       runKernelSkipping(J.program, J.kernel, J.launch, J.device, J.settings.run, &J.skipper);
   const LoopSkipStats &Stats = J.skipper.stats();

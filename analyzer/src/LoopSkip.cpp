@@ -9,6 +9,7 @@
 // period interpreted from the extrapolated state) verify the first, middle and last of them.
 // Then the state jumps: registers += n x step, counters += n x delta.
 #include "LoopSkip.h"
+#include "LoopMath.h"
 
 #include <algorithm>
 #include <cassert>
@@ -16,28 +17,9 @@
 namespace analyzer {
 namespace {
 
-using I128 = __int128;
+using namespace loopmath;
 
-constexpr uint64_t MaxJump = uint64_t(1) << 40; ///< iterations skipped at most at once
-constexpr uint64_t MinJump = 3;                 ///< bounds below this are not worth three probes
-
-/// Calls Fn on every counter of a (const or not) KernelProfile, in a fixed order.
-template <class Profile, class F> void forEachCounter(Profile &P, F &&Fn) {
-  for (auto &V : P.warpInstructions)
-    Fn(V);
-  for (auto &V : P.threadInstructions)
-    Fn(V);
-  for (auto *V :
-       {&P.branches, &P.branchesTaken, &P.branchesDivergent, &P.globalLoadRequests,
-        &P.globalStoreRequests, &P.globalLoadSectors, &P.globalStoreSectors,
-        &P.globalAtomicRequests, &P.globalAtomicSectors, &P.sharedLoadRequests,
-        &P.sharedStoreRequests, &P.sharedAtomicRequests, &P.sharedBankConflicts, &P.barrierSyncs})
-    Fn(*V);
-  for (auto &V : P.loadBytes)
-    Fn(V);
-  for (auto &V : P.storeBytes)
-    Fn(V);
-}
+constexpr uint64_t MinJump = 3; ///< bounds below this are not worth three probes
 
 bool sameEntry(const StackEntry &A, const StackEntry &B) {
   return A.pc == B.pc && A.rpc == B.rpc && A.mask == B.mask && A.callBoundary == B.callBoundary;
@@ -65,46 +47,6 @@ bool sameWarpShape(const Warp &A, const Warp &B, bool Memory) {
       return false;
   return true;
 }
-
-/// The largest J such that V + j*D stays inside [Lo, Hi) for every j in [0, J] (V inside).
-uint64_t stayInside(I128 V, I128 D, I128 Lo, I128 Hi) {
-  if (D == 0)
-    return MaxJump;
-  I128 J = D > 0 ? (Hi - 1 - V) / D : (V - Lo) / -D;
-  return static_cast<uint64_t>(std::min<I128>(J, MaxJump));
-}
-
-/// The largest J such that a compare of A + j*DA with B + j*DB (W-bit operands) has the same
-/// outcome for every j in [0, J], whatever the comparison and signedness: both operands stay in
-/// their half of the W-bit range (so signed and unsigned order agree with the integer order)
-/// and their difference keeps its sign.
-uint64_t stableCompare(uint64_t A, int64_t DA, uint64_t B, int64_t DB, unsigned W) {
-  I128 Full = I128(1) << W, Half = Full >> 1;
-  uint64_t J = MaxJump;
-  for (auto [V, D] : {std::pair<uint64_t, int64_t>{A, DA}, {B, DB}}) {
-    bool Upper = I128(V) >= Half;
-    J = std::min(J, stayInside(V, D, Upper ? Half : 0, Upper ? Full : Half));
-  }
-  I128 Diff = I128(A) - I128(B), Step = I128(DA) - I128(DB);
-  if (Step == 0)
-    return J;
-  if (Diff == 0)
-    return 0;
-  if ((Diff > 0) == (Step > 0))
-    return J;
-  I128 K = Diff > 0 ? (Diff - 1) / -Step : (-Diff - 1) / Step;
-  return std::min<uint64_t>(J, static_cast<uint64_t>(std::min<I128>(K, MaxJump)));
-}
-
-int64_t signedStep(uint64_t From, uint64_t To, unsigned W) {
-  uint64_t D = To - From;
-  if (W >= 64)
-    return static_cast<int64_t>(D);
-  unsigned Shift = 64 - W;
-  return static_cast<int64_t>(D << Shift) >> Shift;
-}
-
-uint64_t widthMask(unsigned W) { return W >= 64 ? ~uint64_t(0) : (uint64_t(1) << W) - 1; }
 
 bool sameTraceShape(const std::vector<CmpRecord> &A, const std::vector<CmpRecord> &B) {
   if (A.size() != B.size())
@@ -139,6 +81,7 @@ PcRange kernelPcRange(const ProgramImpl &P, uint32_t Func) {
 void LoopSkipper::beginLaunch(PcRange R) {
   Pcs = R;
   Stats = {};
+  WarpSkip.beginLaunch(R.lo, R.hi);
   for (History &H : Histories)
     H.pc = NoPc;
 }

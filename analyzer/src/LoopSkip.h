@@ -3,6 +3,7 @@
 // periods keep the same path, verify by probing, and jump over them.
 #pragma once
 
+#include "WarpLoopSkip.h"
 #include "WarpRunner.h"
 
 #include <array>
@@ -19,6 +20,8 @@ struct LoopSkipOptions {
   /// operands must still be affine, so a branch or an address that depends on loaded data in
   /// the iterations that do run prevents the skip.
   bool relaxed = false;
+  /// Also extrapolate straight-line loops of one warp (WarpLoopSkip.cpp; strict runs only).
+  bool warpLoops = true;
 };
 
 /// What the extrapolation did during one launch.
@@ -65,11 +68,18 @@ struct CtaSnapshot {
 class LoopSkipper {
 public:
   explicit LoopSkipper(const LoopSkipOptions &O = {}) : Opts(O) {}
+  LoopSkipper(const LoopSkipper &) = delete; // WarpSkip refers to Stats
+  LoopSkipper &operator=(const LoopSkipper &) = delete;
   const LoopSkipOptions &options() const { return Opts; }
   void setOptions(const LoopSkipOptions &O) { Opts = O; }
   /// Starts a launch whose kernel's pcs are `R`; resets the statistics.
   void beginLaunch(PcRange R);
   const LoopSkipStats &stats() const { return Stats; }
+  /// The warp-level extrapolation of barrier-free loops for this launch, or nullptr (off, or a
+  /// relaxed run).
+  WarpLoopSkipper *warpSkipper() {
+    return Opts.enabled && Opts.warpLoops && !Opts.relaxed ? &WarpSkip : nullptr;
+  }
   /// Forgets everything seen in the previous CTA.
   void beginCta();
   /// Called by the CTA runner after a barrier release completed by warp `Pos`, the lowest
@@ -116,6 +126,7 @@ private:
 
   LoopSkipOptions Opts;
   LoopSkipStats Stats;
+  WarpLoopSkipper WarpSkip{Stats};
   PcRange Pcs;
   std::vector<History> Histories;
   /// Per register (flat over warps): step per period, and whether it is affine.

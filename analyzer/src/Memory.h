@@ -15,6 +15,10 @@ enum class Space : uint8_t { Generic, Global, Shared, Local, Param, Const };
 uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, unsigned Size,
                    unsigned Align, unsigned Lane, bool Store, const char *What, MemSpace &Hit);
 
+/// A plain ld.global or ld.shared (no generic, local, constant or parameter space): its
+/// element bytes are I.aux, its vector count I.aux2, and its address is operand I.aux2.
+bool plainLoad(const DInstr &I);
+
 /// Collects the addresses of one warp-level request and turns them into counters.
 class RequestCounter {
 public:

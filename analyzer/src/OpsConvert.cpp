@@ -1,5 +1,6 @@
-// cvt between all integer and floating-point types (PTX ISA 9.7.9.21). Common integer widenings
-// get their own handlers; everything else goes through one per-lane conversion routine.
+// cvt between all integer and floating-point types (PTX ISA 9.7.9.21). Integer-to-integer
+// conversions without .sat get one handler per type pair; everything else goes through one
+// per-lane conversion routine.
 #include "Decoder.h"
 #include "Lanes.h"
 #include "analyzer/ScalarOps.h"
@@ -153,11 +154,17 @@ void cvtGeneric(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   });
 }
 
-/// Integer widening/narrowing without .sat: Src read, converted to Dst, stored zero-extended.
+/// Integer cvt without .sat: Src (its own signedness) extended or truncated to Dst; a signed Dst
+/// is sign-extended and cut to the store width in aux3 (the destination register's width).
 template <class Src, class Dst> void cvtInt(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   uint64_t *D = opPtr(W, I, 0);
   const uint64_t *A = opPtr(W, I, 1);
-  forLanes(M, [&](unsigned L) { D[L] = putAs<Dst>(Dst(getAs<Src>(A[L]))); });
+  if constexpr (std::is_signed_v<Dst> && sizeof(Dst) < 8) {
+    const uint64_t Mask = I.aux3 >= 64 ? ~uint64_t(0) : (uint64_t(1) << I.aux3) - 1;
+    forLanes(M, [&](unsigned L) { D[L] = uint64_t(int64_t(Dst(getAs<Src>(A[L])))) & Mask; });
+  } else {
+    forLanes(M, [&](unsigned L) { D[L] = putAs<Dst>(Dst(getAs<Src>(A[L]))); });
+  }
 }
 
 /// cvt.rn.f16x2.f32 / cvt.rn.bf16x2.f32 d, a, b (aux bit 0: bf16).
@@ -172,14 +179,27 @@ void cvtPack(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   });
 }
 
+/// Calls F with a value of the C++ integer type of T's width and signedness (b types unsigned).
+template <class F> Handler withIntType(Type T, F &&Fn) {
+  const bool Signed = isSigned(T);
+  switch (ptx::typeBits(T)) {
+  case 8:
+    return Signed ? Fn(int8_t()) : Fn(uint8_t());
+  case 16:
+    return Signed ? Fn(int16_t()) : Fn(uint16_t());
+  case 32:
+    return Signed ? Fn(int32_t()) : Fn(uint32_t());
+  default:
+    return Signed ? Fn(int64_t()) : Fn(uint64_t());
+  }
+}
+
+/// The integer-to-integer handler (no .sat) for the pair of types.
 Handler fastIntCvt(Type D, Type Sr) {
-  if (D == Type::U64 && (Sr == Type::U32 || Sr == Type::B32))
-    return cvtInt<uint32_t, uint64_t>;
-  if ((D == Type::S64 || D == Type::U64) && Sr == Type::S32)
-    return cvtInt<int32_t, int64_t>;
-  if ((D == Type::U32 || D == Type::S32) && (Sr == Type::U64 || Sr == Type::S64))
-    return cvtInt<uint64_t, uint32_t>;
-  return nullptr;
+  return withIntType(Sr, [&](auto SrcV) {
+    return withIntType(
+        D, [&](auto DstV) -> Handler { return cvtInt<decltype(SrcV), decltype(DstV)>; });
+  });
 }
 
 } // namespace
@@ -225,6 +245,9 @@ bool selectCvt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   if (!(Flags & 32) && kindOf(D) == Kind::Int && kindOf(Sr) == Kind::Int)
     if (Handler H = fastIntCvt(D, Sr)) {
       I.fn = H;
+      // Truncation and zero extension keep a sequence that does not wrap affine.
+      // A signed result sign-extended into a wider register (aux3 > its width) is not.
+      I.linear = (isSigned(Sr) && DB > ptx::typeBits(Sr)) || (isSigned(D) && I.aux3 > DB) ? 0 : 1;
       return true;
     }
   I.fn = cvtGeneric;

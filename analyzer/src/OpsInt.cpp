@@ -264,6 +264,13 @@ Handler selectMul(const ptx::Instruction &In, ptx::Type T, bool Mad) {
   return Mad ? PTXCAST_BY_INT(ternaryOp, MadLo) : PTXCAST_BY_INT(binaryOp, MulLo);
 }
 
+/// mul/mad .lo (a ring product) or an unsigned .wide (zero-extended factors).
+bool mulIsLinear(const ptx::Instruction &In, ptx::Type T) {
+  if (In.hasModifier("hi") || In.hasModifier("sat"))
+    return false;
+  return !In.hasModifier("wide") || ptx::typeKind(T) != ptx::TypeKind::Signed;
+}
+
 bool selectCarry(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, ptx::Type T) {
   using ptx::Opcode;
   bool Mad = In.opcode == Opcode::Mad || In.opcode == Opcode::Madc;
@@ -326,6 +333,7 @@ bool selectInt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
     } else {
       I.fn =
           In.opcode == Opcode::Add ? PTXCAST_BY_INT(binaryOp, Add) : PTXCAST_BY_INT(binaryOp, Sub);
+      I.linear = 1;
     }
     return I.fn && operands(Ctx, In, I, 2, T);
   case Opcode::Addc:
@@ -334,11 +342,13 @@ bool selectInt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
     return selectCarry(Ctx, In, I, T);
   case Opcode::Mul:
     I.fn = selectMul(In, T, false);
+    I.linear = mulIsLinear(In, T) ? 2 : 0;
     return I.fn && operands(Ctx, In, I, 2, T);
   case Opcode::Mad:
     if (Cc)
       return selectCarry(Ctx, In, I, T);
     I.fn = selectMul(In, T, true);
+    I.linear = mulIsLinear(In, T) ? 2 : 0;
     return I.fn && operands(Ctx, In, I, 3, T);
   case Opcode::Div:
     I.fn = PTXCAST_BY_INT(binaryOp, Div);
@@ -352,6 +362,7 @@ bool selectInt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
     break;
   case Opcode::Shl:
     I.fn = PTXCAST_BY_INT(binaryOp, Shl);
+    I.linear = 3;
     break;
   case Opcode::Shr:
     I.fn = PTXCAST_BY_INT(binaryOp, Shr);
@@ -372,6 +383,7 @@ bool selectInt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
     I.fn = PTXCAST_BY_INT(unaryOp, Cnot);
     return I.fn && operands(Ctx, In, I, 1, T);
   case Opcode::Neg:
+    I.linear = 1;
     I.fn = PTXCAST_BY_INT(unaryOp, Neg);
     return I.fn && operands(Ctx, In, I, 1, T);
   case Opcode::Abs:

@@ -488,6 +488,10 @@ bool selectAtom(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
 
 } // namespace
 
+bool plainLoad(const DInstr &I) {
+  return I.fn == loadOp && (spaceOf(I) == Space::Global || spaceOf(I) == Space::Shared);
+}
+
 bool selectMemory(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   using ptx::Opcode;
   switch (In.opcode) {

@@ -388,7 +388,10 @@ bool selectMove(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   std::vector<ptx::Type> Ts = In.types();
   switch (In.opcode) {
   case Opcode::Mov:
-    return selectMov(Ctx, In, I);
+    if (!selectMov(Ctx, In, I))
+      return false;
+    I.linear = I.nops == 2 ? 1 : 0; // a plain copy (not a vector pack or unpack)
+    return true;
   case Opcode::Cvt:
     return selectCvt(Ctx, In, I);
   case Opcode::Setp:

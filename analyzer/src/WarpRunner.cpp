@@ -1,6 +1,7 @@
 // The hot loop: one warp runs until it exits, waits at a barrier, or traps. SIMT divergence uses an
 // IPDOM reconvergence stack; calls push register/local/param frames (recursion allowed).
 #include "WarpRunner.h"
+#include "WarpLoopSkip.h"
 
 #include <algorithm>
 
@@ -362,6 +363,8 @@ template <bool Trace> void runWarpLoop(Exec &X, Warp &W) {
       W.stack.back().pc = Pc;
       if (!control(X, W, I, Pc, M))
         return;
+      if (I.loopLatch && X.warpSkip) [[unlikely]]
+        X.warpSkip->onLatch(X, W, Pc, Active, M);
     }
     Pc = W.stack.back().pc;
     Active = W.stack.back().mask;

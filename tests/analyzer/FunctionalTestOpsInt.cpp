@@ -378,6 +378,34 @@ TEST_CASE("ops: dp4a/dp2a and integer cvt") {
          }});
 }
 
+// Every integer-to-integer cvt without .sat, also into a register wider than the destination
+// type (a signed result is then sign-extended to the register's width).
+TEST_CASE("ops: every integer cvt type pair") {
+  struct T {
+    const char *name;
+    unsigned bits;
+    bool isSigned;
+  };
+  const T Types[] = {{"s8", 8, true},   {"u8", 8, false},   {"s16", 16, true}, {"u16", 16, false},
+                     {"s32", 32, true}, {"u32", 32, false}, {"s64", 64, true}, {"u64", 64, false}};
+  auto Reg = [](unsigned Bits) { return Bits <= 16 ? RK::H : Bits == 32 ? RK::R : RK::L; };
+  for (const T &D : Types)
+    for (const T &Sr : Types)
+      for (unsigned RegBits : {D.bits, 32u}) {
+        if (RegBits < D.bits || (RegBits == 32 && D.bits >= 32))
+          continue;
+        std::string Name = std::string("cvt.") + D.name + "." + Sr.name;
+        CAPTURE(Name);
+        CAPTURE(RegBits);
+        run({Name + " {d}, {a};",
+             Reg(RegBits),
+             {Reg(Sr.bits)},
+             [=](uint64_t A, uint64_t, uint64_t) {
+               return convertInt(A, Sr.bits, Sr.isSigned, D.bits, D.isSigned, false);
+             }});
+      }
+}
+
 TEST_CASE("ops: more forms (16/64-bit multiply, sad.u64, bfind.u64)") {
   run({"mul.lo.u16 {d}, {a}, {b};", RK::H, {RK::H, RK::H}, [](uint64_t A, uint64_t B, uint64_t) {
          return uint64_t(mulLo(uint16_t(A), uint16_t(B)));

@@ -259,3 +259,106 @@ TEST_CASE("loop skip: lowered 1x1 and 3x3 convolutions with long K loops") {
                        << Igemm.loopIterationsSkipped << " skipped, " << Igemm.interpreted << " of "
                        << R.noSkip.launches[1].interpreted);
 }
+
+namespace {
+
+// Synthetic: 64 threads (2 warps) run n iterations of a barrier-free loop, one warp at a time
+// (docs/fast-mode.md, warp loops):
+//   acc += in[lane address]            (global load; the address advances by `stride` bytes)
+//   if (i + tid < 300) acc += 2        (per-lane guard: changes from iteration 237 to 299)
+//   [wrap] if ((i & 1023) == 5) acc += 5   (non-linear: fires at i = 5 and i = 1029)
+//   exit when ++i == n
+const char *WarpLoopPtx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry warploop(.param .u64 pin, .param .u64 pout, .param .u32 n, .param .u64 stride) {
+  .reg .pred %p<5>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<7>;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  ld.param.u32 %r1, [n];
+  ld.param.u64 %rd6, [stride];
+  mov.u32 %r2, %tid.x;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd1, %rd3;
+  mov.u32 %r6, 0;
+  mov.u32 %r10, 0;
+L:
+  ld.global.u32 %r8, [%rd4];
+  add.u32 %r10, %r10, %r8;
+  add.u32 %r7, %r6, %r2;
+  setp.lt.u32 %p4, %r7, 300;
+  @%p4 add.u32 %r10, %r10, 2;
+  WRAP
+  add.s64 %rd4, %rd4, %rd6;
+  add.u32 %r6, %r6, 1;
+  setp.ne.u32 %p3, %r6, %r1;
+  @%p3 bra L;
+  add.s64 %rd5, %rd2, %rd3;
+  st.global.u32 [%rd5], %r10;
+  ret;
+}
+)";
+
+analyzer::AnalysisInput warpLoopInput(uint32_t N, uint64_t Stride, bool Wrap) {
+  std::string Ptx = WarpLoopPtx;
+  Ptx.replace(Ptx.find("WRAP"), 4,
+              Wrap ? "and.b32 %r9, %r6, 1023;\n  setp.eq.u32 %p1, %r9, 5;\n  @%p1 add.u32 %r10, "
+                     "%r10, 5;"
+                   : "");
+  analyzer::AnalysisInput In;
+  In.ptx.push_back({"warploop.ptx", Ptx});
+  In.buffers = {buffer("in", Stride * N + 256), buffer("out", 256)};
+  analyzer::LaunchSpec L;
+  L.kernel = "warploop";
+  L.block = {64, 1, 1};
+  analyzer::ArgSpec Count, Step;
+  Count.type = ptx::Type::U32;
+  Count.bits = N;
+  Step.type = ptx::Type::U64;
+  Step.bits = Stride;
+  L.args = {bufArg("in"), bufArg("out"), Count, Step};
+  In.launches = {L};
+  return In;
+}
+
+} // namespace
+
+TEST_CASE("loop skip: barrier-free warp loops are counted exactly, proven or probed") {
+  for (bool Wrap : {false, true})
+    for (uint32_t N : {20u, 301u, 2000u}) {
+      CAPTURE(Wrap);
+      CAPTURE(N);
+      Three R = runThree(warpLoopInput(N, 256, Wrap));
+      const analyzer::LaunchAnalysis &L = R.skip.launches[0];
+      CHECK(sameCounts(L.profile, R.exact.launches[0].profile));
+      // One thread per lane and iteration loads 4 bytes; 2 warps x 4 sectors per iteration.
+      CHECK(L.profile.globalLoadSectors == 2ull * 4 * N);
+      if (N == 2000) { // long straight stretches before 237 and after 300 (and 1029)
+        CHECK(L.loopIterationsSkipped > 2 * 1500);
+        // Proven bodies need no probes; the non-linear `and` costs two per jump.
+        CHECK(L.interpreted * (Wrap ? 3 : 2) < R.noSkip.launches[0].interpreted * (Wrap ? 2 : 1));
+      }
+      // Without the warp-level skip nothing is skipped here (no barrier).
+      analyzer::FastSettings S;
+      S.skipWarpLoops = false;
+      auto Cta = analyzer::analyze(warpLoopInput(N, 256, Wrap), AnalysisMode::Fast, S);
+      REQUIRE(Cta);
+      CHECK(Cta->launches[0].loopIterationsSkipped == 0);
+      MESSAGE("n = " << N << (Wrap ? " (probed)" : " (proven)") << ": " << L.loopIterationsSkipped
+                     << " iterations skipped, " << L.interpreted << " of "
+                     << R.noSkip.launches[0].interpreted << " warp instructions interpreted");
+      CHECK(sameCounts(Cta->launches[0].profile, L.profile));
+    }
+}
+
+TEST_CASE("loop skip: a warp loop whose sectors shift with the address is not skipped") {
+  // 36 bytes per iteration: the lanes' 128 bytes straddle 4 or 5 sectors depending on the
+  // iteration, so the per-iteration sector count is not constant and no jump is allowed.
+  Three R = runThree(warpLoopInput(1000, 36, false));
+  const analyzer::LaunchAnalysis &L = R.skip.launches[0];
+  CHECK(sameCounts(L.profile, R.exact.launches[0].profile));
+  CHECK(L.loopIterationsSkipped == 0);
+  CHECK(L.profile.globalLoadSectors > 2ull * 4 * 1000);
+}

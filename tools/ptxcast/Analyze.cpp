@@ -35,6 +35,7 @@ struct AnalyzeOptions {
   unsigned threads = 0;
   bool noAbstract = false, noSampling = false, noDataCheck = false, noDedupe = false;
   bool noLoopSkip = false;
+  bool noWarpLoopSkip = false;
   bool noClassTransfer = false;
   bool quick = false;
   uint32_t maxSamples = 64;
@@ -185,6 +186,7 @@ int runAnalyze(const AnalyzeOptions &O) {
   }
   S.dedupeLaunches = !O.noDedupe;
   S.skipLoops = !O.noLoopSkip;
+  S.skipWarpLoops = !O.noWarpLoopSkip;
   S.transferClasses = !O.noClassTransfer;
   S.threads = O.threads;
   if (isatty(STDERR_FILENO))
@@ -251,6 +253,8 @@ void addAnalyzeCommand(CLI::App &App) {
   Cmd->add_flag("--no-data-check", O->noDataCheck, "fast mode: skip the data-dependence check");
   Cmd->add_flag("--no-loop-skip", O->noLoopSkip,
                 "fast mode: interpret every loop iteration (no loop-trip extrapolation)");
+  Cmd->add_flag("--no-warp-loop-skip", O->noWarpLoopSkip,
+                "fast mode: extrapolate only CTA loops with a barrier, not barrier-free loops");
   Cmd->add_flag("--no-class-transfer", O->noClassTransfer,
                 "fast mode: sample every boundary class itself (no class transfer)");
   Cmd->callback([O] {

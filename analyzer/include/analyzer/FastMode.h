@@ -57,6 +57,9 @@ struct FastSettings {
   /// advances affinely is jumped over after probes verify it; exact under the assumptions in
   /// docs/fast-mode.md. Off: every iteration is interpreted.
   bool skipLoops = true;
+  /// With skipLoops: also barrier-free loops of one warp whose body is straight-line code (the
+  /// K steps of a GEMM tile, GEMV rows), jumped over the same way. Off: only CTA loops.
+  bool skipWarpLoops = true;
   /// Worker threads over launches; 0 = std::thread::hardware_concurrency(). Results do not
   /// depend on it.
   unsigned threads = 0;

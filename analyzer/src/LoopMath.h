@@ -1,0 +1,74 @@
+// Arithmetic shared by the two loop-trip extrapolations (LoopSkip.cpp, WarpLoopSkip.cpp): how
+// far affine values may advance before a compare outcome changes or a register wraps.
+#pragma once
+
+#include "Engine.h"
+
+#include <algorithm>
+#include <cstdint>
+
+namespace analyzer::loopmath {
+
+using I128 = __int128;
+
+inline constexpr uint64_t MaxJump = uint64_t(1) << 40; ///< iterations skipped at most at once
+
+/// Calls Fn on every counter of a (const or not) KernelProfile, in a fixed order.
+template <class Profile, class F> void forEachCounter(Profile &P, F &&Fn) {
+  for (auto &V : P.warpInstructions)
+    Fn(V);
+  for (auto &V : P.threadInstructions)
+    Fn(V);
+  for (auto *V :
+       {&P.branches, &P.branchesTaken, &P.branchesDivergent, &P.globalLoadRequests,
+        &P.globalStoreRequests, &P.globalLoadSectors, &P.globalStoreSectors,
+        &P.globalAtomicRequests, &P.globalAtomicSectors, &P.sharedLoadRequests,
+        &P.sharedStoreRequests, &P.sharedAtomicRequests, &P.sharedBankConflicts, &P.barrierSyncs})
+    Fn(*V);
+  for (auto &V : P.loadBytes)
+    Fn(V);
+  for (auto &V : P.storeBytes)
+    Fn(V);
+}
+
+/// The largest J such that V + j*D stays inside [Lo, Hi) for every j in [0, J] (V inside).
+inline uint64_t stayInside(I128 V, I128 D, I128 Lo, I128 Hi) {
+  if (D == 0)
+    return MaxJump;
+  I128 J = D > 0 ? (Hi - 1 - V) / D : (V - Lo) / -D;
+  return static_cast<uint64_t>(std::min<I128>(J, MaxJump));
+}
+
+/// The largest J such that a compare of A + j*DA with B + j*DB (W-bit operands) has the same
+/// outcome for every j in [0, J], whatever the comparison and signedness: both operands stay in
+/// their half of the W-bit range (so signed and unsigned order agree with the integer order)
+/// and their difference keeps its sign.
+inline uint64_t stableCompare(uint64_t A, int64_t DA, uint64_t B, int64_t DB, unsigned W) {
+  I128 Full = I128(1) << W, Half = Full >> 1;
+  uint64_t J = MaxJump;
+  for (auto [V, D] : {std::pair<uint64_t, int64_t>{A, DA}, {B, DB}}) {
+    bool Upper = I128(V) >= Half;
+    J = std::min(J, stayInside(V, D, Upper ? Half : 0, Upper ? Full : Half));
+  }
+  I128 Diff = I128(A) - I128(B), Step = I128(DA) - I128(DB);
+  if (Step == 0)
+    return J;
+  if (Diff == 0)
+    return 0;
+  if ((Diff > 0) == (Step > 0))
+    return J;
+  I128 K = Diff > 0 ? (Diff - 1) / -Step : (-Diff - 1) / Step;
+  return std::min<uint64_t>(J, static_cast<uint64_t>(std::min<I128>(K, MaxJump)));
+}
+
+inline int64_t signedStep(uint64_t From, uint64_t To, unsigned W) {
+  uint64_t D = To - From;
+  if (W >= 64)
+    return static_cast<int64_t>(D);
+  unsigned Shift = 64 - W;
+  return static_cast<int64_t>(D << Shift) >> Shift;
+}
+
+inline uint64_t widthMask(unsigned W) { return W >= 64 ? ~uint64_t(0) : (uint64_t(1) << W) - 1; }
+
+} // namespace analyzer::loopmath
