@@ -4,6 +4,7 @@
 
 #include "corpus/KernelGen.h"
 
+#include <cassert>
 #include <cctype>
 #include <cmath>
 #include <map>
@@ -366,19 +367,29 @@ std::optional<support::Error> Lowerer::lowerConcat(LayerId Id) {
   const std::string Out =
       newBuffer(L.name + ".out", static_cast<uint64_t>(elementCount(L.shape)) * dtypeBytes(O.dtype),
                 false, 0);
-  Tail T;
-  T.last = Id;
-  ConcatSpec S;
-  S.batch = u32(L.shape[0]);
-  S.totalChannels = u32(L.shape[1]);
-  S.spatial = u32(elementCount(L.shape) / (L.shape[0] * L.shape[1]));
-  S.dtype = O.dtype;
-  for (LayerId In : L.inputs) { // one copy kernel per input, each into its channel slice
-    S.channels = u32(Net.layer(In).shape[1]);
-    if (auto E = emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[In]}}, T, 0, Out))
-      return E;
-    S.channelOffset += S.channels;
+  std::vector<uint32_t> Channels;
+  for (LayerId In : L.inputs)
+    Channels.push_back(u32(Net.layer(In).shape[1]));
+  // PyTorch's torch.cat: one batched copy launch per run of up to 128 inputs, each input into its
+  // channel slice of the one output (emit() maps a role to one buffer, so the launch is built
+  // here).
+  size_t Next = 0; // the first input of the next launch
+  for (const ConcatSpec &S :
+       planConcat(u32(L.shape[0]), Channels, u32(elementCount(L.shape) / (L.shape[0] * L.shape[1])),
+                  O.dtype)) {
+    auto K = Emitter.add(S);
+    if (!K)
+      return error(Id, K.error().message);
+    assert(K->params.size() == S.channels.size() + 1 && "concat: inputs, then the output");
+    WorkloadLaunch Launch{K->kernel,      K->strategy, K->grid,  K->block,
+                          K->sharedBytes, {},          {L.name}, Next ? 0 : L.macs};
+    for (size_t I = 0; I < S.channels.size(); ++I)
+      Launch.args.push_back({BufferOf[L.inputs[Next + I]], 0});
+    Launch.args.push_back({Out, 0});
+    W.launches.push_back(std::move(Launch));
+    Next += S.channels.size();
   }
+  BufferOf[Id] = Out;
   return std::nullopt;
 }
 

@@ -146,9 +146,12 @@ inline std::vector<Case> allCases(DType T) {
       {"batch norm relu", ElementwiseSpec{ElementwiseOp::BatchNorm, 2, 3, 10, AK::Relu, T}});
   Cs.push_back(
       {"batch norm single image", ElementwiseSpec{ElementwiseOp::BatchNorm, 1, 5, 7, AK::None, T}});
-  // The middle input of a 3 + 5 + 2 channel concatenation, batch 2 (the other slices stay 0).
-  Cs.push_back({"concat middle slice", ConcatSpec{2, 5, 10, 3, 35, T}});
-  Cs.push_back({"concat single image first slice", ConcatSpec{1, 3, 10, 0, 35, T}});
+  // One input of a concatenation alone (the other slices stay 0): the middle input of 3 + 5 + 2
+  // channels, batch 2 (element copies), and 4 channels at 8 of 12, 6 pixels (16-byte copies).
+  // Several inputs in one launch: KernelGenRunTest's concat test.
+  Cs.push_back({"concat middle slice", ConcatSpec{2, {5}, 10, 3, 35, T}});
+  Cs.push_back({"concat single image first slice", ConcatSpec{1, {3}, 10, 0, 35, T}});
+  Cs.push_back({"concat 16-byte slice", ConcatSpec{2, {4}, 12, 8, 6, T}});
   for (AK A : {AK::Tanh, AK::Swish, AK::Sigmoid, AK::Relu6, AK::HardSwish})
     Cs.push_back({std::string("activation ") + activationName(A),
                   ElementwiseSpec{ElementwiseOp::Activation, 1, 1, 300, A, T}});

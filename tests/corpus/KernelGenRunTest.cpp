@@ -184,61 +184,83 @@ TEST_CASE("the reference itself: a hand-computed 3x3 convolution with padding") 
         doctest::Approx(0.333251953125));
 }
 
-TEST_CASE("a channel concatenation of 3 inputs, one launch each into one buffer, in f32 and f16") {
-  const uint32_t Batch = 2, Spatial = 4 * 3;
-  const std::vector<uint32_t> Channels = {3, 5, 2}; // 10 output channels
-  for (DType T : {DType::F32, DType::F16}) {
-    INFO((T == DType::F16 ? "f16" : "f32"));
-    KernelEmitter E;
-    std::vector<KernelLaunch> Launches;
-    uint32_t Offset = 0;
-    for (uint32_t C : Channels) {
-      auto L = E.add(ConcatSpec{Batch, C, 10, Offset, Spatial, T});
-      REQUIRE_MESSAGE(L, support::errorText(L));
-      CHECK(L->strategy == "concat");
-      REQUIRE(L->params.size() == 2);
-      CHECK(L->params[0].elements == uint64_t(Batch) * C * Spatial);
-      CHECK(L->params[1].elements == uint64_t(Batch) * 10 * Spatial);
-      Launches.push_back(*L);
-      Offset += C;
-    }
-    CHECK(E.kernelCount() == 3);
-    auto Ptx = E.emitPtx("sm_90");
-    REQUIRE(Ptx);
-    auto Mod = ptx::parseModule(*Ptx, "concat.ptx");
-    REQUIRE_MESSAGE(Mod, support::errorText(Mod));
-    auto Prog = analyzer::decodeProgram(*Mod);
-    REQUIRE_MESSAGE(Prog, support::errorText(Prog));
-    analyzer::Device D;
-    auto Out = D.allocate("output", uint64_t(Batch) * 10 * Spatial * dtypeBytes(T));
-    REQUIRE(Out);
-    std::vector<std::vector<float>> Inputs;
-    for (size_t K = 0; K < Launches.size(); ++K) {
-      Inputs.push_back(
-          kernelref::randomData(Launches[K].params[0].elements, 500 + uint32_t(K), -2.0f, 2.0f, T));
-      auto In = D.allocate("input" + std::to_string(K), Inputs[K].size() * dtypeBytes(T));
-      REQUIRE(In);
-      REQUIRE(D.write(*In, toBytes(Inputs[K], T)));
-      analyzer::LaunchConfig Cfg;
-      Cfg.grid = Launches[K].grid;
-      Cfg.block = Launches[K].block;
-      Cfg.args = {analyzer::KernelArg::pointer(*In), analyzer::KernelArg::pointer(*Out)};
-      analyzer::RunResult R = analyzer::runKernel(*Prog, Launches[K].kernel, Cfg, D);
-      REQUIRE_MESSAGE(R.ok(), R.trap->str());
-    }
-    // torch.cat(dim=1) written out: output (n, c, s) comes from the input whose channel range
-    // holds c. Copies are exact, in f16 too.
-    std::vector<float> Got = fromBytes(D.find("output")->data, T);
-    REQUIRE(Got.size() == size_t(Batch) * 10 * Spatial);
-    size_t Mismatches = 0;
-    for (uint32_t N = 0; N < Batch; ++N)
-      for (uint32_t C = 0, K = 0, Base = 0; C < 10; ++C) {
-        if (C - Base >= Channels[K])
-          Base += Channels[K++];
-        for (uint32_t S = 0; S < Spatial; ++S)
-          Mismatches += Got[(N * 10 + C) * Spatial + S] !=
-                        Inputs[K][(N * Channels[K] + C - Base) * Spatial + S];
-      }
-    CHECK(Mismatches == 0);
+namespace {
+
+/// One batched concat launch of inputs with `Channels` channels each (all of the output), run
+/// by the exact interpreter; the output must equal torch.cat(dim=1) written out. Returns the
+/// PTX so callers can check the copy width.
+std::string checkBatchedConcat(uint32_t Batch, const std::vector<uint32_t> &Channels,
+                               uint32_t Spatial, DType T) {
+  uint32_t Total = 0;
+  for (uint32_t C : Channels)
+    Total += C;
+  KernelEmitter E;
+  auto L = E.add(ConcatSpec{Batch, Channels, Total, 0, Spatial, T});
+  REQUIRE_MESSAGE(L, support::errorText(L));
+  CHECK(L->strategy == "concat");
+  CHECK(L->grid[1] == Channels.size()); // grid y: one row of blocks per input
+  REQUIRE(L->params.size() == Channels.size() + 1);
+  for (size_t K = 0; K < Channels.size(); ++K) {
+    CHECK(L->params[K].role == ParamRole::Input);
+    CHECK(L->params[K].elements == uint64_t(Batch) * Channels[K] * Spatial);
   }
+  CHECK(L->params.back().role == ParamRole::Output);
+  CHECK(L->params.back().elements == uint64_t(Batch) * Total * Spatial);
+  CHECK(E.kernelCount() == 1);
+  auto Ptx = E.emitPtx("sm_90");
+  REQUIRE(Ptx);
+  auto Mod = ptx::parseModule(*Ptx, "concat.ptx");
+  REQUIRE_MESSAGE(Mod, support::errorText(Mod));
+  auto Prog = analyzer::decodeProgram(*Mod);
+  REQUIRE_MESSAGE(Prog, support::errorText(Prog));
+  analyzer::Device D;
+  analyzer::LaunchConfig Cfg;
+  Cfg.grid = L->grid;
+  Cfg.block = L->block;
+  std::vector<std::vector<float>> Inputs;
+  for (size_t K = 0; K < Channels.size(); ++K) {
+    Inputs.push_back(
+        kernelref::randomData(L->params[K].elements, 500 + uint32_t(K), -2.0f, 2.0f, T));
+    auto In = D.allocate("input" + std::to_string(K), Inputs[K].size() * dtypeBytes(T));
+    REQUIRE(In);
+    REQUIRE(D.write(*In, toBytes(Inputs[K], T)));
+    Cfg.args.push_back(analyzer::KernelArg::pointer(*In));
+  }
+  auto Out = D.allocate("output", uint64_t(Batch) * Total * Spatial * dtypeBytes(T));
+  REQUIRE(Out);
+  Cfg.args.push_back(analyzer::KernelArg::pointer(*Out));
+  analyzer::RunResult R = analyzer::runKernel(*Prog, L->kernel, Cfg, D);
+  REQUIRE_MESSAGE(R.ok(), R.trap->str());
+  // torch.cat(dim=1) written out: output (n, c, s) comes from the input whose channel range
+  // holds c. Copies are exact, in f16 too.
+  std::vector<float> Got = fromBytes(D.find("output")->data, T);
+  REQUIRE(Got.size() == size_t(Batch) * Total * Spatial);
+  size_t Mismatches = 0;
+  for (uint32_t N = 0; N < Batch; ++N)
+    for (uint32_t C = 0, K = 0, Base = 0; C < Total; ++C) {
+      if (C - Base >= Channels[K])
+        Base += Channels[K++];
+      for (uint32_t S = 0; S < Spatial; ++S)
+        Mismatches += Got[(N * Total + C) * Spatial + S] !=
+                      Inputs[K][(N * Channels[K] + C - Base) * Spatial + S];
+    }
+  CHECK(Mismatches == 0);
+  return *Ptx;
+}
+
+} // namespace
+
+TEST_CASE("a channel concatenation is one batched copy launch over all inputs, f32 and f16") {
+  for (DType T : {DType::F32, DType::F16})
+    for (uint32_t Batch : {1u, 3u}) {
+      INFO((T == DType::F16 ? "f16" : "f32") << " batch " << Batch);
+      // 35 pixels: no slice is a multiple of 16 bytes, so elements are copied one by one.
+      std::string Ptx = checkBatchedConcat(Batch, {3, 5, 2, 1}, 35, T);
+      CHECK(Ptx.find(".v4.") == std::string::npos);
+      // 12 pixels, 8 + 4 + 20 + 16 channels: every slice is a multiple of 16 bytes (f16 too), so
+      // each thread moves 16-byte vectors as PyTorch's CatArrayBatchedCopy_vectorized.
+      Ptx = checkBatchedConcat(Batch, {8, 4, 20, 16}, 12, T);
+      CHECK(Ptx.find(".v4.") != std::string::npos);
+      checkBatchedConcat(Batch, {7}, 9, T); // a single input: no switch on grid y
+    }
 }

@@ -341,3 +341,66 @@ TEST_CASE("emission is deterministic and emitters on separate threads are indepe
   CHECK(A == B);
   CHECK(A == C);
 }
+
+TEST_CASE("a concatenation of more than 128 inputs is planned as launches of at most 128") {
+  std::vector<uint32_t> Channels;
+  for (uint32_t K = 0; K < 300; ++K)
+    Channels.push_back(K % 7 + 1); // 1..7, 1..7, ...
+  auto Plan = planConcat(2, Channels, 9, DType::F16);
+  REQUIRE(Plan.size() == 3); // 128 + 128 + 44 = 300 inputs
+  // 42 full cycles of 1..7 (28 channels each) then 1..6: 42 * 28 + 21 = 1197 channels in all.
+  const uint32_t Total = 1197;
+  // The first 128 inputs: 18 cycles (504 channels) then 1, 2: 507; 256 inputs: 36 cycles + 1..4.
+  const uint32_t Offsets[] = {0, 507, 36 * 28 + 10};
+  const size_t Sizes[] = {128, 128, 44};
+  for (size_t L = 0; L < 3; ++L) {
+    CAPTURE(L);
+    CHECK(Plan[L].channels.size() == Sizes[L]);
+    CHECK(Plan[L].channelOffset == Offsets[L]);
+    CHECK(Plan[L].totalChannels == Total);
+    CHECK(Plan[L].batch == 2);
+    CHECK(Plan[L].spatial == 9);
+    CHECK(Plan[L].dtype == DType::F16);
+    CHECK(Plan[L].channels.front() == (128 * L) % 7 + 1);
+  }
+  REQUIRE(planConcat(1, {3, 4}, 5, DType::F32).size() == 1);
+  CHECK(planConcat(1, {3, 4}, 5, DType::F32)[0].channels == std::vector<uint32_t>{3, 4});
+}
+
+TEST_CASE("a batched concat kernel: name, dedup, errors, geometry, ptxas with 128 inputs") {
+  KernelEmitter E;
+  auto A = E.add(ConcatSpec{1, {64, 32, 32}, 256, 128, 3136, DType::F32});
+  REQUIRE(A);
+  CHECK(A->kernel == "concat_n1_of256_at128_s3136_c64_32_32_f32");
+  // 16-byte copies: the largest input is 64 * 3136 / 4 = 50176 vectors, 392 blocks of 128.
+  CHECK(A->grid == std::array<uint32_t, 3>{392, 3, 1});
+  CHECK(A->block == std::array<uint32_t, 3>{128, 1, 1});
+  REQUIRE(E.add(ConcatSpec{1, {64, 32, 32}, 256, 128, 3136, DType::F32}));
+  CHECK(E.kernelCount() == 1); // same channel list, batch, spatial, dtype: one kernel
+  REQUIRE(E.add(ConcatSpec{1, {32, 64, 32}, 256, 128, 3136, DType::F32}));
+  CHECK(E.kernelCount() == 2);
+  // Element copies (35 pixels): 3 * 5 * 35 = 525 elements at most, 5 blocks; a big input is
+  // capped at 132 SMs * 32 blocks and strides the grid.
+  auto Odd = E.add(ConcatSpec{3, {2, 5}, 7, 0, 35, DType::F16});
+  REQUIRE(Odd);
+  CHECK(Odd->grid == std::array<uint32_t, 3>{5, 2, 1});
+  auto Big = E.add(ConcatSpec{64, {256, 1}, 257, 0, 3136, DType::F32});
+  REQUIRE(Big);
+  CHECK(Big->grid == std::array<uint32_t, 3>{132 * 32, 2, 1});
+  std::vector<uint32_t> Many(128, 1);
+  auto M = E.add(ConcatSpec{1, Many, 200, 72, 49, DType::F16});
+  REQUIRE(M);
+  CHECK(M->kernel.size() == 80 + 2 + 16); // shortened with a hash
+  CHECK(M->params.size() == 129);
+  Many.push_back(1);
+  auto TooMany = E.add(ConcatSpec{1, Many, 200, 0, 49, DType::F16});
+  REQUIRE_FALSE(TooMany);
+  CHECK(TooMany.error().str() == "error: concat: one launch copies 1 to 128 inputs, not 129");
+  auto Over = E.add(ConcatSpec{1, {4, 4}, 10, 3, 49, DType::F16});
+  REQUIRE_FALSE(Over);
+  CHECK(Over.error().str() == "error: concat: channels [3, 11) exceed the output's 10");
+  CHECK(E.verify().empty());
+  std::string Ptx = ptxOf(E, "sm_90");
+  if (havePtxas())
+    CHECK(ptxasErrors(Ptx, "sm_90") == "");
+}

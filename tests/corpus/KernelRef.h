@@ -224,16 +224,17 @@ inline std::vector<double> elementwise(const corpus::ElementwiseSpec &S, const B
   return Out;
 }
 
-/// The output of one concatenation input alone: its channels at channelOffset of each image of
+/// The output of a one-input concatenation launch: its channels at channelOffset of each image of
 /// a [batch, totalChannels, spatial] tensor, zero elsewhere (an allocated buffer starts zeroed).
 inline std::vector<double> concat(const corpus::ConcatSpec &S, const Buffers &B) {
   const auto &In = B.at(ParamRole::Input);
+  const uint64_t Channels = S.channels.at(0); // Buffers holds one tensor per role: one input
   std::vector<double> Out(size_t(S.batch) * S.totalChannels * S.spatial, 0.0);
   for (uint64_t N = 0; N < S.batch; ++N)
-    for (uint64_t C = 0; C < S.channels; ++C)
+    for (uint64_t C = 0; C < Channels; ++C)
       for (uint64_t I = 0; I < S.spatial; ++I)
         Out[(N * S.totalChannels + S.channelOffset + C) * S.spatial + I] =
-            In[(N * S.channels + C) * S.spatial + I];
+            In[(N * Channels + C) * S.spatial + I];
   return Out;
 }
 

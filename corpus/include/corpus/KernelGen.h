@@ -6,6 +6,7 @@
 #include "support/Expected.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -120,13 +121,28 @@ struct ElementwiseSpec {
   DType dtype = DType::F32;
 };
 
-/// One input of a channel concatenation: copies a [batch, channels, spatial] tensor into channels
-/// [channelOffset, channelOffset + channels) of a [batch, totalChannels, spatial] output, one
-/// thread per input element (PyTorch's cat: one copy per input, never fused into producers).
+/// Most inputs one concatenation launch copies: PyTorch's CAT_ARRAY_BATCH_SIZE
+/// (aten/src/ATen/native/cuda/Shape.cu); a longer concatenation takes several launches.
+constexpr size_t ConcatBatchSize = 128;
+
+/// A run of up to ConcatBatchSize inputs of a channel concatenation, copied by ONE launch as
+/// PyTorch's CatArrayBatchedCopy does: input k, a [batch, channels[k], spatial] tensor, goes to
+/// channels [channelOffset + channels[0] + ... + channels[k - 1], ... + channels[k]) of a
+/// [batch, totalChannels, spatial] output. The kernel takes one pointer parameter per input, then
+/// the output; grid y is the input, grid x strides over it (never fused into producers).
 struct ConcatSpec {
-  uint32_t batch = 1, channels = 0, totalChannels = 0, channelOffset = 0, spatial = 0;
+  uint32_t batch = 1;
+  std::vector<uint32_t> channels; ///< channels of each input of this launch, in order
+  uint32_t totalChannels = 0;     ///< channels of the whole output
+  uint32_t channelOffset = 0;     ///< output channel of this launch's first input
+  uint32_t spatial = 0;
   DType dtype = DType::F32;
 };
+
+/// The launches of a channel concatenation of inputs with `Channels` channels each (in order):
+/// runs of at most ConcatBatchSize inputs, each with its channel offset in the output.
+std::vector<ConcatSpec> planConcat(uint32_t Batch, const std::vector<uint32_t> &Channels,
+                                   uint32_t Spatial, DType T);
 
 /// Softmax over the last (contiguous) axis of a [rows, cols] tensor, one block per row.
 struct SoftmaxSpec {
@@ -135,7 +151,8 @@ struct SoftmaxSpec {
 };
 
 /// What a kernel parameter points to. Parameters appear in this order (absent ones skipped):
-/// Input, Input2, Weight, Bias, BnScale, BnShift, SeScale, Residual, Output.
+/// Input, Input2, Weight, Bias, BnScale, BnShift, SeScale, Residual, Output. A concatenation
+/// kernel has one Input parameter per input, in input order, then Output.
 enum class ParamRole : uint8_t {
   Input,
   Input2,

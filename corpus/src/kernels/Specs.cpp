@@ -1,4 +1,4 @@
-// Layer specs: output shapes, validation and stable kernel names.
+// Layer specs: output shapes, validation, stable kernel names and the concat launch plan.
 #include "kernels/Specs.h"
 
 #include <algorithm>
@@ -66,6 +66,29 @@ const char *paramRoleName(ParamRole R) {
   static constexpr const char *Names[] = {"input",    "input2",   "weight",   "bias",  "bn_scale",
                                           "bn_shift", "se_scale", "residual", "output"};
   return Names[static_cast<unsigned>(R)];
+}
+
+std::vector<ConcatSpec> planConcat(uint32_t Batch, const std::vector<uint32_t> &Channels,
+                                   uint32_t Spatial, DType T) {
+  uint32_t Total = 0;
+  for (uint32_t C : Channels)
+    Total += C;
+  std::vector<ConcatSpec> Plan;
+  uint32_t Offset = 0;
+  for (size_t First = 0; First < Channels.size(); First += ConcatBatchSize) {
+    ConcatSpec S;
+    S.batch = Batch;
+    S.totalChannels = Total;
+    S.channelOffset = Offset;
+    S.spatial = Spatial;
+    S.dtype = T;
+    size_t End = std::min(Channels.size(), First + ConcatBatchSize);
+    S.channels.assign(Channels.begin() + First, Channels.begin() + End);
+    for (uint32_t C : S.channels)
+      Offset += C;
+    Plan.push_back(std::move(S));
+  }
+  return Plan;
 }
 
 namespace kernels {
@@ -236,12 +259,20 @@ std::optional<std::string> validate(const ElementwiseSpec &S) {
 }
 
 std::optional<std::string> validate(const ConcatSpec &S) {
-  if (!S.batch || !S.channels || !S.spatial)
+  if (S.channels.empty() || S.channels.size() > ConcatBatchSize)
+    return "concat: one launch copies 1 to " + num(ConcatBatchSize) + " inputs, not " +
+           num(S.channels.size());
+  uint64_t End = S.channelOffset;
+  for (uint32_t C : S.channels) {
+    if (!C)
+      return std::string("concat: zero-sized dimension");
+    End += C;
+  }
+  if (!S.batch || !S.spatial)
     return std::string("concat: zero-sized dimension");
-  if (uint64_t(S.channelOffset) + S.channels > S.totalChannels)
-    return "concat: channels [" + num(S.channelOffset) + ", " +
-           num(uint64_t(S.channelOffset) + S.channels) + ") exceed the output's " +
-           num(S.totalChannels);
+  if (End > S.totalChannels)
+    return "concat: channels [" + num(S.channelOffset) + ", " + num(End) +
+           ") exceed the output's " + num(S.totalChannels);
   return tooLarge("concat", uint64_t(S.batch) * S.totalChannels * S.spatial);
 }
 
@@ -304,8 +335,14 @@ std::string kernelName(const ElementwiseSpec &S) {
 }
 
 std::string kernelName(const ConcatSpec &S) {
-  return shorten("concat_n" + num(S.batch) + "_c" + num(S.channels) + "_of" + num(S.totalChannels) +
-                 "_at" + num(S.channelOffset) + "_s" + num(S.spatial) + "_" + dtypeName(S.dtype));
+  std::string N = "concat_n" + num(S.batch) + "_of" + num(S.totalChannels) + "_at" +
+                  num(S.channelOffset) + "_s" + num(S.spatial) + "_c";
+  for (size_t K = 0; K < S.channels.size(); ++K) {
+    if (K)
+      N += '_';
+    N += num(S.channels[K]);
+  }
+  return shorten(N + "_" + dtypeName(S.dtype));
 }
 
 std::string kernelName(const SoftmaxSpec &S) {

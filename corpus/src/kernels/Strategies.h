@@ -28,7 +28,9 @@ KernelLaunch buildPool(llvm::Module &M, const PoolSpec &S, const std::string &Na
 KernelLaunch buildGlobalAvgPool(llvm::Module &M, const ReduceSpec &S, const std::string &Name);
 /// Standalone elementwise op, one thread per element.
 KernelLaunch buildElementwise(llvm::Module &M, const ElementwiseSpec &S, const std::string &Name);
-/// One input of a channel concatenation: a copy into its channel slice, one thread per element.
+/// Up to 128 inputs of a channel concatenation in one launch, as PyTorch's CatArrayBatchedCopy:
+/// grid y picks the input (a switch on %ctaid.y), a grid-stride loop copies it into its channel
+/// slice, in 16-byte vectors when every slice is a multiple of 16 bytes.
 KernelLaunch buildConcat(llvm::Module &M, const ConcatSpec &S, const std::string &Name);
 /// Row softmax: one block per row, block all-reduce with shfl.sync.bfly + shared memory.
 KernelLaunch buildSoftmax(llvm::Module &M, const SoftmaxSpec &S, const std::string &Name);
