@@ -250,6 +250,7 @@ RunResult runKernelSkipping(const Program &Prog, std::string_view Kernel, const 
   if (Skipper && Skipper->options().enabled && P.globals.empty()) {
     Skip = Skipper;
     Skip->beginLaunch(Pcs);
+    Skip->prepare(P, Func);
     X.warpSkip = Skip->warpSkipper();
   }
   uint64_t GX = L.grid[0], GY = L.grid[1];

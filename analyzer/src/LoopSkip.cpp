@@ -119,8 +119,16 @@ void LoopSkipper::writeCounters(Exec &X, const std::vector<uint64_t> &In) const 
 void LoopSkipper::take(CtaSnapshot &S, const Exec &X, const std::vector<Warp> &W, size_t N,
                        size_t Pos) {
   S.warps.resize(N);
-  for (size_t K = 0; K < N; ++K)
-    S.warps[K] = W[K];
+  for (size_t K = 0; K < N; ++K) {
+    if (!Compact) {
+      S.warps[K] = W[K];
+      continue;
+    }
+    copyAllButRegs(S.warps[K], W[K]); // and of the registers only those loops write
+    S.warps[K].regs.resize(W[K].regs.size());
+    for (uint32_t Off : Live)
+      std::copy_n(W[K].regs.data() + Off, 32, S.warps[K].regs.data() + Off);
+  }
   S.shared = X.shared;
   std::copy(std::begin(X.barArrived), std::end(X.barArrived), S.barArrived.begin());
   std::copy(std::begin(X.barExpected), std::end(X.barExpected), S.barExpected.begin());
@@ -169,6 +177,8 @@ bool LoopSkipper::affine(const History &H) {
     if (CounterDelta[K] != B.counters[K] - A.counters[K])
       return false;
   }
+  if (Compact) // only pcs inside loops ran, so only the Live registers can have changed
+    return outsideLoopsIdle() && affineLive(A, B, C);
   size_t Total = 0;
   for (const Warp &W : C.warps)
     Total += W.regs.size();
@@ -223,14 +233,16 @@ uint64_t LoopSkipper::registerBound(const CtaSnapshot &R) const {
   // No register may wrap around 2^32 (values below it: 32-bit registers) or 2^64.
   uint64_t J = MaxJump;
   size_t Flat = 0;
-  for (const Warp &W : R.warps)
-    for (uint64_t V : W.regs) {
-      uint64_t D = RegDelta[Flat++];
+  for (const Warp &W : R.warps) {
+    forRegs(W.regs.size(), [&](size_t I) {
+      uint64_t V = W.regs[I], D = RegDelta[Flat + I];
       if (D == 0)
-        continue;
+        return;
       I128 Hi = V < (uint64_t(1) << 32) ? I128(1) << 32 : I128(1) << 64;
       J = std::min(J, stayInside(V, static_cast<int64_t>(D), 0, Hi));
-    }
+    });
+    Flat += W.regs.size();
+  }
   return J;
 }
 
@@ -240,26 +252,11 @@ void LoopSkipper::materialize(Exec &X, std::vector<Warp> &Warps, size_t N, const
   for (size_t K = 0; K < N; ++K) {
     const Warp &S = R.warps[K];
     Warp &W = Warps[K];
-    // Every field of Warp but base (rebound below) and regs, which are copied advanced by M
-    // steps in one pass.
-    W.stack = S.stack;
-    W.frames = S.frames;
-    for (unsigned L = 0; L < 32; ++L) {
-      W.local[L] = S.local[L];
-      W.fparam[L] = S.fparam[L];
-    }
-    W.localTop = S.localTop;
-    W.paramTop = S.paramTop;
-    W.liveMask = S.liveMask;
-    W.index = S.index;
-    std::copy(&S.tid[0][0], &S.tid[0][0] + 32 * 3, &W.tid[0][0]);
-    W.state = S.state;
-    W.barrierId = S.barrierId;
+    copyAllButRegs(W, S);
     W.regs.resize(S.regs.size());
     const uint64_t *Src = S.regs.data(), *Step = RegDelta.data() + Flat;
     uint64_t *Dst = W.regs.data();
-    for (size_t I = 0, E = S.regs.size(); I < E; ++I)
-      Dst[I] = Src[I] + M * Step[I];
+    forRegs(S.regs.size(), [&](size_t I) { Dst[I] = Src[I] + M * Step[I]; });
     Flat += S.regs.size();
     rebindWarp(X, W);
   }
@@ -304,8 +301,9 @@ bool LoopSkipper::probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSn
       const uint8_t *Affine = RegAffine.data() + Flat;
       size_t E = Warps[K].regs.size();
       uint64_t Off = 0;
-      for (size_t S = 0; S < E; ++S)
+      forRegs(E, [&](size_t S) {
         Off |= (Now[S] - From[S] - (M + 1) * Step[S]) & (0 - uint64_t(Affine[S]));
+      });
       Ok = Off == 0;
       Flat += E;
     }
@@ -326,6 +324,9 @@ bool LoopSkipper::probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSn
   X.cmpTrace = nullptr;
   X.trap.reset();
   X.budget = SavedBudget;
+  if (!Ok && Compact) // a failed probe may have left the loops: restore every register
+    for (size_t K = 0; K < N; ++K)
+      Warps[K].regs = Backup[K];
   return Ok;
 }
 
@@ -338,6 +339,11 @@ uint64_t LoopSkipper::attempt(Exec &X, std::vector<Warp> &Warps, size_t N, const
   uint64_t Bound = std::min({compareBound(X), registerBound(R), Left / PerIter - 2});
   if (Bound < MinJump)
     return 0;
+  if (Compact) { // the registers Live leaves out, for a probe that fails
+    Backup.resize(N);
+    for (size_t K = 0; K < N; ++K)
+      Backup[K] = Warps[K].regs;
+  }
   // Skipping n iterations needs probes m = 0 .. n-1 to pass; the first failing one bounds n.
   uint64_t Bad = Bound;
   for (uint64_t M : {uint64_t(0), (Bound - 1) / 2, Bound - 1})
@@ -377,6 +383,12 @@ uint64_t LoopSkipper::linearHash(const Exec &X, const std::vector<Warp> &Warps, 
     // a lane the hash misses costs at most a failed confirmation.
     for (size_t K = 0; K < N; ++K) {
       const std::vector<uint64_t> &R = Warps[K].regs;
+      if (Compact) {
+        for (uint32_t Slot : Live)
+          for (unsigned L : {0u, 9u, 22u, 31u})
+            Add(R[Slot + L]);
+        continue;
+      }
       for (size_t Slot = 0; Slot + 32 <= R.size(); Slot += 32)
         for (unsigned L : {0u, 9u, 22u, 31u})
           Add(R[Slot + L]);

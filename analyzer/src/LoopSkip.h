@@ -80,6 +80,8 @@ public:
   WarpLoopSkipper *warpSkipper() {
     return Opts.enabled && Opts.warpLoops && !Opts.relaxed ? &WarpSkip : nullptr;
   }
+  /// Finds the registers that loops of kernel `Func` write; called after beginLaunch.
+  void prepare(const ProgramImpl &P, uint32_t Func);
   /// Forgets everything seen in the previous CTA.
   void beginCta();
   /// Called by the CTA runner after a barrier release completed by warp `Pos`, the lowest
@@ -112,6 +114,23 @@ private:
   bool probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R, uint64_t M);
   bool sameStructure(const CtaSnapshot &A, const std::vector<Warp> &B, const Exec *X) const;
   void readCounters(const Exec &X, std::vector<uint64_t> &Out) const;
+  static void copyAllButRegs(Warp &D, const Warp &S);
+  /// No pc outside a loop ran in the confirmed periods (CounterDelta).
+  bool outsideLoopsIdle() const;
+  /// affine() over the Live registers only.
+  bool affineLive(const CtaSnapshot &A, const CtaSnapshot &B, const CtaSnapshot &C);
+  /// Calls Fn(index) for the register lanes of one warp (E of them) that may change: Live's
+  /// when Compact, else all.
+  template <class F> void forRegs(size_t E, F &&Fn) const {
+    if (!Compact) {
+      for (size_t I = 0; I < E; ++I)
+        Fn(I);
+      return;
+    }
+    for (uint32_t Slot : Live)
+      for (size_t I = Slot; I < Slot + 32; ++I)
+        Fn(I);
+  }
   void writeCounters(Exec &X, const std::vector<uint64_t> &In) const;
   uint64_t linearHash(const Exec &X, const std::vector<Warp> &Warps, size_t N, bool WithRegisters);
   uint64_t shapeHash(const Exec &X, const std::vector<Warp> &Warps, size_t N, size_t Pos) const;
@@ -142,6 +161,14 @@ private:
   /// registers, so no register hash) try only these and 1.
   std::vector<std::pair<uint32_t, uint32_t>> KnownPeriods;
   std::vector<uint64_t> Scratch;
+  /// Registers written inside the kernel's loops (lane offsets), whether only they are
+  /// snapshotted and compared (no calls), which pcs lie in a loop, and the profile counters
+  /// before the per-pc counts in a counter vector.
+  std::vector<uint32_t> Live;
+  bool Compact = false;
+  std::vector<uint8_t> InLoop;
+  size_t ProfCounters = 0;
+  std::vector<std::vector<uint64_t>> Backup; ///< every register before the probes
 };
 
 } // namespace analyzer

@@ -1,0 +1,96 @@
+// Loop-trip extrapolation at barrier releases, the registers it tracks: only those that the
+// kernel's loops write (docs/fast-mode.md, shortcut 6). A period between two releases of a
+// barrier inside a loop runs only pcs inside loops, so the other registers cannot change; the
+// snapshots, the affine check, the hash, the probes and the jump skip them.
+#include "LoopMath.h"
+#include "LoopSkip.h"
+
+#include <algorithm>
+
+namespace analyzer {
+
+using namespace loopmath;
+
+void LoopSkipper::prepare(const ProgramImpl &P, uint32_t Func) {
+  // The registers written inside any loop of the kernel (a backward branch and the pcs it
+  // spans); a period between two releases of a barrier in a loop runs only such pcs, which
+  // affine() checks from the per-pc counts. Kernels that call functions keep every register.
+  const DFunction &F = P.funcs[Func];
+  Compact = Opts.enabled && F.callees.empty() && Pcs.lo == F.entry;
+  Live.clear();
+  RegDelta.clear(); // affineLive sets the entries outside Live to 0 once per launch
+  RegAffine.clear();
+  InLoop.assign(Pcs.hi - Pcs.lo, 0);
+  if (!Compact)
+    return;
+  for (uint32_t Pc = F.entry; Pc < F.end; ++Pc) {
+    const DInstr &B = P.code[Pc];
+    if (B.flow == Flow::Bra && B.target <= Pc && B.target >= F.entry)
+      std::fill(InLoop.begin() + (B.target - Pcs.lo), InLoop.begin() + (Pc + 1 - Pcs.lo), 1);
+  }
+  std::vector<uint8_t> Written(F.numSlots, 0);
+  Written[F.ccSlot / 32] = 1; // carry flag, written implicitly
+  for (uint32_t Pc = F.entry; Pc < F.end; ++Pc) {
+    const DInstr &I = P.code[Pc];
+    if (InLoop[Pc - Pcs.lo])
+      for (unsigned K = 0; K < MaxOps; ++K)
+        if (((I.dstMask >> K) & 1) && I.base[K] == BaseRegs)
+          Written[I.op[K] / 32] = 1;
+  }
+  for (uint32_t Slot = 0; Slot < F.numSlots; ++Slot)
+    if (Written[Slot])
+      Live.push_back(Slot * 32);
+  KernelProfile Empty;
+  ProfCounters = 0;
+  forEachCounter(Empty, [&](uint64_t) { ++ProfCounters; });
+}
+
+void LoopSkipper::copyAllButRegs(Warp &D, const Warp &S) {
+  D.stack = S.stack;
+  D.frames = S.frames;
+  for (unsigned L = 0; L < 32; ++L) {
+    D.local[L] = S.local[L];
+    D.fparam[L] = S.fparam[L];
+  }
+  D.localTop = S.localTop;
+  D.paramTop = S.paramTop;
+  D.liveMask = S.liveMask;
+  D.index = S.index;
+  std::copy(&S.tid[0][0], &S.tid[0][0] + 32 * 3, &D.tid[0][0]);
+  D.state = S.state;
+  D.barrierId = S.barrierId;
+}
+
+bool LoopSkipper::outsideLoopsIdle() const {
+  for (size_t Pc = 0; Pc < InLoop.size(); ++Pc)
+    if (!InLoop[Pc] && CounterDelta[ProfCounters + Pc] != 0)
+      return false;
+  return true;
+}
+
+bool LoopSkipper::affineLive(const CtaSnapshot &A, const CtaSnapshot &B, const CtaSnapshot &C) {
+  size_t Total = 0;
+  for (const Warp &W : C.warps)
+    Total += W.regs.size();
+  if (RegDelta.size() != Total) { // registers outside Live: constant
+    RegDelta.assign(Total, 0);
+    RegAffine.assign(Total, 1);
+  }
+  size_t Flat = 0;
+  uint64_t Bad = 0;
+  for (size_t W = 0; W < C.warps.size(); ++W) {
+    const uint64_t *Ra = A.warps[W].regs.data(), *Rb = B.warps[W].regs.data(),
+                   *Rc = C.warps[W].regs.data();
+    for (uint32_t Slot : Live)
+      for (size_t K = Slot; K < Slot + 32; ++K) {
+        uint64_t D = Rc[K] - Rb[K], Off = D ^ (Rb[K] - Ra[K]);
+        Bad |= Off;
+        RegDelta[Flat + K] = Off ? 0 : D;
+        RegAffine[Flat + K] = Off == 0;
+      }
+    Flat += C.warps[W].regs.size();
+  }
+  return !Bad || Opts.relaxed;
+}
+
+} // namespace analyzer
