@@ -157,6 +157,15 @@ bool RequestCounter::addLanes(MemSpace S, const uint64_t *A, uint64_t Imm, uint3
     uint64_t First = Lo >> Shift, Span = ((Hi + Size - 1) >> Shift) - First + 1;
     if (Span > SpanBits)
       return false;
+    if (S == MemSpace::Shared && Span <= 32) {
+      // At most 32 words, each in its own bank: one wavefront, no conflict, whatever the
+      // number of distinct words (finish() needs no more than that it is at most 32).
+      DirectDistinct = static_cast<unsigned>(Span);
+      DirectWavefronts = 1;
+      Direct = true;
+      Bytes[static_cast<size_t>(S)] += uint64_t(popcount64(M)) * Size;
+      return true;
+    }
     uint64_t Bits[SpanBits / 64] = {};
     if (!Straddle && Span <= 64) { // the common case: one register, no stores
       uint64_t B0 = 0;
