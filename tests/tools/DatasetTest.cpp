@@ -283,6 +283,42 @@ TEST_CASE("dataset neusight: --launch-columns appends the measured kernel's laun
         std::string::npos);
 }
 
+TEST_CASE("dataset neusight: --shape-columns appends each operator's shape, 0 for other ops") {
+  ScratchDir Dir("shapecols");
+  // Synthetic rows, for mechanics: one conv and one relu, then the launch columns as well.
+  std::string Conv = Dir.write(
+      "conv.csv",
+      NeusightConvHeader +
+          "conv,0.5,Tesla T4,volta_sgemm_128x64_nn,32.4,16.2,3,6,36,64,2,1,2,3,4,3,8,1,0\n");
+  std::string Relu = Dir.write("relu.csv", "op,latency_ms,device,kernel_name,b,h\n"
+                                           "relu,0.03,Tesla T4,r,3,40\n");
+  std::string Out = Dir.file("out.csv");
+  RunResult R =
+      runPtxcast("dataset neusight --shape-columns --launch-columns " + Conv + " -o " + Out, Dir);
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  Table T = readCsv(Out);
+  REQUIRE(T.rows.size() == 1);
+  CHECK(T.header.back() == "latency_ms");
+  // b=2, input_channel=3, output_channel=4, kernel_size=3, input_size=8, stride=1, padding=0
+  CHECK(T.at(0, "shape_conv_b") == "2");
+  CHECK(T.at(0, "shape_conv_in") == "3");
+  CHECK(T.at(0, "shape_conv_out") == "4");
+  CHECK(T.at(0, "shape_conv_k") == "3");
+  CHECK(T.at(0, "shape_conv_hw") == "8");
+  CHECK(T.at(0, "shape_conv_s") == "1");
+  CHECK(T.at(0, "shape_conv_p") == "0");
+  CHECK(T.at(0, "launch_grid_z") == "36");
+  CHECK(readText(Out).find("shape_relu") == std::string::npos); // only the ops present
+  R = runPtxcast("dataset neusight --shape-columns " + Conv + " " + Relu + " -o " + Out, Dir);
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  T = readCsv(Out);
+  REQUIRE(T.rows.size() == 2);
+  CHECK(T.at(0, "shape_relu_b") == "0");
+  CHECK(T.at(1, "shape_conv_in") == "0");
+  CHECK(T.at(1, "shape_relu_b") == "3");
+  CHECK(T.at(1, "shape_relu_h") == "40");
+}
+
 TEST_CASE("dataset neusight: malformed input is a file:line error") {
   ScratchDir Dir("bad");
   std::string Out = Dir.file("out.csv");

@@ -34,6 +34,9 @@ void addDatasetCommand(CLI::App &App) {
                 "append launch_* feature columns describing the kernel the source measured "
                 "(cuDNN's grid, block, tile, algorithm family): known only for measured rows, so "
                 "not for predictor bundles (docs/datasets.md)");
+  Neu->add_flag("--shape-columns", O->shapeColumns,
+                "append shape_OP_* feature columns holding the operator's shape (e.g. "
+                "shape_conv_in, the input channels); not in predictor bundles (docs/datasets.md)");
   Neu->callback([O] {
     if (int Status = dataset::runNeusight(*O); Status != 0)
       throw CLI::RuntimeError(Status);

@@ -22,6 +22,7 @@ struct DatasetOptions {
   size_t limit = 0;                ///< 0 = every row; else the first N rows of each file
                                    ///< (timm: rows of zoo models)
   bool launchColumns = false;      ///< neusight: append the measured kernel's launch record
+  bool shapeColumns = false;       ///< neusight: append the operator's shape as numbers
 };
 
 /// `ptxcast dataset neusight`: exit status 0 on success, errors printed on stderr.

@@ -8,6 +8,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <regex>
@@ -123,6 +124,30 @@ struct OpInstance {
   std::vector<int64_t> dims;
   std::string shape;
 };
+
+/// --shape-columns: `shape_OP_KEY` for every shape column of each operator the rows have, in
+/// opShapes() order (e.g. shape_conv_b ... shape_conv_p); a row fills its operator's, 0 elsewhere.
+std::vector<const OpShape *> shapeColumnOps(const std::vector<OpInstance> &Jobs) {
+  std::vector<const OpShape *> Ops;
+  for (const OpShape &S : opShapes())
+    if (std::any_of(Jobs.begin(), Jobs.end(), [&](const OpInstance &I) { return I.op == &S; }))
+      Ops.push_back(&S);
+  return Ops;
+}
+
+void appendShapeColumns(learners::Dataset &D, std::vector<PendingRow> &Rows,
+                        const std::vector<OpInstance> &Jobs) {
+  std::vector<const OpShape *> Ops = shapeColumnOps(Jobs);
+  for (const OpShape *S : Ops)
+    for (std::string_view Key : S->keys)
+      D.featureNames.push_back(fmt::format("shape_{}_{}", S->op, Key));
+  for (PendingRow &P : Rows) {
+    const OpInstance &I = Jobs[P.job];
+    for (const OpShape *S : Ops)
+      for (size_t K = 0; K < S->keys.size(); ++K)
+        P.extra.push_back(S == I.op ? double(I.dims[K]) : 0.0);
+  }
+}
 
 /// The one-operator network of a NeuSight row (fp32, SOURCES.md gives the PyTorch module).
 support::Expected<corpus::Network> buildOperator(const OpInstance &I) {
@@ -264,6 +289,8 @@ int runNeusight(const DatasetOptions &O) {
   if (O.launchColumns)
     for (std::string &Name : launchColumnNames())
       D.featureNames.push_back(std::move(Name));
+  if (O.shapeColumns)
+    appendShapeColumns(D, G->rows, G->jobs);
   if (int Status = writeJoinedRows(D, G->rows, Results, G->skips, O.output); Status != 0)
     return Status;
   double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
