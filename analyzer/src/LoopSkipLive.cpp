@@ -81,13 +81,18 @@ bool LoopSkipper::affineLive(const CtaSnapshot &A, const CtaSnapshot &B, const C
   for (size_t W = 0; W < C.warps.size(); ++W) {
     const uint64_t *Ra = A.warps[W].regs.data(), *Rb = B.warps[W].regs.data(),
                    *Rc = C.warps[W].regs.data();
-    for (uint32_t Slot : Live)
-      for (size_t K = Slot; K < Slot + 32; ++K) {
-        uint64_t D = Rc[K] - Rb[K], Off = D ^ (Rb[K] - Ra[K]);
+    for (uint32_t Slot : Live) { // one slot's 32 lanes at a time (vectorisable)
+      const uint64_t *__restrict A = Ra + Slot, *__restrict B = Rb + Slot,
+                                 *__restrict C = Rc + Slot;
+      uint64_t *__restrict Delta = RegDelta.data() + Flat + Slot;
+      uint8_t *__restrict Affine = RegAffine.data() + Flat + Slot;
+      for (unsigned L = 0; L < 32; ++L) {
+        uint64_t D = C[L] - B[L], Off = D ^ (B[L] - A[L]);
         Bad |= Off;
-        RegDelta[Flat + K] = Off ? 0 : D;
-        RegAffine[Flat + K] = Off == 0;
+        Delta[L] = Off ? 0 : D;
+        Affine[L] = Off == 0;
       }
+    }
     Flat += C.warps[W].regs.size();
   }
   return !Bad || Opts.relaxed;

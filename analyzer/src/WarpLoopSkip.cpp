@@ -80,6 +80,11 @@ void markLoopLatches(ProgramImpl &P, uint32_t First, uint32_t End) {
   }
 }
 
+WarpLoopSkipper::WarpLoopSkipper(LoopSkipStats &S) : Stats(S) {
+  KernelProfile Empty;
+  forEachCounter(Empty, [&](uint64_t) { ++ProfileCounters; });
+}
+
 void WarpLoopSkipper::beginLaunch(uint32_t Lo, uint32_t Hi) {
   PcLo = Lo;
   Loops.assign(Hi - Lo, Loop{});
@@ -158,36 +163,43 @@ WarpLoopSkipper::Loop::Use WarpLoopSkipper::use(const Loop &L, uint32_t Pc, uint
 void WarpLoopSkipper::take(const Exec &X, const Warp &W, const Loop &L, Snap &S) const {
   S.regs.resize(L.slots.size() * 32);
   for (size_t K = 0; K < L.slots.size(); ++K)
-    std::copy_n(W.base[BaseRegs] + L.slots[K], 32, S.regs.data() + K * 32);
-  S.counters.clear();
-  forEachCounter(X.prof, [&](uint64_t V) { S.counters.push_back(V); });
+    std::memcpy(S.regs.data() + K * 32, W.base[BaseRegs] + L.slots[K], 32 * sizeof(uint64_t));
+  const size_t Body = L.latch + 1 - L.head;
+  S.counters.resize(ProfileCounters + 2 * Body + 1);
+  uint64_t *C = S.counters.data();
+  forEachCounter(X.prof, [&](uint64_t V) { *C++ = V; });
   for (uint32_t Pc = L.head; Pc <= L.latch; ++Pc) {
-    S.counters.push_back(X.warpCount[Pc - X.pcLo]);
-    S.counters.push_back(X.threadCount[Pc - X.pcLo]);
+    *C++ = X.warpCount[Pc - X.pcLo];
+    *C++ = X.threadCount[Pc - X.pcLo];
   }
-  S.counters.push_back(X.budgetLeft);
+  *C = X.budgetLeft;
 }
 
 bool WarpLoopSkipper::affine(const Loop &L) {
-  const size_t N = L.slots.size() * 32;
-  RegDelta.resize(N);
-  uint64_t Off = 0;
-  for (size_t K = 0; K < N; ++K) {
-    RegDelta[K] = S[2].regs[K] - S[1].regs[K];
-    Off |= RegDelta[K] ^ (S[1].regs[K] - S[0].regs[K]);
-  }
-  if (Off)
-    return false;
-  Varies.assign(L.slots.size(), 0);
-  for (size_t K = 0; K < N; ++K)
-    Varies[K / 32] |= RegDelta[K] != 0;
   CounterDelta.resize(S[2].counters.size());
   for (size_t K = 0; K < CounterDelta.size(); ++K) {
     CounterDelta[K] = S[2].counters[K] - S[1].counters[K];
     if (CounterDelta[K] != S[1].counters[K] - S[0].counters[K])
       return false;
   }
-  return true;
+  const size_t Slots = L.slots.size();
+  RegDelta.resize(Slots * 32);
+  Varies.assign(Slots, 0);
+  uint64_t Off = 0;
+  for (size_t K = 0; K < Slots; ++K) { // one slot's 32 lanes at a time (vectorisable)
+    const uint64_t *__restrict A = S[0].regs.data() + K * 32;
+    const uint64_t *__restrict B = S[1].regs.data() + K * 32;
+    const uint64_t *__restrict C = S[2].regs.data() + K * 32;
+    uint64_t *__restrict D = RegDelta.data() + K * 32;
+    uint64_t Any = 0;
+    for (unsigned Ln = 0; Ln < 32; ++Ln) {
+      D[Ln] = C[Ln] - B[Ln];
+      Off |= D[Ln] ^ (B[Ln] - A[Ln]);
+      Any |= D[Ln];
+    }
+    Varies[K] = Any != 0;
+  }
+  return Off == 0;
 }
 
 bool WarpLoopSkipper::provenAffine(const Exec &X, const Loop &L) const {
@@ -303,8 +315,9 @@ bool WarpLoopSkipper::memoryInvariant(const Exec &X, const Warp &W, const Loop &
 
 void WarpLoopSkipper::setState(Exec &X, Warp &W, const Loop &L, uint64_t M) const {
   for (size_t K = 0; K < L.slots.size(); ++K) {
-    uint64_t *R = W.base[BaseRegs] + L.slots[K];
-    const uint64_t *From = S[2].regs.data() + K * 32, *Step = RegDelta.data() + K * 32;
+    uint64_t *__restrict R = W.base[BaseRegs] + L.slots[K];
+    const uint64_t *__restrict From = S[2].regs.data() + K * 32;
+    const uint64_t *__restrict Step = RegDelta.data() + K * 32;
     for (unsigned Ln = 0; Ln < 32; ++Ln)
       R[Ln] = From[Ln] + M * Step[Ln];
   }

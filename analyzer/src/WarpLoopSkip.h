@@ -20,7 +20,7 @@ void markLoopLatches(ProgramImpl &P, uint32_t First, uint32_t End);
 /// read zeros) and skips whole iterations.
 class WarpLoopSkipper {
 public:
-  explicit WarpLoopSkipper(LoopSkipStats &S) : Stats(S) {}
+  explicit WarpLoopSkipper(LoopSkipStats &S);
   /// Starts a launch whose counters cover the pcs [Lo, Hi).
   void beginLaunch(uint32_t Lo, uint32_t Hi);
   /// After the latch at `Pc` ran with `Active` lanes, `Taken` of them branching back.
@@ -72,6 +72,7 @@ private:
   uint64_t valueAt(const Warp &W, const Loop::Use &U, unsigned Lane, int64_t &Step) const;
 
   LoopSkipStats &Stats;
+  size_t ProfileCounters = 0; ///< counters of a KernelProfile (forEachCounter)
   uint32_t PcLo = 0;
   std::vector<Loop> Loops; ///< per pc - Pcs.lo
   /// The loop being confirmed: latch pc, warp, and the end states of its last iterations.
