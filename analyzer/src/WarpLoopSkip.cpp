@@ -91,6 +91,24 @@ void WarpLoopSkipper::beginLaunch(uint32_t Lo, uint32_t Hi) {
   TrackPc = NoPc;
 }
 
+/// A register written twice has no single value per iteration: it may feed arithmetic, but not
+/// a compare, a guard or an address, whose values the bound and the checks derive.
+bool WarpLoopSkipper::readsAmbiguous(const std::vector<DInstr> &Code, const Loop &L,
+                                     const std::vector<uint32_t> &Twice) {
+  auto WrittenTwice = [&](uint8_t Base, uint32_t Off) {
+    return Base == BaseRegs && std::find(Twice.begin(), Twice.end(), Off) != Twice.end();
+  };
+  for (uint32_t Q = L.head; Q <= L.latch; ++Q) {
+    const DInstr &I = Code[Q];
+    bool Load = I.cls == ptx::InstrClass::LdGlobal || I.cls == ptx::InstrClass::LdShared;
+    if ((I.guard >= 0 && WrittenTwice(BaseRegs, uint32_t(I.guard))) ||
+        (I.cmpBits && (WrittenTwice(I.base[1], I.op[1]) || WrittenTwice(I.base[2], I.op[2]))) ||
+        (Load && WrittenTwice(I.base[I.aux2], I.op[I.aux2])))
+      return true;
+  }
+  return false;
+}
+
 WarpLoopSkipper::Loop &WarpLoopSkipper::loopFor(const Exec &X, uint32_t Pc) {
   Loop &L = Loops[Pc - PcLo];
   if (L.known)
@@ -116,19 +134,7 @@ WarpLoopSkipper::Loop &WarpLoopSkipper::loopFor(const Exec &X, uint32_t Pc) {
       L.firstWrite.push_back(Q);
     }
   }
-  // A register written twice has no single value per iteration: it may feed arithmetic, but
-  // not a compare, a guard or an address, whose values the bound and the checks derive.
-  auto WrittenTwice = [&](uint8_t Base, uint32_t Off) {
-    return Base == BaseRegs && std::find(Twice.begin(), Twice.end(), Off) != Twice.end();
-  };
-  for (uint32_t Q = L.head; Q <= Pc && L.ok; ++Q) {
-    const DInstr &I = Code[Q];
-    bool Load = I.cls == ptx::InstrClass::LdGlobal || I.cls == ptx::InstrClass::LdShared;
-    if ((I.guard >= 0 && WrittenTwice(BaseRegs, uint32_t(I.guard))) ||
-        (I.cmpBits && (WrittenTwice(I.base[1], I.op[1]) || WrittenTwice(I.base[2], I.op[2]))) ||
-        (Load && WrittenTwice(I.base[I.aux2], I.op[I.aux2])))
-      L.ok = false;
-  }
+  L.ok = !readsAmbiguous(Code, L, Twice);
   for (uint32_t Q = L.head; Q < Pc && L.ok; ++Q) {
     const DInstr &I = Code[Q];
     for (unsigned K = 0; K < I.nops; ++K)

@@ -53,6 +53,9 @@ private:
     std::vector<uint64_t> regs, counters;
   };
   Loop &loopFor(const Exec &X, uint32_t Pc);
+  /// A register the body writes twice is read by a compare, a guard or a load address.
+  static bool readsAmbiguous(const std::vector<DInstr> &Code, const Loop &L,
+                             const std::vector<uint32_t> &Twice);
   void take(const Exec &X, const Warp &W, const Loop &L, Snap &S) const;
   bool affine(const Loop &L);
   /// Every instruction with a source that varies between iterations keeps affine values
