@@ -283,6 +283,29 @@ std::vector<Class> gridClasses(const Dim3 &G) {
   return Classes;
 }
 
+/// Whether the neighbour of sample `Cta` (the next CTA along the class's first dimension with
+/// more than one coordinate) counts like the samples, which agreed on R.lo. Per-CTA counts
+/// that alternate with a coordinate's parity (a plane of 784 bytes starts on a sector boundary
+/// every other channel) can make every sample agree on one parity; the neighbour has the
+/// other. Not part of the estimate; only a disagreement matters (the class is sampled denser).
+std::optional<Trap> neighbourAgrees(const SampleJob &J, const Class &C, uint64_t Cta,
+                                    CtaCache &Cache, ClassRun &R, bool &Agrees) {
+  const Dim3 &G = J.launch.grid;
+  uint64_t Co[3] = {Cta % G[0], Cta / G[0] % G[1], Cta / (uint64_t(G[0]) * G[1])};
+  for (int D = 0; D < 3; ++D) {
+    const Span1 &S = C.spans[D];
+    if (S.count < 2)
+      continue;
+    uint32_t To = Co[D] + 1 < uint64_t(S.lo) + S.count ? uint32_t(Co[D] + 1) : uint32_t(Co[D] - 1);
+    RunResult N = runCta(J, moveCta(Cta, G, D, To), Cache, R);
+    if (N.trap)
+      return N.trap;
+    Agrees = metrics(N.profile) == R.lo;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 /// Runs `K` CTAs of class `C` (all of them when there are at most K); when the samples
 /// disagree, again 4x denser up to maxInteriorSamples. R keeps the work of every round.
 std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, bool Check,
@@ -295,8 +318,15 @@ std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, 
     R.skipped = SkippedBefore;
     if (std::optional<Trap> T = runClass(J, Ctas, Enumerated, Check, Cache, R))
       return T;
-    if (Enumerated || R.lo == R.hi || Kc >= J.settings.maxInteriorSamples)
+    if (Enumerated || Kc >= J.settings.maxInteriorSamples)
       return std::nullopt;
+    if (R.lo == R.hi) {
+      bool Agrees = true;
+      if (std::optional<Trap> T = neighbourAgrees(J, C, Ctas.front(), Cache, R, Agrees))
+        return T;
+      if (Agrees)
+        return std::nullopt;
+    }
   }
 }
 
