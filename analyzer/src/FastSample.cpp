@@ -204,9 +204,14 @@ struct Sampled {
   ClassRun run;
 };
 
+/// The coordinates of CTA `Cta` (a linear index) in grid G.
+std::array<uint64_t, 3> ctaCoords(uint64_t Cta, const Dim3 &G) {
+  return {Cta % G[0], Cta / G[0] % G[1], Cta / (uint64_t(G[0]) * G[1])};
+}
+
 /// The linear index of CTA `Cta` moved to coordinate `To` along dimension `D`.
 uint64_t moveCta(uint64_t Cta, const Dim3 &G, int D, uint32_t To) {
-  uint64_t Co[3] = {Cta % G[0], Cta / G[0] % G[1], Cta / (uint64_t(G[0]) * G[1])};
+  std::array<uint64_t, 3> Co = ctaCoords(Cta, G);
   Co[D] = To;
   return Co[0] + Co[1] * G[0] + Co[2] * uint64_t(G[0]) * G[1];
 }
@@ -291,7 +296,7 @@ std::vector<Class> gridClasses(const Dim3 &G) {
 std::optional<Trap> neighbourAgrees(const SampleJob &J, const Class &C, uint64_t Cta,
                                     CtaCache &Cache, ClassRun &R, bool &Agrees) {
   const Dim3 &G = J.launch.grid;
-  uint64_t Co[3] = {Cta % G[0], Cta / G[0] % G[1], Cta / (uint64_t(G[0]) * G[1])};
+  const std::array<uint64_t, 3> Co = ctaCoords(Cta, G);
   for (int D = 0; D < 3; ++D) {
     const Span1 &S = C.spans[D];
     if (S.count < 2)

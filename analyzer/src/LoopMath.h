@@ -31,6 +31,14 @@ template <class Profile, class F> void forEachCounter(Profile &P, F &&Fn) {
     Fn(V);
 }
 
+/// How many counters forEachCounter visits: where the per-pc counts start in a counter vector.
+inline size_t profileCounterCount() {
+  KernelProfile Empty;
+  size_t N = 0;
+  forEachCounter(Empty, [&](uint64_t) { ++N; });
+  return N;
+}
+
 /// The largest J such that V + j*D stays inside [Lo, Hi) for every j in [0, J] (V inside).
 inline uint64_t stayInside(I128 V, I128 D, I128 Lo, I128 Hi) {
   if (D == 0)

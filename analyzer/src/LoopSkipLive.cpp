@@ -40,9 +40,7 @@ void LoopSkipper::prepare(const ProgramImpl &P, uint32_t Func) {
   for (uint32_t Slot = 0; Slot < F.numSlots; ++Slot)
     if (Written[Slot])
       Live.push_back(Slot * 32);
-  KernelProfile Empty;
-  ProfCounters = 0;
-  forEachCounter(Empty, [&](uint64_t) { ++ProfCounters; });
+  ProfCounters = profileCounterCount();
 }
 
 void LoopSkipper::copyAllButRegs(Warp &D, const Warp &S) {

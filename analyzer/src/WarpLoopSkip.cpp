@@ -16,6 +16,7 @@
 #include "LoopMath.h"
 #include "LoopSkip.h"
 #include "Memory.h"
+#include "WarpRunner.h"
 
 #include <algorithm>
 #include <bit>
@@ -56,14 +57,9 @@ bool allowedInBody(const DInstr &I) {
   }
 }
 
+/// The active lanes for which instruction I's guard holds now.
 uint32_t guardOf(const Warp &W, const DInstr &I, uint32_t Active) {
-  if (I.guard < 0)
-    return Active;
-  const uint64_t *P = W.base[BaseRegs] + I.guard;
-  uint32_t M = 0;
-  for (unsigned L = 0; L < 32; ++L)
-    M |= uint32_t((P[L] & 1) != I.guardNeg) << L;
-  return Active & M;
+  return I.guard < 0 ? Active : Active & guardMask(W.base[BaseRegs] + I.guard, I.guardNeg);
 }
 
 } // namespace
@@ -80,10 +76,8 @@ void markLoopLatches(ProgramImpl &P, uint32_t First, uint32_t End) {
   }
 }
 
-WarpLoopSkipper::WarpLoopSkipper(LoopSkipStats &S) : Stats(S) {
-  KernelProfile Empty;
-  forEachCounter(Empty, [&](uint64_t) { ++ProfileCounters; });
-}
+WarpLoopSkipper::WarpLoopSkipper(LoopSkipStats &S)
+    : Stats(S), ProfileCounters(profileCounterCount()) {}
 
 void WarpLoopSkipper::beginLaunch(uint32_t Lo, uint32_t Hi) {
   PcLo = Lo;

@@ -8,13 +8,6 @@
 namespace analyzer {
 namespace {
 
-uint32_t guardMask(const uint64_t *P, bool Neg) {
-  uint32_t M = 0;
-  for (unsigned L = 0; L < 32; ++L)
-    M |= static_cast<uint32_t>(P[L] & 1) << L;
-  return Neg ? ~M : M;
-}
-
 uint64_t specialValue(const Exec &X, const Warp &W, const SpecialSlot &S, unsigned L,
                       const Frame &Fr) {
   uint64_t Bit = uint64_t(1) << L;

@@ -5,6 +5,14 @@
 
 namespace analyzer {
 
+/// The lanes whose predicate (32 lanes at P) is true, or false when `Neg`.
+inline uint32_t guardMask(const uint64_t *P, bool Neg) {
+  uint32_t M = 0;
+  for (unsigned L = 0; L < 32; ++L)
+    M |= static_cast<uint32_t>(P[L] & 1) << L;
+  return Neg ? ~M : M;
+}
+
 /// Resets `W` as warp `Index` of the current CTA, about to run function `Func` (the kernel);
 /// false (trap raised) when the kernel's frame does not fit the stack limits.
 bool initWarp(Exec &X, Warp &W, uint32_t Index, uint32_t Func);
