@@ -1,7 +1,8 @@
 // Fast-mode wall time: lower + analyze EfficientNet-B7 at batch 1 and 64, and every zoo model at
 // batch 1 (docs/fast-mode.md). Usage: analyze_bench [--no-loop-skip] [--no-warp-loop-skip]
-// [--no-class-transfer] [MODEL BATCH ...] (default: the set above). Besides wall time it prints the
-// warp instructions interpreted, a measure of the work that does not depend on the machine's load.
+// [--no-class-transfer] [--no-residue-strata] [MODEL BATCH ...] (default: the set above). Besides
+// wall time it prints the warp instructions interpreted, a measure of the work that does not depend
+// on the machine's load.
 #include "analyzer/FastMode.h"
 #include "corpus/Lower.h"
 #include "corpus/Zoo.h"
@@ -85,8 +86,11 @@ int main(int Argc, char **Argv) {
       S.skipWarpLoops = false;
     } else if (Flag == "--no-class-transfer") {
       S.transferClasses = false;
+    } else if (Flag == "--no-residue-strata") {
+      S.residueStrata = false;
     } else {
-      fmt::print("unknown option '{}' (--no-loop-skip, --no-warp-loop-skip, --no-class-transfer)\n",
+      fmt::print("unknown option '{}' (--no-loop-skip, --no-warp-loop-skip, --no-class-transfer, "
+                 "--no-residue-strata)\n",
                  Flag);
       return 1;
     }

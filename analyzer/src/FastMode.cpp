@@ -222,6 +222,7 @@ FastSettings quickSettings() {
   FastSettings S;
   S.interiorSamples = 2;
   S.maxInteriorSamples = 8;
+  S.residueStrata = false; // per-launch sector alignment is finer than a learner needs
   return S;
 }
 

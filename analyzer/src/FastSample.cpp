@@ -25,10 +25,16 @@ std::vector<Span1> categories(uint32_t N) {
   return {{0, 1}, {1, N - 2}, {N - 1, 1}};
 }
 
+/// Residue strata (FastSettings::residueStrata): the period, in CTAs, of a sector alignment
+/// that moves by a multiple of 4 bytes (one f32 element) per CTA: 32-byte sectors / 4 bytes.
+constexpr uint32_t Period = 8;
+
 /// The CTAs (linear indices) interpreted for one class: all of them when there are at most `K`,
-/// else K spread along each dimension (a different permutation per dimension).
+/// else K spread along each dimension (a different permutation per dimension). With `Balance`,
+/// the J-th stratum's coordinate along a dimension of at least 2 x Period moves to the nearest
+/// one congruent to J mod Period, so the samples cover the residues of a sector alignment evenly.
 std::vector<uint64_t> classSamples(const std::array<Span1, 3> &C, const Dim3 &G, uint32_t K,
-                                   bool &Enumerated) {
+                                   bool Balance, bool &Enumerated) {
   uint64_t Size = uint64_t(C[0].count) * C[1].count * C[2].count;
   std::vector<uint64_t> Out;
   auto Linear = [&](uint64_t X, uint64_t Y, uint64_t Z) {
@@ -55,7 +61,12 @@ std::vector<uint64_t> classSamples(const std::array<Span1, 3> &C, const Dim3 &G,
       uint64_t J = D == 0 ? S : D == 1 ? K - 1 - S : (S + K / 2) % K;
       double Offset = (J + 1) * Step[D];
       Offset -= std::floor(Offset);
-      P[D] = C[D].lo + static_cast<uint64_t>((J + Offset) * C[D].count / K);
+      uint64_t At = static_cast<uint64_t>((J + Offset) * C[D].count / K);
+      if (Balance && C[D].count >= 2 * Period) {
+        At = At - At % Period + (C[D].lo + J) % Period;
+        At = At < C[D].count ? At : At - Period;
+      }
+      P[D] = C[D].lo + At;
     }
     Out.push_back(Linear(P[0], P[1], P[2]));
   }
@@ -98,8 +109,8 @@ struct ClassRun {
   /// Per-CTA spread of the metrics the error estimate covers (see metrics()).
   std::array<uint64_t, 4> lo{~uint64_t(0), ~uint64_t(0), ~uint64_t(0), ~uint64_t(0)}, hi{};
   bool dataDependent = false;
-  uint64_t skipped = 0;              ///< CTA loop iterations extrapolated (LoopSkip.h)
-  uint64_t sumCtas = 0;              ///< CTAs `sum` covers, when taken from another class
+  uint64_t skipped = 0; ///< CTA loop iterations extrapolated (LoopSkip.h)
+  uint64_t sumCtas = 0; ///< CTAs `sum` covers when not `ctas` (class transfer, residue strata)
   std::vector<uint64_t> sampled;     ///< the CTAs run one by one (sampled classes)
   std::vector<KernelProfile> perCta; ///< and their counts
 };
@@ -251,7 +262,7 @@ std::optional<Trap> transfer(const SampleJob &J, const Class &C, const std::vect
     if (!Same)
       return std::nullopt; // one reference tried: sample the class itself
     Out.sum = S.run.sum;
-    Out.sumCtas = S.run.ctas;
+    Out.sumCtas = S.run.sumCtas ? S.run.sumCtas : S.run.ctas;
     Out.ctas = Ran;
     Out.lo = S.run.lo;
     Out.hi = S.run.hi;
@@ -311,20 +322,164 @@ std::optional<Trap> neighbourAgrees(const SampleJob &J, const Class &C, uint64_t
   return std::nullopt;
 }
 
+enum class Strata { NotApplicable, Uniform, Weighted, Fails };
+
+/// How many of the coordinates [Lo, Lo + N) are congruent to Residue mod Period.
+uint64_t residueCount(uint64_t Lo, uint64_t N, uint32_t Residue) {
+  auto Below = [Residue](uint64_t X) { return (X + Period - 1 - Residue) / Period; };
+  return Below(Lo + N) - Below(Lo);
+}
+
+using Block = std::array<KernelProfile, Period>; ///< counts of Period CTAs, by residue
+
+/// Runs the Period CTAs from `First` moved to coordinates Start .. Start + Period - 1 along
+/// dimension D into B; Alike: all count the same.
+std::optional<Trap> runBlock(const SampleJob &J, uint64_t First, int D, uint64_t Start,
+                             CtaCache &Cache, ClassRun &R, std::vector<uint64_t> &Used, Block &B,
+                             bool &Alike) {
+  Alike = true;
+  for (uint64_t At = Start; At < Start + Period; ++At) {
+    Used.push_back(moveCta(First, J.launch.grid, D, uint32_t(At)));
+    RunResult Ran = runCta(J, Used.back(), Cache, R);
+    if (Ran.trap)
+      return Ran.trap;
+    B[At % Period] = std::move(Ran.profile);
+    Alike = Alike && sameProfile(B[At % Period], B[Start % Period]);
+  }
+  return std::nullopt;
+}
+
+/// A second block start along span S, a multiple of Period away from Start (as far as fits in
+/// half the span), which a pattern periodic in Period must repeat exactly; none if no such
+/// block fits beside the first.
+std::optional<uint64_t> repeatStart(const Span1 &S, uint64_t Start) {
+  const uint64_t Last = uint64_t(S.lo) + S.count - Period; // the last block start in the span
+  for (uint64_t M = std::max<uint64_t>(S.count / (2 * Period), 1); M >= 1; --M) {
+    if (Start + M * Period <= Last)
+      return Start + M * Period;
+    if (Start >= S.lo + M * Period)
+      return Start - M * Period;
+  }
+  return std::nullopt;
+}
+
+/// The blocks of residue strata for one class: Period consecutive CTAs, from the first sample
+/// on, along each dimension in which the class spans at least 2 x Period coordinates.
+struct BlockScan {
+  Strata strata = Strata::NotApplicable; ///< Uniform: every block counts alike
+  int varying = -1;                      ///< the one dimension whose block varies (Weighted)
+  uint64_t start = 0;                    ///< where that block starts
+  Block ref;                             ///< the varying block, or the first one
+};
+
+std::optional<Trap> scanBlocks(const SampleJob &J, const Class &C, CtaCache &Cache, ClassRun &R,
+                               std::vector<uint64_t> &Used, BlockScan &Out) {
+  const uint64_t First = R.sampled.front();
+  const std::array<uint64_t, 3> Co = ctaCoords(First, J.launch.grid);
+  for (int D = 0; D < 3; ++D) {
+    const Span1 &S = C.spans[D];
+    if (S.count < 2 * Period)
+      continue;
+    const uint64_t Start = std::min<uint64_t>(Co[D], uint64_t(S.lo) + S.count - Period);
+    Block Run;
+    bool Alike = true;
+    if (std::optional<Trap> T = runBlock(J, First, D, Start, Cache, R, Used, Run, Alike))
+      return T;
+    if (!Alike && Out.varying >= 0) {
+      Out.strata = Strata::Fails;
+      return std::nullopt;
+    }
+    if (Out.strata == Strata::NotApplicable || !Alike)
+      Out.ref = std::move(Run);
+    if (!Alike) {
+      Out.varying = D;
+      Out.start = Start;
+    }
+    Out.strata = Out.varying < 0 ? Strata::Uniform : Strata::Weighted;
+  }
+  return std::nullopt;
+}
+
+/// Residue strata for a class whose first round ran (FastSettings::residueStrata). Uniform:
+/// every block counts alike and every sample like them. Weighted: the blocks vary along exactly
+/// one dimension D, a second block along D repeats the first exactly, and every sample counts
+/// like the block's CTA with its coordinate along D mod Period; R then holds the per-residue
+/// sum over the whole class. Fails: anything else (sample denser).
+std::optional<Trap> residueStrata(const SampleJob &J, const Class &C, CtaCache &Cache, ClassRun &R,
+                                  Strata &Out) {
+  std::vector<uint64_t> Used = R.sampled;
+  BlockScan Scan;
+  if (std::optional<Trap> T = scanBlocks(J, C, Cache, R, Used, Scan))
+    return T;
+  Out = Scan.strata;
+  if (Out == Strata::NotApplicable || Out == Strata::Fails)
+    return std::nullopt;
+  for (size_t I = 0; I < R.sampled.size(); ++I) {
+    const std::array<uint64_t, 3> Co = ctaCoords(R.sampled[I], J.launch.grid);
+    if (!sameProfile(R.perCta[I], Scan.ref[Scan.varying < 0 ? 0 : Co[Scan.varying] % Period])) {
+      Out = Strata::Fails;
+      return std::nullopt;
+    }
+  }
+  if (Out == Strata::Uniform)
+    return std::nullopt;
+  const Span1 &S = C.spans[Scan.varying];
+  std::optional<uint64_t> Repeat = repeatStart(S, Scan.start);
+  Block Again;
+  bool Alike = true;
+  if (Repeat)
+    if (std::optional<Trap> T =
+            runBlock(J, R.sampled.front(), Scan.varying, *Repeat, Cache, R, Used, Again, Alike))
+      return T;
+  for (uint32_t Residue = 0; Residue < Period; ++Residue)
+    if (!Repeat || !sameProfile(Again[Residue], Scan.ref[Residue])) {
+      Out = Strata::Fails;
+      return std::nullopt;
+    }
+  R.sum = KernelProfile();
+  for (uint32_t Residue = 0; Residue < Period; ++Residue)
+    addScaled(R.sum, Scan.ref[Residue],
+              double(residueCount(S.lo, S.count, Residue) * (C.size / S.count)));
+  std::sort(Used.begin(), Used.end());
+  R.sumCtas = C.size;
+  R.ctas = std::unique(Used.begin(), Used.end()) - Used.begin();
+  R.lo = R.hi = {};
+  return std::nullopt;
+}
+
+/// With residue strata, a denser round enumerates a class of at most twice its samples when
+/// that costs at most this many warp instructions (at the previous round's cost per CTA).
+constexpr uint64_t DenseEnumerationBudget = uint64_t(1) << 17;
+
 /// Runs `K` CTAs of class `C` (all of them when there are at most K); when the samples
 /// disagree, again 4x denser up to maxInteriorSamples. R keeps the work of every round.
 std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, bool Check,
                                 CtaCache &Cache, ClassRun &R, bool &Enumerated) {
+  uint64_t PerCta = 0; // warp instructions interpreted per sample in the previous round
   for (uint32_t Kc = K;; Kc = std::min(Kc * 4, J.settings.maxInteriorSamples)) {
-    std::vector<uint64_t> Ctas = classSamples(C.spans, J.launch.grid, Kc, Enumerated);
+    const bool Dense = J.settings.residueStrata && Kc > K;
+    const bool All =
+        Dense && C.size <= 2 * uint64_t(Kc) && C.size * PerCta <= DenseEnumerationBudget;
+    std::vector<uint64_t> Ctas =
+        classSamples(C.spans, J.launch.grid, All ? uint32_t(C.size) : Kc, Dense, Enumerated);
     uint64_t Before = R.interpreted, SkippedBefore = R.skipped;
     R = ClassRun();
     R.interpreted = Before;
     R.skipped = SkippedBefore;
     if (std::optional<Trap> T = runClass(J, Ctas, Enumerated, Check, Cache, R))
       return T;
+    PerCta = (R.interpreted - Before) / std::max<uint64_t>(R.ctas, 1);
     if (Enumerated || Kc >= J.settings.maxInteriorSamples)
       return std::nullopt;
+    if (Kc == K && J.settings.residueStrata) {
+      Strata St = Strata::NotApplicable;
+      if (std::optional<Trap> T = residueStrata(J, C, Cache, R, St))
+        return T;
+      if (St == Strata::Uniform || St == Strata::Weighted)
+        return std::nullopt;
+      if (St == Strata::Fails)
+        continue;
+    }
     if (R.lo == R.hi) {
       bool Agrees = true;
       if (std::optional<Trap> T = neighbourAgrees(J, C, Ctas.front(), Cache, R, Agrees))
@@ -364,7 +519,7 @@ std::optional<Trap> sampleLaunch(const SampleJob &J, LaunchAnalysis &Out) {
     if (!Moved)
       if (std::optional<Trap> T = sampleClass(J, C, K, Check, Cache, R, Enumerated))
         return T;
-    addScaled(Est, R.sum, double(C.size) / double(Moved ? R.sumCtas : R.ctas));
+    addScaled(Est, R.sum, double(C.size) / double(R.sumCtas ? R.sumCtas : R.ctas));
     if (!Enumerated) {
       Out.extrapolated = true;
       for (size_t M = 0; M < AbsErr.size(); ++M)

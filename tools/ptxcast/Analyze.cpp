@@ -37,6 +37,7 @@ struct AnalyzeOptions {
   bool noLoopSkip = false;
   bool noWarpLoopSkip = false;
   bool noClassTransfer = false;
+  bool noResidueStrata = false;
   bool quick = false;
   uint32_t maxSamples = 64;
 };
@@ -188,6 +189,7 @@ int runAnalyze(const AnalyzeOptions &O) {
   S.skipLoops = !O.noLoopSkip;
   S.skipWarpLoops = !O.noWarpLoopSkip;
   S.transferClasses = !O.noClassTransfer;
+  S.residueStrata = !O.noResidueStrata;
   S.threads = O.threads;
   if (isatty(STDERR_FILENO))
     S.progress = [](size_t Done, size_t Total) {
@@ -257,6 +259,9 @@ void addAnalyzeCommand(CLI::App &App) {
                 "fast mode: extrapolate only CTA loops with a barrier, not barrier-free loops");
   Cmd->add_flag("--no-class-transfer", O->noClassTransfer,
                 "fast mode: sample every boundary class itself (no class transfer)");
+  Cmd->add_flag("--no-residue-strata", O->noResidueStrata,
+                "fast mode: no per-residue weighting of classes whose counts vary with a "
+                "coordinate mod 8 (sector alignment)");
   Cmd->callback([O] {
     if (int Status = runAnalyze(*O); Status != 0)
       throw CLI::RuntimeError(Status);

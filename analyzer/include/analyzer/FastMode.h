@@ -50,6 +50,13 @@ struct FastSettings {
   /// to that coordinate, count exactly alike (docs/fast-mode.md). Off: such classes are
   /// sampled themselves.
   bool transferClasses = true;
+  /// Residue strata: a class at least 2 x 8 CTAs long in some grid dimension also runs 8
+  /// consecutive CTAs along it. When counts vary only with that coordinate mod 8 (a channel
+  /// plane whose size is not a multiple of the 32-byte sector puts every CTA at another
+  /// alignment) and every sample obeys that, the class is weighted per residue instead of
+  /// scaled from samples that may all share one residue (docs/fast-mode.md). Off: samples and
+  /// the neighbour check only.
+  bool residueStrata = true;
   /// Analyse only the first of launches that must count alike (same kernel, geometry,
   /// scalars and buffer alignment; abstract memory only) and copy its counts to the others.
   bool dedupeLaunches = true;
@@ -70,9 +77,9 @@ struct FastSettings {
 };
 
 /// The settings `ptxcast dataset` and `ptxcast predict` analyse with: 2 samples per CTA class,
-/// escalating to at most 8 (instead of 3 and 64), every other shortcut as in FastSettings{}.
-/// About 3x less interpretation for network totals within ~0.1 % of the defaults
-/// (docs/fast-mode.md, "Quick settings"); features for a learner need no more.
+/// escalating to at most 8 (instead of 3 and 64), no residue strata, every other shortcut as in
+/// FastSettings{}. About 3x less interpretation for network totals within ~0.1 % of the
+/// defaults (docs/fast-mode.md, "Quick settings"); features for a learner need no more.
 FastSettings quickSettings();
 
 /// One launch's (estimated) counts and how they were obtained.
