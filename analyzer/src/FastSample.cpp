@@ -1,20 +1,79 @@
 // One launch in fast mode: CTAs grouped by boundary class (first/interior/last per grid
 // dimension), representatives interpreted, counts extrapolated by class size, data check.
-#include "FastSample.h"
 #include "Engine.h"
 #include "LoopSkip.h"
+#include "SampleClass.h"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace analyzer {
 namespace {
 
-/// A range of coordinates along one grid dimension.
-struct Span1 {
-  uint32_t lo = 0, count = 1;
-};
+bool sameCounts(const KernelProfile &A, const KernelProfile &B) {
+  return A.warpInstructions == B.warpInstructions && A.threadInstructions == B.threadInstructions &&
+         A.branches == B.branches && A.branchesTaken == B.branchesTaken &&
+         A.branchesDivergent == B.branchesDivergent && A.globalLoadSectors == B.globalLoadSectors &&
+         A.globalStoreSectors == B.globalStoreSectors;
+}
+
+LaunchConfig withSubset(const LaunchConfig &L, std::vector<uint64_t> Ctas) {
+  LaunchConfig One = L;
+  One.ctaSubset = std::move(Ctas);
+  return One;
+}
+
+/// Runs the CTAs `Sub` in one call; adds the work done to Out's statistics.
+RunResult runCtas(const SampleJob &J, std::vector<uint64_t> Sub, ClassRun &Out) {
+  J.skipper.setOptions(
+      {J.settings.skipLoops, J.device.pattern != AbstractPattern::Zero, J.settings.skipWarpLoops});
+  RunResult R = runKernelSkipping(J.program, J.kernel, withSubset(J.launch, std::move(Sub)),
+                                  J.device, J.settings.run, &J.skipper);
+  const LoopSkipStats &Stats = J.skipper.stats();
+  Out.interpreted += Stats.interpreted(R.profile.warpInstructionsTotal());
+  Out.skipped += Stats.iterationsSkipped;
+  return R;
+}
+
+} // namespace
+
+bool sameProfile(const KernelProfile &A, const KernelProfile &B) {
+  return sameCounts(A, B) && A.globalLoadRequests == B.globalLoadRequests &&
+         A.globalStoreRequests == B.globalStoreRequests &&
+         A.globalAtomicRequests == B.globalAtomicRequests &&
+         A.globalAtomicSectors == B.globalAtomicSectors &&
+         A.sharedLoadRequests == B.sharedLoadRequests &&
+         A.sharedStoreRequests == B.sharedStoreRequests &&
+         A.sharedAtomicRequests == B.sharedAtomicRequests &&
+         A.sharedBankConflicts == B.sharedBankConflicts && A.loadBytes == B.loadBytes &&
+         A.storeBytes == B.storeBytes && A.barrierSyncs == B.barrierSyncs;
+}
+
+RunResult runCta(const SampleJob &J, uint64_t Cta, CtaCache &Cache, ClassRun &Out) {
+  if (auto It = Cache.find(Cta); It != Cache.end())
+    return RunResult{It->second, std::nullopt};
+  RunResult R = runCtas(J, {Cta}, Out);
+  if (!R.trap && J.settings.abstractMemory && J.program.impl().globals.empty())
+    Cache.emplace(Cta, R.profile);
+  return R;
+}
+
+std::array<uint64_t, 4> metrics(const KernelProfile &P) {
+  return {P.warpInstructionsTotal(), P.threadInstructionsTotal(), P.globalLoadSectors,
+          P.globalStoreSectors};
+}
+
+std::array<uint64_t, 3> ctaCoords(uint64_t Cta, const Dim3 &G) {
+  return {Cta % G[0], Cta / G[0] % G[1], Cta / (uint64_t(G[0]) * G[1])};
+}
+
+uint64_t moveCta(uint64_t Cta, const Dim3 &G, int D, uint32_t To) {
+  std::array<uint64_t, 3> Co = ctaCoords(Cta, G);
+  Co[D] = To;
+  return Co[0] + Co[1] * G[0] + Co[2] * uint64_t(G[0]) * G[1];
+}
+
+namespace {
 
 /// First, interior and last coordinates of a dimension of `N` (fewer when N < 3).
 std::vector<Span1> categories(uint32_t N) {
@@ -25,14 +84,11 @@ std::vector<Span1> categories(uint32_t N) {
   return {{0, 1}, {1, N - 2}, {N - 1, 1}};
 }
 
-/// Residue strata (FastSettings::residueStrata): the period, in CTAs, of a sector alignment
-/// that moves by a multiple of 4 bytes (one f32 element) per CTA: 32-byte sectors / 4 bytes.
-constexpr uint32_t Period = 8;
-
 /// The CTAs (linear indices) interpreted for one class: all of them when there are at most `K`,
 /// else K spread along each dimension (a different permutation per dimension). With `Balance`,
-/// the J-th stratum's coordinate along a dimension of at least 2 x Period moves to the nearest
-/// one congruent to J mod Period, so the samples cover the residues of a sector alignment evenly.
+/// the J-th stratum's coordinate along a dimension of at least 2 x SectorPeriod moves to the
+/// nearest one congruent to J mod SectorPeriod, so the samples cover the residues of a sector
+/// alignment evenly.
 std::vector<uint64_t> classSamples(const std::array<Span1, 3> &C, const Dim3 &G, uint32_t K,
                                    bool Balance, bool &Enumerated) {
   uint64_t Size = uint64_t(C[0].count) * C[1].count * C[2].count;
@@ -62,9 +118,9 @@ std::vector<uint64_t> classSamples(const std::array<Span1, 3> &C, const Dim3 &G,
       double Offset = (J + 1) * Step[D];
       Offset -= std::floor(Offset);
       uint64_t At = static_cast<uint64_t>((J + Offset) * C[D].count / K);
-      if (Balance && C[D].count >= 2 * Period) {
-        At = At - At % Period + (C[D].lo + J) % Period;
-        At = At < C[D].count ? At : At - Period;
+      if (Balance && C[D].count >= 2 * SectorPeriod) {
+        At = At - At % SectorPeriod + (C[D].lo + J) % SectorPeriod;
+        At = At < C[D].count ? At : At - SectorPeriod;
       }
       P[D] = C[D].lo + At;
     }
@@ -73,80 +129,6 @@ std::vector<uint64_t> classSamples(const std::array<Span1, 3> &C, const Dim3 &G,
   std::sort(Out.begin(), Out.end());
   Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
   return Out;
-}
-
-bool sameCounts(const KernelProfile &A, const KernelProfile &B) {
-  return A.warpInstructions == B.warpInstructions && A.threadInstructions == B.threadInstructions &&
-         A.branches == B.branches && A.branchesTaken == B.branchesTaken &&
-         A.branchesDivergent == B.branchesDivergent && A.globalLoadSectors == B.globalLoadSectors &&
-         A.globalStoreSectors == B.globalStoreSectors;
-}
-
-/// Every counter equal (kernel name, geometry and ctasRun aside).
-bool sameProfile(const KernelProfile &A, const KernelProfile &B) {
-  return sameCounts(A, B) && A.globalLoadRequests == B.globalLoadRequests &&
-         A.globalStoreRequests == B.globalStoreRequests &&
-         A.globalAtomicRequests == B.globalAtomicRequests &&
-         A.globalAtomicSectors == B.globalAtomicSectors &&
-         A.sharedLoadRequests == B.sharedLoadRequests &&
-         A.sharedStoreRequests == B.sharedStoreRequests &&
-         A.sharedAtomicRequests == B.sharedAtomicRequests &&
-         A.sharedBankConflicts == B.sharedBankConflicts && A.loadBytes == B.loadBytes &&
-         A.storeBytes == B.storeBytes && A.barrierSyncs == B.barrierSyncs;
-}
-
-LaunchConfig withSubset(const LaunchConfig &L, std::vector<uint64_t> Ctas) {
-  LaunchConfig One = L;
-  One.ctaSubset = std::move(Ctas);
-  return One;
-}
-
-/// Estimated counts of one class and the data check on its first sample.
-struct ClassRun {
-  KernelProfile sum;
-  uint64_t ctas = 0;
-  uint64_t interpreted = 0; ///< warp instructions interpreted for this class
-  /// Per-CTA spread of the metrics the error estimate covers (see metrics()).
-  std::array<uint64_t, 4> lo{~uint64_t(0), ~uint64_t(0), ~uint64_t(0), ~uint64_t(0)}, hi{};
-  bool dataDependent = false;
-  uint64_t skipped = 0; ///< CTA loop iterations extrapolated (LoopSkip.h)
-  uint64_t sumCtas = 0; ///< CTAs `sum` covers when not `ctas` (class transfer, residue strata)
-  std::vector<uint64_t> sampled;     ///< the CTAs run one by one (sampled classes)
-  std::vector<KernelProfile> perCta; ///< and their counts
-};
-
-/// Warp and thread instruction totals, global load and store sectors.
-std::array<uint64_t, 4> metrics(const KernelProfile &P) {
-  return {P.warpInstructionsTotal(), P.threadInstructionsTotal(), P.globalLoadSectors,
-          P.globalStoreSectors};
-}
-
-/// Counts of single CTAs already run for this launch. With abstract memory a CTA counts the same
-/// whenever it runs (loads yield the pattern, stores are dropped), so escalation rounds, the data
-/// check and class transfers reuse them instead of interpreting the CTA again. Left empty with
-/// real memory or module .global variables, where an earlier CTA's stores may change a later run.
-using CtaCache = std::map<uint64_t, KernelProfile>;
-
-/// Runs the CTAs `Sub` in one call; adds the work done to Out's statistics.
-RunResult runCtas(const SampleJob &J, std::vector<uint64_t> Sub, ClassRun &Out) {
-  J.skipper.setOptions(
-      {J.settings.skipLoops, J.device.pattern != AbstractPattern::Zero, J.settings.skipWarpLoops});
-  RunResult R = runKernelSkipping(J.program, J.kernel, withSubset(J.launch, std::move(Sub)),
-                                  J.device, J.settings.run, &J.skipper);
-  const LoopSkipStats &Stats = J.skipper.stats();
-  Out.interpreted += Stats.interpreted(R.profile.warpInstructionsTotal());
-  Out.skipped += Stats.iterationsSkipped;
-  return R;
-}
-
-/// One CTA, from the cache when it ran before (abstract memory only).
-RunResult runCta(const SampleJob &J, uint64_t Cta, CtaCache &Cache, ClassRun &Out) {
-  if (auto It = Cache.find(Cta); It != Cache.end())
-    return RunResult{It->second, std::nullopt};
-  RunResult R = runCtas(J, {Cta}, Out);
-  if (!R.trap && J.settings.abstractMemory && J.program.impl().globals.empty())
-    Cache.emplace(Cta, R.profile);
-  return R;
 }
 
 /// Every CTA of an enumerated class: the uncached ones in one call, plus the cached counts.
@@ -203,29 +185,11 @@ std::optional<Trap> runClass(const SampleJob &J, const std::vector<uint64_t> &Ct
   return std::nullopt;
 }
 
-/// A boundary class of the grid: one category per dimension.
-struct Class {
-  std::array<Span1, 3> spans;
-  uint64_t size = 0;
-};
-
 /// A class whose CTAs were sampled one by one: a reference for class transfers.
 struct Sampled {
   std::array<Span1, 3> spans;
   ClassRun run;
 };
-
-/// The coordinates of CTA `Cta` (a linear index) in grid G.
-std::array<uint64_t, 3> ctaCoords(uint64_t Cta, const Dim3 &G) {
-  return {Cta % G[0], Cta / G[0] % G[1], Cta / (uint64_t(G[0]) * G[1])};
-}
-
-/// The linear index of CTA `Cta` moved to coordinate `To` along dimension `D`.
-uint64_t moveCta(uint64_t Cta, const Dim3 &G, int D, uint32_t To) {
-  std::array<uint64_t, 3> Co = ctaCoords(Cta, G);
-  Co[D] = To;
-  return Co[0] + Co[1] * G[0] + Co[2] * uint64_t(G[0]) * G[1];
-}
 
 /// Class transfer (FastSettings::transferClasses): class `C` has a single coordinate along the
 /// one dimension D in which it differs from a sampled class. The first, middle and last of
@@ -322,131 +286,6 @@ std::optional<Trap> neighbourAgrees(const SampleJob &J, const Class &C, uint64_t
   return std::nullopt;
 }
 
-enum class Strata { NotApplicable, Uniform, Weighted, Fails };
-
-/// How many of the coordinates [Lo, Lo + N) are congruent to Residue mod Period.
-uint64_t residueCount(uint64_t Lo, uint64_t N, uint32_t Residue) {
-  auto Below = [Residue](uint64_t X) { return (X + Period - 1 - Residue) / Period; };
-  return Below(Lo + N) - Below(Lo);
-}
-
-using Block = std::array<KernelProfile, Period>; ///< counts of Period CTAs, by residue
-
-/// Runs the Period CTAs from `First` moved to coordinates Start .. Start + Period - 1 along
-/// dimension D into B; Alike: all count the same.
-std::optional<Trap> runBlock(const SampleJob &J, uint64_t First, int D, uint64_t Start,
-                             CtaCache &Cache, ClassRun &R, std::vector<uint64_t> &Used, Block &B,
-                             bool &Alike) {
-  Alike = true;
-  for (uint64_t At = Start; At < Start + Period; ++At) {
-    Used.push_back(moveCta(First, J.launch.grid, D, uint32_t(At)));
-    RunResult Ran = runCta(J, Used.back(), Cache, R);
-    if (Ran.trap)
-      return Ran.trap;
-    B[At % Period] = std::move(Ran.profile);
-    Alike = Alike && sameProfile(B[At % Period], B[Start % Period]);
-  }
-  return std::nullopt;
-}
-
-/// A second block start along span S, a multiple of Period away from Start (as far as fits in
-/// half the span), which a pattern periodic in Period must repeat exactly; none if no such
-/// block fits beside the first.
-std::optional<uint64_t> repeatStart(const Span1 &S, uint64_t Start) {
-  const uint64_t Last = uint64_t(S.lo) + S.count - Period; // the last block start in the span
-  for (uint64_t M = std::max<uint64_t>(S.count / (2 * Period), 1); M >= 1; --M) {
-    if (Start + M * Period <= Last)
-      return Start + M * Period;
-    if (Start >= S.lo + M * Period)
-      return Start - M * Period;
-  }
-  return std::nullopt;
-}
-
-/// The blocks of residue strata for one class: Period consecutive CTAs, from the first sample
-/// on, along each dimension in which the class spans at least 2 x Period coordinates.
-struct BlockScan {
-  Strata strata = Strata::NotApplicable; ///< Uniform: every block counts alike
-  int varying = -1;                      ///< the one dimension whose block varies (Weighted)
-  uint64_t start = 0;                    ///< where that block starts
-  Block ref;                             ///< the varying block, or the first one
-};
-
-std::optional<Trap> scanBlocks(const SampleJob &J, const Class &C, CtaCache &Cache, ClassRun &R,
-                               std::vector<uint64_t> &Used, BlockScan &Out) {
-  const uint64_t First = R.sampled.front();
-  const std::array<uint64_t, 3> Co = ctaCoords(First, J.launch.grid);
-  for (int D = 0; D < 3; ++D) {
-    const Span1 &S = C.spans[D];
-    if (S.count < 2 * Period)
-      continue;
-    const uint64_t Start = std::min<uint64_t>(Co[D], uint64_t(S.lo) + S.count - Period);
-    Block Run;
-    bool Alike = true;
-    if (std::optional<Trap> T = runBlock(J, First, D, Start, Cache, R, Used, Run, Alike))
-      return T;
-    if (!Alike && Out.varying >= 0) {
-      Out.strata = Strata::Fails;
-      return std::nullopt;
-    }
-    if (Out.strata == Strata::NotApplicable || !Alike)
-      Out.ref = std::move(Run);
-    if (!Alike) {
-      Out.varying = D;
-      Out.start = Start;
-    }
-    Out.strata = Out.varying < 0 ? Strata::Uniform : Strata::Weighted;
-  }
-  return std::nullopt;
-}
-
-/// Residue strata for a class whose first round ran (FastSettings::residueStrata). Uniform:
-/// every block counts alike and every sample like them. Weighted: the blocks vary along exactly
-/// one dimension D, a second block along D repeats the first exactly, and every sample counts
-/// like the block's CTA with its coordinate along D mod Period; R then holds the per-residue
-/// sum over the whole class. Fails: anything else (sample denser).
-std::optional<Trap> residueStrata(const SampleJob &J, const Class &C, CtaCache &Cache, ClassRun &R,
-                                  Strata &Out) {
-  std::vector<uint64_t> Used = R.sampled;
-  BlockScan Scan;
-  if (std::optional<Trap> T = scanBlocks(J, C, Cache, R, Used, Scan))
-    return T;
-  Out = Scan.strata;
-  if (Out == Strata::NotApplicable || Out == Strata::Fails)
-    return std::nullopt;
-  for (size_t I = 0; I < R.sampled.size(); ++I) {
-    const std::array<uint64_t, 3> Co = ctaCoords(R.sampled[I], J.launch.grid);
-    if (!sameProfile(R.perCta[I], Scan.ref[Scan.varying < 0 ? 0 : Co[Scan.varying] % Period])) {
-      Out = Strata::Fails;
-      return std::nullopt;
-    }
-  }
-  if (Out == Strata::Uniform)
-    return std::nullopt;
-  const Span1 &S = C.spans[Scan.varying];
-  std::optional<uint64_t> Repeat = repeatStart(S, Scan.start);
-  Block Again;
-  bool Alike = true;
-  if (Repeat)
-    if (std::optional<Trap> T =
-            runBlock(J, R.sampled.front(), Scan.varying, *Repeat, Cache, R, Used, Again, Alike))
-      return T;
-  for (uint32_t Residue = 0; Residue < Period; ++Residue)
-    if (!Repeat || !sameProfile(Again[Residue], Scan.ref[Residue])) {
-      Out = Strata::Fails;
-      return std::nullopt;
-    }
-  R.sum = KernelProfile();
-  for (uint32_t Residue = 0; Residue < Period; ++Residue)
-    addScaled(R.sum, Scan.ref[Residue],
-              double(residueCount(S.lo, S.count, Residue) * (C.size / S.count)));
-  std::sort(Used.begin(), Used.end());
-  R.sumCtas = C.size;
-  R.ctas = std::unique(Used.begin(), Used.end()) - Used.begin();
-  R.lo = R.hi = {};
-  return std::nullopt;
-}
-
 /// With residue strata, a denser round enumerates a class of at most twice its samples when
 /// that costs at most this many warp instructions (at the previous round's cost per CTA).
 constexpr uint64_t DenseEnumerationBudget = uint64_t(1) << 17;
@@ -473,7 +312,10 @@ std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, 
       return std::nullopt;
     if (Kc == K && J.settings.residueStrata) {
       Strata St = Strata::NotApplicable;
-      if (std::optional<Trap> T = residueStrata(J, C, Cache, R, St))
+      bool NextAll = false; // the next round's CTAs check a weighting (and are cached for it)
+      const std::vector<uint64_t> Next = classSamples(
+          C.spans, J.launch.grid, std::min(Kc * 4, J.settings.maxInteriorSamples), true, NextAll);
+      if (std::optional<Trap> T = residueStrata(J, C, Next, Cache, R, St))
         return T;
       if (St == Strata::Uniform || St == Strata::Weighted)
         return std::nullopt;
@@ -523,7 +365,7 @@ std::optional<Trap> sampleLaunch(const SampleJob &J, LaunchAnalysis &Out) {
     if (!Enumerated) {
       Out.extrapolated = true;
       for (size_t M = 0; M < AbsErr.size(); ++M)
-        AbsErr[M] += double(C.size - R.ctas) * double(R.hi[M] - R.lo[M]) / 2;
+        AbsErr[M] += R.missShare * double(C.size - R.ctas) * double(R.hi[M] - R.lo[M]) / 2;
     }
     Out.ctasSampled += R.ctas;
     Out.interpreted += R.interpreted;
