@@ -50,11 +50,11 @@ bool sameProfile(const KernelProfile &A, const KernelProfile &B) {
 }
 
 RunResult runCta(const SampleJob &J, uint64_t Cta, CtaCache &Cache, ClassRun &Out) {
-  if (auto It = Cache.find(Cta); It != Cache.end())
+  if (auto It = Cache.runs.find(Cta); It != Cache.runs.end())
     return RunResult{It->second, std::nullopt};
   RunResult R = runCtas(J, {Cta}, Out);
   if (!R.trap && J.settings.abstractMemory && J.program.impl().globals.empty())
-    Cache.emplace(Cta, R.profile);
+    Cache.runs.emplace(Cta, R.profile);
   return R;
 }
 
@@ -136,13 +136,13 @@ RunResult runAll(const SampleJob &J, const std::vector<uint64_t> &Ctas, CtaCache
                  ClassRun &Out) {
   std::vector<uint64_t> Fresh;
   for (uint64_t C : Ctas)
-    if (!Cache.count(C))
+    if (!Cache.runs.count(C))
       Fresh.push_back(C);
   RunResult R;
   if (!Fresh.empty())
     R = runCtas(J, std::move(Fresh), Out);
   for (uint64_t C : Ctas)
-    if (auto It = Cache.find(C); It != Cache.end())
+    if (auto It = Cache.runs.find(C); It != Cache.runs.end())
       R.profile.accumulate(It->second);
   return R;
 }

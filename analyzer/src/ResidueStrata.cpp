@@ -79,7 +79,7 @@ std::optional<Trap> scanBlocks(const SampleJob &J, const Class &C, CtaCache &Cac
   const std::array<uint64_t, 3> Co = ctaCoords(First, J.launch.grid);
   for (int D = 0; D < 3; ++D) {
     const Span1 &S = C.spans[D];
-    if (S.count < LongBlock)
+    if (S.count < LongBlock || Cache.uniformDims[D])
       continue;
     auto StartFor = [&](uint32_t Len) { return std::min<uint64_t>(Co[D], S.lo + S.count - Len); };
     std::vector<KernelProfile> B;
@@ -87,6 +87,7 @@ std::optional<Trap> scanBlocks(const SampleJob &J, const Class &C, CtaCache &Cac
             runBlock(J, First, D, StartFor(ShortBlock), ShortBlock, Cache, R, Used, B))
       return T;
     if (findPeriod(B) == 1) {
+      Cache.uniformDims[D] = true;
       if (Out.strata == Strata::NotApplicable)
         Out = BlockScan{Strata::Uniform, -1, 0, 1, {B.front()}};
       continue;

@@ -40,11 +40,18 @@ struct ClassRun {
   std::vector<KernelProfile> perCta; ///< and their counts
 };
 
-/// Counts of single CTAs already run for this launch. With abstract memory a CTA counts the same
-/// whenever it runs (loads yield the pattern, stores are dropped), so escalation rounds, the data
-/// check and class transfers reuse them instead of interpreting the CTA again. Left empty with
-/// real memory or module .global variables, where an earlier CTA's stores may change a later run.
-using CtaCache = std::map<uint64_t, KernelProfile>;
+/// What one launch's classes learn for the next ones.
+struct CtaCache {
+  /// Counts of single CTAs already run for this launch. With abstract memory a CTA counts the
+  /// same whenever it runs (loads yield the pattern, stores are dropped), so escalation rounds,
+  /// the data check and class transfers reuse them instead of interpreting the CTA again. Left
+  /// empty with real memory or module .global variables, where an earlier CTA's stores may
+  /// change a later run.
+  std::map<uint64_t, KernelProfile> runs;
+  /// Grid dimensions along which a residue-strata block of an earlier class counted alike: a
+  /// later class runs no block along them (ResidueStrata.cpp).
+  std::array<bool, 3> uniformDims{};
+};
 
 /// Sector alignment repeats with this period, in CTAs, when each CTA's addresses move by a
 /// multiple of 4 bytes (one f32 element): 32-byte sectors / 4 bytes. Residue strata detect
