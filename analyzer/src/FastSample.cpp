@@ -310,11 +310,11 @@ std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, 
     PerCta = (R.interpreted - Before) / std::max<uint64_t>(R.ctas, 1);
     if (Enumerated || Kc >= J.settings.maxInteriorSamples)
       return std::nullopt;
-    if (Kc == K && J.settings.residueStrata) {
+    const uint32_t NextK = std::min(Kc * 4, J.settings.maxInteriorSamples);
+    if (Kc == K && J.settings.residueStrata && C.size > NextK) { // else the next round is exact
       Strata St = Strata::NotApplicable;
       bool NextAll = false; // the next round's CTAs check a weighting (and are cached for it)
-      const std::vector<uint64_t> Next = classSamples(
-          C.spans, J.launch.grid, std::min(Kc * 4, J.settings.maxInteriorSamples), true, NextAll);
+      const std::vector<uint64_t> Next = classSamples(C.spans, J.launch.grid, NextK, true, NextAll);
       if (std::optional<Trap> T = residueStrata(J, C, Next, Cache, R, St))
         return T;
       if (St == Strata::Uniform || St == Strata::Weighted)
