@@ -161,11 +161,7 @@ std::optional<Trap> runClass(const SampleJob &J, const std::vector<uint64_t> &Ct
       RunResult R = runCta(J, C, Cache, Out);
       if (R.trap)
         return R.trap;
-      std::array<uint64_t, 4> M = metrics(R.profile);
-      for (size_t K = 0; K < M.size(); ++K) {
-        Out.lo[K] = std::min(Out.lo[K], M[K]);
-        Out.hi[K] = std::max(Out.hi[K], M[K]);
-      }
+      widen(Out.lo, Out.hi, metrics(R.profile));
       if (Out.ctas++ == 0)
         Out.sum = R.profile;
       else
@@ -295,6 +291,9 @@ constexpr uint64_t DenseEnumerationBudget = uint64_t(1) << 17;
 std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, bool Check,
                                 CtaCache &Cache, ClassRun &R, bool &Enumerated) {
   uint64_t PerCta = 0; // warp instructions interpreted per sample in the previous round
+  // The spread of the residue-strata blocks when they did not fit: variation that the class
+  // is known to have, so later rounds neither stop at agreeing samples nor estimate less.
+  std::array<uint64_t, 4> SeenLo{~uint64_t(0), ~uint64_t(0), ~uint64_t(0), ~uint64_t(0)}, SeenHi{};
   for (uint32_t Kc = K;; Kc = std::min(Kc * 4, J.settings.maxInteriorSamples)) {
     const bool Dense = J.settings.residueStrata && Kc > K;
     const bool All =
@@ -308,6 +307,11 @@ std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, 
     if (std::optional<Trap> T = runClass(J, Ctas, Enumerated, Check, Cache, R))
       return T;
     PerCta = (R.interpreted - Before) / std::max<uint64_t>(R.ctas, 1);
+    const bool Varies = SeenLo != SeenHi && SeenLo[0] <= SeenHi[0];
+    if (!Enumerated && Varies) {
+      widen(R.lo, R.hi, SeenLo);
+      widen(R.lo, R.hi, SeenHi);
+    }
     if (Enumerated || Kc >= J.settings.maxInteriorSamples)
       return std::nullopt;
     const uint32_t NextK = std::min(Kc * 4, J.settings.maxInteriorSamples);
@@ -319,10 +323,13 @@ std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, 
         return T;
       if (St == Strata::Uniform || St == Strata::Weighted)
         return std::nullopt;
-      if (St == Strata::Fails)
+      if (St == Strata::Fails) {
+        SeenLo = R.lo; // the blocks widened R's spread
+        SeenHi = R.hi;
         continue;
+      }
     }
-    if (R.lo == R.hi) {
+    if (R.lo == R.hi && !Varies) {
       bool Agrees = true;
       if (std::optional<Trap> T = neighbourAgrees(J, C, Ctas.front(), Cache, R, Agrees))
         return T;

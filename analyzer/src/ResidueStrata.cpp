@@ -30,6 +30,7 @@ std::optional<Trap> runBlock(const SampleJob &J, uint64_t First, int D, uint64_t
     RunResult Ran = runCta(J, Used.back(), Cache, R);
     if (Ran.trap)
       return Ran.trap;
+    widen(R.lo, R.hi, metrics(Ran.profile)); // the class's spread, should the strata fail
     B.push_back(std::move(Ran.profile));
   }
   return std::nullopt;
@@ -189,15 +190,9 @@ std::optional<Trap> weigh(const SampleJob &J, const Class &C, const BlockScan &S
   // Exceptions that no check hit are rarer than 3 in the CTAs checked (95 % upper bound with
   // none found); each may be off by the spread between residues.
   R.missShare = std::min(1.0, 3.0 / double(R.ctas));
-  R.lo = metrics(Scan.ref.front());
-  R.hi = R.lo;
-  for (const KernelProfile &P : Scan.ref) {
-    const std::array<uint64_t, 4> M = metrics(P);
-    for (size_t K = 0; K < M.size(); ++K) {
-      R.lo[K] = std::min(R.lo[K], M[K]);
-      R.hi[K] = std::max(R.hi[K], M[K]);
-    }
-  }
+  R.lo = R.hi = metrics(Scan.ref.front());
+  for (const KernelProfile &P : Scan.ref)
+    widen(R.lo, R.hi, metrics(P));
   return std::nullopt;
 }
 

@@ -5,6 +5,7 @@
 
 #include "FastSample.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <optional>
@@ -61,6 +62,15 @@ constexpr uint32_t SectorPeriod = 8;
 /// Warp and thread instruction totals, global load and store sectors: the metrics of the error
 /// estimate.
 std::array<uint64_t, 4> metrics(const KernelProfile &P);
+
+/// Widens the per-metric range [Lo, Hi] to cover M.
+inline void widen(std::array<uint64_t, 4> &Lo, std::array<uint64_t, 4> &Hi,
+                  const std::array<uint64_t, 4> &M) {
+  for (size_t K = 0; K < M.size(); ++K) {
+    Lo[K] = std::min(Lo[K], M[K]);
+    Hi[K] = std::max(Hi[K], M[K]);
+  }
+}
 
 /// Every counter equal (kernel name, geometry and ctasRun aside).
 bool sameProfile(const KernelProfile &A, const KernelProfile &B);
