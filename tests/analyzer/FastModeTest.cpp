@@ -497,6 +497,22 @@ TEST_CASE("fast mode: residue strata find a tile period that is not a power of t
   CHECK(worstDiff(Off.profile, R.exact) <= Off.errorEstimate);
 }
 
+TEST_CASE("fast mode: a class whose blocks vary without a period keeps the spread") {
+  // EfficientNet-B1's stem: a stride-2 3x3 convolution with 16-pixel tiles over 120-pixel
+  // output rows (a period of 7.5 tiles, none up to 8). The blocks show the variation; the
+  // denser rounds' 12 samples then agreed and ended the escalation with an error estimate of 0
+  // while the launch was 0.53 % off (as without residue strata). Known variation must keep
+  // escalating and stay in the estimate.
+  corpus::NetworkBuilder B("noperiod");
+  corpus::LayerId X = B.input({1, 3, 240, 240});
+  X = B.convSame(X, 32, 3, 2);
+  StrataRuns R = runWithAndWithoutStrata(B.finish());
+  const analyzer::LaunchAnalysis &On = R.fast[0];
+  CHECK(worstDiff(On.profile, R.exact) <= On.errorEstimate);
+  CHECK(On.errorEstimate > 0);
+  CHECK(worstDiff(On.profile, R.exact) <= 0.01);
+}
+
 TEST_CASE("fast mode: escalating a class interprets each CTA at most once") {
   // nvcc's conv2d_nchw (see the manifest test above): the 98 interior CTAs disagree, so their
   // samples escalate 8 -> 32 -> 128, which enumerates the class. Earlier rounds' CTAs are
