@@ -189,7 +189,7 @@ int runAnalyze(const AnalyzeOptions &O) {
   S.skipLoops = !O.noLoopSkip;
   S.skipWarpLoops = !O.noWarpLoopSkip;
   S.transferClasses = !O.noClassTransfer;
-  S.residueStrata = !O.noResidueStrata;
+  S.residueStrata = S.residueStrata && !O.noResidueStrata; // --quick leaves it off
   S.threads = O.threads;
   if (isatty(STDERR_FILENO))
     S.progress = [](size_t Done, size_t Total) {
