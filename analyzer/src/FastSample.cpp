@@ -85,12 +85,12 @@ std::vector<Span1> categories(uint32_t N) {
 }
 
 /// The CTAs (linear indices) interpreted for one class: all of them when there are at most `K`,
-/// else K spread along each dimension (a different permutation per dimension). With `Balance`,
-/// the J-th stratum's coordinate along a dimension of at least 2 x SectorPeriod moves to the
-/// nearest one congruent to J mod SectorPeriod, so the samples cover the residues of a sector
-/// alignment evenly.
+/// else K spread along each dimension (a different permutation per dimension). With `Balance`
+/// (an alignment period), the J-th stratum's coordinate along a dimension of at least 2 x
+/// Balance moves to the nearest one congruent to J mod Balance, so the samples cover the
+/// residues of a sector alignment evenly.
 std::vector<uint64_t> classSamples(const std::array<Span1, 3> &C, const Dim3 &G, uint32_t K,
-                                   bool Balance, bool &Enumerated) {
+                                   uint32_t Balance, bool &Enumerated) {
   uint64_t Size = uint64_t(C[0].count) * C[1].count * C[2].count;
   std::vector<uint64_t> Out;
   auto Linear = [&](uint64_t X, uint64_t Y, uint64_t Z) {
@@ -118,9 +118,9 @@ std::vector<uint64_t> classSamples(const std::array<Span1, 3> &C, const Dim3 &G,
       double Offset = (J + 1) * Step[D];
       Offset -= std::floor(Offset);
       uint64_t At = static_cast<uint64_t>((J + Offset) * C[D].count / K);
-      if (Balance && C[D].count >= 2 * SectorPeriod) {
-        At = At - At % SectorPeriod + (C[D].lo + J) % SectorPeriod;
-        At = At < C[D].count ? At : At - SectorPeriod;
+      if (Balance && C[D].count >= 2 * Balance) {
+        At = At - At % Balance + (C[D].lo + J) % Balance;
+        At = At < C[D].count ? At : At - Balance;
       }
       P[D] = C[D].lo + At;
     }
@@ -298,8 +298,8 @@ std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, 
     const bool Dense = J.settings.residueStrata && Kc > K;
     const bool All =
         Dense && C.size <= 2 * uint64_t(Kc) && C.size * PerCta <= DenseEnumerationBudget;
-    std::vector<uint64_t> Ctas =
-        classSamples(C.spans, J.launch.grid, All ? uint32_t(C.size) : Kc, Dense, Enumerated);
+    std::vector<uint64_t> Ctas = classSamples(C.spans, J.launch.grid, All ? uint32_t(C.size) : Kc,
+                                              Dense ? Cache.period : 0, Enumerated);
     uint64_t Before = R.interpreted, SkippedBefore = R.skipped;
     R = ClassRun();
     R.interpreted = Before;
@@ -318,7 +318,8 @@ std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, 
     if (Kc == K && J.settings.residueStrata && C.size > NextK) { // else the next round is exact
       Strata St = Strata::NotApplicable;
       bool NextAll = false; // the next round's CTAs check a weighting (and are cached for it)
-      const std::vector<uint64_t> Next = classSamples(C.spans, J.launch.grid, NextK, true, NextAll);
+      const std::vector<uint64_t> Next =
+          classSamples(C.spans, J.launch.grid, NextK, Cache.period, NextAll);
       if (std::optional<Trap> T = residueStrata(J, C, Next, Cache, R, St))
         return T;
       if (St == Strata::Uniform || St == Strata::Weighted)
@@ -357,6 +358,7 @@ std::optional<Trap> sampleLaunch(const SampleJob &J, LaunchAnalysis &Out) {
   std::vector<Class> Classes = gridClasses(G);
   std::vector<Sampled> Done;
   CtaCache Cache;
+  Cache.period = alignPeriod(J.program.impl(), J.kernel);
   for (size_t Ci = 0; Ci < Classes.size(); ++Ci) {
     const Class &C = Classes[Ci];
     bool Check = J.checkData && Ci == 0;

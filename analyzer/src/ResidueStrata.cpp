@@ -4,14 +4,15 @@
 // per residue instead of being scaled from samples that may all share a few residues.
 #include "SampleClass.h"
 
+#include "Engine.h"
+
 #include <algorithm>
 
 namespace analyzer {
 namespace {
 
-/// Consecutive CTAs of a class along one dimension, shorter blocks first: all alike in the first
-/// means no variation along it; the second finds the period.
-constexpr uint32_t ShortBlock = SectorPeriod, LongBlock = 2 * SectorPeriod;
+/// 32-byte sectors over 4-byte elements: the alignment period of fp32 data.
+constexpr uint32_t SectorBytesPerFloat = 8;
 
 /// How many of the coordinates [Lo, Lo + N) are congruent to Residue mod P.
 uint64_t residueCount(uint64_t Lo, uint64_t N, uint64_t Residue, uint64_t P) {
@@ -49,11 +50,11 @@ uint32_t findPeriod(const std::vector<KernelProfile> &B) {
   return 0;
 }
 
-/// Where a repeat block of P CTAs starts along span S: a multiple of P away from the block at
-/// Start (of LongBlock CTAs), beyond it, as far as fits in half the span; none if none fits.
-std::optional<uint64_t> repeatStart(const Span1 &S, uint64_t Start, uint32_t P) {
+/// Where a repeat block of P CTAs starts along span S: a multiple of P away from the block of
+/// Len CTAs at Start, beyond it, as far as fits in half the span; none if none fits.
+std::optional<uint64_t> repeatStart(const Span1 &S, uint64_t Start, uint32_t Len, uint32_t P) {
   const uint64_t Last = uint64_t(S.lo) + S.count - P; // the last start that fits
-  const uint64_t Min = (LongBlock + P - 1) / P;       // multiples of P past the long block
+  const uint64_t Min = (Len + P - 1) / P;             // multiples of P past the block
   for (uint64_t M = std::max<uint64_t>(S.count / (2 * P), Min); M >= Min; --M) {
     if (Start + M * P <= Last)
       return Start + M * P;
@@ -63,14 +64,16 @@ std::optional<uint64_t> repeatStart(const Span1 &S, uint64_t Start, uint32_t P) 
   return std::nullopt;
 }
 
-/// The blocks of one class: along each dimension in which it spans at least LongBlock
-/// coordinates, ShortBlock CTAs from the first sample on; where they vary, LongBlock CTAs to
-/// find the period.
+/// The blocks of one class: along each dimension in which it spans at least 2 x the launch's
+/// alignPeriod() A coordinates, A consecutive CTAs from the first sample on (all alike: no
+/// variation along it); where they vary, 2A CTAs to find a period up to A and, if they have
+/// none, 4A CTAs for one up to 2A (tiles that wrap a row every 15).
 struct BlockScan {
   Strata strata = Strata::NotApplicable; ///< Uniform, Weighted (one dimension varies) or Fails
   int varying = -1;                      ///< the dimension whose blocks vary
-  uint64_t start = 0;                    ///< where its long block starts
-  uint32_t period = 1;                   ///< its period
+  uint64_t start = 0;                    ///< where the block that gave the period starts
+  uint32_t length = 0;                   ///< and its length
+  uint32_t period = 1;                   ///< the period
   std::vector<KernelProfile> ref;        ///< counts by residue mod period (one when uniform)
 };
 
@@ -80,32 +83,36 @@ std::optional<Trap> scanBlocks(const SampleJob &J, const Class &C, CtaCache &Cac
   const std::array<uint64_t, 3> Co = ctaCoords(First, J.launch.grid);
   for (int D = 0; D < 3; ++D) {
     const Span1 &S = C.spans[D];
-    if (S.count < LongBlock || Cache.uniformDims[D])
+    const uint32_t A = Cache.period;
+    if (S.count < 2 * A || Cache.uniformDims[D])
       continue;
     auto StartFor = [&](uint32_t Len) { return std::min<uint64_t>(Co[D], S.lo + S.count - Len); };
     std::vector<KernelProfile> B;
-    if (std::optional<Trap> T =
-            runBlock(J, First, D, StartFor(ShortBlock), ShortBlock, Cache, R, Used, B))
+    if (std::optional<Trap> T = runBlock(J, First, D, StartFor(A), A, Cache, R, Used, B))
       return T;
     if (findPeriod(B) == 1) {
       Cache.uniformDims[D] = true;
       if (Out.strata == Strata::NotApplicable)
-        Out = BlockScan{Strata::Uniform, -1, 0, 1, {B.front()}};
+        Out = BlockScan{Strata::Uniform, -1, 0, 0, 1, {B.front()}};
       continue;
     }
     if (Out.varying >= 0) {
       Out.strata = Strata::Fails; // a second varying dimension
       return std::nullopt;
     }
-    const uint64_t Start = StartFor(LongBlock);
-    if (std::optional<Trap> T = runBlock(J, First, D, Start, LongBlock, Cache, R, Used, B))
-      return T;
-    const uint32_t P = findPeriod(B);
+    uint32_t P = 0, Len = 2 * A;
+    uint64_t Start = 0;
+    for (; P == 0 && Len <= std::min<uint64_t>(4 * A, S.count); Len *= 2) {
+      Start = StartFor(Len);
+      if (std::optional<Trap> T = runBlock(J, First, D, Start, Len, Cache, R, Used, B))
+        return T;
+      P = findPeriod(B);
+    }
     if (P == 0) {
       Out.strata = Strata::Fails;
       return std::nullopt;
     }
-    Out = BlockScan{Strata::Weighted, D, Start, P, std::vector<KernelProfile>(P)};
+    Out = BlockScan{Strata::Weighted, D, Start, Len / 2, P, std::vector<KernelProfile>(P)};
     for (uint32_t I = 0; I < P; ++I)
       Out.ref[(Start + I) % P] = B[I];
   }
@@ -150,7 +157,8 @@ std::optional<Trap> verify(const SampleJob &J, const Class &C, const std::vector
     if (!fits(J, C, Scan, Ends, Cta, Ran.profile))
       return std::nullopt;
   }
-  std::optional<uint64_t> Repeat = repeatStart(C.spans[Scan.varying], Scan.start, Scan.period);
+  std::optional<uint64_t> Repeat =
+      repeatStart(C.spans[Scan.varying], Scan.start, Scan.length, Scan.period);
   if (!Repeat)
     return std::nullopt;
   std::vector<KernelProfile> Again;
@@ -210,7 +218,7 @@ std::optional<Trap> residueStrata(const SampleJob &J, const Class &C,
     return std::nullopt;
   // A weighted class's ends: two periods at each end, for the image rows next to a border.
   const uint64_t Ends = Out == Strata::Weighted ? 2 * Scan.period : 0;
-  bool Ok = Out == Strata::Uniform || C.spans[Scan.varying].count >= 2 * Ends + LongBlock;
+  bool Ok = Out == Strata::Uniform || C.spans[Scan.varying].count >= 2 * Ends + Scan.length;
   if (Ok)
     if (std::optional<Trap> T = verify(J, C, Check, Scan, Ends, Cache, R, Used, Ok))
       return T;
@@ -221,6 +229,20 @@ std::optional<Trap> residueStrata(const SampleJob &J, const Class &C,
   if (Out == Strata::Weighted)
     return weigh(J, C, Scan, Ends, Cache, R, Used);
   return std::nullopt;
+}
+
+uint32_t alignPeriod(const ProgramImpl &P, const std::string &Kernel) {
+  for (const DFunction &F : P.funcs) {
+    if (!F.isEntry || F.name != Kernel)
+      continue;
+    for (uint32_t Pc = F.entry; Pc < F.end; ++Pc) {
+      const DInstr &I = P.code[Pc];
+      const bool Global = I.cls == ptx::InstrClass::LdGlobal || I.cls == ptx::InstrClass::StGlobal;
+      if (Global && I.aux >= 1 && I.aux < 4) // aux: element bytes of ld/st (OpsMemory.cpp)
+        return 2 * SectorBytesPerFloat;
+    }
+  }
+  return SectorBytesPerFloat;
 }
 
 } // namespace analyzer

@@ -9,9 +9,12 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace analyzer {
+
+struct ProgramImpl;
 
 /// A range of coordinates along one grid dimension.
 struct Span1 {
@@ -52,12 +55,14 @@ struct CtaCache {
   /// Grid dimensions along which a residue-strata block of an earlier class counted alike: a
   /// later class runs no block along them (ResidueStrata.cpp).
   std::array<bool, 3> uniformDims{};
+  uint32_t period = 8; ///< alignPeriod() of the launch's kernel
 };
 
-/// Sector alignment repeats with this period, in CTAs, when each CTA's addresses move by a
-/// multiple of 4 bytes (one f32 element): 32-byte sectors / 4 bytes. Residue strata detect
-/// periods up to it; denser rounds spread their samples over its residues.
-constexpr uint32_t SectorPeriod = 8;
+/// The period, in CTAs, with which sector alignment repeats when each CTA's addresses move by a
+/// multiple of the kernel's smallest global element: 32-byte sectors over 4 bytes (fp32 and
+/// wider) = 8, over 2 or 1 bytes = 16 (capped). Residue strata detect periods up to it (and up
+/// to 2x from a longer block); denser rounds spread their samples over its residues.
+uint32_t alignPeriod(const ProgramImpl &P, const std::string &Kernel);
 
 /// Warp and thread instruction totals, global load and store sectors: the metrics of the error
 /// estimate.

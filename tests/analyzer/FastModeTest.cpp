@@ -433,9 +433,10 @@ struct StrataRuns {
   analyzer::LaunchAnalysis fast[2];
 };
 
-StrataRuns runWithAndWithoutStrata(const support::Expected<corpus::Network> &Net) {
+StrataRuns runWithAndWithoutStrata(const support::Expected<corpus::Network> &Net,
+                                   corpus::DType Type = corpus::DType::F32) {
   REQUIRE_MESSAGE(Net, support::errorText(Net));
-  analyzer::AnalysisInput In = loweredInput(*Net);
+  analyzer::AnalysisInput In = loweredInput(*Net, Type);
   auto Exact = analyzer::analyze(In, AnalysisMode::Exact);
   REQUIRE_MESSAGE(Exact, support::errorText(Exact));
   StrataRuns Out;
@@ -481,6 +482,20 @@ TEST_CASE("fast mode: counts that vary with a coordinate mod 8 are weighted per 
   CHECK(Off.errorEstimate == 0);
 }
 
+TEST_CASE("fast mode: fp16 kernels get residue strata of period 16") {
+  // The same pool in fp16: a plane is 98 bytes, channel c starts 2c mod 32 bytes into a sector,
+  // and one channel in 16 loads a sector fewer; blocks of 8 all agreed (1.26 % off in
+  // ResNet-50, estimate 0). A kernel with 2-byte global accesses gets blocks of 16: exact.
+  corpus::NetworkBuilder B("residue16");
+  corpus::LayerId X = B.input({1, 256, 7, 7});
+  X = B.globalAvgPool(X);
+  StrataRuns R = runWithAndWithoutStrata(B.finish(), corpus::DType::F16);
+  const analyzer::LaunchAnalysis &On = R.fast[0], &Off = R.fast[1];
+  CHECK(On.profile.kernel.find("_f16") != std::string::npos);
+  CHECK(worstDiff(On.profile, R.exact) == 0);
+  CHECK(worstDiff(Off.profile, R.exact) > 0.01);
+}
+
 TEST_CASE("fast mode: residue strata find a tile period that is not a power of two") {
   // An implicit-GEMM 3x3 convolution over 56 x 56: tiles of 16 output pixels wrap the 56-pixel
   // rows with a period of 7 tiles, so per-CTA counts vary and the class used to be sampled 64
@@ -498,13 +513,13 @@ TEST_CASE("fast mode: residue strata find a tile period that is not a power of t
 }
 
 TEST_CASE("fast mode: a class whose blocks vary without a period keeps the spread") {
-  // EfficientNet-B1's stem: a stride-2 3x3 convolution with 16-pixel tiles over 120-pixel
-  // output rows (a period of 7.5 tiles, none up to 8). The blocks show the variation; the
-  // denser rounds' 12 samples then agreed and ended the escalation with an error estimate of 0
-  // while the launch was 0.53 % off (as without residue strata). Known variation must keep
-  // escalating and stay in the estimate.
+  // EfficientNet-B5's stem: a stride-2 3x3 convolution with 16-pixel tiles over 228-pixel
+  // output rows (a period of 57 tiles, beyond the 16 the blocks can find). The blocks show the
+  // variation; the denser round's 12 samples then agreed and ended the escalation with an
+  // error estimate of 0 while the launch was 0.29 % off. Known variation must keep escalating
+  // and stay in the estimate.
   corpus::NetworkBuilder B("noperiod");
-  corpus::LayerId X = B.input({1, 3, 240, 240});
+  corpus::LayerId X = B.input({1, 3, 456, 456});
   X = B.convSame(X, 32, 3, 2);
   StrataRuns R = runWithAndWithoutStrata(B.finish());
   const analyzer::LaunchAnalysis &On = R.fast[0];

@@ -11,8 +11,11 @@
 #include <string>
 #include <vector>
 
-inline analyzer::AnalysisInput loweredInput(const corpus::Network &Net) {
-  auto W = corpus::lower(Net);
+inline analyzer::AnalysisInput loweredInput(const corpus::Network &Net,
+                                            corpus::DType Type = corpus::DType::F32) {
+  corpus::LowerOptions O;
+  O.dtype = Type;
+  auto W = corpus::lower(Net, O);
   REQUIRE_MESSAGE(W, support::errorText(W));
   auto M = analyzer::parseManifest(corpus::manifestJson(*W), Net.name() + "/manifest.json");
   REQUIRE_MESSAGE(M, support::errorText(M));
