@@ -291,9 +291,10 @@ constexpr uint64_t DenseEnumerationBudget = uint64_t(1) << 17;
 std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, bool Check,
                                 CtaCache &Cache, ClassRun &R, bool &Enumerated) {
   uint64_t PerCta = 0; // warp instructions interpreted per sample in the previous round
-  // The spread of the residue-strata blocks when they did not fit: variation that the class
-  // is known to have, so later rounds neither stop at agreeing samples nor estimate less.
-  std::array<uint64_t, 4> SeenLo{~uint64_t(0), ~uint64_t(0), ~uint64_t(0), ~uint64_t(0)}, SeenHi{};
+  // Variation the residue-strata blocks showed without fitting a pattern: later rounds keep
+  // that spread, so agreeing samples neither stop the escalation nor shrink the estimate.
+  bool Varies = false;
+  std::array<uint64_t, 4> SeenLo{}, SeenHi{};
   for (uint32_t Kc = K;; Kc = std::min(Kc * 4, J.settings.maxInteriorSamples)) {
     const bool Dense = J.settings.residueStrata && Kc > K;
     const bool All =
@@ -307,7 +308,6 @@ std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, 
     if (std::optional<Trap> T = runClass(J, Ctas, Enumerated, Check, Cache, R))
       return T;
     PerCta = (R.interpreted - Before) / std::max<uint64_t>(R.ctas, 1);
-    const bool Varies = SeenLo != SeenHi && SeenLo[0] <= SeenHi[0];
     if (!Enumerated && Varies) {
       widen(R.lo, R.hi, SeenLo);
       widen(R.lo, R.hi, SeenHi);
@@ -317,20 +317,22 @@ std::optional<Trap> sampleClass(const SampleJob &J, const Class &C, uint32_t K, 
     const uint32_t NextK = std::min(Kc * 4, J.settings.maxInteriorSamples);
     if (Kc == K && J.settings.residueStrata && C.size > NextK) { // else the next round is exact
       Strata St = Strata::NotApplicable;
-      bool NextAll = false; // the next round's CTAs check a weighting (and are cached for it)
+      // The next round's CTAs check a weighting (and are cached for that round).
+      bool NextEnumerated = false; // never: the class has more than NextK CTAs
       const std::vector<uint64_t> Next =
-          classSamples(C.spans, J.launch.grid, NextK, Cache.period, NextAll);
+          classSamples(C.spans, J.launch.grid, NextK, Cache.period, NextEnumerated);
       if (std::optional<Trap> T = residueStrata(J, C, Next, Cache, R, St))
         return T;
       if (St == Strata::Uniform || St == Strata::Weighted)
         return std::nullopt;
       if (St == Strata::Fails) {
-        SeenLo = R.lo; // the blocks widened R's spread
+        Varies = R.lo != R.hi; // the blocks widened R's spread
+        SeenLo = R.lo;
         SeenHi = R.hi;
         continue;
       }
     }
-    if (R.lo == R.hi && !Varies) {
+    if (R.lo == R.hi) { // a widened spread (Varies) never agrees
       bool Agrees = true;
       if (std::optional<Trap> T = neighbourAgrees(J, C, Ctas.front(), Cache, R, Agrees))
         return T;

@@ -11,8 +11,8 @@
 namespace analyzer {
 namespace {
 
-/// 32-byte sectors over 4-byte elements: the alignment period of fp32 data.
-constexpr uint32_t SectorBytesPerFloat = 8;
+/// 32-byte sectors over 4-byte elements: the alignment period of fp32 data, in CTAs.
+constexpr uint32_t Fp32Period = 8;
 
 /// How many of the coordinates [Lo, Lo + N) are congruent to Residue mod P.
 uint64_t residueCount(uint64_t Lo, uint64_t N, uint64_t Residue, uint64_t P) {
@@ -124,11 +124,10 @@ std::optional<Trap> scanBlocks(const SampleJob &J, const Class &C, CtaCache &Cac
 /// so any counts fit there.
 bool fits(const SampleJob &J, const Class &C, const BlockScan &Scan, uint64_t Ends, uint64_t Cta,
           const KernelProfile &P) {
-  const std::array<uint64_t, 3> Co = ctaCoords(Cta, J.launch.grid);
   if (Scan.varying < 0)
     return sameProfile(P, Scan.ref.front());
   const Span1 &S = C.spans[Scan.varying];
-  const uint64_t X = Co[Scan.varying];
+  const uint64_t X = ctaCoords(Cta, J.launch.grid)[Scan.varying];
   if (X < S.lo + Ends || X >= S.lo + S.count - Ends)
     return true;
   return sameProfile(P, Scan.ref[X % Scan.period]);
@@ -239,10 +238,10 @@ uint32_t alignPeriod(const ProgramImpl &P, const std::string &Kernel) {
       const DInstr &I = P.code[Pc];
       const bool Global = I.cls == ptx::InstrClass::LdGlobal || I.cls == ptx::InstrClass::StGlobal;
       if (Global && I.aux >= 1 && I.aux < 4) // aux: element bytes of ld/st (OpsMemory.cpp)
-        return 2 * SectorBytesPerFloat;
+        return 2 * Fp32Period;
     }
   }
-  return SectorBytesPerFloat;
+  return Fp32Period;
 }
 
 } // namespace analyzer
