@@ -39,34 +39,40 @@ inline size_t profileCounterCount() {
   return N;
 }
 
-/// The largest J such that V + j*D stays inside [Lo, Hi) for every j in [0, J] (V inside).
-inline uint64_t stayInside(I128 V, I128 D, I128 Lo, I128 Hi) {
+/// min(J, the largest K such that V + k*D stays inside [Lo, Hi) for every k in [0, K]), for V
+/// inside and J <= MaxJump. A linear path that ends inside stays inside, so when V + J*D is
+/// inside the answer is J without a division (the common case once J has been lowered).
+inline uint64_t stayInside(I128 V, I128 D, I128 Lo, I128 Hi, uint64_t J = MaxJump) {
   if (D == 0)
-    return MaxJump;
-  I128 J = D > 0 ? (Hi - 1 - V) / D : (V - Lo) / -D;
-  return static_cast<uint64_t>(std::min<I128>(J, MaxJump));
+    return J;
+  if (I128 End = V + I128(J) * D; End >= Lo && End < Hi)
+    return J;
+  I128 K = D > 0 ? (Hi - 1 - V) / D : (V - Lo) / -D;
+  return static_cast<uint64_t>(std::min<I128>(K, J));
 }
 
-/// The largest J such that a compare of A + j*DA with B + j*DB (W-bit operands) has the same
-/// outcome for every j in [0, J], whatever the comparison and signedness: both operands stay in
-/// their half of the W-bit range (so signed and unsigned order agree with the integer order)
-/// and their difference keeps its sign.
-inline uint64_t stableCompare(uint64_t A, int64_t DA, uint64_t B, int64_t DB, unsigned W) {
+/// min(J, the largest K such that a compare of A + k*DA with B + k*DB (W-bit operands) has the
+/// same outcome for every k in [0, K]), whatever the comparison and signedness: both operands
+/// stay in their half of the W-bit range (so signed and unsigned order agree with the integer
+/// order) and their difference keeps its sign. J <= MaxJump.
+inline uint64_t stableCompare(uint64_t A, int64_t DA, uint64_t B, int64_t DB, unsigned W,
+                              uint64_t J = MaxJump) {
   I128 Full = I128(1) << W, Half = Full >> 1;
-  uint64_t J = MaxJump;
   for (auto [V, D] : {std::pair<uint64_t, int64_t>{A, DA}, {B, DB}}) {
     bool Upper = I128(V) >= Half;
-    J = std::min(J, stayInside(V, D, Upper ? Half : 0, Upper ? Full : Half));
+    J = stayInside(V, D, Upper ? Half : 0, Upper ? Full : Half, J);
   }
   I128 Diff = I128(A) - I128(B), Step = I128(DA) - I128(DB);
-  if (Step == 0)
+  if (Step == 0 || J == 0)
     return J;
   if (Diff == 0)
     return 0;
   if ((Diff > 0) == (Step > 0))
     return J;
+  if (I128 End = Diff + I128(J) * Step; (End > 0) == (Diff > 0) && End != 0)
+    return J;
   I128 K = Diff > 0 ? (Diff - 1) / -Step : (-Diff - 1) / Step;
-  return std::min<uint64_t>(J, static_cast<uint64_t>(std::min<I128>(K, MaxJump)));
+  return static_cast<uint64_t>(std::min<I128>(K, J));
 }
 
 inline int64_t signedStep(uint64_t From, uint64_t To, unsigned W) {

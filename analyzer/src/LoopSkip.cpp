@@ -222,8 +222,8 @@ uint64_t LoopSkipper::compareBound(const Exec &X) const {
           return 0;
         continue;
       }
-      J = std::min(J, stableCompare(B.a[L], signedStep(A.a[L], B.a[L], W), B.b[L],
-                                    signedStep(A.b[L], B.b[L], W), W));
+      J = stableCompare(B.a[L], signedStep(A.a[L], B.a[L], W), B.b[L],
+                        signedStep(A.b[L], B.b[L], W), W, J);
     }
   }
   return J;
@@ -239,7 +239,7 @@ uint64_t LoopSkipper::registerBound(const CtaSnapshot &R) const {
       if (D == 0)
         return;
       I128 Hi = V < (uint64_t(1) << 32) ? I128(1) << 32 : I128(1) << 64;
-      J = std::min(J, stayInside(V, static_cast<int64_t>(D), 0, Hi));
+      J = stayInside(V, static_cast<int64_t>(D), 0, Hi, J);
     });
     Flat += W.regs.size();
   }

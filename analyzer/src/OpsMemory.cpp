@@ -111,6 +111,28 @@ void addRequest(RequestCounter &RC, const FastRange &R, const uint64_t *A, int64
     forLanes(M, [&](unsigned L) { RC.add(S, A[L] + uint64_t(Imm), Size); });
 }
 
+/// D[L] = the E-byte element (4 or 8) at Base + (A[L] + Off) for the lanes in M, widened as
+/// `extend` does: one element of a vector load, from one host range (fastRange).
+void gatherHost(const uint8_t *Base, uint64_t Off, const uint64_t *A, uint32_t M, unsigned E,
+                bool Signed, unsigned ToBits, uint64_t *D) {
+  if (E == 8) {
+    forLanes(M, [&](unsigned L) { std::memcpy(&D[L], Base + (A[L] + Off), 8); });
+    return;
+  }
+  const uint64_t Keep = ToBits >= 64 ? ~uint64_t(0) : (uint64_t(1) << ToBits) - 1;
+  auto Gather = [&](auto Widen) {
+    forLanes(M, [&](unsigned L) {
+      uint32_t T;
+      std::memcpy(&T, Base + (A[L] + Off), 4);
+      D[L] = Widen(T) & Keep;
+    });
+  };
+  if (Signed)
+    Gather([](uint32_t T) { return uint64_t(int64_t(int32_t(T))); });
+  else
+    Gather([](uint32_t T) { return uint64_t(T); });
+}
+
 void loadOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   unsigned E = I.aux, N = I.aux2, Size = E * N;
   const uint64_t *A = opPtr(W, I, N);
@@ -130,30 +152,16 @@ void loadOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
     RC.finish(X.prof, 0);
     return;
   }
-  if (One.base && (E == 4 || E == 8)) { // one host range, 32/64-bit elements: no per-lane calls
-    uint64_t *D[4] = {};
-    for (unsigned K = 0; K < N && K < 4; ++K)
-      D[K] = opPtr(W, I, K);
-    if (N <= 4) {
-      addRequest(RC, One, A, I.imm, M, Size);
-      forLanes(M, [&](unsigned L) {
-        uint64_t Addr = A[L] + uint64_t(I.imm);
-        const uint8_t *P = One.base + (Addr - One.sub);
-        for (unsigned K = 0; K < N; ++K) {
-          uint64_t V = 0;
-          if (E == 4) {
-            uint32_t T;
-            std::memcpy(&T, P + K * 4, 4);
-            V = T;
-          } else {
-            std::memcpy(&V, P + K * 8, 8);
-          }
-          D[K][L] = extend(V, E, Signed, ToBits);
-        }
-      });
-      RC.finish(X.prof, 0);
-      return;
-    }
+  bool Aliased = false; // a destination is the address register: read every lane first
+  for (unsigned K = 0; K < N; ++K)
+    Aliased |= opPtr(W, I, K) == A;
+  if (One.base && (E == 4 || E == 8) && !Aliased) { // one host range: no per-lane calls
+    addRequest(RC, One, A, I.imm, M, Size);
+    for (unsigned K = 0; K < N; ++K)
+      gatherHost(One.base, uint64_t(I.imm) - One.sub + K * E, A, M, E, Signed, ToBits,
+                 opPtr(W, I, K));
+    RC.finish(X.prof, 0);
+    return;
   }
   forLanes(M, [&](unsigned L) {
     if (!Ok)

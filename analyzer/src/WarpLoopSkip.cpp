@@ -62,6 +62,12 @@ uint32_t guardOf(const Warp &W, const DInstr &I, uint32_t Active) {
   return I.guard < 0 ? Active : Active & guardMask(W.base[BaseRegs] + I.guard, I.guardNeg);
 }
 
+/// Every byte is 0: the first is, and each equals the next (libc's vectorised memcmp).
+bool allZero(const std::vector<uint8_t> &Bytes) {
+  return Bytes.empty() ||
+         (Bytes[0] == 0 && std::memcmp(Bytes.data(), Bytes.data() + 1, Bytes.size() - 1) == 0);
+}
+
 } // namespace
 
 void markLoopLatches(ProgramImpl &P, uint32_t First, uint32_t End) {
@@ -262,8 +268,8 @@ uint64_t WarpLoopSkipper::bound(const Exec &X, const Warp &W, const Loop &L,
       LastB = B;
       LastDA = DA;
       LastDB = DB;
-      J = std::min(J, stableCompare(A, signedStep(A, A + uint64_t(DA), I.cmpBits), B,
-                                    signedStep(B, B + uint64_t(DB), I.cmpBits), I.cmpBits));
+      J = stableCompare(A, signedStep(A, A + uint64_t(DA), I.cmpBits), B,
+                        signedStep(B, B + uint64_t(DB), I.cmpBits), I.cmpBits, J);
     }
   }
   // No register may wrap: values below 2^16 stay below it (16-bit registers), below 2^32 below
@@ -275,7 +281,7 @@ uint64_t WarpLoopSkipper::bound(const Exec &X, const Warp &W, const Loop &L,
     I128 Hi = V < (uint64_t(1) << 16)   ? I128(1) << 16
               : V < (uint64_t(1) << 32) ? I128(1) << 32
                                         : I128(1) << 64;
-    J = std::min(J, stayInside(V, static_cast<int64_t>(RegDelta[K]), 0, Hi));
+    J = stayInside(V, static_cast<int64_t>(RegDelta[K]), 0, Hi, J);
   }
   return J;
 }
@@ -284,16 +290,7 @@ bool WarpLoopSkipper::memoryInvariant(const Exec &X, const Warp &W, const Loop &
                                       uint32_t Active) const {
   if (X.dev->pattern != AbstractPattern::Zero)
     return false;
-  uint64_t Any = 0; // shared memory must read zeros too
-  const size_t Words = X.shared.size() / 8;
-  for (size_t K = 0; K < Words; ++K) {
-    uint64_t V;
-    std::memcpy(&V, X.shared.data() + K * 8, 8);
-    Any |= V;
-  }
-  for (size_t K = Words * 8; K < X.shared.size(); ++K)
-    Any |= X.shared[K];
-  if (Any)
+  if (!allZero(X.shared)) // shared memory must read zeros too
     return false;
   for (const Loop::Use &U : L.loads) {
     if (U.slot < 0)
