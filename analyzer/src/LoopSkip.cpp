@@ -19,7 +19,7 @@ namespace {
 
 using namespace loopmath;
 
-constexpr uint64_t MinJump = 3; ///< bounds below this are not worth three probes
+constexpr uint64_t MinJump = 3; ///< bounds below this are not worth two probes
 
 bool sameEntry(const StackEntry &A, const StackEntry &B) {
   return A.pc == B.pc && A.rpc == B.rpc && A.mask == B.mask && A.callBoundary == B.callBoundary;
@@ -213,15 +213,15 @@ uint64_t LoopSkipper::compareBound(const Exec &X) const {
     const CmpRecord &A = TraceA[K], &B = TraceB[K];
     const DInstr &I = X.prog->code[B.pc];
     unsigned W = I.cmpBits;
-    uint32_t M = B.mask;
+    uint32_t Moving = 0; // lanes whose operands changed; the others keep their outcome
+    for (unsigned L = 0; L < 32; ++L)
+      Moving |= uint32_t((A.a[L] != B.a[L]) | (A.b[L] != B.b[L])) << L;
+    uint32_t M = B.mask & Moving;
+    if (M && I.cmpFloat) // bit patterns of floats: only constant operands are safe
+      return 0;
     while (M && J) {
       unsigned L = static_cast<unsigned>(std::countr_zero(M));
       M &= M - 1;
-      if (I.cmpFloat) { // bit patterns of floats: only constant operands are safe
-        if (A.a[L] != B.a[L] || A.b[L] != B.b[L])
-          return 0;
-        continue;
-      }
       J = stableCompare(B.a[L], signedStep(A.a[L], B.a[L], W), B.b[L],
                         signedStep(A.b[L], B.b[L], W), W, J);
     }
@@ -345,10 +345,14 @@ uint64_t LoopSkipper::attempt(Exec &X, std::vector<Warp> &Warps, size_t N, const
       Backup[K] = Warps[K].regs;
   }
   // Skipping n iterations needs probes m = 0 .. n-1 to pass; the first failing one bounds n.
+  // The middle and the last are run (the two confirmed periods already stand for m = 0); after
+  // a failure m = 0 is run too, so that the search below starts from a period that passed.
   uint64_t Bad = Bound;
-  for (uint64_t M : {uint64_t(0), (Bound - 1) / 2, Bound - 1})
+  for (uint64_t M : {(Bound - 1) / 2, Bound - 1})
     if (M < Bad && !probe(X, Warps, N, R, M))
       Bad = M;
+  if (Bad < Bound && Bad > 0 && !probe(X, Warps, N, R, 0))
+    Bad = 0;
   uint64_t N1 = Bound;
   if (Bad < Bound) {
     uint64_t Lo = 0, Hi = Bad; // largest passing m in [0, Hi): binary search

@@ -274,14 +274,16 @@ uint64_t WarpLoopSkipper::bound(const Exec &X, const Warp &W, const Loop &L,
   }
   // No register may wrap: values below 2^16 stay below it (16-bit registers), below 2^32 below
   // that (32-bit registers), others below 2^64.
-  for (size_t K = 0; K < RegDelta.size() && J; ++K) {
-    if (RegDelta[K] == 0)
-      continue;
-    uint64_t V = S[2].regs[K];
-    I128 Hi = V < (uint64_t(1) << 16)   ? I128(1) << 16
-              : V < (uint64_t(1) << 32) ? I128(1) << 32
-                                        : I128(1) << 64;
-    J = stayInside(V, static_cast<int64_t>(RegDelta[K]), 0, Hi, J);
+  for (size_t Slot = 0; Slot < L.slots.size() && J; ++Slot) {
+    for (size_t K = Slot * 32; K < Slot * 32 + 32 && Varies[Slot] && J; ++K) {
+      if (RegDelta[K] == 0)
+        continue;
+      uint64_t V = S[2].regs[K];
+      I128 Hi = V < (uint64_t(1) << 16)   ? I128(1) << 16
+                : V < (uint64_t(1) << 32) ? I128(1) << 32
+                                          : I128(1) << 64;
+      J = stayInside(V, static_cast<int64_t>(RegDelta[K]), 0, Hi, J);
+    }
   }
   return J;
 }
