@@ -48,15 +48,6 @@ bool sameWarpShape(const Warp &A, const Warp &B, bool Memory) {
   return true;
 }
 
-bool sameTraceShape(const std::vector<CmpRecord> &A, const std::vector<CmpRecord> &B) {
-  if (A.size() != B.size())
-    return false;
-  for (size_t K = 0; K < A.size(); ++K)
-    if (A[K].pc != B[K].pc || A[K].warp != B[K].warp || A[K].mask != B[K].mask)
-      return false;
-  return true;
-}
-
 } // namespace
 
 PcRange kernelPcRange(const ProgramImpl &P, uint32_t Func) {
@@ -330,8 +321,7 @@ bool LoopSkipper::probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSn
   return Ok;
 }
 
-uint64_t LoopSkipper::attempt(Exec &X, std::vector<Warp> &Warps, size_t N, const History &H) {
-  const CtaSnapshot &R = H.ring[2];
+uint64_t LoopSkipper::attempt(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R) {
   uint64_t PerIter = 0 - CounterDelta.back();
   uint64_t Left = R.counters.back();
   if (PerIter == 0 || Left / PerIter < 2)
@@ -432,10 +422,7 @@ uint32_t LoopSkipper::findPeriod(const History &H) const {
   auto At = [&](uint32_t Back) {
     return H.hashes[(H.head + H.hashes.size() - 1 - Back) % H.hashes.size()];
   };
-  uint32_t Known = 0;
-  for (auto [Pc, P] : KnownPeriods)
-    if (Pc == H.pc)
-      Known = P;
+  uint32_t Known = knownPeriod(H.pc);
   for (uint32_t P = 1; P <= MaxPeriod && 2 * P < H.hcount; ++P) {
     if (Opts.relaxed && P != 1 && P != Known)
       continue;
@@ -447,9 +434,9 @@ uint32_t LoopSkipper::findPeriod(const History &H) const {
 }
 
 uint32_t LoopSkipper::knownPeriod(uint32_t Pc) const {
-  for (auto [KeyPc, Known] : KnownPeriods)
-    if (KeyPc == Pc)
-      return Known;
+  for (const Known &K : KnownPeriods)
+    if (K.pc == Pc)
+      return K.period;
   return 0;
 }
 
@@ -518,27 +505,27 @@ void LoopSkipper::confirm(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Po
     return;
   if (Step == Period) {
     take(H.ring[1], X, Warps, N, Pos);
+    if (!Opts.relaxed && reuseSteps(H)) { // a known key that moved as before: jump now
+      X.cmpTrace = nullptr;
+      settle(H, attempt(X, Warps, N, H.ring[1]));
+      return;
+    }
     TraceB.clear();
     X.cmpTrace = &TraceB;
     return;
   }
   X.cmpTrace = nullptr;
   take(H.ring[2], X, Warps, N, Pos);
-  uint64_t Skipped = affine(H) ? attempt(X, Warps, N, H) : 0;
+  settle(H, affine(H) ? attempt(X, Warps, N, H.ring[2]) : 0);
+}
+
+void LoopSkipper::settle(History &H, uint64_t Skipped) {
   if (Skipped) {
     Stats.iterationsSkipped += Skipped * Period;
     Stats.skippedWarpInstructions += Skipped * (0 - CounterDelta.back());
     ++Stats.skips;
-    if (!Opts.relaxed) {
-      bool Found = false;
-      for (auto &[Pc, P] : KnownPeriods)
-        if (Pc == TraceKey) {
-          P = Period;
-          Found = true;
-        }
-      if (!Found)
-        KnownPeriods.push_back({TraceKey, Period});
-    }
+    if (!Opts.relaxed)
+      remember(TraceKey);
   }
   // The state jumped (or this candidate failed): every key starts over; a failed one waits.
   for (History &G : Histories)
@@ -552,6 +539,21 @@ void LoopSkipper::confirm(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Po
       G.knownTried = false;
   }
   TraceKey = NoPc;
+}
+
+void LoopSkipper::remember(uint32_t Pc) {
+  auto It = std::find_if(KnownPeriods.begin(), KnownPeriods.end(),
+                         [&](const Known &K) { return K.pc == Pc; });
+  Known &K = It != KnownPeriods.end() ? *It : KnownPeriods.emplace_back();
+  K.pc = Pc;
+  K.period = Period;
+  K.regDelta = RegDelta;
+  K.cmpStep = TraceB;
+  for (size_t R = 0; R < TraceB.size(); ++R)
+    for (unsigned L = 0; L < 32; ++L) {
+      K.cmpStep[R].a[L] = TraceB[R].a[L] - TraceA[R].a[L];
+      K.cmpStep[R].b[L] = TraceB[R].b[L] - TraceA[R].b[L];
+    }
 }
 
 } // namespace analyzer

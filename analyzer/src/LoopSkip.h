@@ -39,6 +39,16 @@ struct LoopSkipStats {
   }
 };
 
+/// The same compares ran (pc, warp, lanes), in the same order.
+inline bool sameTraceShape(const std::vector<CmpRecord> &A, const std::vector<CmpRecord> &B) {
+  if (A.size() != B.size())
+    return false;
+  for (size_t K = 0; K < A.size(); ++K)
+    if (A[K].pc != B[K].pc || A[K].warp != B[K].warp || A[K].mask != B[K].mask)
+      return false;
+  return true;
+}
+
 /// The pcs of a kernel and every function it calls (directly or not).
 struct PcRange {
   uint32_t lo = 0, hi = 0;
@@ -105,8 +115,8 @@ private:
   History &historyFor(uint32_t Pc);
   void take(CtaSnapshot &S, const Exec &X, const std::vector<Warp> &W, size_t N, size_t Pos);
   bool affine(const History &H);
-  /// Tries to jump from the newest snapshot of `H`; returns the iterations skipped.
-  uint64_t attempt(Exec &X, std::vector<Warp> &Warps, size_t N, const History &H);
+  /// Tries to jump from snapshot `R`, the current state; returns the periods skipped.
+  uint64_t attempt(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R);
   uint64_t compareBound(const Exec &X) const;
   uint64_t registerBound(const CtaSnapshot &R) const;
   void materialize(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R,
@@ -157,9 +167,25 @@ private:
   uint32_t TraceKey = NoPc;
   uint32_t Period = 1, Step = 0;
   std::vector<CmpRecord> TraceA, TraceB, TraceP;
-  /// Periods that led to a jump in strict runs, per key pc; relaxed runs (loaded data in the
-  /// registers, so no register hash) try only these and 1.
-  std::vector<std::pair<uint32_t, uint32_t>> KnownPeriods;
+  /// What a jump at a key pc found, for the next CTAs of the launch: the period in releases of
+  /// the key (relaxed runs, with loaded data in the registers and so no register hash, try only
+  /// these and 1) and, from strict runs, the steps per period of the registers and of the
+  /// operands of every traced compare (pc, warp and mask as traced).
+  struct Known {
+    uint32_t pc = NoPc, period = 0;
+    std::vector<uint64_t> regDelta;
+    std::vector<CmpRecord> cmpStep;
+  };
+  std::vector<Known> KnownPeriods;
+  /// Records the jump just made at key `Pc`.
+  void remember(uint32_t Pc);
+  /// After one period of a known key (ring 0 to ring 1): when the same compares ran and every
+  /// register advanced by the step that the key's last jump confirmed over two periods, takes
+  /// those steps, this period's counter deltas and its compares as the later trace, so that
+  /// the probes and the jump can start from ring 1 (one period sooner).
+  bool reuseSteps(const History &H);
+  /// The bookkeeping after a candidate at `H` jumped `Skipped` periods (0: it failed).
+  void settle(History &H, uint64_t Skipped);
   std::vector<uint64_t> Scratch;
   /// Registers written inside the kernel's loops (lane offsets), whether only they are
   /// snapshotted and compared (no calls), which pcs lie in a loop, and the profile counters

@@ -96,4 +96,42 @@ bool LoopSkipper::affineLive(const CtaSnapshot &A, const CtaSnapshot &B, const C
   return !Bad || Opts.relaxed;
 }
 
+bool LoopSkipper::reuseSteps(const History &H) {
+  auto It = std::find_if(KnownPeriods.begin(), KnownPeriods.end(),
+                         [&](const Known &K) { return K.pc == H.pc; });
+  if (It == KnownPeriods.end() || It->period != Period || It->regDelta.empty())
+    return false;
+  const Known &K = *It;
+  const CtaSnapshot &A = H.ring[0], &B = H.ring[1];
+  if (A.pos != B.pos || A.barArrived != B.barArrived || A.barExpected != B.barExpected ||
+      A.shared != B.shared || !sameStructure(A, B.warps, nullptr) ||
+      !sameTraceShape(TraceA, K.cmpStep))
+    return false;
+  CounterDelta.resize(B.counters.size());
+  for (size_t C = 0; C < B.counters.size(); ++C)
+    CounterDelta[C] = B.counters[C] - A.counters[C];
+  size_t Flat = 0;
+  uint64_t Off = 0;
+  for (size_t W = 0; W < B.warps.size(); ++W) {
+    const uint64_t *Ra = A.warps[W].regs.data(), *Rb = B.warps[W].regs.data();
+    const size_t E = B.warps[W].regs.size();
+    if (Flat + E > K.regDelta.size())
+      return false;
+    const uint64_t *Step = K.regDelta.data() + Flat;
+    forRegs(E, [&](size_t I) { Off |= Rb[I] - Ra[I] - Step[I]; });
+    Flat += E;
+  }
+  if (Off || Flat != K.regDelta.size() || (Compact && !outsideLoopsIdle()))
+    return false;
+  RegDelta = K.regDelta;
+  RegAffine.assign(RegDelta.size(), 1);
+  TraceB = TraceA; // this period's compares are the later trace, one step before the earlier
+  for (size_t R = 0; R < TraceA.size(); ++R)
+    for (unsigned L = 0; L < 32; ++L) {
+      TraceA[R].a[L] = TraceB[R].a[L] - K.cmpStep[R].a[L];
+      TraceA[R].b[L] = TraceB[R].b[L] - K.cmpStep[R].b[L];
+    }
+  return true;
+}
+
 } // namespace analyzer
