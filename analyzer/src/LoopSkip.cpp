@@ -433,6 +433,13 @@ uint32_t LoopSkipper::findPeriod(const History &H) const {
   return 0;
 }
 
+bool LoopSkipper::knownSteps(uint32_t Pc) const {
+  for (const Known &K : KnownPeriods)
+    if (K.pc == Pc)
+      return !K.regDelta.empty();
+  return false;
+}
+
 uint32_t LoopSkipper::knownPeriod(uint32_t Pc) const {
   for (const Known &K : KnownPeriods)
     if (K.pc == Pc)
@@ -460,11 +467,15 @@ void LoopSkipper::onRelease(Exec &X, std::vector<Warp> &Warps, size_t N, size_t 
   }
   // A period that led to a jump before (in another CTA): confirm it once a whole period has
   // run (registers written only on some phases hold stale values before that). Until then the
-  // releases of that key are only counted, and other keys wait for it (no hashing).
+  // releases of that key are only counted, and other keys wait for it (no hashing). With known
+  // steps (strict runs) it starts at once: a first period that moved off those steps is taken
+  // for the stale one, and the confirmation starts over from its end (confirm()).
   if (uint32_t Known = knownPeriod(Pc); Known && !H.knownTried) {
-    if (++H.hcount == Known + 1) {
+    bool AtOnce = !Opts.relaxed && knownSteps(Pc);
+    if (++H.hcount == (AtOnce ? 1 : Known + 1)) {
       H.knownTried = true;
       startConfirm(X, Warps, N, Pos, H, Known);
+      Early = AtOnce;
     }
     return;
   }
@@ -493,6 +504,7 @@ void LoopSkipper::startConfirm(Exec &X, const std::vector<Warp> &Warps, size_t N
   TraceKey = H.pc;
   Period = P;
   Step = 0;
+  Early = false;
   H.hcount = 0;
   take(H.ring[0], X, Warps, N, Pos);
   TraceA.clear();
@@ -508,6 +520,13 @@ void LoopSkipper::confirm(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Po
     if (!Opts.relaxed && reuseSteps(H)) { // a known key that moved as before: jump now
       X.cmpTrace = nullptr;
       settle(H, attempt(X, Warps, N, H.ring[1]));
+      return;
+    }
+    if (Early) { // the first period since the loop began: start over from its end
+      Early = false;
+      std::swap(H.ring[0], H.ring[1]);
+      Step = 0;
+      TraceA.clear();
       return;
     }
     TraceB.clear();

@@ -147,6 +147,8 @@ private:
   uint32_t findPeriod(const History &H) const;
   /// The period that led to a jump at key `Pc` in an earlier CTA, or 0.
   uint32_t knownPeriod(uint32_t Pc) const;
+  /// That jump's register and compare steps are known (a strict run made it).
+  bool knownSteps(uint32_t Pc) const;
   /// Some key with a known period has been seen in this CTA and not tried yet.
   bool knownPending() const;
   void confirm(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Pos);
@@ -166,6 +168,7 @@ private:
   /// since the candidate was found, and the compare traces of the two periods.
   uint32_t TraceKey = NoPc;
   uint32_t Period = 1, Step = 0;
+  bool Early = false; ///< a known key's confirmation began with the loop's first period
   std::vector<CmpRecord> TraceA, TraceB, TraceP;
   /// What a jump at a key pc found, for the next CTAs of the launch: the period in releases of
   /// the key (relaxed runs, with loaded data in the registers and so no register hash, try only
