@@ -315,9 +315,8 @@ bool LoopSkipper::probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSn
   X.cmpTrace = nullptr;
   X.trap.reset();
   X.budget = SavedBudget;
-  if (!Ok && Compact) // a failed probe may have left the loops: restore every register
-    for (size_t K = 0; K < N; ++K)
-      Warps[K].regs = Backup[K];
+  if (!Ok && Compact)       // a failed probe may have left the loops: restore what Live leaves out
+    restoreFixed(Warps, N); // (the next materialize() sets the Live registers)
   return Ok;
 }
 
@@ -329,11 +328,8 @@ uint64_t LoopSkipper::attempt(Exec &X, std::vector<Warp> &Warps, size_t N, const
   uint64_t Bound = std::min({compareBound(X), registerBound(R), Left / PerIter - 2});
   if (Bound < MinJump)
     return 0;
-  if (Compact) { // the registers Live leaves out, for a probe that fails
-    Backup.resize(N);
-    for (size_t K = 0; K < N; ++K)
-      Backup[K] = Warps[K].regs;
-  }
+  if (Compact) // the registers Live leaves out, for a probe that fails
+    backupFixed(Warps, N);
   // Skipping n iterations needs probes m = 0 .. n-1 to pass; the first failing one bounds n.
   // The middle and the last are run (the two confirmed periods already stand for m = 0); after
   // a failure m = 0 is run too, so that the search below starts from a period that passed.

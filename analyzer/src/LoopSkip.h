@@ -193,11 +193,14 @@ private:
   /// Registers written inside the kernel's loops (lane offsets), whether only they are
   /// snapshotted and compared (no calls), which pcs lie in a loop, and the profile counters
   /// before the per-pc counts in a counter vector.
-  std::vector<uint32_t> Live;
+  std::vector<uint32_t> Live, Fixed; ///< Fixed: the other registers (lane offsets)
   bool Compact = false;
   std::vector<uint8_t> InLoop;
   size_t ProfCounters = 0;
-  std::vector<std::vector<uint64_t>> Backup; ///< every register before the probes
+  /// The Fixed registers before the probes, per warp.
+  std::vector<std::vector<uint64_t>> Backup;
+  void backupFixed(const std::vector<Warp> &Warps, size_t N);
+  void restoreFixed(std::vector<Warp> &Warps, size_t N) const;
 };
 
 } // namespace analyzer

@@ -18,6 +18,7 @@ void LoopSkipper::prepare(const ProgramImpl &P, uint32_t Func) {
   const DFunction &F = P.funcs[Func];
   Compact = Opts.enabled && F.callees.empty() && Pcs.lo == F.entry;
   Live.clear();
+  Fixed.clear();
   RegDelta.clear(); // affineLive sets the entries outside Live to 0 once per launch
   RegAffine.clear();
   InLoop.assign(Pcs.hi - Pcs.lo, 0);
@@ -38,8 +39,7 @@ void LoopSkipper::prepare(const ProgramImpl &P, uint32_t Func) {
           Written[I.op[K] / 32] = 1;
   }
   for (uint32_t Slot = 0; Slot < F.numSlots; ++Slot)
-    if (Written[Slot])
-      Live.push_back(Slot * 32);
+    (Written[Slot] ? Live : Fixed).push_back(Slot * 32);
   ProfCounters = profileCounterCount();
 }
 
@@ -94,6 +94,21 @@ bool LoopSkipper::affineLive(const CtaSnapshot &A, const CtaSnapshot &B, const C
     Flat += C.warps[W].regs.size();
   }
   return !Bad || Opts.relaxed;
+}
+
+void LoopSkipper::backupFixed(const std::vector<Warp> &Warps, size_t N) {
+  Backup.resize(N);
+  for (size_t K = 0; K < N; ++K) {
+    Backup[K].resize(Fixed.size() * 32);
+    for (size_t I = 0; I < Fixed.size(); ++I)
+      std::copy_n(Warps[K].regs.data() + Fixed[I], 32, Backup[K].data() + I * 32);
+  }
+}
+
+void LoopSkipper::restoreFixed(std::vector<Warp> &Warps, size_t N) const {
+  for (size_t K = 0; K < N; ++K)
+    for (size_t I = 0; I < Fixed.size(); ++I)
+      std::copy_n(Backup[K].data() + I * 32, 32, Warps[K].regs.data() + Fixed[I]);
 }
 
 bool LoopSkipper::reuseSteps(const History &H) {
