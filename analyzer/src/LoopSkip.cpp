@@ -429,18 +429,16 @@ uint32_t LoopSkipper::findPeriod(const History &H) const {
   return 0;
 }
 
-bool LoopSkipper::knownSteps(uint32_t Pc) const {
+const LoopSkipper::Known *LoopSkipper::knownAt(uint32_t Pc) const {
   for (const Known &K : KnownPeriods)
     if (K.pc == Pc)
-      return !K.regDelta.empty();
-  return false;
+      return &K;
+  return nullptr;
 }
 
 uint32_t LoopSkipper::knownPeriod(uint32_t Pc) const {
-  for (const Known &K : KnownPeriods)
-    if (K.pc == Pc)
-      return K.period;
-  return 0;
+  const Known *K = knownAt(Pc);
+  return K ? K->period : 0;
 }
 
 bool LoopSkipper::knownPending() const {
@@ -467,7 +465,7 @@ void LoopSkipper::onRelease(Exec &X, std::vector<Warp> &Warps, size_t N, size_t 
   // steps (strict runs) it starts at once: a first period that moved off those steps is taken
   // for the stale one, and the confirmation starts over from its end (confirm()).
   if (uint32_t Known = knownPeriod(Pc); Known && !H.knownTried) {
-    bool AtOnce = !Opts.relaxed && knownSteps(Pc);
+    bool AtOnce = !Opts.relaxed && !knownAt(Pc)->regDelta.empty();
     if (++H.hcount == (AtOnce ? 1 : Known + 1)) {
       H.knownTried = true;
       startConfirm(X, Warps, N, Pos, H, Known);
@@ -557,9 +555,9 @@ void LoopSkipper::settle(History &H, uint64_t Skipped) {
 }
 
 void LoopSkipper::remember(uint32_t Pc) {
-  auto It = std::find_if(KnownPeriods.begin(), KnownPeriods.end(),
-                         [&](const Known &K) { return K.pc == Pc; });
-  Known &K = It != KnownPeriods.end() ? *It : KnownPeriods.emplace_back();
+  const Known *Found = knownAt(Pc);
+  Known &K =
+      Found ? KnownPeriods[size_t(Found - KnownPeriods.data())] : KnownPeriods.emplace_back();
   K.pc = Pc;
   K.period = Period;
   K.regDelta = RegDelta;

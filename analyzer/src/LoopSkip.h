@@ -147,8 +147,6 @@ private:
   uint32_t findPeriod(const History &H) const;
   /// The period that led to a jump at key `Pc` in an earlier CTA, or 0.
   uint32_t knownPeriod(uint32_t Pc) const;
-  /// That jump's register and compare steps are known (a strict run made it).
-  bool knownSteps(uint32_t Pc) const;
   /// Some key with a known period has been seen in this CTA and not tried yet.
   bool knownPending() const;
   void confirm(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Pos);
@@ -180,6 +178,8 @@ private:
     std::vector<CmpRecord> cmpStep;
   };
   std::vector<Known> KnownPeriods;
+  /// What is known of key `Pc`, or nullptr.
+  const Known *knownAt(uint32_t Pc) const;
   /// Records the jump just made at key `Pc`.
   void remember(uint32_t Pc);
   /// After one period of a known key (ring 0 to ring 1): when the same compares ran and every

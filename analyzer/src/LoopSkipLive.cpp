@@ -112,11 +112,10 @@ void LoopSkipper::restoreFixed(std::vector<Warp> &Warps, size_t N) const {
 }
 
 bool LoopSkipper::reuseSteps(const History &H) {
-  auto It = std::find_if(KnownPeriods.begin(), KnownPeriods.end(),
-                         [&](const Known &K) { return K.pc == H.pc; });
-  if (It == KnownPeriods.end() || It->period != Period || It->regDelta.empty())
+  const Known *Found = knownAt(H.pc);
+  if (!Found || Found->period != Period || Found->regDelta.empty())
     return false;
-  const Known &K = *It;
+  const Known &K = *Found;
   const CtaSnapshot &A = H.ring[0], &B = H.ring[1];
   if (A.pos != B.pos || A.barArrived != B.barArrived || A.barExpected != B.barExpected ||
       A.shared != B.shared || !sameStructure(A, B.warps, nullptr) ||

@@ -152,10 +152,15 @@ void loadOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
     RC.finish(X.prof, 0);
     return;
   }
-  bool Aliased = false; // a destination is the address register: read every lane first
-  for (unsigned K = 0; K < N; ++K)
-    Aliased |= opPtr(W, I, K) == A;
-  if (One.base && (E == 4 || E == 8) && !Aliased) { // one host range: no per-lane calls
+  // One host range, 4- or 8-byte elements: element by element over the lanes, unless a
+  // destination is the address register (then every lane's address is read first, below).
+  auto Aliased = [&] {
+    for (unsigned K = 0; K < N; ++K)
+      if (opPtr(W, I, K) == A)
+        return true;
+    return false;
+  };
+  if (One.base && (E == 4 || E == 8) && !Aliased()) {
     addRequest(RC, One, A, I.imm, M, Size);
     for (unsigned K = 0; K < N; ++K)
       gatherHost(One.base, uint64_t(I.imm) - One.sub + K * E, A, M, E, Signed, ToBits,

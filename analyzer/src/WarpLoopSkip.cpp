@@ -275,7 +275,9 @@ uint64_t WarpLoopSkipper::bound(const Exec &X, const Warp &W, const Loop &L,
   // No register may wrap: values below 2^16 stay below it (16-bit registers), below 2^32 below
   // that (32-bit registers), others below 2^64.
   for (size_t Slot = 0; Slot < L.slots.size() && J; ++Slot) {
-    for (size_t K = Slot * 32; K < Slot * 32 + 32 && Varies[Slot] && J; ++K) {
+    if (!Varies[Slot])
+      continue;
+    for (size_t K = Slot * 32; K < Slot * 32 + 32 && J; ++K) {
       if (RegDelta[K] == 0)
         continue;
       uint64_t V = S[2].regs[K];
