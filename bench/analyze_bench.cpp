@@ -1,9 +1,11 @@
 // Fast-mode wall time: lower + analyze EfficientNet-B7 at batch 1 and 64, and every zoo model at
 // batch 1 (docs/fast-mode.md). Usage: analyze_bench [--no-loop-skip] [--no-warp-loop-skip]
-// [--no-class-transfer] [--no-residue-strata] [MODEL BATCH ...] (default: the set above). Besides
-// wall time it prints the warp instructions interpreted, a measure of the work that does not depend
-// on the machine's load.
+// [--no-class-transfer] [--no-residue-strata] [--no-kernel-cache] [MODEL BATCH ...] (default: the
+// set above). Like `ptxcast compare`, the models share one KernelCache: a kernel already compiled
+// for an earlier model is reused. Besides wall time it prints the warp instructions interpreted, a
+// measure of the work that does not depend on the machine's load.
 #include "analyzer/FastMode.h"
+#include "corpus/KernelGen.h"
 #include "corpus/Lower.h"
 #include "corpus/Zoo.h"
 
@@ -23,15 +25,19 @@ double seconds(Clock::time_point A, Clock::time_point B) {
   return std::chrono::duration<double>(B - A).count();
 }
 
-/// Lowers and analyses one model; prints one line; returns the wall seconds (< 0 on error).
-double benchOne(const std::string &Model, int64_t Batch, const analyzer::FastSettings &S) {
+/// Lowers and analyses one model, reusing the kernels Cache holds (may be null); prints one
+/// line; returns the wall seconds (< 0 on error).
+double benchOne(const std::string &Model, int64_t Batch, const analyzer::FastSettings &S,
+                corpus::KernelCache *Cache) {
   auto T0 = Clock::now();
   auto N = corpus::buildZooModel(Model, corpus::ZooOptions{Batch, 0, corpus::DType::F32});
   if (!N) {
     fmt::print("{}: {}\n", Model, N.error().str());
     return -1;
   }
-  auto W = corpus::lower(*N);
+  corpus::LowerOptions LO;
+  LO.cache = Cache;
+  auto W = corpus::lower(*N, LO);
   if (!W) {
     fmt::print("{}: {}\n", Model, W.error().str());
     return -1;
@@ -77,6 +83,7 @@ double benchOne(const std::string &Model, int64_t Batch, const analyzer::FastSet
 
 int main(int Argc, char **Argv) {
   analyzer::FastSettings S;
+  bool NoCache = false;
   int First = 1;
   for (; First < Argc && std::string(Argv[First]).rfind("--", 0) == 0; ++First) {
     std::string Flag = Argv[First];
@@ -88,28 +95,33 @@ int main(int Argc, char **Argv) {
       S.transferClasses = false;
     } else if (Flag == "--no-residue-strata") {
       S.residueStrata = false;
+    } else if (Flag == "--no-kernel-cache") {
+      NoCache = true;
     } else {
       fmt::print("unknown option '{}' (--no-loop-skip, --no-warp-loop-skip, --no-class-transfer, "
-                 "--no-residue-strata)\n",
+                 "--no-residue-strata, --no-kernel-cache)\n",
                  Flag);
       return 1;
     }
   }
+  corpus::KernelCache Cache; // as in `ptxcast compare`: one process, kernels compiled once
+  corpus::KernelCache *Share = NoCache ? nullptr : &Cache;
   if (Argc > First) {
     for (int I = First; I + 1 < Argc; I += 2)
-      if (benchOne(Argv[I], std::atoll(Argv[I + 1]), S) < 0)
+      if (benchOne(Argv[I], std::atoll(Argv[I + 1]), S, Share) < 0)
         return 1;
     return 0;
   }
-  benchOne("efficientnet-b7", 1, S);
-  benchOne("efficientnet-b7", 64, S);
+  benchOne("efficientnet-b7", 1, S, Share);
+  benchOne("efficientnet-b7", 64, S, Share);
   double All = 0;
   for (const corpus::ZooModel &Z : corpus::zooModels()) {
-    double T = benchOne(Z.name, 1, S);
+    double T = benchOne(Z.name, 1, S, Share);
     if (T < 0)
       return 1;
     All += T;
   }
-  fmt::print("all zoo models at batch 1: {:.2f} s\n", All);
+  fmt::print("all zoo models at batch 1: {:.2f} s ({} kernels compiled, {} reused)\n", All,
+             Cache.size(), Cache.hits());
   return 0;
 }

@@ -467,7 +467,7 @@ support::Expected<Workload> Lowerer::run() {
         return *E;
   if (O.emitPtx) {
     unsigned Threads = O.threads ? O.threads : std::thread::hardware_concurrency();
-    auto Ptx = Emitter.emitPtxModules(O.arch, Threads);
+    auto Ptx = Emitter.emitPtxModules(O.arch, Threads, O.cache);
     if (!Ptx)
       return Ptx.error();
     W.ptx = std::move(*Ptx);

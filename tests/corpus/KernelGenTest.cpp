@@ -14,6 +14,7 @@
 #include <string>
 #include <thread>
 #include <unistd.h>
+#include <vector>
 
 using namespace corpus;
 using namespace kernelcases;
@@ -340,6 +341,37 @@ TEST_CASE("emission is deterministic and emitters on separate threads are indepe
   REQUIRE_FALSE(A.empty());
   CHECK(A == B);
   CHECK(A == C);
+}
+
+TEST_CASE(
+    "a kernel cache reuses kernels compiled for the same architecture; the PTX is unchanged") {
+  const std::vector<Case> Cases = allCases(DType::F32);
+  REQUIRE(Cases.size() > 8);
+  auto Emit = [&](KernelCache *Cache, const std::string &Arch, size_t Step) {
+    KernelEmitter E;
+    for (size_t I = 0; I < Cases.size(); I += Step)
+      REQUIRE(addCase(E, Cases[I]));
+    auto Ptx = E.emitPtxModules(Arch, 2, Cache);
+    REQUIRE_MESSAGE(Ptx, support::errorText(Ptx));
+    REQUIRE(Ptx->size() == 1);
+    return Ptx->front();
+  };
+  KernelCache Cache;
+  // Every third kernel first: the full set then finds some kernels of each LLVM module cached,
+  // so modules are compiled with some of their kernels left out.
+  Emit(&Cache, "sm_90", 3);
+  const size_t Third = Cache.size();
+  CHECK(Third == (Cases.size() + 2) / 3);
+  CHECK(Cache.hits() == 0);
+  const std::string Cached = Emit(&Cache, "sm_90", 1);
+  CHECK(Cache.hits() == Third);
+  CHECK(Cache.size() == Cases.size());
+  CHECK(Cached == Emit(nullptr, "sm_90", 1));
+  if (havePtxas())
+    CHECK_MESSAGE(ptxasErrors(Cached, "sm_90").empty(), ptxasErrors(Cached, "sm_90"));
+  // Another architecture compiles anew.
+  CHECK(Emit(&Cache, "sm_80", 3) == Emit(nullptr, "sm_80", 3));
+  CHECK(Cache.hits() == Third);
 }
 
 TEST_CASE("a concatenation of more than 128 inputs is planned as launches of at most 128") {

@@ -68,9 +68,10 @@ support::Expected<std::vector<Cell>> predictAll(const CompareOptions &O,
                                                 const learners::Predictor &P,
                                                 const std::vector<learners::GpuSpec> &Gpus) {
   std::vector<Cell> Cells;
+  corpus::KernelCache Cache; // models share layer shapes (EfficientNet-B0..B7 at one batch)
   for (const std::string &Model : O.models)
     for (int64_t Batch : O.batches) {
-      NetworkRequest R{Model, Batch, O.imageSize, P.info().dtype, "sm_90", O.threads};
+      NetworkRequest R{Model, Batch, O.imageSize, P.info().dtype, "sm_90", O.threads, &Cache};
       auto N = analyseNetwork(R);
       if (!N)
         return N.error();

@@ -1,9 +1,11 @@
 // Shared machinery of `ptxcast dataset`: source tables, parallel analysis jobs, skip counts,
 // feature rows and the atomic CSV write (DatasetCommon.h).
 #include "DatasetCommon.h"
+
 #include "NetworkAnalysis.h"
 #include "support/Files.h"
 
+#include "corpus/KernelGen.h"
 #include "learners/Features.h"
 
 #include <fmt/core.h>
@@ -175,15 +177,18 @@ std::vector<JobResult> runJobs(const std::vector<NetworkFactory> &Jobs, const Jo
   std::vector<JobResult> Results(Jobs.size());
   unsigned Threads = S.threads ? S.threads : std::max(1u, std::thread::hardware_concurrency());
   Progress P(Jobs.size(), S.unit);
+  corpus::KernelCache Cache; // networks share many layer shapes: compile each kernel once
+  corpus::LowerOptions Lower = S.lower;
+  Lower.cache = &Cache;
   if (!S.perJob) {
     for (size_t I = 0; I < Jobs.size(); ++I) {
-      Results[I] = runJob(Jobs[I], S.lower, Threads);
+      Results[I] = runJob(Jobs[I], Lower, Threads);
       P.step();
     }
     return Results;
   }
   parallelFor(Jobs.size(), Threads, [&](size_t I) {
-    Results[I] = runJob(Jobs[I], S.lower, 1);
+    Results[I] = runJob(Jobs[I], Lower, 1);
     P.step();
   });
   return Results;

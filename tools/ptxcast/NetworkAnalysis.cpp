@@ -125,6 +125,7 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
   corpus::LowerOptions LO;
   LO.dtype = Type;
   LO.arch = R.arch;
+  LO.cache = R.cache;
   auto Out = analyseLowered(*N, LO, R.threads, /*Progress=*/true);
   if (!Out)
     return Out.error();

@@ -5,6 +5,7 @@
 
 #include "analyzer/Counts.h"
 #include "analyzer/FastMode.h"
+#include "corpus/KernelGen.h"
 #include "corpus/Lower.h"
 #include "corpus/Network.h"
 #include "corpus/Workload.h"
@@ -23,7 +24,8 @@ struct NetworkRequest {
   int64_t imageSize = 0; ///< zoo models: H = W; 0 = the model's own resolution
   std::string dtype = "f32";
   std::string arch = "sm_90";
-  unsigned threads = 0; ///< analysis worker threads; 0 = all cores
+  unsigned threads = 0;                 ///< analysis worker threads; 0 = all cores
+  corpus::KernelCache *cache = nullptr; ///< kernels shared with other requests (may be null)
 };
 
 /// One launch of the lowered network.

@@ -8,7 +8,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -192,8 +194,37 @@ const char *activationName(ActivationKind K);
 /// "input", "weight", "bn_scale", ...
 const char *paramRoleName(ParamRole R);
 
-/// Collects kernels into LLVM modules (one unless split) and emits them as PTX. A spec added twice
-/// yields the same launch and one kernel. Not thread-safe; one emitter per thread.
+/// One kernel's PTX as the NVPTX backend prints it alone in a module: the module header
+/// (`.version`, `.target`, `.address_size`) and the rest, with block labels `$L__BB0_*`.
+struct CompiledKernel {
+  std::string header;
+  std::string body;
+};
+
+/// Compiled kernels shared by several lowerings in one process (every model of `ptxcast
+/// compare`, the zoo in analyze_bench): a kernel already compiled for the same architecture is
+/// reused, not compiled again. A kernel's name spells out every parameter of its IR, so it is the
+/// key. Thread-safe.
+class KernelCache {
+public:
+  /// The kernel compiled for Arch, or null.
+  std::shared_ptr<const CompiledKernel> find(const std::string &Arch,
+                                             const std::string &Kernel) const;
+  void insert(const std::string &Arch, const std::string &Kernel,
+              std::shared_ptr<const CompiledKernel> Ptx);
+  /// Kernels held, and finds that returned one.
+  size_t size() const;
+  size_t hits() const;
+
+private:
+  mutable std::mutex Mutex;
+  mutable size_t Hits = 0;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const CompiledKernel>> Kernels;
+};
+
+/// Collects kernels, each in an LLVM module of its own, and emits them as PTX modules (one unless
+/// split). A spec added twice yields the same launch and one kernel. Not thread-safe; one emitter
+/// per thread.
 class KernelEmitter {
 public:
   KernelEmitter();
@@ -210,24 +241,27 @@ public:
   support::Expected<KernelLaunch> add(const ConcatSpec &S);
   support::Expected<KernelLaunch> add(const SoftmaxSpec &S);
 
-  /// Spreads the kernels over up to four LLVM modules, runs of `KernelsPerModule` kernels each
-  /// in turn, so emitPtxModules can run LLVM on several threads. Call before adding kernels.
+  /// Spreads the kernels over up to four PTX modules, runs of `KernelsPerModule` kernels each
+  /// in turn. Call before adding kernels.
   /// The split depends only on the kernels added, never on the machine.
   void splitModules(size_t KernelsPerModule);
   /// Number of distinct kernels, and of modules holding them.
   size_t kernelCount() const;
   size_t moduleCount() const;
-  /// The unoptimised module as LLVM IR text.
+  /// The unoptimised kernel modules as LLVM IR text, in the order the kernels were added.
   std::string irText() const;
-  /// Runs LLVM's module verifier; an empty string when the module is well formed, else the report.
+  /// Runs LLVM's module verifier; an empty string when the modules are well formed, else the
+  /// report.
   std::string verify() const;
   /// Optimises a copy of the module with the O3 pipeline for `Arch` (sm_75, sm_80, sm_86, sm_87,
   /// sm_89, sm_90) and returns the PTX text. The module itself is left unoptimised.
   /// Needs a single module (no splitModules, or few enough kernels).
   support::Expected<std::string> emitPtx(const std::string &Arch = "sm_90") const;
-  /// emitPtx for every module, on up to `Threads` threads; one PTX text per module, in order.
-  support::Expected<std::vector<std::string>> emitPtxModules(const std::string &Arch,
-                                                             unsigned Threads) const;
+  /// emitPtx for every module; one PTX text per module, in order. Kernels are compiled one by
+  /// one, on up to `Threads` threads; those `Cache` holds for Arch are reused, and the others
+  /// added to it. The text is the same whatever the threads and the cache.
+  support::Expected<std::vector<std::string>>
+  emitPtxModules(const std::string &Arch, unsigned Threads, KernelCache *Cache = nullptr) const;
 
 private:
   struct Impl;

@@ -11,9 +11,11 @@
 
 namespace corpus {
 
+class KernelCache;
+
 /// Kernels per run: runs of this many kernels are dealt to up to four PTX modules in turn
-/// (kernels_0.ptx ... kernels_3.ptx, compiled in parallel). Small runs balance the modules: with
-/// runs of 16, VGG-16's 17 kernels made modules of 16 and 1, EfficientNet-B7's 81 of 32/17/16/16.
+/// (kernels_0.ptx ... kernels_3.ptx). Small runs balance the files: with runs of 16, VGG-16's 17
+/// kernels made modules of 16 and 1, EfficientNet-B7's 81 of 32/17/16/16.
 constexpr size_t KernelsPerModule = 4;
 
 struct LowerOptions {
@@ -21,9 +23,11 @@ struct LowerOptions {
   std::string arch = "sm_90"; ///< sm_75, sm_80, sm_86, sm_87, sm_89, sm_90
   uint64_t seed = 7;          ///< first seed of the random buffers (one per buffer, in order)
   bool emitPtx = true;        ///< false: plan kernels and launches only (Workload::ptx empty)
-  /// Threads running LLVM over the PTX modules (0 = all cores). Kernels are spread over up to
-  /// four modules, KernelsPerModule at a time, whatever the thread count: the output is the same.
+  /// Threads running LLVM over the kernels (0 = all cores). Kernels are spread over up to four
+  /// modules, KernelsPerModule at a time, whatever the thread count: the output is the same.
   unsigned threads = 0;
+  /// Kernels compiled by earlier lowerings, reused and added to (not owned; may be null).
+  KernelCache *cache = nullptr;
 };
 
 /// Lowers a network (its batch and image size are those it was built or imported with). A layer

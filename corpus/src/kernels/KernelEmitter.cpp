@@ -31,7 +31,8 @@ namespace corpus {
 namespace {
 
 constexpr const char *NvptxTriple = "nvptx64-nvidia-cuda";
-constexpr size_t MaxModules = 4; ///< parts a split emitter fills in turn
+constexpr size_t MaxModules = 4; ///< PTX modules a split emitter fills in turn
+constexpr size_t CompileRun = 4; ///< consecutive kernels built (and compiled) in one LLVM module
 constexpr const char *KnownArchs[] = {"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90"};
 
 void initNvptx() {
@@ -81,60 +82,160 @@ void optimize(Module &M, TargetMachine &TM) {
   MPM.run(M, MAM);
 }
 
-/// One LLVM module with its own context, so parts can be optimised on separate threads.
+/// Kernels built into one LLVM module and context: runs of CompileRun consecutive kernels, so
+/// LLVM's cost per module is shared by a few kernels, and runs compile on separate threads.
 struct ModulePart {
   LLVMContext Ctx;
   std::unique_ptr<Module> M;
-  ModulePart() {
+  std::vector<std::string> Kernels; ///< in the order they are defined
+  explicit ModulePart(const std::string &DataLayout) {
     M = std::make_unique<Module>("ptxcast_kernels", Ctx);
     M->setTargetTriple(NvptxTriple);
-    if (auto TM = createTargetMachine("sm_90"))
-      M->setDataLayout((*TM)->createDataLayout());
+    M->setDataLayout(DataLayout);
   }
 };
 
-/// Optimises a copy of Part's module for Arch and returns its PTX.
-support::Expected<std::string> emitPart(const ModulePart &Part, const std::string &Arch) {
-  auto TM = createTargetMachine(Arch);
-  if (!TM)
-    return TM.error();
+/// Drops from M every kernel not in Keep, with its annotations and the globals only it used.
+void keepOnly(Module &M, const std::vector<std::string> &Keep) {
+  auto Kept = [&](const Function *F) {
+    return F && std::find(Keep.begin(), Keep.end(), F->getName()) != Keep.end();
+  };
+  if (NamedMDNode *A = M.getNamedMetadata("nvvm.annotations")) {
+    std::vector<MDNode *> Ops;
+    for (MDNode *Op : A->operands())
+      if (Kept(mdconst::dyn_extract_or_null<Function>(Op->getOperand(0))))
+        Ops.push_back(Op);
+    A->clearOperands();
+    for (MDNode *Op : Ops)
+      A->addOperand(Op);
+  }
+  for (Function &F : make_early_inc_range(M.functions()))
+    if (!F.isDeclaration() && !Kept(&F))
+      F.eraseFromParent();
+  for (GlobalVariable &G : make_early_inc_range(M.globals()))
+    if (G.use_empty())
+      G.eraseFromParent();
+}
+
+/// A kernel's section as it would read compiled alone: the NVPTX printer numbers block labels
+/// `$L__BB<function>_<block>` by the function's place in its module.
+std::string renumberLabels(std::string_view Body, size_t From, size_t To) {
+  if (From == To)
+    return std::string(Body);
+  const std::string Old = "$L__BB" + std::to_string(From) + "_";
+  const std::string New = "$L__BB" + std::to_string(To) + "_";
+  std::string Out;
+  Out.reserve(Body.size() + Body.size() / 64);
+  size_t At = 0;
+  for (size_t Hit = Body.find(Old); Hit != std::string_view::npos; Hit = Body.find(Old, At)) {
+    Out.append(Body.substr(At, Hit - At)).append(New);
+    At = Hit + Old.size();
+  }
+  return Out.append(Body.substr(At));
+}
+
+/// The first kernel of a module is printed with the module's variables: its `// .globl` line,
+/// a note `// X has been demoted` per variable, and a blank line. Drops the notes and the blank
+/// line, so the section reads the same whichever kernels were compiled with it.
+std::string withoutNotes(std::string_view First) {
+  constexpr std::string_view Demoted = " has been demoted";
+  const size_t Body = First.find('\n') + 1; // after the `// .globl` line
+  size_t At = Body;
+  for (size_t End; First.substr(At).starts_with("// "); At = End + 1) {
+    End = First.find('\n', At);
+    if (End == First.npos || !First.substr(At, End - At).ends_with(Demoted))
+      break;
+  }
+  if (First.substr(At).starts_with("\n"))
+    ++At;
+  return std::string(First.substr(0, Body)).append(First.substr(At));
+}
+
+/// Splits a module's PTX into its header and one section per kernel (from its `// .globl` line),
+/// each numbered as function 0 and without the module's notes: as if compiled alone.
+std::vector<CompiledKernel> splitPtx(std::string_view Ptx, size_t Kernels) {
+  constexpr std::string_view Globl = "\n\t// .globl\t";
+  size_t Cut = Ptx.find(Globl);
+  assert(Cut != std::string_view::npos && "NVPTX output without kernels");
+  std::string Header(Ptx.substr(0, Cut + 1));
+  std::vector<CompiledKernel> Out;
+  for (size_t K = 0; K < Kernels; ++K) {
+    size_t Next = Ptx.find(Globl, Cut + 1);
+    std::string_view Section = Ptx.substr(Cut + 1, Next == Ptx.npos ? Next : Next - Cut);
+    std::string Body = K == 0 ? withoutNotes(Section) : std::string(Section);
+    Out.push_back({Header, renumberLabels(Body, K, 0)});
+    Cut = Next;
+  }
+  assert(Cut == std::string_view::npos && "NVPTX output has more kernels than its module");
+  return Out;
+}
+
+/// The PTX of a copy of Part's module reduced to the kernels `Keep` (in module order),
+/// optimised with the O3 pipeline and emitted by TM.
+support::Expected<std::string> emitModule(const ModulePart &Part,
+                                          const std::vector<std::string> &Keep, TargetMachine &TM) {
   std::string Report;
   raw_string_ostream ReportOS(Report);
   if (verifyModule(*Part.M, &ReportOS))
     return support::Error("generated kernel module fails verification: " + ReportOS.str());
   std::unique_ptr<Module> Copy = CloneModule(*Part.M);
-  Copy->setDataLayout((*TM)->createDataLayout());
-  optimize(*Copy, **TM);
+  if (Keep.size() < Part.Kernels.size())
+    keepOnly(*Copy, Keep);
+  Copy->setDataLayout(TM.createDataLayout());
+  optimize(*Copy, TM);
   SmallString<0> Buf;
   raw_svector_ostream OS(Buf);
   legacy::PassManager PM;
-  if ((*TM)->addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::AssemblyFile))
-    return support::Error("the nvptx backend cannot emit assembly for " + Arch);
+  if (TM.addPassesToEmitFile(PM, OS, nullptr, CodeGenFileType::AssemblyFile))
+    return support::Error("the nvptx backend cannot emit assembly for " + TM.getTargetCPU().str());
   PM.run(*Copy);
   return std::string(Buf.str());
 }
 
 } // namespace
 
+std::shared_ptr<const CompiledKernel> KernelCache::find(const std::string &Arch,
+                                                        const std::string &Kernel) const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  auto It = Kernels.find({Arch, Kernel});
+  if (It == Kernels.end())
+    return nullptr;
+  ++Hits;
+  return It->second;
+}
+
+void KernelCache::insert(const std::string &Arch, const std::string &Kernel,
+                         std::shared_ptr<const CompiledKernel> Ptx) {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  Kernels.emplace(std::make_pair(Arch, Kernel), std::move(Ptx));
+}
+
+size_t KernelCache::size() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Kernels.size();
+}
+
+size_t KernelCache::hits() const {
+  std::lock_guard<std::mutex> Lock(Mutex);
+  return Hits;
+}
+
 struct KernelEmitter::Impl {
-  size_t KernelsPerModule = 0; ///< 0: one module
-  std::vector<std::unique_ptr<ModulePart>> Parts;
+  size_t KernelsPerModule = 0;                    ///< 0: one PTX module
+  std::vector<std::unique_ptr<ModulePart>> Parts; ///< kernel K is in Parts[K / CompileRun]
   std::map<std::string, KernelLaunch> Launches;
+  std::string DataLayout; ///< NVPTX's (the same for every architecture)
 
   Impl() {
     initNvptx();
-    Parts.push_back(std::make_unique<ModulePart>());
+    if (auto TM = createTargetMachine("sm_90"))
+      DataLayout = (*TM)->createDataLayout().getStringRepresentation();
   }
 
-  /// The module the next new kernel goes to: runs of KernelsPerModule kernels fill MaxModules
-  /// parts in turn (a fixed rule, so the split never depends on the machine).
-  Module &nextModule() {
-    if (KernelsPerModule == 0)
-      return *Parts.front()->M;
-    size_t Part = (Launches.size() / KernelsPerModule) % MaxModules;
-    while (Parts.size() <= Part)
-      Parts.push_back(std::make_unique<ModulePart>());
-    return *Parts[Part]->M;
+  /// The PTX module kernel `K` goes to: runs of KernelsPerModule kernels fill MaxModules modules
+  /// in turn (a fixed rule, so the split never depends on the machine).
+  size_t moduleOf(size_t K) const {
+    return KernelsPerModule == 0 ? 0 : (K / KernelsPerModule) % MaxModules;
   }
 
   template <class BuildFn>
@@ -144,11 +245,76 @@ struct KernelEmitter::Impl {
       return support::Error(*Invalid);
     if (auto It = Launches.find(Name); It != Launches.end())
       return It->second;
-    KernelLaunch L = Build(nextModule(), Name);
+    if (Launches.size() % CompileRun == 0)
+      Parts.push_back(std::make_unique<ModulePart>(DataLayout));
+    Parts.back()->Kernels.push_back(Name);
+    KernelLaunch L = Build(*Parts.back()->M, Name);
     Launches.emplace(Name, L);
     return L;
   }
+
+  using Compiled = std::vector<std::shared_ptr<const CompiledKernel>>;
+  /// Compiles the kernels of Parts[I] that Cache lacks into Out (indexed by kernel).
+  support::Expected<bool> compilePart(size_t I, const std::string &Arch, TargetMachine &TM,
+                                      KernelCache *Cache, Compiled &Out) const;
+  /// Every kernel compiled (or found in Cache) for Arch, on up to Threads threads, in order.
+  support::Expected<Compiled> compileAll(const std::string &Arch, unsigned Threads,
+                                         KernelCache *Cache) const;
 };
+
+support::Expected<bool> KernelEmitter::Impl::compilePart(size_t I, const std::string &Arch,
+                                                         TargetMachine &TM, KernelCache *Cache,
+                                                         Compiled &Out) const {
+  const ModulePart &Part = *Parts[I];
+  std::vector<std::string> Want;
+  std::vector<size_t> At;
+  for (size_t K = 0; K < Part.Kernels.size(); ++K) {
+    size_t Kernel = I * CompileRun + K;
+    if (!Cache || !(Out[Kernel] = Cache->find(Arch, Part.Kernels[K]))) {
+      Want.push_back(Part.Kernels[K]);
+      At.push_back(Kernel);
+    }
+  }
+  if (Want.empty())
+    return true;
+  auto Ptx = emitModule(Part, Want, TM);
+  if (!Ptx)
+    return Ptx.error();
+  std::vector<CompiledKernel> C = splitPtx(*Ptx, Want.size());
+  for (size_t K = 0; K < Want.size(); ++K) {
+    Out[At[K]] = std::make_shared<const CompiledKernel>(std::move(C[K]));
+    if (Cache)
+      Cache->insert(Arch, Want[K], Out[At[K]]);
+  }
+  return true;
+}
+
+support::Expected<KernelEmitter::Impl::Compiled>
+KernelEmitter::Impl::compileAll(const std::string &Arch, unsigned Threads,
+                                KernelCache *Cache) const {
+  if (auto TM = createTargetMachine(Arch); !TM)
+    return TM.error();
+  Compiled Out(Launches.size());
+  std::vector<std::optional<support::Error>> Failed(Parts.size());
+  std::atomic<size_t> Next = 0;
+  auto Work = [&] {
+    std::unique_ptr<TargetMachine> TM = std::move(*createTargetMachine(Arch)); // one per thread
+    for (size_t I = Next++; I < Parts.size(); I = Next++)
+      if (auto R = compilePart(I, Arch, *TM, Cache, Out); !R)
+        Failed[I] = R.error();
+  };
+  Threads = std::max(1u, std::min<unsigned>(Threads, unsigned(Parts.size())));
+  std::vector<std::thread> Pool;
+  for (unsigned T = 1; T < Threads; ++T)
+    Pool.emplace_back(Work);
+  Work();
+  for (std::thread &T : Pool)
+    T.join();
+  for (std::optional<support::Error> &E : Failed)
+    if (E)
+      return std::move(*E);
+  return Out;
+}
 
 KernelEmitter::KernelEmitter() : P(std::make_unique<Impl>()) {}
 KernelEmitter::~KernelEmitter() = default;
@@ -213,7 +379,10 @@ void KernelEmitter::splitModules(size_t KernelsPerModule) {
   P->KernelsPerModule = KernelsPerModule;
 }
 
-size_t KernelEmitter::moduleCount() const { return P->Parts.size(); }
+size_t KernelEmitter::moduleCount() const {
+  const size_t N = P->Launches.size(), Run = P->KernelsPerModule;
+  return Run == 0 || N == 0 ? 1 : std::min(MaxModules, (N + Run - 1) / Run);
+}
 
 std::string KernelEmitter::irText() const {
   std::string S;
@@ -232,31 +401,33 @@ std::string KernelEmitter::verify() const {
 }
 
 support::Expected<std::string> KernelEmitter::emitPtx(const std::string &Arch) const {
-  assert(P->Parts.size() == 1 && "emitPtx needs a single module; use emitPtxModules");
-  return emitPart(*P->Parts.front(), Arch);
+  assert(moduleCount() == 1 && "emitPtx needs a single module; use emitPtxModules");
+  auto Ptx = emitPtxModules(Arch, 1);
+  if (!Ptx)
+    return Ptx.error();
+  return std::move(Ptx->front());
 }
 
-support::Expected<std::vector<std::string>> KernelEmitter::emitPtxModules(const std::string &Arch,
-                                                                          unsigned Threads) const {
-  const size_t N = P->Parts.size();
-  std::vector<std::optional<support::Expected<std::string>>> Out(N);
-  std::atomic<size_t> Next = 0;
-  auto Work = [&] {
-    for (size_t I = Next++; I < N; I = Next++)
-      Out[I].emplace(emitPart(*P->Parts[I], Arch));
-  };
-  Threads = std::max(1u, std::min<unsigned>(Threads, unsigned(N)));
-  std::vector<std::thread> Pool;
-  for (unsigned T = 1; T < Threads; ++T)
-    Pool.emplace_back(Work);
-  Work();
-  for (std::thread &T : Pool)
-    T.join();
-  std::vector<std::string> Ptx;
-  for (auto &R : Out) {
-    if (!*R)
-      return R->error();
-    Ptx.push_back(std::move(**R));
+support::Expected<std::vector<std::string>>
+KernelEmitter::emitPtxModules(const std::string &Arch, unsigned Threads, KernelCache *Cache) const {
+  auto Kernels = P->compileAll(Arch, Threads, Cache);
+  if (!Kernels)
+    return Kernels.error();
+  std::vector<std::string> Ptx(moduleCount());
+  std::vector<size_t> InModule(Ptx.size(), 0);
+  for (size_t K = 0; K < Kernels->size(); ++K) {
+    const CompiledKernel &C = *(*Kernels)[K];
+    size_t Mod = P->moduleOf(K);
+    if (InModule[Mod] == 0)
+      Ptx[Mod] = C.header;
+    assert(C.header == Ptx[Mod].substr(0, C.header.size()) && "kernels with different headers");
+    Ptx[Mod] += renumberLabels(C.body, 0, InModule[Mod]++);
+  }
+  if (Kernels->empty()) { // a module without kernels is its header alone
+    auto Empty = emitModule(ModulePart(P->DataLayout), {}, **createTargetMachine(Arch));
+    if (!Empty)
+      return Empty.error();
+    Ptx.front() = std::move(*Empty);
   }
   return Ptx;
 }
