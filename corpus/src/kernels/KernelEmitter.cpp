@@ -1,6 +1,8 @@
-// KernelEmitter: owns the LLVM module of generated kernels, deduplicates them by name, and runs
-// the O3 pipeline plus the NVPTX backend to produce PTX.
+// KernelEmitter: owns the LLVM modules of generated kernels (four to a module), deduplicates them
+// by name, and runs the O3 pipeline plus the NVPTX backend on the modules in parallel; the PTX
+// files are put together from per-kernel sections (PtxSections.h), some from a KernelCache.
 #include "corpus/KernelGen.h"
+#include "kernels/PtxSections.h"
 #include "kernels/Specs.h"
 #include "kernels/Strategies.h"
 
@@ -117,59 +119,6 @@ void keepOnly(Module &M, const std::vector<std::string> &Keep) {
       G.eraseFromParent();
 }
 
-/// A kernel's section as it would read compiled alone: the NVPTX printer numbers block labels
-/// `$L__BB<function>_<block>` by the function's place in its module.
-std::string renumberLabels(std::string_view Body, size_t From, size_t To) {
-  if (From == To)
-    return std::string(Body);
-  const std::string Old = "$L__BB" + std::to_string(From) + "_";
-  const std::string New = "$L__BB" + std::to_string(To) + "_";
-  std::string Out;
-  Out.reserve(Body.size() + Body.size() / 64);
-  size_t At = 0;
-  for (size_t Hit = Body.find(Old); Hit != std::string_view::npos; Hit = Body.find(Old, At)) {
-    Out.append(Body.substr(At, Hit - At)).append(New);
-    At = Hit + Old.size();
-  }
-  return Out.append(Body.substr(At));
-}
-
-/// The first kernel of a module is printed with the module's variables: its `// .globl` line,
-/// a note `// X has been demoted` per variable, and a blank line. Drops the notes and the blank
-/// line, so the section reads the same whichever kernels were compiled with it.
-std::string withoutNotes(std::string_view First) {
-  constexpr std::string_view Demoted = " has been demoted";
-  const size_t Body = First.find('\n') + 1; // after the `// .globl` line
-  size_t At = Body;
-  for (size_t End; First.substr(At).starts_with("// "); At = End + 1) {
-    End = First.find('\n', At);
-    if (End == First.npos || !First.substr(At, End - At).ends_with(Demoted))
-      break;
-  }
-  if (First.substr(At).starts_with("\n"))
-    ++At;
-  return std::string(First.substr(0, Body)).append(First.substr(At));
-}
-
-/// Splits a module's PTX into its header and one section per kernel (from its `// .globl` line),
-/// each numbered as function 0 and without the module's notes: as if compiled alone.
-std::vector<CompiledKernel> splitPtx(std::string_view Ptx, size_t Kernels) {
-  constexpr std::string_view Globl = "\n\t// .globl\t";
-  size_t Cut = Ptx.find(Globl);
-  assert(Cut != std::string_view::npos && "NVPTX output without kernels");
-  std::string Header(Ptx.substr(0, Cut + 1));
-  std::vector<CompiledKernel> Out;
-  for (size_t K = 0; K < Kernels; ++K) {
-    size_t Next = Ptx.find(Globl, Cut + 1);
-    std::string_view Section = Ptx.substr(Cut + 1, Next == Ptx.npos ? Next : Next - Cut);
-    std::string Body = K == 0 ? withoutNotes(Section) : std::string(Section);
-    Out.push_back({Header, renumberLabels(Body, K, 0)});
-    Cut = Next;
-  }
-  assert(Cut == std::string_view::npos && "NVPTX output has more kernels than its module");
-  return Out;
-}
-
 /// The PTX of a copy of Part's module reduced to the kernels `Keep` (in module order),
 /// optimised with the O3 pipeline and emitted by TM.
 support::Expected<std::string> emitModule(const ModulePart &Part,
@@ -193,32 +142,6 @@ support::Expected<std::string> emitModule(const ModulePart &Part,
 }
 
 } // namespace
-
-std::shared_ptr<const CompiledKernel> KernelCache::find(const std::string &Arch,
-                                                        const std::string &Kernel) const {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  auto It = Kernels.find({Arch, Kernel});
-  if (It == Kernels.end())
-    return nullptr;
-  ++Hits;
-  return It->second;
-}
-
-void KernelCache::insert(const std::string &Arch, const std::string &Kernel,
-                         std::shared_ptr<const CompiledKernel> Ptx) {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  Kernels.emplace(std::make_pair(Arch, Kernel), std::move(Ptx));
-}
-
-size_t KernelCache::size() const {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  return Kernels.size();
-}
-
-size_t KernelCache::hits() const {
-  std::lock_guard<std::mutex> Lock(Mutex);
-  return Hits;
-}
 
 struct KernelEmitter::Impl {
   size_t KernelsPerModule = 0;                    ///< 0: one PTX module
@@ -280,9 +203,12 @@ support::Expected<bool> KernelEmitter::Impl::compilePart(size_t I, const std::st
   auto Ptx = emitModule(Part, Want, TM);
   if (!Ptx)
     return Ptx.error();
-  std::vector<CompiledKernel> C = splitPtx(*Ptx, Want.size());
+  auto C = kernels::splitPtx(*Ptx, Want.size());
+  if (!C)
+    return support::Error("the nvptx backend did not print " + std::to_string(Want.size()) +
+                          " kernels for " + Want.front() + " and the kernels after it");
   for (size_t K = 0; K < Want.size(); ++K) {
-    Out[At[K]] = std::make_shared<const CompiledKernel>(std::move(C[K]));
+    Out[At[K]] = std::make_shared<const CompiledKernel>(std::move((*C)[K]));
     if (Cache)
       Cache->insert(Arch, Want[K], Out[At[K]]);
   }
@@ -421,7 +347,7 @@ KernelEmitter::emitPtxModules(const std::string &Arch, unsigned Threads, KernelC
     if (InModule[Mod] == 0)
       Ptx[Mod] = C.header;
     assert(C.header == Ptx[Mod].substr(0, C.header.size()) && "kernels with different headers");
-    Ptx[Mod] += renumberLabels(C.body, 0, InModule[Mod]++);
+    Ptx[Mod] += kernels::renumberLabels(C.body, 0, InModule[Mod]++);
   }
   if (Kernels->empty()) { // a module without kernels is its header alone
     auto Empty = emitModule(ModulePart(P->DataLayout), {}, **createTargetMachine(Arch));
