@@ -114,9 +114,11 @@ void keepOnly(Module &M, const std::vector<std::string> &Keep) {
   for (Function &F : make_early_inc_range(M.functions()))
     if (!F.isDeclaration() && !Kept(&F))
       F.eraseFromParent();
-  for (GlobalVariable &G : make_early_inc_range(M.globals()))
+  for (GlobalVariable &G : make_early_inc_range(M.globals())) {
+    G.removeDeadConstantUsers(); // e.g. a constant GEP left by an erased kernel
     if (G.use_empty())
       G.eraseFromParent();
+  }
 }
 
 /// The PTX of a copy of Part's module reduced to the kernels `Keep` (in module order),
