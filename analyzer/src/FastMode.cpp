@@ -5,14 +5,13 @@
 #include "LoopSkip.h"
 
 #include "ptx/Parser.h"
+#include "support/Parallel.h"
 
-#include <atomic>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <sstream>
-#include <thread>
 
 namespace analyzer {
 namespace {
@@ -182,25 +181,14 @@ support::Expected<AnalysisResult> analyze(const AnalysisInput &In, AnalysisMode 
     for (size_t K = 0; K < N; ++K)
       if (Rep[K] == K)
         Todo.push_back(K);
-    std::atomic<size_t> Next{0};
-    auto Worker = [&] {
-      for (size_t I; (I = Next.fetch_add(1)) < Todo.size();) {
-        size_t K = Todo[I];
-        Device D;
-        Errors[K] = allocateAll(In, D, true);
-        if (!Errors[K])
-          Errors[K] = runOne(In, *Dec, K, D, Mode, S, Res.launches[K]);
-        Report();
-      }
-    };
-    unsigned T = S.threads ? S.threads : std::max(1u, std::thread::hardware_concurrency());
-    T = static_cast<unsigned>(std::min<size_t>(T, std::max<size_t>(Todo.size(), 1)));
-    std::vector<std::thread> Pool;
-    for (unsigned I = 1; I < T; ++I)
-      Pool.emplace_back(Worker);
-    Worker();
-    for (std::thread &Th : Pool)
-      Th.join();
+    support::parallelFor(Todo.size(), S.threads, [&](size_t I, unsigned) {
+      size_t K = Todo[I];
+      Device D;
+      Errors[K] = allocateAll(In, D, true);
+      if (!Errors[K])
+        Errors[K] = runOne(In, *Dec, K, D, Mode, S, Res.launches[K]);
+      Report();
+    });
     for (std::optional<support::Error> &E : Errors)
       if (E)
         return *E;

@@ -4,6 +4,7 @@
 
 #include "NetworkAnalysis.h"
 #include "support/Files.h"
+#include "support/Parallel.h"
 
 #include "corpus/KernelGen.h"
 #include "learners/Features.h"
@@ -11,7 +12,6 @@
 #include <fmt/core.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cassert>
 #include <charconv>
 #include <chrono>
@@ -187,27 +187,11 @@ std::vector<JobResult> runJobs(const std::vector<NetworkFactory> &Jobs, const Jo
     }
     return Results;
   }
-  parallelFor(Jobs.size(), Threads, [&](size_t I) {
+  support::parallelFor(Jobs.size(), Threads, [&](size_t I, unsigned) {
     Results[I] = runJob(Jobs[I], Lower, 1);
     P.step();
   });
   return Results;
-}
-
-void parallelFor(size_t N, unsigned Threads, const std::function<void(size_t)> &Body) {
-  if (Threads == 0)
-    Threads = std::max(1u, std::thread::hardware_concurrency());
-  std::atomic<size_t> Next{0};
-  auto Worker = [&] {
-    for (size_t I; (I = Next.fetch_add(1)) < N;)
-      Body(I);
-  };
-  std::vector<std::thread> Pool;
-  for (unsigned T = 1; T < std::min<size_t>(Threads, N); ++T)
-    Pool.emplace_back(Worker);
-  Worker();
-  for (std::thread &T : Pool)
-    T.join();
 }
 
 int writeJoinedRows(learners::Dataset &D, std::vector<PendingRow> &Rows,

@@ -77,10 +77,6 @@ struct JobSettings {
   std::string unit = "analyses"; ///< progress label
 };
 
-/// Calls Body(i) for every i < N on `Threads` threads (0 = all cores), each index once, in no
-/// particular order: Body must write only to slot i of its outputs.
-void parallelFor(size_t N, unsigned Threads, const std::function<void(size_t)> &Body);
-
 /// Runs every job; results land in the slot of their job, so they do not depend on threads.
 /// Progress goes to stderr when it is a terminal.
 std::vector<JobResult> runJobs(const std::vector<NetworkFactory> &Jobs, const JobSettings &S);

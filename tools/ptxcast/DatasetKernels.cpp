@@ -7,6 +7,7 @@
 #include "NetworkAnalysis.h"
 
 #include "corpus/Zoo.h"
+#include "support/Parallel.h"
 
 #include <fmt/core.h>
 
@@ -178,7 +179,8 @@ KernelsJobResult runOneJob(const Job &J) {
 /// does not depend on the thread count.
 std::vector<KernelsJobResult> runAll(const std::vector<Job> &Jobs, unsigned Threads) {
   std::vector<KernelsJobResult> Results(Jobs.size());
-  parallelFor(Jobs.size(), Threads, [&](size_t I) { Results[I] = runOneJob(Jobs[I]); });
+  support::parallelFor(Jobs.size(), Threads,
+                       [&](size_t I, unsigned) { Results[I] = runOneJob(Jobs[I]); });
   return Results;
 }
 

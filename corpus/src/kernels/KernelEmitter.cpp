@@ -5,6 +5,7 @@
 #include "kernels/PtxSections.h"
 #include "kernels/Specs.h"
 #include "kernels/Strategies.h"
+#include "support/Parallel.h"
 
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/LegacyPassManager.h>
@@ -19,12 +20,10 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cassert>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <thread>
 
 using namespace llvm;
 
@@ -220,24 +219,20 @@ support::Expected<bool> KernelEmitter::Impl::compilePart(size_t I, const std::st
 support::Expected<KernelEmitter::Impl::Compiled>
 KernelEmitter::Impl::compileAll(const std::string &Arch, unsigned Threads,
                                 KernelCache *Cache) const {
-  if (auto TM = createTargetMachine(Arch); !TM)
-    return TM.error();
+  auto First = createTargetMachine(Arch);
+  if (!First)
+    return First.error();
+  // one per thread: codegen mutates it
+  std::vector<std::unique_ptr<TargetMachine>> TMs(support::workerCount(Parts.size(), Threads));
+  TMs[0] = std::move(*First);
   Compiled Out(Launches.size());
   std::vector<std::optional<support::Error>> Failed(Parts.size());
-  std::atomic<size_t> Next = 0;
-  auto Work = [&] {
-    std::unique_ptr<TargetMachine> TM = std::move(*createTargetMachine(Arch)); // one per thread
-    for (size_t I = Next++; I < Parts.size(); I = Next++)
-      if (auto R = compilePart(I, Arch, *TM, Cache, Out); !R)
-        Failed[I] = R.error();
-  };
-  Threads = std::max(1u, std::min<unsigned>(Threads, unsigned(Parts.size())));
-  std::vector<std::thread> Pool;
-  for (unsigned T = 1; T < Threads; ++T)
-    Pool.emplace_back(Work);
-  Work();
-  for (std::thread &T : Pool)
-    T.join();
+  support::parallelFor(Parts.size(), Threads, [&](size_t I, unsigned W) {
+    if (!TMs[W])
+      TMs[W] = std::move(*createTargetMachine(Arch));
+    if (auto R = compilePart(I, Arch, *TMs[W], Cache, Out); !R)
+      Failed[I] = R.error();
+  });
   for (std::optional<support::Error> &E : Failed)
     if (E)
       return std::move(*E);
