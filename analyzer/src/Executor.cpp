@@ -244,7 +244,8 @@ RunResult runKernelSkipping(const Program &Prog, std::string_view Kernel, const 
   if (std::string Why = prepareMemory(X, P, D); !Why.empty())
     return Fail(TrapKind::BadLaunch, Why, It->line);
   X.prof = R.profile;
-  std::vector<Warp> Warps;
+  std::vector<Warp> Own;
+  std::vector<Warp> &Warps = Skipper ? Skipper->warpPool() : Own;
   LoopSkipper *Skip = nullptr;
   // Module .global variables are real memory the snapshots do not cover.
   if (Skipper && Skipper->options().enabled && P.globals.empty()) {

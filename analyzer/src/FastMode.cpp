@@ -81,7 +81,7 @@ std::optional<support::Error> trapError(size_t K, const Trap &T) {
 /// One launch on device `D`: sampled or whole, per the mode.
 std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec, size_t K,
                                      Device &D, AnalysisMode Mode, const FastSettings &S,
-                                     LaunchAnalysis &Out) {
+                                     LoopSkipper &Skipper, LaunchAnalysis &Out) {
   const LaunchSpec &Spec = In.launches[K];
   support::Expected<LaunchConfig> L = makeLaunch(Spec, K, D, "");
   if (!L)
@@ -91,7 +91,7 @@ std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec
     Local.sampleCtas = false;
   // Loop-trip extrapolation relies on loads that yield the abstract pattern.
   Local.skipLoops = S.skipLoops && Mode == AnalysisMode::Fast && S.abstractMemory;
-  LoopSkipper Skipper;
+  Skipper.forgetLaunch();
   SampleJob J{*Dec.byLaunch[K],
               Spec.kernel,
               std::move(*L),
@@ -167,8 +167,10 @@ support::Expected<AnalysisResult> analyze(const AnalysisInput &In, AnalysisMode 
     Device D;
     if (std::optional<support::Error> E = allocateAll(In, D, false))
       return *E;
+    LoopSkipper Skipper;
     for (size_t K = 0; K < N; ++K) {
-      if (std::optional<support::Error> E = runOne(In, *Dec, K, D, Mode, S, Res.launches[K]))
+      if (std::optional<support::Error> E =
+              runOne(In, *Dec, K, D, Mode, S, Skipper, Res.launches[K]))
         return *E;
       Report();
     }
@@ -181,12 +183,18 @@ support::Expected<AnalysisResult> analyze(const AnalysisInput &In, AnalysisMode 
     for (size_t K = 0; K < N; ++K)
       if (Rep[K] == K)
         Todo.push_back(K);
-    support::parallelFor(Todo.size(), S.threads, [&](size_t I, unsigned) {
+    // One skipper per worker: its buffers (warps, snapshots) outlive the launch, so they are
+    // allocated once per worker rather than once per launch and CTA.
+    std::vector<std::unique_ptr<LoopSkipper>> Skippers(
+        support::workerCount(Todo.size(), S.threads));
+    for (std::unique_ptr<LoopSkipper> &P : Skippers)
+      P = std::make_unique<LoopSkipper>();
+    support::parallelFor(Todo.size(), S.threads, [&](size_t I, unsigned Worker) {
       size_t K = Todo[I];
       Device D;
       Errors[K] = allocateAll(In, D, true);
       if (!Errors[K])
-        Errors[K] = runOne(In, *Dec, K, D, Mode, S, Res.launches[K]);
+        Errors[K] = runOne(In, *Dec, K, D, Mode, S, *Skippers[Worker], Res.launches[K]);
       Report();
     });
     for (std::optional<support::Error> &E : Errors)

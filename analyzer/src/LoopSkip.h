@@ -82,7 +82,10 @@ public:
   LoopSkipper &operator=(const LoopSkipper &) = delete;
   const LoopSkipOptions &options() const { return Opts; }
   void setOptions(const LoopSkipOptions &O) { Opts = O; }
-  /// Starts a launch whose kernel's pcs are `R`; resets the statistics.
+  /// Forgets what the runs of the previous launch learnt (known periods and steps), keeping the
+  /// buffers: the next launch may run another kernel.
+  void forgetLaunch() { KnownPeriods.clear(); }
+  /// Starts a run of a launch whose kernel's pcs are `R`; resets the statistics.
   void beginLaunch(PcRange R);
   const LoopSkipStats &stats() const { return Stats; }
   /// The warp-level extrapolation of barrier-free loops for this launch, or nullptr (off, or a
@@ -90,6 +93,9 @@ public:
   WarpLoopSkipper *warpSkipper() {
     return Opts.enabled && Opts.warpLoops && !Opts.relaxed ? &WarpSkip : nullptr;
   }
+  /// The warps of the CTAs run under this skipper, kept from run to run so that their register
+  /// files are allocated once per launch, not once per sampled CTA.
+  std::vector<Warp> &warpPool() { return WarpPool; }
   /// Finds the registers that loops of kernel `Func` write; called after beginLaunch.
   void prepare(const ProgramImpl &P, uint32_t Func);
   /// Forgets everything seen in the previous CTA.
@@ -156,6 +162,7 @@ private:
   LoopSkipOptions Opts;
   LoopSkipStats Stats;
   WarpLoopSkipper WarpSkip{Stats};
+  std::vector<Warp> WarpPool;
   PcRange Pcs;
   std::vector<History> Histories;
   /// Per register (flat over warps): step per period, and whether it is affine.
