@@ -11,7 +11,9 @@
 // they wrap; each load's address must advance by the same step in every lane, a multiple of
 // 32 bytes (global: the same sectors, shifted) or 4 bytes (shared: the same words and bank
 // histogram, shifted), and stay in its buffer. Probes run the middle and the last iteration
-// from the extrapolated state; then registers += n x step and counters += n x delta.
+// from the extrapolated state; then registers += n x step and counters += n x delta. A later run
+// of a latch whose body was proven affine jumps after two iterations when they move by the
+// steps that proof confirmed, with the same factors (knownSteps).
 #include "WarpLoopSkip.h"
 #include "LoopMath.h"
 #include "LoopSkip.h"
@@ -141,6 +143,10 @@ WarpLoopSkipper::Loop &WarpLoopSkipper::loopFor(const Exec &X, uint32_t Pc) {
       if (!((I.dstMask >> K) & 1) && I.base[K] == BaseRegs)
         if (Loop::Use U = use(L, Q, BaseRegs, I.op[K]); U.slot >= 0)
           L.inputs.push_back({Q, K, uint32_t(U.slot)});
+    if (I.linear == 2 || I.linear == 3)
+      for (unsigned K = I.linear == 2 ? 1 : 2; K <= 2; ++K)
+        if (I.base[K] == BaseRegs)
+          L.factors.push_back({K, use(L, Q, BaseRegs, I.op[K])});
     if (I.cmpBits)
       L.compares.push_back({use(L, Q, I.base[1], I.op[1]), use(L, Q, I.base[2], I.op[2])});
     if (I.cls == ptx::InstrClass::LdGlobal || I.cls == ptx::InstrClass::LdShared)
@@ -206,6 +212,35 @@ bool WarpLoopSkipper::affine(const Loop &L) {
     Varies[K] = Any != 0;
   }
   return Off == 0;
+}
+
+void WarpLoopSkipper::factorValues(const Warp &W, const Loop &L, std::vector<uint64_t> &Out) const {
+  for (const auto &[K, U] : L.factors)
+    if (U.slot < 0 || !Varies[size_t(U.slot)])
+      Out.insert(Out.end(), W.base[BaseRegs] + U.off, W.base[BaseRegs] + U.off + 32);
+}
+
+bool WarpLoopSkipper::knownSteps(const Warp &W, const Loop &L) {
+  if (L.knownRegs.empty())
+    return false;
+  CounterDelta.resize(S[1].counters.size());
+  for (size_t K = 0; K < CounterDelta.size(); ++K)
+    CounterDelta[K] = S[1].counters[K] - S[0].counters[K];
+  if (CounterDelta != L.knownCounters)
+    return false;
+  const size_t Slots = L.slots.size();
+  RegDelta.resize(Slots * 32);
+  for (size_t K = 0; K < RegDelta.size(); ++K)
+    RegDelta[K] = S[1].regs[K] - S[0].regs[K];
+  if (RegDelta != L.knownRegs)
+    return false;
+  Varies.assign(Slots, 0);
+  for (size_t K = 0; K < Slots; ++K)
+    for (unsigned Ln = 0; Ln < 32; ++Ln)
+      Varies[K] |= RegDelta[K * 32 + Ln] != 0;
+  Factors.clear();
+  factorValues(W, L, Factors);
+  return Factors == L.knownFactors;
 }
 
 bool WarpLoopSkipper::provenAffine(const Exec &X, const Loop &L) const {
@@ -280,7 +315,7 @@ uint64_t WarpLoopSkipper::bound(const Exec &X, const Warp &W, const Loop &L,
     for (size_t K = Slot * 32; K < Slot * 32 + 32 && J; ++K) {
       if (RegDelta[K] == 0)
         continue;
-      uint64_t V = S[2].regs[K];
+      uint64_t V = S[Last].regs[K];
       I128 Hi = V < (uint64_t(1) << 16)   ? I128(1) << 16
                 : V < (uint64_t(1) << 32) ? I128(1) << 32
                                           : I128(1) << 64;
@@ -317,12 +352,12 @@ bool WarpLoopSkipper::memoryInvariant(const Exec &X, const Warp &W, const Loop &
 void WarpLoopSkipper::setState(Exec &X, Warp &W, const Loop &L, uint64_t M) const {
   for (size_t K = 0; K < L.slots.size(); ++K) {
     uint64_t *__restrict R = W.base[BaseRegs] + L.slots[K];
-    const uint64_t *__restrict From = S[2].regs.data() + K * 32;
+    const uint64_t *__restrict From = S[Last].regs.data() + K * 32;
     const uint64_t *__restrict Step = RegDelta.data() + K * 32;
     for (unsigned Ln = 0; Ln < 32; ++Ln)
       R[Ln] = From[Ln] + M * Step[Ln];
   }
-  const uint64_t *C = S[2].counters.data(), *Delta = CounterDelta.data();
+  const uint64_t *C = S[Last].counters.data(), *Delta = CounterDelta.data();
   size_t I = 0;
   auto Next = [&] {
     uint64_t V = C[I] + M * Delta[I];
@@ -385,26 +420,27 @@ bool WarpLoopSkipper::probe(Exec &X, Warp &W, const Loop &L, uint32_t Active, ui
   // The end state must be S + (M + 1) D with the same counter deltas.
   for (size_t K = 0; K < L.slots.size() && Ok; ++K) {
     const uint64_t *R = W.base[BaseRegs] + L.slots[K];
-    const uint64_t *From = S[2].regs.data() + K * 32, *Step = RegDelta.data() + K * 32;
+    const uint64_t *From = S[Last].regs.data() + K * 32, *Step = RegDelta.data() + K * 32;
     for (unsigned Ln = 0; Ln < 32; ++Ln)
       Ok = Ok && R[Ln] == From[Ln] + (M + 1) * Step[Ln];
   }
   take(X, W, L, Probe);
   for (size_t K = 0; K < Probe.counters.size() && Ok; ++K)
-    Ok = Probe.counters[K] == S[2].counters[K] + (M + 1) * CounterDelta[K];
+    Ok = Probe.counters[K] == S[Last].counters[K] + (M + 1) * CounterDelta[K];
   return Ok;
 }
 
-void WarpLoopSkipper::attempt(Exec &X, Warp &W, Loop &L, uint32_t Active) {
+void WarpLoopSkipper::attempt(Exec &X, Warp &W, Loop &L, uint32_t Active, bool Stepped) {
   const uint64_t PerIter = L.latch - L.head + 1;
-  uint64_t N = 0;
-  if (affine(L) && memoryInvariant(X, W, L, Active)) {
-    N = std::min(bound(X, W, L, Active), X.budgetLeft / PerIter);
-    N = N > 2 ? N - 2 : 0; // room for the probes' budget
+  uint64_t N = 0, Bound = 0;
+  if ((Stepped || affine(L)) && memoryInvariant(X, W, L, Active)) {
+    Bound = std::min(bound(X, W, L, Active), X.budgetLeft / PerIter);
+    N = Bound > 2 ? Bound - 2 : 0; // room for the probes' budget
     if (N >= MinJump && !inBuffers(X, W, L, Active, N))
       N = 0;
   }
-  if (N >= MinJump && !provenAffine(X, L)) {
+  const bool Proven = N >= MinJump && provenAffine(X, L);
+  if (N >= MinJump && !Proven) {
     // Skipping n iterations needs probes m = 0 .. n-1 to pass: the middle and the last are run.
     uint64_t Mid = (N - 1) / 2;
     if (!probe(X, W, L, Active, Mid))
@@ -419,7 +455,15 @@ void WarpLoopSkipper::attempt(Exec &X, Warp &W, Loop &L, uint32_t Active) {
     return;
   }
   L.failures = 0;
+  if (Proven && !Stepped) { // the steps a later run of this loop may start from
+    L.knownRegs = RegDelta;
+    L.knownCounters = CounterDelta;
+    L.knownFactors.clear();
+    factorValues(W, L, L.knownFactors);
+  }
   setState(X, W, L, N);
+  // The iterations left before a compare changes (usually the exit) are not worth watching.
+  L.wait = static_cast<uint32_t>(std::min<uint64_t>(Bound - N, MaxWait));
   ++Stats.skips;
   Stats.iterationsSkipped += N;
   Stats.skippedWarpInstructions += N * PerIter;
@@ -451,9 +495,12 @@ void WarpLoopSkipper::onLatch(Exec &X, Warp &W, uint32_t Pc, uint32_t Active, ui
   }
   take(X, W, L, S[Seen]);
   LastBudget = X.budgetLeft;
-  if (++Seen < 3)
+  ++Seen;
+  const bool Stepped = Seen == 2 && knownSteps(W, L);
+  if (!Stepped && Seen < 3)
     return;
-  attempt(X, W, L, Active);
+  Last = Seen - 1;
+  attempt(X, W, L, Active, Stepped);
   TrackPc = NoPc;
 }
 

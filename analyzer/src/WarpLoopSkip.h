@@ -46,8 +46,14 @@ private:
     std::vector<Use> loads;                    ///< address operands of the body's loads
     /// Register sources written by the body: (pc, operand index, slot), in pc order.
     std::vector<std::array<uint32_t, 3>> inputs;
-    uint32_t failures = 0; ///< attempts that found no jump in a row
-    uint32_t wait = 0;     ///< latches to let pass before the next try
+    /// Register operands that are factors of a ring operation (DInstr::linear 2 and 3): their
+    /// values, where they do not vary, are the coefficients of the body's affine map.
+    std::vector<std::pair<uint32_t, Use>> factors; ///< (operand index, use)
+    uint32_t failures = 0;                         ///< attempts that found no jump in a row
+    uint32_t wait = 0;                             ///< latches to let pass before the next try
+    /// From the last proven jump of this latch in the run (empty: none): the steps of every
+    /// register and counter per iteration, and the values of the factors that did not vary.
+    std::vector<uint64_t> knownRegs, knownCounters, knownFactors;
   };
   struct Snap {
     std::vector<uint64_t> regs, counters;
@@ -58,6 +64,12 @@ private:
                              const std::vector<uint32_t> &Twice);
   void take(const Exec &X, const Warp &W, const Loop &L, Snap &S) const;
   bool affine(const Loop &L);
+  /// After two iterations of a latch with a proven jump behind it: whether they moved by the
+  /// steps that jump confirmed, with the same factors (then the body is the same affine map,
+  /// which keeps that step: a third iteration would confirm nothing new).
+  bool knownSteps(const Warp &W, const Loop &L);
+  /// The non-varying factors' values, lane by lane, appended to Out.
+  void factorValues(const Warp &W, const Loop &L, std::vector<uint64_t> &Out) const;
   /// Every instruction with a source that varies between iterations keeps affine values
   /// affine (DInstr::linear), is a compare, or is a load (of zeros): then the confirmed steps
   /// hold for every iteration and no probe is needed.
@@ -68,7 +80,8 @@ private:
   /// Every global load of the next N iterations stays in the buffer it reads now.
   bool inBuffers(Exec &X, const Warp &W, const Loop &L, uint32_t Active, uint64_t N) const;
   bool probe(Exec &X, Warp &W, const Loop &L, uint32_t Active, uint64_t M);
-  void attempt(Exec &X, Warp &W, Loop &L, uint32_t Active);
+  /// Jumps from snapshot S[Last] if it can; `Stepped`: RegDelta and CounterDelta are set.
+  void attempt(Exec &X, Warp &W, Loop &L, uint32_t Active, bool Stepped);
   Loop::Use use(const Loop &L, uint32_t Pc, uint8_t Base, uint32_t Off) const;
   /// The value operand `U` has in lane `Lane` in the last interpreted iteration; in skipped
   /// iteration k it is that + k * Step.
@@ -82,8 +95,10 @@ private:
   uint32_t TrackPc = NoPc, TrackWarp = 0, TrackMask = 0, Seen = 0;
   uint64_t LastBudget = 0;
   Snap S[3], Probe;
+  unsigned Last = 2; ///< the snapshot of the current state (1 after known steps)
   std::vector<uint64_t> RegDelta, CounterDelta;
-  std::vector<uint8_t> Varies; ///< per slot of the loop: some lane's step is not 0
+  std::vector<uint8_t> Varies;   ///< per slot of the loop: some lane's step is not 0
+  std::vector<uint64_t> Factors; ///< scratch for knownSteps
 };
 
 } // namespace analyzer

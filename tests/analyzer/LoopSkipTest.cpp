@@ -392,3 +392,52 @@ TEST_CASE("loop skip: a warp loop whose sectors shift with the address is not sk
   CHECK(L.loopIterationsSkipped == 0);
   CHECK(L.profile.globalLoadSectors > 2ull * 4 * 1000);
 }
+
+// Synthetic: one warp runs the barrier-free loop `x = x * f + 4` until x >= 100000, first with
+// f = 1 from x = 0 (25,000 iterations, jumped), then with f = 2 from x = 2^32 - 2, whose first
+// step is 4 as well (0, 4, 12, 28, ...: 15 iterations). The second run moves by the steps the
+// first jump confirmed, but its body is another affine map (factor 2): the known steps must
+// not be taken for it.
+const char *FactorsPtx = R"(.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry factors(.param .u64 pout) {
+  .reg .pred %p<4>;
+  .reg .b32 %r<12>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [pout];
+  mov.u32 %r1, 1;
+  mov.u32 %r10, 0;
+OUTER:
+  setp.eq.u32 %p1, %r1, 1;
+  selp.u32 %r3, 0, 4294967294, %p1;
+INNER:
+  mad.lo.u32 %r3, %r3, %r1, 4;
+  add.u32 %r10, %r10, 1;
+  setp.lt.u32 %p2, %r3, 100000;
+  @%p2 bra INNER;
+  add.u32 %r1, %r1, 1;
+  setp.le.u32 %p3, %r1, 2;
+  @%p3 bra OUTER;
+  mov.u32 %r4, %tid.x;
+  mul.wide.u32 %rd2, %r4, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r10;
+  ret;
+}
+)";
+
+TEST_CASE("loop skip: a warp loop reuses confirmed steps only with the same factors") {
+  analyzer::AnalysisInput In;
+  In.ptx.push_back({"factors.ptx", FactorsPtx});
+  In.buffers = {buffer("out", 256)};
+  analyzer::LaunchSpec L;
+  L.kernel = "factors";
+  L.block = {32, 1, 1};
+  L.args = {bufArg("out")};
+  In.launches = {L};
+  Three R = runThree(In);
+  const analyzer::LaunchAnalysis &A = R.skip.launches[0];
+  CHECK(sameCounts(A.profile, R.exact.launches[0].profile));
+  CHECK(A.loopIterationsSkipped > 24000); // the first run is jumped over
+}
