@@ -59,6 +59,8 @@ struct DInstr {
   /// A backward branch whose loop body is straight-line code a warp-level jump can cover
   /// (WarpLoopSkip.cpp).
   bool loopLatch = false;
+  /// add.cc/addc and kin: also read and write the function's carry flag (slot aux3 / 32).
+  bool carry = false;
   uint16_t dstMask = 0; ///< bit K: operand K is a destination register
   /// Integer ring operations (mod 2^width), which keep affine sequences affine: 1 = any source
   /// may vary (add, sub, neg, mov, truncating or zero-extending cvt); 2 = sources 1 and 2 are

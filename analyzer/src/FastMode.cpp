@@ -1,5 +1,6 @@
 // analyze(): decode the PTX once, then run every launch in fast mode (abstract memory, one
 // Device per launch, launches spread over threads) or exactly (real data, in order).
+#include "DataTaint.h"
 #include "FastSample.h"
 #include "LaunchArgs.h"
 #include "LoopSkip.h"
@@ -78,6 +79,16 @@ std::optional<support::Error> trapError(size_t K, const Trap &T) {
   return support::Error("launches[" + std::to_string(K) + "]: " + T.str());
 }
 
+/// Whether kernel `Name`'s counts may depend on the data it loads (DataTaint.h); true when it
+/// is not an entry of P (the launch then fails with its own error).
+bool mayDependOnData(const Program &P, const std::string &Name) {
+  const std::vector<DFunction> &Funcs = P.impl().funcs;
+  for (size_t F = 0; F < Funcs.size(); ++F)
+    if (Funcs[F].isEntry && Funcs[F].name == Name)
+      return dataMaySteer(P.impl(), static_cast<uint32_t>(F));
+  return true;
+}
+
 /// One launch on device `D`: sampled or whole, per the mode.
 std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec, size_t K,
                                      Device &D, AnalysisMode Mode, const FastSettings &S,
@@ -97,7 +108,8 @@ std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec
               std::move(*L),
               D,
               Local,
-              Mode == AnalysisMode::Fast && S.abstractMemory && S.checkDataDependence,
+              Mode == AnalysisMode::Fast && S.abstractMemory && S.checkDataDependence &&
+                  mayDependOnData(*Dec.byLaunch[K], Spec.kernel),
               Skipper};
   if (std::optional<Trap> T = sampleLaunch(J, Out))
     return trapError(K, *T);

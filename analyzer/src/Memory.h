@@ -18,6 +18,8 @@ uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, u
 /// A plain ld.global or ld.shared (no generic, local, constant or parameter space): its
 /// element bytes are I.aux, its vector count I.aux2, and its address is operand I.aux2.
 bool plainLoad(const DInstr &I);
+/// A st of any space: its address is operand 0, its I.aux2 values operands 1 and up.
+bool plainStore(const DInstr &I);
 
 /// Collects the addresses of one warp-level request and turns them into counters.
 class RequestCounter {

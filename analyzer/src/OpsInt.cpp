@@ -282,6 +282,7 @@ bool selectCarry(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, ptx::Typ
                                                                                            : 0) |
       (In.hasModifier("cc") ? 2 : 0);
   I.aux3 = Ctx.F.ccSlot;
+  I.carry = true;
   unsigned Bits = ptx::typeBits(T);
   I.fn = Bits == 32 ? carryOp<uint32_t> : Bits == 64 ? carryOp<uint64_t> : nullptr;
   return I.fn ? operands(Ctx, In, I, Mad ? 3 : 2, T) : Ctx.fail("carry arithmetic type");

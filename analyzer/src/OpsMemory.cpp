@@ -505,6 +505,8 @@ bool plainLoad(const DInstr &I) {
   return I.fn == loadOp && (spaceOf(I) == Space::Global || spaceOf(I) == Space::Shared);
 }
 
+bool plainStore(const DInstr &I) { return I.fn == storeOp; }
+
 bool selectMemory(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   using ptx::Opcode;
   switch (In.opcode) {

@@ -366,7 +366,8 @@ TEST_CASE("loop skip: barrier-free warp loops are counted exactly, proven or pro
       // One thread per lane and iteration loads 4 bytes; 2 warps x 4 sectors per iteration.
       CHECK(L.profile.globalLoadSectors == 2ull * 4 * N);
       if (N == 2000) { // long straight stretches before 237 and after 300 (and 1029)
-        CHECK(L.loopIterationsSkipped > 2 * 1500);
+        // Per warp; the probed jumps stop at 1029 too, and each confirms and probes anew.
+        CHECK(L.loopIterationsSkipped > 2 * (Wrap ? 1000 : 1500));
         // Proven bodies need no probes; the non-linear `and` costs two per jump.
         CHECK(L.interpreted * (Wrap ? 3 : 2) < R.noSkip.launches[0].interpreted * (Wrap ? 2 : 1));
       }

@@ -1,0 +1,135 @@
+// Static taint analysis of loaded data (docs/fast-mode.md, shortcut 2). Flow-insensitive: a
+// register slot is tainted when some instruction of the kernel writes it from a load (global,
+// shared, local or constant memory, atomics, tensor and other unusual instructions) or from a
+// tainted source; the analysis iterates to a fixed point. The kernel's counts cannot depend on
+// data when no tainted slot is a guard, an operand of a branch, call, return, exit, barrier or
+// trap, or a source of a memory instruction other than the value a st writes. Every trap the
+// interpreter raises comes from control flow or an address (Memory.cpp, WarpRunner.cpp), so the
+// data-dependence rerun could only count alike.
+#include "DataTaint.h"
+#include "Memory.h"
+
+#include <vector>
+
+namespace analyzer {
+namespace {
+
+using C = ptx::InstrClass;
+
+/// Instructions whose destinations hold (or may hold) data read from memory.
+bool readsMemory(const DInstr &I, bool ParamStores) {
+  switch (I.cls) {
+  case C::LdGlobal:
+  case C::LdShared:
+  case C::LdLocal:
+  case C::LdConst:
+  case C::Atomic:
+  case C::Tensor:
+  case C::Other:
+    return true;
+  case C::LdParam: // kernel parameters are the same in every run, unless stored to
+    return ParamStores;
+  default:
+    return false;
+  }
+}
+
+/// Everything but computation, moves, warp-wide exchanges and control may touch memory (its
+/// register sources are then addresses, except a store's values).
+bool accessesMemory(const DInstr &I) {
+  switch (I.cls) {
+  case C::IntArith:
+  case C::IntMul:
+  case C::Fp32:
+  case C::Fp64:
+  case C::Fp16:
+  case C::SpecialFn:
+  case C::DivSqrt:
+  case C::Logic:
+  case C::CompareSelect:
+  case C::Convert:
+  case C::Move:
+  case C::Warp:
+  case C::Barrier:
+  case C::Control:
+    return false;
+  default:
+    return true;
+  }
+}
+
+bool isSource(const DInstr &I, unsigned K) {
+  return K < I.nops && !((I.dstMask >> K) & 1) && I.base[K] == BaseRegs;
+}
+
+bool isDest(const DInstr &I, unsigned K) {
+  return K < I.nops && ((I.dstMask >> K) & 1) && I.base[K] == BaseRegs;
+}
+
+struct Taint {
+  std::vector<uint8_t> slots; ///< per register slot of the frame
+  bool at(uint32_t LaneOffset) const { return slots[LaneOffset / 32] != 0; }
+  /// Some source of I (the carry flag included) is tainted.
+  bool anySource(const DInstr &I) const {
+    for (unsigned K = 0; K < I.nops; ++K)
+      if (isSource(I, K) && at(I.op[K]))
+        return true;
+    return I.carry && at(I.aux3);
+  }
+  /// Taints I's destinations; true if one was clean.
+  bool mark(const DInstr &I) {
+    bool Changed = false;
+    auto Set = [&](uint32_t LaneOffset) {
+      Changed |= slots[LaneOffset / 32] == 0;
+      slots[LaneOffset / 32] = 1;
+    };
+    for (unsigned K = 0; K < I.nops; ++K)
+      if (isDest(I, K))
+        Set(I.op[K]);
+    if (I.carry)
+      Set(I.aux3);
+    return Changed;
+  }
+};
+
+/// A tainted value reaches control flow or an address in I.
+bool steers(const DInstr &I, const Taint &T) {
+  if (I.guard >= 0 && T.at(static_cast<uint32_t>(I.guard)))
+    return true;
+  if (I.flow != Flow::Next)
+    return T.anySource(I);
+  if (!accessesMemory(I))
+    return false;
+  const bool Store = plainStore(I);
+  for (unsigned K = 0; K < I.nops; ++K)
+    if (isSource(I, K) && T.at(I.op[K]) && !(Store && K >= 1))
+      return true;
+  return false;
+}
+
+} // namespace
+
+bool dataMaySteer(const ProgramImpl &P, uint32_t Func) {
+  const DFunction &F = P.funcs[Func];
+  if (!F.callees.empty())
+    return true;
+  bool ParamStores = false;
+  for (uint32_t Pc = F.entry; Pc < F.end; ++Pc)
+    ParamStores |= P.code[Pc].cls == C::StParam;
+  Taint T;
+  T.slots.assign(F.numSlots, 0);
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (uint32_t Pc = F.entry; Pc < F.end; ++Pc) {
+      const DInstr &I = P.code[Pc];
+      if (readsMemory(I, ParamStores) || T.anySource(I))
+        Changed |= T.mark(I);
+    }
+  }
+  for (uint32_t Pc = F.entry; Pc < F.end; ++Pc)
+    if (steers(P.code[Pc], T))
+      return true;
+  return false;
+}
+
+} // namespace analyzer
