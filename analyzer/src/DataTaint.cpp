@@ -114,8 +114,11 @@ bool dataMaySteer(const ProgramImpl &P, uint32_t Func) {
   if (!F.callees.empty())
     return true;
   bool ParamStores = false;
-  for (uint32_t Pc = F.entry; Pc < F.end; ++Pc)
+  for (uint32_t Pc = F.entry; Pc < F.end; ++Pc) {
+    if (P.code[Pc].flow == Flow::Call) // a callee's code is not analysed
+      return true;
     ParamStores |= P.code[Pc].cls == C::StParam;
+  }
   Taint T;
   T.slots.assign(F.numSlots, 0);
   for (bool Changed = true; Changed;) {
