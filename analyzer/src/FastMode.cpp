@@ -103,16 +103,13 @@ std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec
   // Loop-trip extrapolation relies on loads that yield the abstract pattern.
   Local.skipLoops = S.skipLoops && Mode == AnalysisMode::Fast && S.abstractMemory;
   Skipper.forgetLaunch();
-  SampleJob J{*Dec.byLaunch[K],
-              Spec.kernel,
-              std::move(*L),
-              D,
-              Local,
-              Mode == AnalysisMode::Fast && S.abstractMemory && S.checkDataDependence &&
-                  mayDependOnData(*Dec.byLaunch[K], Spec.kernel),
-              Skipper};
+  const bool Check =
+      Mode == AnalysisMode::Fast && S.abstractMemory && S.checkDataDependence && Local.sampleCtas;
+  const bool Rerun = Check && mayDependOnData(*Dec.byLaunch[K], Spec.kernel);
+  SampleJob J{*Dec.byLaunch[K], Spec.kernel, std::move(*L), D, Local, Rerun, Skipper};
   if (std::optional<Trap> T = sampleLaunch(J, Out))
     return trapError(K, *T);
+  Out.dataCheck = !Check ? DataCheck::Off : Rerun ? DataCheck::Rerun : DataCheck::Proven;
   return std::nullopt;
 }
 

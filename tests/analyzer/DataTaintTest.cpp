@@ -69,6 +69,8 @@ TEST_CASE("data check: data that only flows into stored values needs no rerun") 
   const std::string Body = "mad.lo.u32 %r4, %r3, 2, 1;\n  st.global.u32 [%rd4], %r4;";
   analyzer::LaunchAnalysis On = analyse(Body, true), Off = analyse(Body, false);
   CHECK(!On.dataDependent);
+  CHECK(On.dataCheck == analyzer::DataCheck::Proven);
+  CHECK(Off.dataCheck == analyzer::DataCheck::Off);
   CHECK(On.interpreted == Off.interpreted); // proven by the taint analysis: not rerun
 }
 
@@ -95,7 +97,9 @@ TEST_CASE("data check: loaded data that reaches a guard or an address is reporte
   for (const Case &C : Cases) {
     std::string Name = C.name;
     CAPTURE(Name);
-    CHECK(analyse(C.body, true).dataDependent);
-    CHECK(!analyse(C.body, false).dataDependent);
+    analyzer::LaunchAnalysis On = analyse(C.body, true), Off = analyse(C.body, false);
+    CHECK(On.dataDependent);
+    CHECK(On.dataCheck == analyzer::DataCheck::Rerun);
+    CHECK(!Off.dataDependent);
   }
 }

@@ -79,6 +79,18 @@ support::Expected<analyzer::AnalysisInput> loadInput(const AnalyzeOptions &O) {
   return analyzer::analysisInput(*M);
 }
 
+const char *dataCheckName(analyzer::DataCheck C) {
+  switch (C) {
+  case analyzer::DataCheck::Proven:
+    return "proven";
+  case analyzer::DataCheck::Rerun:
+    return "rerun";
+  case analyzer::DataCheck::Off:
+    break;
+  }
+  return "off";
+}
+
 OJson toJson(const analyzer::AnalysisResult &R) {
   OJson Launches = OJson::array();
   double MaxErr = 0;
@@ -96,6 +108,7 @@ OJson toJson(const analyzer::AnalysisResult &R) {
                {"extrapolated", L.extrapolated},
                {"error_estimate", L.errorEstimate},
                {"data_dependent", L.dataDependent},
+               {"data_check", dataCheckName(L.dataCheck)},
                {"warp_instructions_interpreted", L.interpreted},
                {"same_as_launch", L.reusedFrom},
                {"loop_iterations_skipped", L.loopIterationsSkipped}};

@@ -82,6 +82,13 @@ struct FastSettings {
 /// defaults (docs/fast-mode.md, "Quick settings"); features for a learner need no more.
 FastSettings quickSettings();
 
+/// How a launch's dependence on loaded data was decided (FastSettings::checkDataDependence).
+enum class DataCheck : uint8_t {
+  Off,    ///< not checked (the check off, no sampling, exact mode or real memory)
+  Proven, ///< no loaded value can reach control flow or an address (static taint analysis)
+  Rerun,  ///< a CTA ran again with other data (dataDependent: its counts changed)
+};
+
 /// One launch's (estimated) counts and how they were obtained.
 struct LaunchAnalysis {
   KernelProfile profile;     ///< counts for the whole grid (extrapolated when sampled)
@@ -94,7 +101,8 @@ struct LaunchAnalysis {
   /// instruction totals and global load and store sectors. 0 when nothing was extrapolated.
   double errorEstimate = 0;
   bool dataDependent = false; ///< counts changed with the loaded values
-  uint64_t interpreted = 0;   ///< warp instructions actually interpreted (samples and checks)
+  DataCheck dataCheck = DataCheck::Off;
+  uint64_t interpreted = 0; ///< warp instructions actually interpreted (samples and checks)
   /// The earlier equivalent launch whose counts were copied (dedupeLaunches), or -1.
   int64_t reusedFrom = -1;
   /// CTA loop iterations counted by loop-trip extrapolation instead of being interpreted
