@@ -107,10 +107,8 @@ bool steers(const DInstr &I, const Taint &T) {
   return false;
 }
 
-} // namespace
-
-bool dataMaySteer(const ProgramImpl &P, uint32_t Func) {
-  const DFunction &F = P.funcs[Func];
+/// dataMaySteer for function F.
+bool maySteer(const ProgramImpl &P, const DFunction &F) {
   if (!F.callees.empty())
     return true;
   bool ParamStores = false;
@@ -133,6 +131,15 @@ bool dataMaySteer(const ProgramImpl &P, uint32_t Func) {
     if (steers(P.code[Pc], T))
       return true;
   return false;
+}
+
+} // namespace
+
+bool dataMaySteer(const ProgramImpl &P, const std::string &Kernel) {
+  for (const DFunction &F : P.funcs)
+    if (F.isEntry && F.name == Kernel)
+      return maySteer(P, F);
+  return true;
 }
 
 } // namespace analyzer

@@ -5,12 +5,14 @@
 
 #include "Engine.h"
 
+#include <string>
+
 namespace analyzer {
 
 /// False when no value loaded from memory (or derived from one) can reach a guard predicate, a
-/// branch, call or barrier operand, or the address of a memory access in entry function `Func`:
-/// then its counts are the same for any data, and a rerun with other data must count alike.
-/// True otherwise, and for kernels that call functions (not analysed).
-bool dataMaySteer(const ProgramImpl &P, uint32_t Func);
+/// branch, call or barrier operand, or the address of a memory access in kernel `Kernel`: then
+/// its counts are the same for any data, and a rerun with other data must count alike. True
+/// otherwise, for kernels that call functions (not analysed), and when P has no such kernel.
+bool dataMaySteer(const ProgramImpl &P, const std::string &Kernel);
 
 } // namespace analyzer

@@ -79,16 +79,6 @@ std::optional<support::Error> trapError(size_t K, const Trap &T) {
   return support::Error("launches[" + std::to_string(K) + "]: " + T.str());
 }
 
-/// Whether kernel `Name`'s counts may depend on the data it loads (DataTaint.h); true when it
-/// is not an entry of P (the launch then fails with its own error).
-bool mayDependOnData(const Program &P, const std::string &Name) {
-  const std::vector<DFunction> &Funcs = P.impl().funcs;
-  for (size_t F = 0; F < Funcs.size(); ++F)
-    if (Funcs[F].isEntry && Funcs[F].name == Name)
-      return dataMaySteer(P.impl(), static_cast<uint32_t>(F));
-  return true;
-}
-
 /// One launch on device `D`: sampled or whole, per the mode.
 std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec, size_t K,
                                      Device &D, AnalysisMode Mode, const FastSettings &S,
@@ -105,7 +95,7 @@ std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec
   Skipper.forgetLaunch();
   const bool Check =
       Mode == AnalysisMode::Fast && S.abstractMemory && S.checkDataDependence && Local.sampleCtas;
-  const bool Rerun = Check && mayDependOnData(*Dec.byLaunch[K], Spec.kernel);
+  const bool Rerun = Check && dataMaySteer(Dec.byLaunch[K]->impl(), Spec.kernel);
   SampleJob J{*Dec.byLaunch[K], Spec.kernel, std::move(*L), D, Local, Rerun, Skipper};
   if (std::optional<Trap> T = sampleLaunch(J, Out))
     return trapError(K, *T);
@@ -194,16 +184,13 @@ support::Expected<AnalysisResult> analyze(const AnalysisInput &In, AnalysisMode 
         Todo.push_back(K);
     // One skipper per worker: its buffers (warps, snapshots) outlive the launch, so they are
     // allocated once per worker rather than once per launch and CTA.
-    std::vector<std::unique_ptr<LoopSkipper>> Skippers(
-        support::workerCount(Todo.size(), S.threads));
-    for (std::unique_ptr<LoopSkipper> &P : Skippers)
-      P = std::make_unique<LoopSkipper>();
+    std::vector<LoopSkipper> Skippers(support::workerCount(Todo.size(), S.threads));
     support::parallelFor(Todo.size(), S.threads, [&](size_t I, unsigned Worker) {
       size_t K = Todo[I];
       Device D;
       Errors[K] = allocateAll(In, D, true);
       if (!Errors[K])
-        Errors[K] = runOne(In, *Dec, K, D, Mode, S, *Skippers[Worker], Res.launches[K]);
+        Errors[K] = runOne(In, *Dec, K, D, Mode, S, Skippers[Worker], Res.launches[K]);
       Report();
     });
     for (std::optional<support::Error> &E : Errors)

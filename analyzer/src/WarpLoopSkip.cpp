@@ -315,7 +315,7 @@ uint64_t WarpLoopSkipper::bound(const Exec &X, const Warp &W, const Loop &L,
     for (size_t K = Slot * 32; K < Slot * 32 + 32 && J; ++K) {
       if (RegDelta[K] == 0)
         continue;
-      uint64_t V = S[Last].regs[K];
+      uint64_t V = last().regs[K];
       I128 Hi = V < (uint64_t(1) << 16)   ? I128(1) << 16
                 : V < (uint64_t(1) << 32) ? I128(1) << 32
                                           : I128(1) << 64;
@@ -352,12 +352,12 @@ bool WarpLoopSkipper::memoryInvariant(const Exec &X, const Warp &W, const Loop &
 void WarpLoopSkipper::setState(Exec &X, Warp &W, const Loop &L, uint64_t M) const {
   for (size_t K = 0; K < L.slots.size(); ++K) {
     uint64_t *__restrict R = W.base[BaseRegs] + L.slots[K];
-    const uint64_t *__restrict From = S[Last].regs.data() + K * 32;
+    const uint64_t *__restrict From = last().regs.data() + K * 32;
     const uint64_t *__restrict Step = RegDelta.data() + K * 32;
     for (unsigned Ln = 0; Ln < 32; ++Ln)
       R[Ln] = From[Ln] + M * Step[Ln];
   }
-  const uint64_t *C = S[Last].counters.data(), *Delta = CounterDelta.data();
+  const uint64_t *C = last().counters.data(), *Delta = CounterDelta.data();
   size_t I = 0;
   auto Next = [&] {
     uint64_t V = C[I] + M * Delta[I];
@@ -420,13 +420,13 @@ bool WarpLoopSkipper::probe(Exec &X, Warp &W, const Loop &L, uint32_t Active, ui
   // The end state must be S + (M + 1) D with the same counter deltas.
   for (size_t K = 0; K < L.slots.size() && Ok; ++K) {
     const uint64_t *R = W.base[BaseRegs] + L.slots[K];
-    const uint64_t *From = S[Last].regs.data() + K * 32, *Step = RegDelta.data() + K * 32;
+    const uint64_t *From = last().regs.data() + K * 32, *Step = RegDelta.data() + K * 32;
     for (unsigned Ln = 0; Ln < 32; ++Ln)
       Ok = Ok && R[Ln] == From[Ln] + (M + 1) * Step[Ln];
   }
   take(X, W, L, Probe);
   for (size_t K = 0; K < Probe.counters.size() && Ok; ++K)
-    Ok = Probe.counters[K] == S[Last].counters[K] + (M + 1) * CounterDelta[K];
+    Ok = Probe.counters[K] == last().counters[K] + (M + 1) * CounterDelta[K];
   return Ok;
 }
 
@@ -499,7 +499,6 @@ void WarpLoopSkipper::onLatch(Exec &X, Warp &W, uint32_t Pc, uint32_t Active, ui
   const bool Stepped = Seen == 2 && knownSteps(W, L);
   if (!Stepped && Seen < 3)
     return;
-  Last = Seen - 1;
   attempt(X, W, L, Active, Stepped);
   TrackPc = NoPc;
 }

@@ -80,7 +80,8 @@ private:
   /// Every global load of the next N iterations stays in the buffer it reads now.
   bool inBuffers(Exec &X, const Warp &W, const Loop &L, uint32_t Active, uint64_t N) const;
   bool probe(Exec &X, Warp &W, const Loop &L, uint32_t Active, uint64_t M);
-  /// Jumps from snapshot S[Last] if it can; `Stepped`: RegDelta and CounterDelta are set.
+  /// Jumps from the current state, snapshot last(), if it can; `Stepped`: RegDelta and CounterDelta
+  /// are set.
   void attempt(Exec &X, Warp &W, Loop &L, uint32_t Active, bool Stepped);
   Loop::Use use(const Loop &L, uint32_t Pc, uint8_t Base, uint32_t Off) const;
   /// The value operand `U` has in lane `Lane` in the last interpreted iteration; in skipped
@@ -95,7 +96,8 @@ private:
   uint32_t TrackPc = NoPc, TrackWarp = 0, TrackMask = 0, Seen = 0;
   uint64_t LastBudget = 0;
   Snap S[3], Probe;
-  unsigned Last = 2; ///< the snapshot of the current state (1 after known steps)
+  /// The snapshot of the current state: the last one taken (S[1] after known steps, else S[2]).
+  const Snap &last() const { return S[Seen - 1]; }
   std::vector<uint64_t> RegDelta, CounterDelta;
   std::vector<uint8_t> Varies;   ///< per slot of the loop: some lane's step is not 0
   std::vector<uint64_t> Factors; ///< scratch for knownSteps
