@@ -238,7 +238,7 @@ uint64_t LoopSkipper::registerBound(const CtaSnapshot &R) const {
 }
 
 void LoopSkipper::materialize(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R,
-                              uint64_t M) const {
+                              uint64_t M) {
   size_t Flat = 0;
   for (size_t K = 0; K < N; ++K) {
     const Warp &S = R.warps[K];
@@ -254,10 +254,10 @@ void LoopSkipper::materialize(Exec &X, std::vector<Warp> &Warps, size_t N, const
   X.shared = R.shared;
   std::copy(R.barArrived.begin(), R.barArrived.end(), std::begin(X.barArrived));
   std::copy(R.barExpected.begin(), R.barExpected.end(), std::begin(X.barExpected));
-  std::vector<uint64_t> C = R.counters;
-  for (size_t K = 0; K < C.size(); ++K)
-    C[K] += M * CounterDelta[K];
-  writeCounters(X, C);
+  Scratch.resize(R.counters.size());
+  for (size_t K = 0; K < Scratch.size(); ++K)
+    Scratch[K] = R.counters[K] + M * CounterDelta[K];
+  writeCounters(X, Scratch);
 }
 
 bool LoopSkipper::probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R,
@@ -270,8 +270,7 @@ bool LoopSkipper::probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSn
   uint64_t SavedBudget = X.budget;
   X.budget = X.budget - X.budgetLeft + PerIter + 1;
   X.budgetLeft = PerIter + 1;
-  std::vector<uint64_t> Start;
-  readCounters(X, Start);
+  readCounters(X, ProbeStart);
   TraceP.clear();
   X.cmpTrace = &TraceP;
   size_t Pos = R.pos;
@@ -300,7 +299,7 @@ bool LoopSkipper::probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSn
     }
     readCounters(X, Scratch);
     for (size_t K = 0; K < Scratch.size() && Ok; ++K)
-      Ok = Scratch[K] - Start[K] == CounterDelta[K];
+      Ok = Scratch[K] - ProbeStart[K] == CounterDelta[K];
     Ok = Ok && sameTraceShape(TraceP, TraceB);
     for (size_t K = 0; K < TraceP.size() && Ok; ++K) {
       uint64_t Keep = widthMask(X.prog->code[TraceP[K].pc].cmpBits);

@@ -125,8 +125,7 @@ private:
   uint64_t attempt(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R);
   uint64_t compareBound(const Exec &X) const;
   uint64_t registerBound(const CtaSnapshot &R) const;
-  void materialize(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R,
-                   uint64_t M) const;
+  void materialize(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R, uint64_t M);
   bool probe(Exec &X, std::vector<Warp> &Warps, size_t N, const CtaSnapshot &R, uint64_t M);
   bool sameStructure(const CtaSnapshot &A, const std::vector<Warp> &B, const Exec *X) const;
   void readCounters(const Exec &X, std::vector<uint64_t> &Out) const;
@@ -196,7 +195,7 @@ private:
   bool reuseSteps(const History &H);
   /// The bookkeeping after a candidate at `H` jumped `Skipped` periods (0: it failed).
   void settle(History &H, uint64_t Skipped);
-  std::vector<uint64_t> Scratch;
+  std::vector<uint64_t> Scratch, ProbeStart; ///< counter vectors reused from call to call
   /// Registers written inside the kernel's loops (lane offsets), whether only they are
   /// snapshotted and compared (no calls), which pcs lie in a loop, and the profile counters
   /// before the per-pc counts in a counter vector.

@@ -133,6 +133,20 @@ void gatherHost(const uint8_t *Base, uint64_t Off, const uint64_t *A, uint32_t M
     Gather([](uint32_t T) { return uint64_t(T); });
 }
 
+/// The low E bytes (4 or 8) of V[L] to Base + (A[L] + Off) for the lanes in M, in lane order:
+/// a scalar store into one host range (fastRange).
+void scatterHost(uint8_t *Base, uint64_t Off, const uint64_t *A, uint32_t M, unsigned E,
+                 const uint64_t *V) {
+  if (E == 8) {
+    forLanes(M, [&](unsigned L) { std::memcpy(Base + (A[L] + Off), &V[L], 8); });
+    return;
+  }
+  forLanes(M, [&](unsigned L) {
+    uint32_t T = static_cast<uint32_t>(V[L]);
+    std::memcpy(Base + (A[L] + Off), &T, 4);
+  });
+}
+
 void loadOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   unsigned E = I.aux, N = I.aux2, Size = E * N;
   const uint64_t *A = opPtr(W, I, N);
@@ -203,6 +217,13 @@ void storeOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
     return;
   }
   bool Counted = One.base && RC.addLanes(One.space, A, uint64_t(I.imm), M, Size, One.lo, One.hi);
+  if (One.base && N == 1 && (E == 4 || E == 8)) { // scalar, one host range: no per-lane checks
+    if (!Counted)
+      forLanes(M, [&](unsigned L) { RC.add(One.space, A[L] + uint64_t(I.imm), Size); });
+    scatterHost(One.base, uint64_t(I.imm) - One.sub, A, M, E, opPtr(W, I, 1));
+    RC.finish(X.prof, 1);
+    return;
+  }
   forLanes(M, [&](unsigned L) {
     if (!Ok)
       return;

@@ -64,10 +64,27 @@ uint32_t guardOf(const Warp &W, const DInstr &I, uint32_t Active) {
   return I.guard < 0 ? Active : Active & guardMask(W.base[BaseRegs] + I.guard, I.guardNeg);
 }
 
-/// Every byte is 0: the first is, and each equals the next (libc's vectorised memcmp).
+/// Every byte is 0: or-ed a block at a time (vectorised), stopping at the first block with a set
+/// bit.
 bool allZero(const std::vector<uint8_t> &Bytes) {
-  return Bytes.empty() ||
-         (Bytes[0] == 0 && std::memcmp(Bytes.data(), Bytes.data() + 1, Bytes.size() - 1) == 0);
+  constexpr size_t Words = 32;
+  const uint8_t *P = Bytes.data();
+  const size_t N = Bytes.size();
+  size_t I = 0;
+  for (; I + Words * 8 <= N; I += Words * 8) {
+    uint64_t Any = 0;
+    for (size_t K = 0; K < Words; ++K) {
+      uint64_t V;
+      std::memcpy(&V, P + I + K * 8, 8);
+      Any |= V;
+    }
+    if (Any)
+      return false;
+  }
+  uint8_t Any = 0;
+  for (; I < N; ++I)
+    Any |= P[I];
+  return Any == 0;
 }
 
 } // namespace
@@ -89,7 +106,8 @@ WarpLoopSkipper::WarpLoopSkipper(LoopSkipStats &S)
 
 void WarpLoopSkipper::beginLaunch(uint32_t Lo, uint32_t Hi) {
   PcLo = Lo;
-  Loops.assign(Hi - Lo, Loop{});
+  LoopAt.assign(Hi - Lo, 0);
+  Loops.clear();
   TrackPc = NoPc;
 }
 
@@ -112,10 +130,11 @@ bool WarpLoopSkipper::readsAmbiguous(const std::vector<DInstr> &Code, const Loop
 }
 
 WarpLoopSkipper::Loop &WarpLoopSkipper::loopFor(const Exec &X, uint32_t Pc) {
-  Loop &L = Loops[Pc - PcLo];
-  if (L.known)
-    return L;
-  L.known = true;
+  uint32_t &At = LoopAt[Pc - PcLo];
+  if (At)
+    return Loops[At - 1];
+  Loop &L = Loops.emplace_back();
+  At = static_cast<uint32_t>(Loops.size());
   const std::vector<DInstr> &Code = X.prog->code;
   L.head = Code[Pc].target;
   L.latch = Pc;
@@ -221,26 +240,33 @@ void WarpLoopSkipper::factorValues(const Warp &W, const Loop &L, std::vector<uin
 }
 
 bool WarpLoopSkipper::knownSteps(const Warp &W, const Loop &L) {
-  if (L.knownRegs.empty())
+  const size_t Counters = S[1].counters.size(), Regs = S[1].regs.size();
+  if (L.knownRegs.size() != Regs || L.knownCounters.size() != Counters)
+    return false; // no proven jump yet
+  // Compared in place, with every difference or-ed together (vectorisable): this runs at every
+  // second latch of every run of a loop with known steps.
+  uint64_t Off = 0;
+  for (size_t K = 0; K < Counters; ++K)
+    Off |= (S[1].counters[K] - S[0].counters[K]) ^ L.knownCounters[K];
+  for (size_t K = 0; K < Regs; ++K)
+    Off |= (S[1].regs[K] - S[0].regs[K]) ^ L.knownRegs[K];
+  if (Off)
     return false;
-  CounterDelta.resize(S[1].counters.size());
-  for (size_t K = 0; K < CounterDelta.size(); ++K)
-    CounterDelta[K] = S[1].counters[K] - S[0].counters[K];
-  if (CounterDelta != L.knownCounters)
+  size_t At = 0; // the factors that did not vary, in the order factorValues appends them
+  for (const auto &[K, U] : L.factors) {
+    if (U.slot >= 0 && L.knownVaries[size_t(U.slot)])
+      continue;
+    if (At + 32 > L.knownFactors.size() ||
+        std::memcmp(W.base[BaseRegs] + U.off, L.knownFactors.data() + At, 32 * sizeof(uint64_t)))
+      return false;
+    At += 32;
+  }
+  if (At != L.knownFactors.size())
     return false;
-  const size_t Slots = L.slots.size();
-  RegDelta.resize(Slots * 32);
-  for (size_t K = 0; K < RegDelta.size(); ++K)
-    RegDelta[K] = S[1].regs[K] - S[0].regs[K];
-  if (RegDelta != L.knownRegs)
-    return false;
-  Varies.assign(Slots, 0);
-  for (size_t K = 0; K < Slots; ++K)
-    for (unsigned Ln = 0; Ln < 32; ++Ln)
-      Varies[K] |= RegDelta[K * 32 + Ln] != 0;
-  Factors.clear();
-  factorValues(W, L, Factors);
-  return Factors == L.knownFactors;
+  RegDelta = L.knownRegs;
+  CounterDelta = L.knownCounters;
+  Varies = L.knownVaries;
+  return true;
 }
 
 bool WarpLoopSkipper::provenAffine(const Exec &X, const Loop &L) const {
@@ -458,6 +484,7 @@ void WarpLoopSkipper::attempt(Exec &X, Warp &W, Loop &L, uint32_t Active, bool S
   if (Proven && !Stepped) { // the steps a later run of this loop may start from
     L.knownRegs = RegDelta;
     L.knownCounters = CounterDelta;
+    L.knownVaries = Varies;
     L.knownFactors.clear();
     factorValues(W, L, L.knownFactors);
   }

@@ -29,7 +29,7 @@ public:
 private:
   /// What the body of one latch writes and reads (computed on its first use in a launch).
   struct Loop {
-    bool known = false, ok = false;
+    bool ok = false;
     uint32_t head = 0, latch = 0;
     std::vector<uint32_t> slots;      ///< lane offsets of the registers the body writes
     std::vector<uint32_t> firstWrite; ///< per slot, the pc writing it
@@ -54,6 +54,7 @@ private:
     /// From the last proven jump of this latch in the run (empty: none): the steps of every
     /// register and counter per iteration, and the values of the factors that did not vary.
     std::vector<uint64_t> knownRegs, knownCounters, knownFactors;
+    std::vector<uint8_t> knownVaries; ///< per slot: some lane's known step is not 0
   };
   struct Snap {
     std::vector<uint64_t> regs, counters;
@@ -91,7 +92,8 @@ private:
   LoopSkipStats &Stats;
   size_t ProfileCounters = 0; ///< counters of a KernelProfile (forEachCounter)
   uint32_t PcLo = 0;
-  std::vector<Loop> Loops; ///< per pc - Pcs.lo
+  std::vector<uint32_t> LoopAt; ///< per pc - PcLo: 1 + the index of its Loop, or 0
+  std::vector<Loop> Loops;      ///< the latches taken in this run, in the order first taken
   /// The loop being confirmed: latch pc, warp, and the end states of its last iterations.
   uint32_t TrackPc = NoPc, TrackWarp = 0, TrackMask = 0, Seen = 0;
   uint64_t LastBudget = 0;
@@ -99,8 +101,7 @@ private:
   /// The snapshot of the current state: the last one taken (S[1] after known steps, else S[2]).
   const Snap &last() const { return S[Seen - 1]; }
   std::vector<uint64_t> RegDelta, CounterDelta;
-  std::vector<uint8_t> Varies;   ///< per slot of the loop: some lane's step is not 0
-  std::vector<uint64_t> Factors; ///< scratch for knownSteps
+  std::vector<uint8_t> Varies; ///< per slot of the loop: some lane's step is not 0
 };
 
 } // namespace analyzer
