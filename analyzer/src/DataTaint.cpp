@@ -37,25 +37,7 @@ bool readsMemory(const DInstr &I, bool ParamStores) {
 /// Everything but computation, moves, warp-wide exchanges and control may touch memory (its
 /// register sources are then addresses, except a store's values).
 bool accessesMemory(const DInstr &I) {
-  switch (I.cls) {
-  case C::IntArith:
-  case C::IntMul:
-  case C::Fp32:
-  case C::Fp64:
-  case C::Fp16:
-  case C::SpecialFn:
-  case C::DivSqrt:
-  case C::Logic:
-  case C::CompareSelect:
-  case C::Convert:
-  case C::Move:
-  case C::Warp:
-  case C::Barrier:
-  case C::Control:
-    return false;
-  default:
-    return true;
-  }
+  return !registersOnly(I.cls) && I.cls != C::Warp && I.cls != C::Barrier && I.cls != C::Control;
 }
 
 bool isSource(const DInstr &I, unsigned K) {

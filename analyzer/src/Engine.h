@@ -79,6 +79,28 @@ struct DInstr {
   uint32_t msg = 0;  ///< index into ProgramImpl::messages (opcode text for diagnostics)
 };
 
+/// Classes whose instructions only compute register values from register sources:
+/// arithmetic, logic, compare and select, conversion and moves (no memory, no warp exchange).
+inline bool registersOnly(ptx::InstrClass C) {
+  using K = ptx::InstrClass;
+  switch (C) {
+  case K::IntArith:
+  case K::IntMul:
+  case K::Fp32:
+  case K::Fp64:
+  case K::Fp16:
+  case K::SpecialFn:
+  case K::DivSqrt:
+  case K::Logic:
+  case K::CompareSelect:
+  case K::Convert:
+  case K::Move:
+    return true;
+  default:
+    return false;
+  }
+}
+
 /// Values computed when a frame is created (per lane), stored in frame register slots.
 enum class SpecialKind : uint8_t {
   TidX,

@@ -84,7 +84,10 @@ public:
   void setOptions(const LoopSkipOptions &O) { Opts = O; }
   /// Forgets what the runs of the previous launch learnt (known periods and steps), keeping the
   /// buffers: the next launch may run another kernel.
-  void forgetLaunch() { KnownPeriods.clear(); }
+  void forgetLaunch() {
+    KnownPeriods.clear();
+    ResumeProg = nullptr;
+  }
   /// Starts a run of a launch whose kernel's pcs are `R`; resets the statistics.
   void beginLaunch(PcRange R);
   const LoopSkipStats &stats() const { return Stats; }
@@ -196,10 +199,14 @@ private:
   /// The bookkeeping after a candidate at `H` jumped `Skipped` periods (0: it failed).
   void settle(History &H, uint64_t Skipped);
   std::vector<uint64_t> Scratch, ProbeStart; ///< counter vectors reused from call to call
-  /// Registers written inside the kernel's loops (lane offsets), whether only they are
-  /// snapshotted and compared (no calls), which pcs lie in a loop, and the profile counters
-  /// before the per-pc counts in a counter vector.
-  std::vector<uint32_t> Live, Fixed; ///< Fixed: the other registers (lane offsets)
+  /// Registers written inside the kernel's loops that a resume point may read (lane offsets),
+  /// whether only they are snapshotted and compared (no calls), which pcs lie in a loop, and
+  /// the profile counters before the per-pc counts in a counter vector.
+  std::vector<uint32_t> Live, Fixed; ///< Fixed: the others that a resume point may read
+  /// liveAtResumePoints of the launch's kernel (computed once per launch).
+  std::vector<uint8_t> ResumeLive;
+  const ProgramImpl *ResumeProg = nullptr;
+  uint32_t ResumeFunc = 0;
   bool Compact = false;
   std::vector<uint8_t> InLoop;
   size_t ProfCounters = 0;

@@ -2,6 +2,7 @@
 // kernel's loops write (docs/fast-mode.md, shortcut 6). A period between two releases of a
 // barrier inside a loop runs only pcs inside loops, so the other registers cannot change; the
 // snapshots, the affine check, the hash, the probes and the jump skip them.
+#include "Liveness.h"
 #include "LoopMath.h"
 #include "LoopSkip.h"
 
@@ -38,8 +39,16 @@ void LoopSkipper::prepare(const ProgramImpl &P, uint32_t Func) {
         if (((I.dstMask >> K) & 1) && I.base[K] == BaseRegs)
           Written[I.op[K] / 32] = 1;
   }
+  // Slots no resume point reads (written before read on every path on) need neither tracking
+  // nor restoring: their values at a release cannot reach the counts.
+  if (ResumeProg != &P || ResumeFunc != Func) {
+    ResumeLive = liveAtResumePoints(P, Func);
+    ResumeProg = &P;
+    ResumeFunc = Func;
+  }
   for (uint32_t Slot = 0; Slot < F.numSlots; ++Slot)
-    (Written[Slot] ? Live : Fixed).push_back(Slot * 32);
+    if (ResumeLive[Slot])
+      (Written[Slot] ? Live : Fixed).push_back(Slot * 32);
   ProfCounters = profileCounterCount();
 }
 
