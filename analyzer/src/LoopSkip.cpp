@@ -559,13 +559,13 @@ void LoopSkipper::remember(uint32_t Pc) {
       Found ? KnownPeriods[size_t(Found - KnownPeriods.data())] : KnownPeriods.emplace_back();
   K.pc = Pc;
   K.period = Period;
-  K.regDelta = RegDelta;
-  K.cmpStep = TraceB;
+  if (Compact && K.regDelta.size() == RegDelta.size())
+    copyLive(K.regDelta, RegDelta); // outside Live both are 0
+  else
+    K.regDelta = RegDelta;
+  K.cmpStep.resize(TraceB.size()); // the compare operands' steps per period: B - A
   for (size_t R = 0; R < TraceB.size(); ++R)
-    for (unsigned L = 0; L < 32; ++L) {
-      K.cmpStep[R].a[L] = TraceB[R].a[L] - TraceA[R].a[L];
-      K.cmpStep[R].b[L] = TraceB[R].b[L] - TraceA[R].b[L];
-    }
+    shiftRecord(K.cmpStep[R], TraceB[R], TraceA[R]);
 }
 
 } // namespace analyzer

@@ -150,6 +150,10 @@ private:
         Fn(I);
   }
   void writeCounters(Exec &X, const std::vector<uint64_t> &In) const;
+  /// Dst = Src on the Live lanes of every warp (flat register vectors, RegsPerWarp each).
+  void copyLive(std::vector<uint64_t> &Dst, const std::vector<uint64_t> &Src) const;
+  /// Out = From - Step on the compare operands; pc, warp and mask from From.
+  static void shiftRecord(CmpRecord &Out, const CmpRecord &From, const CmpRecord &Step);
   uint64_t linearHash(const Exec &X, const std::vector<Warp> &Warps, size_t N, bool WithRegisters);
   uint64_t shapeHash(const Exec &X, const std::vector<Warp> &Warps, size_t N, size_t Pos) const;
   uint32_t findPeriod(const History &H) const;
@@ -208,6 +212,7 @@ private:
   const ProgramImpl *ResumeProg = nullptr;
   uint32_t ResumeFunc = 0;
   bool Compact = false;
+  size_t RegsPerWarp = 0; ///< register lanes of a warp's frame (Compact)
   std::vector<uint8_t> InLoop;
   size_t ProfCounters = 0;
   /// The Fixed registers before the probes, per warp.

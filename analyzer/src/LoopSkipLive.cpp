@@ -7,6 +7,7 @@
 #include "LoopSkip.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace analyzer {
 
@@ -20,6 +21,7 @@ void LoopSkipper::prepare(const ProgramImpl &P, uint32_t Func) {
   Compact = Opts.enabled && F.callees.empty() && Pcs.lo == F.entry;
   Live.clear();
   Fixed.clear();
+  RegsPerWarp = size_t(F.numSlots) * 32; // one frame: no calls when Compact
   RegDelta.clear(); // affineLive sets the entries outside Live to 0 once per launch
   RegAffine.clear();
   InLoop.assign(Pcs.hi - Pcs.lo, 0);
@@ -146,15 +148,38 @@ bool LoopSkipper::reuseSteps(const History &H) {
   }
   if (Off || Flat != K.regDelta.size() || (Compact && !outsideLoopsIdle()))
     return false;
-  RegDelta = K.regDelta;
-  RegAffine.assign(RegDelta.size(), 1);
-  TraceB = TraceA; // this period's compares are the later trace, one step before the earlier
-  for (size_t R = 0; R < TraceA.size(); ++R)
-    for (unsigned L = 0; L < 32; ++L) {
-      TraceA[R].a[L] = TraceB[R].a[L] - K.cmpStep[R].a[L];
-      TraceA[R].b[L] = TraceB[R].b[L] - K.cmpStep[R].b[L];
-    }
+  if (Compact && RegDelta.size() == K.regDelta.size()) {
+    copyLive(RegDelta, K.regDelta); // outside Live both are 0, and RegAffine is 1 (affineLive)
+    for (size_t W = 0; W + RegsPerWarp <= RegAffine.size(); W += RegsPerWarp)
+      for (uint32_t Slot : Live)
+        std::fill_n(RegAffine.begin() + ptrdiff_t(W + Slot), 32, uint8_t(1));
+  } else {
+    RegDelta = K.regDelta;
+    RegAffine.assign(RegDelta.size(), 1);
+  }
+  // This period's compares are the later trace, one step before them the earlier one.
+  std::swap(TraceA, TraceB);
+  TraceA.resize(TraceB.size());
+  for (size_t R = 0; R < TraceB.size(); ++R)
+    shiftRecord(TraceA[R], TraceB[R], K.cmpStep[R]);
   return true;
+}
+
+void LoopSkipper::copyLive(std::vector<uint64_t> &Dst, const std::vector<uint64_t> &Src) const {
+  assert(Dst.size() == Src.size() && Src.size() % RegsPerWarp == 0);
+  for (size_t W = 0; W < Src.size(); W += RegsPerWarp)
+    for (uint32_t Slot : Live)
+      std::copy_n(Src.begin() + ptrdiff_t(W + Slot), 32, Dst.begin() + ptrdiff_t(W + Slot));
+}
+
+void LoopSkipper::shiftRecord(CmpRecord &Out, const CmpRecord &From, const CmpRecord &Step) {
+  Out.pc = From.pc;
+  Out.warp = From.warp;
+  Out.mask = From.mask;
+  for (unsigned L = 0; L < 32; ++L) {
+    Out.a[L] = From.a[L] - Step.a[L];
+    Out.b[L] = From.b[L] - Step.b[L];
+  }
 }
 
 } // namespace analyzer

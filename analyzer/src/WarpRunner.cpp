@@ -72,6 +72,24 @@ uint64_t specialValue(const Exec &X, const Warp &W, const SpecialSlot &S, unsign
   return 0;
 }
 
+/// Whether specialValue depends on the lane.
+bool perLane(SpecialKind K) {
+  switch (K) {
+  case SpecialKind::TidX:
+  case SpecialKind::TidY:
+  case SpecialKind::TidZ:
+  case SpecialKind::LaneId:
+  case SpecialKind::LanemaskEq:
+  case SpecialKind::LanemaskLe:
+  case SpecialKind::LanemaskLt:
+  case SpecialKind::LanemaskGe:
+  case SpecialKind::LanemaskGt:
+    return true;
+  default:
+    return false;
+  }
+}
+
 void fillSpecials(const Exec &X, Warp &W, const Frame &Fr, bool ClockOnly) {
   const DFunction &F = X.prog->funcs[Fr.func];
   for (const SpecialSlot &S : F.specials) {
@@ -79,6 +97,10 @@ void fillSpecials(const Exec &X, Warp &W, const Frame &Fr, bool ClockOnly) {
     if (ClockOnly && !IsClock)
       continue;
     uint64_t *R = W.regs.data() + Fr.regBase + S.slot * 32;
+    if (!perLane(S.kind)) { // the same in every lane: computed once
+      std::fill_n(R, 32, specialValue(X, W, S, 0, Fr));
+      continue;
+    }
     for (unsigned L = 0; L < 32; ++L)
       R[L] = specialValue(X, W, S, L, Fr);
   }
