@@ -22,6 +22,14 @@ struct Decoded {
   std::vector<const Program *> byLaunch; ///< the module holding each launch's kernel
 };
 
+/// Some module declares .global variables (real memory, allocated per launch by the executor).
+bool hasModuleVariables(const Decoded &D) {
+  for (const std::unique_ptr<Program> &P : D.programs)
+    if (!P->impl().globals.empty())
+      return true;
+  return false;
+}
+
 support::Expected<Decoded> decodeAll(const AnalysisInput &In) {
   Decoded D;
   for (const AnalysisInput::PtxText &T : In.ptx) {
@@ -144,66 +152,110 @@ support::Expected<AnalysisInput> analysisInput(const Manifest &M) {
   return In;
 }
 
+namespace {
+
+/// Reports launches done to S.progress (thread-safe).
+class ProgressReport {
+public:
+  ProgressReport(const FastSettings &S, size_t Total) : S(S), Total(Total) {}
+  void done() {
+    if (!S.progress)
+      return;
+    std::lock_guard<std::mutex> G(Lock);
+    S.progress(++Done, Total);
+  }
+
+private:
+  const FastSettings &S;
+  size_t Total, Done = 0;
+  std::mutex Lock;
+};
+
+/// Exact mode, or fast mode on real memory: data flows from launch to launch, so one real
+/// Device runs them in order.
+std::optional<support::Error> analyzeInOrder(const AnalysisInput &In, const Decoded &Dec,
+                                             AnalysisMode Mode, const FastSettings &S,
+                                             AnalysisResult &Res, ProgressReport &Progress) {
+  Device D;
+  if (std::optional<support::Error> E = allocateAll(In, D, false))
+    return E;
+  LoopSkipper Skipper;
+  for (size_t K = 0; K < In.launches.size(); ++K) {
+    if (std::optional<support::Error> E = runOne(In, Dec, K, D, Mode, S, Skipper, Res.launches[K]))
+      return E;
+    Progress.done();
+  }
+  return std::nullopt;
+}
+
+/// Fast mode on abstract memory: the launches that are not equivalent to an earlier one, over
+/// the worker threads; the others copy their representative's result.
+std::optional<support::Error> analyzeParallel(const AnalysisInput &In, const Decoded &Dec,
+                                              const FastSettings &S, AnalysisResult &Res,
+                                              ProgressReport &Progress) {
+  const size_t N = In.launches.size();
+  std::vector<size_t> Rep(N), Todo;
+  for (size_t K = 0; K < N; ++K)
+    Rep[K] = K;
+  if (S.dedupeLaunches)
+    Rep = equivalentLaunches(In, Dec);
+  for (size_t K = 0; K < N; ++K)
+    if (Rep[K] == K)
+      Todo.push_back(K);
+  // One skipper per worker: its buffers (warps, snapshots) outlive the launch, so they are
+  // allocated once per worker rather than once per launch and CTA. So is the device, when no
+  // module has .global variables (real memory a launch would leave to the next): its buffers
+  // are abstract, and a launch only reads them (stores to them are dropped).
+  const bool Share = !hasModuleVariables(Dec);
+  if (Share) { // allocation errors do not depend on the launch: report them once
+    Device Check;
+    if (std::optional<support::Error> E = allocateAll(In, Check, true))
+      return E;
+  }
+  std::vector<LoopSkipper> Skippers(support::workerCount(Todo.size(), S.threads));
+  std::vector<Device> Devices(Share ? Skippers.size() : 0);
+  std::vector<uint8_t> Ready(Devices.size(), 0);
+  std::vector<std::optional<support::Error>> Errors(N);
+  support::parallelFor(Todo.size(), S.threads, [&](size_t I, unsigned Worker) {
+    const size_t K = Todo[I];
+    Device Own;
+    Device &D = Share ? Devices[Worker] : Own;
+    if (!Share || !Ready[Worker])
+      Errors[K] = allocateAll(In, D, true);
+    if (Share)
+      Ready[Worker] = 1;
+    if (!Errors[K])
+      Errors[K] = runOne(In, Dec, K, D, AnalysisMode::Fast, S, Skippers[Worker], Res.launches[K]);
+    Progress.done();
+  });
+  for (std::optional<support::Error> &E : Errors)
+    if (E)
+      return E;
+  for (size_t K = 0; K < N; ++K)
+    if (Rep[K] != K) {
+      Res.launches[K] = Res.launches[Rep[K]];
+      Res.launches[K].interpreted = 0;
+      Res.launches[K].loopIterationsSkipped = 0;
+      Res.launches[K].reusedFrom = Rep[K];
+    }
+  return std::nullopt;
+}
+
+} // namespace
+
 support::Expected<AnalysisResult> analyze(const AnalysisInput &In, AnalysisMode Mode,
                                           const FastSettings &S) {
   support::Expected<Decoded> Dec = decodeAll(In);
   if (!Dec)
     return Dec.error();
-  size_t N = In.launches.size();
   AnalysisResult Res;
-  Res.launches.resize(N);
-  std::vector<std::optional<support::Error>> Errors(N);
-  bool Parallel = Mode == AnalysisMode::Fast && S.abstractMemory;
-  std::mutex ProgressLock;
-  size_t Done = 0;
-  auto Report = [&] {
-    if (!S.progress)
-      return;
-    std::lock_guard<std::mutex> G(ProgressLock);
-    S.progress(++Done, N);
-  };
-  if (!Parallel) { // data flows from launch to launch: one real Device, in order
-    Device D;
-    if (std::optional<support::Error> E = allocateAll(In, D, false))
-      return *E;
-    LoopSkipper Skipper;
-    for (size_t K = 0; K < N; ++K) {
-      if (std::optional<support::Error> E =
-              runOne(In, *Dec, K, D, Mode, S, Skipper, Res.launches[K]))
-        return *E;
-      Report();
-    }
-  } else {
-    std::vector<size_t> Rep(N), Todo;
-    for (size_t K = 0; K < N; ++K)
-      Rep[K] = K;
-    if (S.dedupeLaunches)
-      Rep = equivalentLaunches(In, *Dec);
-    for (size_t K = 0; K < N; ++K)
-      if (Rep[K] == K)
-        Todo.push_back(K);
-    // One skipper per worker: its buffers (warps, snapshots) outlive the launch, so they are
-    // allocated once per worker rather than once per launch and CTA.
-    std::vector<LoopSkipper> Skippers(support::workerCount(Todo.size(), S.threads));
-    support::parallelFor(Todo.size(), S.threads, [&](size_t I, unsigned Worker) {
-      size_t K = Todo[I];
-      Device D;
-      Errors[K] = allocateAll(In, D, true);
-      if (!Errors[K])
-        Errors[K] = runOne(In, *Dec, K, D, Mode, S, Skippers[Worker], Res.launches[K]);
-      Report();
-    });
-    for (std::optional<support::Error> &E : Errors)
-      if (E)
-        return *E;
-    for (size_t K = 0; K < N; ++K)
-      if (Rep[K] != K) {
-        Res.launches[K] = Res.launches[Rep[K]];
-        Res.launches[K].interpreted = 0;
-        Res.launches[K].loopIterationsSkipped = 0;
-        Res.launches[K].reusedFrom = Rep[K];
-      }
-  }
+  Res.launches.resize(In.launches.size());
+  ProgressReport Progress(S, In.launches.size());
+  std::optional<support::Error> E = Mode == AnalysisMode::Fast && S.abstractMemory
+                                        ? analyzeParallel(In, *Dec, S, Res, Progress)
+                                        : analyzeInOrder(In, *Dec, Mode, S, Res, Progress);
+  if (E)
+    return *E;
   for (const LaunchAnalysis &L : Res.launches)
     Res.total.accumulate(L.profile);
   Res.total.kernel = "total";

@@ -103,3 +103,40 @@ TEST_CASE("data check: loaded data that reaches a guard or an address is reporte
     CHECK(!Off.dataDependent);
   }
 }
+
+TEST_CASE("fast mode: every launch sees module .global variables as initialised") {
+  // Synthetic: the first warp to run does some work only while `flag` is 0, then sets it. Two
+  // launches on one worker thread (no launch reuse) must count alike: launches share abstract
+  // buffers, never a module variable's real memory.
+  analyzer::AnalysisInput In;
+  In.ptx.push_back({"once.ptx", R"(.version 8.0
+.target sm_80
+.address_size 64
+.global .align 4 .u32 flag;
+.visible .entry once() {
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  ld.global.u32 %r1, [flag];
+  setp.ne.u32 %p1, %r1, 0;
+  @%p1 bra DONE;
+  mov.u32 %r2, %tid.x;
+  mul.lo.u32 %r3, %r2, 3;
+  add.u32 %r4, %r3, 7;
+  mov.u32 %r5, 1;
+  st.global.u32 [flag], %r5;
+DONE:
+  ret;
+}
+)"});
+  analyzer::LaunchSpec L;
+  L.kernel = "once";
+  L.block = {32, 1, 1};
+  In.launches = {L, L};
+  analyzer::FastSettings S;
+  S.threads = 1;
+  S.dedupeLaunches = false;
+  auto R = analyzer::analyze(In, AnalysisMode::Fast, S);
+  REQUIRE_MESSAGE(R, support::errorText(R));
+  CHECK(R->launches[0].profile.warpInstructionsTotal() == 9);
+  CHECK(R->launches[1].profile.warpInstructionsTotal() == 9);
+}
