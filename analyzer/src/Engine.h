@@ -268,7 +268,20 @@ struct Exec {
   uint32_t pcLo = 0;
   KernelProfile prof;
   std::optional<Trap> trap;
-  Buffer *lastBuf = nullptr; ///< cache for global address lookups
+  /// The buffer holding global address Addr, or nullptr; the last two found are cached (a
+  /// kernel's loads often alternate between two buffers, e.g. input and weights).
+  Buffer *bufferAt(uint64_t Addr) {
+    for (Buffer *B : recentBuffers)
+      if (B && Addr - B->base < B->bytes())
+        return B;
+    Buffer *B = dev->findAt(Addr);
+    if (B) {
+      recentBuffers[1] = recentBuffers[0];
+      recentBuffers[0] = B;
+    }
+    return B;
+  }
+  Buffer *recentBuffers[2] = {nullptr, nullptr};
   /// Stand-in for one lane's access to an abstract buffer (fast mode): loads find the Device's
   /// abstract pattern here, stores land here and are dropped.
   alignas(16) uint8_t abstractScratch[256] = {};

@@ -29,12 +29,7 @@ uint8_t *fail(Exec &X, Warp &W, const DInstr &I, unsigned Lane, TrapKind K, MemS
 
 uint8_t *global(Exec &X, Warp &W, const DInstr &I, uint64_t Addr, unsigned Size, unsigned Lane,
                 const char *What) {
-  Buffer *B = X.lastBuf;
-  if (!B || Addr - B->base >= B->bytes()) {
-    B = X.dev->findAt(Addr);
-    if (B)
-      X.lastBuf = B;
-  }
+  Buffer *B = X.bufferAt(Addr);
   if (B && Size <= B->bytes() - (Addr - B->base)) {
     if (!B->abstract)
       return B->data.data() + (Addr - B->base);

@@ -55,18 +55,13 @@ FastRange fastRange(Exec &X, const DInstr &I, const uint64_t *A, uint32_t M, uns
   }
   if (Window != 0)
     return {};
-  Buffer *B = X.lastBuf;
-  if (!B || Lo - B->base >= B->bytes())
-    B = X.dev->findAt(Lo);
+  Buffer *B = X.bufferAt(Lo);
   if (!B || Size > B->bytes() || Hi - B->base > B->bytes() - Size)
     return {};
-  if (B->abstract) { // no backing store: zeros, or every lane goes through translate
-    X.lastBuf = B;
+  if (B->abstract) // no backing store: zeros, or every lane goes through translate
     return X.dev->pattern == AbstractPattern::Zero
                ? FastRange{nullptr, 0, MemSpace::Global, true, Lo, Hi}
                : FastRange{};
-  }
-  X.lastBuf = B;
   return {B->data.data(), B->base, MemSpace::Global, false, Lo, Hi};
 }
 
