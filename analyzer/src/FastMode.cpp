@@ -30,17 +30,27 @@ bool hasModuleVariables(const Decoded &D) {
   return false;
 }
 
-support::Expected<Decoded> decodeAll(const AnalysisInput &In) {
+/// Parses and decodes every PTX module, on up to Threads threads (modules are independent;
+/// the first failing module's error is returned, as in order).
+support::Expected<Decoded> decodeAll(const AnalysisInput &In, unsigned Threads) {
   Decoded D;
-  for (const AnalysisInput::PtxText &T : In.ptx) {
-    support::Expected<ptx::Module> M = ptx::parseModule(T.text, T.file);
-    if (!M)
-      return M.error();
+  std::vector<std::optional<support::Error>> Errors(In.ptx.size());
+  D.programs.resize(In.ptx.size());
+  support::parallelFor(In.ptx.size(), Threads, [&](size_t K, unsigned) {
+    support::Expected<ptx::Module> M = ptx::parseModule(In.ptx[K].text, In.ptx[K].file);
+    if (!M) {
+      Errors[K] = M.error();
+      return;
+    }
     support::Expected<Program> P = decodeProgram(*M);
     if (!P)
-      return P.error();
-    D.programs.push_back(std::make_unique<Program>(std::move(*P)));
-  }
+      Errors[K] = P.error();
+    else
+      D.programs[K] = std::make_unique<Program>(std::move(*P));
+  });
+  for (std::optional<support::Error> &E : Errors)
+    if (E)
+      return std::move(*E);
   for (size_t K = 0; K < In.launches.size(); ++K) {
     const Program *Found = nullptr;
     for (const auto &P : D.programs)
@@ -245,7 +255,7 @@ std::optional<support::Error> analyzeParallel(const AnalysisInput &In, const Dec
 
 support::Expected<AnalysisResult> analyze(const AnalysisInput &In, AnalysisMode Mode,
                                           const FastSettings &S) {
-  support::Expected<Decoded> Dec = decodeAll(In);
+  support::Expected<Decoded> Dec = decodeAll(In, S.threads);
   if (!Dec)
     return Dec.error();
   AnalysisResult Res;
