@@ -90,6 +90,9 @@ struct ModulePart {
   std::unique_ptr<Module> M;
   std::vector<std::string> Kernels; ///< in the order they are defined
   explicit ModulePart(const std::string &DataLayout) {
+    // Local value names never reach the PTX (registers are numbered by the backend), and
+    // keeping them costs every pass string work: drop them, as clang does in release builds.
+    Ctx.setDiscardValueNames(true);
     M = std::make_unique<Module>("ptxcast_kernels", Ctx);
     M->setTargetTriple(NvptxTriple);
     M->setDataLayout(DataLayout);
