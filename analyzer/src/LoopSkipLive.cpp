@@ -1,7 +1,8 @@
 // Loop-trip extrapolation at barrier releases, the registers it tracks: only those that the
-// kernel's loops write (docs/fast-mode.md, shortcut 6). A period between two releases of a
-// barrier inside a loop runs only pcs inside loops, so the other registers cannot change; the
-// snapshots, the affine check, the hash, the probes and the jump skip them.
+// kernel's loops write and that a warp may read after resuming (docs/fast-mode.md, shortcut 6).
+// A period between two releases of a barrier inside a loop runs only pcs inside loops, so the
+// other registers cannot change, and a register every path writes before reading it cannot
+// matter; the snapshots, the affine check, the hash, the probes and the jump skip them.
 #include "Liveness.h"
 #include "LoopMath.h"
 #include "LoopSkip.h"
