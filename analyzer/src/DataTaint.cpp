@@ -40,21 +40,13 @@ bool accessesMemory(const DInstr &I) {
   return !registersOnly(I.cls) && I.cls != C::Warp && I.cls != C::Barrier && I.cls != C::Control;
 }
 
-bool isSource(const DInstr &I, unsigned K) {
-  return K < I.nops && !((I.dstMask >> K) & 1) && I.base[K] == BaseRegs;
-}
-
-bool isDest(const DInstr &I, unsigned K) {
-  return K < I.nops && ((I.dstMask >> K) & 1) && I.base[K] == BaseRegs;
-}
-
 struct Taint {
   std::vector<uint8_t> slots; ///< per register slot of the frame
   bool at(uint32_t LaneOffset) const { return slots[LaneOffset / 32] != 0; }
   /// Some source of I (the carry flag included) is tainted.
   bool anySource(const DInstr &I) const {
     for (unsigned K = 0; K < I.nops; ++K)
-      if (isSource(I, K) && at(I.op[K]))
+      if (I.readsReg(K) && at(I.op[K]))
         return true;
     return I.carry && at(I.aux3);
   }
@@ -66,7 +58,7 @@ struct Taint {
       slots[LaneOffset / 32] = 1;
     };
     for (unsigned K = 0; K < I.nops; ++K)
-      if (isDest(I, K))
+      if (I.writesReg(K))
         Set(I.op[K]);
     if (I.carry)
       Set(I.aux3);
@@ -84,7 +76,7 @@ bool steers(const DInstr &I, const Taint &T) {
     return false;
   const bool Store = plainStore(I);
   for (unsigned K = 0; K < I.nops; ++K)
-    if (isSource(I, K) && T.at(I.op[K]) && !(Store && K >= 1))
+    if (I.readsReg(K) && T.at(I.op[K]) && !(Store && K >= 1))
       return true;
   return false;
 }
@@ -118,10 +110,8 @@ bool maySteer(const ProgramImpl &P, const DFunction &F) {
 } // namespace
 
 bool dataMaySteer(const ProgramImpl &P, const std::string &Kernel) {
-  for (const DFunction &F : P.funcs)
-    if (F.isEntry && F.name == Kernel)
-      return maySteer(P, F);
-  return true;
+  const DFunction *F = P.kernel(Kernel);
+  return !F || maySteer(P, *F);
 }
 
 } // namespace analyzer

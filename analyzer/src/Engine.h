@@ -77,6 +77,15 @@ struct DInstr {
   uint32_t line = 0, col = 0;
   uint32_t func = 0; ///< index of the owning function
   uint32_t msg = 0;  ///< index into ProgramImpl::messages (opcode text for diagnostics)
+
+  /// Operand K is a register the instruction reads (a source).
+  bool readsReg(unsigned K) const {
+    return K < nops && !((dstMask >> K) & 1) && base[K] == BaseRegs;
+  }
+  /// Operand K is a register the instruction writes (a destination).
+  bool writesReg(unsigned K) const {
+    return K < nops && ((dstMask >> K) & 1) && base[K] == BaseRegs;
+  }
 };
 
 /// Classes whose instructions only compute register values from register sources:
@@ -204,6 +213,14 @@ struct ProgramImpl {
   uint32_t dynamicSharedOffset = 0; ///< where extern .shared arrays start
   std::vector<std::string> messages;
   std::vector<CallSite> calls;
+
+  /// The kernel (.entry function) named Name, or nullptr.
+  const DFunction *kernel(std::string_view Name) const {
+    for (const DFunction &F : funcs)
+      if (F.isEntry && F.name == Name)
+        return &F;
+    return nullptr;
+  }
 };
 
 /// SIMT reconvergence stack entry (IPDOM).

@@ -213,11 +213,10 @@ RunResult runKernelSkipping(const Program &Prog, std::string_view Kernel, const 
     R.trap = Trap{K, std::string(Kernel), P.file, Line, 0, false, {}, {}, std::move(Why)};
     return R;
   };
-  auto It = std::find_if(P.funcs.begin(), P.funcs.end(),
-                         [&](const DFunction &F) { return F.isEntry && F.name == Kernel; });
-  if (It == P.funcs.end())
+  const DFunction *It = P.kernel(Kernel);
+  if (!It)
     return Fail(TrapKind::BadLaunch, "no kernel named '" + std::string(Kernel) + "'");
-  uint32_t Func = static_cast<uint32_t>(It - P.funcs.begin());
+  uint32_t Func = static_cast<uint32_t>(It - P.funcs.data());
   std::vector<support::Error> Unsup = Prog.unsupported(Kernel);
   if (!Unsup.empty())
     return Fail(TrapKind::Unsupported, Unsup[0].message, Unsup[0].line);

@@ -77,14 +77,10 @@ std::vector<uint8_t> liveAtResumePoints(const ProgramImpl &P, uint32_t Func) {
     const size_t R = Pc - Fn.entry;
     const bool Kills = killsDestinations(I);
     for (unsigned K = 0; K < I.nops; ++K) {
-      if (I.base[K] != BaseRegs)
-        continue;
-      if ((I.dstMask >> K) & 1) {
-        if (Kills)
-          Kill.set(R, I.op[K] / 32);
-      } else {
+      if (I.readsReg(K))
         Use.set(R, I.op[K] / 32);
-      }
+      else if (Kills && I.writesReg(K))
+        Kill.set(R, I.op[K] / 32);
     }
     if (I.guard >= 0)
       Use.set(R, uint32_t(I.guard) / 32);

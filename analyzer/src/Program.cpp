@@ -20,12 +20,7 @@ std::vector<std::string> Program::kernels() const {
   return Names;
 }
 
-bool Program::hasKernel(std::string_view Name) const {
-  for (const DFunction &F : Impl->funcs)
-    if (F.isEntry && F.name == Name)
-      return true;
-  return false;
-}
+bool Program::hasKernel(std::string_view Name) const { return Impl->kernel(Name) != nullptr; }
 
 std::vector<support::Error> Program::unsupported(std::string_view Kernel) const {
   std::vector<support::Error> Errors;
@@ -51,10 +46,9 @@ std::vector<support::Error> Program::unsupported(std::string_view Kernel) const 
 
 std::vector<uint32_t> Program::paramSizes(std::string_view Kernel) const {
   std::vector<uint32_t> Sizes;
-  for (const DFunction &F : Impl->funcs)
-    if (F.isEntry && F.name == Kernel)
-      for (const ParamSlot &S : F.kernelParams)
-        Sizes.push_back(S.size);
+  if (const DFunction *F = Impl->kernel(Kernel))
+    for (const ParamSlot &S : F->kernelParams)
+      Sizes.push_back(S.size);
   return Sizes;
 }
 

@@ -231,15 +231,14 @@ std::optional<Trap> residueStrata(const SampleJob &J, const Class &C,
 }
 
 uint32_t alignPeriod(const ProgramImpl &P, const std::string &Kernel) {
-  for (const DFunction &F : P.funcs) {
-    if (!F.isEntry || F.name != Kernel)
-      continue;
-    for (uint32_t Pc = F.entry; Pc < F.end; ++Pc) {
-      const DInstr &I = P.code[Pc];
-      const bool Global = I.cls == ptx::InstrClass::LdGlobal || I.cls == ptx::InstrClass::StGlobal;
-      if (Global && I.aux >= 1 && I.aux < 4) // aux: element bytes of ld/st (OpsMemory.cpp)
-        return 2 * Fp32Period;
-    }
+  const DFunction *F = P.kernel(Kernel);
+  if (!F)
+    return Fp32Period;
+  for (uint32_t Pc = F->entry; Pc < F->end; ++Pc) {
+    const DInstr &I = P.code[Pc];
+    const bool Global = I.cls == ptx::InstrClass::LdGlobal || I.cls == ptx::InstrClass::StGlobal;
+    if (Global && I.aux >= 1 && I.aux < 4) // aux: element bytes of ld/st (OpsMemory.cpp)
+      return 2 * Fp32Period;
   }
   return Fp32Period;
 }

@@ -144,8 +144,8 @@ WarpLoopSkipper::Loop &WarpLoopSkipper::loopFor(const Exec &X, uint32_t Pc) {
   std::vector<uint32_t> Twice; // slots written by two instructions of the body
   for (uint32_t Q = L.head; Q < Pc; ++Q) {
     const DInstr &I = Code[Q];
-    for (unsigned K = 0; K < MaxOps; ++K) {
-      if (!((I.dstMask >> K) & 1) || I.base[K] != BaseRegs)
+    for (unsigned K = 0; K < I.nops; ++K) {
+      if (!I.writesReg(K))
         continue;
       if (std::find(L.slots.begin() + 1, L.slots.end(), I.op[K]) != L.slots.end()) {
         Twice.push_back(I.op[K]);
@@ -159,7 +159,7 @@ WarpLoopSkipper::Loop &WarpLoopSkipper::loopFor(const Exec &X, uint32_t Pc) {
   for (uint32_t Q = L.head; Q < Pc && L.ok; ++Q) {
     const DInstr &I = Code[Q];
     for (unsigned K = 0; K < I.nops; ++K)
-      if (!((I.dstMask >> K) & 1) && I.base[K] == BaseRegs)
+      if (I.readsReg(K))
         if (Loop::Use U = use(L, Q, BaseRegs, I.op[K]); U.slot >= 0)
           L.inputs.push_back({Q, K, uint32_t(U.slot)});
     if (I.linear == 2 || I.linear == 3)
