@@ -217,25 +217,20 @@ std::optional<support::Error> analyzeParallel(const AnalysisInput &In, const Dec
   // module has .global variables (real memory a launch would leave to the next): its buffers
   // are abstract, and a launch only reads them (stores to them are dropped).
   const bool Share = !hasModuleVariables(Dec);
-  if (Share) { // allocation errors do not depend on the launch: report them once
-    Device Check;
-    if (std::optional<support::Error> E = allocateAll(In, Check, true))
-      return E;
-  }
   std::vector<LoopSkipper> Skippers(support::workerCount(Todo.size(), S.threads));
   std::vector<Device> Devices(Share ? Skippers.size() : 0);
-  std::vector<uint8_t> Ready(Devices.size(), 0);
+  for (Device &D : Devices) // allocation errors do not depend on the launch: reported once
+    if (std::optional<support::Error> E = allocateAll(In, D, true))
+      return E;
   std::vector<std::optional<support::Error>> Errors(N);
   support::parallelFor(Todo.size(), S.threads, [&](size_t I, unsigned Worker) {
     const size_t K = Todo[I];
     Device Own;
-    Device &D = Share ? Devices[Worker] : Own;
-    if (!Share || !Ready[Worker])
-      Errors[K] = allocateAll(In, D, true);
-    if (Share)
-      Ready[Worker] = 1;
+    if (!Share)
+      Errors[K] = allocateAll(In, Own, true);
     if (!Errors[K])
-      Errors[K] = runOne(In, Dec, K, D, AnalysisMode::Fast, S, Skippers[Worker], Res.launches[K]);
+      Errors[K] = runOne(In, Dec, K, Share ? Devices[Worker] : Own, AnalysisMode::Fast, S,
+                         Skippers[Worker], Res.launches[K]);
     Progress.done();
   });
   for (std::optional<support::Error> &E : Errors)
