@@ -86,7 +86,7 @@ public:
   /// buffers: the next launch may run another kernel.
   void forgetLaunch() {
     KnownPeriods.clear();
-    ResumeProg = nullptr;
+    PreparedProg = nullptr;
   }
   /// Starts a run of a launch whose kernel's pcs are `R`; resets the statistics.
   void beginLaunch(PcRange R);
@@ -207,10 +207,9 @@ private:
   /// whether only they are snapshotted and compared (no calls), which pcs lie in a loop, and
   /// the profile counters before the per-pc counts in a counter vector.
   std::vector<uint32_t> Live, Fixed; ///< Fixed: the others that a resume point may read
-  /// liveAtResumePoints of the launch's kernel (computed once per launch).
-  std::vector<uint8_t> ResumeLive;
-  const ProgramImpl *ResumeProg = nullptr;
-  uint32_t ResumeFunc = 0;
+  /// The kernel Live, Fixed and InLoop were found for in this launch (nullptr: none yet).
+  const ProgramImpl *PreparedProg = nullptr;
+  uint32_t PreparedFunc = 0;
   bool Compact = false;
   size_t RegsPerWarp = 0; ///< register lanes of a warp's frame (Compact)
   std::vector<uint8_t> InLoop;

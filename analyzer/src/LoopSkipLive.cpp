@@ -20,14 +20,16 @@ void LoopSkipper::prepare(const ProgramImpl &P, uint32_t Func) {
   // affine() checks from the per-pc counts. Kernels that call functions keep every register.
   const DFunction &F = P.funcs[Func];
   Compact = Opts.enabled && F.callees.empty() && Pcs.lo == F.entry;
-  Live.clear();
-  Fixed.clear();
   RegsPerWarp = size_t(F.numSlots) * 32; // one frame: no calls when Compact
-  RegDelta.clear(); // affineLive sets the entries outside Live to 0 once per launch
+  RegDelta.clear(); // affineLive sets the entries outside Live to 0 once per run
   RegAffine.clear();
-  InLoop.assign(Pcs.hi - Pcs.lo, 0);
-  if (!Compact)
+  if (!Compact) {
+    PreparedProg = nullptr;
     return;
+  }
+  if (PreparedProg == &P && PreparedFunc == Func)
+    return; // an earlier run of this launch found the sets below
+  InLoop.assign(Pcs.hi - Pcs.lo, 0);
   for (uint32_t Pc = F.entry; Pc < F.end; ++Pc) {
     const DInstr &B = P.code[Pc];
     if (B.flow == Flow::Bra && B.target <= Pc && B.target >= F.entry)
@@ -44,15 +46,15 @@ void LoopSkipper::prepare(const ProgramImpl &P, uint32_t Func) {
   }
   // Slots no resume point reads (written before read on every path on) need neither tracking
   // nor restoring: their values at a release cannot reach the counts.
-  if (ResumeProg != &P || ResumeFunc != Func) {
-    ResumeLive = liveAtResumePoints(P, Func);
-    ResumeProg = &P;
-    ResumeFunc = Func;
-  }
+  const std::vector<uint8_t> Resume = liveAtResumePoints(P, Func);
+  Live.clear();
+  Fixed.clear();
   for (uint32_t Slot = 0; Slot < F.numSlots; ++Slot)
-    if (ResumeLive[Slot])
+    if (Resume[Slot])
       (Written[Slot] ? Live : Fixed).push_back(Slot * 32);
   ProfCounters = profileCounterCount();
+  PreparedProg = &P;
+  PreparedFunc = Func;
 }
 
 void LoopSkipper::copyAllButRegs(Warp &D, const Warp &S) {
