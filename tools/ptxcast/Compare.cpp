@@ -41,8 +41,8 @@ bool meets(const CompareOptions &O, const GpuPrediction &G) {
 }
 
 /// Expands "all" and checks every name before any analysis runs.
-support::Expected<std::vector<learners::GpuSpec>> resolve(CompareOptions &O,
-                                                          const learners::GpuCatalog &Catalog) {
+support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareOptions &O,
+                                                          const hardware::GpuCatalog &Catalog) {
   if (O.models.size() == 1 && O.models[0] == "all") {
     O.models.clear();
     for (const corpus::ZooModel &M : corpus::zooModels())
@@ -54,7 +54,7 @@ support::Expected<std::vector<learners::GpuSpec>> resolve(CompareOptions &O,
         return N.error();
   if (O.gpus.size() == 1 && O.gpus[0] == "all")
     O.gpus = Catalog.names();
-  std::vector<learners::GpuSpec> Gpus;
+  std::vector<hardware::GpuSpec> Gpus;
   for (const std::string &Name : O.gpus) {
     auto G = Catalog.lookup(Name);
     if (!G)
@@ -66,7 +66,7 @@ support::Expected<std::vector<learners::GpuSpec>> resolve(CompareOptions &O,
 
 support::Expected<std::vector<Cell>> predictAll(const CompareOptions &O,
                                                 const learners::Predictor &P,
-                                                const std::vector<learners::GpuSpec> &Gpus) {
+                                                const std::vector<hardware::GpuSpec> &Gpus) {
   std::vector<Cell> Cells;
   corpus::KernelCache Cache; // models share layer shapes (EfficientNet-B0..B7 at one batch)
   for (const std::string &Model : O.models)
@@ -75,7 +75,7 @@ support::Expected<std::vector<Cell>> predictAll(const CompareOptions &O,
       auto N = analyseNetwork(R);
       if (!N)
         return N.error();
-      for (const learners::GpuSpec &Gpu : Gpus) {
+      for (const hardware::GpuSpec &Gpu : Gpus) {
         auto G = predictOnGpu(*N, P, Gpu);
         if (!G)
           return G.error();
@@ -178,7 +178,7 @@ int fail(const support::Error &E) {
 }
 
 int runCompare(CompareOptions O) {
-  auto Catalog = learners::GpuCatalog::builtin();
+  auto Catalog = hardware::GpuCatalog::builtin();
   if (!Catalog)
     return fail(Catalog.error());
   auto Gpus = resolve(O, *Catalog);

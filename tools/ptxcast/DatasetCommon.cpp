@@ -7,7 +7,7 @@
 #include "support/Parallel.h"
 
 #include "corpus/KernelGen.h"
-#include "learners/Features.h"
+#include "hardware/Features.h"
 
 #include <fmt/core.h>
 
@@ -254,20 +254,20 @@ std::string SkipLog::summary() const {
 learners::Dataset emptyDataset(std::vector<std::string> IdNames, std::string Target) {
   learners::Dataset D;
   D.idNames = std::move(IdNames);
-  D.featureNames = learners::featureNames();
+  D.featureNames = hardware::featureNames();
   D.targetName = std::move(Target);
   return D;
 }
 
 void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids, const NetworkAnalysis &A,
-                   const learners::GpuSpec &Gpu, double Target, std::span<const double> Extra) {
+                   const hardware::GpuSpec &Gpu, double Target, std::span<const double> Extra) {
   addFeatureRow(D, std::move(Ids), A.launches, A.footprintBytes, Gpu, Target, Extra);
 }
 
 void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids,
                    std::span<const analyzer::KernelProfile> Launches, uint64_t FootprintBytes,
-                   const learners::GpuSpec &Gpu, double Target, std::span<const double> Extra) {
-  learners::NamedVector Row = learners::featureRow(Launches, FootprintBytes, Gpu);
+                   const hardware::GpuSpec &Gpu, double Target, std::span<const double> Extra) {
+  learners::NamedVector Row = hardware::featureRow(Launches, FootprintBytes, Gpu);
   assert(Row.size() + Extra.size() == D.featureNames.size() &&
          "feature row does not match the dataset's feature names");
   std::vector<double> Values;

@@ -6,7 +6,7 @@
 #include "corpus/Lower.h"
 #include "corpus/Network.h"
 #include "learners/Dataset.h"
-#include "learners/GpuCatalog.h"
+#include "hardware/GpuCatalog.h"
 #include "support/Expected.h"
 
 #include <cstdint>
@@ -98,7 +98,7 @@ struct PendingRow {
   std::vector<std::string> ids;
   double target = 0;
   size_t job = 0;
-  learners::GpuSpec gpu;
+  hardware::GpuSpec gpu;
   std::vector<double> extra; ///< values of columns the caller appended to D.featureNames
 };
 
@@ -111,11 +111,11 @@ int writeJoinedRows(learners::Dataset &D, std::vector<PendingRow> &Rows,
 /// Appends one output row: ids, then featureRow(analysis, gpu) and `Extra` (the values of
 /// columns the caller appended to D.featureNames), then the target.
 void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids, const NetworkAnalysis &A,
-                   const learners::GpuSpec &Gpu, double Target, std::span<const double> Extra = {});
+                   const hardware::GpuSpec &Gpu, double Target, std::span<const double> Extra = {});
 /// The same for any group of launches (one launch, say) with the bytes of the buffers they use.
 void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids,
                    std::span<const analyzer::KernelProfile> Launches, uint64_t FootprintBytes,
-                   const learners::GpuSpec &Gpu, double Target, std::span<const double> Extra = {});
+                   const hardware::GpuSpec &Gpu, double Target, std::span<const double> Extra = {});
 
 /// A dataset with the given id columns, the featureNames() features and the target.
 learners::Dataset emptyDataset(std::vector<std::string> IdNames, std::string Target);

@@ -45,9 +45,9 @@ std::optional<corpus::DType> dtypeOf(const std::string &Text) {
 }
 
 /// The GPU of a row: --gpu, else the catalog entry for the row's device name.
-support::Expected<learners::GpuSpec> gpuOf(const SourceTable &T, const learners::CsvRecord &R,
+support::Expected<hardware::GpuSpec> gpuOf(const SourceTable &T, const learners::CsvRecord &R,
                                            const DatasetOptions &O,
-                                           const learners::GpuCatalog &Catalog) {
+                                           const hardware::GpuCatalog &Catalog) {
   std::string Name = O.gpu.empty() ? textField(T, R, "device") : O.gpu;
   auto G = Catalog.lookup(Name);
   if (!G)
@@ -60,7 +60,7 @@ support::Expected<learners::GpuSpec> gpuOf(const SourceTable &T, const learners:
 
 /// Reads one file's rows of the selected mode into G.
 std::optional<support::Error> readFile(const std::string &Path, const DatasetOptions &O,
-                                       const learners::GpuCatalog &Catalog, Ingest &G) {
+                                       const hardware::GpuCatalog &Catalog, Ingest &G) {
   auto T = readTable(Path, RequiredColumns);
   if (!T)
     return T.error();
@@ -133,7 +133,7 @@ std::vector<JobResult> analyseJobs(const std::vector<Job> &Jobs, const DatasetOp
 
 int runFrameworks(const DatasetOptions &O) {
   auto Start = std::chrono::steady_clock::now();
-  auto Catalog = learners::GpuCatalog::builtin();
+  auto Catalog = hardware::GpuCatalog::builtin();
   if (!Catalog) {
     fmt::print(stderr, "{}\n", Catalog.error().str());
     return 1;

@@ -188,7 +188,7 @@ std::vector<KernelsJobResult> runAll(const std::vector<Job> &Jobs, unsigned Thre
 /// and the SM-proportional peaks (FP32, FP16, FP16 tensor) scaled by SmsUsed / smCount; memory
 /// bandwidth, L2, memory size, clock and board power unchanged, since a green context limits
 /// SMs only and shares L2 and DRAM with the whole device (docs/measure.md).
-learners::GpuSpec restrictToSms(learners::GpuSpec Gpu, int64_t SmsUsed) {
+hardware::GpuSpec restrictToSms(hardware::GpuSpec Gpu, int64_t SmsUsed) {
   assert(Gpu.smCount > 0 && "catalog GPU without SMs");
   double Scale = double(SmsUsed) / Gpu.smCount;
   Gpu.smCount = double(SmsUsed);
@@ -213,9 +213,9 @@ std::string networkMismatch(const ptxcast::NetworkAnalysis &A,
 
 /// Appends the output row of one measured row, or counts why it is skipped.
 void joinRow(learners::Dataset &D, MeasuredRow &M, const ptxcast::NetworkAnalysis &A,
-             const std::vector<analyzer::KernelProfile> &All, const learners::GpuSpec &Gpu,
+             const std::vector<analyzer::KernelProfile> &All, const hardware::GpuSpec &Gpu,
              Ingest &G, bool LaunchLevel) {
-  learners::GpuSpec Restricted = restrictToSms(Gpu, M.smsUsed);
+  hardware::GpuSpec Restricted = restrictToSms(Gpu, M.smsUsed);
   if (!LaunchLevel) {
     auto It = G.launchKernels.find(M.config);
     std::string Why = networkMismatch(A, It == G.launchKernels.end() ? nullptr : &It->second);
@@ -238,7 +238,7 @@ void joinRow(learners::Dataset &D, MeasuredRow &M, const ptxcast::NetworkAnalysi
 }
 
 /// "h100-kernels" for h100-sxm: the catalog name up to its first '-'.
-std::string sourceName(const learners::GpuSpec &Gpu) {
+std::string sourceName(const hardware::GpuSpec &Gpu) {
   return Gpu.name.substr(0, Gpu.name.find('-')) + "-kernels";
 }
 
@@ -253,7 +253,7 @@ int runKernels(const DatasetOptions &O) {
   if (O.level != "launch" && O.level != "network")
     return Fail(
         support::Error("--level", 0, 0, "expected 'launch' or 'network', got '" + O.level + "'"));
-  auto Catalog = learners::GpuCatalog::builtin();
+  auto Catalog = hardware::GpuCatalog::builtin();
   if (!Catalog)
     return Fail(Catalog.error());
   auto Gpu = Catalog->lookup(O.gpu.empty() ? "h100-sxm" : O.gpu);

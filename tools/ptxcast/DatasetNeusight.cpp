@@ -178,13 +178,13 @@ struct Ingest {
   std::vector<PendingRow> rows;
   std::vector<OpInstance> jobs;
   std::map<std::string, size_t> jobIndex; ///< "op|shape" -> jobs index
-  std::map<std::string, learners::GpuSpec> gpus;
+  std::map<std::string, hardware::GpuSpec> gpus;
   SkipLog skips;
   size_t read = 0;
 };
 
 std::optional<support::Error> readRow(const SourceTable &T, const learners::CsvRecord &R,
-                                      const learners::GpuCatalog &Catalog, bool Launch, Ingest &G) {
+                                      const hardware::GpuCatalog &Catalog, bool Launch, Ingest &G) {
   ++G.read;
   const std::string &Op = textField(T, R, "op");
   const OpShape *S = findOp(Op);
@@ -235,7 +235,7 @@ std::optional<support::Error> readRow(const SourceTable &T, const learners::CsvR
   return std::nullopt;
 }
 
-support::Expected<Ingest> readFiles(const DatasetOptions &O, const learners::GpuCatalog &Catalog) {
+support::Expected<Ingest> readFiles(const DatasetOptions &O, const hardware::GpuCatalog &Catalog) {
   Ingest G;
   for (const std::string &File : O.inputs) {
     auto T = readTable(File, CommonColumns);
@@ -264,7 +264,7 @@ support::Expected<Ingest> readFiles(const DatasetOptions &O, const learners::Gpu
 
 int runNeusight(const DatasetOptions &O) {
   auto Start = std::chrono::steady_clock::now();
-  auto Catalog = learners::GpuCatalog::builtin();
+  auto Catalog = hardware::GpuCatalog::builtin();
   if (!Catalog) {
     fmt::print(stderr, "{}\n", Catalog.error().str());
     return 1;

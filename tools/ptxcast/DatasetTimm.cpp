@@ -46,11 +46,11 @@ std::string zooModelFor(std::string_view Timm) {
 struct FileFacts {
   std::string name;   ///< the file name without directories
   std::string layout; ///< "nchw", "nhwc" or "unknown"
-  learners::GpuSpec gpu;
+  hardware::GpuSpec gpu;
 };
 
 support::Expected<FileFacts> fileFacts(const std::string &Path, const std::string &GpuOverride,
-                                       const learners::GpuCatalog &Catalog) {
+                                       const hardware::GpuCatalog &Catalog) {
   FileFacts F;
   F.name = std::filesystem::path(Path).filename().string();
   std::string Stem = std::filesystem::path(Path).stem().string();
@@ -99,7 +99,7 @@ struct Ingest {
 
 /// Reads one file's rows into G (with --limit, its first N rows of zoo models).
 std::optional<support::Error> readFile(const std::string &Path, const DatasetOptions &O,
-                                       const learners::GpuCatalog &Catalog, Ingest &G) {
+                                       const hardware::GpuCatalog &Catalog, Ingest &G) {
   auto F = fileFacts(Path, O.gpu, Catalog);
   if (!F)
     return F.error();
@@ -136,7 +136,7 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
 
 int runTimm(const DatasetOptions &O) {
   auto Start = std::chrono::steady_clock::now();
-  auto Catalog = learners::GpuCatalog::builtin();
+  auto Catalog = hardware::GpuCatalog::builtin();
   if (!Catalog) {
     fmt::print(stderr, "{}\n", Catalog.error().str());
     return 1;

@@ -2,7 +2,7 @@
 // cross-validation protocol.
 #include "LearnerOptions.h"
 
-#include "learners/GpuCatalog.h"
+#include "hardware/GpuCatalog.h"
 #include "learners/Regressor.h"
 
 #include <CLI/CLI.hpp>
@@ -54,8 +54,6 @@ void addDataOptions(CLI::App &Cmd, DataOptions &Opts) {
   Cmd.add_option("--where", Opts.where,
                  "keep rows whose identifier COLUMN equals VALUE (COLUMN=VALUE, repeatable: all "
                  "must hold), e.g. --where gpu=t4");
-  Cmd.add_option("--gpu-column", Opts.gpuColumn,
-                 "identifier column naming the GPU: append the GPU catalog's hardware features");
 }
 
 void addModelOptions(CLI::App &Cmd, ModelOptions &Opts) {
@@ -77,12 +75,7 @@ support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts) {
   auto D = learners::readCsvFiles(Opts.files, Schema);
   if (D && !Opts.where.empty())
     D = selectRows(*D, Opts.where);
-  if (!D || Opts.gpuColumn.empty())
-    return D;
-  auto Catalog = learners::GpuCatalog::builtin();
-  if (!Catalog)
-    return Catalog.error();
-  return learners::addGpuFeatures(*D, Opts.gpuColumn, *Catalog);
+  return D;
 }
 
 support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,

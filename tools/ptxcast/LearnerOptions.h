@@ -21,7 +21,6 @@ struct DataOptions {
   std::vector<std::string> files;
   std::string target; ///< empty: the last column (where `ptxcast dataset` writes the target)
   std::vector<std::string> ids, features, ignore;
-  std::string gpuColumn; ///< identifier column naming the GPU: add catalog hardware features
   /// "COLUMN=VALUE" filters on identifier columns; a row is kept when it matches all of them.
   std::vector<std::string> where;
 };
@@ -47,7 +46,7 @@ void addDataOptions(CLI::App &Cmd, DataOptions &Opts);
 void addModelOptions(CLI::App &Cmd, ModelOptions &Opts);
 
 /// Reads the CSV files (identifier columns inferred: any non-numeric column), keeps the rows
-/// --where selects and, with --gpu-column, appends the GPU catalog's hardware features.
+/// --where selects.
 support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts);
 /// The ModelSpec for learner `Learner`: parameters meant for all learners or for this one.
 support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,

@@ -86,7 +86,7 @@ int fail(const support::Error &E) {
 
 int runPredict(PredictOptions O) {
   auto Start = std::chrono::steady_clock::now();
-  auto Catalog = learners::GpuCatalog::builtin();
+  auto Catalog = hardware::GpuCatalog::builtin();
   if (!Catalog)
     return fail(Catalog.error());
   auto Gpu = Catalog->lookup(O.gpu);

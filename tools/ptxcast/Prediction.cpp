@@ -1,7 +1,7 @@
 // Bundle choice and per-GPU prediction (Prediction.h).
 #include "Prediction.h"
 
-#include "learners/Features.h"
+#include "hardware/Features.h"
 
 #include <fmt/core.h>
 
@@ -106,10 +106,10 @@ support::Expected<Predictor> choosePredictor(const PredictorChoice &C) {
 namespace {
 
 /// The feature rows of the launches (operator level) or of the whole network (network level).
-learners::Dataset featureTable(const NetworkAnalysis &N, const learners::GpuSpec &Gpu,
+learners::Dataset featureTable(const NetworkAnalysis &N, const hardware::GpuSpec &Gpu,
                                bool PerLaunch) {
   learners::Dataset D;
-  D.featureNames = learners::featureNames();
+  D.featureNames = hardware::featureNames();
   D.targetName = "time_ms";
   std::vector<double> Values;
   auto Add = [&](const learners::NamedVector &Row) {
@@ -120,13 +120,13 @@ learners::Dataset featureTable(const NetworkAnalysis &N, const learners::GpuSpec
   };
   if (PerLaunch) {
     for (const LaunchRecord &L : N.launches)
-      Add(learners::featureRow({&L.profile, 1}, L.footprintBytes, Gpu));
+      Add(hardware::featureRow({&L.profile, 1}, L.footprintBytes, Gpu));
     return D;
   }
   std::vector<analyzer::KernelProfile> All;
   for (const LaunchRecord &L : N.launches)
     All.push_back(L.profile);
-  Add(learners::featureRow(All, N.footprintBytes, Gpu));
+  Add(hardware::featureRow(All, N.footprintBytes, Gpu));
   return D;
 }
 
@@ -148,7 +148,7 @@ std::string joined(const std::vector<std::string> &V) {
 
 /// Warnings about the GPU and about rows whose features lie outside the training ranges.
 std::vector<std::string> dataWarnings(const Predictor &P, const learners::Dataset &Rows,
-                                      const learners::GpuSpec &Gpu, bool PerLaunch) {
+                                      const hardware::GpuSpec &Gpu, bool PerLaunch) {
   std::vector<std::string> W;
   const auto &Trained = P.info().trainingGpus;
   std::vector<std::string> GpuOut, Any;
@@ -221,7 +221,7 @@ std::vector<double> rooflineWeights(const learners::Dataset &PerLaunch) {
 } // namespace
 
 support::Expected<GpuPrediction> predictOnGpu(const NetworkAnalysis &N, const Predictor &P,
-                                              const learners::GpuSpec &Gpu) {
+                                              const hardware::GpuSpec &Gpu) {
   bool PerLaunch = P.info().level == learners::PredictLevel::Operator;
   learners::Dataset Rows = featureTable(N, Gpu, PerLaunch);
   auto Pred = P.predict(Rows);

@@ -6,7 +6,7 @@
 
 #include "NetworkAnalysis.h"
 
-#include "learners/GpuCatalog.h"
+#include "hardware/GpuCatalog.h"
 #include "learners/Predictor.h"
 #include "support/Expected.h"
 
@@ -54,7 +54,7 @@ struct KindTime {
 
 /// One network on one GPU.
 struct GpuPrediction {
-  learners::GpuSpec gpu;
+  hardware::GpuSpec gpu;
   double timeMs = 0; ///< per batch
   std::optional<std::pair<double, double>> intervalMs;
   std::vector<KindTime> breakdown; ///< by kind, largest first
@@ -70,7 +70,7 @@ struct GpuPrediction {
 
 /// Applies the bundle to the network for one GPU.
 support::Expected<GpuPrediction>
-predictOnGpu(const NetworkAnalysis &N, const learners::Predictor &P, const learners::GpuSpec &Gpu);
+predictOnGpu(const NetworkAnalysis &N, const learners::Predictor &P, const hardware::GpuSpec &Gpu);
 
 /// What the bundle is, as JSON: name, predicts, learner, level, dtype, training data and GPUs,
 /// error band.

@@ -7,7 +7,7 @@
 #include "LearnerOptions.h"
 
 #include "learners/CrossValidation.h"
-#include "learners/Features.h"
+#include "hardware/Features.h"
 #include "learners/Predictor.h"
 
 #include <CLI/CLI.hpp>
@@ -62,11 +62,11 @@ std::vector<std::string> distinctIds(const learners::Dataset &D, const std::stri
 
 /// Every feature of D must be one `ptxcast predict` can compute.
 std::optional<support::Error> checkSchema(const learners::Dataset &D) {
-  std::vector<std::string> Schema = learners::featureNames();
+  std::vector<std::string> Schema = hardware::featureNames();
   for (const std::string &F : D.featureNames)
     if (std::find(Schema.begin(), Schema.end(), F) == Schema.end())
       return support::Error("feature '" + F +
-                            "' is not in ptxcast's feature schema (learners/Features.h), so "
+                            "' is not in ptxcast's feature schema (hardware/Features.h), so "
                             "predict could not compute it; drop it with --ignore");
   return std::nullopt;
 }

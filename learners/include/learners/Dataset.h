@@ -16,9 +16,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace learners {
+
+/// A named numeric vector (name, value), in a fixed order: one row of features.
+using NamedVector = std::vector<std::pair<std::string, double>>;
 
 /// A table of identifier columns, numeric feature columns and one numeric target.
 struct Dataset {

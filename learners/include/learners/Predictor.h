@@ -5,7 +5,6 @@
 #pragma once
 
 #include "learners/Dataset.h"
-#include "learners/GpuCatalog.h"
 #include "learners/Model.h"
 #include "support/Expected.h"
 

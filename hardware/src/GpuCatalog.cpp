@@ -1,5 +1,5 @@
 // The GPU catalog: parsing gpus.json (embedded at build time), name lookup, hardware features.
-#include "learners/GpuCatalog.h"
+#include "hardware/GpuCatalog.h"
 
 #include <nlohmann/json.hpp>
 
@@ -7,16 +7,16 @@
 #include <cstdlib>
 #include <map>
 
-namespace learners {
+namespace hardware {
 
 using support::Error;
 using support::Expected;
 
 namespace {
 
-// learners/data/gpus.json, embedded by learners/cmake/EmbedFile.cmake.
+// hardware/data/gpus.json, embedded by cmake/EmbedFile.cmake.
 constexpr unsigned char EmbeddedCatalog[] = {
-#include "learners/GpuCatalogData.inc"
+#include "hardware/GpuCatalogData.inc"
 };
 
 /// Lookup key: lower-case letters and digits only, without a leading "nvidia".
@@ -78,7 +78,7 @@ Expected<GpuSpec> parseGpu(const nlohmann::json &J, std::string_view File, size_
 
 Expected<GpuCatalog> GpuCatalog::builtin() {
   std::string_view Text(reinterpret_cast<const char *>(EmbeddedCatalog), sizeof(EmbeddedCatalog));
-  return parse(Text, "learners/data/gpus.json");
+  return parse(Text, "hardware/data/gpus.json");
 }
 
 Expected<GpuCatalog> GpuCatalog::parse(std::string_view JsonText, std::string_view File) {
@@ -138,39 +138,4 @@ NamedVector hardwareFeatures(const GpuSpec &Gpu) {
   return Out;
 }
 
-Expected<Dataset> addGpuFeatures(const Dataset &D, std::string_view GpuColumn,
-                                 const GpuCatalog &Catalog) {
-  auto Col = D.idIndex(GpuColumn);
-  if (!Col)
-    return Error("no identifier column named '" + std::string(GpuColumn) + "' naming the gpu");
-  Dataset Out;
-  Out.idNames = D.idNames;
-  Out.featureNames = D.featureNames;
-  Out.targetName = D.targetName;
-  GpuSpec Any = Catalog.gpus().empty() ? GpuSpec{} : Catalog.gpus().front();
-  for (const auto &[Name, V] : hardwareFeatures(Any)) {
-    if (D.featureIndex(Name))
-      return Error("dataset already has a feature named '" + Name + "'");
-    Out.featureNames.push_back(Name);
-  }
-  std::map<std::string, NamedVector> Cache;
-  std::vector<double> Row;
-  for (size_t R = 0; R < D.size(); ++R) {
-    const std::string &Gpu = D.ids[R][*Col];
-    auto It = Cache.find(Gpu);
-    if (It == Cache.end()) {
-      auto Spec = Catalog.lookup(Gpu);
-      if (!Spec)
-        return Error("row " + std::to_string(R + 1) + ": " + Spec.error().message);
-      It = Cache.emplace(Gpu, hardwareFeatures(*Spec)).first;
-    }
-    auto Base = D.features.row(R);
-    Row.assign(Base.begin(), Base.end());
-    for (const auto &[Name, V] : It->second)
-      Row.push_back(V);
-    Out.addRow(D.ids[R], Row, D.target[R]);
-  }
-  return Out;
-}
-
-} // namespace learners
+} // namespace hardware

@@ -1,9 +1,8 @@
 // The GPU catalog: datasheet facts per GPU, looked up by the names users type, and the hardware
-// feature vector a learner sees for a GPU. The facts live in one file, learners/data/gpus.json,
+// feature vector a learner sees for a GPU. The facts live in one file, hardware/data/gpus.json,
 // embedded into the library at build time (docs/gpu-catalog.md lists them with sources).
 #pragma once
 
-#include "learners/Dataset.h"
 #include "support/Expected.h"
 
 #include <string>
@@ -11,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace learners {
+namespace hardware {
 
 /// Datasheet facts about one GPU. Unknown numbers are never guessed: the entry's note says which
 /// figure is derived (e.g. peak = SMs x cores x 2 x clock) and which is unpublished.
@@ -40,7 +39,7 @@ using NamedVector = std::vector<std::pair<std::string, double>>;
 /// All GPUs in the catalog, in file order.
 class GpuCatalog {
 public:
-  /// The catalog compiled into the library (learners/data/gpus.json).
+  /// The catalog compiled into the library (hardware/data/gpus.json).
   static support::Expected<GpuCatalog> builtin();
   /// Parses a catalog in the gpus.json format; `File` names it in error messages.
   static support::Expected<GpuCatalog> parse(std::string_view JsonText, std::string_view File);
@@ -63,9 +62,4 @@ private:
 /// in a fixed order.
 NamedVector hardwareFeatures(const GpuSpec &Gpu);
 
-/// Appends the hardware features of each row's GPU (named by identifier column `GpuColumn`) to the
-/// dataset's features. An unknown GPU name is an error naming the row.
-support::Expected<Dataset> addGpuFeatures(const Dataset &D, std::string_view GpuColumn,
-                                          const GpuCatalog &Catalog);
-
-} // namespace learners
+} // namespace hardware

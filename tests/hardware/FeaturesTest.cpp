@@ -1,12 +1,12 @@
-// The feature schema (learners/Features.h): sums over launches, names in order, and the
+// The feature schema (hardware/Features.h): sums over launches, names in order, and the
 // roofline estimates worked out by hand for one GPU (synthetic profiles, for mechanics).
-#include "learners/Features.h"
+#include "hardware/Features.h"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 
-using namespace learners;
+using namespace hardware;
 
 namespace {
 

@@ -1,10 +1,10 @@
-// The feature schema (learners/Features.h): analysis, hardware and combined features.
-#include "learners/Features.h"
+// The feature schema (hardware/Features.h): analysis, hardware and combined features.
+#include "hardware/Features.h"
 
 #include <cassert>
 #include <string_view>
 
-namespace learners {
+namespace hardware {
 
 namespace {
 
@@ -110,4 +110,4 @@ std::vector<std::string> featureNames() {
   return Names;
 }
 
-} // namespace learners
+} // namespace hardware

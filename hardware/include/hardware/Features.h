@@ -5,14 +5,14 @@
 #pragma once
 
 #include "analyzer/Counts.h"
-#include "learners/GpuCatalog.h"
+#include "hardware/GpuCatalog.h"
 
 #include <cstdint>
 #include <span>
 #include <string>
 #include <vector>
 
-namespace learners {
+namespace hardware {
 
 /// What the analysis of a group of launches contributes, summed over the launches. Names
 /// (fixed order): launches, ctas, threads, thr_<class> for every ptx::InstrClass, thr_total,
@@ -37,4 +37,4 @@ NamedVector featureRow(std::span<const analyzer::KernelProfile> Launches, uint64
 /// The names of featureRow, in order (the same for every input).
 std::vector<std::string> featureNames();
 
-} // namespace learners
+} // namespace hardware
