@@ -42,6 +42,21 @@ void addCounters(NamedVector &Out, const analyzer::KernelProfile &P) {
     Out[First + I].second += Values[I];
 }
 
+/// The GPU's datasheet numbers (the schema of the bundles trained before the physical skeleton).
+NamedVector hardwareFeatures(const GpuSpec &Gpu) {
+  return {{"gpu_sm_count", Gpu.smCount},
+          {"gpu_fp32_cores_per_sm", Gpu.fp32CoresPerSm},
+          {"gpu_boost_clock_mhz", Gpu.boostClockMhz},
+          {"gpu_fp32_tflops", Gpu.fp32Tflops},
+          {"gpu_fp16_tflops", Gpu.fp16Tflops},
+          {"gpu_fp16_tensor_tflops", Gpu.tensor.fp16},
+          {"gpu_memory_bandwidth_gbs", Gpu.memoryBandwidthGBs},
+          {"gpu_memory_gb", Gpu.memoryGB},
+          {"gpu_l2_mb", Gpu.l2MB},
+          {"gpu_tdp_w", Gpu.tdpW},
+          {"gpu_compute_capability", Gpu.computeCapability}};
+}
+
 } // namespace
 
 NamedVector analysisFeatures(std::span<const analyzer::KernelProfile> Launches,

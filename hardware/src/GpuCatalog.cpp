@@ -1,16 +1,20 @@
-// The GPU catalog: parsing gpus.json (embedded at build time), name lookup, hardware features.
+// The GPU catalog: parsing gpus.json (embedded at build time) and GPU spec files, validation,
+// name lookup with closest-match suggestions.
 #include "hardware/GpuCatalog.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
-#include <map>
+#include <set>
 
 namespace hardware {
 
 using support::Error;
 using support::Expected;
+using Json = nlohmann::json;
 
 namespace {
 
@@ -19,58 +23,222 @@ constexpr unsigned char EmbeddedCatalog[] = {
 #include "hardware/GpuCatalogData.inc"
 };
 
-/// Lookup key: lower-case letters and digits only, without a leading "nvidia".
+/// Lookup key: lower-case letters and digits only (and '@' for power modes), without a leading
+/// "nvidia".
 std::string normalise(std::string_view Name) {
   std::string Key;
   for (char C : Name)
-    if (std::isalnum(static_cast<unsigned char>(C)))
+    if (std::isalnum(static_cast<unsigned char>(C)) || C == '@' || C == '.')
       Key += char(std::tolower(static_cast<unsigned char>(C)));
   if (Key.rfind("nvidia", 0) == 0 && Key.size() > 6)
     Key.erase(0, 6);
   return Key;
 }
 
-/// The fields of one GPU entry, in catalog order, with their JSON keys.
-struct NumericField {
+/// How a numeric field must look.
+enum class Rule { Positive, NonNegative };
+
+template <class T> struct Field {
   const char *Key;
-  double GpuSpec::*Member;
-};
-constexpr NumericField NumericFields[] = {
-    {"sm_count", &GpuSpec::smCount},
-    {"fp32_cores_per_sm", &GpuSpec::fp32CoresPerSm},
-    {"boost_clock_mhz", &GpuSpec::boostClockMhz},
-    {"fp32_tflops", &GpuSpec::fp32Tflops},
-    {"fp16_tflops", &GpuSpec::fp16Tflops},
-    {"fp16_tensor_tflops", &GpuSpec::fp16TensorTflops},
-    {"memory_bandwidth_gbs", &GpuSpec::memoryBandwidthGBs},
-    {"memory_gb", &GpuSpec::memoryGB},
-    {"l2_mb", &GpuSpec::l2MB},
-    {"tdp_w", &GpuSpec::tdpW},
+  double T::*Member;
+  Rule Check;
 };
 
-Expected<GpuSpec> parseGpu(const nlohmann::json &J, std::string_view File, size_t Index) {
+constexpr Field<GpuSpec> GpuFields[] = {
+    {"sm_count", &GpuSpec::smCount, Rule::Positive},
+    {"fp32_cores_per_sm", &GpuSpec::fp32CoresPerSm, Rule::Positive},
+    {"base_clock_mhz", &GpuSpec::baseClockMhz, Rule::NonNegative},
+    {"boost_clock_mhz", &GpuSpec::boostClockMhz, Rule::Positive},
+    {"fp32_tflops", &GpuSpec::fp32Tflops, Rule::Positive},
+    {"fp16_tflops", &GpuSpec::fp16Tflops, Rule::NonNegative},
+    {"bf16_tflops", &GpuSpec::bf16Tflops, Rule::NonNegative},
+    {"fp64_tflops", &GpuSpec::fp64Tflops, Rule::NonNegative},
+    {"memory_bandwidth_gbs", &GpuSpec::memoryBandwidthGBs, Rule::Positive},
+    {"memory_gb", &GpuSpec::memoryGB, Rule::Positive},
+    {"l2_mb", &GpuSpec::l2MB, Rule::Positive},
+    {"tdp_w", &GpuSpec::tdpW, Rule::Positive},
+};
+
+constexpr Field<TensorRates> TensorFields[] = {
+    {"tensor_fp16_tflops", &TensorRates::fp16, Rule::NonNegative},
+    {"tensor_bf16_tflops", &TensorRates::bf16, Rule::NonNegative},
+    {"tensor_tf32_tflops", &TensorRates::tf32, Rule::NonNegative},
+    {"tensor_int8_tops", &TensorRates::int8, Rule::NonNegative},
+    {"tensor_fp8_tflops", &TensorRates::fp8, Rule::NonNegative},
+};
+
+constexpr Field<ArchLimits> ArchFields[] = {
+    {"max_threads_per_sm", &ArchLimits::maxThreadsPerSm, Rule::Positive},
+    {"max_ctas_per_sm", &ArchLimits::maxCtasPerSm, Rule::Positive},
+    {"max_warps_per_sm", &ArchLimits::maxWarpsPerSm, Rule::Positive},
+    {"registers_per_sm", &ArchLimits::registersPerSm, Rule::Positive},
+    {"max_registers_per_thread", &ArchLimits::maxRegistersPerThread, Rule::Positive},
+    {"register_alloc_unit", &ArchLimits::registerAllocUnit, Rule::Positive},
+    {"shared_mem_per_sm_kb", &ArchLimits::sharedMemPerSmKB, Rule::Positive},
+    {"max_shared_mem_per_cta_kb", &ArchLimits::maxSharedMemPerCtaKB, Rule::Positive},
+    {"shared_mem_per_cta_reserved_kb", &ArchLimits::sharedMemPerCtaReservedKB,
+     Rule::NonNegative},
+    {"warp_schedulers_per_sm", &ArchLimits::warpSchedulersPerSm, Rule::Positive},
+    {"int32_lanes_per_sm", &ArchLimits::int32LanesPerSm, Rule::Positive},
+    {"sfu_lanes_per_sm", &ArchLimits::sfuLanesPerSm, Rule::Positive},
+    {"l1_bytes_per_clock_per_sm", &ArchLimits::l1BytesPerClockPerSm, Rule::Positive},
+    {"l2_bytes_per_clock_per_sm", &ArchLimits::l2BytesPerClockPerSm, Rule::Positive},
+};
+
+/// Reads field `Key` of object `J` into `Out`; `Optional` fields may be absent.
+std::optional<std::string> readNumber(const Json &J, const char *Key, Rule Check, double &Out,
+                                      bool Optional) {
+  auto It = J.find(Key);
+  if (It == J.end())
+    return Optional ? std::nullopt : std::optional<std::string>("field '" + std::string(Key) +
+                                                                "' is missing");
+  if (!It->is_number())
+    return "field '" + std::string(Key) + "' must be a number, got " + It->dump();
+  double V = It->get<double>();
+  if (!std::isfinite(V) || V < 0 || (Check == Rule::Positive && V == 0))
+    return "field '" + std::string(Key) + "' must be " +
+           (Check == Rule::Positive ? "a positive number" : "a number >= 0") + ", got " +
+           It->dump();
+  Out = V;
+  return std::nullopt;
+}
+
+std::optional<std::string> readText(const Json &J, const char *Key, std::string &Out,
+                                    bool Optional = false) {
+  auto It = J.find(Key);
+  if (It == J.end())
+    return Optional ? std::nullopt : std::optional<std::string>("field '" + std::string(Key) +
+                                                                "' is missing");
+  if (!It->is_string() || It->get<std::string>().empty())
+    return "field '" + std::string(Key) + "' must be a non-empty string";
+  Out = It->get<std::string>();
+  return std::nullopt;
+}
+
+Expected<ArchLimits> parseArch(const Json &J, std::string_view File) {
+  ArchLimits A;
   auto Fail = [&](const std::string &Msg) {
-    return Error(std::string(File), 0, 0, "gpu #" + std::to_string(Index + 1) + ": " + Msg);
+    return Error(std::string(File), 0, 0, "architecture '" + A.computeCapability + "': " + Msg);
   };
-  GpuSpec G;
-  G.name = J.at("name").get<std::string>();
-  G.fullName = J.at("full_name").get<std::string>();
-  G.aliases = J.value("aliases", std::vector<std::string>{});
-  G.architecture = J.at("architecture").get<std::string>();
-  G.source = J.at("source").get<std::string>();
-  for (const auto &F : NumericFields) {
-    double V = J.at(F.Key).get<double>();
-    if (!(V >= 0))
-      return Fail(std::string(F.Key) + " of '" + G.name + "' must be >= 0");
-    G.*F.Member = V;
+  if (auto E = readText(J, "compute_capability", A.computeCapability))
+    return Error(std::string(File), 0, 0, "architecture: " + *E);
+  for (const auto &F : ArchFields)
+    if (auto E = readNumber(J, F.Key, F.Check, A.*F.Member, false))
+      return Fail(*E);
+  if (auto E = readText(J, "source", A.source))
+    return Fail(*E);
+  auto Shares = J.find("int32_shares_fp32");
+  A.int32SharesFp32 = Shares != J.end() && Shares->is_boolean() && Shares->get<bool>();
+  return A;
+}
+
+/// Every numeric field of a GPU entry must be covered by one key of its "sources" map.
+std::optional<std::string> checkSources(const GpuSpec &G) {
+  std::set<std::string> Covered;
+  for (const auto &[Keys, Note] : G.sources) {
+    if (Note.empty())
+      return "sources: the note for '" + Keys + "' is empty";
+    size_t Start = 0;
+    while (Start <= Keys.size()) {
+      size_t Comma = std::min(Keys.find(',', Start), Keys.size());
+      std::string Key = Keys.substr(Start, Comma - Start);
+      Key.erase(0, Key.find_first_not_of(' '));
+      Key.erase(Key.find_last_not_of(' ') + 1);
+      Covered.insert(Key);
+      Start = Comma + 1;
+    }
   }
-  std::string Cc = J.at("compute_capability").get<std::string>();
+  std::vector<const char *> Needed;
+  for (const auto &F : GpuFields)
+    Needed.push_back(F.Key);
+  for (const auto &F : TensorFields)
+    Needed.push_back(F.Key);
+  Needed.push_back("compute_capability");
+  for (const char *Key : Needed)
+    if (!Covered.count(Key))
+      return "sources: no source names field '" + std::string(Key) + "'";
+  return std::nullopt;
+}
+
+} // namespace
+
+std::string GpuSpec::sourceText() const {
+  std::string S;
+  for (const auto &[Keys, Note] : sources)
+    S += (S.empty() ? "" : " ") + Keys + ": " + Note;
+  return S;
+}
+
+GpuSpec withSmCount(GpuSpec Gpu, double Sms) {
+  const double Scale = Sms / Gpu.smCount;
+  Gpu.smCount = Sms;
+  for (double *Peak : {&Gpu.fp32Tflops, &Gpu.fp16Tflops, &Gpu.bf16Tflops, &Gpu.fp64Tflops,
+                       &Gpu.tensor.fp16, &Gpu.tensor.bf16, &Gpu.tensor.tf32, &Gpu.tensor.int8,
+                       &Gpu.tensor.fp8})
+    *Peak *= Scale;
+  return Gpu;
+}
+
+namespace {
+
+Expected<GpuSpec> parseGpu(const Json &J, std::string_view File,
+                           const std::vector<ArchLimits> &Archs, bool RequireSources) {
+  GpuSpec G;
+  if (!J.is_object())
+    return Error(std::string(File), 0, 0, "a gpu must be a JSON object");
+  if (auto E = readText(J, "name", G.name))
+    return Error(std::string(File), 0, 0, "gpu: " + *E);
+  auto Fail = [&](const std::string &Msg) {
+    return Error(std::string(File), 0, 0, "gpu '" + G.name + "': " + Msg);
+  };
+  for (auto [Key, Member] : {std::pair{"full_name", &GpuSpec::fullName},
+                             std::pair{"architecture", &GpuSpec::architecture},
+                             std::pair{"form_factor", &GpuSpec::formFactor},
+                             std::pair{"memory_type", &GpuSpec::memoryType}})
+    if (auto E = readText(J, Key, G.*Member, !RequireSources))
+      return Fail(*E);
+  if (G.fullName.empty())
+    G.fullName = G.name;
+  if (auto A = J.find("aliases"); A != J.end()) {
+    if (!A->is_array())
+      return Fail("field 'aliases' must be a list of strings");
+    for (const Json &Alias : *A) {
+      if (!Alias.is_string())
+        return Fail("field 'aliases' must be a list of strings");
+      G.aliases.push_back(Alias.get<std::string>());
+    }
+  }
+  for (const auto &F : GpuFields)
+    if (auto E = readNumber(J, F.Key, F.Check, G.*F.Member, false))
+      return Fail(*E);
+  for (const auto &F : TensorFields)
+    if (auto E = readNumber(J, F.Key, F.Check, G.tensor.*F.Member, !RequireSources))
+      return Fail(*E);
+  std::string Cc;
+  if (auto E = readText(J, "compute_capability", Cc))
+    return Fail(*E);
   char *End = nullptr;
   G.computeCapability = std::strtod(Cc.c_str(), &End);
-  if (Cc.empty() || *End != '\0')
-    return Fail("compute capability of '" + G.name + "' must read like \"8.6\"");
-  if (G.name.empty() || G.source.empty() || G.smCount <= 0)
-    return Fail("every gpu needs a name, a source and a positive sm_count");
+  if (*End != '\0' || !(G.computeCapability > 0))
+    return Fail("field 'compute_capability' must read like \"8.6\", got \"" + Cc + "\"");
+  auto Arch = std::find_if(Archs.begin(), Archs.end(),
+                           [&](const ArchLimits &A) { return A.computeCapability == Cc; });
+  if (Arch == Archs.end())
+    return Fail("compute capability " + Cc + " is not in the catalog's architecture table");
+  G.limits = *Arch;
+  // A spec may override any per-SM limit of its architecture.
+  for (const auto &F : ArchFields)
+    if (auto E = readNumber(J, F.Key, F.Check, G.limits.*F.Member, true))
+      return Fail(*E);
+  if (auto S = J.find("sources"); S != J.end()) {
+    if (!S->is_object())
+      return Fail("field 'sources' must map field names to source notes");
+    for (const auto &[Keys, Note] : S->items())
+      G.sources[Keys] = Note.is_string() ? Note.get<std::string>() : "";
+  }
+  if (RequireSources)
+    if (auto E = checkSources(G))
+      return Fail(*E);
   return G;
 }
 
@@ -84,57 +252,105 @@ Expected<GpuCatalog> GpuCatalog::builtin() {
 Expected<GpuCatalog> GpuCatalog::parse(std::string_view JsonText, std::string_view File) {
   GpuCatalog Cat;
   std::map<std::string, std::string> Keys; // normalised name -> canonical name
-  try {
-    auto J = nlohmann::json::parse(JsonText);
-    const auto &List = J.at("gpus");
-    for (size_t I = 0; I < List.size(); ++I) {
-      auto G = parseGpu(List[I], File, I);
-      if (!G)
-        return G.error();
-      std::vector<std::string> Names = G->aliases;
-      Names.push_back(G->name);
-      Names.push_back(G->fullName);
-      for (const auto &N : Names) {
-        auto [It, New] = Keys.emplace(normalise(N), G->name);
-        if (!New && It->second != G->name)
-          return Error(std::string(File), 0, 0,
-                       "name '" + N + "' of '" + G->name + "' also names '" + It->second + "'");
-      }
-      Cat.Gpus.push_back(std::move(*G));
+  Json J = Json::parse(JsonText, nullptr, /*allow_exceptions=*/false);
+  if (J.is_discarded() || !J.is_object())
+    return Error(std::string(File), 0, 0, "bad gpu catalog: not a JSON object");
+  if (!J.contains("architectures") || !J["architectures"].is_array() || !J.contains("gpus") ||
+      !J["gpus"].is_array())
+    return Error(std::string(File), 0, 0,
+                 "bad gpu catalog: needs the lists 'architectures' and 'gpus'");
+  for (const Json &A : J["architectures"]) {
+    auto L = parseArch(A, File);
+    if (!L)
+      return L.error();
+    Cat.Archs.push_back(std::move(*L));
+  }
+  for (const Json &Entry : J["gpus"]) {
+    auto G = parseGpu(Entry, File, Cat.Archs, /*RequireSources=*/true);
+    if (!G)
+      return G.error();
+    std::vector<std::string> Names = G->aliases;
+    Names.push_back(G->name);
+    Names.push_back(G->fullName);
+    for (const auto &N : Names) {
+      auto [It, New] = Keys.emplace(normalise(N), G->name);
+      if (!New && It->second != G->name)
+        return Error(std::string(File), 0, 0,
+                     "name '" + N + "' of '" + G->name + "' also names '" + It->second + "'");
     }
-  } catch (const nlohmann::json::exception &E) {
-    return Error(std::string(File), 0, 0, std::string("bad gpu catalog: ") + E.what());
+    Cat.Gpus.push_back(std::move(*G));
   }
   return Cat;
 }
 
+namespace {
+
+/// Levenshtein distance between two short strings.
+size_t editDistance(std::string_view A, std::string_view B) {
+  std::vector<size_t> Row(B.size() + 1);
+  for (size_t J = 0; J <= B.size(); ++J)
+    Row[J] = J;
+  for (size_t I = 1; I <= A.size(); ++I) {
+    size_t Diagonal = Row[0];
+    Row[0] = I;
+    for (size_t J = 1; J <= B.size(); ++J) {
+      size_t Up = Row[J];
+      Row[J] = std::min({Row[J] + 1, Row[J - 1] + 1, Diagonal + (A[I - 1] != B[J - 1])});
+      Diagonal = Up;
+    }
+  }
+  return Row[B.size()];
+}
+
+} // namespace
+
 Expected<GpuSpec> GpuCatalog::lookup(std::string_view Name) const {
   std::string Key = normalise(Name);
+  std::vector<std::pair<size_t, std::string>> Near; // (distance, canonical name)
   for (const auto &G : Gpus) {
-    if (normalise(G.name) == Key || normalise(G.fullName) == Key)
-      return G;
-    for (const auto &A : G.aliases)
-      if (normalise(A) == Key)
+    std::vector<std::string> All = G.aliases;
+    All.push_back(G.name);
+    All.push_back(G.fullName);
+    size_t Best = SIZE_MAX;
+    for (const auto &N : All) {
+      std::string K = normalise(N);
+      if (K == Key)
         return G;
+      Best = std::min(Best, K.find(Key) != std::string::npos ? 0 : editDistance(Key, K));
+    }
+    Near.emplace_back(Best, G.name);
   }
-  std::string Valid;
-  for (const auto &G : Gpus)
-    Valid += (Valid.empty() ? "" : ", ") + G.name;
-  return Error("unknown gpu '" + std::string(Name) + "' (valid: " + Valid + ")");
+  std::stable_sort(Near.begin(), Near.end(),
+                   [](const auto &A, const auto &B) { return A.first < B.first; });
+  std::string Closest;
+  for (size_t I = 0; I < Near.size() && I < 6; ++I)
+    Closest += (I ? ", " : "") + Near[I].second;
+  return Error("unknown gpu '" + std::string(Name) + "' (closest: " + Closest +
+               "; `ptxcast gpus` lists all " + std::to_string(Gpus.size()) + ")");
+}
+
+Expected<GpuSpec> GpuCatalog::parseSpec(std::string_view JsonText, std::string_view File) const {
+  Json J = Json::parse(JsonText, nullptr, /*allow_exceptions=*/false);
+  if (J.is_discarded())
+    return Error(std::string(File), 0, 0, "not valid JSON");
+  return parseGpu(J, File, Archs, /*RequireSources=*/false);
+}
+
+Expected<ArchLimits> GpuCatalog::limits(std::string_view ComputeCapability) const {
+  std::string Known;
+  for (const ArchLimits &A : Archs) {
+    if (A.computeCapability == ComputeCapability)
+      return A;
+    Known += (Known.empty() ? "" : ", ") + A.computeCapability;
+  }
+  return Error("unknown compute capability '" + std::string(ComputeCapability) +
+               "' (known: " + Known + ")");
 }
 
 std::vector<std::string> GpuCatalog::names() const {
   std::vector<std::string> Out;
   for (const auto &G : Gpus)
     Out.push_back(G.name);
-  return Out;
-}
-
-NamedVector hardwareFeatures(const GpuSpec &Gpu) {
-  NamedVector Out;
-  for (const auto &F : NumericFields)
-    Out.emplace_back("gpu_" + std::string(F.Key), Gpu.*F.Member);
-  Out.emplace_back("gpu_compute_capability", Gpu.computeCapability);
   return Out;
 }
 

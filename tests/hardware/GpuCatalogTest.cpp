@@ -41,7 +41,7 @@ TEST_CASE("catalog: every required GPU is present with a source note") {
     CAPTURE(Name);
     auto G = C.lookup(Name);
     REQUIRE(G);
-    CHECK(!G->source.empty());
+    CHECK(!G->sources.empty());
     CHECK(G->smCount > 0);
     CHECK(G->memoryBandwidthGBs > 0);
   }
@@ -62,11 +62,11 @@ TEST_CASE("catalog: names as users and datasets type them") {
   CHECK(C.lookup("Tesla V100-PCIE-32GB")->name == "v100-pcie-32gb");
 }
 
-TEST_CASE("catalog: unknown name lists valid names") {
-  auto G = catalog().lookup("rtx-9999");
+TEST_CASE("catalog: an unknown name lists the closest catalog names") {
+  auto G = catalog().lookup("rtx-4099");
   REQUIRE(!G);
-  CHECK(G.error().message.rfind("unknown gpu 'rtx-9999' (valid: p4, p100-pcie-16gb, ", 0) == 0);
-  CHECK(G.error().message.find("jetson-orin-nano)") != std::string::npos);
+  CHECK(G.error().message.rfind("unknown gpu 'rtx-4099' (closest: rtx-4090", 0) == 0);
+  CHECK(G.error().message.find("`ptxcast gpus` lists all") != std::string::npos);
 }
 
 TEST_CASE("catalog: FP32 peak agrees with SMs x cores x 2 x clock within 3%") {
@@ -81,31 +81,108 @@ TEST_CASE("catalog: FP32 peak agrees with SMs x cores x 2 x clock within 3%") {
   }
 }
 
-TEST_CASE("catalog: hardware features") {
+TEST_CASE("catalog: every GPU has its architecture's per-SM limits") {
   GpuCatalog C = catalog();
-  auto T4 = C.lookup("t4");
-  REQUIRE(T4);
-  NamedVector F = hardwareFeatures(*T4);
-  REQUIRE(F.size() == 11);
-  CHECK(F[0] == std::pair<std::string, double>{"gpu_sm_count", 40});
-  CHECK(F[6] == std::pair<std::string, double>{"gpu_memory_bandwidth_gbs", 320});
-  CHECK(F[10] == std::pair<std::string, double>{"gpu_compute_capability", 7.5});
+  for (const GpuSpec &G : C.gpus()) {
+    CAPTURE(G.name);
+    CHECK(G.limits.maxThreadsPerSm == 32 * G.limits.maxWarpsPerSm);
+    CHECK(G.limits.registersPerSm == 65536);
+    CHECK(G.limits.maxSharedMemPerCtaKB <= G.limits.sharedMemPerSmKB);
+    CHECK(G.limits.warpSchedulersPerSm * 32 >= G.fp32CoresPerSm / 2);
+    auto L = C.limits(G.limits.computeCapability);
+    REQUIRE(L);
+    CHECK(std::fabs(std::stod(L->computeCapability) - G.computeCapability) < 1e-9);
+  }
+  CHECK(C.lookup("a100")->limits.maxThreadsPerSm == 2048);
+  CHECK(C.lookup("rtx-3090")->limits.maxThreadsPerSm == 1536);
+  CHECK(C.lookup("t4")->limits.maxCtasPerSm == 16);
+  auto Bad = C.limits("4.2");
+  REQUIRE(!Bad);
+  CHECK(Bad.error().message.rfind("unknown compute capability '4.2' (known: ", 0) == 0);
+}
 
+TEST_CASE("catalog: a green context of N SMs scales the SM-proportional peaks only") {
+  auto H = catalog().lookup("h100-sxm");
+  REQUIRE(H);
+  GpuSpec R = withSmCount(*H, 33);
+  CHECK(R.smCount == 33);
+  CHECK(R.fp32Tflops == doctest::Approx(H->fp32Tflops / 4));
+  CHECK(R.tensor.tf32 == doctest::Approx(H->tensor.tf32 / 4));
+  CHECK(R.memoryBandwidthGBs == H->memoryBandwidthGBs);
+  CHECK(R.l2MB == H->l2MB);
+  CHECK(R.boostClockMhz == H->boostClockMhz);
+}
+
+TEST_CASE("catalog: a user spec file inherits its architecture's limits; bad fields are named") {
+  GpuCatalog C = catalog();
+  const char *Spec = R"({"name": "h100-capped", "compute_capability": "9.0", "sm_count": 132,
+    "fp32_cores_per_sm": 128, "base_clock_mhz": 1000, "boost_clock_mhz": 1400,
+    "fp32_tflops": 47.3, "fp16_tflops": 94.6, "bf16_tflops": 94.6, "fp64_tflops": 24,
+    "tensor_tf32_tflops": 350, "memory_bandwidth_gbs": 3350, "memory_gb": 80, "l2_mb": 50,
+    "tdp_w": 700})";
+  auto G = C.parseSpec(Spec, "capped.json");
+  REQUIRE(G);
+  CHECK(G->name == "h100-capped");
+  CHECK(G->limits.sharedMemPerSmKB == 228);
+  CHECK(G->tensor.tf32 == 350);
+  CHECK(G->tensor.fp16 == 0);
+  std::string Missing = Spec;
+  Missing.replace(Missing.find("\"sm_count\": 132,"), 15, "");
+  auto E1 = C.parseSpec(Missing, "capped.json");
+  REQUIRE(!E1);
+  CHECK(E1.error().str() == "capped.json: error: gpu 'h100-capped': field 'sm_count' is missing");
+  std::string Negative = Spec;
+  Negative.replace(Negative.find("\"l2_mb\": 50"), 11, "\"l2_mb\": -5");
+  auto E2 = C.parseSpec(Negative, "capped.json");
+  REQUIRE(!E2);
+  CHECK(E2.error().str() ==
+        "capped.json: error: gpu 'h100-capped': field 'l2_mb' must be a positive number, got -5");
+  std::string Arch = Spec;
+  Arch.replace(Arch.find("\"9.0\""), 5, "\"4.2\"");
+  auto E3 = C.parseSpec(Arch, "capped.json");
+  REQUIRE(!E3);
+  CHECK(E3.error().message.find("compute capability 4.2 is not in the catalog") != std::string::npos);
+  CHECK(!C.parseSpec("{", "capped.json"));
+}
+
+/// A catalog entry with every field, named `Name` with one alias (synthetic, for mechanics).
+std::string entry(const std::string &Name, const std::string &Alias) {
+  return R"({"name": ")" + Name + R"(", "full_name": ")" + Name + R"(", "aliases": [")" + Alias +
+         R"("], "architecture": "t", "form_factor": "pcie", "memory_type": "HBM",
+    "compute_capability": "5.0", "sm_count": 1, "fp32_cores_per_sm": 1, "base_clock_mhz": 1,
+    "boost_clock_mhz": 1, "fp32_tflops": 1, "fp16_tflops": 1, "bf16_tflops": 0, "fp64_tflops": 0,
+    "tensor_fp16_tflops": 0, "tensor_bf16_tflops": 0, "tensor_tf32_tflops": 0,
+    "tensor_int8_tops": 0, "tensor_fp8_tflops": 0, "memory_bandwidth_gbs": 1, "memory_gb": 1,
+    "l2_mb": 1, "tdp_w": 1, "sources": {")" +
+         "sm_count,fp32_cores_per_sm,base_clock_mhz,boost_clock_mhz,fp32_tflops,fp16_tflops,"
+         "bf16_tflops,fp64_tflops,tensor_fp16_tflops,tensor_bf16_tflops,tensor_tf32_tflops,"
+         "tensor_int8_tops,tensor_fp8_tflops,memory_bandwidth_gbs,memory_gb,l2_mb,tdp_w" +
+         R"(": "s", "compute_capability": "s"}})";
 }
 
 TEST_CASE("catalog: parse errors") {
-  auto Dup = GpuCatalog::parse(R"({"gpus": [
-    {"name": "a", "full_name": "A", "aliases": ["x"], "architecture": "t", "sm_count": 1,
-     "fp32_cores_per_sm": 1, "boost_clock_mhz": 1, "fp32_tflops": 1, "fp16_tflops": 1,
-     "fp16_tensor_tflops": 0, "memory_bandwidth_gbs": 1, "memory_gb": 1, "l2_mb": 1,
-     "compute_capability": "5.0", "tdp_w": 1, "source": "s"},
-    {"name": "b", "full_name": "B", "aliases": ["X"], "architecture": "t", "sm_count": 1,
-     "fp32_cores_per_sm": 1, "boost_clock_mhz": 1, "fp32_tflops": 1, "fp16_tflops": 1,
-     "fp16_tensor_tflops": 0, "memory_bandwidth_gbs": 1, "memory_gb": 1, "l2_mb": 1,
-     "compute_capability": "5.0", "tdp_w": 1, "source": "s"}]})",
+  const std::string Arch = R"({"compute_capability": "5.0", "max_threads_per_sm": 2048,
+    "max_ctas_per_sm": 32, "max_warps_per_sm": 64, "registers_per_sm": 65536,
+    "max_registers_per_thread": 255, "register_alloc_unit": 256, "shared_mem_per_sm_kb": 64,
+    "max_shared_mem_per_cta_kb": 48, "shared_mem_per_cta_reserved_kb": 0,
+    "warp_schedulers_per_sm": 4, "int32_lanes_per_sm": 128, "sfu_lanes_per_sm": 32,
+    "l1_bytes_per_clock_per_sm": 128, "l2_bytes_per_clock_per_sm": 16, "source": "s"})";
+  auto Ok = GpuCatalog::parse(R"({"architectures": [)" + Arch + R"(], "gpus": [)" +
+                                  entry("a", "x") + "]}",
+                              "c.json");
+  CHECK(Ok);
+  auto Dup = GpuCatalog::parse(R"({"architectures": [)" + Arch + R"(], "gpus": [)" +
+                                   entry("a", "x") + "," + entry("b", "X") + "]}",
                                "c.json");
   REQUIRE(!Dup);
   CHECK(Dup.error().str() == "c.json: error: name 'X' of 'b' also names 'a'");
+  std::string NoSource = entry("a", "x");
+  NoSource.replace(NoSource.find("\"compute_capability\": \"s\""), 25, "\"memory_gb\": \"s\"");
+  auto Unsourced = GpuCatalog::parse(
+      R"({"architectures": [)" + Arch + R"(], "gpus": [)" + NoSource + "]}", "c.json");
+  REQUIRE(!Unsourced);
+  CHECK(Unsourced.error().str() ==
+        "c.json: error: gpu 'a': sources: no source names field 'compute_capability'");
   auto Broken = GpuCatalog::parse("{", "c.json");
   REQUIRE(!Broken);
   CHECK(Broken.error().str().rfind("c.json: error: bad gpu catalog:", 0) == 0);

@@ -184,20 +184,6 @@ std::vector<KernelsJobResult> runAll(const std::vector<Job> &Jobs, unsigned Thre
   return Results;
 }
 
-/// The catalog GPU as a run restricted to `SmsUsed` SMs with a green context sees it: SM count
-/// and the SM-proportional peaks (FP32, FP16, FP16 tensor) scaled by SmsUsed / smCount; memory
-/// bandwidth, L2, memory size, clock and board power unchanged, since a green context limits
-/// SMs only and shares L2 and DRAM with the whole device (docs/measure.md).
-hardware::GpuSpec restrictToSms(hardware::GpuSpec Gpu, int64_t SmsUsed) {
-  assert(Gpu.smCount > 0 && "catalog GPU without SMs");
-  double Scale = double(SmsUsed) / Gpu.smCount;
-  Gpu.smCount = double(SmsUsed);
-  Gpu.fp32Tflops *= Scale;
-  Gpu.fp16Tflops *= Scale;
-  Gpu.fp16TensorTflops *= Scale;
-  return Gpu;
-}
-
 /// Why the lowering's launches differ from the measured ones of a run, or "" when they match.
 std::string networkMismatch(const ptxcast::NetworkAnalysis &A,
                             const std::map<int64_t, std::string> *Measured) {
@@ -215,7 +201,7 @@ std::string networkMismatch(const ptxcast::NetworkAnalysis &A,
 void joinRow(learners::Dataset &D, MeasuredRow &M, const ptxcast::NetworkAnalysis &A,
              const std::vector<analyzer::KernelProfile> &All, const hardware::GpuSpec &Gpu,
              Ingest &G, bool LaunchLevel) {
-  hardware::GpuSpec Restricted = restrictToSms(Gpu, M.smsUsed);
+  hardware::GpuSpec Restricted = hardware::withSmCount(Gpu, double(M.smsUsed));
   if (!LaunchLevel) {
     auto It = G.launchKernels.find(M.config);
     std::string Why = networkMismatch(A, It == G.launchKernels.end() ? nullptr : &It->second);

@@ -1,10 +1,11 @@
-// The GPU catalog: datasheet facts per GPU, looked up by the names users type, and the hardware
-// feature vector a learner sees for a GPU. The facts live in one file, hardware/data/gpus.json,
-// embedded into the library at build time (docs/gpu-catalog.md lists them with sources).
+// The GPU catalog: datasheet facts per GPU and per-architecture limits, looked up by the names
+// users type. The facts live in one file, hardware/data/gpus.json, embedded into the library at
+// build time (docs/gpu-catalog.md explains every field and lists the GPUs with their sources).
 #pragma once
 
 #include "support/Expected.h"
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -12,26 +13,73 @@
 
 namespace hardware {
 
-/// Datasheet facts about one GPU. Unknown numbers are never guessed: the entry's note says which
-/// figure is derived (e.g. peak = SMs x cores x 2 x clock) and which is unpublished.
+/// What one SM of an architecture (a compute capability) can hold and issue per clock. From the
+/// CUDA C++ Programming Guide's table of technical specifications per compute capability and the
+/// architecture whitepapers (gpus.json "architectures" gives the source of each row).
+struct ArchLimits {
+  std::string computeCapability; ///< "8.6"
+  double maxThreadsPerSm = 0;
+  double maxCtasPerSm = 0;
+  double maxWarpsPerSm = 0;
+  double registersPerSm = 0;        ///< 32-bit registers
+  double maxRegistersPerThread = 0; ///< 255 on every architecture ptxcast knows
+  double registerAllocUnit = 0;     ///< registers are allocated per warp in units of this many
+  double sharedMemPerSmKB = 0;      ///< largest shared-memory carve-out of an SM
+  double maxSharedMemPerCtaKB = 0;  ///< largest a CTA can opt in to
+  double sharedMemPerCtaReservedKB = 0; ///< the runtime reserves this much per CTA (sm_80+: 1 KB)
+  double warpSchedulersPerSm = 0;   ///< warp instructions issued per clock per SM
+  double int32LanesPerSm = 0;       ///< integer ALU results per clock per SM
+  double sfuLanesPerSm = 0;         ///< special-function (MUFU) results per clock per SM
+  double l1BytesPerClockPerSm = 0;  ///< L1 / shared-memory data path per SM
+  double l2BytesPerClockPerSm = 0;  ///< L2 bandwidth of the whole GPU divided by its SMs
+  bool int32SharesFp32 = false;     ///< integer and FP32 instructions share one pipe (pre-Volta)
+  std::string source;
+};
+
+/// Dense tensor-core peaks per input precision (no sparsity), TFLOP/s (int8: TOP/s). 0 = the GPU
+/// cannot run that precision on tensor cores.
+struct TensorRates {
+  double fp16 = 0; ///< FP16 inputs, FP32 accumulate
+  double bf16 = 0;
+  double tf32 = 0;
+  double int8 = 0;
+  double fp8 = 0;
+};
+
+/// Facts about one GPU. Unknown numbers are never guessed: `sources` says where each figure
+/// comes from, and which are derived (e.g. peak = SMs x cores x 2 x clock) or unconfirmed.
 struct GpuSpec {
   std::string name;                 ///< canonical catalog name, e.g. "a100-40gb-pcie"
   std::string fullName;             ///< vendor marketing name, e.g. "NVIDIA A100 PCIe 40GB"
   std::vector<std::string> aliases; ///< other names users or datasets use (lower-case matched)
   std::string architecture;         ///< e.g. "Ampere"
+  std::string formFactor;           ///< "sxm", "pcie", "desktop", "laptop", "module", ...
+  std::string memoryType;           ///< "HBM3", "GDDR6X", "LPDDR5", ...
   double smCount = 0;
   double fp32CoresPerSm = 0;
-  double boostClockMhz = 0;
+  double baseClockMhz = 0;
+  double boostClockMhz = 0;      ///< the clock the peaks below are quoted at
   double fp32Tflops = 0;         ///< FP32 peak (non-tensor)
   double fp16Tflops = 0;         ///< FP16 peak on the CUDA cores (non-tensor)
-  double fp16TensorTflops = 0;   ///< FP16 tensor-core dense peak (no sparsity); 0 = no tensor cores
+  double bf16Tflops = 0;         ///< BF16 peak on the CUDA cores (non-tensor); 0 = none
+  double fp64Tflops = 0;         ///< FP64 peak (non-tensor)
+  TensorRates tensor;            ///< dense tensor-core peaks
   double memoryBandwidthGBs = 0; ///< GB/s
   double memoryGB = 0;           ///< device memory size, GB
   double l2MB = 0;               ///< L2 cache, MB
   double computeCapability = 0;  ///< major.minor as a number, e.g. 8.6
   double tdpW = 0;               ///< board power (max of the configurable range), W
-  std::string source;            ///< datasheet / whitepaper the numbers come from, and caveats
+  ArchLimits limits;             ///< per-SM limits of the compute capability
+  /// Where each figure comes from: field names (comma-separated JSON keys) -> source note.
+  std::map<std::string, std::string> sources;
+
+  /// All source notes in one line (for tables).
+  std::string sourceText() const;
 };
+
+/// The same GPU restricted to `Sms` of its SMs (a CUDA green context): SM count and the
+/// SM-proportional peaks scale; clocks, memory, L2 and per-SM limits stay.
+GpuSpec withSmCount(GpuSpec Gpu, double Sms);
 
 /// A named numeric vector (feature name, value), in a fixed order.
 using NamedVector = std::vector<std::pair<std::string, double>>;
@@ -45,21 +93,28 @@ public:
   static support::Expected<GpuCatalog> parse(std::string_view JsonText, std::string_view File);
 
   const std::vector<GpuSpec> &gpus() const { return Gpus; }
+  const std::vector<ArchLimits> &architectures() const { return Archs; }
 
   /// Finds a GPU by canonical name, alias or full name, case-insensitively, ignoring spaces,
   /// '-' and '_' ("H100", "h100-sxm", "Tesla V100-PCIE-32GB"). An unknown name is an error
-  /// listing every valid canonical name.
+  /// listing the closest catalog names.
   support::Expected<GpuSpec> lookup(std::string_view Name) const;
+
+  /// A GPU described by the user (`--gpu-spec FILE.json`): one JSON object with the fields of a
+  /// catalog entry. Per-SM limits default to those of its compute capability (any may be given
+  /// to override them), tensor rates default to 0 and source notes are optional. Errors name
+  /// the file and the field.
+  support::Expected<GpuSpec> parseSpec(std::string_view JsonText, std::string_view File) const;
+
+  /// The limits of a compute capability ("8.6"), or an error naming the known ones.
+  support::Expected<ArchLimits> limits(std::string_view ComputeCapability) const;
 
   /// Canonical names, in catalog order.
   std::vector<std::string> names() const;
 
 private:
   std::vector<GpuSpec> Gpus;
+  std::vector<ArchLimits> Archs;
 };
-
-/// The hardware features of a GPU, names prefixed "gpu_" (gpu_sm_count, gpu_fp32_tflops, ...),
-/// in a fixed order.
-NamedVector hardwareFeatures(const GpuSpec &Gpu);
 
 } // namespace hardware
