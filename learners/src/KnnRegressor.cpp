@@ -17,12 +17,22 @@ public:
   std::string_view name() const override { return "knn"; }
   const Params &params() const override { return Prm; }
 
-  std::optional<Error> fit(const Matrix &X, std::span<const double> Y) override {
-    if (auto E = checkFitData(X, Y, 1))
+  std::optional<Error> fit(const Matrix &X, std::span<const double> Y,
+                           std::span<const double> W) override {
+    if (auto E = checkFitData(X, Y, W, 1))
       return E;
+    // A row of weight 0 can never count; the others weigh their neighbours' average.
     Scaler.fit(X);
-    Train = X;
-    Target.assign(Y.begin(), Y.end());
+    Train = Matrix();
+    Target.clear();
+    RowWeight.clear();
+    for (size_t R = 0; R < X.rows(); ++R)
+      if (W.empty() || W[R] > 0) {
+        auto Row = X.row(R);
+        Train.appendRow(std::vector<double>(Row.begin(), Row.end()));
+        Target.push_back(Y[R]);
+        RowWeight.push_back(W.empty() ? 1.0 : W[R]);
+      }
     standardiseTrain();
     return std::nullopt;
   }
@@ -48,7 +58,10 @@ public:
       auto Row = Train.row(R);
       Rows.push_back(std::vector<double>(Row.begin(), Row.end()));
     }
-    nlohmann::json J = {{"standardiser", Scaler.toJson()}, {"train_x", Rows}, {"train_y", Target}};
+    nlohmann::json J = {{"standardiser", Scaler.toJson()},
+                        {"train_x", Rows},
+                        {"train_y", Target},
+                        {"train_w", RowWeight}};
     return J.dump();
   }
 
@@ -57,6 +70,7 @@ public:
       auto J = nlohmann::json::parse(Text);
       auto S = Standardizer::fromJson(J.at("standardiser"));
       Target = J.at("train_y").get<std::vector<double>>();
+      RowWeight = J.value("train_w", std::vector<double>(Target.size(), 1.0));
       Train = Matrix();
       for (const auto &Row : J.at("train_x")) {
         auto V = Row.get<std::vector<double>>();
@@ -64,7 +78,8 @@ public:
           return Error("knn model state has inconsistent sizes");
         Train.appendRow(V);
       }
-      if (!S || Train.rows() != Target.size() || Target.empty())
+      if (!S || Train.rows() != Target.size() || Target.empty() ||
+          RowWeight.size() != Target.size())
         return Error("knn model state has inconsistent sizes");
       Scaler = *S;
     } catch (const nlohmann::json::exception &E) {
@@ -98,7 +113,7 @@ private:
       return meanOf(Dist, K, Weighted);
     double Num = 0, Den = 0;
     for (size_t I = 0; I < K; ++I) {
-      double W = 1.0 / std::sqrt(Dist[I].first);
+      double W = RowWeight[Dist[I].second] / std::sqrt(Dist[I].first);
       Num += W * Target[Dist[I].second];
       Den += W;
     }
@@ -108,21 +123,21 @@ private:
   /// Mean target of the K nearest; with weights and exact matches, the mean of the exact matches.
   double meanOf(const std::vector<std::pair<double, size_t>> &Dist, size_t K,
                 bool ExactOnly) const {
-    double Sum = 0;
-    size_t Count = 0;
+    double Sum = 0, Den = 0;
     for (size_t I = 0; I < K; ++I) {
       if (ExactOnly && Dist[I].first != 0.0)
         break;
-      Sum += Target[Dist[I].second];
-      ++Count;
+      Sum += RowWeight[Dist[I].second] * Target[Dist[I].second];
+      Den += RowWeight[Dist[I].second];
     }
-    return Sum / double(Count);
+    return Sum / Den;
   }
 
   Params Prm;
   Standardizer Scaler;
   Matrix Train, Z;
   std::vector<double> Target;
+  std::vector<double> RowWeight; ///< per training row, > 0
 };
 
 } // namespace

@@ -19,9 +19,13 @@ support::Expected<Params> resolveParams(std::string_view Learner,
                                         const std::map<std::string, ParamRange> &Spec,
                                         const Params &Given);
 
-/// Checks X and Y before a fit: same row count, at least MinRows rows, all values finite.
+/// Checks X, Y and W before a fit: same row count (W may be empty), at least MinRows rows, all
+/// values finite, weights >= 0 with a positive sum.
 std::optional<support::Error> checkFitData(const Matrix &X, std::span<const double> Y,
-                                           size_t MinRows);
+                                           std::span<const double> W, size_t MinRows);
+
+/// W, or n weights of 1 when W is empty.
+std::vector<double> weightsOr1(std::span<const double> W, size_t N);
 
 /// Column means and standard deviations (population; 1 when a column is constant).
 struct Standardizer {

@@ -22,9 +22,16 @@ public:
   std::string_view name() const override { return "linear"; }
   const Params &params() const override { return Prm; }
 
-  std::optional<Error> fit(const Matrix &X, std::span<const double> Y) override {
-    if (auto E = checkFitData(X, Y, 1))
+  std::optional<Error> fit(const Matrix &X, std::span<const double> Y,
+                           std::span<const double> W) override {
+    if (auto E = checkFitData(X, Y, W, 1))
       return E;
+    // Weighted least squares: each row scaled by sqrt(w), the ridge rows by sqrt(mean w) so the
+    // penalty keeps its strength relative to one average row.
+    std::vector<double> Weight = weightsOr1(W, Y.size());
+    double MeanWeight = 0;
+    for (double V : Weight)
+      MeanWeight += V / double(Weight.size());
     Scaler.fit(X);
     size_t N = X.rows(), P = X.cols();
     double Lambda = Prm.at("lambda");
@@ -33,13 +40,14 @@ public:
     Eigen::MatrixXd A = Eigen::MatrixXd::Zero(Eigen::Index(N + Extra), Eigen::Index(P + 1));
     Eigen::VectorXd B = Eigen::VectorXd::Zero(Eigen::Index(N + Extra));
     for (size_t R = 0; R < N; ++R) {
-      A(Eigen::Index(R), 0) = 1.0;
+      const double S = std::sqrt(Weight[R]);
+      A(Eigen::Index(R), 0) = S;
       for (size_t C = 0; C < P; ++C)
-        A(Eigen::Index(R), Eigen::Index(C + 1)) = Scaler.apply(X(R, C), C);
-      B(Eigen::Index(R)) = Y[R];
+        A(Eigen::Index(R), Eigen::Index(C + 1)) = S * Scaler.apply(X(R, C), C);
+      B(Eigen::Index(R)) = S * Y[R];
     }
     for (size_t C = 0; C < Extra; ++C)
-      A(Eigen::Index(N + C), Eigen::Index(C + 1)) = std::sqrt(Lambda);
+      A(Eigen::Index(N + C), Eigen::Index(C + 1)) = std::sqrt(Lambda * MeanWeight);
     // Minimum-norm least squares: collinear features (e.g. GPU features that are constant per
     // GPU) share their weight instead of cancelling with huge opposite coefficients.
     Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> Cod;

@@ -26,48 +26,122 @@ Expected<TargetTransform> parseTransform(std::string_view Name) {
 
 namespace {
 
-/// sign(x) ln(1 + |x|) of every element (ModelSpec::logFeatures).
-Matrix signedLog1p(const Matrix &X) {
-  Matrix Out = X;
-  for (size_t R = 0; R < Out.rows(); ++R)
-    for (double &V : Out.row(R))
-      V = std::copysign(std::log1p(std::fabs(V)), V);
-  return Out;
+/// Index of a named column among Names, or nothing.
+std::optional<size_t> indexOf(const std::vector<std::string> &Names, const std::string &Name) {
+  for (size_t I = 0; I < Names.size(); ++I)
+    if (Names[I] == Name)
+      return I;
+  return std::nullopt;
+}
+
+/// The rows to fit and their transformed targets (ModelSpec's baseline, offset, minShare).
+struct FitRows {
+  std::vector<size_t> rows;
+  std::vector<double> y;
+};
+
+Expected<FitRows> fitTargets(const Dataset &D, const ModelSpec &Spec) {
+  auto Col = [&](const std::string &Name) -> std::optional<size_t> {
+    return Name.empty() ? std::nullopt : D.featureIndex(Name);
+  };
+  std::optional<size_t> B = Col(Spec.baseline), O = Col(Spec.offset);
+  FitRows F;
+  for (size_t I = 0; I < D.size(); ++I) {
+    double Y = D.target[I];
+    if (O) {
+      double Rest = Y - D.features(I, *O);
+      if (!(Rest > 0) || Rest < Spec.minShare * Y)
+        continue; // the offset dominates this row
+      Y = Rest;
+    }
+    if (B) {
+      double Base = D.features(I, *B);
+      if (!(Base > 0))
+        return Error("baseline column '" + Spec.baseline + "' must be positive; row " +
+                     std::to_string(I + 1) + " has " + nlohmann::json(Base).dump());
+      Y /= Base;
+    }
+    if (Spec.transform == TargetTransform::Log) {
+      if (!(Y > 0))
+        return Error("log target transform needs positive targets; row " +
+                     std::to_string(I + 1) + " has " + D.targetName + " = " +
+                     nlohmann::json(D.target[I]).dump());
+      Y = std::log(Y);
+    }
+    F.rows.push_back(I);
+    F.y.push_back(Y);
+  }
+  if (F.rows.empty())
+    return Error("no row left to fit: the offset column '" + Spec.offset +
+                 "' exceeds every target");
+  return F;
 }
 
 } // namespace
 
 Expected<Model> Model::fit(const Dataset &D, const ModelSpec &Spec, std::string Predicts) {
+  for (const std::string *Side : {&Spec.baseline, &Spec.offset, &Spec.weight})
+    if (!Side->empty() && !D.featureIndex(*Side))
+      return Error("no column '" + *Side + "' in the data");
+  if (!Spec.baseline.empty() && Spec.transform != TargetTransform::Log)
+    return Error("a baseline column needs the log target transform");
   auto Reg = createRegressor(Spec.learner, Spec.params);
   if (!Reg)
     return Reg.error();
-  std::vector<double> Y = D.target;
-  if (Spec.transform == TargetTransform::Log) {
-    for (size_t I = 0; I < Y.size(); ++I) {
-      if (!(Y[I] > 0))
-        return Error("log target transform needs positive targets; row " + std::to_string(I + 1) +
-                     " has " + D.targetName + " = " + nlohmann::json(Y[I]).dump());
-      Y[I] = std::log(Y[I]);
-    }
-  }
-  if (auto E = (*Reg)->fit(Spec.logFeatures ? signedLog1p(D.features) : D.features, Y))
-    return *E;
+  auto Targets = fitTargets(D, Spec);
+  if (!Targets)
+    return Targets.error();
   Model M;
   M.Learner = Spec.learner;
-  M.Reg = std::move(*Reg);
-  M.Features = D.featureNames;
   M.Target = D.targetName;
   M.Transform = Spec.transform;
   M.LogFeatures = Spec.logFeatures;
+  M.Baseline = Spec.baseline;
+  M.Offset = Spec.offset;
   M.Predicts = std::move(Predicts);
+  for (const std::string &Name : D.featureNames)
+    if (Name != Spec.weight)
+      M.Features.push_back(Name);
+  auto Inputs = D.subset(Targets->rows).selectFeatures(M.Features);
+  if (!Inputs)
+    return Inputs.error();
+  std::vector<double> W;
+  if (auto Wc = D.featureIndex(Spec.weight); Wc && !Spec.weight.empty())
+    for (size_t R : Targets->rows)
+      W.push_back(D.features(R, *Wc));
+  if (auto E = (*Reg)->fit(M.learnerInput(Inputs->features), Targets->y, W))
+    return *E;
+  M.Reg = std::move(*Reg);
   return M;
 }
 
+Matrix Model::learnerInput(const Matrix &X) const {
+  std::optional<size_t> B = indexOf(Features, Baseline), O = indexOf(Features, Offset);
+  Matrix Out;
+  std::vector<double> Row;
+  for (size_t R = 0; R < X.rows(); ++R) {
+    Row.clear();
+    for (size_t C = 0; C < X.cols(); ++C)
+      if (C != B && C != O) {
+        double V = X(R, C);
+        Row.push_back(LogFeatures ? std::copysign(std::log1p(std::fabs(V)), V) : V);
+      }
+    Out.appendRow(Row);
+  }
+  return Out;
+}
+
 std::vector<double> Model::predict(const Matrix &X) const {
-  std::vector<double> Y = Reg->predict(LogFeatures ? signedLog1p(X) : X);
-  if (Transform == TargetTransform::Log)
-    for (double &V : Y)
-      V = std::exp(V);
+  std::vector<double> Y = Reg->predict(learnerInput(X));
+  std::optional<size_t> B = indexOf(Features, Baseline), O = indexOf(Features, Offset);
+  for (size_t R = 0; R < Y.size(); ++R) {
+    if (Transform == TargetTransform::Log)
+      Y[R] = std::exp(Y[R]);
+    if (B)
+      Y[R] *= X(R, *B);
+    if (O)
+      Y[R] += X(R, *O);
+  }
   return Y;
 }
 
@@ -82,9 +156,13 @@ Expected<std::vector<double>> Model::predict(const Dataset &D) const {
 
 std::vector<std::pair<std::string, double>> Model::featureImportance() const {
   std::vector<double> Values = Reg->featureImportance();
+  std::vector<std::string> Names;
+  for (const std::string &F : Features)
+    if (F != Baseline && F != Offset)
+      Names.push_back(F);
   std::vector<std::pair<std::string, double>> Out;
-  for (size_t I = 0; I < Values.size() && I < Features.size(); ++I)
-    Out.emplace_back(Features[I], Values[I]);
+  for (size_t I = 0; I < Values.size() && I < Names.size(); ++I)
+    Out.emplace_back(Names[I], Values[I]);
   return Out;
 }
 
@@ -98,6 +176,8 @@ std::string Model::toJson() const {
   J["target"] = Target;
   J["target_transform"] = transformName(Transform);
   J["feature_transform"] = LogFeatures ? "log1p" : "none";
+  J["baseline"] = Baseline;
+  J["offset"] = Offset;
   J["predicts"] = Predicts;
   // Metadata indented for people; the fitted state (large for knn and forests) kept compact.
   std::string Text = J.dump(1);
@@ -131,6 +211,11 @@ Expected<Model> Model::fromJson(std::string_view Text, std::string_view File) {
     if (FeatureTransform != "none" && FeatureTransform != "log1p")
       return Fail("unknown feature transform '" + FeatureTransform + "' (valid: log1p, none)");
     M.LogFeatures = FeatureTransform == "log1p";
+    M.Baseline = J.value("baseline", "");
+    M.Offset = J.value("offset", "");
+    for (const std::string *Side : {&M.Baseline, &M.Offset})
+      if (!Side->empty() && !indexOf(M.Features, *Side))
+        return Fail("side column '" + *Side + "' is not among the model's features");
     M.Predicts = J.at("predicts").get<std::string>();
   } catch (const nlohmann::json::exception &E) {
     return Fail(std::string("bad model file: ") + E.what());

@@ -104,7 +104,8 @@ support::Expected<Params> resolveParams(std::string_view Learner,
   return Out;
 }
 
-std::optional<Error> checkFitData(const Matrix &X, std::span<const double> Y, size_t MinRows) {
+std::optional<Error> checkFitData(const Matrix &X, std::span<const double> Y,
+                                  std::span<const double> W, size_t MinRows) {
   if (X.rows() != Y.size())
     return Error("feature rows (" + std::to_string(X.rows()) + ") and targets (" +
                  std::to_string(Y.size()) + ") differ in number");
@@ -117,7 +118,24 @@ std::optional<Error> checkFitData(const Matrix &X, std::span<const double> Y, si
   for (double V : Y)
     if (!std::isfinite(V))
       return Error("targets contain a non-finite value");
+  if (!W.empty()) {
+    if (W.size() != Y.size())
+      return Error("weights (" + std::to_string(W.size()) + ") and targets (" +
+                   std::to_string(Y.size()) + ") differ in number");
+    double Sum = 0;
+    for (double V : W) {
+      if (!(V >= 0) || !std::isfinite(V))
+        return Error("weights must be finite and >= 0");
+      Sum += V;
+    }
+    if (!(Sum > 0))
+      return Error("weights sum to 0");
+  }
   return std::nullopt;
+}
+
+std::vector<double> weightsOr1(std::span<const double> W, size_t N) {
+  return W.empty() ? std::vector<double>(N, 1.0) : std::vector<double>(W.begin(), W.end());
 }
 
 void Standardizer::fit(const Matrix &X) {

@@ -48,8 +48,9 @@ public:
   std::string_view name() const override { return Name; }
   const Params &params() const override { return Prm; }
 
-  std::optional<Error> fit(const Matrix &X, std::span<const double> Y) override {
-    if (auto E = checkFitData(X, Y, 1))
+  std::optional<Error> fit(const Matrix &X, std::span<const double> Y,
+                           std::span<const double> W) override {
+    if (auto E = checkFitData(X, Y, W, 1))
       return E;
     auto D = toDMatrix(X);
     if (!D)
@@ -57,14 +58,23 @@ public:
     std::vector<float> Labels(Y.begin(), Y.end());
     if (XGDMatrixSetFloatInfo(D->get(), "label", Labels.data(), Labels.size()) != 0)
       return xgbError("setting labels");
+    std::vector<double> Weight = weightsOr1(W, Y.size());
+    if (!W.empty()) {
+      std::vector<float> Wf(Weight.begin(), Weight.end());
+      if (XGDMatrixSetFloatInfo(D->get(), "weight", Wf.data(), Wf.size()) != 0)
+        return xgbError("setting weights");
+    }
     BoosterHandle B = nullptr;
     DMatrixHandle Train = D->get();
     if (XGBoosterCreate(&Train, 1, &B) != 0)
       return xgbError("creating a booster");
     Booster.reset(B);
-    double Mean = 0;
-    for (double V : Y)
-      Mean += V / double(Y.size());
+    double Mean = 0, WeightSum = 0;
+    for (size_t I = 0; I < Y.size(); ++I) {
+      Mean += Weight[I] * Y[I];
+      WeightSum += Weight[I];
+    }
+    Mean /= WeightSum;
     if (auto E = setParams(Mean))
       return E;
     int Rounds = int(Prm.at("num_round"));

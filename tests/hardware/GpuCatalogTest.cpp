@@ -127,12 +127,14 @@ TEST_CASE("catalog: a user spec file inherits its architecture's limits; bad fie
   CHECK(G->tensor.tf32 == 350);
   CHECK(G->tensor.fp16 == 0);
   std::string Missing = Spec;
-  Missing.replace(Missing.find("\"sm_count\": 132,"), 15, "");
+  const std::string SmCount = "\"sm_count\": 132,";
+  Missing.replace(Missing.find(SmCount), SmCount.size(), "");
   auto E1 = C.parseSpec(Missing, "capped.json");
   REQUIRE(!E1);
   CHECK(E1.error().str() == "capped.json: error: gpu 'h100-capped': field 'sm_count' is missing");
   std::string Negative = Spec;
-  Negative.replace(Negative.find("\"l2_mb\": 50"), 11, "\"l2_mb\": -5");
+  const std::string L2 = "\"l2_mb\": 50";
+  Negative.replace(Negative.find(L2), L2.size(), "\"l2_mb\": -5");
   auto E2 = C.parseSpec(Negative, "capped.json");
   REQUIRE(!E2);
   CHECK(E2.error().str() ==

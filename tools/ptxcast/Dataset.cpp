@@ -16,6 +16,9 @@ void addCommonOptions(CLI::App *Cmd, dataset::DatasetOptions &O) {
   Cmd->add_option("-o,--output", O.output, "output CSV (replaced atomically)")->required();
   Cmd->add_option("--threads", O.threads, "worker threads (0 = all cores)")->capture_default_str();
   Cmd->add_option("--arch", O.arch, "lowering target")->capture_default_str();
+  Cmd->add_option("--cache", O.cacheDir,
+                  "directory of cached analyses: a workload analysed before (same PTX and "
+                  "manifest) is read back instead of analysed again");
 }
 
 } // namespace
@@ -27,16 +30,9 @@ void addDatasetCommand(CLI::App &App) {
   Cmd->require_subcommand(1);
 
   CLI::App *Neu = Cmd->add_subcommand(
-      "neusight", "NeuSight per-operator latencies (conv, linear, relu, add, softmax; fp32)");
+      "neusight", "NeuSight per-operator latencies (conv, linear, relu, tanh, add, mul, softmax; fp32)");
   addCommonOptions(Neu, *O);
   Neu->add_option("--limit", O->limit, "read only the first N rows of each file (0 = all)");
-  Neu->add_flag("--launch-columns", O->launchColumns,
-                "append launch_* feature columns describing the kernel the source measured "
-                "(cuDNN's grid, block, tile, algorithm family): known only for measured rows, so "
-                "not for predictor bundles (docs/datasets.md)");
-  Neu->add_flag("--shape-columns", O->shapeColumns,
-                "append shape_OP_* feature columns holding the operator's shape (e.g. "
-                "shape_conv_in, the input channels); not in predictor bundles (docs/datasets.md)");
   Neu->callback([O] {
     if (int Status = dataset::runNeusight(*O); Status != 0)
       throw CLI::RuntimeError(Status);
@@ -62,6 +58,7 @@ void addDatasetCommand(CLI::App &App) {
   Kern->add_option("-o,--output", O->output, "output CSV (replaced atomically)")->required();
   Kern->add_option("--threads", O->threads, "worker threads (0 = all cores)")
       ->capture_default_str();
+  Kern->add_option("--cache", O->cacheDir, "directory of cached analyses (as for neusight)");
   Kern->add_option("--gpu", O->gpu, "catalog GPU the file was measured on (default: h100-sxm)");
   Kern->add_option("--level", O->level, "launch: a row per launch; network: per graph run")
       ->check(CLI::IsMember({"launch", "network"}))

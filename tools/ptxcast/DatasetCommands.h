@@ -21,8 +21,7 @@ struct DatasetOptions {
                                    ///< each CSV)
   size_t limit = 0;                ///< 0 = every row; else the first N rows of each file
                                    ///< (timm: rows of zoo models)
-  bool launchColumns = false;      ///< neusight: append the measured kernel's launch record
-  bool shapeColumns = false;       ///< neusight: append the operator's shape as numbers
+  std::string cacheDir;            ///< on-disk analysis cache (--cache), empty = none
 };
 
 /// `ptxcast dataset neusight`: exit status 0 on success, errors printed on stderr.

@@ -95,34 +95,21 @@ support::Expected<double> numberField(const SourceTable &T, const learners::CsvR
   return V;
 }
 
-support::Expected<NetworkAnalysis> analyzeNetwork(const corpus::Network &Net,
-                                                  const corpus::LowerOptions &Lower,
-                                                  unsigned InnerThreads) {
-  auto A = analyseLowered(Net, Lower, InnerThreads, /*Progress=*/false);
-  if (!A)
-    return A.error();
-  NetworkAnalysis Out;
-  Out.footprintBytes = A->footprintBytes;
-  for (LaunchRecord &L : A->launches)
-    Out.launches.push_back(std::move(L.profile));
-  return Out;
-}
-
 namespace {
 
 JobResult runJobTimed(const NetworkFactory &Build, const corpus::LowerOptions &Lower,
-                      unsigned InnerThreads);
+                      unsigned InnerThreads, const AnalysisCache *Cache);
 
 JobResult runJob(const NetworkFactory &Build, const corpus::LowerOptions &Lower,
-                 unsigned InnerThreads) {
+                 unsigned InnerThreads, const AnalysisCache *Cache) {
   auto Start = std::chrono::steady_clock::now();
-  JobResult R = runJobTimed(Build, Lower, InnerThreads);
+  JobResult R = runJobTimed(Build, Lower, InnerThreads, Cache);
   R.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   return R;
 }
 
 JobResult runJobTimed(const NetworkFactory &Build, const corpus::LowerOptions &Lower,
-                      unsigned InnerThreads) {
+                      unsigned InnerThreads, const AnalysisCache *Cache) {
   JobResult R;
   support::Expected<corpus::Network> N = Build();
   if (!N) {
@@ -142,7 +129,7 @@ JobResult runJobTimed(const NetworkFactory &Build, const corpus::LowerOptions &L
     R.detail = Planned.error().str();
     return R;
   }
-  support::Expected<NetworkAnalysis> A = analyzeNetwork(*N, Own, InnerThreads);
+  auto A = analyseLowered(*N, Own, InnerThreads, /*Progress=*/false, Cache);
   if (!A) {
     R.skipReason = "analysis failed";
     R.detail = A.error().str();
@@ -182,28 +169,89 @@ std::vector<JobResult> runJobs(const std::vector<NetworkFactory> &Jobs, const Jo
   Lower.cache = &Cache;
   if (!S.perJob) {
     for (size_t I = 0; I < Jobs.size(); ++I) {
-      Results[I] = runJob(Jobs[I], Lower, Threads);
+      Results[I] = runJob(Jobs[I], Lower, Threads, S.cache);
       P.step();
     }
     return Results;
   }
   support::parallelFor(Jobs.size(), Threads, [&](size_t I, unsigned) {
-    Results[I] = runJob(Jobs[I], Lower, 1);
+    Results[I] = runJob(Jobs[I], Lower, 1, S.cache);
     P.step();
   });
   return Results;
 }
 
-int writeJoinedRows(learners::Dataset &D, std::vector<PendingRow> &Rows,
+std::vector<std::string> idColumns() {
+  return {"source", "gpu", "sms", "runtime", "math", "dtype", "workload", "config", "note"};
+}
+
+std::vector<hardware::LaunchWork> rowLaunches(const PendingRow &R, const NetworkAnalysis &A) {
+  std::vector<hardware::LaunchWork> All = A.work();
+  if (R.launch < 0)
+    return All;
+  assert(size_t(R.launch) < All.size() && "launch index checked when the row was read");
+  return {All[size_t(R.launch)]};
+}
+
+void estimateCallOverheads(std::vector<PendingRow> &Rows, const std::vector<JobResult> &Results,
+                           std::string_view FromSource) {
+  // (gpu, workload) -> (bound, measured) of the rows that may estimate it.
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<double, double>>> Samples;
+  for (const PendingRow &R : Rows) {
+    const JobResult &J = Results[R.job];
+    if (R.ids.runtime != "op-call" || R.ids.source != FromSource || !J.analysis)
+      continue;
+    double Bound = hardware::groupFeatures(rowLaunches(R, *J.analysis), R.gpu, R.exec).boundMs;
+    Samples[{R.ids.gpu, R.ids.workload}].emplace_back(Bound, R.measuredMs);
+  }
+  std::map<std::pair<std::string, std::string>, double> Overhead;
+  std::map<std::string, std::vector<double>> PerGpu;
+  for (auto &[Key, V] : Samples) {
+    std::sort(V.begin(), V.end());
+    size_t N = std::max<size_t>(5, V.size() / 20);
+    if (V.size() < N)
+      continue;
+    std::vector<double> Gaps;
+    for (size_t I = 0; I < N; ++I)
+      Gaps.push_back(V[I].second - V[I].first);
+    std::nth_element(Gaps.begin(), Gaps.begin() + Gaps.size() / 2, Gaps.end());
+    Overhead[Key] = std::max(0.0, Gaps[Gaps.size() / 2]);
+    PerGpu[Key.first].push_back(Overhead[Key]);
+  }
+  for (PendingRow &R : Rows) {
+    if (R.ids.runtime != "op-call")
+      continue;
+    if (auto It = Overhead.find({R.ids.gpu, R.ids.workload}); It != Overhead.end()) {
+      R.overheadMs = It->second;
+    } else if (auto G = PerGpu.find(R.ids.gpu); G != PerGpu.end()) {
+      std::vector<double> V = G->second;
+      std::nth_element(V.begin(), V.begin() + V.size() / 2, V.end());
+      R.overheadMs = V[V.size() / 2];
+    }
+  }
+}
+
+int writeJoinedRows(learners::Dataset &D, const std::vector<PendingRow> &Rows,
                     const std::vector<JobResult> &Results, SkipLog &Skips,
                     const std::string &Path) {
-  for (PendingRow &R : Rows) {
+  std::vector<double> Values;
+  for (const PendingRow &R : Rows) {
     const JobResult &J = Results[R.job];
     if (!J.analysis) {
       Skips.add(J.skipReason, J.detail);
       continue;
     }
-    addFeatureRow(D, std::move(R.ids), *J.analysis, R.gpu, R.target, R.extra);
+    hardware::GroupFeatures F =
+        hardware::groupFeatures(rowLaunches(R, *J.analysis), R.gpu, R.exec);
+    Values.clear();
+    for (const auto &[Name, V] : F.features)
+      Values.push_back(V);
+    Values.push_back(F.boundMs);
+    Values.push_back(R.overheadMs);
+    assert(Values.size() == D.featureNames.size() && "row does not match the dataset's columns");
+    const RowIds &I = R.ids;
+    D.addRow({I.source, I.gpu, I.sms, I.runtime, I.math, I.dtype, I.workload, I.config, I.note},
+             Values, R.measuredMs);
   }
   if (auto E = writeCsvAtomically(D, Path)) {
     fmt::print(stderr, "{}\n", E->str());
@@ -251,31 +299,14 @@ std::string SkipLog::summary() const {
   return S;
 }
 
-learners::Dataset emptyDataset(std::vector<std::string> IdNames, std::string Target) {
+learners::Dataset emptyDataset() {
   learners::Dataset D;
-  D.idNames = std::move(IdNames);
+  D.idNames = idColumns();
   D.featureNames = hardware::featureNames();
-  D.targetName = std::move(Target);
+  D.featureNames.push_back(hardware::BoundColumn);
+  D.featureNames.push_back("overhead_ms");
+  D.targetName = "measured_ms";
   return D;
-}
-
-void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids, const NetworkAnalysis &A,
-                   const hardware::GpuSpec &Gpu, double Target, std::span<const double> Extra) {
-  addFeatureRow(D, std::move(Ids), A.launches, A.footprintBytes, Gpu, Target, Extra);
-}
-
-void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids,
-                   std::span<const analyzer::KernelProfile> Launches, uint64_t FootprintBytes,
-                   const hardware::GpuSpec &Gpu, double Target, std::span<const double> Extra) {
-  learners::NamedVector Row = hardware::featureRow(Launches, FootprintBytes, Gpu);
-  assert(Row.size() + Extra.size() == D.featureNames.size() &&
-         "feature row does not match the dataset's feature names");
-  std::vector<double> Values;
-  Values.reserve(Row.size() + Extra.size());
-  for (const auto &[Name, Value] : Row)
-    Values.push_back(Value);
-  Values.insert(Values.end(), Extra.begin(), Extra.end());
-  D.addRow(std::move(Ids), Values, Target);
 }
 
 std::optional<support::Error> writeCsvAtomically(const learners::Dataset &D,

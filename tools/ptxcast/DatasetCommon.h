@@ -2,11 +2,14 @@
 // distinct networks in parallel, skip accounting, the run summary and the atomic CSV write.
 #pragma once
 
+#include "NetworkAnalysis.h"
+
 #include "analyzer/Counts.h"
 #include "corpus/Lower.h"
 #include "corpus/Network.h"
 #include "learners/Dataset.h"
 #include "hardware/GpuCatalog.h"
+#include "hardware/Skeleton.h"
 #include "support/Expected.h"
 
 #include <cstdint>
@@ -45,24 +48,12 @@ support::Expected<double> numberField(const SourceTable &T, const learners::CsvR
 const std::string &textField(const SourceTable &T, const learners::CsvRecord &R,
                              std::string_view Name);
 
-/// What the analysis of one network gives a feature row: per-launch counts and the footprint
-/// (bytes of the distinct workload buffers the launches use).
-struct NetworkAnalysis {
-  std::vector<analyzer::KernelProfile> launches;
-  uint64_t footprintBytes = 0;
-};
-
-/// Lowers a network and analyses it in fast mode on `InnerThreads` threads (0 = all cores).
-support::Expected<NetworkAnalysis> analyzeNetwork(const corpus::Network &Net,
-                                                  const corpus::LowerOptions &Lower,
-                                                  unsigned InnerThreads);
-
 /// One distinct network to analyse: how to build it (errors are "rebuild" skips).
 using NetworkFactory = std::function<support::Expected<corpus::Network>()>;
 
 /// The outcome of one job: an analysis, or the reason it was skipped.
 struct JobResult {
-  std::optional<NetworkAnalysis> analysis;
+  std::optional<ptxcast::NetworkAnalysis> analysis;
   std::string skipReason; ///< "rebuild failed", "lowering failed", "analysis failed"
   std::string detail;     ///< the error text
   double seconds = 0;     ///< wall time of the job (build, lower, analyse)
@@ -75,6 +66,7 @@ struct JobSettings {
                               ///< with all threads inside it (few, large networks)
   corpus::LowerOptions lower; ///< arch, seed; the element type is each network's own
   std::string unit = "analyses"; ///< progress label
+  const AnalysisCache *cache = nullptr; ///< on-disk analysis cache (--cache), may be null
 };
 
 /// Runs every job; results land in the slot of their job, so they do not depend on threads.
@@ -93,32 +85,54 @@ private:
   std::map<std::string, std::pair<size_t, std::string>> Counts;
 };
 
-/// A measured row waiting for its job's analysis: ids, target, job index and GPU.
+/// The identifier columns of every dataset row (docs/datasets.md), so that files of different
+/// sources concatenate: where the time comes from, on which GPU (and how many of its SMs), under
+/// which runtime and math mode, for which workload.
+struct RowIds {
+  std::string source;   ///< neusight, neusight-test, timm, frameworks, h100-kernels, ...
+  std::string gpu;      ///< catalog name
+  std::string sms = "all"; ///< SMs the run was restricted to, or "all"
+  std::string runtime;  ///< how it was timed: op-call, graph, eager, launch
+  std::string math;     ///< simt, tf32, f16, bf16 (hardware::MathMode)
+  std::string dtype;    ///< f32, f16
+  std::string workload; ///< operator or network name
+  std::string config;   ///< shape, batch, launch index: what tells rows of a workload apart
+  std::string note;     ///< the source's kernel name, file or run
+};
+std::vector<std::string> idColumns();
+
+/// A measured row waiting for its job's analysis.
 struct PendingRow {
-  std::vector<std::string> ids;
-  double target = 0;
+  RowIds ids;
+  double measuredMs = 0; ///< the time the source reports
   size_t job = 0;
-  hardware::GpuSpec gpu;
-  std::vector<double> extra; ///< values of columns the caller appended to D.featureNames
+  hardware::GpuSpec gpu; ///< as run (restricted to its SMs where so)
+  hardware::Execution exec;
+  double overheadMs = 0; ///< runtime overhead included in measuredMs (estimateCallOverheads)
+  int64_t launch = -1;   ///< -1: every launch of the job; else that launch alone
 };
 
-/// Appends one feature row to D per row whose job was analysed (the others are skipped with the
+/// A dataset with idColumns(), the hardware::featureNames() features, then `bound_ms` (the
+/// row's physical bound on its GPU) and `overhead_ms`, and the target `measured_ms`.
+learners::Dataset emptyDataset();
+
+/// The launches a row covers, as the physical model sees them.
+std::vector<hardware::LaunchWork> rowLaunches(const PendingRow &R,
+                                              const ptxcast::NetworkAnalysis &A);
+
+/// Sets overheadMs of rows timed one framework call at a time (runtime "op-call"): the host's
+/// dispatch time between the two CUDA events, which no GPU property explains. Per (gpu,
+/// workload) of the rows of `FromSource`: the median of measured - bound over the 5 % of rows
+/// with the smallest bound (at least 5 rows), at least 0. Rows of a (gpu, workload) without
+/// such rows take the median of their GPU's other estimates.
+void estimateCallOverheads(std::vector<PendingRow> &Rows, const std::vector<JobResult> &Results,
+                           std::string_view FromSource);
+
+/// Appends one row per pending row whose job was analysed (the others are skipped with the
 /// job's reason), then writes D to `Path` atomically. An error is printed; returns the exit
 /// status (0 or 1).
-int writeJoinedRows(learners::Dataset &D, std::vector<PendingRow> &Rows,
+int writeJoinedRows(learners::Dataset &D, const std::vector<PendingRow> &Rows,
                     const std::vector<JobResult> &Results, SkipLog &Skips, const std::string &Path);
-
-/// Appends one output row: ids, then featureRow(analysis, gpu) and `Extra` (the values of
-/// columns the caller appended to D.featureNames), then the target.
-void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids, const NetworkAnalysis &A,
-                   const hardware::GpuSpec &Gpu, double Target, std::span<const double> Extra = {});
-/// The same for any group of launches (one launch, say) with the bytes of the buffers they use.
-void addFeatureRow(learners::Dataset &D, std::vector<std::string> Ids,
-                   std::span<const analyzer::KernelProfile> Launches, uint64_t FootprintBytes,
-                   const hardware::GpuSpec &Gpu, double Target, std::span<const double> Extra = {});
-
-/// A dataset with the given id columns, the featureNames() features and the target.
-learners::Dataset emptyDataset(std::vector<std::string> IdNames, std::string Target);
 
 /// Writes writeCsv(D) to `Path` atomically (a temporary file in the same directory, renamed).
 std::optional<support::Error> writeCsvAtomically(const learners::Dataset &D,

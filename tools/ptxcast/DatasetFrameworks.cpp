@@ -28,7 +28,7 @@ struct Job {
 };
 
 struct Ingest {
-  std::vector<PendingRow> rows; ///< ids: source, model, dtype, mode, gpu, file
+  std::vector<PendingRow> rows;
   std::vector<Job> jobs;
   std::map<std::string, size_t> jobIndex; ///< "onnx|batch|dtype" -> jobs index
   SkipLog skips;
@@ -100,13 +100,26 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
     auto [It, New] = G.jobIndex.emplace(Key, G.jobs.size());
     if (New)
       G.jobs.push_back({Onnx.string(), *Batch, *Type});
-    std::string File = fs::path(Path).filename().string();
-    G.rows.push_back(
-        {{"frameworks", Model, std::string(corpus::dtypeString(*Type)), O.mode, Gpu->name, File},
-         *Ms,
-         It->second,
-         *Gpu,
-         {}});
+    // PyTorch's defaults: TF32 tensor cores for fp32 convolutions on sm_80+, fp16 tensor cores
+    // under autocast (hardware::defaultMathMode).
+    const bool Half = *Type == corpus::DType::F16;
+    PendingRow P;
+    P.ids = {"frameworks",
+             Gpu->name,
+             "all",
+             O.mode,
+             std::string(hardware::mathModeName(
+                 hardware::defaultMathMode(Half ? "f16" : "f32", Gpu->computeCapability))),
+             std::string(corpus::dtypeString(*Type)),
+             Model,
+             fmt::format("batch={}", *Batch),
+             fs::path(Path).filename().string()};
+    P.measuredMs = *Ms;
+    P.job = It->second;
+    P.gpu = *Gpu;
+    P.exec = {hardware::defaultMathMode(Half ? "f16" : "f32", Gpu->computeCapability),
+              hardware::Implementation::Framework, Half};
+    G.rows.push_back(std::move(P));
   }
   return std::nullopt;
 }
@@ -126,6 +139,9 @@ std::vector<JobResult> analyseJobs(const std::vector<Job> &Jobs, const DatasetOp
   S.perJob = false; // few large networks: all threads inside each
   S.lower.arch = O.arch;
   S.unit = "analysed networks";
+  std::optional<AnalysisCache> Cache;
+  if (!O.cacheDir.empty())
+    S.cache = &Cache.emplace(O.cacheDir);
   return runJobs(Factories, S);
 }
 
@@ -145,8 +161,7 @@ int runFrameworks(const DatasetOptions &O) {
       return 1;
     }
   std::vector<JobResult> Results = analyseJobs(G.jobs, O);
-  learners::Dataset D =
-      emptyDataset({"source", "model", "dtype", "mode", "gpu", "file"}, "median_ms");
+  learners::Dataset D = emptyDataset();
   if (int Status = writeJoinedRows(D, G.rows, Results, G.skips, O.output); Status != 0)
     return Status;
   double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();

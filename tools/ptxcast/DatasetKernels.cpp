@@ -32,15 +32,11 @@ struct Job {
   std::string arch;
 };
 
-/// A measured row of the chosen level, parsed.
+/// A measured row of the chosen level, parsed, with the lowered kernel it must match.
 struct MeasuredRow {
-  std::vector<std::string> ids; ///< source, network, batch, dtype, sms, run[, launch_index, kernel]
-  std::string config;           ///< "network|batch|dtype|arch|sms|run": the run it belongs to
-  std::string kernel;           ///< launch rows: the kernel the GPU ran
-  int64_t launchIndex = -1;     ///< launch rows: 0-based manifest index
-  int64_t smsUsed = 0;
-  double medianMs = 0;
-  size_t job = 0;
+  PendingRow row;
+  std::string config; ///< "network|batch|dtype|arch|sms|run": the run it belongs to
+  std::string kernel; ///< launch rows: the kernel the GPU ran
 };
 
 /// What the input files give: rows of the level, the lowerings they need, and for --level
@@ -50,15 +46,9 @@ struct Ingest {
   std::vector<Job> jobs;
   std::map<std::string, size_t> jobIndex;
   std::map<std::string, std::map<int64_t, std::string>> launchKernels;
+  std::string arch; ///< the one target every row was lowered for
   SkipLog skips;
   size_t read = 0;
-};
-
-/// The outcome of one lowering + analysis.
-struct KernelsJobResult {
-  std::optional<ptxcast::NetworkAnalysis> analysis;
-  std::string skipReason, detail;
-  double seconds = 0;
 };
 
 support::Expected<corpus::DType> parseDType(const SourceTable &T, const learners::CsvRecord &R) {
@@ -104,7 +94,8 @@ support::Expected<RowNumbers> parseNumbers(const SourceTable &T, const learners:
 /// Reads one file into G: rows of the level (the first O.limit of them when set), the jobs they
 /// need and, for --level network, every launch row's kernel name.
 std::optional<support::Error> readFile(const std::string &Path, const DatasetOptions &O,
-                                       const std::string &Source, Ingest &G) {
+                                       const std::string &Source, const hardware::GpuSpec &Gpu,
+                                       Ingest &G) {
   auto T = readTable(Path, RequiredColumns);
   if (!T)
     return T.error();
@@ -131,57 +122,40 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
     if (O.limit && G.rows.size() - First >= O.limit)
       continue; // keep collecting launch rows for the network-level check
     ++G.read;
-    std::string Key = fmt::format("{}|{}|{}|{}", F("network"), N->batch, F("dtype"), F("arch"));
+    if (G.arch.empty())
+      G.arch = F("arch");
+    if (F("arch") != G.arch)
+      return support::Error(T->file, R.line, 0,
+                            fmt::format("column 'arch': '{}' after '{}': one target per run",
+                                        F("arch"), G.arch));
+    std::string Key = fmt::format("{}|{}|{}", F("network"), N->batch, F("dtype"));
     auto [It, New] = G.jobIndex.emplace(Key, G.jobs.size());
     if (New)
       G.jobs.push_back({F("network"), N->batch, *Type, F("arch")});
-    MeasuredRow M{
-        {Source, F("network"), std::to_string(N->batch), F("dtype"), F("sms_requested"), F("run")},
-        Config,
-        F("kernel"),
-        N->launchIndex,
-        N->smsUsed,
-        N->medianMs,
-        It->second};
-    if (LaunchLevel)
-      M.ids.insert(M.ids.end(), {std::to_string(N->launchIndex), F("kernel")});
+    // ptxcast's kernels run on the CUDA cores; a launch row is one launch between two CUDA
+    // events, a network row the whole workload replayed as a CUDA graph.
+    MeasuredRow M;
+    M.row.ids = {Source,
+                 Gpu.name,
+                 F("sms_requested"),
+                 LaunchLevel ? "launch" : "graph",
+                 "simt",
+                 F("dtype"),
+                 F("network"),
+                 LaunchLevel ? fmt::format("batch={};launch={}", N->batch, N->launchIndex)
+                             : fmt::format("batch={}", N->batch),
+                 LaunchLevel ? F("run") + " " + F("kernel") : F("run")};
+    M.row.measuredMs = N->medianMs;
+    M.row.job = It->second;
+    M.row.gpu = hardware::withSmCount(Gpu, double(N->smsUsed));
+    M.row.exec = {hardware::MathMode::Simt, hardware::Implementation::Ptxcast,
+                  *Type == corpus::DType::F16};
+    M.row.launch = LaunchLevel ? N->launchIndex : -1;
+    M.config = Config;
+    M.kernel = F("kernel");
     G.rows.push_back(std::move(M));
   }
   return std::nullopt;
-}
-
-KernelsJobResult runOneJob(const Job &J) {
-  KernelsJobResult R;
-  auto Start = std::chrono::steady_clock::now();
-  auto Net = corpus::buildZooModel(J.network, corpus::ZooOptions{J.batch, 0, J.dtype});
-  if (!Net) {
-    R.skipReason = "rebuild failed";
-    R.detail = Net.error().str();
-  } else {
-    // The settings `ptxcast dataset` and `ptxcast predict` share (analyseLowered).
-    corpus::LowerOptions Lower;
-    Lower.dtype = J.dtype;
-    Lower.arch = J.arch;
-    Lower.threads = 1;
-    auto A = analyseLowered(*Net, Lower, /*Threads=*/1, /*Progress=*/false);
-    if (!A) {
-      R.skipReason = "lowering or analysis failed";
-      R.detail = A.error().str();
-    } else {
-      R.analysis = std::move(*A);
-    }
-  }
-  R.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-  return R;
-}
-
-/// Runs the jobs in parallel, one thread each; results land in their job's slot, so the output
-/// does not depend on the thread count.
-std::vector<KernelsJobResult> runAll(const std::vector<Job> &Jobs, unsigned Threads) {
-  std::vector<KernelsJobResult> Results(Jobs.size());
-  support::parallelFor(Jobs.size(), Threads,
-                       [&](size_t I, unsigned) { Results[I] = runOneJob(Jobs[I]); });
-  return Results;
 }
 
 /// Why the lowering's launches differ from the measured ones of a run, or "" when they match.
@@ -197,30 +171,21 @@ std::string networkMismatch(const ptxcast::NetworkAnalysis &A,
   return "";
 }
 
-/// Appends the output row of one measured row, or counts why it is skipped.
-void joinRow(learners::Dataset &D, MeasuredRow &M, const ptxcast::NetworkAnalysis &A,
-             const std::vector<analyzer::KernelProfile> &All, const hardware::GpuSpec &Gpu,
-             Ingest &G, bool LaunchLevel) {
-  hardware::GpuSpec Restricted = hardware::withSmCount(Gpu, double(M.smsUsed));
-  if (!LaunchLevel) {
+/// Why a measured row does not match the lowering (the lowering changed since it was measured),
+/// or "" when it does.
+std::string rowMismatch(const MeasuredRow &M, const ptxcast::NetworkAnalysis &A, const Ingest &G) {
+  if (M.row.launch < 0) {
     auto It = G.launchKernels.find(M.config);
     std::string Why = networkMismatch(A, It == G.launchKernels.end() ? nullptr : &It->second);
-    if (!Why.empty())
-      return G.skips.add("kernel mismatch: lowering changed since measurement",
-                         M.config + ": " + Why);
-    return addFeatureRow(D, std::move(M.ids), All, A.footprintBytes, Restricted, M.medianMs);
+    return Why.empty() ? "" : M.config + ": " + Why;
   }
-  if (M.launchIndex >= int64_t(A.launches.size()))
-    return G.skips.add(
-        "kernel mismatch: lowering changed since measurement",
-        fmt::format("{}: launch {} of {}", M.config, M.launchIndex, A.launches.size()));
-  const LaunchRecord &L = A.launches[M.launchIndex];
-  if (L.profile.kernel != M.kernel)
-    return G.skips.add("kernel mismatch: lowering changed since measurement",
-                       fmt::format("{} launch {}: measured {}, lowered {}", M.config, M.launchIndex,
-                                   M.kernel, L.profile.kernel));
-  M.ids.push_back(L.strategy);
-  addFeatureRow(D, std::move(M.ids), {&L.profile, 1}, L.footprintBytes, Restricted, M.medianMs);
+  if (M.row.launch >= int64_t(A.launches.size()))
+    return fmt::format("{}: launch {} of {}", M.config, M.row.launch, A.launches.size());
+  const std::string &Lowered = A.launches[size_t(M.row.launch)].profile.kernel;
+  if (Lowered != M.kernel)
+    return fmt::format("{} launch {}: measured {}, lowered {}", M.config, M.row.launch, M.kernel,
+                       Lowered);
+  return "";
 }
 
 /// "h100-kernels" for h100-sxm: the catalog name up to its first '-'.
@@ -247,35 +212,39 @@ int runKernels(const DatasetOptions &O) {
     return Fail(support::Error("--gpu", 0, 0, Gpu.error().message));
   Ingest G;
   for (const std::string &Path : O.inputs)
-    if (auto E = readFile(Path, O, sourceName(*Gpu), G))
+    if (auto E = readFile(Path, O, sourceName(*Gpu), *Gpu, G))
       return Fail(*E);
-  std::vector<KernelsJobResult> Results = runAll(G.jobs, O.threads);
+  std::vector<NetworkFactory> Jobs;
+  for (const Job &J : G.jobs)
+    Jobs.push_back([&J] {
+      return corpus::buildZooModel(J.network, corpus::ZooOptions{J.batch, 0, J.dtype});
+    });
+  JobSettings S;
+  S.threads = O.threads;
+  S.perJob = true;
+  S.lower.arch = G.arch.empty() ? O.arch : G.arch;
+  S.unit = "analysed networks";
+  std::optional<AnalysisCache> Cache;
+  if (!O.cacheDir.empty())
+    S.cache = &Cache.emplace(O.cacheDir);
+  std::vector<JobResult> Results = runJobs(Jobs, S);
 
-  const bool LaunchLevel = O.level == "launch";
-  std::vector<std::string> Ids = {"source", "network", "batch", "dtype", "sms", "run"};
-  if (LaunchLevel)
-    Ids.insert(Ids.end(), {"launch_index", "kernel", "strategy"});
-  learners::Dataset D = emptyDataset(Ids, "median_ms");
-  std::vector<std::vector<analyzer::KernelProfile>> Profiles(G.jobs.size());
-  for (size_t J = 0; J < G.jobs.size() && !LaunchLevel; ++J)
-    if (Results[J].analysis)
-      for (const LaunchRecord &L : Results[J].analysis->launches)
-        Profiles[J].push_back(L.profile);
+  std::vector<PendingRow> Rows;
   for (MeasuredRow &M : G.rows) {
-    const KernelsJobResult &J = Results[M.job];
-    if (!J.analysis)
-      G.skips.add(J.skipReason, J.detail);
-    else
-      joinRow(D, M, *J.analysis, Profiles[M.job], *Gpu, G, LaunchLevel);
+    const JobResult &J = Results[M.row.job];
+    if (J.analysis)
+      if (std::string Why = rowMismatch(M, *J.analysis, G); !Why.empty()) {
+        G.skips.add("kernel mismatch: lowering changed since measurement", Why);
+        continue;
+      }
+    Rows.push_back(std::move(M.row));
   }
-  if (auto E = writeCsvAtomically(D, O.output))
-    return Fail(*E);
+  learners::Dataset D = emptyDataset();
+  if (writeJoinedRows(D, Rows, Results, G.skips, O.output) != 0)
+    return 1;
   double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   printSummary("dataset kernels", G.read, D.size(), G.skips, G.jobs.size(), Seconds);
-  std::vector<JobResult> Costs(Results.size());
-  for (size_t I = 0; I < Results.size(); ++I)
-    Costs[I].seconds = Results[I].seconds;
-  fmt::print(stderr, "{}\n", costSummary(Costs));
+  fmt::print(stderr, "{}\n", costSummary(Results));
   return 0;
 }
 

@@ -27,6 +27,7 @@ struct EvaluateOptions {
   std::string format = "table";
   std::string predictions;
   std::string trained; ///< --model: score this model instead of cross-validating
+  std::vector<std::string> reportBy; ///< identifier columns to break the metrics down by
 };
 
 /// Predictions as CSV: identifiers, measured target, then one column per learner.
@@ -88,7 +89,7 @@ support::Expected<learners::CvReport> scoreFile(const std::string &File,
 }
 
 support::Expected<std::vector<learners::CvReport>> evaluate(const EvaluateOptions &Opts,
-                                                            const learners::Dataset &D) {
+                                                            learners::Dataset &D) {
   if (!Opts.trained.empty()) {
     auto R = scoreFile(Opts.trained, D);
     if (!R)
@@ -104,9 +105,11 @@ support::Expected<std::vector<learners::CvReport>> evaluate(const EvaluateOption
     return Plan.error();
   std::vector<learners::CvReport> Reports;
   for (const std::string &Name : *Names) {
-    auto Spec = modelSpec(Opts.model, Name);
+    auto Spec = modelSpec(Opts.model, Name, D);
     if (!Spec)
       return Spec.error();
+    if (Name == Names->front() && Opts.format == "table")
+      fmt::print("{}\n", describeSpec(*Spec, Opts.model));
     auto R = learners::crossValidate(D, *Spec, Plan->folds, Plan->protocol, Opts.seed);
     if (!R)
       return R.error();
@@ -124,6 +127,15 @@ int runEvaluate(const EvaluateOptions &Opts) {
   }
   fmt::print("{}", Opts.format == "json" ? learners::reportJson(*Reports)
                                          : learners::reportTable(*Reports));
+  if (!Opts.reportBy.empty()) {
+    auto B = Opts.format == "json" ? learners::breakdownJson(*Reports, *D, Opts.reportBy)
+                                   : learners::breakdownTable(*Reports, *D, Opts.reportBy);
+    if (!B) {
+      fmt::print(stderr, "{}\n", B.error().str());
+      return 1;
+    }
+    fmt::print("{}", *B);
+  }
   if (!Opts.predictions.empty())
     if (auto E = support::writeFileAtomically(Opts.predictions,
                                               learners::writeCsv(predictionTable(*D, *Reports)))) {
@@ -155,6 +167,10 @@ void addEvaluateCommand(CLI::App &App) {
   Cmd->add_option("--format", Opts->format, "report format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
+  Cmd->add_option("--report-by", Opts->reportBy,
+                  "also break the metrics down by these identifier columns, comma separated "
+                  "(e.g. gpu,source)")
+      ->delimiter(',');
   Cmd->add_option("--predictions", Opts->predictions,
                   "write predictions (ids, measured, one column per learner) to this CSV");
   Cmd->callback([Opts] {

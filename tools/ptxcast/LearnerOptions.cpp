@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 
 namespace ptxcast {
 
@@ -63,7 +64,71 @@ void addModelOptions(CLI::App &Cmd, ModelOptions &Opts) {
   Cmd.add_flag("--log-target", Opts.logTarget, "fit ln(target) and predict exp(model)");
   Cmd.add_flag("--log-features", Opts.logFeatures,
                "feed the learner sign(x) ln(1 + |x|) of every feature");
+  Cmd.add_option("--baseline", Opts.baseline,
+                 "column the target is measured against: fit ln((target - offset) / baseline); "
+                 "auto = bound_ms in ptxcast datasets, none = no baseline")
+      ->capture_default_str();
+  Cmd.add_option("--offset", Opts.offset,
+                 "column added to every prediction (a known overhead); auto = overhead_ms in "
+                 "ptxcast datasets, none = no offset")
+      ->capture_default_str();
+  Cmd.add_option("--balance", Opts.balance,
+                 "identifier columns, comma separated, whose groups weigh the same in the fit "
+                 "(e.g. source,gpu)");
 }
+
+namespace {
+
+/// A side column option: "auto" picks `Default` when the data has it, "none" none.
+std::string sideColumn(const std::string &Option, const learners::Dataset &D,
+                       const char *Default) {
+  if (Option == "none")
+    return "";
+  if (Option == "auto")
+    return D.featureIndex(Default) ? Default : "";
+  return Option;
+}
+
+/// Appends the column "balance_weight": N / (G x rows of the row's group) for the G groups of
+/// the identifier columns `Columns`, so that every group weighs the same in total.
+std::optional<support::Error> appendBalanceWeights(learners::Dataset &D,
+                                                   const std::string &Columns) {
+  std::vector<size_t> Cols;
+  for (size_t Start = 0; Start <= Columns.size();) {
+    size_t End = std::min(Columns.find(',', Start), Columns.size());
+    std::string Name = Columns.substr(Start, End - Start);
+    auto C = D.idIndex(Name);
+    if (!C)
+      return support::Error("--balance: no identifier column '" + Name + "'");
+    Cols.push_back(*C);
+    Start = End + 1;
+  }
+  std::map<std::vector<std::string>, size_t> Count;
+  auto KeyOf = [&](size_t R) {
+    std::vector<std::string> K;
+    for (size_t C : Cols)
+      K.push_back(D.ids[R][C]);
+    return K;
+  };
+  for (size_t R = 0; R < D.size(); ++R)
+    ++Count[KeyOf(R)];
+  learners::Dataset Out;
+  Out.idNames = D.idNames;
+  Out.featureNames = D.featureNames;
+  Out.featureNames.push_back("balance_weight");
+  Out.targetName = D.targetName;
+  std::vector<double> Row;
+  for (size_t R = 0; R < D.size(); ++R) {
+    auto Base = D.features.row(R);
+    Row.assign(Base.begin(), Base.end());
+    Row.push_back(double(D.size()) / (double(Count.size()) * double(Count[KeyOf(R)])));
+    Out.addRow(D.ids[R], Row, D.target[R]);
+  }
+  D = std::move(Out);
+  return std::nullopt;
+}
+
+} // namespace
 
 support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts) {
   learners::CsvSchema Schema;
@@ -79,7 +144,8 @@ support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts) {
 }
 
 support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
-                                                 const std::string &Learner) {
+                                                 const std::string &Learner,
+                                                 learners::Dataset &D) {
   std::vector<std::string> Mine;
   for (const std::string &P : Opts.params) {
     size_t Colon = P.find(':');
@@ -94,12 +160,31 @@ support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
   if (!Parsed)
     return Parsed.error();
   Spec.params = *Parsed;
-  Spec.transform =
-      Opts.logTarget ? learners::TargetTransform::Log : learners::TargetTransform::None;
+  Spec.baseline = sideColumn(Opts.baseline, D, "bound_ms");
+  Spec.offset = sideColumn(Opts.offset, D, "overhead_ms");
+  Spec.transform = Opts.logTarget || !Spec.baseline.empty() ? learners::TargetTransform::Log
+                                                            : learners::TargetTransform::None;
   Spec.logFeatures = Opts.logFeatures;
+  if (!Opts.balance.empty()) {
+    if (!D.featureIndex("balance_weight"))
+      if (auto E = appendBalanceWeights(D, Opts.balance))
+        return *E;
+    Spec.weight = "balance_weight";
+  }
   if (auto R = learners::createRegressor(Learner, Spec.params); !R)
     return R.error();
   return Spec;
+}
+
+std::string describeSpec(const learners::ModelSpec &Spec, const ModelOptions &Opts) {
+  std::string S = "target: ";
+  std::string Y = Spec.offset.empty() ? "target" : "(target - " + Spec.offset + ")";
+  if (!Spec.baseline.empty())
+    Y += " / " + Spec.baseline;
+  S += Spec.transform == learners::TargetTransform::Log ? "ln(" + Y + ")" : Y;
+  if (!Opts.balance.empty())
+    S += "; rows weighted so that every (" + Opts.balance + ") group weighs the same";
+  return S;
 }
 
 support::Expected<CvChoice> parseCv(const std::string &Text) {

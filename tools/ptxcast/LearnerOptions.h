@@ -32,6 +32,12 @@ struct ModelOptions {
   std::vector<std::string> params;
   bool logTarget = false;
   bool logFeatures = false;
+  /// Side columns (learners::ModelSpec). "auto": for a `ptxcast dataset` file (it has
+  /// hardware::BoundColumn), the cross-GPU setup: baseline bound_ms, offset overhead_ms and the
+  /// log target; for other files none. "none": no such column.
+  std::string baseline = "auto", offset = "auto";
+  /// Identifier columns (comma separated) whose groups get equal total weight in the fit.
+  std::string balance;
 };
 
 /// A cross-validation protocol as typed: `--cv K` (shuffled k-fold) or `--cv group=COLUMN`
@@ -48,9 +54,12 @@ void addModelOptions(CLI::App &Cmd, ModelOptions &Opts);
 /// Reads the CSV files (identifier columns inferred: any non-numeric column), keeps the rows
 /// --where selects.
 support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts);
-/// The ModelSpec for learner `Learner`: parameters meant for all learners or for this one.
+/// The ModelSpec for learner `Learner` on D: parameters meant for all learners or for this one,
+/// side columns resolved (`auto`), and with --balance a weight column appended to D.
 support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
-                                                 const std::string &Learner);
+                                                 const std::string &Learner, learners::Dataset &D);
+/// One line saying how the target is modelled (log target, baseline, offset, balance).
+std::string describeSpec(const learners::ModelSpec &Spec, const ModelOptions &Opts);
 
 /// Parses `K` (2 or more) or `group=COLUMN`.
 support::Expected<CvChoice> parseCv(const std::string &Text);

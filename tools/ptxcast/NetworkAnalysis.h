@@ -3,12 +3,15 @@
 // Shared by `ptxcast predict` and `ptxcast compare`; analysisInput by analyze and dataset too.
 #pragma once
 
+#include "AnalysisCache.h"
+
 #include "analyzer/Counts.h"
 #include "analyzer/FastMode.h"
 #include "corpus/KernelGen.h"
 #include "corpus/Lower.h"
 #include "corpus/Network.h"
 #include "corpus/Workload.h"
+#include "hardware/Skeleton.h"
 #include "support/Expected.h"
 
 #include <cstdint>
@@ -26,6 +29,7 @@ struct NetworkRequest {
   std::string arch = "sm_90";
   unsigned threads = 0;                 ///< analysis worker threads; 0 = all cores
   corpus::KernelCache *cache = nullptr; ///< kernels shared with other requests (may be null)
+  const AnalysisCache *analyses = nullptr; ///< on-disk analysis cache (may be null)
 };
 
 /// One launch of the lowered network.
@@ -34,6 +38,7 @@ struct LaunchRecord {
   std::string strategy; ///< conv_gemm, conv_dw, eltwise, ... (corpus lowering)
   std::vector<std::string> layers;
   uint64_t footprintBytes = 0; ///< bytes of the distinct buffers this launch uses
+  int64_t macs = 0;            ///< multiply-adds of the layers it computes
 };
 
 /// The analysed network.
@@ -46,6 +51,10 @@ struct NetworkAnalysis {
   uint64_t footprintBytes = 0; ///< bytes of the distinct buffers all launches use
   double lowerSeconds = 0;     ///< wall time of building + lowering
   double analyseSeconds = 0;   ///< wall time of fast analysis
+  bool fromCache = false;      ///< the counts came from the on-disk analysis cache
+
+  /// The launches as the physical model sees them (hardware/Skeleton.h).
+  std::vector<hardware::LaunchWork> work() const;
 };
 
 /// The analyzer's input for a lowered workload: its PTX modules (moved out of W) and manifest.
@@ -58,11 +67,13 @@ bool isOnnxPath(const std::string &Input);
 
 /// Lowers a built network and fast-analyses it with the settings `ptxcast predict` and
 /// `ptxcast dataset` share (quick sampling, no data-dependence check: lowered kernels branch on
-/// indices only) on `Threads` threads (0 = all cores); `Progress` reports on a terminal. Sets
-/// everything but batch and dtype; lowerSeconds covers lowering only.
+/// indices only) on `Threads` threads (0 = all cores); `Progress` reports on a terminal. With a
+/// `Cache`, counts of a workload analysed before are read back instead. Sets everything but
+/// batch and dtype; lowerSeconds covers lowering only.
 support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
                                                   const corpus::LowerOptions &Lower,
-                                                  unsigned Threads, bool Progress);
+                                                  unsigned Threads, bool Progress,
+                                                  const AnalysisCache *Cache = nullptr);
 
 /// Builds (zoo) or imports (ONNX), lowers (kernels planned and emitted) and fast-analyses the
 /// network. Unknown model names, unreadable or unsupported ONNX files and analysis traps are

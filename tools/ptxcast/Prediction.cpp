@@ -110,23 +110,26 @@ learners::Dataset featureTable(const NetworkAnalysis &N, const hardware::GpuSpec
                                bool PerLaunch) {
   learners::Dataset D;
   D.featureNames = hardware::featureNames();
+  D.featureNames.push_back(hardware::BoundColumn);
   D.targetName = "time_ms";
+  hardware::Execution E{hardware::defaultMathMode(N.dtype, Gpu.computeCapability),
+                        hardware::Implementation::Framework, N.dtype == "f16"};
+  std::vector<hardware::LaunchWork> Work = N.work();
   std::vector<double> Values;
-  auto Add = [&](const learners::NamedVector &Row) {
+  auto Add = [&](std::span<const hardware::LaunchWork> Launches) {
+    hardware::GroupFeatures F = hardware::groupFeatures(Launches, Gpu, E);
     Values.clear();
-    for (const auto &[Name, V] : Row)
+    for (const auto &[Name, V] : F.features)
       Values.push_back(V);
+    Values.push_back(F.boundMs);
     D.addRow({}, Values, 0);
   };
   if (PerLaunch) {
-    for (const LaunchRecord &L : N.launches)
-      Add(hardware::featureRow({&L.profile, 1}, L.footprintBytes, Gpu));
+    for (const hardware::LaunchWork &W : Work)
+      Add({&W, 1});
     return D;
   }
-  std::vector<analyzer::KernelProfile> All;
-  for (const LaunchRecord &L : N.launches)
-    All.push_back(L.profile);
-  Add(hardware::featureRow(All, N.footprintBytes, Gpu));
+  Add(Work);
   return D;
 }
 
@@ -211,10 +214,9 @@ std::vector<KindTime> byKind(const NetworkAnalysis &N, const std::vector<double>
 std::vector<double> rooflineWeights(const learners::Dataset &PerLaunch) {
   std::vector<double> W;
   auto Col = [&](const char *Name) { return *PerLaunch.featureIndex(Name); };
-  size_t Fp = Col("est_fp_ms"), Issue = Col("est_issue_ms"), Sector = Col("est_sector_ms");
+  size_t Bound = Col(hardware::BoundColumn);
   for (size_t I = 0; I < PerLaunch.size(); ++I)
-    W.push_back(std::max(
-        {PerLaunch.features(I, Fp), PerLaunch.features(I, Issue), PerLaunch.features(I, Sector)}));
+    W.push_back(PerLaunch.features(I, Bound));
   return W;
 }
 

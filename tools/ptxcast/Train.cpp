@@ -137,9 +137,13 @@ int writeBundle(const TrainOptions &Opts, const learners::Dataset &D,
 
 int runTrain(const TrainOptions &Opts) {
   auto D = loadDataset(Opts.data);
-  auto Spec = modelSpec(Opts.model, Opts.model.learner);
-  if (!D || !Spec) {
-    fmt::print(stderr, "{}\n", !D ? D.error().str() : Spec.error().str());
+  if (!D) {
+    fmt::print(stderr, "{}\n", D.error().str());
+    return 1;
+  }
+  auto Spec = modelSpec(Opts.model, Opts.model.learner, *D);
+  if (!Spec) {
+    fmt::print(stderr, "{}\n", Spec.error().str());
     return 1;
   }
   std::string Predicts = Opts.predicts.empty() ? D->targetName : Opts.predicts;

@@ -70,4 +70,14 @@ support::Expected<CvReport> crossValidate(const Dataset &D, const ModelSpec &Spe
 std::string reportJson(std::span<const CvReport> Reports);
 std::string reportTable(std::span<const CvReport> Reports, size_t TopFeatures = 10);
 
+/// The pooled predictions of each report broken down by the values of identifier columns of D
+/// (rows in D's order, as the reports' predictions): one line per group with its rows, each
+/// learner's MAPE and the median measured / predicted of the most accurate learner. As a table,
+/// or JSON {"by": [...], "groups": [{"group": [...], "rows", "mape": {learner: %},
+/// "median_ratio"}]}. Unknown columns are an error.
+support::Expected<std::string> breakdownTable(std::span<const CvReport> Reports, const Dataset &D,
+                                              const std::vector<std::string> &Columns);
+support::Expected<std::string> breakdownJson(std::span<const CvReport> Reports, const Dataset &D,
+                                             const std::vector<std::string> &Columns);
+
 } // namespace learners

@@ -29,8 +29,11 @@ public:
   /// Every parameter with its effective value.
   virtual const Params &params() const = 0;
 
-  /// Fits on X (n x p) and y (n). Bad data (empty, NaN, too few rows) is an error.
-  virtual std::optional<support::Error> fit(const Matrix &X, std::span<const double> Y) = 0;
+  /// Fits on X (n x p) and y (n), each row weighted by W (n non-negative weights; empty = all 1):
+  /// a row of weight 2 counts as two copies of it. Bad data (empty, NaN, negative weights, too
+  /// few rows) is an error.
+  virtual std::optional<support::Error> fit(const Matrix &X, std::span<const double> Y,
+                                            std::span<const double> W = {}) = 0;
   /// Predicts one value per row of X; X must have the fitted width.
   virtual std::vector<double> predict(const Matrix &X) const = 0;
 

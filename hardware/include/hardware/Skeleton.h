@@ -1,0 +1,101 @@
+// The physical skeleton of a launch on a GPU (docs/cross-gpu.md): occupancy from the launch's
+// threads, registers and shared memory against the architecture's per-SM limits; waves and the
+// tail wave; the busy time of every SM resource on the busiest SM (FP32/FMA, integer, FP16, FP64,
+// special-function and tensor pipes, the load/store path, instruction issue); L2 and DRAM time
+// (DRAM bytes with L2 reuse); and the launch latency. Its bound T_bound is a time in ms on that
+// GPU; the learners only predict how far the real time sits above it.
+#pragma once
+
+#include "analyzer/Counts.h"
+#include "hardware/GpuCatalog.h"
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace hardware {
+
+/// How multiply-adds of GEMM-like launches are executed: on the CUDA cores (simt) or on tensor
+/// cores with the given input precision.
+enum class MathMode : uint8_t { Simt, Tf32, F16, Bf16 };
+std::string_view mathModeName(MathMode M);
+support::Expected<MathMode> parseMathMode(std::string_view Name);
+
+/// What PyTorch does by default on a GPU of compute capability `Cc` for networks of element type
+/// `Dtype` ("f32" | "f16"): TF32 tensor cores for fp32 convolutions on sm_80+ (cuDNN's
+/// allow_tf32 default), FP16 tensor cores for fp16 on sm_70+, CUDA cores otherwise.
+MathMode defaultMathMode(std::string_view Dtype, double Cc);
+
+/// Whose kernels ran: ptxcast's own lowering (timed with ptxcast-measure), or a framework's
+/// (cuDNN / cuBLAS / PyTorch) for the same layers.
+enum class Implementation : uint8_t { Ptxcast, Framework };
+
+/// Families of launch kinds (the lowering's strategies), as the features see them.
+enum class KindFamily : uint8_t { Gemm, DirectConv, Depthwise, Gemv, Elementwise, Pool, Reduce, Softmax, Copy, Other };
+constexpr size_t NumKindFamilies = 10;
+std::string_view kindFamilyName(KindFamily F);
+/// The family of a lowering strategy ("conv_gemm" -> Gemm, "eltwise_add" -> Elementwise, ...).
+KindFamily kindFamily(std::string_view Strategy);
+
+/// One launch, independent of any GPU: the analyzer's counts plus what the lowering knows.
+struct LaunchWork {
+  analyzer::KernelProfile profile;
+  std::string kind;             ///< the lowering's strategy, e.g. "conv_implicit_gemm"
+  uint64_t footprintBytes = 0;  ///< bytes of the distinct buffers the launch touches
+  double macs = 0;              ///< multiply-adds of the layers it computes
+  uint32_t registersPerThread = 0; ///< 0 = unknown (occupancy then ignores registers)
+  uint32_t staticSharedBytes = 0;
+};
+
+/// How the launch is run: math mode of its GEMM-like work and whose kernels.
+struct Execution {
+  MathMode math = MathMode::Simt;
+  Implementation impl = Implementation::Framework;
+  bool half = false; ///< 16-bit activations and weights (fp16 networks, AMP)
+};
+
+/// True when a framework runs this kind's multiply-adds on tensor cores in this math mode
+/// (convolutions and GEMMs; fp32 dense layers stay on CUDA cores: PyTorch's matmul TF32 default
+/// is off). ptxcast's own kernels use tensor cores only where their PTX has tensor instructions.
+bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E);
+
+/// The GPU-side latency of one kernel launch, ms: what a kernel of no work takes between two
+/// others in a stream or CUDA graph (measured on the H100: the shortest launches take 3-4 us
+/// with events around them, 2-3 us apiece in graph replay).
+constexpr double LaunchLatencyMs = 0.0025;
+
+/// Occupancy of one launch on one GPU.
+struct Occupancy {
+  double ctasPerSm = 0;  ///< CTAs resident per SM (>= 1)
+  double warpsPerCta = 0;
+  std::string limiter;   ///< "threads", "ctas", "registers", "shared", "grid"
+};
+Occupancy occupancy(const LaunchWork &W, const GpuSpec &Gpu);
+
+/// Per-resource busy time, ms. The SM resources are the busiest SM's (ceil(CTAs / SMs) CTAs);
+/// L2 and DRAM are the whole GPU's.
+enum class Resource : uint8_t { Fma, Int, Fp16, Fp64, Sfu, Tensor, Lsu, Issue, L2, Dram };
+constexpr size_t NumResources = 10;
+std::string_view resourceName(Resource R);
+
+/// The skeleton of one launch on one GPU.
+struct LaunchBound {
+  std::array<double, NumResources> ms{}; ///< busy time per Resource
+  double workMs = 0;    ///< the largest busy time
+  double latencyMs = 0; ///< LaunchLatencyMs
+  double boundMs = 0;   ///< workMs + latencyMs: T_bound
+  Occupancy occ;
+  double waves = 0;     ///< CTAs / (SMs x CTAs per SM)
+  double tailFill = 0;  ///< fill of the last wave, (0, 1]
+  double dramBytes = 0; ///< estimated DRAM traffic
+  double l2Bytes = 0;   ///< global sectors x 32
+  double computeMs = 0; ///< largest of the arithmetic pipes
+  double memoryMs = 0;  ///< largest of L2 and DRAM
+  double busyCycles = 0; ///< workMs in clock cycles of one SM
+};
+
+/// The skeleton of launch W on Gpu under execution E.
+LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E);
+
+} // namespace hardware

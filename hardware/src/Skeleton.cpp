@@ -1,0 +1,240 @@
+// The physical skeleton of a launch (Skeleton.h): occupancy, waves, per-resource busy times and
+// the bound. Every rate comes from the GPU catalog (per-GPU peaks, per-architecture pipe widths);
+// docs/cross-gpu.md derives each formula.
+#include "hardware/Skeleton.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+namespace hardware {
+
+using ptx::InstrClass;
+
+std::string_view mathModeName(MathMode M) {
+  switch (M) {
+  case MathMode::Simt:
+    return "simt";
+  case MathMode::Tf32:
+    return "tf32";
+  case MathMode::F16:
+    return "f16";
+  case MathMode::Bf16:
+    return "bf16";
+  }
+  return "simt";
+}
+
+support::Expected<MathMode> parseMathMode(std::string_view Name) {
+  for (MathMode M : {MathMode::Simt, MathMode::Tf32, MathMode::F16, MathMode::Bf16})
+    if (Name == mathModeName(M))
+      return M;
+  return support::Error("unknown math mode '" + std::string(Name) +
+                        "' (valid: simt, tf32, f16, bf16)");
+}
+
+MathMode defaultMathMode(std::string_view Dtype, double Cc) {
+  if (Dtype == "f16")
+    return Cc >= 7.0 ? MathMode::F16 : MathMode::Simt;
+  return Cc >= 8.0 ? MathMode::Tf32 : MathMode::Simt;
+}
+
+std::string_view kindFamilyName(KindFamily F) {
+  constexpr std::string_view Names[NumKindFamilies] = {
+      "gemm", "direct_conv", "depthwise", "gemv", "eltwise",
+      "pool", "reduce",      "softmax",   "copy", "other"};
+  return Names[static_cast<size_t>(F)];
+}
+
+KindFamily kindFamily(std::string_view S) {
+  if (S == "conv_gemm" || S == "conv_implicit_gemm" || S == "dense_gemm")
+    return KindFamily::Gemm;
+  if (S == "conv_direct")
+    return KindFamily::DirectConv;
+  if (S == "conv_depthwise")
+    return KindFamily::Depthwise;
+  if (S == "dense_gemv")
+    return KindFamily::Gemv;
+  if (S.starts_with("eltwise"))
+    return KindFamily::Elementwise;
+  if (S.starts_with("pool"))
+    return KindFamily::Pool;
+  if (S.starts_with("global") || S.starts_with("reduce"))
+    return KindFamily::Reduce;
+  if (S.starts_with("softmax"))
+    return KindFamily::Softmax;
+  if (S.starts_with("concat") || S.starts_with("copy"))
+    return KindFamily::Copy;
+  return KindFamily::Other;
+}
+
+std::string_view resourceName(Resource R) {
+  constexpr std::string_view Names[NumResources] = {"fma", "int", "fp16", "fp64", "sfu",
+                                                    "tensor", "lsu", "issue", "l2", "dram"};
+  return Names[static_cast<size_t>(R)];
+}
+
+namespace {
+
+double tensorTflops(const GpuSpec &Gpu, MathMode M) {
+  switch (M) {
+  case MathMode::Tf32:
+    return Gpu.tensor.tf32;
+  case MathMode::F16:
+    return Gpu.tensor.fp16;
+  case MathMode::Bf16:
+    return Gpu.tensor.bf16;
+  case MathMode::Simt:
+    return 0;
+  }
+  return 0;
+}
+
+double ctasOf(const analyzer::KernelProfile &P) {
+  return double(P.grid[0]) * P.grid[1] * P.grid[2];
+}
+
+} // namespace
+
+bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E) {
+  if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt || F != KindFamily::Gemm)
+    return false;
+  return !(E.math == MathMode::Tf32 && Kind == "dense_gemm");
+}
+
+Occupancy occupancy(const LaunchWork &W, const GpuSpec &Gpu) {
+  const ArchLimits &L = Gpu.limits;
+  const analyzer::KernelProfile &P = W.profile;
+  Occupancy O;
+  const double Threads = double(P.block[0]) * P.block[1] * P.block[2];
+  O.warpsPerCta = std::ceil(Threads / 32);
+  auto Limit = [&](double Ctas, const char *Why) {
+    if (Ctas < O.ctasPerSm) {
+      O.ctasPerSm = Ctas;
+      O.limiter = Why;
+    }
+  };
+  O.ctasPerSm = L.maxCtasPerSm;
+  O.limiter = "ctas";
+  Limit(std::floor(L.maxWarpsPerSm / O.warpsPerCta), "threads");
+  if (W.registersPerThread > 0) {
+    double PerWarp = std::ceil(W.registersPerThread * 32.0 / L.registerAllocUnit) *
+                     L.registerAllocUnit;
+    Limit(std::floor(L.registersPerSm / (PerWarp * O.warpsPerCta)), "registers");
+  }
+  double SharedKB = (W.staticSharedBytes + P.sharedBytes) / 1024.0;
+  if (SharedKB > 0)
+    Limit(std::floor(L.sharedMemPerSmKB / (SharedKB + L.sharedMemPerCtaReservedKB)), "shared");
+  O.ctasPerSm = std::max(1.0, O.ctasPerSm);
+  double PerSm = std::ceil(ctasOf(P) / Gpu.smCount);
+  Limit(PerSm, "grid");
+  return O;
+}
+
+namespace {
+
+/// Thread instructions of a class.
+double thr(const analyzer::KernelProfile &P, InstrClass C) {
+  return double(P.threadInstructions[static_cast<size_t>(C)]);
+}
+
+/// Per-SM busy cycles of the pipes, for the whole launch (before taking the busiest SM's share).
+std::array<double, NumResources> pipeCycles(const LaunchWork &W, const GpuSpec &Gpu) {
+  const analyzer::KernelProfile &P = W.profile;
+  const ArchLimits &L = Gpu.limits;
+  const double PerSmClock = Gpu.smCount * Gpu.boostClockMhz * 1e6;
+  auto Lanes = [&](double Tflops, double Fallback) {
+    return Tflops > 0 ? Tflops * 1e12 / 2 / PerSmClock : Fallback;
+  };
+  std::array<double, NumResources> C{};
+  double Fma = thr(P, InstrClass::Fp32) + thr(P, InstrClass::IntMul);
+  double Int = thr(P, InstrClass::IntArith) + thr(P, InstrClass::Logic) +
+               thr(P, InstrClass::CompareSelect);
+  if (L.int32SharesFp32) {
+    Fma += Int;
+    Int = 0;
+  }
+  C[size_t(Resource::Fma)] = Fma / Gpu.fp32CoresPerSm;
+  C[size_t(Resource::Int)] = Int / L.int32LanesPerSm;
+  C[size_t(Resource::Fp16)] =
+      thr(P, InstrClass::Fp16) / Lanes(Gpu.fp16Tflops, Gpu.fp32CoresPerSm);
+  C[size_t(Resource::Fp64)] =
+      thr(P, InstrClass::Fp64) / Lanes(Gpu.fp64Tflops, Gpu.fp32CoresPerSm / 32);
+  // IEEE division and square root expand to a few SFU-class instructions each.
+  C[size_t(Resource::Sfu)] = (thr(P, InstrClass::SpecialFn) + thr(P, InstrClass::Convert) +
+                              4 * thr(P, InstrClass::DivSqrt)) /
+                             L.sfuLanesPerSm;
+  const double Sectors =
+      double(P.globalLoadSectors + P.globalStoreSectors + P.globalAtomicSectors);
+  const double Requests =
+      double(P.globalLoadRequests + P.globalStoreRequests + P.globalAtomicRequests);
+  C[size_t(Resource::Lsu)] = std::max(Requests, Sectors * 32 / L.l1BytesPerClockPerSm) +
+                             double(P.sharedLoadRequests + P.sharedStoreRequests +
+                                    P.sharedAtomicRequests + P.sharedBankConflicts);
+  C[size_t(Resource::Issue)] = double(P.warpInstructionsTotal()) / L.warpSchedulersPerSm;
+  return C;
+}
+
+} // namespace
+
+LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
+  assert(Gpu.smCount > 0 && Gpu.boostClockMhz > 0 && "GPU spec without SMs or clock");
+  const analyzer::KernelProfile &P = W.profile;
+  const double Hz = Gpu.boostClockMhz * 1e6;
+  const double Ctas = std::max(1.0, ctasOf(P));
+  LaunchBound B;
+  B.occ = occupancy(W, Gpu);
+  B.waves = Ctas / (Gpu.smCount * B.occ.ctasPerSm);
+  B.tailFill = B.waves <= 1 ? B.waves : B.waves - std::floor(B.waves);
+  if (B.tailFill == 0)
+    B.tailFill = 1;
+
+  const KindFamily Family = kindFamily(W.kind);
+  const double Tensor = tensorTflops(Gpu, E.math);
+  const bool OnTensor = usesTensorCores(Family, W.kind, E) && Tensor > 0;
+  // A library's GEMM-like kernel (and its grouped or narrow convolutions, which ptxcast lowers
+  // as direct convolutions) is register- and shared-memory-tiled: its instruction issue,
+  // load/store and L2 traffic are small next to its multiply-adds, which our plain kernel's
+  // counts are not. So for a framework's GEMM-like launch only the multiply-adds (at the rate of
+  // the pipe they run on) and the compulsory DRAM traffic bound the time.
+  const bool Ideal = E.impl == Implementation::Framework &&
+                     (Family == KindFamily::Gemm || Family == KindFamily::DirectConv);
+  std::array<double, NumResources> Cycles{};
+  if (Ideal) {
+    if (OnTensor)
+      Cycles[size_t(Resource::Tensor)] = W.macs / (Tensor * 1e12 / 2 / (Gpu.smCount * Hz));
+    else
+      Cycles[size_t(Resource::Fma)] = W.macs / Gpu.fp32CoresPerSm;
+  } else {
+    Cycles = pipeCycles(W, Gpu);
+  }
+  // The busiest SM runs ceil(CTAs / SMs) of the CTAs.
+  const double Busiest = std::ceil(Ctas / Gpu.smCount) / Ctas;
+  for (size_t R = 0; R <= size_t(Resource::Issue); ++R)
+    B.ms[R] = Cycles[R] * Busiest / Hz * 1e3;
+
+  // L2: every requested sector, at the bandwidth of the SMs that run CTAs.
+  const double ActiveSms = std::min(Ctas, Gpu.smCount);
+  B.l2Bytes = 32.0 * double(P.globalLoadSectors + P.globalStoreSectors + P.globalAtomicSectors);
+  if (!Ideal)
+    B.ms[size_t(Resource::L2)] =
+        B.l2Bytes / (Gpu.limits.l2BytesPerClockPerSm * ActiveSms * Hz) * 1e3;
+  // DRAM: the footprint once; re-reads beyond it miss L2 in proportion to how far the footprint
+  // exceeds the L2.
+  const double Footprint = double(W.footprintBytes);
+  const double L2Bytes = Gpu.l2MB * 1024 * 1024;
+  const double Spill = Footprint > 0 ? std::clamp(1 - L2Bytes / Footprint, 0.0, 1.0) : 0;
+  B.dramBytes = Ideal ? Footprint
+                      : std::min(Footprint, B.l2Bytes) + std::max(0.0, B.l2Bytes - Footprint) * Spill;
+  B.ms[size_t(Resource::Dram)] = B.dramBytes / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
+
+  B.workMs = *std::max_element(B.ms.begin(), B.ms.end());
+  B.computeMs = *std::max_element(B.ms.begin(), B.ms.begin() + size_t(Resource::Tensor) + 1);
+  B.memoryMs = std::max(B.ms[size_t(Resource::L2)], B.ms[size_t(Resource::Dram)]);
+  B.latencyMs = LaunchLatencyMs;
+  B.boundMs = B.workMs + B.latencyMs;
+  B.busyCycles = B.workMs * 1e-3 * Hz;
+  return B;
+}
+
+} // namespace hardware

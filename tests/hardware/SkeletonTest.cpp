@@ -1,0 +1,165 @@
+// The physical skeleton (hardware/Skeleton.h) and the cross-GPU features (hardware/Features.h):
+// occupancy limits, per-resource busy times worked out by hand, tensor-core math modes, and
+// monotonicity in the GPU's resources. Launch counts are synthetic, for mechanics.
+#include "hardware/Features.h"
+#include "hardware/Skeleton.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+
+using namespace hardware;
+
+namespace {
+
+GpuSpec catalogGpu(const char *Name) {
+  auto C = GpuCatalog::builtin();
+  REQUIRE(C);
+  auto G = C->lookup(Name);
+  REQUIRE(G);
+  return *G;
+}
+
+/// A launch of `Ctas` CTAs of 256 threads, each thread doing `FmaPerThread` FP32 FMAs and
+/// reading 4 bytes per thread (coalesced: 8 sectors per warp request... 4 per 128 bytes).
+LaunchWork launch(uint32_t Ctas, double FmaPerThread, std::string Kind = "conv_gemm") {
+  LaunchWork W;
+  W.kind = std::move(Kind);
+  analyzer::KernelProfile &P = W.profile;
+  P.grid = {Ctas, 1, 1};
+  P.block = {256, 1, 1};
+  const double Threads = 256.0 * Ctas;
+  P.threadInstructions[size_t(ptx::InstrClass::Fp32)] = uint64_t(Threads * FmaPerThread);
+  P.warpInstructions[size_t(ptx::InstrClass::Fp32)] = uint64_t(Threads / 32 * FmaPerThread);
+  P.globalLoadRequests = uint64_t(Threads / 32);
+  P.globalLoadSectors = uint64_t(Threads / 32 * 4);
+  W.footprintBytes = uint64_t(Threads * 4);
+  W.macs = Threads * FmaPerThread;
+  return W;
+}
+
+double ms(const LaunchBound &B, Resource R) { return B.ms[size_t(R)]; }
+
+} // namespace
+
+TEST_CASE("skeleton: occupancy is limited by threads, registers, shared memory and the grid") {
+  GpuSpec A100 = catalogGpu("a100");
+  LaunchWork W = launch(10000, 1);
+  Occupancy O = occupancy(W, A100);
+  CHECK(O.warpsPerCta == 8);
+  CHECK(O.ctasPerSm == 8); // 64 warps per SM / 8
+  CHECK(O.limiter == "threads");
+  W.registersPerThread = 128; // 128 x 32 = 4096 per warp, 32768 per CTA: 2 per SM
+  O = occupancy(W, A100);
+  CHECK(O.ctasPerSm == 2);
+  CHECK(O.limiter == "registers");
+  W.registersPerThread = 0;
+  W.staticSharedBytes = 40 * 1024; // (40 + 1 reserved) KB of 164 KB: 4 per SM
+  O = occupancy(W, A100);
+  CHECK(O.ctasPerSm == 4);
+  CHECK(O.limiter == "shared");
+  O = occupancy(launch(100, 1), A100); // 100 CTAs on 108 SMs: one each
+  CHECK(O.ctasPerSm == 1);
+  CHECK(O.limiter == "grid");
+  CHECK(occupancy(launch(10000, 1), catalogGpu("t4")).ctasPerSm == 4); // 32 warps per SM
+}
+
+TEST_CASE("skeleton: an FMA-bound launch takes the busiest SM's FMAs at the cores' rate") {
+  GpuSpec V100 = catalogGpu("v100-pcie-32gb");
+  Execution Simt{MathMode::Simt, Implementation::Ptxcast, false};
+  // 801 CTAs on 80 SMs: the busiest SM runs 11 of them.
+  LaunchBound B = bound(launch(801, 1000), V100, Simt);
+  const double PerCta = 256.0 * 1000;
+  const double Expected = 11 * PerCta / 64 / (1380e6) * 1e3; // 64 FP32 lanes at 1380 MHz, ms
+  CHECK(ms(B, Resource::Fma) == doctest::Approx(Expected));
+  CHECK(B.workMs == doctest::Approx(Expected));
+  CHECK(B.boundMs == doctest::Approx(Expected + LaunchLatencyMs));
+  CHECK(B.waves == doctest::Approx(801.0 / (80 * 8)));
+  CHECK(B.tailFill == doctest::Approx(801.0 / 640 - 1));
+  CHECK(ms(B, Resource::Tensor) == 0);
+}
+
+TEST_CASE("skeleton: DRAM time is the footprint at the memory bandwidth") {
+  GpuSpec T4 = catalogGpu("t4");
+  LaunchWork W = launch(4096, 0, "eltwise_activation");
+  W.profile.globalStoreRequests = W.profile.globalLoadRequests;
+  W.profile.globalStoreSectors = W.profile.globalLoadSectors;
+  W.footprintBytes *= 2; // read once, written once
+  LaunchBound B = bound(W, T4, {});
+  const double Bytes = 2.0 * 4096 * 256 * 4;
+  CHECK(B.dramBytes == doctest::Approx(Bytes));
+  CHECK(ms(B, Resource::Dram) == doctest::Approx(Bytes / 320e9 * 1e3));
+  CHECK(B.memoryMs >= ms(B, Resource::Dram));
+}
+
+TEST_CASE("skeleton: GEMM-like framework launches run on tensor cores in their math mode") {
+  GpuSpec A100 = catalogGpu("a100");
+  LaunchWork Conv = launch(1080, 2000);
+  Execution Tf32{MathMode::Tf32, Implementation::Framework, false};
+  LaunchBound B = bound(Conv, A100, Tf32);
+  const double Busiest = 10.0 / 1080; // ceil(1080 / 108) CTAs of 1080
+  const double TensorMacsPerSmClock = 156e12 / 2 / (108 * 1410e6);
+  CHECK(ms(B, Resource::Tensor) ==
+        doctest::Approx(Conv.macs * Busiest / TensorMacsPerSmClock / 1410e6 * 1e3));
+  CHECK(ms(B, Resource::Fma) == 0); // every FMA moved to the tensor cores
+  // PyTorch keeps fp32 matmuls on the CUDA cores (TF32 off for matmul by default).
+  LaunchWork Dense = Conv;
+  Dense.kind = "dense_gemm";
+  CHECK(ms(bound(Dense, A100, Tf32), Resource::Tensor) == 0);
+  // ptxcast's own kernels have no tensor instructions; Volta has no TF32 at all.
+  CHECK(ms(bound(Conv, A100, {MathMode::Tf32, Implementation::Ptxcast, false}), Resource::Tensor) ==
+        0);
+  CHECK(ms(bound(Conv, catalogGpu("v100"), Tf32), Resource::Tensor) == 0);
+  CHECK(ms(bound(Conv, catalogGpu("v100"), {MathMode::F16, Implementation::Framework, true}),
+           Resource::Tensor) > 0);
+  CHECK(defaultMathMode("f32", 8.0) == MathMode::Tf32);
+  CHECK(defaultMathMode("f32", 7.5) == MathMode::Simt);
+  CHECK(defaultMathMode("f16", 7.0) == MathMode::F16);
+}
+
+TEST_CASE("skeleton: a GPU at least as good on every line never has a larger bound") {
+  GpuSpec Base = catalogGpu("a100");
+  GpuSpec Better = Base;
+  Better.smCount *= 1.5;
+  Better.boostClockMhz *= 1.2;
+  Better.memoryBandwidthGBs *= 2;
+  Better.l2MB *= 2;
+  Better.fp32Tflops *= 1.8;
+  Better.tensor.tf32 *= 1.8;
+  for (uint32_t Ctas : {1u, 50u, 107u, 108u, 109u, 5000u})
+    for (double Fma : {0.0, 10.0, 5000.0}) {
+      CAPTURE(Ctas);
+      CAPTURE(Fma);
+      Execution E{MathMode::Tf32, Implementation::Framework, false};
+      CHECK(bound(launch(Ctas, Fma), Better, E).boundMs <=
+            bound(launch(Ctas, Fma), Base, E).boundMs * (1 + 1e-12));
+    }
+}
+
+TEST_CASE("features: names, shares of the bound, and bound-weighted averages over a group") {
+  GpuSpec H100 = catalogGpu("h100");
+  Execution E{MathMode::Simt, Implementation::Ptxcast, false};
+  LaunchWork Big = launch(5000, 4000), Small = launch(2, 1, "eltwise_add");
+  GroupFeatures One = groupFeatures({&Big, 1}, H100, E);
+  std::vector<std::string> Names;
+  for (const auto &[Name, V] : One.features)
+    Names.push_back(Name);
+  CHECK(Names == featureNames());
+  auto Get = [](const GroupFeatures &G, const std::string &Name) {
+    auto It = std::find_if(G.features.begin(), G.features.end(),
+                           [&](const auto &P) { return P.first == Name; });
+    REQUIRE(It != G.features.end());
+    return It->second;
+  };
+  CHECK(Get(One, "share_fma") == doctest::Approx(1));
+  CHECK(Get(One, "kind_gemm") == 1);
+  CHECK(Get(One, "framework") == 0);
+  CHECK(One.boundMs == doctest::Approx(bound(Big, H100, E).boundMs));
+  LaunchWork Both[] = {Big, Small};
+  GroupFeatures Two = groupFeatures(Both, H100, E);
+  const double Wb = bound(Big, H100, E).boundMs, Ws = bound(Small, H100, E).boundMs;
+  CHECK(Two.boundMs == doctest::Approx(Wb + Ws));
+  CHECK(Get(Two, "kind_gemm") == doctest::Approx(Wb / (Wb + Ws)));
+  CHECK(Get(Two, "kind_eltwise") == doctest::Approx(Ws / (Wb + Ws)));
+  CHECK(Two.launches.size() == 2);
+}

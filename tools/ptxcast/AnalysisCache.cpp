@@ -1,0 +1,97 @@
+// The on-disk analysis cache (AnalysisCache.h). One text file per key: a header line
+// "ptxcast-analysis-cache VERSION LAUNCHES", then per launch its kernel name, geometry and every
+// counter as decimal integers in a fixed order.
+#include "AnalysisCache.h"
+
+#include "support/Files.h"
+
+#include <fmt/core.h>
+
+#include <filesystem>
+#include <sstream>
+
+namespace ptxcast {
+namespace {
+
+uint64_t fnv1a(uint64_t H, std::string_view Text) {
+  for (unsigned char C : Text) {
+    H ^= C;
+    H *= 0x100000001b3ULL;
+  }
+  return H;
+}
+
+/// Every integer of a profile except the kernel name, in a fixed order, through one visitor so
+/// that writing and reading cannot disagree.
+template <class P, class F> void visitFields(P &Prof, F &&Visit) {
+  for (auto &V : Prof.grid)
+    Visit(V);
+  for (auto &V : Prof.block)
+    Visit(V);
+  Visit(Prof.sharedBytes);
+  Visit(Prof.ctasRun);
+  for (auto &V : Prof.warpInstructions)
+    Visit(V);
+  for (auto &V : Prof.threadInstructions)
+    Visit(V);
+  for (auto *V : {&Prof.branches, &Prof.branchesTaken, &Prof.branchesDivergent,
+                  &Prof.globalLoadRequests, &Prof.globalStoreRequests, &Prof.globalLoadSectors,
+                  &Prof.globalStoreSectors, &Prof.globalAtomicRequests, &Prof.globalAtomicSectors,
+                  &Prof.sharedLoadRequests, &Prof.sharedStoreRequests, &Prof.sharedAtomicRequests,
+                  &Prof.sharedBankConflicts})
+    Visit(*V);
+  for (auto &V : Prof.loadBytes)
+    Visit(V);
+  for (auto &V : Prof.storeBytes)
+    Visit(V);
+  Visit(Prof.barrierSyncs);
+}
+
+} // namespace
+
+std::string AnalysisCache::key(std::string_view Settings, std::string_view Manifest,
+                               const std::vector<std::string_view> &Ptx) {
+  uint64_t H = 0xcbf29ce484222325ULL;
+  H = fnv1a(H, fmt::format("v{}|{}|", FormatVersion, Settings));
+  H = fnv1a(H, Manifest);
+  for (std::string_view T : Ptx)
+    H = fnv1a(fnv1a(H, "|"), T);
+  return fmt::format("{:016x}", H);
+}
+
+std::optional<std::vector<analyzer::KernelProfile>>
+AnalysisCache::load(const std::string &Key) const {
+  auto Text = support::readFile(Dir + "/" + Key + ".txt");
+  if (!Text)
+    return std::nullopt;
+  std::istringstream In(*Text);
+  std::string Magic;
+  int Version = 0;
+  size_t Count = 0;
+  if (!(In >> Magic >> Version >> Count) || Magic != "ptxcast-analysis-cache" ||
+      Version != FormatVersion)
+    return std::nullopt;
+  std::vector<analyzer::KernelProfile> Out(Count);
+  for (analyzer::KernelProfile &P : Out) {
+    In >> P.kernel;
+    visitFields(P, [&](auto &V) { In >> V; });
+  }
+  if (!In)
+    return std::nullopt;
+  return Out;
+}
+
+void AnalysisCache::store(const std::string &Key,
+                          const std::vector<analyzer::KernelProfile> &Profiles) const {
+  std::error_code Ec;
+  std::filesystem::create_directories(Dir, Ec);
+  std::string Text = fmt::format("ptxcast-analysis-cache {} {}\n", FormatVersion, Profiles.size());
+  for (const analyzer::KernelProfile &P : Profiles) {
+    Text += P.kernel;
+    visitFields(P, [&](const auto &V) { Text += fmt::format(" {}", V); });
+    Text += '\n';
+  }
+  (void)support::writeFileAtomically(Dir + "/" + Key + ".txt", Text);
+}
+
+} // namespace ptxcast

@@ -1,0 +1,37 @@
+// An on-disk cache of fast-mode analyses, keyed by the lowered workload itself (its manifest and
+// PTX text, hashed), so re-ingesting a dataset after a change to the features or the physical
+// model costs lowering only (`ptxcast dataset ... --cache DIR`). A change to the lowering changes
+// the PTX and so the key; a change to the analyzer's counting needs a new FormatVersion.
+#pragma once
+
+#include "analyzer/Counts.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ptxcast {
+
+class AnalysisCache {
+public:
+  /// Bump when the analyzer counts differently or KernelProfile gains a counter.
+  static constexpr int FormatVersion = 1;
+
+  explicit AnalysisCache(std::string Dir) : Dir(std::move(Dir)) {}
+
+  /// The key of a workload: a 64-bit FNV-1a hash of the analysis settings tag, the manifest and
+  /// every PTX text, as 16 hex digits.
+  static std::string key(std::string_view Settings, std::string_view Manifest,
+                         const std::vector<std::string_view> &Ptx);
+
+  /// The cached profiles of a key, or nothing (absent or unreadable: a corrupt entry is a miss).
+  std::optional<std::vector<analyzer::KernelProfile>> load(const std::string &Key) const;
+  /// Stores the profiles atomically (best effort: a failure to write is not an error).
+  void store(const std::string &Key, const std::vector<analyzer::KernelProfile> &P) const;
+
+private:
+  std::string Dir;
+};
+
+} // namespace ptxcast
