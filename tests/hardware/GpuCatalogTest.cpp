@@ -81,6 +81,66 @@ TEST_CASE("catalog: FP32 peak agrees with SMs x cores x 2 x clock within 3%") {
   }
 }
 
+/// GPUs that run FP16 tensor math with FP32 accumulate at half their architecture's per-SM rate:
+/// GeForce parts (the Turing, Ampere and Ada whitepapers) and the L40 (its datasheet rates are
+/// half the L40S's at nearly the same clock).
+bool halfRateTensor(const GpuSpec &G) {
+  return G.fullName.find("GeForce") != std::string::npos || G.name == "l40";
+}
+
+/// Closeness of two rates: |A/B - 1|.
+double off(double A, double B) { return std::fabs(A / B - 1); }
+
+TEST_CASE("catalog: FP16 tensor peak = per-SM rate x SMs x a clock between 80% of boost and boost") {
+  // Vendors quote tensor peaks at the boost clock or, for Hopper and Blackwell data-centre parts,
+  // at a lower sustained clock (H100 SXM: 1830 of 1980 MHz); never above boost, never below base.
+  GpuCatalog C = catalog();
+  for (const GpuSpec &G : C.gpus()) {
+    CAPTURE(G.name);
+    double Rate = G.limits.tensorFp16FlopsPerClockPerSm;
+    CHECK((Rate > 0) == (G.tensor.fp16 > 0));
+    if (Rate == 0)
+      continue;
+    double PerSm = halfRateTensor(G) ? Rate / 2 : Rate;
+    double ClockMhz = G.tensor.fp16 * 1e6 / (PerSm * G.smCount);
+    CAPTURE(ClockMhz);
+    CHECK(ClockMhz <= G.boostClockMhz * 1.03);
+    CHECK(ClockMhz >= G.baseClockMhz * 0.97);
+    if (G.name == "h20") // export-capped by firmware far below its SMs' rate
+      CHECK(ClockMhz < G.boostClockMhz / 2);
+    else
+      CHECK(ClockMhz >= G.boostClockMhz * 0.8);
+  }
+}
+
+TEST_CASE("catalog: tensor rates per precision keep their architecture's ratios") {
+  GpuCatalog C = catalog();
+  for (const GpuSpec &G : C.gpus()) {
+    CAPTURE(G.name);
+    const TensorRates &T = G.tensor;
+    double Cc = G.computeCapability;
+    // BF16 and TF32 tensor math from Ampere (8.0) on, FP8 from Ada (8.9) on (not on Orin, 8.7).
+    CHECK((T.bf16 > 0) == (Cc >= 8.0));
+    CHECK((T.tf32 > 0) == (Cc >= 8.0));
+    CHECK((T.fp8 > 0) == (Cc >= 8.9));
+    // INT8 tensor math from Xavier (7.2) on; GV100 (7.0) has none.
+    CHECK((T.int8 > 0) == (Cc >= 7.2));
+    if (T.bf16 > 0)
+      CHECK(off(T.bf16, T.fp16) < 0.02);
+    if (T.tf32 > 0)
+      CHECK(off(T.tf32, T.fp16 / 2) < 0.03);
+    if (T.fp8 > 0)
+      CHECK(off(T.fp8, 2 * T.fp16) < 0.03);
+    // GeForce parts halve FP16 with FP32 accumulate but not INT8.
+    bool GeForce = G.fullName.find("GeForce") != std::string::npos;
+    if (T.int8 > 0)
+      CHECK(off(T.int8, (GeForce ? 4 : 2) * T.fp16) < 0.03);
+    CHECK(G.fp64Tflops <= 0.55 * G.fp32Tflops);
+    CHECK(G.fp16Tflops <= 4.05 * G.fp32Tflops);
+    CHECK(G.bf16Tflops <= G.fp16Tflops);
+  }
+}
+
 TEST_CASE("catalog: every GPU has its architecture's per-SM limits") {
   GpuCatalog C = catalog();
   for (const GpuSpec &G : C.gpus()) {
@@ -127,7 +187,7 @@ TEST_CASE("catalog: a user spec file inherits its architecture's limits; bad fie
   CHECK(G->tensor.tf32 == 350);
   CHECK(G->tensor.fp16 == 0);
   std::string Missing = Spec;
-  Missing.replace(Missing.find("\"sm_count\": 132,"), 15, "");
+  Missing.replace(Missing.find("\"sm_count\": 132,"), 16, "");
   auto E1 = C.parseSpec(Missing, "capped.json");
   REQUIRE(!E1);
   CHECK(E1.error().str() == "capped.json: error: gpu 'h100-capped': field 'sm_count' is missing");
@@ -160,13 +220,18 @@ std::string entry(const std::string &Name, const std::string &Alias) {
          R"(": "s", "compute_capability": "s"}})";
 }
 
-TEST_CASE("catalog: parse errors") {
-  const std::string Arch = R"({"compute_capability": "5.0", "max_threads_per_sm": 2048,
+/// An architecture row with every required field (synthetic, for mechanics).
+std::string syntheticArch() {
+  return R"({"compute_capability": "5.0", "max_threads_per_sm": 2048,
     "max_ctas_per_sm": 32, "max_warps_per_sm": 64, "registers_per_sm": 65536,
     "max_registers_per_thread": 255, "register_alloc_unit": 256, "shared_mem_per_sm_kb": 64,
     "max_shared_mem_per_cta_kb": 48, "shared_mem_per_cta_reserved_kb": 0,
     "warp_schedulers_per_sm": 4, "int32_lanes_per_sm": 128, "sfu_lanes_per_sm": 32,
     "l1_bytes_per_clock_per_sm": 128, "l2_bytes_per_clock_per_sm": 16, "source": "s"})";
+}
+
+TEST_CASE("catalog: parse errors") {
+  const std::string Arch = syntheticArch();
   auto Ok = GpuCatalog::parse(R"({"architectures": [)" + Arch + R"(], "gpus": [)" +
                                   entry("a", "x") + "]}",
                               "c.json");
@@ -186,6 +251,22 @@ TEST_CASE("catalog: parse errors") {
   auto Broken = GpuCatalog::parse("{", "c.json");
   REQUIRE(!Broken);
   CHECK(Broken.error().str().rfind("c.json: error: bad gpu catalog:", 0) == 0);
+}
+
+TEST_CASE("catalog: a power mode may name its module by any of its names") {
+  const std::string Arch = syntheticArch();
+  auto C = GpuCatalog::parse(R"({"architectures": [)" + Arch + R"(], "gpus": [)" +
+                                 entry("jetson-m", "m") + "," + entry("jetson-m@low", "m-low") +
+                                 "," + entry("jetson-m-super", "jetson-m@max") + "]}",
+                             "c.json");
+  REQUIRE(C);
+  CHECK(C->lookup("jetson-m@low")->name == "jetson-m@low");
+  CHECK(C->lookup("M@Low")->name == "jetson-m@low");
+  CHECK(C->lookup("m@max")->name == "jetson-m-super"); // an alias spelled as a mode
+  CHECK(C->limits("5.0")->tensorFp16FlopsPerClockPerSm == 0); // optional, absent
+  auto Bad = C->lookup("m@99w");
+  REQUIRE(!Bad);
+  CHECK(Bad.error().message == "unknown power mode 'm@99w' of jetson-m (modes: @low, @max)");
 }
 
 TEST_CASE("real data: NeuSight device strings all map to the catalog") {
