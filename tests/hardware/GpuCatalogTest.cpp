@@ -14,6 +14,9 @@ GpuCatalog catalog() {
   REQUIRE(C);
   return *C;
 }
+
+/// Closeness of two rates: |A/B - 1|.
+double off(double A, double B) { return std::fabs(A / B - 1); }
 } // namespace
 
 TEST_CASE("catalog: every required GPU is present with a source note") {
@@ -62,6 +65,80 @@ TEST_CASE("catalog: names as users and datasets type them") {
   CHECK(C.lookup("Tesla V100-PCIE-32GB")->name == "v100-pcie-32gb");
 }
 
+TEST_CASE("catalog: every GPU issue 21 asks for, typed as a user would") {
+  GpuCatalog C = catalog();
+  CHECK(C.gpus().size() >= 70);
+  for (const char *Name :
+       {"p4", "p40", "p100", "v100", "v100s", "t4", "a2", "a10", "a16", "a30", "a40",
+        "a100-40gb-pcie", "a100-40gb-sxm", "a100-80gb-pcie", "a100-80gb-sxm", "l4", "l40", "l40s",
+        "h100 pcie", "h100 sxm", "h100 nvl", "h200", "h20", "gh200", "b200", "gb200",
+        "Quadro RTX 4000", "quadro rtx 5000", "quadro rtx 6000", "quadro rtx 8000", "rtx a2000",
+        "RTX A4000", "rtx a4500", "rtx a5000", "rtx a6000", "RTX 2000 Ada", "rtx 4000 ada",
+        "rtx 4500 ada", "rtx 5000 ada", "rtx 6000 ada", "RTX PRO 4000", "rtx pro 4500",
+        "rtx pro 5000", "rtx pro 6000", "rtx-pro-6000-max-q", "GTX 1060", "gtx 1070",
+        "gtx 1070 ti", "gtx 1080", "GTX 1080 Ti", "rtx 2060", "rtx 2070", "rtx 2080",
+        "rtx 2080 ti", "rtx 3050", "rtx 3060", "rtx 3060 ti", "rtx 3070", "rtx 3080",
+        "rtx 3080 ti", "rtx 3090", "rtx 3090 ti", "rtx 4060", "rtx 4060 ti", "rtx 4070",
+        "rtx 4080", "rtx 4090", "rtx 5060", "rtx 5060 ti", "rtx 5070", "rtx 5070 ti", "rtx 5080",
+        "rtx 5090", "jetson nano", "jetson tx2", "jetson xavier nx", "jetson agx xavier",
+        "jetson orin nano", "jetson orin nx", "jetson agx orin", "jetson agx thor"}) {
+    auto G = C.lookup(Name);
+    CHECK_MESSAGE(G, support::errorText(G));
+  }
+}
+
+TEST_CASE("catalog: names as users type them, power modes included") {
+  GpuCatalog C = catalog();
+  for (auto [Typed, Canonical] :
+       {std::pair{"5090", "rtx-5090"}, std::pair{"rtx 5090", "rtx-5090"},
+        std::pair{"RTX-5090", "rtx-5090"}, std::pair{"NVIDIA GeForce RTX 5090", "rtx-5090"},
+        std::pair{"l40s", "l40s"}, std::pair{"NVIDIA L40S", "l40s"},
+        std::pair{"1080 Ti", "gtx-1080-ti"}, std::pair{"4070 ti super", "rtx-4070-ti-super"},
+        std::pair{"a6000", "rtx-a6000"}, std::pair{"NVIDIA B200", "b200"},
+        std::pair{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "rtx-pro-6000"},
+        std::pair{"orin-nano@15w", "jetson-orin-nano"}, std::pair{"orin-nano@7w", "jetson-orin-nano@7w"},
+        std::pair{"Jetson Orin Nano@25W", "jetson-orin-nano-super@25w"},
+        std::pair{"orin-nano@maxn-super", "jetson-orin-nano-super"},
+        std::pair{"agx-orin@30w", "jetson-agx-orin@30w"}, std::pair{"orin@50w", "jetson-agx-orin@50w"},
+        std::pair{"xavier-nx@10w", "jetson-xavier-nx@10w"}, std::pair{"nano@5w", "jetson-nano@5w"},
+        std::pair{"jetson-tx2@maxq", "jetson-tx2@maxq"}, std::pair{"thor", "jetson-agx-thor"}}) {
+    CAPTURE(Typed);
+    auto G = C.lookup(Typed);
+    REQUIRE_MESSAGE(G, support::errorText(G));
+    CHECK(G->name == Canonical);
+  }
+  auto Mode = C.lookup("orin-nano@99w");
+  REQUIRE(!Mode);
+  CHECK(Mode.error().message.rfind("unknown power mode 'orin-nano@99w' of jetson-orin-nano "
+                                   "(modes: @15w, @7w, @maxn-super, @25w",
+                                   0) == 0);
+}
+
+TEST_CASE("catalog: a power mode has no more SMs, clock, bandwidth or power than its module") {
+  GpuCatalog C = catalog();
+  size_t Modes = 0;
+  for (const GpuSpec &G : C.gpus()) {
+    size_t At = G.name.find('@');
+    if (At == std::string::npos)
+      continue;
+    CAPTURE(G.name);
+    ++Modes;
+    auto Module = C.lookup(G.name.substr(0, At));
+    REQUIRE(Module);
+    CHECK(Module->name == G.name.substr(0, At));
+    CHECK(G.computeCapability == Module->computeCapability);
+    CHECK(G.smCount <= Module->smCount);
+    CHECK(G.boostClockMhz <= Module->boostClockMhz);
+    CHECK(G.memoryBandwidthGBs <= Module->memoryBandwidthGBs);
+    CHECK(G.tdpW <= Module->tdpW);
+    CHECK(G.memoryGB == Module->memoryGB);
+    // Peaks scale with SMs x clock.
+    double Scale = G.smCount * G.boostClockMhz / (Module->smCount * Module->boostClockMhz);
+    CHECK(off(G.fp32Tflops, Module->fp32Tflops * Scale) < 0.01);
+  }
+  CHECK(Modes >= 20);
+}
+
 TEST_CASE("catalog: an unknown name lists the closest catalog names") {
   auto G = catalog().lookup("rtx-4099");
   REQUIRE(!G);
@@ -87,9 +164,6 @@ TEST_CASE("catalog: FP32 peak agrees with SMs x cores x 2 x clock within 3%") {
 bool halfRateTensor(const GpuSpec &G) {
   return G.fullName.find("GeForce") != std::string::npos || G.name == "l40";
 }
-
-/// Closeness of two rates: |A/B - 1|.
-double off(double A, double B) { return std::fabs(A / B - 1); }
 
 TEST_CASE("catalog: FP16 tensor peak = per-SM rate x SMs x a clock between 80% of boost and boost") {
   // Vendors quote tensor peaks at the boost clock or, for Hopper and Blackwell data-centre parts,
