@@ -1,6 +1,7 @@
 // The GPU catalog: datasheet facts per GPU and per-architecture limits, looked up by the names
 // users type. The facts live in one file, hardware/data/gpus.json, embedded into the library at
-// build time (docs/gpu-catalog.md explains every field and lists the GPUs with their sources).
+// build time (docs/gpu-catalog.md explains every field and lists the GPUs; `ptxcast gpus --format
+// json` shows the source of each figure).
 #pragma once
 
 #include "support/Expected.h"
