@@ -369,6 +369,8 @@ support::Expected<Program> decodeProgram(const ptx::Module &M) {
     D.name = F.name;
     D.isEntry = F.isEntry;
     D.line = F.loc.line;
+    if (F.isEntry)
+      D.resources = ptx::estimateResources(M, F);
     P.funcs.push_back(std::move(D));
   }
   ModuleLayout L = layoutModule(P, M, Bodies);

@@ -6,6 +6,7 @@
 #include "analyzer/Device.h"
 #include "analyzer/Interpreter.h"
 #include "analyzer/Program.h"
+#include "ptx/Resources.h"
 
 #include <bit>
 #include <cstdint>
@@ -176,6 +177,7 @@ struct DFunction {
   uint32_t kernelParamBytes = 0;
   std::vector<uint32_t> callees;     ///< function indices called
   std::vector<uint32_t> unsupported; ///< pcs of Flow::Unsup instructions
+  ptx::KernelResources resources;    ///< kernels only: ptx::estimateResources, once at decode
 };
 
 /// Argument and return-value copies of one call instruction (frame-param offsets, bytes).

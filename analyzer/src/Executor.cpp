@@ -216,6 +216,8 @@ RunResult runKernelSkipping(const Program &Prog, std::string_view Kernel, const 
   const DFunction *It = P.kernel(Kernel);
   if (!It)
     return Fail(TrapKind::BadLaunch, "no kernel named '" + std::string(Kernel) + "'");
+  R.profile.registersPerThread = It->resources.registers;
+  R.profile.staticSharedBytes = It->resources.staticSharedBytes;
   uint32_t Func = static_cast<uint32_t>(It - P.funcs.data());
   std::vector<support::Error> Unsup = Prog.unsupported(Kernel);
   if (!Unsup.empty())

@@ -354,6 +354,10 @@ std::optional<Trap> sampleLaunch(const SampleJob &J, LaunchAnalysis &Out) {
   Est.grid = G;
   Est.block = J.launch.block;
   Est.sharedBytes = J.launch.sharedBytes;
+  if (const DFunction *K = J.program.impl().kernel(J.kernel)) {
+    Est.registersPerThread = K->resources.registers;
+    Est.staticSharedBytes = K->resources.staticSharedBytes;
+  }
   std::array<double, 4> AbsErr{};
   Out.classes = 0;
   uint32_t K = std::max<uint32_t>(J.settings.interiorSamples, 1);

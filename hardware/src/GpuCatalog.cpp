@@ -8,6 +8,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 namespace hardware {
@@ -23,7 +24,7 @@ constexpr unsigned char EmbeddedCatalog[] = {
 #include "hardware/GpuCatalogData.inc"
 };
 
-/// Lookup key: lower-case letters and digits only (and '@' for power modes), without a leading
+/// Lookup key: lower-case letters, digits, '@' (power modes) and '.', without a leading
 /// "nvidia".
 std::string normalise(std::string_view Name) {
   std::string Key;
@@ -42,6 +43,7 @@ template <class T> struct Field {
   const char *Key;
   double T::*Member;
   Rule Check;
+  bool Optional = false; ///< may be absent from a catalog entry (0 then)
 };
 
 constexpr Field<GpuSpec> GpuFields[] = {
@@ -83,6 +85,8 @@ constexpr Field<ArchLimits> ArchFields[] = {
     {"sfu_lanes_per_sm", &ArchLimits::sfuLanesPerSm, Rule::Positive},
     {"l1_bytes_per_clock_per_sm", &ArchLimits::l1BytesPerClockPerSm, Rule::Positive},
     {"l2_bytes_per_clock_per_sm", &ArchLimits::l2BytesPerClockPerSm, Rule::Positive},
+    {"tensor_fp16_flops_per_clock_per_sm", &ArchLimits::tensorFp16FlopsPerClockPerSm,
+     Rule::NonNegative, /*Optional=*/true},
 };
 
 /// Reads field `Key` of object `J` into `Out`; `Optional` fields may be absent.
@@ -123,7 +127,7 @@ Expected<ArchLimits> parseArch(const Json &J, std::string_view File) {
   if (auto E = readText(J, "compute_capability", A.computeCapability))
     return Error(std::string(File), 0, 0, "architecture: " + *E);
   for (const auto &F : ArchFields)
-    if (auto E = readNumber(J, F.Key, F.Check, A.*F.Member, false))
+    if (auto E = readNumber(J, F.Key, F.Check, A.*F.Member, F.Optional))
       return Fail(*E);
   if (auto E = readText(J, "source", A.source))
     return Fail(*E);
@@ -167,6 +171,22 @@ std::string GpuSpec::sourceText() const {
   for (const auto &[Keys, Note] : sources)
     S += (S.empty() ? "" : " ") + Keys + ": " + Note;
   return S;
+}
+
+NamedVector catalogFields(const GpuSpec &Gpu) {
+  NamedVector Out;
+  for (const auto &F : GpuFields)
+    Out.emplace_back(F.Key, Gpu.*F.Member);
+  for (const auto &F : TensorFields)
+    Out.emplace_back(F.Key, Gpu.tensor.*F.Member);
+  return Out;
+}
+
+NamedVector catalogFields(const ArchLimits &Arch) {
+  NamedVector Out;
+  for (const auto &F : ArchFields)
+    Out.emplace_back(F.Key, Arch.*F.Member);
+  return Out;
 }
 
 GpuSpec withSmCount(GpuSpec Gpu, double Sms) {
@@ -302,20 +322,56 @@ size_t editDistance(std::string_view A, std::string_view B) {
   return Row[B.size()];
 }
 
+/// Every name a GPU answers to: canonical name, full name and aliases.
+std::vector<std::string> namesOf(const GpuSpec &G) {
+  std::vector<std::string> All = G.aliases;
+  All.push_back(G.name);
+  All.push_back(G.fullName);
+  return All;
+}
+
+/// The GPU one of whose names normalises to Key, or null.
+const GpuSpec *findByKey(const std::vector<GpuSpec> &Gpus, const std::string &Key) {
+  for (const GpuSpec &G : Gpus)
+    for (const std::string &N : namesOf(G))
+      if (normalise(N) == Key)
+        return &G;
+  return nullptr;
+}
+
+/// The power modes of module Base as their entries spell them ("@7w, @15w"), in catalog order.
+std::string modesOf(const std::vector<GpuSpec> &Gpus, const std::string &Base) {
+  std::string Prefix = normalise(Base) + "@", Out;
+  for (const GpuSpec &G : Gpus)
+    for (const std::string &N : namesOf(G))
+      if (normalise(N).rfind(Prefix, 0) == 0) {
+        Out += (Out.empty() ? "" : ", ") + N.substr(N.find('@'));
+        break;
+      }
+  return Out;
+}
+
 } // namespace
 
 Expected<GpuSpec> GpuCatalog::lookup(std::string_view Name) const {
   std::string Key = normalise(Name);
+  if (const GpuSpec *G = findByKey(Gpus, Key))
+    return *G;
+  // "orin-nano@7w": the module may be named by any of its names.
+  if (size_t At = Key.find('@'); At != std::string::npos && At > 0)
+    if (const GpuSpec *Module = findByKey(Gpus, Key.substr(0, At))) {
+      std::string Base = Module->name.substr(0, Module->name.find('@'));
+      if (const GpuSpec *G = findByKey(Gpus, normalise(Base) + Key.substr(At)))
+        return *G;
+      std::string Modes = modesOf(Gpus, Base);
+      return Error("unknown power mode '" + std::string(Name) + "' of " + Base + " (modes: " +
+                   (Modes.empty() ? std::string("none") : Modes) + ")");
+    }
   std::vector<std::pair<size_t, std::string>> Near; // (distance, canonical name)
   for (const auto &G : Gpus) {
-    std::vector<std::string> All = G.aliases;
-    All.push_back(G.name);
-    All.push_back(G.fullName);
     size_t Best = SIZE_MAX;
-    for (const auto &N : All) {
+    for (const auto &N : namesOf(G)) {
       std::string K = normalise(N);
-      if (K == Key)
-        return G;
       Best = std::min(Best, K.find(Key) != std::string::npos ? 0 : editDistance(Key, K));
     }
     Near.emplace_back(Best, G.name);

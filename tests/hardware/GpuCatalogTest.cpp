@@ -14,6 +14,9 @@ GpuCatalog catalog() {
   REQUIRE(C);
   return *C;
 }
+
+/// Closeness of two rates: |A/B - 1|.
+double off(double A, double B) { return std::fabs(A / B - 1); }
 } // namespace
 
 TEST_CASE("catalog: every required GPU is present with a source note") {
@@ -62,6 +65,80 @@ TEST_CASE("catalog: names as users and datasets type them") {
   CHECK(C.lookup("Tesla V100-PCIE-32GB")->name == "v100-pcie-32gb");
 }
 
+TEST_CASE("catalog: every GPU issue 21 asks for, typed as a user would") {
+  GpuCatalog C = catalog();
+  CHECK(C.gpus().size() >= 70);
+  for (const char *Name :
+       {"p4", "p40", "p100", "v100", "v100s", "t4", "a2", "a10", "a16", "a30", "a40",
+        "a100-40gb-pcie", "a100-40gb-sxm", "a100-80gb-pcie", "a100-80gb-sxm", "l4", "l40", "l40s",
+        "h100 pcie", "h100 sxm", "h100 nvl", "h200", "h20", "gh200", "b200", "gb200",
+        "Quadro RTX 4000", "quadro rtx 5000", "quadro rtx 6000", "quadro rtx 8000", "rtx a2000",
+        "RTX A4000", "rtx a4500", "rtx a5000", "rtx a6000", "RTX 2000 Ada", "rtx 4000 ada",
+        "rtx 4500 ada", "rtx 5000 ada", "rtx 6000 ada", "RTX PRO 4000", "rtx pro 4500",
+        "rtx pro 5000", "rtx pro 6000", "rtx-pro-6000-max-q", "GTX 1060", "gtx 1070",
+        "gtx 1070 ti", "gtx 1080", "GTX 1080 Ti", "rtx 2060", "rtx 2070", "rtx 2080",
+        "rtx 2080 ti", "rtx 3050", "rtx 3060", "rtx 3060 ti", "rtx 3070", "rtx 3080",
+        "rtx 3080 ti", "rtx 3090", "rtx 3090 ti", "rtx 4060", "rtx 4060 ti", "rtx 4070",
+        "rtx 4080", "rtx 4090", "rtx 5060", "rtx 5060 ti", "rtx 5070", "rtx 5070 ti", "rtx 5080",
+        "rtx 5090", "jetson nano", "jetson tx2", "jetson xavier nx", "jetson agx xavier",
+        "jetson orin nano", "jetson orin nx", "jetson agx orin", "jetson agx thor"}) {
+    auto G = C.lookup(Name);
+    CHECK_MESSAGE(G, support::errorText(G));
+  }
+}
+
+TEST_CASE("catalog: names as users type them, power modes included") {
+  GpuCatalog C = catalog();
+  for (auto [Typed, Canonical] :
+       {std::pair{"5090", "rtx-5090"}, std::pair{"rtx 5090", "rtx-5090"},
+        std::pair{"RTX-5090", "rtx-5090"}, std::pair{"NVIDIA GeForce RTX 5090", "rtx-5090"},
+        std::pair{"l40s", "l40s"}, std::pair{"NVIDIA L40S", "l40s"},
+        std::pair{"1080 Ti", "gtx-1080-ti"}, std::pair{"4070 ti super", "rtx-4070-ti-super"},
+        std::pair{"a6000", "rtx-a6000"}, std::pair{"NVIDIA B200", "b200"},
+        std::pair{"NVIDIA RTX PRO 6000 Blackwell Server Edition", "rtx-pro-6000"},
+        std::pair{"orin-nano@15w", "jetson-orin-nano"}, std::pair{"orin-nano@7w", "jetson-orin-nano@7w"},
+        std::pair{"Jetson Orin Nano@25W", "jetson-orin-nano-super@25w"},
+        std::pair{"orin-nano@maxn-super", "jetson-orin-nano-super"},
+        std::pair{"agx-orin@30w", "jetson-agx-orin@30w"}, std::pair{"orin@50w", "jetson-agx-orin@50w"},
+        std::pair{"xavier-nx@10w", "jetson-xavier-nx@10w"}, std::pair{"nano@5w", "jetson-nano@5w"},
+        std::pair{"jetson-tx2@maxq", "jetson-tx2@maxq"}, std::pair{"thor", "jetson-agx-thor"}}) {
+    CAPTURE(Typed);
+    auto G = C.lookup(Typed);
+    REQUIRE_MESSAGE(G, support::errorText(G));
+    CHECK(G->name == Canonical);
+  }
+  auto Mode = C.lookup("orin-nano@99w");
+  REQUIRE(!Mode);
+  CHECK(Mode.error().message.rfind("unknown power mode 'orin-nano@99w' of jetson-orin-nano "
+                                   "(modes: @15w, @7w, @maxn-super, @25w",
+                                   0) == 0);
+}
+
+TEST_CASE("catalog: a power mode has no more SMs, clock, bandwidth or power than its module") {
+  GpuCatalog C = catalog();
+  size_t Modes = 0;
+  for (const GpuSpec &G : C.gpus()) {
+    size_t At = G.name.find('@');
+    if (At == std::string::npos)
+      continue;
+    CAPTURE(G.name);
+    ++Modes;
+    auto Module = C.lookup(G.name.substr(0, At));
+    REQUIRE(Module);
+    CHECK(Module->name == G.name.substr(0, At));
+    CHECK(G.computeCapability == Module->computeCapability);
+    CHECK(G.smCount <= Module->smCount);
+    CHECK(G.boostClockMhz <= Module->boostClockMhz);
+    CHECK(G.memoryBandwidthGBs <= Module->memoryBandwidthGBs);
+    CHECK(G.tdpW <= Module->tdpW);
+    CHECK(G.memoryGB == Module->memoryGB);
+    // Peaks scale with SMs x clock.
+    double Scale = G.smCount * G.boostClockMhz / (Module->smCount * Module->boostClockMhz);
+    CHECK(off(G.fp32Tflops, Module->fp32Tflops * Scale) < 0.01);
+  }
+  CHECK(Modes >= 20);
+}
+
 TEST_CASE("catalog: an unknown name lists the closest catalog names") {
   auto G = catalog().lookup("rtx-4099");
   REQUIRE(!G);
@@ -78,6 +155,63 @@ TEST_CASE("catalog: FP32 peak agrees with SMs x cores x 2 x clock within 3%") {
     CHECK(G.computeCapability >= 5.0);
     CHECK(G.l2MB > 0);
     CHECK(G.tdpW > 0);
+  }
+}
+
+/// GPUs that run FP16 tensor math with FP32 accumulate at half their architecture's per-SM rate:
+/// GeForce parts (the Turing, Ampere and Ada whitepapers) and the L40 (its datasheet rates are
+/// half the L40S's at nearly the same clock).
+bool halfRateTensor(const GpuSpec &G) {
+  return G.fullName.find("GeForce") != std::string::npos || G.name == "l40";
+}
+
+TEST_CASE("catalog: FP16 tensor peak = per-SM rate x SMs x a clock between 80% of boost and boost") {
+  // Vendors quote tensor peaks at the boost clock or, for Hopper and Blackwell data-centre parts,
+  // at a lower sustained clock (H100 SXM: 1830 of 1980 MHz); never above boost, never below base.
+  GpuCatalog C = catalog();
+  for (const GpuSpec &G : C.gpus()) {
+    CAPTURE(G.name);
+    double Rate = G.limits.tensorFp16FlopsPerClockPerSm;
+    CHECK((Rate > 0) == (G.tensor.fp16 > 0));
+    if (Rate == 0)
+      continue;
+    double PerSm = halfRateTensor(G) ? Rate / 2 : Rate;
+    double ClockMhz = G.tensor.fp16 * 1e6 / (PerSm * G.smCount);
+    CAPTURE(ClockMhz);
+    CHECK(ClockMhz <= G.boostClockMhz * 1.03);
+    CHECK(ClockMhz >= G.baseClockMhz * 0.97);
+    if (G.name == "h20") // export-capped by firmware far below its SMs' rate
+      CHECK(ClockMhz < G.boostClockMhz / 2);
+    else
+      CHECK(ClockMhz >= G.boostClockMhz * 0.8);
+  }
+}
+
+TEST_CASE("catalog: tensor rates per precision keep their architecture's ratios") {
+  GpuCatalog C = catalog();
+  for (const GpuSpec &G : C.gpus()) {
+    CAPTURE(G.name);
+    const TensorRates &T = G.tensor;
+    double Cc = G.computeCapability;
+    // BF16 and TF32 tensor math from Ampere (8.0) on, FP8 from Ada (8.9) on (not on Orin, 8.7).
+    CHECK((T.bf16 > 0) == (Cc >= 8.0));
+    CHECK((T.tf32 > 0) == (Cc >= 8.0));
+    CHECK((T.fp8 > 0) == (Cc >= 8.9));
+    // INT8 tensor math from Xavier (7.2) on; GV100 (7.0) has none.
+    CHECK((T.int8 > 0) == (Cc >= 7.2));
+    if (T.bf16 > 0)
+      CHECK(off(T.bf16, T.fp16) < 0.02);
+    if (T.tf32 > 0)
+      CHECK(off(T.tf32, T.fp16 / 2) < 0.03);
+    if (T.fp8 > 0)
+      CHECK(off(T.fp8, 2 * T.fp16) < 0.03);
+    // GeForce parts halve FP16 with FP32 accumulate but not INT8.
+    bool GeForce = G.fullName.find("GeForce") != std::string::npos;
+    if (T.int8 > 0)
+      CHECK(off(T.int8, (GeForce ? 4 : 2) * T.fp16) < 0.03);
+    CHECK(G.fp64Tflops <= 0.55 * G.fp32Tflops);
+    CHECK(G.fp16Tflops <= 4.05 * G.fp32Tflops);
+    CHECK(G.bf16Tflops <= G.fp16Tflops);
   }
 }
 
@@ -162,13 +296,18 @@ std::string entry(const std::string &Name, const std::string &Alias) {
          R"(": "s", "compute_capability": "s"}})";
 }
 
-TEST_CASE("catalog: parse errors") {
-  const std::string Arch = R"({"compute_capability": "5.0", "max_threads_per_sm": 2048,
+/// An architecture row with every required field (synthetic, for mechanics).
+std::string syntheticArch() {
+  return R"({"compute_capability": "5.0", "max_threads_per_sm": 2048,
     "max_ctas_per_sm": 32, "max_warps_per_sm": 64, "registers_per_sm": 65536,
     "max_registers_per_thread": 255, "register_alloc_unit": 256, "shared_mem_per_sm_kb": 64,
     "max_shared_mem_per_cta_kb": 48, "shared_mem_per_cta_reserved_kb": 0,
     "warp_schedulers_per_sm": 4, "int32_lanes_per_sm": 128, "sfu_lanes_per_sm": 32,
     "l1_bytes_per_clock_per_sm": 128, "l2_bytes_per_clock_per_sm": 16, "source": "s"})";
+}
+
+TEST_CASE("catalog: parse errors") {
+  const std::string Arch = syntheticArch();
   auto Ok = GpuCatalog::parse(R"({"architectures": [)" + Arch + R"(], "gpus": [)" +
                                   entry("a", "x") + "]}",
                               "c.json");
@@ -188,6 +327,22 @@ TEST_CASE("catalog: parse errors") {
   auto Broken = GpuCatalog::parse("{", "c.json");
   REQUIRE(!Broken);
   CHECK(Broken.error().str().rfind("c.json: error: bad gpu catalog:", 0) == 0);
+}
+
+TEST_CASE("catalog: a power mode may name its module by any of its names") {
+  const std::string Arch = syntheticArch();
+  auto C = GpuCatalog::parse(R"({"architectures": [)" + Arch + R"(], "gpus": [)" +
+                                 entry("jetson-m", "m") + "," + entry("jetson-m@low", "m-low") +
+                                 "," + entry("jetson-m-super", "jetson-m@max") + "]}",
+                             "c.json");
+  REQUIRE(C);
+  CHECK(C->lookup("jetson-m@low")->name == "jetson-m@low");
+  CHECK(C->lookup("M@Low")->name == "jetson-m@low");
+  CHECK(C->lookup("m@max")->name == "jetson-m-super"); // an alias spelled as a mode
+  CHECK(C->limits("5.0")->tensorFp16FlopsPerClockPerSm == 0); // optional, absent
+  auto Bad = C->lookup("m@99w");
+  REQUIRE(!Bad);
+  CHECK(Bad.error().message == "unknown power mode 'm@99w' of jetson-m (modes: @low, @max)");
 }
 
 TEST_CASE("real data: NeuSight device strings all map to the catalog") {

@@ -82,9 +82,12 @@ TEST_CASE("inspect --format json: shape, totals and registers match the PTX text
     CAPTURE(Names[K]);
     CHECK(Kern["name"] == Names[K]);
     CHECK(Kern["entry"] == true);
-    for (const char *Key : {"params", "registers", "blocks", "loops", "max_loop_depth"})
+    for (const char *Key : {"params", "registers", "estimated_registers_per_thread",
+                            "static_shared_bytes", "blocks", "loops", "max_loop_depth"})
       CHECK(Kern.contains(Key));
-    CHECK(Kern.size() == 8);
+    CHECK(Kern.size() == 10);
+    CHECK(Kern["estimated_registers_per_thread"].get<int>() > 0);
+    CHECK(Kern["static_shared_bytes"] == 0);
     const nlohmann::json &Counts = Kern["static_counts"];
     REQUIRE(Counts.size() == ptx::NumInstrClasses + 1);
     uint64_t Sum = 0;
@@ -122,6 +125,10 @@ TEST_CASE("inspect text output names each function and its totals") {
   REQUIRE(R.status == 0);
   CHECK(R.out.find("poly (.func)") != std::string::npos);
   CHECK(R.out.find("call_poly (.entry)") != std::string::npos);
+  // The resource estimate is for kernels only: one line, after the kernel's name.
+  size_t Resources = R.out.find("resources ");
+  CHECK(Resources > R.out.find("call_poly (.entry)"));
+  CHECK(R.out.find("resources ", Resources + 1) == std::string::npos);
   CHECK(R.out.find("total") != std::string::npos);
   CHECK(R.out.find("2 function(s) with a body") != std::string::npos);
 }

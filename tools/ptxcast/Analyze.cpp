@@ -112,6 +112,7 @@ OJson toJson(const analyzer::AnalysisResult &R) {
                {"warp_instructions_interpreted", L.interpreted},
                {"same_as_launch", L.reusedFrom},
                {"loop_iterations_skipped", L.loopIterationsSkipped}};
+    J.update(profileResources(P));
     J.update(profileCounters(P));
     Launches.push_back(std::move(J));
     MaxErr = std::max(MaxErr, L.errorEstimate);

@@ -16,4 +16,5 @@ void addEvaluateCommand(CLI::App &App);
 void addDatasetCommand(CLI::App &App);
 void addPredictCommand(CLI::App &App);
 void addCompareCommand(CLI::App &App);
+void addGpusCommand(CLI::App &App);
 } // namespace ptxcast

@@ -3,6 +3,7 @@
 // batch sizes, which pairs meet a time budget, images/s per watt of catalog TDP, and a heat-map
 // plot. Each model and batch is analysed once (analysis does not depend on the GPU).
 #include "Commands.h"
+#include "GpuOption.h"
 #include "NetworkAnalysis.h"
 #include "Prediction.h"
 #include "SvgChart.h"
@@ -22,6 +23,7 @@ using OJson = nlohmann::ordered_json;
 
 struct CompareOptions {
   std::vector<std::string> models, gpus;
+  std::vector<std::string> gpuSpecs; ///< --gpu-spec files, after --gpus
   std::vector<int64_t> batches = {1};
   double budgetMs = 0;
   std::string plot;
@@ -54,9 +56,10 @@ support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareOptions &O,
         return N.error();
   if (O.gpus.size() == 1 && O.gpus[0] == "all")
     O.gpus = Catalog.names();
+  O.gpus.insert(O.gpus.end(), O.gpuSpecs.begin(), O.gpuSpecs.end());
   std::vector<hardware::GpuSpec> Gpus;
   for (const std::string &Name : O.gpus) {
-    auto G = Catalog.lookup(Name);
+    auto G = resolveGpu(Name, Catalog);
     if (!G)
       return G.error();
     Gpus.push_back(*G);
@@ -212,9 +215,13 @@ void addCompareCommand(CLI::App &App) {
   Cmd->add_option("--models", O->models, "zoo models or FILE.onnx, comma separated, or all")
       ->delimiter(',')
       ->required();
-  Cmd->add_option("--gpus", O->gpus, "catalog GPU names, comma separated, or all")
-      ->delimiter(',')
-      ->required();
+  CLI::Option_group *Gpus = Cmd->add_option_group("gpus", "the GPUs to predict for");
+  Gpus->add_option("--gpus", O->gpus,
+                   "catalog GPU names or GPU spec FILE.json, comma separated, or all")
+      ->delimiter(',');
+  Gpus->add_option("--gpu-spec", O->gpuSpecs, "GPUs described in FILE.json (docs/gpu-catalog.md)")
+      ->check(CLI::ExistingFile);
+  Gpus->require_option();
   Cmd->add_option("--batch", O->batches, "batch sizes, comma separated (1..4096)")
       ->delimiter(',')
       ->check(CLI::Range(int64_t(1), int64_t(4096)))

@@ -1,9 +1,11 @@
 // `ptxcast inspect FILE.ptx [--format text|json]`: what each function of a PTX module contains
-// (parameters, registers, blocks, loops, static instruction counts per class).
+// (parameters, registers, blocks, loops, static instruction counts per class; for kernels the
+// estimated registers per thread and static shared memory).
 #include "Commands.h"
 
 #include "ptx/Cfg.h"
 #include "ptx/Parser.h"
+#include "ptx/Resources.h"
 #include "ptx/Stats.h"
 
 #include <CLI/CLI.hpp>
@@ -33,11 +35,14 @@ struct FunctionSummary {
   uint32_t maxLoopDepth = 0;
   ptx::ClassCounts counts{};
   uint64_t total = 0;
+  ptx::KernelResources resources; ///< kernels only
 };
 
-FunctionSummary summarize(const ptx::Function &F) {
+FunctionSummary summarize(const ptx::Module &M, const ptx::Function &F) {
   FunctionSummary S;
   S.fn = &F;
+  if (F.isEntry)
+    S.resources = ptx::estimateResources(M, F);
   S.registers = ptx::declaredRegisters(F);
   S.blocks = F.blocks.size();
   ptx::Cfg C = ptx::buildCfg(F);
@@ -71,14 +76,19 @@ nlohmann::ordered_json toJson(const FunctionSummary &S) {
   for (size_t I = 0; I < ptx::NumInstrClasses; ++I)
     Counts[std::string(ptx::className(classAt(I)))] = S.counts[I];
   Counts["total"] = S.total;
-  return {{"name", S.fn->name},
-          {"entry", S.fn->isEntry},
-          {"params", Params},
-          {"registers", S.registers},
-          {"blocks", S.blocks},
-          {"loops", S.loops},
-          {"max_loop_depth", S.maxLoopDepth},
-          {"static_counts", Counts}};
+  nlohmann::ordered_json J = {{"name", S.fn->name},
+                              {"entry", S.fn->isEntry},
+                              {"params", Params},
+                              {"registers", S.registers}};
+  if (S.fn->isEntry) {
+    J["estimated_registers_per_thread"] = S.resources.registers;
+    J["static_shared_bytes"] = S.resources.staticSharedBytes;
+  }
+  J.update({{"blocks", S.blocks},
+            {"loops", S.loops},
+            {"max_loop_depth", S.maxLoopDepth},
+            {"static_counts", Counts}});
+  return J;
 }
 
 void printText(const ptx::Module &M, const std::vector<FunctionSummary> &Summaries) {
@@ -91,6 +101,9 @@ void printText(const ptx::Module &M, const std::vector<FunctionSummary> &Summari
     for (const ptx::Variable &P : F.params)
       fmt::print("    {:<40} {:<10} {:>4} B\n", P.name, paramType(P), P.sizeBytes());
     fmt::print("  {:<16}{}\n", "registers", S.registers);
+    if (F.isEntry)
+      fmt::print("  {:<16}{} per thread (estimate), {} B static shared\n", "resources",
+                 S.resources.registers, S.resources.staticSharedBytes);
     fmt::print("  {:<16}{}\n", "basic blocks", S.blocks);
     fmt::print("  {:<16}{} (max depth {})\n", "loops", S.loops, S.maxLoopDepth);
     fmt::print("  static instructions per class (zero classes omitted):\n");
@@ -112,7 +125,7 @@ int runInspect(const InspectOptions &Opts) {
   std::vector<FunctionSummary> Summaries;
   for (const ptx::Function &F : M->functions)
     if (F.hasBody)
-      Summaries.push_back(summarize(F));
+      Summaries.push_back(summarize(*M, F));
   if (Opts.format == "json") {
     nlohmann::ordered_json Kernels = nlohmann::ordered_json::array();
     for (const FunctionSummary &S : Summaries)

@@ -3,6 +3,7 @@
 // images/s, the cross-validated error band, a per-launch-kind breakdown and warnings when the GPU
 // or the network lies outside the training data (docs/predict.md).
 #include "Commands.h"
+#include "GpuOption.h"
 #include "NetworkAnalysis.h"
 #include "Prediction.h"
 
@@ -89,7 +90,7 @@ int runPredict(PredictOptions O) {
   auto Catalog = hardware::GpuCatalog::builtin();
   if (!Catalog)
     return fail(Catalog.error());
-  auto Gpu = Catalog->lookup(O.gpu);
+  auto Gpu = resolveGpu(O.gpu, *Catalog);
   if (!Gpu)
     return fail(Gpu.error());
   O.choice.gpu = Gpu->name;
@@ -124,8 +125,13 @@ void addPredictCommand(CLI::App &App) {
                  "breakdown and outside-the-data warnings (docs/predict.md)");
   Cmd->add_option("input", O->network.input, "zoo model name (see `ptxcast zoo`) or FILE.onnx")
       ->required();
-  Cmd->add_option("--gpu", O->gpu, "GPU name from the catalog (e.g. h100, a100, t4, orin)")
-      ->required();
+  CLI::Option_group *Gpu = Cmd->add_option_group("gpu", "the GPU to predict for (one of)");
+  Gpu->add_option("--gpu", O->gpu,
+                  "catalog name (`ptxcast gpus`: h100, rtx-5090, orin-nano@15w, ...) or a GPU spec "
+                  "FILE.json");
+  Gpu->add_option("--gpu-spec", O->gpu, "a GPU described in FILE.json (docs/gpu-catalog.md)")
+      ->check(CLI::ExistingFile);
+  Gpu->require_option(1);
   Cmd->add_option("--batch", O->network.batch, "batch size (1..4096)")
       ->check(CLI::Range(int64_t(1), int64_t(4096)))
       ->capture_default_str();

@@ -50,4 +50,9 @@ OJson profileCounters(const analyzer::KernelProfile &P) {
       {"barrier_syncs", P.barrierSyncs}};
 }
 
+OJson profileResources(const analyzer::KernelProfile &P) {
+  return {{"registers_per_thread", P.registersPerThread},
+          {"static_shared_bytes", P.staticSharedBytes}};
+}
+
 } // namespace ptxcast

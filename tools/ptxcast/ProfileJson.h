@@ -11,4 +11,8 @@ namespace ptxcast {
 /// branches, global, shared, bytes_loaded, bytes_stored, barrier_syncs — in that order.
 nlohmann::ordered_json profileCounters(const analyzer::KernelProfile &P);
 
+/// A launch's kernel resources, estimated from the PTX (ptx::estimateResources):
+/// registers_per_thread and static_shared_bytes. Launches only, not totals.
+nlohmann::ordered_json profileResources(const analyzer::KernelProfile &P);
+
 } // namespace ptxcast

@@ -29,6 +29,7 @@ OJson toJson(const analyzer::KernelProfile &P) {
              {"block", P.block},
              {"shared_bytes", P.sharedBytes},
              {"ctas_run", P.ctasRun}};
+  J.update(profileResources(P));
   J.update(profileCounters(P));
   return J;
 }

@@ -6,7 +6,7 @@
 int main(int argc, char **argv) {
   CLI::App App{"ptxcast: predict how long a CNN takes on an NVIDIA GPU without running it there"};
   App.require_subcommand(1);
-  // In pipeline order: corpus, ptx, analyzer, learners.
+  // In pipeline order: corpus, ptx, analyzer, learners; then the GPU catalog.
   ptxcast::addZooCommand(App);
   ptxcast::addLowerCommand(App);
   ptxcast::addInspectCommand(App);
@@ -17,6 +17,7 @@ int main(int argc, char **argv) {
   ptxcast::addDatasetCommand(App);
   ptxcast::addPredictCommand(App);
   ptxcast::addCompareCommand(App);
+  ptxcast::addGpusCommand(App);
   CLI11_PARSE(App, argc, argv);
   return 0;
 }

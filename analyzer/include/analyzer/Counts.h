@@ -25,6 +25,11 @@ struct KernelProfile {
   std::array<uint32_t, 3> block{1, 1, 1};
   uint32_t sharedBytes = 0; ///< dynamic shared memory of the launch
   uint64_t ctasRun = 0;     ///< CTAs executed (all of them in exact mode)
+  /// The kernel's resources, estimated from its PTX by ptx::estimateResources (ptx/Resources.h)
+  /// once per kernel, not counted: registers per thread as ptxas would report them, and static
+  /// .shared bytes per CTA (besides sharedBytes). 0 where no kernel was run (e.g. totals).
+  uint32_t registersPerThread = 0;
+  uint32_t staticSharedBytes = 0;
 
   /// Warp-level instructions issued per class: +1 each time a warp issues an instruction,
   /// even when its guard predicate is false for every active lane.
@@ -57,7 +62,7 @@ struct KernelProfile {
 
   uint64_t warpInstructionsTotal() const;
   uint64_t threadInstructionsTotal() const;
-  /// Adds every counter of `O` (kernel name and geometry are kept).
+  /// Adds every counter of `O` (kernel name, geometry and resource estimates are kept).
   void accumulate(const KernelProfile &O);
 };
 

@@ -1,6 +1,7 @@
 // The GPU catalog: datasheet facts per GPU and per-architecture limits, looked up by the names
 // users type. The facts live in one file, hardware/data/gpus.json, embedded into the library at
-// build time (docs/gpu-catalog.md explains every field and lists the GPUs with their sources).
+// build time (docs/gpu-catalog.md explains every field and lists the GPUs; `ptxcast gpus --format
+// json` shows the source of each figure).
 #pragma once
 
 #include "support/Expected.h"
@@ -32,6 +33,9 @@ struct ArchLimits {
   double sfuLanesPerSm = 0;         ///< special-function (MUFU) results per clock per SM
   double l1BytesPerClockPerSm = 0;  ///< L1 / shared-memory data path per SM
   double l2BytesPerClockPerSm = 0;  ///< L2 bandwidth of the whole GPU divided by its SMs
+  /// Dense FP16 tensor-core FLOP per clock per SM (FP32 accumulate, full-rate parts); 0 = no tensor
+  /// cores. Optional in gpus.json. GeForce parts (and the L40) run FP32 accumulate at half this.
+  double tensorFp16FlopsPerClockPerSm = 0;
   bool int32SharesFp32 = false;     ///< integer and FP32 instructions share one pipe (pre-Volta)
   std::string source;
 };
@@ -84,6 +88,12 @@ GpuSpec withSmCount(GpuSpec Gpu, double Sms);
 /// A named numeric vector (feature name, value), in a fixed order.
 using NamedVector = std::vector<std::pair<std::string, double>>;
 
+/// Every numeric field of a GPU as (gpus.json key, value): sm_count .. tdp_w, then the tensor
+/// rates (what `ptxcast gpus --format json` prints and every source note must name).
+NamedVector catalogFields(const GpuSpec &Gpu);
+/// Every numeric per-SM field of an architecture as (gpus.json key, value).
+NamedVector catalogFields(const ArchLimits &Arch);
+
 /// All GPUs in the catalog, in file order.
 class GpuCatalog {
 public:
@@ -95,9 +105,10 @@ public:
   const std::vector<GpuSpec> &gpus() const { return Gpus; }
   const std::vector<ArchLimits> &architectures() const { return Archs; }
 
-  /// Finds a GPU by canonical name, alias or full name, case-insensitively, ignoring spaces,
-  /// '-' and '_' ("H100", "h100-sxm", "Tesla V100-PCIE-32GB"). An unknown name is an error
-  /// listing the closest catalog names.
+  /// Finds a GPU by canonical name, alias or full name, case-insensitively, ignoring everything
+  /// but letters, digits, '@' and '.' ("H100", "h100-sxm", "Tesla V100-PCIE-32GB"). A power mode
+  /// "NAME@MODE" may use any name of its module ("orin-nano@7w" = "jetson-orin-nano@7w"). An
+  /// unknown name is an error listing the closest catalog names (or the module's power modes).
   support::Expected<GpuSpec> lookup(std::string_view Name) const;
 
   /// A GPU described by the user (`--gpu-spec FILE.json`): one JSON object with the fields of a

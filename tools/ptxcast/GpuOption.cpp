@@ -1,0 +1,27 @@
+// The GPU of `--gpu NAME|FILE.json` and `--gpu-spec FILE.json`.
+#include "GpuOption.h"
+
+#include "support/Files.h"
+
+#include <filesystem>
+
+namespace ptxcast {
+
+support::Expected<hardware::GpuSpec> resolveGpu(const std::string &NameOrFile,
+                                                const hardware::GpuCatalog &Catalog) {
+  const std::string Suffix = ".json";
+  bool IsSpec = NameOrFile.size() > Suffix.size() &&
+                NameOrFile.compare(NameOrFile.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
+  if (!IsSpec) {
+    auto Gpu = Catalog.lookup(NameOrFile);
+    if (!Gpu && std::filesystem::is_regular_file(NameOrFile))
+      return support::Error(NameOrFile, 0, 0, "a GPU spec file must end in .json");
+    return Gpu;
+  }
+  auto Text = support::readFile(NameOrFile);
+  if (!Text)
+    return support::Error(NameOrFile, 0, 0, "cannot read the GPU spec file");
+  return Catalog.parseSpec(*Text, NameOrFile);
+}
+
+} // namespace ptxcast
