@@ -117,12 +117,12 @@ Occupancy occupancy(const LaunchWork &W, const GpuSpec &Gpu) {
   O.ctasPerSm = L.maxCtasPerSm;
   O.limiter = "ctas";
   Limit(std::floor(L.maxWarpsPerSm / O.warpsPerCta), "threads");
-  if (W.registersPerThread > 0) {
-    double PerWarp = std::ceil(W.registersPerThread * 32.0 / L.registerAllocUnit) *
+  if (P.registersPerThread > 0) {
+    double PerWarp = std::ceil(P.registersPerThread * 32.0 / L.registerAllocUnit) *
                      L.registerAllocUnit;
     Limit(std::floor(L.registersPerSm / (PerWarp * O.warpsPerCta)), "registers");
   }
-  double SharedKB = (W.staticSharedBytes + P.sharedBytes) / 1024.0;
+  double SharedKB = (P.staticSharedBytes + P.sharedBytes) / 1024.0;
   if (SharedKB > 0)
     Limit(std::floor(L.sharedMemPerSmKB / (SharedKB + L.sharedMemPerCtaReservedKB)), "shared");
   O.ctasPerSm = std::max(1.0, O.ctasPerSm);
@@ -219,13 +219,9 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   if (!Ideal)
     B.ms[size_t(Resource::L2)] =
         B.l2Bytes / (Gpu.limits.l2BytesPerClockPerSm * ActiveSms * Hz) * 1e3;
-  // DRAM: the footprint once; re-reads beyond it miss L2 in proportion to how far the footprint
-  // exceeds the L2.
-  const double Footprint = double(W.footprintBytes);
-  const double L2Bytes = Gpu.l2MB * 1024 * 1024;
-  const double Spill = Footprint > 0 ? std::clamp(1 - L2Bytes / Footprint, 0.0, 1.0) : 0;
-  B.dramBytes = Ideal ? Footprint
-                      : std::min(Footprint, B.l2Bytes) + std::max(0.0, B.l2Bytes - Footprint) * Spill;
+  // DRAM: the footprint once. Re-reads of the same data are short-lived (a stencil's window, a
+  // GEMM tile's rows) and hit L1 or L2; the L2 term above charges every requested sector.
+  B.dramBytes = double(W.footprintBytes);
   B.ms[size_t(Resource::Dram)] = B.dramBytes / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
 
   B.workMs = *std::max_element(B.ms.begin(), B.ms.end());

@@ -191,7 +191,10 @@ Expected<CvReport> crossValidate(const Dataset &D, const ModelSpec &Spec,
     if (!M)
       return Error("fold '" + F.name + "': " + M.error().message);
     Dataset Test = D.subset(F.test);
-    std::vector<double> P = M->predict(Test.features);
+    auto Predicted = M->predict(Test);
+    if (!Predicted)
+      return Predicted.error();
+    const std::vector<double> &P = *Predicted;
     for (size_t I = 0; I < F.test.size(); ++I) {
       if (Seen[F.test[I]]++)
         return Error("row " + std::to_string(F.test[I] + 1) + " is in more than one test fold");

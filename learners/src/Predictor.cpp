@@ -16,17 +16,6 @@ using support::Error;
 using support::Expected;
 using OJson = nlohmann::ordered_json;
 
-std::string_view levelName(PredictLevel L) {
-  return L == PredictLevel::Network ? "network" : "operator";
-}
-
-Expected<PredictLevel> parseLevel(std::string_view Name) {
-  if (Name == "operator")
-    return PredictLevel::Operator;
-  if (Name == "network")
-    return PredictLevel::Network;
-  return Error("unknown prediction level '" + std::string(Name) + "' (valid: network, operator)");
-}
 
 std::vector<FeatureRange> featureRanges(const Dataset &D) {
   assert(D.size() > 0 && "feature ranges of an empty dataset");
@@ -130,11 +119,9 @@ std::optional<std::pair<double, double>> Predictor::interval(double T) const {
 std::string Predictor::toJson() const {
   OJson J;
   J["format"] = "ptxcast-predictor";
-  J["version"] = 1;
+  J["version"] = 2;
   J["name"] = Info.name;
   J["predicts"] = M.predicts();
-  J["level"] = levelName(Info.level);
-  J["dtype"] = Info.dtype;
   J["training_data"] = Info.trainingData;
   J["training_rows"] = Info.trainingRows;
   J["training_gpus"] = Info.trainingGpus;
@@ -154,20 +141,13 @@ Expected<Predictor> Predictor::fromJson(std::string_view Text, std::string_view 
   auto Fail = [&](const std::string &Msg) { return Error(std::string(File), 0, 0, Msg); };
   try {
     auto J = OJson::parse(Text);
-    if (J.value("format", "") != "ptxcast-predictor" || J.value("version", 0) != 1)
-      return Fail("not a ptxcast predictor bundle (format 'ptxcast-predictor', version 1)");
+    if (J.value("format", "") != "ptxcast-predictor" || J.value("version", 0) != 2)
+      return Fail("not a ptxcast predictor bundle (format 'ptxcast-predictor', version 2)");
     auto Fitted = Model::fromJson(J.at("model").dump(), File);
     if (!Fitted)
       return Fitted.error();
     PredictorInfo I;
     I.name = J.at("name").get<std::string>();
-    auto L = parseLevel(J.at("level").get<std::string>());
-    if (!L)
-      return Fail(L.error().message);
-    I.level = *L;
-    I.dtype = J.at("dtype").get<std::string>();
-    if (I.dtype != "f32" && I.dtype != "f16")
-      return Fail("unknown dtype '" + I.dtype + "' (valid: f16, f32)");
     I.trainingData = J.at("training_data").get<std::string>();
     I.trainingRows = J.at("training_rows").get<size_t>();
     I.trainingGpus = J.at("training_gpus").get<std::vector<std::string>>();

@@ -49,12 +49,12 @@ TEST_CASE("skeleton: occupancy is limited by threads, registers, shared memory a
   CHECK(O.warpsPerCta == 8);
   CHECK(O.ctasPerSm == 8); // 64 warps per SM / 8
   CHECK(O.limiter == "threads");
-  W.registersPerThread = 128; // 128 x 32 = 4096 per warp, 32768 per CTA: 2 per SM
+  W.profile.registersPerThread = 128; // 128 x 32 = 4096 per warp, 32768 per CTA: 2 per SM
   O = occupancy(W, A100);
   CHECK(O.ctasPerSm == 2);
   CHECK(O.limiter == "registers");
-  W.registersPerThread = 0;
-  W.staticSharedBytes = 40 * 1024; // (40 + 1 reserved) KB of 164 KB: 4 per SM
+  W.profile.registersPerThread = 0;
+  W.profile.staticSharedBytes = 40 * 1024; // (40 + 1 reserved) KB of 164 KB: 4 per SM
   O = occupancy(W, A100);
   CHECK(O.ctasPerSm == 4);
   CHECK(O.limiter == "shared");

@@ -139,3 +139,68 @@ TEST_CASE("model: predicting a dataset matches features by name") {
   REQUIRE(!Missing);
   CHECK(Missing.error().message == "dataset has no feature named 'x2'");
 }
+
+TEST_CASE("model: a baseline and an offset column: fit ln((y - o) / b), predict o + b exp(f)") {
+  // Synthetic rows: y = o + b * exp(0.3 + 0.5 x); b spans orders of magnitude, o is constant
+  // except in the last rows, where it exceeds y (those rows cannot be fitted but are predicted).
+  Dataset D;
+  D.featureNames = {"x", "b", "o"};
+  D.targetName = std::string("y");
+  for (int I = 0; I < 40; ++I) {
+    double X = I / 10.0, B = std::pow(10.0, I % 5), O = I < 36 ? 0.02 : 1e6;
+    D.addRow({}, std::vector<double>{X, B, O}, (I < 36 ? O : 0.02) + B * std::exp(0.3 + 0.5 * X));
+  }
+  ModelSpec Spec{.learner = "linear",
+                 .params = {{"lambda", 0}},
+                 .transform = TargetTransform::Log,
+                 .baseline = "b",
+                 .offset = "o"};
+  auto M = Model::fit(D, Spec);
+  REQUIRE_MESSAGE(M, support::errorText(M));
+  auto P = M->predict(D);
+  REQUIRE(P);
+  for (int I = 0; I < 36; ++I)
+    CHECK((*P)[size_t(I)] == doctest::Approx(D.target[size_t(I)]).epsilon(1e-9));
+  CHECK((*P)[39] > 1e6); // the offset is added to a row the fit left out
+  auto Imp = M->featureImportance();
+  REQUIRE(Imp.size() == 1); // the learner saw x only
+  CHECK(Imp[0].first == "x");
+  auto Back = Model::fromJson(M->toJson(), "m.json");
+  REQUIRE(Back);
+  CHECK(Back->baseline() == "b");
+  CHECK(Back->offset() == "o");
+  CHECK(*Back->predict(D) == *P);
+  Spec.transform = TargetTransform::None;
+  auto NoLog = Model::fit(D, Spec);
+  REQUIRE(!NoLog);
+  CHECK(NoLog.error().message == "a baseline column needs the log target transform");
+  ModelSpec Bad{.transform = TargetTransform::Log, .baseline = "zzzz"};
+  auto Unknown = Model::fit(D, Bad);
+  REQUIRE(!Unknown);
+  CHECK(Unknown.error().message == "no column 'zzzz' in the data");
+}
+
+TEST_CASE("model: row weights pull the fit towards the heavy rows, every learner") {
+  // Two groups with the same x and different y: the fit lands near the heavier group's y.
+  Dataset D;
+  D.featureNames = {"x", "w"};
+  D.targetName = std::string("y");
+  for (int I = 0; I < 60; ++I) {
+    bool Heavy = I % 2 == 0;
+    D.addRow({}, std::vector<double>{double(I / 2 % 3), Heavy ? 9.0 : 1.0}, Heavy ? 10.0 : 20.0);
+  }
+  for (const std::string &Name : allLearners()) {
+    CAPTURE(Name);
+    ModelSpec Spec{.learner = Name, .weight = "w"};
+    if (Name == "knn")
+      Spec.params = {{"k", 10}};
+    if (Name == "xgboost")
+      Spec.params = {{"num_round", 50}};
+    auto M = Model::fit(D, Spec);
+    REQUIRE_MESSAGE(M, support::errorText(M));
+    CHECK(M->featureNames() == std::vector<std::string>{"x"});
+    auto P = M->predict(D);
+    REQUIRE(P);
+    CHECK((*P)[0] == doctest::Approx(11.0).epsilon(0.05)); // 0.9 x 10 + 0.1 x 20
+  }
+}

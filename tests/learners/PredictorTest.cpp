@@ -28,8 +28,6 @@ Predictor bundle(const std::string &Learner) {
   REQUIRE(M);
   PredictorInfo I;
   I.name = "synthetic-" + Learner;
-  I.level = PredictLevel::Network;
-  I.dtype = "f16";
   I.trainingData = "synthetic rows";
   I.trainingRows = D.size();
   I.trainingGpus = {"rtx-3090", "rtx-4090"};
@@ -123,8 +121,6 @@ TEST_CASE("predictor: JSON round trip is byte-identical and keeps every field, e
     CHECK(*Back->predict(Test) == *P.predict(Test));
     const PredictorInfo &I = Back->info();
     CHECK(I.name == "synthetic-" + Learner);
-    CHECK(I.level == PredictLevel::Network);
-    CHECK(I.dtype == "f16");
     CHECK(I.trainingRows == 80);
     CHECK(I.trainingGpus == std::vector<std::string>{"rtx-3090", "rtx-4090"});
     REQUIRE(I.band);
@@ -152,12 +148,16 @@ TEST_CASE("predictor: file save/load and bad bundles") {
   REQUIRE(!NotBundle);
   CHECK(NotBundle.error().message.find("not a ptxcast predictor bundle") != std::string::npos);
   std::string Json = P.toJson();
-  std::string BadLevel = Json;
-  BadLevel.replace(BadLevel.find("\"network\""), 9, "\"layer\"");
-  auto L = Predictor::fromJson(BadLevel, "l.json");
-  REQUIRE(!L);
-  CHECK(L.error().str() == "l.json: error: unknown prediction level 'layer' (valid: network, "
-                           "operator)");
-  CHECK(parseLevel("operator"));
-  CHECK(levelName(PredictLevel::Operator) == "operator");
+  std::string Old = Json;
+  Old.replace(Old.find("\"version\": 2"), 12, "\"version\": 1");
+  auto V1 = Predictor::fromJson(Old, "old.json");
+  REQUIRE(!V1);
+  CHECK(V1.error().str() == "old.json: error: not a ptxcast predictor bundle (format "
+                            "'ptxcast-predictor', version 2)");
+  std::string BadRanges = Json;
+  BadRanges.replace(BadRanges.find("\"x3\""), 4, "\"x9\"");
+  auto R = Predictor::fromJson(BadRanges, "r.json");
+  REQUIRE(!R);
+  CHECK(R.error().message.find("feature_ranges must name the model's features") !=
+        std::string::npos);
 }

@@ -30,7 +30,10 @@ struct CompareOptions {
   std::string format = "table";
   int64_t imageSize = 0;
   unsigned threads = 0;
-  PredictorChoice choice;
+  std::string dtype = "f32";
+  std::string model; ///< --model (empty: the shipped default)
+  std::string runtime = "graph", math;
+  PredictSettings settings;
 };
 
 struct Cell {
@@ -74,12 +77,12 @@ support::Expected<std::vector<Cell>> predictAll(const CompareOptions &O,
   corpus::KernelCache Cache; // models share layer shapes (EfficientNet-B0..B7 at one batch)
   for (const std::string &Model : O.models)
     for (int64_t Batch : O.batches) {
-      NetworkRequest R{Model, Batch, O.imageSize, P.info().dtype, "sm_90", O.threads, &Cache};
+      NetworkRequest R{Model, Batch, O.imageSize, O.dtype, "sm_90", O.threads, &Cache};
       auto N = analyseNetwork(R);
       if (!N)
         return N.error();
       for (const hardware::GpuSpec &Gpu : Gpus) {
-        auto G = predictOnGpu(*N, P, Gpu);
+        auto G = predictOnGpu(*N, P, Gpu, O.settings);
         if (!G)
           return G.error();
         Cells.push_back({Model, std::move(*G)});
@@ -95,7 +98,8 @@ std::string bandText(const GpuPrediction &G) {
 
 void printTable(const CompareOptions &O, const learners::Predictor &P,
                 const std::vector<Cell> &Cells) {
-  fmt::print("{}\n\n", predictorSummary(P));
+  fmt::print("{}\n{} runtime, {} networks\n\n", predictorSummary(P), runtimeName(O.settings.runtime),
+             O.dtype);
   fmt::print("{:<20} {:>6} {:<18} {:>11} {:>19} {:>11} {:>10}{}\n", "model", "batch", "gpu",
              "ms/batch", "band ms", "images/s", "img/s/W", O.budgetMs > 0 ? "  budget" : "");
   size_t Meeting = 0, Warned = 0;
@@ -138,6 +142,7 @@ OJson resultsJson(const CompareOptions &O, const learners::Predictor &P,
     Rows.push_back({{"model", C.input},
                     {"batch", G.batch},
                     {"gpu", G.gpu.name},
+                    {"math", hardware::mathModeName(G.math)},
                     {"time_ms", G.timeMs},
                     {"interval_ms", Band},
                     {"images_per_s", G.imagesPerSecond()},
@@ -147,6 +152,8 @@ OJson resultsJson(const CompareOptions &O, const learners::Predictor &P,
                     {"warnings", G.warnings}});
   }
   return {{"model", predictorJson(P)},
+          {"runtime", runtimeName(O.settings.runtime)},
+          {"dtype", O.dtype},
           {"budget_ms", O.budgetMs > 0 ? OJson(O.budgetMs) : OJson(nullptr)},
           {"results", Rows}};
 }
@@ -187,7 +194,11 @@ int runCompare(CompareOptions O) {
   auto Gpus = resolve(O, *Catalog);
   if (!Gpus)
     return fail(Gpus.error());
-  auto P = choosePredictor(O.choice);
+  auto Settings = predictSettings(O.runtime, O.math);
+  if (!Settings)
+    return fail(Settings.error());
+  O.settings = *Settings;
+  auto P = choosePredictor(O.model);
   if (!P)
     return fail(P.error());
   auto Cells = predictAll(O, *P, *Gpus);
@@ -234,10 +245,12 @@ void addCompareCommand(CLI::App &App) {
       ->capture_default_str();
   Cmd->add_option("--image-size", O->imageSize, "input height = width, zoo models (16..1024)")
       ->check(CLI::Range(int64_t(16), int64_t(1024)));
-  Cmd->add_option("--dtype", O->choice.dtype, "element type (default: that of the chosen model)")
-      ->check(CLI::IsMember({"f32", "f16"}));
-  Cmd->add_option("--learner", O->choice.learner, "use the shipped model of this learner");
-  Cmd->add_option("--model", O->choice.model, "shipped model name or a bundle FILE.json");
+  Cmd->add_option("--dtype", O->dtype, "element type: f32, or f16 (PyTorch autocast / half)")
+      ->check(CLI::IsMember({"f32", "f16"}))
+      ->capture_default_str();
+  addRuntimeOptions(*Cmd, O->runtime, O->math);
+  Cmd->add_option("--model", O->model,
+                  "shipped model name or a bundle FILE.json (default: the shipped cross-gpu)");
   Cmd->add_option("--threads", O->threads, "analysis worker threads (0 = all cores)");
   Cmd->callback([O] {
     if (int Status = runCompare(*O); Status != 0)

@@ -142,9 +142,10 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
                  "simt",
                  F("dtype"),
                  F("network"),
-                 LaunchLevel ? fmt::format("batch={};launch={}", N->batch, N->launchIndex)
+                 LaunchLevel ? fmt::format("batch={};launch={};kernel={}", N->batch,
+                                           N->launchIndex, F("kernel"))
                              : fmt::format("batch={}", N->batch),
-                 LaunchLevel ? F("run") + " " + F("kernel") : F("run")};
+                 F("run")};
     M.row.measuredMs = N->medianMs;
     M.row.job = It->second;
     M.row.gpu = hardware::withSmCount(Gpu, double(N->smsUsed));

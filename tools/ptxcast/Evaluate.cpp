@@ -67,9 +67,8 @@ support::Expected<learners::CvReport> scoreModel(const learners::Model &M, const
   return R;
 }
 
-/// Scores File on D: a trained model (`ptxcast train -o`), or the model of a network-level
-/// predictor bundle (models/*.json), which applies to one row per network as-is. An
-/// operator-level bundle predicts per launch and sums, which rows of a dataset cannot express.
+/// Scores File on D: a trained model (`ptxcast train -o`), or the model of a predictor bundle
+/// (models/*.json), which applies to a dataset row (one operator, launch or network) as-is.
 support::Expected<learners::CvReport> scoreFile(const std::string &File,
                                                 const learners::Dataset &D) {
   auto Text = support::readFile(File);
@@ -81,10 +80,6 @@ support::Expected<learners::CvReport> scoreFile(const std::string &File,
   auto B = learners::Predictor::fromJson(*Text, File);
   if (!B)
     return M.error();
-  if (B->info().level != learners::PredictLevel::Network)
-    return support::Error(File, 0, 0,
-                          "an operator-level predictor bundle predicts each launch and sums over "
-                          "the network; score it with `ptxcast predict`");
   return scoreModel(B->model(), File, D);
 }
 

@@ -5,6 +5,8 @@
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
+#include "ptx/Parser.h"
+#include "ptx/Resources.h"
 
 #include <fmt/core.h>
 
@@ -48,6 +50,29 @@ uint64_t footprint(const corpus::Workload &W,
   for (const std::string &Name : Used)
     Sum += Bytes[Name];
   return Sum;
+}
+
+/// The static resources (estimated registers, static shared memory) of each launch's kernel,
+/// which the analysis cache does not store: they follow from the PTX alone.
+std::optional<support::Error> fillResources(const corpus::Workload &W, NetworkAnalysis &Out) {
+  std::map<std::string, ptx::KernelResources> ByKernel;
+  std::vector<std::string> Names = corpus::ptxFileNames(W);
+  for (size_t K = 0; K < W.ptx.size(); ++K) {
+    auto M = ptx::parseModule(W.ptx[K], Names[K]);
+    if (!M)
+      return M.error();
+    for (const ptx::Function &F : M->functions)
+      if (F.isEntry && F.hasBody)
+        ByKernel[F.name] = ptx::estimateResources(*M, F);
+  }
+  for (LaunchRecord &L : Out.launches) {
+    auto It = ByKernel.find(L.profile.kernel);
+    if (It == ByKernel.end())
+      return support::Error("kernel '" + L.profile.kernel + "' is in no PTX module");
+    L.profile.registersPerThread = It->second.registers;
+    L.profile.staticSharedBytes = It->second.staticSharedBytes;
+  }
+  return std::nullopt;
 }
 
 } // namespace
@@ -112,6 +137,8 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
     if (auto Hit = Cache->load(Key); Hit && Hit->size() == Out.launches.size()) {
       for (size_t K = 0; K < Hit->size(); ++K)
         Out.launches[K].profile = std::move((*Hit)[K]);
+      if (auto E = fillResources(*W, Out))
+        return *E;
       Out.lowerSeconds = secondsSince(Start);
       Out.fromCache = true;
       return Out;

@@ -1,7 +1,8 @@
 // `ptxcast predict MODEL|FILE.onnx --gpu NAME [--batch N] [--image-size S] [--dtype f32|f16]
-// [--learner NAME] [--model NAME|FILE.json] [--format table|json]`: time per batch and per image,
-// images/s, the cross-validated error band, a per-launch-kind breakdown and warnings when the GPU
-// or the network lies outside the training data (docs/predict.md).
+// [--runtime graph|eager] [--math MODE] [--model NAME|FILE.json] [--format table|json]`: time
+// per batch and per image, images/s, the leave-one-GPU-out error band, a per-launch-kind
+// breakdown and warnings when the GPU or the network lies outside the training data
+// (docs/predict.md).
 #include "Commands.h"
 #include "GpuOption.h"
 #include "NetworkAnalysis.h"
@@ -21,7 +22,9 @@ using OJson = nlohmann::ordered_json;
 struct PredictOptions {
   NetworkRequest network;
   std::string gpu;
-  PredictorChoice choice;
+  std::string model; ///< --model: a shipped name or FILE.json (empty: the default)
+  std::string runtime = "graph";
+  std::string math;  ///< empty: PyTorch's default for the dtype and GPU
   std::string format = "table";
   bool timings = false;
 };
@@ -46,32 +49,41 @@ OJson predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
           {"batch", N.batch},
           {"image_size", N.imageSize},
           {"dtype", N.dtype},
+          {"math", hardware::mathModeName(G.math)},
+          {"runtime", runtimeName(G.runtime)},
           {"launches", N.launches.size()},
           {"time_ms", G.timeMs},
           {"interval_ms", intervalJson(G)},
+          {"gpu_ms", G.gpuMs},
+          {"host_ms", G.hostMs},
+          {"bound_ms", G.boundMs},
           {"time_per_image_ms", G.perImageMs()},
           {"images_per_s", G.imagesPerSecond()},
           {"tdp_w", G.gpu.tdpW},
           {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
-          {"breakdown_basis", G.breakdownBasis},
           {"breakdown", Kinds},
           {"warnings", G.warnings},
           {"model", predictorJson(P)}};
 }
 
 void printTable(const NetworkAnalysis &N, const learners::Predictor &P, const GpuPrediction &G) {
-  fmt::print("{} ({}x{}, batch {}, {}, {} launches) on {} ({})\n", N.network, N.imageSize,
-             N.imageSize, N.batch, N.dtype, N.launches.size(), G.gpu.fullName, G.gpu.name);
+  fmt::print("{} ({}x{}, batch {}, {}, {} math, {} launches) on {} ({}), {} runtime\n", N.network,
+             N.imageSize, N.imageSize, N.batch, N.dtype, hardware::mathModeName(G.math),
+             N.launches.size(), G.gpu.fullName, G.gpu.name, runtimeName(G.runtime));
   fmt::print("{}\n\n", predictorSummary(P));
   std::string Band = G.intervalMs ? fmt::format("   band {:.4g} .. {:.4g} ms", G.intervalMs->first,
                                                 G.intervalMs->second)
                                   : std::string("   (no error band)");
   fmt::print("time per batch  {:>12.4g} ms{}\n", G.timeMs, Band);
+  if (G.runtime == Runtime::Eager)
+    fmt::print("  on the GPU    {:>12.4g} ms   host launch overhead {:.4g} ms\n", G.gpuMs, G.hostMs);
+  fmt::print("physical bound  {:>12.4g} ms   (the skeleton's T_bound; time / bound {:.2f})\n",
+             G.boundMs, G.boundMs > 0 ? G.gpuMs / G.boundMs : 0.0);
   fmt::print("time per image  {:>12.4g} ms\n", G.perImageMs());
   fmt::print("throughput      {:>12.4g} images/s", G.imagesPerSecond());
   if (G.gpu.tdpW > 0)
     fmt::print("   {:.3g} images/s per W at {:g} W TDP", G.imagesPerSecondPerWatt(), G.gpu.tdpW);
-  fmt::print("\n\nby launch kind ({}):\n", G.breakdownBasis);
+  fmt::print("\n\nby launch kind (GPU time split by each launch's own prediction):\n");
   fmt::print("  {:<24} {:>8} {:>12} {:>7}\n", "kind", "launches", "time ms", "share");
   for (const KindTime &K : G.breakdown)
     fmt::print("  {:<24} {:>8} {:>12.4g} {:>6.1f}%\n", K.kind, K.launches, K.ms,
@@ -93,15 +105,16 @@ int runPredict(PredictOptions O) {
   auto Gpu = resolveGpu(O.gpu, *Catalog);
   if (!Gpu)
     return fail(Gpu.error());
-  O.choice.gpu = Gpu->name;
-  auto P = choosePredictor(O.choice);
+  auto Settings = predictSettings(O.runtime, O.math);
+  if (!Settings)
+    return fail(Settings.error());
+  auto P = choosePredictor(O.model);
   if (!P)
     return fail(P.error());
-  O.network.dtype = P->info().dtype;
   auto N = analyseNetwork(O.network);
   if (!N)
     return fail(N.error());
-  auto G = predictOnGpu(*N, *P, *Gpu);
+  auto G = predictOnGpu(*N, *P, *Gpu, *Settings);
   if (!G)
     return fail(G.error());
   if (O.format == "json")
@@ -138,12 +151,13 @@ void addPredictCommand(CLI::App &App) {
   Cmd->add_option("--image-size", O->network.imageSize,
                   "input height = width, zoo models (16..1024; default: the model's own)")
       ->check(CLI::Range(int64_t(16), int64_t(1024)));
-  Cmd->add_option("--dtype", O->choice.dtype,
-                  "element type (default: that of the chosen model, f32 for the shipped default)")
-      ->check(CLI::IsMember({"f32", "f16"}));
-  Cmd->add_option("--learner", O->choice.learner,
-                  "use the shipped model of this learner (linear, knn, tree, forest, xgboost)");
-  Cmd->add_option("--model", O->choice.model, "shipped model name or a bundle FILE.json");
+  Cmd->add_option("--dtype", O->network.dtype,
+                  "element type: f32, or f16 (PyTorch autocast / half)")
+      ->check(CLI::IsMember({"f32", "f16"}))
+      ->capture_default_str();
+  addRuntimeOptions(*Cmd, O->runtime, O->math);
+  Cmd->add_option("--model", O->model,
+                  "shipped model name or a bundle FILE.json (default: the shipped cross-gpu)");
   Cmd->add_option("--format", O->format, "output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

@@ -1,8 +1,8 @@
 // `ptxcast train --data D.csv [--target COL] [...] -o model.json`: fits one learner on a dataset
 // CSV and saves the model (learner, params, features, target, transform, "predicts", state). With
-// --level it writes a predictor bundle for `ptxcast predict` instead (learners/Predictor.h): the
-// level and dtype it applies to, training GPUs and feature ranges, and, with --cv, the error band
-// measured by cross-validation before the final fit on every row.
+// --bundle it writes a predictor bundle for `ptxcast predict` instead (learners/Predictor.h):
+// training GPUs and feature ranges and, with --cv, the error band measured by cross-validation
+// (on the rows --band-where selects) before the final fit on every row.
 #include "Commands.h"
 #include "LearnerOptions.h"
 
@@ -26,17 +26,17 @@ struct TrainOptions {
   ModelOptions model;
   std::string output;
   std::string predicts;
-  // Bundle options (a bundle is written when `level` is set).
-  std::string level;
-  std::string dtype = "f32";
+  // Bundle options (a bundle is written with --bundle).
+  bool bundle = false;
   std::string name;
+  std::vector<std::string> bandWhere; ///< COLUMN=VALUE: the rows the band is measured on
   std::string cv;
   std::string gpuId = "gpu";
   uint64_t seed = 1;
 };
 
 void printFit(const learners::Model &M, const learners::Dataset &D, const std::string &Output) {
-  auto Fit = learners::computeMetrics(D.target, M.predict(D.features), D.featureNames.size());
+  auto Fit = learners::computeMetrics(D.target, *M.predict(D), M.featureNames().size());
   fmt::print("trained {} (target transform {}) on {} rows x {} features -> {}\n", M.learner(),
              learners::transformName(M.transform()), D.size(), D.featureNames.size(), Output);
   fmt::print("training-set fit (optimistic; use `ptxcast evaluate` for CV): MAPE {:.3f}%  "
@@ -61,14 +61,27 @@ std::vector<std::string> distinctIds(const learners::Dataset &D, const std::stri
 }
 
 /// Every feature of D must be one `ptxcast predict` can compute.
-std::optional<support::Error> checkSchema(const learners::Dataset &D) {
+std::optional<support::Error> checkSchema(const learners::Dataset &D,
+                                          const learners::ModelSpec &Spec) {
   std::vector<std::string> Schema = hardware::featureNames();
+  Schema.insert(Schema.end(), {hardware::BoundColumn, "overhead_ms", Spec.weight});
   for (const std::string &F : D.featureNames)
     if (std::find(Schema.begin(), Schema.end(), F) == Schema.end())
       return support::Error("feature '" + F +
                             "' is not in ptxcast's feature schema (hardware/Features.h), so "
                             "predict could not compute it; drop it with --ignore");
   return std::nullopt;
+}
+
+/// True when row I's identifier columns match every COLUMN=VALUE (unknown columns never match).
+bool matchesAll(const learners::Dataset &D, size_t I, const std::vector<std::string> &Where) {
+  for (const std::string &W : Where) {
+    size_t Eq = W.find('=');
+    auto Col = Eq == std::string::npos ? std::nullopt : D.idIndex(W.substr(0, Eq));
+    if (!Col || D.ids[I][*Col] != W.substr(Eq + 1))
+      return false;
+  }
+  return true;
 }
 
 /// The error band from out-of-fold predictions of the protocol `--cv` names.
@@ -83,7 +96,16 @@ measureBand(const TrainOptions &Opts, const learners::Dataset &D, const learners
   auto R = learners::crossValidate(D, Spec, Plan->folds, Plan->protocol, Opts.seed);
   if (!R)
     return R.error();
-  return learners::errorBand(D.target, R->predictions, Plan->protocol);
+  std::vector<double> Measured, Predicted;
+  for (size_t I = 0; I < D.size(); ++I)
+    if (matchesAll(D, I, Opts.bandWhere)) {
+      Measured.push_back(D.target[I]);
+      Predicted.push_back(R->predictions[I]);
+    }
+  std::string Protocol = Plan->protocol;
+  for (const std::string &W : Opts.bandWhere)
+    Protocol += ", rows " + W;
+  return learners::errorBand(Measured, Predicted, Protocol);
 }
 
 std::string dataDescription(const std::vector<std::string> &Files) {
@@ -95,9 +117,7 @@ std::string dataDescription(const std::vector<std::string> &Files) {
 
 int writeBundle(const TrainOptions &Opts, const learners::Dataset &D,
                 const learners::ModelSpec &Spec, const std::string &Predicts) {
-  auto Level = learners::parseLevel(Opts.level);
-  std::optional<support::Error> Bad = Level ? checkSchema(D) : Level.error();
-  if (Bad) {
+  if (auto Bad = checkSchema(D, Spec)) {
     fmt::print(stderr, "{}\n", Bad->str());
     return 1;
   }
@@ -120,8 +140,6 @@ int writeBundle(const TrainOptions &Opts, const learners::Dataset &D,
     return 1;
   }
   Info.name = Opts.name.empty() ? std::filesystem::path(Opts.output).stem().string() : Opts.name;
-  Info.level = *Level;
-  Info.dtype = Opts.dtype;
   Info.trainingData = dataDescription(Opts.data.files);
   Info.trainingRows = D.size();
   Info.trainingGpus = distinctIds(D, Opts.gpuId);
@@ -147,10 +165,10 @@ int runTrain(const TrainOptions &Opts) {
     return 1;
   }
   std::string Predicts = Opts.predicts.empty() ? D->targetName : Opts.predicts;
-  if (!Opts.level.empty())
+  if (Opts.bundle)
     return writeBundle(Opts, *D, *Spec, Predicts);
   if (!Opts.cv.empty()) {
-    fmt::print(stderr, "error: --cv measures a predictor bundle's error band; it needs --level\n");
+    fmt::print(stderr, "error: --cv measures a predictor bundle's error band; it needs --bundle\n");
     return 1;
   }
   auto M = learners::Model::fit(*D, *Spec, Predicts);
@@ -171,7 +189,7 @@ int runTrain(const TrainOptions &Opts) {
 void addTrainCommand(CLI::App &App) {
   auto Opts = std::make_shared<TrainOptions>();
   CLI::App *Cmd = App.add_subcommand(
-      "train", "fit a regressor on a dataset CSV and save it (with --level: a predictor bundle "
+      "train", "fit a regressor on a dataset CSV and save it (with --bundle: a predictor bundle "
                "for `ptxcast predict`, docs/predict.md)");
   addDataOptions(*Cmd, Opts->data);
   Cmd->add_option("--learner", Opts->model.learner, "linear, knn, tree, forest or xgboost")
@@ -180,13 +198,12 @@ void addTrainCommand(CLI::App &App) {
   Cmd->add_option("-o,--output", Opts->output, "model JSON file to write")->required();
   Cmd->add_option("--predicts", Opts->predicts,
                   "free-text description of what the model predicts (saved in the model)");
-  Cmd->add_option("--level", Opts->level,
-                  "write a predictor bundle applied per launch (operator: summed over launches) "
-                  "or to the whole network (network)")
-      ->check(CLI::IsMember({"operator", "network"}));
-  Cmd->add_option("--dtype", Opts->dtype, "bundle: element type of the networks it predicts")
-      ->check(CLI::IsMember({"f32", "f16"}))
-      ->capture_default_str();
+  Cmd->add_flag("--bundle", Opts->bundle,
+                "write a predictor bundle for `ptxcast predict` (features must be those of "
+                "`ptxcast dataset`)");
+  Cmd->add_option("--band-where", Opts->bandWhere,
+                  "bundle: measure the band on the out-of-fold rows whose identifier COLUMN equals "
+                  "VALUE (COLUMN=VALUE, repeatable), e.g. runtime=graph for whole networks");
   Cmd->add_option("--name", Opts->name, "bundle: name for --model (default: the file's stem)");
   Cmd->add_option("--cv", Opts->cv,
                   "bundle: measure the error band by cross-validation first: K folds or "

@@ -38,14 +38,14 @@ std::string_view kindFamilyName(KindFamily F);
 /// The family of a lowering strategy ("conv_gemm" -> Gemm, "eltwise_add" -> Elementwise, ...).
 KindFamily kindFamily(std::string_view Strategy);
 
-/// One launch, independent of any GPU: the analyzer's counts plus what the lowering knows.
+/// One launch, independent of any GPU: the analyzer's counts (with the kernel's estimated
+/// registers per thread and static shared memory; registers 0 = unknown, occupancy then ignores
+/// them) plus what the lowering knows.
 struct LaunchWork {
   analyzer::KernelProfile profile;
   std::string kind;             ///< the lowering's strategy, e.g. "conv_implicit_gemm"
   uint64_t footprintBytes = 0;  ///< bytes of the distinct buffers the launch touches
   double macs = 0;              ///< multiply-adds of the layers it computes
-  uint32_t registersPerThread = 0; ///< 0 = unknown (occupancy then ignores registers)
-  uint32_t staticSharedBytes = 0;
 };
 
 /// How the launch is run: math mode of its GEMM-like work and whose kernels.

@@ -24,7 +24,7 @@ support::Expected<TargetTransform> parseTransform(std::string_view Name);
 /// dataset that are not learner inputs.
 struct ModelSpec {
   std::string learner = "xgboost";
-  Params params;
+  Params params = {};
   TargetTransform transform = TargetTransform::None;
   /// Feed the learner sign(x) ln(1 + |x|) of every feature: counts and bytes spanning orders of
   /// magnitude become comparable (kNN distances) and power laws become linear (linear).

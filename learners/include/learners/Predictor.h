@@ -1,6 +1,5 @@
 // A predictor bundle: a fitted Model plus what `ptxcast predict` needs to use it honestly: the
-// level it applies at (each launch, summed, or the whole network), the element type and GPUs it
-// was trained on, per-feature training ranges (for outside-the-data warnings) and the
+// GPUs it was trained on, per-feature training ranges (for outside-the-data warnings) and the
 // cross-validated error band. Saved as one JSON file (docs/predict.md, "Bundle format").
 #pragma once
 
@@ -16,14 +15,6 @@
 #include <vector>
 
 namespace learners {
-
-/// Where a bundle's model applies. Operator: to each launch's features, predictions summed over
-/// the network's launches (trained on one-operator measurements). Network: once, to the features
-/// of all launches together (trained on whole-network measurements).
-enum class PredictLevel { Operator, Network };
-
-std::string_view levelName(PredictLevel L);
-support::Expected<PredictLevel> parseLevel(std::string_view Name);
 
 /// The smallest and largest value a feature took in the training rows.
 struct FeatureRange {
@@ -56,9 +47,7 @@ support::Expected<ErrorBand> errorBand(std::span<const double> Measured,
 
 /// Everything about a bundle except the fitted model.
 struct PredictorInfo {
-  std::string name; ///< short name users pass to --model, e.g. "neusight-operator-f32"
-  PredictLevel level = PredictLevel::Operator;
-  std::string dtype = "f32";             ///< element type of the networks it predicts: f32 | f16
+  std::string name; ///< short name users pass to --model, e.g. "cross-gpu"
   std::string trainingData;              ///< which dataset files, free text
   size_t trainingRows = 0;               ///< rows the final model was fitted on
   std::vector<std::string> trainingGpus; ///< catalog canonical names, sorted, distinct
@@ -84,7 +73,7 @@ public:
   /// [T * ratioLow, T * ratioHigh], or nothing when the bundle has no band.
   std::optional<std::pair<double, double>> interval(double T) const;
 
-  /// {"format": "ptxcast-predictor", "version": 1, "name", "predicts", "level", "dtype",
+  /// {"format": "ptxcast-predictor", "version": 2, "name", "predicts",
   /// "training_data", "training_rows", "training_gpus", "error_band" (or null),
   /// "feature_ranges": {name: [min, max]}, "model": the Model JSON}. Deterministic bytes:
   /// fromJson(toJson()) writes the same bytes again.
