@@ -179,7 +179,27 @@ TEST_CASE("ops: carry chains add.cc/addc, sub.cc/subc, mad.cc/madc") {
        RK::R,
        {RK::R, RK::R, RK::R},
        [](uint64_t A, uint64_t B, uint64_t C) {
-         return uint64_t(subBorrow(u32(C), 0u, subBorrow(u32(A), u32(B), false).carry).value);
+         return uint64_t(subCarry(u32(C), 0u, subCarry(u32(A), u32(B), true).carry).value);
+       }});
+  // Mixed chains: CC.CF after a subtraction is NOT-borrow, consumed alike by addc and subc.
+  run({"sub.cc.u32 %rt, {a}, {b};\n  addc.u32 {d}, {c}, 0;",
+       RK::R,
+       {RK::R, RK::R, RK::R},
+       [](uint64_t A, uint64_t B, uint64_t C) {
+         return uint64_t(addCarry(u32(C), 0u, subCarry(u32(A), u32(B), true).carry).value);
+       }});
+  run({"add.cc.u32 %rt, {a}, {b};\n  subc.cc.u32 %rt, {c}, {a};\n  addc.u32 {d}, 0, 0;",
+       RK::R,
+       {RK::R, RK::R, RK::R},
+       [](uint64_t A, uint64_t B, uint64_t C) {
+         bool C1 = addCarry(u32(A), u32(B), false).carry;
+         return uint64_t(subCarry(u32(C), u32(A), C1).carry);
+       }});
+  run({"sub.cc.u64 %lt, {a}, {b};\n  subc.u64 {d}, {c}, 0;",
+       RK::L,
+       {RK::L, RK::L, RK::L},
+       [](uint64_t A, uint64_t B, uint64_t C) {
+         return subCarry(C, uint64_t(0), subCarry(A, B, true).carry).value;
        }});
   run({"add.cc.u64 %lt, {a}, {b};\n  addc.u64 {d}, {c}, 0;",
        RK::L,

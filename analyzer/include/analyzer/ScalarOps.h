@@ -416,13 +416,13 @@ template <class T> inline WithCarry<T> addCarry(T A, T B, bool CarryIn) {
   U S2 = S1 + U(CarryIn);
   return {static_cast<T>(S2), S1 < U(A) || S2 < S1};
 }
-/// sub.cc / subc{.cc}: a - (b + borrowIn); carry = borrow-out (1 when the unsigned subtraction
-/// wraps), which is what subc consumes.
-template <class T> inline WithCarry<T> subBorrow(T A, T B, bool BorrowIn) {
+/// sub.cc / subc{.cc}: a + ~b + carryIn, carry = its unsigned carry-out. The PTX ISA (9.7.2.3,
+/// 9.7.2.4) writes subc as `a - (b + CC.CF)` with CC.CF a "borrow"; NVIDIA GPUs keep NOT-borrow
+/// in CC.CF (the carry-out of a + ~b + 1) and compute subc as a + ~b + CC.CF, so sub.cc is
+/// subCarry(a, b, true) and mixed add/sub chains match the hardware (docs/semantics.md).
+template <class T> inline WithCarry<T> subCarry(T A, T B, bool CarryIn) {
   using U = std::make_unsigned_t<T>;
-  U D1 = U(A) - U(B);
-  U D2 = D1 - U(BorrowIn);
-  return {static_cast<T>(D2), U(A) < U(B) || D1 < U(BorrowIn)};
+  return addCarry(A, static_cast<T>(U(~U(B))), CarryIn);
 }
 /// mad{c}.lo/.hi{.cc}.{s,u}{32,64}: lo/hi(a*b) + c + carryIn with carry-out.
 template <class T> inline WithCarry<T> madCarry(T A, T B, T C, bool Hi, bool CarryIn) {
