@@ -94,7 +94,7 @@ void Parser::parseBody(Function &F, const Token &Open) {
 
 void Parser::parseBodyDirective(Function &F) {
   std::string_view D = Tok.text;
-  if (D == ".reg")
+  if (directiveHead(D) == ".reg")
     return parseRegDecl();
   if (spaceOfDirective(D))
     return parseVarList(F.locals, Linkage::None, /*InFunction=*/true);
@@ -291,8 +291,14 @@ void Parser::markNonPercentRegisters(Function &F) {
     for (const Variable &P : *List)
       if (P.space == StateSpace::Reg)
         Regs.declared.insert(P.name);
+  auto IsRegister = [&](std::string_view Name) {
+    size_t Dot = Name.size() >= 2 ? Name.size() - 2 : Name.npos;
+    return Regs.isDeclared(Name) ||
+           (Dot != Name.npos && Name[Dot] == '.' && isVectorComponent(Name.substr(Dot + 1)) &&
+            Regs.isDeclared(Name.substr(0, Dot)));
+  };
   auto Mark = [&](auto &Self, Operand &O) -> void {
-    if (O.kind == Operand::Kind::Symbol && Regs.isDeclared(O.name))
+    if (O.kind == Operand::Kind::Symbol && IsRegister(O.name))
       O.kind = Operand::Kind::Register;
     for (Operand &E : O.elems)
       Self(Self, E);
