@@ -10,27 +10,6 @@
 namespace analyzer {
 namespace {
 
-uint64_t alignUp(uint64_t V, uint64_t A) { return A <= 1 ? V : (V + A - 1) / A * A; }
-
-uint64_t naturalAlign(const ptx::Variable &V) {
-  if (V.align)
-    return V.align;
-  return std::max(1u, ptx::typeBits(V.type) / 8) * V.vectorWidth;
-}
-
-/// Flattened initializer of a variable as bytes (symbol initializers unsupported: zeros).
-std::vector<uint8_t> initBytes(const ptx::Variable &V) {
-  std::vector<uint8_t> Bytes(V.sizeBytes(), 0);
-  unsigned Elem = std::max(1u, ptx::typeBits(V.type) / 8);
-  for (size_t I = 0; I < V.init.size() && (I + 1) * Elem <= Bytes.size(); ++I) {
-    if (V.init[I].kind == ptx::Operand::Kind::Symbol)
-      continue;
-    uint64_t Bits = immediateBits(V.init[I], V.type);
-    std::memcpy(Bytes.data() + I * Elem, &Bits, std::min<unsigned>(Elem, 8));
-  }
-  return Bytes;
-}
-
 struct PendingBranch {
   uint32_t pc;
   std::string label;
@@ -84,8 +63,10 @@ std::optional<support::Error> FunctionDecoder::run() {
   return std::nullopt;
 }
 
-void FunctionDecoder::decodeOne(const ptx::Instruction &In, uint32_t Block) {
+void FunctionDecoder::decodeOne(const ptx::Instruction &Orig, uint32_t Block) {
   ProgramImpl &P = Ctx.P;
+  ptx::Instruction Expanded;
+  const ptx::Instruction &In = Ctx.expandVectors(Orig, Expanded) ? Expanded : Orig;
   DInstr I;
   I.cls = In.cls;
   I.line = In.loc.line;
@@ -215,23 +196,36 @@ bool FunctionDecoder::decodeCall(const ptx::Instruction &In, DInstr &I) {
     return Ctx.fail("call of '" + Ops[S].name + "', which has no body in this module");
   I.target = It->second;
   Ctx.F.callees.push_back(It->second);
-  // Stash the argument names; decodeProgram resolves them against the callee's formals.
+  // The caller's side of each argument and return value; linkCalls matches the callee's.
   CallSite Site;
-  auto Collect = [&](const ptx::Operand &L, std::vector<ParamCopy> &Out) {
+  auto Collect = [&](const ptx::Operand &L, std::vector<ParamCopy> &Out, bool Ret) {
     const std::vector<ptx::Operand> One{L};
     for (const ptx::Operand &E : L.kind == OK::List ? L.elems : One) {
-      auto Sym = Ctx.syms.find(E.name);
-      if (E.kind != OK::Symbol || Sym == Ctx.syms.end() ||
-          Sym->second.kind != SymbolInfo::Kind::FrameParam)
-        return Ctx.fail("call argument '" + E.name + "' is not a .param variable");
-      Out.push_back(
-          {static_cast<uint32_t>(Sym->second.value), 0, static_cast<uint32_t>(Sym->second.size)});
+      auto Sym = E.kind == OK::Symbol ? Ctx.syms.find(E.name) : Ctx.syms.end();
+      if (Sym != Ctx.syms.end() && Sym->second.kind == SymbolInfo::Kind::FrameParam) {
+        Out.push_back({static_cast<uint32_t>(Sym->second.value), 0,
+                       static_cast<uint32_t>(Sym->second.size)});
+        continue;
+      }
+      // A register (or, for an argument, a constant): `.reg` formals and register arguments.
+      DInstr Tmp;
+      Tmp.line = I.line;
+      Tmp.col = I.col;
+      bool Ok = Ret ? Ctx.dst(Tmp, 0, E) : Ctx.src(Tmp, 0, E, ptx::Type::B64);
+      if (!Ok || Ctx.fatal)
+        return Ctx.fail("call " + std::string(Ret ? "return value" : "argument") + " '" + E.name +
+                        "' is neither a .param variable nor a register");
+      ParamCopy C;
+      C.size = (Ctx.regBits(Tmp, 0) + 7) / 8;
+      (Ret ? C.toReg : C.fromReg) = Tmp.op[0];
+      C.fromBase = Tmp.base[0];
+      Out.push_back(C);
     }
     return true;
   };
-  if (S > 0 && !Collect(Ops[0], Site.rets))
+  if (S > 0 && !Collect(Ops[0], Site.rets, true))
     return false;
-  if (S + 1 < Ops.size() && !Collect(Ops[S + 1], Site.args))
+  if (S + 1 < Ops.size() && !Collect(Ops[S + 1], Site.args, false))
     return false;
   if (S + 2 < Ops.size())
     return Ctx.fail("call through a prototype");
@@ -266,54 +260,6 @@ bool FunctionDecoder::decodeBarrier(const ptx::Instruction &In, DInstr &I) {
   return true;
 }
 
-struct ModuleLayout {
-  std::unordered_map<std::string, SymbolInfo> syms;
-  std::vector<std::unordered_map<std::string, SymbolInfo>> funcShared;
-};
-
-/// Lays out module variables (.global -> Device buffers, .const -> const image, .shared ->
-/// program-wide static shared) and every function's .shared variables.
-ModuleLayout layoutModule(ProgramImpl &P, const ptx::Module &M,
-                          const std::vector<const ptx::Function *> &Bodies) {
-  ModuleLayout L;
-  std::vector<std::pair<std::unordered_map<std::string, SymbolInfo> *, std::string>> Extern;
-  uint64_t SharedOff = 0;
-  auto PlaceShared = [&](const ptx::Variable &V, std::unordered_map<std::string, SymbolInfo> &To) {
-    if (V.sizeBytes() == 0) {
-      Extern.push_back({&To, V.name});
-      return;
-    }
-    SharedOff = alignUp(SharedOff, naturalAlign(V));
-    To[V.name] = {SymbolInfo::Kind::Value, SharedOff, ptx::StateSpace::Shared, V.sizeBytes()};
-    SharedOff += V.sizeBytes();
-  };
-  for (const ptx::Variable &V : M.globals) {
-    if (V.space == ptx::StateSpace::Global) {
-      L.syms[V.name] = {SymbolInfo::Kind::GlobalVar, P.globals.size(), ptx::StateSpace::Global,
-                        V.sizeBytes()};
-      P.globals.push_back({V.name, V.sizeBytes(), initBytes(V)});
-    } else if (V.space == ptx::StateSpace::Const) {
-      uint64_t Off = alignUp(P.constImage.size(), naturalAlign(V));
-      std::vector<uint8_t> Bytes = initBytes(V);
-      P.constImage.resize(Off);
-      P.constImage.insert(P.constImage.end(), Bytes.begin(), Bytes.end());
-      L.syms[V.name] = {SymbolInfo::Kind::Value, Off, ptx::StateSpace::Const, V.sizeBytes()};
-    } else if (V.space == ptx::StateSpace::Shared) {
-      PlaceShared(V, L.syms);
-    }
-  }
-  L.funcShared.resize(Bodies.size());
-  for (size_t F = 0; F < Bodies.size(); ++F)
-    for (const ptx::Variable &V : Bodies[F]->locals)
-      if (V.space == ptx::StateSpace::Shared)
-        PlaceShared(V, L.funcShared[F]);
-  P.staticShared = static_cast<uint32_t>(SharedOff);
-  P.dynamicSharedOffset = static_cast<uint32_t>(alignUp(SharedOff, 16));
-  for (auto &[Map, Name] : Extern)
-    (*Map)[Name] = {SymbolInfo::Kind::Value, P.dynamicSharedOffset, ptx::StateSpace::Shared, 0};
-  return L;
-}
-
 /// Resolves call-site parameter copies against the callees' formals and returns.
 std::optional<support::Error> linkCalls(ProgramImpl &P) {
   for (const DInstr &I : P.code) {
@@ -328,14 +274,18 @@ std::optional<support::Error> linkCalls(ProgramImpl &P) {
                                 " return values; it takes " +
                                 std::to_string(Callee.formals.size()) + " and " +
                                 std::to_string(Callee.returns.size()));
-    for (size_t K = 0; K < S.args.size(); ++K) {
+    for (size_t K = 0; K < S.args.size(); ++K) { // caller value -> callee formal
       S.args[K].to = Callee.formals[K].offset;
+      S.args[K].toReg = Callee.formals[K].reg;
       S.args[K].size = std::min(S.args[K].size, Callee.formals[K].size);
     }
-    for (size_t K = 0; K < S.rets.size(); ++K) { // from callee return to caller var
-      S.rets[K].to = S.rets[K].from;
-      S.rets[K].from = Callee.returns[K].offset;
-      S.rets[K].size = std::min(S.rets[K].size, Callee.returns[K].size);
+    for (size_t K = 0; K < S.rets.size(); ++K) { // callee return -> caller variable
+      ParamCopy &C = S.rets[K];
+      C.to = C.from;
+      C.from = Callee.returns[K].offset;
+      C.fromReg = Callee.returns[K].reg;
+      C.fromBase = BaseRegs;
+      C.size = std::min(C.size, Callee.returns[K].size);
     }
   }
   return std::nullopt;
@@ -371,11 +321,13 @@ support::Expected<Program> decodeProgram(const ptx::Module &M) {
     D.line = F.loc.line;
     P.funcs.push_back(std::move(D));
   }
-  ModuleLayout L = layoutModule(P, M, Bodies);
+  support::Expected<ModuleLayout> L = layoutModule(P, M, Bodies, FuncByName);
+  if (!L)
+    return L.error();
   std::vector<std::unique_ptr<DecodeCtx>> Ctxs;
   for (uint32_t F = 0; F < Bodies.size(); ++F)
     Ctxs.push_back(
-        std::make_unique<DecodeCtx>(P, F, *Bodies[F], L.syms, L.funcShared[F], FuncByName));
+        std::make_unique<DecodeCtx>(P, F, *Bodies[F], L->syms, L->funcSyms[F], FuncByName));
   for (uint32_t F = 0; F < Bodies.size(); ++F) {
     ptx::Cfg G = ptx::buildCfg(*Bodies[F]);
     uint32_t First = static_cast<uint32_t>(P.code.size());

@@ -18,11 +18,28 @@ struct SymbolInfo {
   uint64_t size = 0;
 };
 
+/// Module and function-scope static variables, laid out (Layout.cpp).
+struct ModuleLayout {
+  std::unordered_map<std::string, SymbolInfo> syms; ///< module scope
+  /// Per function with a body: its .shared, .global and .const variables.
+  std::vector<std::unordered_map<std::string, SymbolInfo>> funcSyms;
+};
+
+/// Lays out module variables (.global -> Device buffers, .const -> const image, .shared ->
+/// program-wide static shared) and every function's static ones, with their initialisers;
+/// fails on an initialiser naming an unknown symbol.
+support::Expected<ModuleLayout>
+layoutModule(ProgramImpl &P, const ptx::Module &M, const std::vector<const ptx::Function *> &Bodies,
+             const std::unordered_map<std::string, uint32_t> &FuncByName);
+
+/// The alignment of a variable: declared, or its element (vector) size.
+uint64_t naturalAlign(const ptx::Variable &V);
+
 class DecodeCtx {
 public:
   DecodeCtx(ProgramImpl &P, uint32_t FuncIndex, const ptx::Function &Fn,
             const std::unordered_map<std::string, SymbolInfo> &ModuleSyms,
-            const std::unordered_map<std::string, SymbolInfo> &FuncShared,
+            const std::unordered_map<std::string, SymbolInfo> &FuncStatics,
             const std::unordered_map<std::string, uint32_t> &FuncIndexByName);
 
   ProgramImpl &P;
@@ -49,18 +66,23 @@ public:
   /// Lane offset of a fresh constant holding V.
   uint32_t constant(uint64_t V);
   bool fail(std::string Reason); ///< sets `unsupported`, returns false
+  /// `Out` = `In` with every operand naming a vector register replaced by the vector of its
+  /// components (`%v` -> `{%v.x, %v.y}`); false (Out unspecified) when there is none.
+  bool expandVectors(const ptx::Instruction &In, ptx::Instruction &Out) const;
 
 private:
   std::unordered_map<std::string, uint32_t> RegSlot;
   std::vector<uint8_t> SlotBits;
   std::map<std::pair<int, uint64_t>, uint32_t> SpecialSlots;
   std::unordered_map<uint64_t, uint32_t> ConstSlots;
-  std::unordered_map<int32_t, uint32_t> GlobalVarSlots;
+  std::map<std::pair<int32_t, uint64_t>, uint32_t> GlobalVarSlots; ///< (variable, addend)
+  std::unordered_map<std::string, std::vector<std::string>> VectorRegs; ///< components
   uint32_t SinkSlot = 0;
 
   uint32_t newSlot(unsigned Bits);
   uint32_t special(SpecialKind K, uint64_t Value);
-  bool symbolValue(DInstr &I, unsigned K, const std::string &Name);
+  void declareRegister(const std::string &Name, ptx::Type T, unsigned Width);
+  bool symbolValue(DInstr &I, unsigned K, const std::string &Name, int64_t Addend);
 };
 
 /// Immediate operand O as the bits of a value of type T (floats converted between widths).

@@ -148,16 +148,27 @@ struct SpecialSlot {
   uint64_t value = 0;
 };
 
-/// A constant-pool entry: a plain value, or the address of a module .global variable
-/// (known at launch).
+/// A constant-pool entry: a plain value, or the address of module .global variable `globalVar`
+/// plus `value` (known at launch).
 struct ConstSpec {
   uint64_t value = 0;
   int32_t globalVar = -1;
 };
 
+/// One argument or return value a call moves, `size` bytes. Each side is frame-param memory
+/// (offset `from`/`to` in its frame's param area: a .param variable or formal) or, when
+/// `fromReg`/`toReg` is not NoReg, a register (lane offset in its frame; the source may also be
+/// a constant of the caller, `fromBase` BaseConsts): `.reg` formals and register arguments.
+struct ParamCopy {
+  static constexpr uint32_t NoReg = UINT32_MAX;
+  uint32_t from = 0, to = 0, size = 0;
+  uint32_t fromReg = NoReg, toReg = NoReg;
+  uint8_t fromBase = 0;
+};
 struct ParamSlot {
   std::string name;
   uint32_t offset = 0, size = 0;
+  uint32_t reg = ParamCopy::NoReg; ///< a `.reg` formal: its lane offset in the frame's registers
 };
 
 struct DFunction {
@@ -171,26 +182,32 @@ struct DFunction {
   std::vector<SpecialSlot> specials;
   uint32_t localBytes = 0; ///< .local variables per thread
   uint32_t paramBytes = 0; ///< frame param area per thread: returns, formals, .param locals
-  std::vector<ParamSlot> formals, returns; ///< .func parameters in the frame param area
+  std::vector<ParamSlot> formals, returns; ///< .func parameters: frame param area or registers
   std::vector<ParamSlot> kernelParams;     ///< .entry parameters in the kernel param buffer
   uint32_t kernelParamBytes = 0;
   std::vector<uint32_t> callees;     ///< function indices called
   std::vector<uint32_t> unsupported; ///< pcs of Flow::Unsup instructions
 };
 
-/// Argument and return-value copies of one call instruction (frame-param offsets, bytes).
-struct ParamCopy {
-  uint32_t from = 0, to = 0, size = 0;
-};
 struct CallSite {
-  std::vector<ParamCopy> args; ///< caller var -> callee formal, at call
-  std::vector<ParamCopy> rets; ///< callee return -> caller var, at return
+  std::vector<ParamCopy> args; ///< caller value -> callee formal, at call
+  std::vector<ParamCopy> rets; ///< callee return -> caller variable or register, at return
+};
+
+/// An initialiser element holding the address of a module .global variable (plus `addend`):
+/// known only once that variable has its Device buffer, so written at launch.
+struct Reloc {
+  uint64_t offset = 0; ///< byte offset in the variable (or the const image) it initialises
+  uint32_t bytes = 8;  ///< element size (4 or 8; an address truncated to 32 bits in a .u32)
+  uint32_t target = 0; ///< index into ProgramImpl::globals
+  uint64_t addend = 0;
 };
 
 struct GlobalVar {
   std::string name;
   uint64_t bytes = 0;
   std::vector<uint8_t> init;
+  std::vector<Reloc> relocs; ///< symbol addresses in `init`
 };
 
 /// Address windows of the generic address space (docs/interpreter.md). Global memory lies below
@@ -201,6 +218,9 @@ constexpr uint64_t WindowLocal = uint64_t(2) << WindowShift;
 constexpr uint64_t WindowParam = uint64_t(3) << WindowShift;      ///< kernel parameters
 constexpr uint64_t WindowFrameParam = uint64_t(4) << WindowShift; ///< .func call parameters
 constexpr uint64_t WindowConst = uint64_t(5) << WindowShift;
+/// Function "addresses" (`mov.u64 %rd, f`, function names in initialisers): the window plus the
+/// function's index; indirect calls (`call %rd, ...`) map them back. Not memory.
+constexpr uint64_t WindowFunc = uint64_t(6) << WindowShift;
 constexpr uint64_t WindowMask = (uint64_t(1) << WindowShift) - 1;
 
 struct ProgramImpl {
@@ -209,6 +229,7 @@ struct ProgramImpl {
   std::vector<DFunction> funcs;
   std::vector<GlobalVar> globals;
   std::vector<uint8_t> constImage;  ///< module .const variables, initialised
+  std::vector<Reloc> constRelocs;   ///< .global addresses in constImage (written per launch)
   uint32_t staticShared = 0;        ///< all .shared variables, laid out program-wide
   uint32_t dynamicSharedOffset = 0; ///< where extern .shared arrays start
   std::vector<std::string> messages;
@@ -277,6 +298,10 @@ struct Exec {
   uint32_t warpsPerCta = 0;
   std::vector<uint8_t> shared;               ///< current CTA
   std::vector<uint8_t> kernelParams;         ///< the kernel parameter buffer
+  /// Constant memory: the program's const image, or constCopy when it holds .global addresses.
+  const uint8_t *constData = nullptr;
+  size_t constSize = 0;
+  std::vector<uint8_t> constCopy;
   std::vector<std::vector<uint64_t>> consts; ///< per function: 32 lanes per constant
   uint64_t clock = 0;                        ///< warp instructions issued so far (%clock)
   uint64_t budgetLeft = 0;

@@ -41,21 +41,45 @@ std::string checkLaunch(const ProgramImpl &P, const DFunction &F, const LaunchCo
   return {};
 }
 
-/// Module .global variables as Device buffers (created and initialised on first use).
+/// Writes the launch-time addresses of `Relocs` (module .global variables) into `Bytes`.
+void relocate(std::vector<uint8_t> &Bytes, const std::vector<Reloc> &Relocs,
+              const std::vector<uint64_t> &GlobalAddr) {
+  for (const Reloc &R : Relocs) {
+    uint64_t V = GlobalAddr[R.target] + R.addend;
+    std::memcpy(Bytes.data() + R.offset, &V, std::min<uint32_t>(R.bytes, 8));
+  }
+}
+
+/// Module .global variables as Device buffers (created and initialised on first use), the
+/// constant memory of the launch, and every function's constant pool.
 std::string prepareMemory(Exec &X, const ProgramImpl &P, Device &D) {
   std::vector<uint64_t> GlobalAddr;
+  std::vector<size_t> Fresh;
   for (const GlobalVar &G : P.globals) {
     Buffer *B = D.find(G.name);
     if (!B) {
       support::Expected<uint64_t> A = D.allocate(G.name, G.bytes);
       if (!A)
         return A.error().message;
+      Fresh.push_back(GlobalAddr.size());
       B = D.find(G.name);
-      std::copy(G.init.begin(), G.init.end(), B->data.begin());
     } else if (B->bytes() != G.bytes) {
       return "module variable '" + G.name + "' clashes with a buffer of another size";
     }
     GlobalAddr.push_back(B->base);
+  }
+  for (size_t K : Fresh) { // initialised once every variable has its address
+    const GlobalVar &G = P.globals[K];
+    Buffer *B = D.find(G.name);
+    std::copy(G.init.begin(), G.init.end(), B->data.begin());
+    relocate(B->data, G.relocs, GlobalAddr);
+  }
+  X.constData = P.constImage.data();
+  X.constSize = P.constImage.size();
+  if (!P.constRelocs.empty()) {
+    X.constCopy = P.constImage;
+    relocate(X.constCopy, P.constRelocs, GlobalAddr);
+    X.constData = X.constCopy.data();
   }
   X.consts.resize(P.funcs.size());
   for (size_t F = 0; F < P.funcs.size(); ++F) {
@@ -65,7 +89,7 @@ std::string prepareMemory(Exec &X, const ProgramImpl &P, Device &D) {
     const std::vector<ConstSpec> &C = P.funcs[F].consts;
     X.consts[F].assign(C.size() * 32, 0);
     for (size_t K = 0; K < C.size(); ++K) {
-      uint64_t V = C[K].globalVar >= 0 ? GlobalAddr[C[K].globalVar] : C[K].value;
+      uint64_t V = C[K].value + (C[K].globalVar >= 0 ? GlobalAddr[C[K].globalVar] : 0);
       std::fill_n(X.consts[F].begin() + K * 32, 32, V);
     }
   }

@@ -119,8 +119,8 @@ uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, u
     if (Store)
       return fail(X, W, I, Lane, TrapKind::OutOfBounds, Hit, What, Size, Addr,
                   "constant memory is read-only");
-    return within(X, W, I, const_cast<uint8_t *>(X.prog->constImage.data()),
-                  X.prog->constImage.size(), Off, Size, Lane, Hit, What, Addr);
+    return within(X, W, I, const_cast<uint8_t *>(X.constData), X.constSize, Off, Size, Lane, Hit,
+                  What, Addr);
   default:
     break;
   }

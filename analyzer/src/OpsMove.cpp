@@ -346,6 +346,35 @@ void unpackOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   });
 }
 
+/// mov.vN {d...}, {a...}: op0..n-1 = destinations, op n..2n-1 = sources (aux2 = n); every
+/// source is read before any destination is written.
+void vectorMovOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t Tmp[8][32];
+  for (uint32_t K = 0; K < I.aux2; ++K) {
+    const uint64_t *A = opPtr(W, I, I.aux2 + K);
+    forLanes(M, [&](unsigned L) { Tmp[K][L] = A[L]; });
+  }
+  for (uint32_t K = 0; K < I.aux2; ++K) {
+    uint64_t *D = opPtr(W, I, K);
+    forLanes(M, [&](unsigned L) { D[L] = Tmp[K][L]; });
+  }
+}
+
+/// mov.vN with vectors on both sides (vector registers, PTX ISA 5.4.2): element-wise copies.
+bool selectVectorMov(DecodeCtx &Ctx, const ptx::Operand &D, const ptx::Operand &A, DInstr &I,
+                     ptx::Type T) {
+  uint32_t N = static_cast<uint32_t>(D.elems.size());
+  if (N != A.elems.size() || N < 2 || 2 * N > MaxOps)
+    return Ctx.fail("vector mov with " + std::to_string(N) + " and " +
+                    std::to_string(A.elems.size()) + " elements");
+  I.fn = vectorMovOp;
+  I.aux2 = N;
+  for (uint32_t K = 0; K < N; ++K)
+    if (!Ctx.dst(I, K, D.elems[K]) || !Ctx.src(I, N + K, A.elems[K], T))
+      return false;
+  return true;
+}
+
 bool selectMov(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   using OK = ptx::Operand::Kind;
   ptx::Type T = In.type();
@@ -353,6 +382,18 @@ bool selectMov(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   if (In.operands.size() != 2 || Bits == 0)
     return Ctx.fail("mov form");
   const ptx::Operand &D = In.operands[0], &A = In.operands[1];
+  if (A.kind == OK::Register && A.value != 0) {
+    // `mov.u64 d, %r+8`: the address arithmetic is an add (PTX ISA 6.4.1.1).
+    ptx::Instruction Add;
+    Add.opcode = ptx::Opcode::Add;
+    Add.modifiers = {std::string(ptx::typeName(T))};
+    Add.operands = {D, A, {}};
+    Add.operands[1].value = 0;
+    Add.operands[2].value = A.value;
+    return selectInt(Ctx, Add, I);
+  }
+  if (A.kind == OK::Vector && D.kind == OK::Vector)
+    return selectVectorMov(Ctx, D, A, I, T);
   if (A.kind == OK::Vector || D.kind == OK::Vector) {
     const ptx::Operand &V = A.kind == OK::Vector ? A : D;
     uint32_t N = static_cast<uint32_t>(V.elems.size());

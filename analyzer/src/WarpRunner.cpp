@@ -112,6 +112,34 @@ void setBases(Exec &X, Warp &W) {
   W.base[BaseConsts] = X.consts[Fr.func].data();
 }
 
+/// One side of a call's argument or return copy: a frame's param area and registers.
+struct FrameSide {
+  uint32_t paramBase;
+  uint64_t *regs; ///< the frame's registers (for a source, the caller's constants when fromBase
+                  ///< is BaseConsts)
+};
+
+/// Moves one argument or return value (ParamCopy) for lanes `Mask`: param memory or a register
+/// (zero-extended from `size` bytes) on either side.
+void copyParam(Warp &W, uint32_t Mask, const ParamCopy &C, FrameSide From, FrameSide To) {
+  const uint64_t Keep = C.size >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * C.size)) - 1;
+  forLanes(Mask, [&](unsigned L) {
+    uint64_t V = 0;
+    const uint8_t *Src = W.fparam[L].data() + From.paramBase + C.from;
+    if (C.fromReg != ParamCopy::NoReg)
+      V = From.regs[C.fromReg + L] & Keep;
+    if (C.toReg != ParamCopy::NoReg) {
+      if (C.fromReg == ParamCopy::NoReg)
+        std::memcpy(&V, Src, std::min<uint32_t>(C.size, 8));
+      To.regs[C.toReg + L] = V;
+    } else if (C.fromReg != ParamCopy::NoReg) {
+      std::memcpy(W.fparam[L].data() + To.paramBase + C.to, &V, std::min<uint32_t>(C.size, 8));
+    } else {
+      std::memmove(W.fparam[L].data() + To.paramBase + C.to, Src, C.size);
+    }
+  });
+}
+
 /// Pushes a frame for function `Func` called by lanes `Mask`; false (trap raised) on overflow.
 bool pushFrame(Exec &X, Warp &W, const DInstr &I, uint32_t Func, uint32_t Mask) {
   const DFunction &F = X.prog->funcs[Func];
@@ -142,12 +170,10 @@ bool pushFrame(Exec &X, Warp &W, const DInstr &I, uint32_t Func, uint32_t Mask) 
   W.regs.resize(W.regs.size() + size_t(F.numSlots) * 32, 0);
   if (Caller) {
     const CallSite &Site = X.prog->calls[I.aux];
-    uint32_t From = Caller->paramBase;
-    forLanes(Mask, [&](unsigned L) {
-      for (const ParamCopy &C : Site.args)
-        std::memcpy(W.fparam[L].data() + Fr.paramBase + C.to, W.fparam[L].data() + From + C.from,
-                    C.size);
-    });
+    uint64_t *Bases[2] = {W.regs.data() + Caller->regBase, X.consts[Caller->func].data()};
+    for (const ParamCopy &C : Site.args)
+      copyParam(W, Mask, C, {Caller->paramBase, Bases[C.fromBase]},
+                {Fr.paramBase, W.regs.data() + Fr.regBase});
   }
   W.frames.push_back(Fr);
   fillSpecials(X, W, Fr, false);
@@ -161,12 +187,10 @@ void popFrame(Exec &X, Warp &W) {
   W.frames.pop_back();
   if (Fr.callPc != NoPc && !W.frames.empty()) {
     const CallSite &Site = X.prog->calls[X.prog->code[Fr.callPc].aux];
-    uint32_t To = W.frames.back().paramBase;
-    forLanes(Fr.callMask & W.liveMask, [&](unsigned L) {
-      for (const ParamCopy &C : Site.rets)
-        std::memcpy(W.fparam[L].data() + To + C.to, W.fparam[L].data() + Fr.paramBase + C.from,
-                    C.size);
-    });
+    const Frame &To = W.frames.back();
+    for (const ParamCopy &C : Site.rets)
+      copyParam(W, Fr.callMask & W.liveMask, C, {Fr.paramBase, W.regs.data() + Fr.regBase},
+                {To.paramBase, W.regs.data() + To.regBase});
   }
   W.regs.resize(Fr.regBase);
   W.localTop = Fr.localBase;

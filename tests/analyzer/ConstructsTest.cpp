@@ -62,3 +62,158 @@ TEST_CASE("carry: CC.CF after a subtraction is NOT-borrow, as on NVIDIA GPUs") {
   CHECK(V[6] == 0xffffffff); // 2 - 2 - borrow(no carry from 1 + 2)
   CHECK(V[7] == 0);          // ... which borrowed: CF = 0
 }
+
+TEST_CASE("initialisers holding symbols read back the symbols' addresses, as mov gives them") {
+  // PTX ISA 5.4.4: a .const offset (cx, cy+4), .global addresses (ga, gb+4) and a generic
+  // address (generic(gb) and generic(cy)). Each word pair is compared with mov's value.
+  const char *Body = R"(
+.const .u32 cx = 7;
+.const .u32 cy[2] = {8, 9};
+.const .u64 cp[3] = {cx, cy+4, generic(cy)};
+.global .u32 ga[4];
+.global .u32 gb[4] = {1, 2, 3, 4};
+.global .u64 gp[2] = {ga, gb+4};
+.global .u64 gq = generic(gb);
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<16>;
+  ld.param.u64 %rd1, [out];
+  ld.const.u64 %rd2, [cp];
+  mov.u64 %rd3, cx;
+  ld.const.u64 %rd4, [cp+8];
+  mov.u64 %rd5, cy+4;
+  ld.global.u64 %rd6, [gp];
+  mov.u64 %rd7, ga;
+  ld.global.u64 %rd8, [gp+8];
+  mov.u64 %rd9, gb+4;
+  ld.global.u64 %rd10, [gq];
+  cvta.global.u64 %rd11, gb;
+  ld.const.u64 %rd12, [cp+16];
+  ld.u32 %r1, [%rd12+4];
+  ld.u32 %r2, [%rd10+8];
+  ld.u32 %r3, [%rd9];
+  st.global.v2.u64 [%rd1], {%rd2, %rd3};
+  st.global.v2.u64 [%rd1+16], {%rd4, %rd5};
+  st.global.v2.u64 [%rd1+32], {%rd6, %rd7};
+  st.global.v2.u64 [%rd1+48], {%rd8, %rd9};
+  st.global.v2.u64 [%rd1+64], {%rd10, %rd11};
+  st.global.v2.u32 [%rd1+80], {%r1, %r2};
+  st.global.u32 [%rd1+88], %r3;
+  ret;
+}
+)";
+  std::vector<uint32_t> V = runOut(Body, "k", 32);
+  auto U64 = [&](size_t K) { return uint64_t(V[2 * K]) | uint64_t(V[2 * K + 1]) << 32; };
+  for (size_t Pair = 0; Pair < 5; ++Pair) {
+    CAPTURE(Pair);
+    CHECK(U64(2 * Pair) == U64(2 * Pair + 1));
+  }
+  CHECK(U64(2) != 0);
+  CHECK(U64(4) != U64(6));
+  CHECK(V[20] == 9); // through generic(cy)+4
+  CHECK(V[21] == 3); // through generic(gb)+8
+  CHECK(V[22] == 2); // through gb+4
+}
+
+TEST_CASE("fused declarations, vector registers, WARP_SZ, body statics and offsets in mov") {
+  const char *Body = R"(
+.visible .entry k(.param.u64 out)
+{
+  .reg.u64 %rd<6>;
+  .reg.u32 %r<8>;
+  .reg.v4.u16 a;
+  .reg .v2 .u32 %v;
+  .reg .v4 .f32 %f4;
+  .reg .u64 temp;
+  .global .u32 gfun[2] = {11, 12};
+  .shared .align 16 .b8 sfun[64];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, WARP_SZ;
+  mov.u16 a.x, 1;
+  mov.u16 a.w, 5;
+  add.u16 a.y, a.x, a.w;
+  mov.v2.u32 %v, {%r1, 7};
+  ld.global.v4.f32 %f4, [%rd1+64];
+  st.global.v4.f32 [%rd1+16], %f4;
+  mov.v4.f32 {%f4.w, %f4.z, %f4.y, %f4.x}, %f4;
+  st.global.v4.f32 [%rd1+32], %f4;
+  mov.b64 %rd4, %v;
+  mov.u64 temp, %rd1;
+  mov.u64 %rd2, temp+48;
+  mov.u64 %rd3, gfun+4;
+  ld.global.u32 %r2, [%rd3];
+  mov.u32 %r3, sfun+16;
+  mov.u32 %r4, sfun;
+  sub.u32 %r3, %r3, %r4;
+  cvt.u32.u16 %r5, a.y;
+  st.global.v4.u32 [%rd1], {%r1, %r2, %r3, %r5};
+  st.global.u64 [%rd2], %rd4;
+  ret;
+}
+)";
+  analyzer::Program P = decode(module(Body));
+  Device D;
+  std::vector<float> Init(24, 0.0f);
+  for (int I = 0; I < 4; ++I)
+    Init[16 + I] = float(I + 1);
+  uint64_t Out = makeBuffer(D, "out", Init);
+  LaunchConfig L;
+  L.args = {KernelArg::pointer(Out)};
+  RunResult R = analyzer::runKernel(P, "k", L, D);
+  REQUIRE_MESSAGE(R.ok(), R.trap->str());
+  std::vector<uint32_t> V = readBuffer<uint32_t>(D, "out");
+  std::vector<float> F = readBuffer<float>(D, "out");
+  CHECK(V[0] == 32); // WARP_SZ
+  CHECK(V[1] == 12); // gfun+4, a .global declared in the body
+  CHECK(V[2] == 16); // sfun+16 - sfun
+  CHECK(V[3] == 6);  // a.y = a.x + a.w
+  for (int I = 0; I < 4; ++I) {
+    CHECK(F[4 + I] == float(I + 1)); // ld.v4 into %f4, st.v4 from it
+    CHECK(F[8 + I] == float(4 - I)); // reversed through mov.v4
+  }
+  CHECK(V[12] == 32); // mov.b64 %rd4, %v packs {%v.x, %v.y}
+  CHECK(V[13] == 7);
+}
+
+TEST_CASE(".reg parameters of a .func; calls with register and constant arguments") {
+  const char *Body = R"(
+.func (.reg .u32 r) addf (.reg .u32 a, .reg .u32 b)
+{
+  add.u32 r, a, b;
+  ret;
+}
+.func (.param .u32 r) mix (.reg .u32 a, .param .u32 b)
+{
+  .reg .u32 %t<3>;
+  ld.param.u32 %t1, [b];
+  mul.lo.u32 %t2, a, %t1;
+  st.param.u32 [r], %t2;
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<3>;
+  .param .u32 pb;
+  .param .u32 pr;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  call (%r2), addf, (%r1, 100);
+  st.param.u32 [pb], 3;
+  call (pr), mix, (%r2, pb);
+  ld.param.u32 %r3, [pr];
+  call (%r4), mix, (%r1, 5);
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd1, %rd1, %rd2;
+  st.global.u32 [%rd1], %r3;
+  st.global.u32 [%rd1+128], %r4;
+  ret;
+}
+)";
+  std::vector<uint32_t> V = runOut(Body, "k", 64, 32);
+  for (uint32_t T = 0; T < 32; ++T) {
+    CHECK(V[T] == (T + 100) * 3);
+    CHECK(V[32 + T] == T * 5);
+  }
+}
