@@ -146,8 +146,13 @@ DecodeCtx::DecodeCtx(ProgramImpl &Prog, uint32_t FuncIndex, const ptx::Function 
 }
 
 // A vector register (PTX ISA 5.4.2) gets a slot per component, `%v.x` .. `%v.w` (also named
-// .r .g .b .a); the whole vector is an operand only through expandVectors.
+// .r .g .b .a); the whole vector is an operand only through expandVectors. A .b128 register
+// (PTX ISA 5.2.1) is a vector of two .b64 halves, low half first.
 void DecodeCtx::declareRegister(const std::string &Name, ptx::Type T, unsigned Width) {
+  if (T == ptx::Type::B128) {
+    T = ptx::Type::B64;
+    Width *= 2;
+  }
   unsigned Bits = T == ptx::Type::Pred ? 1 : ptx::typeBits(T);
   if (Width <= 1) {
     RegSlot.emplace(Name, newSlot(Bits));
@@ -356,6 +361,33 @@ bool DecodeCtx::address(DInstr &I, unsigned K, const ptx::Operand &O, ptx::State
   if (SymSpace && It != syms.end())
     *SymSpace = It->second.space;
   return symbolValue(I, K, O.name, 0);
+}
+
+WideOperands &DecodeCtx::wideOf(DInstr &I) {
+  if (I.wide == 0) {
+    P.wide.emplace_back();
+    I.wide = static_cast<uint32_t>(P.wide.size());
+  }
+  return P.wide[I.wide - 1];
+}
+
+bool DecodeCtx::wideOperand(DInstr &I, const ptx::Operand &O, WideOperands::Kind K, ptx::Type T) {
+  DInstr Tmp;
+  Tmp.line = I.line;
+  Tmp.col = I.col;
+  const bool IsAddress = O.kind == ptx::Operand::Kind::Address;
+  bool Ok = IsAddress                   ? address(Tmp, 0, O)
+            : K == WideOperands::Dest ? dst(Tmp, 0, O)
+                                      : src(Tmp, 0, O, T);
+  if (!Ok)
+    return false;
+  WideOperands &W = wideOf(I);
+  W.op.push_back(Tmp.op[0]);
+  W.base.push_back(Tmp.base[0]);
+  W.kind.push_back(K);
+  if (IsAddress)
+    I.imm = Tmp.imm;
+  return true;
 }
 
 unsigned DecodeCtx::regBits(const DInstr &I, unsigned K) const {

@@ -120,6 +120,13 @@ void FunctionDecoder::decodeOne(const ptx::Instruction &Orig, uint32_t Block) {
     case ptx::Opcode::Match:
       Ok = selectWarp(Ctx, In, I);
       break;
+    case ptx::Opcode::Mma:
+    case ptx::Opcode::Wmma:
+    case ptx::Opcode::Ldmatrix:
+    case ptx::Opcode::Stmatrix:
+    case ptx::Opcode::Movmatrix:
+      Ok = selectTensor(Ctx, In, I);
+      break;
     default: {
       ptx::Type T = In.type();
       if (isFloatType(T) && In.opcode != ptx::Opcode::Cvt)
@@ -136,6 +143,7 @@ void FunctionDecoder::decodeOne(const ptx::Instruction &Orig, uint32_t Block) {
   if (!Ok) {
     I.flow = Flow::Unsup;
     I.fn = nullptr;
+    I.wide = 0;
     std::string Why = Ctx.unsupported.empty() ? "" : " (" + Ctx.unsupported + ")";
     P.messages[I.msg] = "unsupported instruction '" + P.messages[I.msg] + "'" + Why;
     Ctx.F.unsupported.push_back(static_cast<uint32_t>(P.code.size()));

@@ -61,6 +61,12 @@ public:
   /// Resolves `[reg+off]`, `[sym+off]` or `[imm]` into slot K (the base) and I.imm (the offset).
   /// Returns the state space of a symbol base (Generic when the base is a register).
   bool address(DInstr &I, unsigned K, const ptx::Operand &O, ptx::StateSpace *SymSpace = nullptr);
+  /// Appends `O` to I's wide operand list (ProgramImpl::wide, created on first use) as kind K:
+  /// an address operand `[r+off]` (its offset goes to I.imm), else a destination register or a
+  /// source read as `T` (a source of kind Address is a value that steers an address: a stride).
+  bool wideOperand(DInstr &I, const ptx::Operand &O, WideOperands::Kind K,
+                   ptx::Type T = ptx::Type::B32);
+  WideOperands &wideOf(DInstr &I);
   /// Declared width in bits of register operand slot K (64 for constants).
   unsigned regBits(const DInstr &I, unsigned K) const;
   /// Lane offset of a fresh constant holding V.
@@ -95,6 +101,8 @@ bool selectFloat(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 bool selectMove(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // mov, cvt, setp, selp...
 bool selectMemory(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 bool selectWarp(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // shfl, vote, nops...
+/// mma, wmma, ldmatrix, stmatrix, movmatrix (PTX ISA 9.7.14-9.7.15).
+bool selectTensor(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 
 /// Shared helpers for selectors.
 bool isFloatType(ptx::Type T);

@@ -77,6 +77,9 @@ struct DInstr {
   uint32_t line = 0, col = 0;
   uint32_t func = 0; ///< index of the owning function
   uint32_t msg = 0;  ///< index into ProgramImpl::messages (opcode text for diagnostics)
+  /// An instruction with more operands than MaxOps (tensor-core fragments): its operands are
+  /// ProgramImpl::wide[wide - 1] instead of op/base (nops 0); 0 when it has none.
+  uint32_t wide = 0;
 
   /// Operand K is a register the instruction reads (a source).
   bool readsReg(unsigned K) const {
@@ -87,6 +90,8 @@ struct DInstr {
     return K < nops && ((dstMask >> K) & 1) && base[K] == BaseRegs;
   }
 };
+
+static_assert(sizeof(DInstr) <= 128, "the dispatch loop reads DInstr: keep it two cache lines");
 
 /// Classes whose instructions only compute register values from register sources:
 /// arithmetic, logic, compare and select, conversion and moves (no memory, no warp exchange).
@@ -223,6 +228,18 @@ constexpr uint64_t WindowConst = uint64_t(5) << WindowShift;
 constexpr uint64_t WindowFunc = uint64_t(6) << WindowShift;
 constexpr uint64_t WindowMask = (uint64_t(1) << WindowShift) - 1;
 
+/// The operands of an instruction with more than MaxOps of them (DInstr::wide): lane offsets and
+/// bases as in DInstr::op/base, what each operand is, the multiply-adds one warp execution
+/// performs (KernelProfile::tensorMacs), and a handler-specific table (fragment layouts).
+struct WideOperands {
+  enum Kind : uint8_t { Value, Dest, Address }; ///< a source value, a destination, an address
+  std::vector<uint32_t> op;
+  std::vector<uint8_t> base;
+  std::vector<uint8_t> kind;
+  uint64_t macs = 0;
+  std::vector<uint32_t> table;
+};
+
 struct ProgramImpl {
   std::string file;
   std::vector<DInstr> code;
@@ -234,6 +251,7 @@ struct ProgramImpl {
   uint32_t dynamicSharedOffset = 0; ///< where extern .shared arrays start
   std::vector<std::string> messages;
   std::vector<CallSite> calls;
+  std::vector<WideOperands> wide;
 
   /// The kernel (.entry function) named Name, or nullptr.
   const DFunction *kernel(std::string_view Name) const {
@@ -243,6 +261,20 @@ struct ProgramImpl {
     return nullptr;
   }
 };
+
+/// Calls Fn(lane offset, writes) for every register operand of `I` (its wide operands included),
+/// in operand order. The guard and the carry flag are not operands.
+template <class F> void forEachRegOperand(const ProgramImpl &P, const DInstr &I, F &&Fn) {
+  for (unsigned K = 0; K < I.nops; ++K)
+    if (I.base[K] == BaseRegs)
+      Fn(I.op[K], ((I.dstMask >> K) & 1) != 0);
+  if (I.wide == 0)
+    return;
+  const WideOperands &W = P.wide[I.wide - 1];
+  for (size_t K = 0; K < W.op.size(); ++K)
+    if (W.base[K] == BaseRegs)
+      Fn(W.op[K], W.kind[K] == WideOperands::Dest);
+}
 
 /// SIMT reconvergence stack entry (IPDOM).
 struct StackEntry {

@@ -155,6 +155,8 @@ bool runCta(Exec &X, std::vector<Warp> &Warps, uint32_t Func, LoopSkipper *Skip)
   }
 }
 
+/// Per-pc counts into per-class counts, and tensor multiply-adds: a tensor-core instruction
+/// runs with all 32 lanes or traps, so its executions are its thread count / 32.
 void aggregate(Exec &X, const ProgramImpl &P) {
   for (size_t K = 0; K < X.warpCount.size(); ++K) {
     const DInstr &I = P.code[X.pcLo + K];
@@ -163,6 +165,8 @@ void aggregate(Exec &X, const ProgramImpl &P) {
     size_t C = static_cast<size_t>(I.cls);
     X.prof.warpInstructions[C] += X.warpCount[K];
     X.prof.threadInstructions[C] += X.threadCount[K];
+    if (I.wide)
+      X.prof.tensorMacs += P.wide[I.wide - 1].macs * (X.threadCount[K] / 32);
   }
 }
 

@@ -76,12 +76,12 @@ std::vector<uint8_t> liveAtResumePoints(const ProgramImpl &P, uint32_t Func) {
     const DInstr &I = P.code[Pc];
     const size_t R = Pc - Fn.entry;
     const bool Kills = killsDestinations(I);
-    for (unsigned K = 0; K < I.nops; ++K) {
-      if (I.readsReg(K))
-        Use.set(R, I.op[K] / 32);
-      else if (Kills && I.writesReg(K))
-        Kill.set(R, I.op[K] / 32);
-    }
+    forEachRegOperand(P, I, [&](uint32_t Off, bool Writes) {
+      if (!Writes)
+        Use.set(R, Off / 32);
+      else if (Kills)
+        Kill.set(R, Off / 32);
+    });
     if (I.guard >= 0)
       Use.set(R, uint32_t(I.guard) / 32);
     if (I.carry)

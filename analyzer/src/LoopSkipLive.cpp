@@ -40,9 +40,10 @@ void LoopSkipper::prepare(const ProgramImpl &P, uint32_t Func) {
   for (uint32_t Pc = F.entry; Pc < F.end; ++Pc) {
     const DInstr &I = P.code[Pc];
     if (InLoop[Pc - Pcs.lo])
-      for (unsigned K = 0; K < I.nops; ++K)
-        if (I.writesReg(K))
-          Written[I.op[K] / 32] = 1;
+      forEachRegOperand(P, I, [&](uint32_t Off, bool Writes) {
+        if (Writes)
+          Written[Off / 32] = 1;
+      });
   }
   // Slots no resume point reads (written before read on every path on) need neither tracking
   // nor restoring: their values at a release cannot reach the counts.

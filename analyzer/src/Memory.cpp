@@ -128,6 +128,23 @@ uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, u
               "address is in another space's window");
 }
 
+Space spaceOfIr(ptx::StateSpace S) {
+  switch (S) {
+  case ptx::StateSpace::Global:
+    return Space::Global;
+  case ptx::StateSpace::Shared:
+    return Space::Shared;
+  case ptx::StateSpace::Local:
+    return Space::Local;
+  case ptx::StateSpace::Param:
+    return Space::Param;
+  case ptx::StateSpace::Const:
+    return Space::Const;
+  default:
+    return Space::Generic;
+  }
+}
+
 namespace {
 
 /// Population count without the popcnt instruction (the build targets baseline x86-64, where

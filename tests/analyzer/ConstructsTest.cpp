@@ -217,3 +217,88 @@ TEST_CASE(".reg parameters of a .func; calls with register and constant argument
     CHECK(V[32 + T] == T * 5);
   }
 }
+
+TEST_CASE("128-bit loads, stores and moves on .b128 registers") {
+  // A .b128 register holds two 64-bit halves, the low half first (PTX ISA 5.2.1): the value
+  // loaded from out[0..3] is swapped through mov.b128 pack and unpack and stored back at
+  // out[4..7] via shared memory; the halves are also stored at out[8..11].
+  const char *Body = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b128 %q<3>;
+  .reg .b64 %rd<6>;
+  .shared .align 16 .b8 sm[32];
+  ld.param.u64 %rd1, [out];
+  ld.global.b128 %q1, [%rd1];
+  mov.b128 {%rd2, %rd3}, %q1;
+  mov.b128 %q2, {%rd3, %rd2};
+  st.shared.b128 [sm], %q2;
+  ld.shared.b128 %q1, [sm];
+  st.global.b128 [%rd1+16], %q1;
+  st.global.v2.b64 [%rd1+32], {%rd2, %rd3};
+  ret;
+}
+)";
+  analyzer::Program P = decode(module(Body));
+  Device D;
+  uint64_t Out = makeBuffer(D, "out", std::vector<uint32_t>{1, 2, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0});
+  LaunchConfig L;
+  L.args = {KernelArg::pointer(Out)};
+  RunResult R = analyzer::runKernel(P, "k", L, D);
+  REQUIRE_MESSAGE(R.ok(), R.trap->str());
+  CHECK(readBuffer<uint32_t>(D, "out") ==
+        std::vector<uint32_t>{1, 2, 3, 4, 3, 4, 1, 2, 1, 2, 3, 4});
+  CHECK(R.profile.globalLoadRequests == 1);
+  CHECK(R.profile.loadBytes[size_t(analyzer::MemSpace::Global)] == 16);
+}
+
+TEST_CASE("cp.async with an ignore-src predicate, a cache hint and .ca/.cg copies") {
+  // Lane L copies 16 bytes of `out` (its words 4L..4L+3 = 100 + index) into shared memory; odd
+  // lanes set ignore-src (zeros are written); every lane also copies 8 bytes elsewhere through
+  // .L2::cache_hint with a policy operand; then each writes its 16 shared bytes back to
+  // out[128 + 4L...].
+  const char *Body = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p;
+  .shared .align 16 .b8 sm[1024];
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %laneid;
+  shl.b32 %r2, %r1, 4;
+  cvt.u64.u32 %rd2, %r2;
+  add.s64 %rd3, %rd1, %rd2;
+  mov.u32 %r3, sm;
+  add.u32 %r4, %r3, %r2;
+  and.b32 %r5, %r1, 1;
+  setp.eq.u32 %p, %r5, 1;
+  cp.async.cg.shared.global [%r4], [%rd3], 16, %p;
+  mov.b64 %rd4, 0;
+  cp.async.ca.shared.global.L2::cache_hint [%r4+512], [%rd3], 8, %rd4;
+  cp.async.wait_all;
+  bar.sync 0;
+  ld.shared.v4.u32 {%r1, %r2, %r5, %r6}, [%r4];
+  st.global.v4.u32 [%rd3+512], {%r1, %r2, %r5, %r6};
+  ret;
+}
+)";
+  analyzer::Program P = decode(module(Body));
+  Device D;
+  std::vector<uint32_t> Init(256);
+  for (uint32_t I = 0; I < 128; ++I)
+    Init[I] = 100 + I;
+  uint64_t Out = makeBuffer(D, "out", Init);
+  LaunchConfig L;
+  L.block = {32, 1, 1};
+  L.args = {KernelArg::pointer(Out)};
+  RunResult R = analyzer::runKernel(P, "k", L, D);
+  REQUIRE_MESSAGE(R.ok(), R.trap->str());
+  std::vector<uint32_t> V = readBuffer<uint32_t>(D, "out");
+  for (uint32_t Ln = 0; Ln < 32; ++Ln)
+    for (uint32_t W = 0; W < 4; ++W)
+      CHECK(V[128 + 4 * Ln + W] == (Ln % 2 ? 0 : 100 + 4 * Ln + W));
+  // The ignore-src copy reads 16 bytes from the 16 even lanes only; the hinted one 8 per lane.
+  CHECK(R.profile.loadBytes[size_t(analyzer::MemSpace::Global)] == 16 * 16 + 32 * 8);
+  CHECK(R.profile.storeBytes[size_t(analyzer::MemSpace::Shared)] == 32 * 16 + 32 * 8);
+}
