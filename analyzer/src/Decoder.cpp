@@ -30,6 +30,7 @@ private:
   bool decodeControl(const ptx::Instruction &In, DInstr &I, uint32_t Block);
   bool decodeCall(const ptx::Instruction &In, DInstr &I);
   bool decodeBarrier(const ptx::Instruction &In, DInstr &I);
+  bool decodeBarrierReduction(const ptx::Instruction &In, DInstr &I);
 };
 
 std::optional<support::Error> FunctionDecoder::run() {
@@ -250,8 +251,10 @@ bool FunctionDecoder::decodeBarrier(const ptx::Instruction &In, DInstr &I) {
     I.fn = nopHandler;
     return true;
   }
-  if (In.hasModifier("red") || In.hasModifier("cluster"))
-    return Ctx.fail("barrier reduction or cluster barrier");
+  if (In.hasModifier("cluster"))
+    return Ctx.fail("cluster barrier");
+  if (In.hasModifier("red"))
+    return decodeBarrierReduction(In, I);
   I.aux = In.hasModifier("arrive") ? 1 : 0;
   if (In.operands.empty()) { // barrier.sync with no operand: barrier 0, all threads
     I.base[0] = BaseConsts;
@@ -266,6 +269,25 @@ bool FunctionDecoder::decodeBarrier(const ptx::Instruction &In, DInstr &I) {
     return Ctx.src(I, 1, In.operands[1], ptx::Type::U32);
   }
   return true;
+}
+
+// bar.red.{popc.u32, and.pred, or.pred} d, a{, b}, {!}c (PTX ISA 9.7.13.1): a bar.sync that
+// also reduces c over the threads of the barrier and gives every one the result. op0 = a,
+// op1 = b, op2 = c, op3 = d; aux3 = operation (1 popc, 2 and, 3 or) | c negated << 4.
+bool FunctionDecoder::decodeBarrierReduction(const ptx::Instruction &In, DInstr &I) {
+  const size_t N = In.operands.size();
+  I.aux3 = In.hasModifier("popc") ? 1 : In.hasModifier("and") ? 2 : In.hasModifier("or") ? 3 : 0;
+  if (I.aux3 == 0 || (N != 3 && N != 4) || In.hasModifier("arrive"))
+    return Ctx.fail("bar.red form");
+  ptx::Operand C = In.operands[N - 1];
+  I.aux3 |= C.negated ? 16 : 0;
+  C.negated = false;
+  I.aux2 = N == 4 ? 1 : 0;
+  if (!Ctx.src(I, 0, In.operands[1], ptx::Type::U32) ||
+      !Ctx.src(I, 1, N == 4 ? In.operands[2] : In.operands[1], ptx::Type::U32) ||
+      !Ctx.src(I, 2, C, ptx::Type::Pred))
+    return false;
+  return Ctx.dst(I, 3, In.operands[0]);
 }
 
 /// Resolves call-site parameter copies against the callees' formals and returns.

@@ -363,6 +363,9 @@ struct Exec {
   /// Barrier bookkeeping for the current CTA (16 named barriers).
   uint32_t barArrived[16] = {};
   uint32_t barExpected[16] = {};
+  /// bar.red: popc count, and, or of the predicates arrived so far (reset at each release).
+  uint32_t barRedCount[16] = {};
+  bool barRedAll[16] = {}, barRedAny[16] = {};
   /// When set, every executed compare is appended here (loop-trip extrapolation).
   std::vector<CmpRecord> *cmpTrace = nullptr;
   /// When set, sees every loop latch of a straight-line body (WarpLoopSkip.cpp).

@@ -96,6 +96,26 @@ std::string prepareMemory(Exec &X, const ProgramImpl &P, Device &D) {
   return {};
 }
 
+/// A released warp that waited at a bar.red (the instruction before its resume pc) gets the
+/// reduction of barrier B in its destination, in the lanes that arrived.
+void deliverReduction(Exec &X, Warp &W, uint32_t B) {
+  const StackEntry &T = W.stack.back();
+  const DInstr &I = X.prog->code[T.pc - 1];
+  if (I.aux3 == 0)
+    return;
+  uint64_t V = (I.aux3 & 3) == 1   ? X.barRedCount[B]
+               : (I.aux3 & 3) == 2 ? uint64_t(X.barRedAll[B])
+                                   : uint64_t(X.barRedAny[B]);
+  uint64_t *D = opPtr(W, I, 3);
+  forLanes(T.mask, [&](unsigned L) { D[L] = V; });
+}
+
+void resetReduction(Exec &X, uint32_t B) {
+  X.barRedCount[B] = 0;
+  X.barRedAll[B] = true;
+  X.barRedAny[B] = false;
+}
+
 /// Releases every complete barrier; the pc the lowest released warp continues at, or NoPc.
 uint32_t tryRelease(Exec &X, std::vector<Warp> &Warps, size_t N, uint32_t Threads) {
   uint32_t Pc = NoPc;
@@ -105,11 +125,13 @@ uint32_t tryRelease(Exec &X, std::vector<Warp> &Warps, size_t N, uint32_t Thread
     for (size_t W = 0; W < N; ++W)
       if (Warps[W].state == WarpState::AtBarrier && Warps[W].barrierId == B) {
         Warps[W].state = WarpState::Ready;
+        deliverReduction(X, Warps[W], B);
         if (Pc == NoPc)
           Pc = Warps[W].stack.back().pc;
       }
     X.barArrived[B] = 0;
     X.barExpected[B] = Threads;
+    resetReduction(X, B);
     ++X.prof.barrierSyncs;
   }
   return Pc;
@@ -136,6 +158,8 @@ bool runCta(Exec &X, std::vector<Warp> &Warps, uint32_t Func, LoopSkipper *Skip)
   X.shared.assign(size_t(X.prog->dynamicSharedOffset) + X.dynShared, 0);
   std::fill(std::begin(X.barArrived), std::end(X.barArrived), 0);
   std::fill(std::begin(X.barExpected), std::end(X.barExpected), Threads);
+  for (uint32_t B = 0; B < 16; ++B)
+    resetReduction(X, B);
   if (Warps.size() < N)
     Warps.resize(N);
   for (size_t W = 0; W < N; ++W)
@@ -157,6 +181,14 @@ bool runCta(Exec &X, std::vector<Warp> &Warps, uint32_t Func, LoopSkipper *Skip)
 
 /// Per-pc counts into per-class counts, and tensor multiply-adds: a tensor-core instruction
 /// runs with all 32 lanes or traps, so its executions are its thread count / 32.
+/// Whether a pc of the kernel (and its callees) is a bar.red.
+bool reducesAtBarriers(const ProgramImpl &P, PcRange Pcs) {
+  for (uint32_t Pc = Pcs.lo; Pc < Pcs.hi; ++Pc)
+    if (P.code[Pc].flow == Flow::Bar && P.code[Pc].aux3 != 0)
+      return true;
+  return false;
+}
+
 void aggregate(Exec &X, const ProgramImpl &P) {
   for (size_t K = 0; K < X.warpCount.size(); ++K) {
     const DInstr &I = P.code[X.pcLo + K];
@@ -274,8 +306,10 @@ RunResult runKernelSkipping(const Program &Prog, std::string_view Kernel, const 
   std::vector<Warp> Own;
   std::vector<Warp> &Warps = Skipper ? Skipper->warpPool() : Own;
   LoopSkipper *Skip = nullptr;
-  // Module .global variables are real memory the snapshots do not cover.
-  if (Skipper && Skipper->options().enabled && P.globals.empty()) {
+  // Module .global variables are real memory the snapshots do not cover, nor are bar.red's
+  // partial reductions.
+  if (Skipper && Skipper->options().enabled && P.globals.empty() &&
+      !reducesAtBarriers(P, Pcs)) {
     Skip = Skipper;
     Skip->beginLaunch(Pcs);
     Skip->prepare(P, Func);

@@ -294,6 +294,12 @@ bool control(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
       Expected = static_cast<uint32_t>(opPtr(W, I, 1)[Lane]);
     X.barExpected[B] = Expected;
     X.barArrived[B] += static_cast<uint32_t>(std::popcount(M));
+    if (I.aux3) { // bar.red: this warp's part of the reduction of c
+      uint32_t True = M & guardMask(opPtr(W, I, 2), (I.aux3 >> 4) & 1);
+      X.barRedCount[B] += static_cast<uint32_t>(std::popcount(True));
+      X.barRedAll[B] = X.barRedAll[B] && True == M;
+      X.barRedAny[B] = X.barRedAny[B] || True != 0;
+    }
     if (I.aux == 0 && M) {
       W.state = WarpState::AtBarrier;
       W.barrierId = static_cast<uint32_t>(B);

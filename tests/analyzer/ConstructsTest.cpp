@@ -302,3 +302,58 @@ TEST_CASE("cp.async with an ignore-src predicate, a cache hint and .ca/.cg copie
   CHECK(R.profile.loadBytes[size_t(analyzer::MemSpace::Global)] == 16 * 16 + 32 * 8);
   CHECK(R.profile.storeBytes[size_t(analyzer::MemSpace::Shared)] == 32 * 16 + 32 * 8);
 }
+
+TEST_CASE("match.any/all.sync group lanes by value; bar.red reduces a predicate over the CTA") {
+  // Lane L holds L % 3 (match.any: the lanes with the same residue), then 7 everywhere but lane
+  // 5 (match.all: 0 and p false), then 9 everywhere (the whole mask and p true). Two warps meet
+  // at bar.red: popc counts the lanes with L % 3 == 0 over the 64 threads (22), and.pred asks
+  // whether every thread is below 64 (true), or.pred whether any is 63 (true).
+  const char *Body = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<16>;
+  .reg .b64 %rd<4>;
+  .reg .pred %p<6>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  rem.u32 %r2, %r1, 3;
+  match.any.sync.b32 %r3, %r2, 0xffffffff;
+  mov.u32 %r4, %laneid;
+  setp.eq.u32 %p1, %r4, 5;
+  selp.b32 %r5, 8, 7, %p1;
+  match.all.sync.b32 %r6|%p2, %r5, 0xffffffff;
+  mov.b64 %rd2, 9;
+  match.all.sync.b64 %r7|%p3, %rd2, 0xffffffff;
+  selp.b32 %r8, 1, 0, %p2;
+  selp.b32 %r9, 1, 0, %p3;
+  setp.eq.u32 %p4, %r2, 0;
+  bar.red.popc.u32 %r10, 0, %p4;
+  setp.lt.u32 %p4, %r1, 64;
+  bar.red.and.pred %p5, 1, 64, %p4;
+  selp.b32 %r11, 1, 0, %p5;
+  setp.ne.u32 %p4, %r1, 63;
+  bar.red.or.pred %p5, 2, !%p4;
+  selp.b32 %r12, 1, 0, %p5;
+  mul.wide.u32 %rd3, %r1, 32;
+  add.s64 %rd1, %rd1, %rd3;
+  st.global.v4.u32 [%rd1], {%r3, %r6, %r8, %r7};
+  st.global.v4.u32 [%rd1+16], {%r9, %r10, %r11, %r12};
+  ret;
+}
+)";
+  std::vector<uint32_t> V = runOut(Body, "k", 64 * 8, 64);
+  for (uint32_t T = 0; T < 64; ++T) {
+    CAPTURE(T);
+    uint32_t Same = 0;
+    for (uint32_t K = 0; K < 32; ++K)
+      Same |= uint32_t((32 * (T / 32) + K) % 3 == T % 3) << K;
+    CHECK(V[8 * T] == Same);
+    CHECK(V[8 * T + 1] == 0);          // lane 5 differs
+    CHECK(V[8 * T + 2] == 0);          // p false
+    CHECK(V[8 * T + 3] == 0xffffffff); // all equal: the member mask
+    CHECK(V[8 * T + 4] == 1);
+    CHECK(V[8 * T + 5] == 22); // 0, 3, ..., 63
+    CHECK(V[8 * T + 6] == 1);
+    CHECK(V[8 * T + 7] == 1);
+  }
+}

@@ -488,3 +488,32 @@ TEST_CASE("ops: relu and packed min/max, fns") {
   };
   run(Fns);
 }
+
+TEST_CASE("ops: cvt.pack.sat packs two clamped s32 values (and c's low bits for 8 bits and less)") {
+  // PTX ISA 9.7.9.21 cvt.pack: ta, tb = a, b clamped to the type; d = tb | ta << size, and for
+  // .u8 and narrower the bits from 2 * size up come from c.
+  struct Pack {
+    const char *type;
+    unsigned size;
+    bool sign;
+  };
+  for (Pack P : {Pack{"u16", 16, false}, Pack{"s16", 16, true}, Pack{"u8", 8, false},
+                 Pack{"s8", 8, true}, Pack{"s4", 4, true}, Pack{"u2", 2, false}}) {
+    CAPTURE(P.type);
+    const int64_t Lo = P.sign ? -(int64_t(1) << (P.size - 1)) : 0;
+    const int64_t Hi = P.sign ? (int64_t(1) << (P.size - 1)) - 1 : (int64_t(1) << P.size) - 1;
+    auto Ref = [=](uint64_t A, uint64_t Bv, uint64_t C) {
+      auto Clamp = [&](uint64_t V) {
+        return uint64_t(std::clamp<int64_t>(int32_t(V), Lo, Hi)) & ((1ull << P.size) - 1);
+      };
+      uint64_t D = Clamp(Bv) | Clamp(A) << P.size;
+      if (P.size < 16)
+        D |= C << (2 * P.size);
+      return uint64_t(uint32_t(D));
+    };
+    std::string Body = std::string("cvt.pack.sat.") + P.type + ".s32.b32 {d}, {a}, {b}" +
+                       (P.size < 16 ? ", {c};" : ";");
+    run({Body, RK::R, P.size < 16 ? std::vector{RK::R, RK::R, RK::R} : std::vector{RK::R, RK::R},
+         Ref});
+  }
+}

@@ -372,7 +372,7 @@ TEST_CASE("ldmatrix x1/x2/x4 (.trans), stmatrix and movmatrix move 8x8 b16 matri
   ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r18, %r19}, [%r9];
   setp.lt.u32 %p1, %r1, 8;
   selp.u32 %r9, %r8, 100000, %p1;
-  ldmatrix.sync.aligned.m8n8.x1.shared.b16 %r20, [%r9];
+  ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r20}, [%r9];
   movmatrix.sync.aligned.m8n8.trans.b16 %r21, %r20;
   mov.u32 %r22, back;
   add.u32 %r23, %r22, %r2;
