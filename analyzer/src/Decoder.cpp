@@ -15,6 +15,12 @@ struct PendingBranch {
   std::string label;
 };
 
+/// A brx.idx target list whose labels become pcs once every block has its start.
+struct PendingList {
+  uint32_t list; ///< index into ProgramImpl::branchLists
+  const std::vector<std::string> *labels;
+};
+
 class FunctionDecoder {
 public:
   FunctionDecoder(DecodeCtx &Ctx, const ptx::Cfg &G) : Ctx(Ctx), G(G) {}
@@ -24,11 +30,11 @@ private:
   DecodeCtx &Ctx;
   const ptx::Cfg &G;
   std::vector<PendingBranch> Pending;
+  std::vector<PendingList> PendingLists;
   std::vector<uint32_t> BlockStart;
 
   void decodeOne(const ptx::Instruction &In, uint32_t Block);
   bool decodeControl(const ptx::Instruction &In, DInstr &I, uint32_t Block);
-  bool decodeCall(const ptx::Instruction &In, DInstr &I);
   bool decodeBarrier(const ptx::Instruction &In, DInstr &I);
   bool decodeBarrierReduction(const ptx::Instruction &In, DInstr &I);
 };
@@ -53,14 +59,23 @@ std::optional<support::Error> FunctionDecoder::run() {
   End.line = Fn.loc.line;
   P.code.push_back(End);
   Ctx.F.end = static_cast<uint32_t>(P.code.size());
+  auto Start = [&](const std::string &Label) -> std::optional<uint32_t> {
+    auto It = std::find_if(Fn.blocks.begin(), Fn.blocks.end(),
+                           [&](const ptx::BasicBlock &BB) { return BB.label == Label; });
+    if (It == Fn.blocks.end())
+      return std::nullopt;
+    return BlockStart[static_cast<size_t>(It - Fn.blocks.begin())];
+  };
   for (const PendingBranch &B : Pending) {
     DInstr &I = P.code[B.pc];
-    auto It = std::find_if(Fn.blocks.begin(), Fn.blocks.end(),
-                           [&](const ptx::BasicBlock &BB) { return BB.label == B.label; });
-    if (It == Fn.blocks.end())
+    std::optional<uint32_t> To = Start(B.label);
+    if (!To)
       return support::Error(P.file, I.line, I.col, "unknown branch target '" + B.label + "'");
-    I.target = BlockStart[static_cast<size_t>(It - Fn.blocks.begin())];
+    I.target = *To;
   }
+  for (const PendingList &L : PendingLists) // the parser checked every label exists
+    for (size_t K = 0; K < L.labels->size(); ++K)
+      P.branchLists[L.list][K] = Start((*L.labels)[K]).value_or(Ctx.F.end - 1);
   return std::nullopt;
 }
 
@@ -177,70 +192,31 @@ bool FunctionDecoder::decodeControl(const ptx::Instruction &In, DInstr &I, uint3
     return true;
   case ptx::Opcode::Call:
     I.flow = Flow::Call;
-    decodeCall(In, I);
+    decodeCall(Ctx, In, I);
     return true;
   case ptx::Opcode::Bar:
   case ptx::Opcode::Barrier:
     decodeBarrier(In, I);
     return true;
-  case ptx::Opcode::Brx:
-    I.flow = Flow::Bra;
-    Ctx.fail("indirect branch");
+  case ptx::Opcode::Brx: { // brx.idx{.uni} index, tlist (PTX ISA 9.7.12.2)
+    I.flow = Flow::Brx;
+    const auto &Ops = In.operands;
+    auto List = Ops.size() == 2 && Ops[1].kind == ptx::Operand::Kind::Symbol
+                    ? std::find_if(Ctx.Fn.branchTargets.begin(), Ctx.Fn.branchTargets.end(),
+                                   [&](const ptx::BranchTargets &T) { return T.name == Ops[1].name; })
+                    : Ctx.Fn.branchTargets.end();
+    if (List == Ctx.Fn.branchTargets.end())
+      return Ctx.fail("brx.idx needs an index and a .branchtargets list");
+    I.aux = static_cast<uint32_t>(Ctx.P.branchLists.size());
+    Ctx.P.branchLists.emplace_back(List->labels.size(), 0);
+    PendingLists.push_back({I.aux, &List->labels});
+    I.reconv = Block < G.ipdom.size() ? G.ipdom[Block] : ptx::Cfg::None;
+    Ctx.src(I, 0, Ops[0], ptx::Type::U32);
     return true;
+  }
   default:
     return false;
   }
-}
-
-bool FunctionDecoder::decodeCall(const ptx::Instruction &In, DInstr &I) {
-  using OK = ptx::Operand::Kind;
-  const std::vector<ptx::Operand> &Ops = In.operands;
-  size_t S = 0;
-  while (S < Ops.size() && Ops[S].kind != OK::Symbol)
-    ++S;
-  if (S == Ops.size())
-    return Ctx.fail("indirect call");
-  auto It = Ctx.funcByName.find(Ops[S].name);
-  if (It == Ctx.funcByName.end())
-    return Ctx.fail("call of '" + Ops[S].name + "', which has no body in this module");
-  I.target = It->second;
-  Ctx.F.callees.push_back(It->second);
-  // The caller's side of each argument and return value; linkCalls matches the callee's.
-  CallSite Site;
-  auto Collect = [&](const ptx::Operand &L, std::vector<ParamCopy> &Out, bool Ret) {
-    const std::vector<ptx::Operand> One{L};
-    for (const ptx::Operand &E : L.kind == OK::List ? L.elems : One) {
-      auto Sym = E.kind == OK::Symbol ? Ctx.syms.find(E.name) : Ctx.syms.end();
-      if (Sym != Ctx.syms.end() && Sym->second.kind == SymbolInfo::Kind::FrameParam) {
-        Out.push_back({static_cast<uint32_t>(Sym->second.value), 0,
-                       static_cast<uint32_t>(Sym->second.size)});
-        continue;
-      }
-      // A register (or, for an argument, a constant): `.reg` formals and register arguments.
-      DInstr Tmp;
-      Tmp.line = I.line;
-      Tmp.col = I.col;
-      bool Ok = Ret ? Ctx.dst(Tmp, 0, E) : Ctx.src(Tmp, 0, E, ptx::Type::B64);
-      if (!Ok || Ctx.fatal)
-        return Ctx.fail("call " + std::string(Ret ? "return value" : "argument") + " '" + E.name +
-                        "' is neither a .param variable nor a register");
-      ParamCopy C;
-      C.size = (Ctx.regBits(Tmp, 0) + 7) / 8;
-      (Ret ? C.toReg : C.fromReg) = Tmp.op[0];
-      C.fromBase = Tmp.base[0];
-      Out.push_back(C);
-    }
-    return true;
-  };
-  if (S > 0 && !Collect(Ops[0], Site.rets, true))
-    return false;
-  if (S + 1 < Ops.size() && !Collect(Ops[S + 1], Site.args, false))
-    return false;
-  if (S + 2 < Ops.size())
-    return Ctx.fail("call through a prototype");
-  I.aux = static_cast<uint32_t>(Ctx.P.calls.size());
-  Ctx.P.calls.push_back(std::move(Site));
-  return true;
 }
 
 bool FunctionDecoder::decodeBarrier(const ptx::Instruction &In, DInstr &I) {
@@ -288,37 +264,6 @@ bool FunctionDecoder::decodeBarrierReduction(const ptx::Instruction &In, DInstr 
       !Ctx.src(I, 2, C, ptx::Type::Pred))
     return false;
   return Ctx.dst(I, 3, In.operands[0]);
-}
-
-/// Resolves call-site parameter copies against the callees' formals and returns.
-std::optional<support::Error> linkCalls(ProgramImpl &P) {
-  for (const DInstr &I : P.code) {
-    if (I.flow != Flow::Call)
-      continue;
-    CallSite &S = P.calls[I.aux];
-    const DFunction &Callee = P.funcs[I.target];
-    if (S.args.size() != Callee.formals.size() || S.rets.size() != Callee.returns.size())
-      return support::Error(P.file, I.line, I.col,
-                            "call of '" + Callee.name + "' with " + std::to_string(S.args.size()) +
-                                " arguments and " + std::to_string(S.rets.size()) +
-                                " return values; it takes " +
-                                std::to_string(Callee.formals.size()) + " and " +
-                                std::to_string(Callee.returns.size()));
-    for (size_t K = 0; K < S.args.size(); ++K) { // caller value -> callee formal
-      S.args[K].to = Callee.formals[K].offset;
-      S.args[K].toReg = Callee.formals[K].reg;
-      S.args[K].size = std::min(S.args[K].size, Callee.formals[K].size);
-    }
-    for (size_t K = 0; K < S.rets.size(); ++K) { // callee return -> caller variable
-      ParamCopy &C = S.rets[K];
-      C.to = C.from;
-      C.from = Callee.returns[K].offset;
-      C.fromReg = Callee.returns[K].reg;
-      C.fromBase = BaseRegs;
-      C.size = std::min(C.size, Callee.returns[K].size);
-    }
-  }
-  return std::nullopt;
 }
 
 } // namespace
@@ -373,7 +318,7 @@ support::Expected<Program> decodeProgram(const ptx::Module &M) {
       Pc += static_cast<uint32_t>(Bodies[F]->blocks[B].instrs.size());
     }
     for (uint32_t I = First; I < P.funcs[F].end; ++I)
-      if (P.code[I].flow == Flow::Bra)
+      if (P.code[I].flow == Flow::Bra || P.code[I].flow == Flow::Brx)
         P.code[I].reconv = P.code[I].reconv == ptx::Cfg::None ? NoPc : Start[P.code[I].reconv];
     markLoopLatches(P, First, P.funcs[F].end);
   }

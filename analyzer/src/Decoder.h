@@ -101,6 +101,11 @@ bool selectFloat(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 bool selectMove(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // mov, cvt, setp, selp...
 bool selectMemory(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 bool selectWarp(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // shfl, vote, nops...
+/// call: direct or through a register (DecodeCalls.cpp).
+bool decodeCall(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
+/// Resolves the callee's side of every direct call's arguments and returns; fails on a call
+/// whose argument or return count does not match the callee.
+std::optional<support::Error> linkCalls(ProgramImpl &P);
 /// mma, wmma, ldmatrix, stmatrix, movmatrix (PTX ISA 9.7.14-9.7.15).
 bool selectTensor(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 

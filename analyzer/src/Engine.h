@@ -28,7 +28,8 @@ using Handler = void (*)(Exec &X, Warp &W, const DInstr &I, uint32_t Mask);
 enum class Flow : uint8_t {
   Next,  ///< run the handler, continue at pc + 1
   Bra,   ///< branch (target, reconv)
-  Call,  ///< call of function `target`
+  Brx,   ///< brx.idx: lane i goes to ProgramImpl::branchLists[aux][op0]; reconv as for Bra
+  Call,  ///< call of function `target` (IndirectCall: the function whose address op0 holds)
   Ret,   ///< return from a .func (exit in a kernel)
   Exit,  ///< exit
   Bar,   ///< bar.sync / barrier.sync / bar.arrive
@@ -37,6 +38,7 @@ enum class Flow : uint8_t {
 };
 
 constexpr uint32_t NoPc = UINT32_MAX;
+constexpr uint32_t IndirectCall = UINT32_MAX; ///< DInstr::target of `call %rd, ...`
 constexpr unsigned MaxOps = 10;
 
 /// Operand bases: where an operand's lane array lives.
@@ -197,7 +199,16 @@ struct DFunction {
 struct CallSite {
   std::vector<ParamCopy> args; ///< caller value -> callee formal, at call
   std::vector<ParamCopy> rets; ///< callee return -> caller variable or register, at return
+  /// An indirect call: the callee's sides (`to` of args, `from` of rets) are taken from the
+  /// function actually called, at the call.
+  bool indirect = false;
 };
+
+/// `C` (a caller's side) completed with the callee's formal or return `S` (Ret)
+/// (DecodeCalls.cpp; at link time for direct calls, at the call for indirect ones).
+ParamCopy calleeSide(ParamCopy C, const ParamSlot &S, bool Ret);
+/// Why a call site does not fit `Callee`'s parameters, or empty.
+std::string callArityError(const CallSite &S, const DFunction &Callee);
 
 /// An initialiser element holding the address of a module .global variable (plus `addend`):
 /// known only once that variable has its Device buffer, so written at launch.
@@ -252,6 +263,7 @@ struct ProgramImpl {
   std::vector<std::string> messages;
   std::vector<CallSite> calls;
   std::vector<WideOperands> wide;
+  std::vector<std::vector<uint32_t>> branchLists; ///< brx.idx target pcs, by DInstr::aux
 
   /// The kernel (.entry function) named Name, or nullptr.
   const DFunction *kernel(std::string_view Name) const {

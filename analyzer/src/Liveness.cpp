@@ -43,7 +43,9 @@ private:
 };
 
 /// The pcs (relative to the function's entry) control may continue at after instruction Pc.
-template <class F> void forSuccessors(const DInstr &I, uint32_t Pc, const DFunction &Fn, F &&Out) {
+template <class F>
+void forSuccessors(const ProgramImpl &P, const DInstr &I, uint32_t Pc, const DFunction &Fn,
+                   F &&Out) {
   auto Emit = [&](uint32_t To) {
     if (To >= Fn.entry && To < Fn.end)
       Out(To - Fn.entry);
@@ -52,6 +54,12 @@ template <class F> void forSuccessors(const DInstr &I, uint32_t Pc, const DFunct
   switch (I.flow) {
   case Flow::Bra:
     Emit(I.target);
+    if (Guarded)
+      Emit(Pc + 1);
+    return;
+  case Flow::Brx:
+    for (uint32_t To : P.branchLists[I.aux])
+      Emit(To);
     if (Guarded)
       Emit(Pc + 1);
     return;
@@ -95,7 +103,7 @@ std::vector<uint8_t> liveAtResumePoints(const ProgramImpl &P, uint32_t Func) {
     Changed = false;
     for (size_t R = N; R-- > 0;) {
       std::fill(Out.begin(), Out.end(), 0);
-      forSuccessors(P.code[Fn.entry + R], Fn.entry + uint32_t(R), Fn, [&](size_t S) {
+      forSuccessors(P, P.code[Fn.entry + R], Fn.entry + uint32_t(R), Fn, [&](size_t S) {
         for (size_t K = 0; K < W; ++K)
           Out[K] |= Live.at(S)[K];
       });
@@ -122,6 +130,11 @@ std::vector<uint8_t> liveAtResumePoints(const ProgramImpl &P, uint32_t Func) {
     Mark(Pc + 1);
     if (I.flow == Flow::Bra) {
       Mark(I.target);
+      Mark(I.reconv);
+    }
+    if (I.flow == Flow::Brx) {
+      for (uint32_t To : P.branchLists[I.aux])
+        Mark(To);
       Mark(I.reconv);
     }
   }

@@ -34,6 +34,10 @@ void LoopSkipper::prepare(const ProgramImpl &P, uint32_t Func) {
     const DInstr &B = P.code[Pc];
     if (B.flow == Flow::Bra && B.target <= Pc && B.target >= F.entry)
       std::fill(InLoop.begin() + (B.target - Pcs.lo), InLoop.begin() + (Pc + 1 - Pcs.lo), 1);
+    if (B.flow == Flow::Brx) // a backward target of brx.idx closes a loop too
+      for (uint32_t To : P.branchLists[B.aux])
+        if (To <= Pc && To >= F.entry)
+          std::fill(InLoop.begin() + (To - Pcs.lo), InLoop.begin() + (Pc + 1 - Pcs.lo), 1);
   }
   std::vector<uint8_t> Written(F.numSlots, 0);
   Written[F.ccSlot / 32] = 1; // carry flag, written implicitly

@@ -357,3 +357,98 @@ TEST_CASE("match.any/all.sync group lanes by value; bar.red reduces a predicate 
     CHECK(V[8 * T + 7] == 1);
   }
 }
+
+TEST_CASE("brx.idx branches each lane through a target list; guard-false lanes fall through") {
+  // Lane L takes target L % 3 (lanes 30, 31 are guarded off and skip the switch): 10, 20, 30
+  // plus 100 after the join, where all lanes meet again.
+  const char *Body = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<3>;
+  .reg .pred %p;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %laneid;
+  rem.u32 %r2, %r1, 3;
+  mov.u32 %r3, 0;
+  setp.lt.u32 %p, %r1, 30;
+  ts: .branchtargets L0, L1, L2;
+  @%p brx.idx %r2, ts;
+  bra.uni JOIN;
+L0:
+  mov.u32 %r3, 10;
+  bra.uni JOIN;
+L1:
+  mov.u32 %r3, 20;
+  bra.uni JOIN;
+L2:
+  mov.u32 %r3, 30;
+JOIN:
+  add.u32 %r3, %r3, 100;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd2, %rd1, %rd2;
+  st.global.u32 [%rd2], %r3;
+  ret;
+}
+)";
+  std::vector<uint32_t> V = runOut(Body, "k", 32, 32);
+  for (uint32_t L = 0; L < 32; ++L)
+    CHECK(V[L] == (L < 30 ? 110 + 10 * (L % 3) : 100));
+}
+
+TEST_CASE("indirect calls through function addresses, uniform and divergent") {
+  // A table of two .func addresses in a .global initialiser and a third taken with mov: even
+  // lanes call twice (table[0]), odd lanes add (table[1]), then every lane calls neg, uniformly.
+  const char *Body = R"(
+.func (.param .u32 r) twice (.param .u32 a)
+{
+  .reg .b32 %t<2>;
+  ld.param.u32 %t0, [a];
+  add.u32 %t1, %t0, %t0;
+  st.param.u32 [r], %t1;
+  ret;
+}
+.func (.param .u32 r) addten (.param .u32 a)
+{
+  .reg .b32 %t<2>;
+  ld.param.u32 %t0, [a];
+  add.u32 %t1, %t0, 10;
+  st.param.u32 [r], %t1;
+  ret;
+}
+.func (.reg .u32 r) neg (.reg .u32 a)
+{
+  neg.s32 r, a;
+  ret;
+}
+.global .u64 table[2] = {twice, addten};
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<6>;
+  .param .u32 pa;
+  .param .u32 pr;
+  proto: .callprototype (.param .u32 _) _ (.param .u32 _);
+  negproto: .callprototype (.reg .u32 _) _ (.reg .u32 _);
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %laneid;
+  and.b32 %r2, %r1, 1;
+  mul.wide.u32 %rd2, %r2, 8;
+  mov.u64 %rd3, table;
+  add.s64 %rd3, %rd3, %rd2;
+  ld.global.u64 %rd4, [%rd3];
+  st.param.u32 [pa], %r1;
+  call (pr), %rd4, (pa), proto;
+  ld.param.u32 %r3, [pr];
+  mov.u64 %rd5, neg;
+  call (%r4), %rd5, (%r3), negproto;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd2, %rd1, %rd2;
+  st.global.u32 [%rd2], %r4;
+  ret;
+}
+)";
+  std::vector<uint32_t> V = runOut(Body, "k", 32, 32);
+  for (uint32_t L = 0; L < 32; ++L)
+    CHECK(int32_t(V[L]) == -int32_t(L % 2 ? L + 10 : 2 * L));
+}
