@@ -279,8 +279,9 @@ bool DecodeCtx::src(DInstr &I, unsigned K, const ptx::Operand &O, ptx::Type T) {
   I.nops = static_cast<uint8_t>(std::max<unsigned>(I.nops, K + 1));
   switch (O.kind) {
   case OK::Register: {
-    if (O.negated)
-      return fail("negated register operand '!" + O.name + "'");
+    if (O.negated || O.minus)
+      return fail(std::string("negated register operand '") + (O.minus ? "-" : "!") + O.name +
+                  "'");
     if (O.value != 0)
       return fail("register plus offset '" + O.name + "+" + std::to_string(O.value) +
                   "' outside mov");
@@ -300,6 +301,8 @@ bool DecodeCtx::src(DInstr &I, unsigned K, const ptx::Operand &O, ptx::Type T) {
       }
     if (O.name.starts_with("%envreg") || O.name.starts_with("%pm"))
       return fail("special register '" + O.name + "'");
+    if (size_t Dot = O.name.rfind('.'); Dot != std::string::npos && RegSlot.count(O.name.substr(0, Dot)))
+      return fail("selector '" + O.name.substr(Dot) + "' outside a video instruction");
     fatal = support::Error(P.file, I.line, I.col, "undeclared register '" + O.name + "'");
     return false;
   }

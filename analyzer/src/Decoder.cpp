@@ -145,7 +145,9 @@ void FunctionDecoder::decodeOne(const ptx::Instruction &Orig, uint32_t Block) {
       break;
     default: {
       ptx::Type T = In.type();
-      if (isFloatType(T) && In.opcode != ptx::Opcode::Cvt)
+      if (isVideoOpcode(In.opcode))
+        Ok = selectVideo(Ctx, In, I);
+      else if (isFloatType(T) && In.opcode != ptx::Opcode::Cvt)
         Ok = selectFloat(Ctx, In, I);
       else
         Ok = selectInt(Ctx, In, I);

@@ -106,6 +106,9 @@ bool decodeCall(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 /// Resolves the callee's side of every direct call's arguments and returns; fails on a call
 /// whose argument or return count does not match the callee.
 std::optional<support::Error> linkCalls(ProgramImpl &P);
+/// Scalar and SIMD video instructions (PTX ISA 9.7.17-9.7.18).
+bool isVideoOpcode(ptx::Opcode Op);
+bool selectVideo(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 /// mma, wmma, ldmatrix, stmatrix, movmatrix (PTX ISA 9.7.14-9.7.15).
 bool selectTensor(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 

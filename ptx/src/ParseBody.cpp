@@ -291,10 +291,11 @@ void Parser::markNonPercentRegisters(Function &F) {
     for (const Variable &P : *List)
       if (P.space == StateSpace::Reg)
         Regs.declared.insert(P.name);
-  auto IsRegister = [&](std::string_view Name) {
-    size_t Dot = Name.size() >= 2 ? Name.size() - 2 : Name.npos;
+  auto IsRegister = [&](std::string_view Name) { // itself, a component or a video selector
+    size_t Dot = Name.rfind('.');
+    std::string_view Suffix = Dot == Name.npos ? "" : Name.substr(Dot + 1);
     return Regs.isDeclared(Name) ||
-           (Dot != Name.npos && Name[Dot] == '.' && isVectorComponent(Name.substr(Dot + 1)) &&
+           (Dot != Name.npos && (isVectorComponent(Suffix) || isVideoSelector(Suffix)) &&
             Regs.isDeclared(Name.substr(0, Dot)));
   };
   auto Mark = [&](auto &Self, Operand &O) -> void {

@@ -49,6 +49,13 @@ bool isVectorComponent(std::string_view C) {
   return C.size() == 1 && std::string_view("xyzwrgba").find(C[0]) != std::string_view::npos;
 }
 
+bool isVideoSelector(std::string_view S) {
+  if (S.size() < 2 || S.size() > 5 || (S[0] != 'b' && S[0] != 'h'))
+    return false;
+  const char Max = S[0] == 'b' ? '7' : '3';
+  return std::all_of(S.begin() + 1, S.end(), [&](char C) { return C >= '0' && C <= Max; });
+}
+
 bool isSpecialRegister(std::string_view Name) {
   static constexpr std::string_view Xyz[] = {"%tid",           "%ntid",          "%ctaid",
                                              "%nctaid",        "%clusterid",     "%nclusterid",
@@ -152,7 +159,7 @@ void Parser::parseInstruction(Function &F) {
     F.blocks.emplace_back();
 }
 
-// operand := name ['|' name] | name ('+' ['-'] | '-') N | '!' name | ['-'] number
+// operand := name ['|' name] | name ('+' ['-'] | '-') N | '!' name | '-' name | ['-'] number
 //          | '[' address ']' | '{' operands '}' | '(' [operands] ')'
 Operand Parser::parseOperand(unsigned Depth) {
   if (Depth > 2 && (Tok.is('{') || Tok.is('[') || Tok.is('(')))
@@ -181,6 +188,11 @@ Operand Parser::parseOperand(unsigned Depth) {
     return O;
   }
   if (accept('-')) {
+    if (Tok.kind == TokenKind::Word && Tok.text != "_") { // `-%r1`: vmad's negated operands
+      Operand O = parseNameOperand();
+      O.minus = true;
+      return O;
+    }
     if (Tok.kind != TokenKind::Number)
       failExpected("a number after '-'");
     return parseNumber(true);
@@ -220,10 +232,12 @@ Operand Parser::parseNameOperand() {
   if (O.name[0] == '%') {
     O.kind = Operand::Kind::Register;
     if (!Names.isVisible(O.name) && !isSpecialRegister(O.name)) {
-      // `%v.x`: a component of a declared vector register.
-      size_t Dot = O.name.find('.');
+      // `%v.x`: a component of a declared vector register; `%r.b0`, `%r.h10`: a video
+      // instruction's byte or half-word selector.
+      size_t Dot = O.name.rfind('.');
+      std::string_view Suffix = Dot == std::string::npos ? "" : std::string_view(O.name).substr(Dot + 1);
       if (Dot == std::string::npos || !Names.isVisible(std::string_view(O.name).substr(0, Dot)) ||
-          !isVectorComponent(std::string_view(O.name).substr(Dot + 1)))
+          (!isVectorComponent(Suffix) && !isVideoSelector(Suffix)))
         fail(Tok, "undeclared register '" + O.name + "'");
     }
   }

@@ -162,6 +162,10 @@ std::string_view directiveHead(std::string_view D);
 /// Whether `C` names a vector component: x, y, z, w or r, g, b, a (`%v.x`, PTX ISA 5.4.2).
 bool isVectorComponent(std::string_view C);
 
+/// Whether `S` is a video instruction's operand selector: `b0`..`b3`, `h0`, `h1` (PTX ISA
+/// 9.7.17), `hxy` and `bxyzw` element lists and masks (9.7.18), without the dot.
+bool isVideoSelector(std::string_view S);
+
 /// Whether `Name` (with its leading %) is a PTX special register such as %tid.x or %envreg3.
 bool isSpecialRegister(std::string_view Name);
 

@@ -1,5 +1,6 @@
 // PTX that other compilers and people write, run on hand-written kernels with hand-derived
-// results: condition-code chains, symbols in initialisers, vector registers, .reg parameters.
+// results: condition-code chains, symbols in initialisers, vector registers, .reg parameters,
+// 128-bit moves, cp.async forms, match/bar.red, brx.idx and indirect calls.
 #include "InterpTestUtil.h"
 
 using namespace interp_test;
@@ -7,24 +8,6 @@ using analyzer::Device;
 using analyzer::KernelArg;
 using analyzer::LaunchConfig;
 using analyzer::RunResult;
-
-namespace {
-
-/// Runs `Kernel(.param .u64 out)` of `Body` on one warp; returns the first `N` u32 of `out`.
-std::vector<uint32_t> runOut(const std::string &Body, const std::string &Kernel, size_t N = 32,
-                             uint32_t Threads = 1) {
-  analyzer::Program P = decode(module(Body));
-  Device D;
-  uint64_t Out = makeBuffer(D, "out", std::vector<uint32_t>(N, 0xdeadbeef));
-  LaunchConfig L;
-  L.block = {Threads, 1, 1};
-  L.args = {KernelArg::pointer(Out)};
-  RunResult R = analyzer::runKernel(P, Kernel, L, D);
-  REQUIRE_MESSAGE(R.ok(), R.trap->str());
-  return readBuffer<uint32_t>(D, "out");
-}
-
-} // namespace
 
 TEST_CASE("carry: CC.CF after a subtraction is NOT-borrow, as on NVIDIA GPUs") {
   // sub.cc 5 - 3 does not borrow: CC.CF = 1, so addc 0 + 0 + CF = 1. add.cc 0xffffffff + 1
