@@ -29,12 +29,18 @@ std::string callArityError(const CallSite &S, const DFunction &Callee) {
 namespace {
 
 /// The caller's side of the arguments (Ret false) or return values in list `L`: .param
-/// variables, registers, or for arguments constants.
+/// variables, registers (a vector register as its components, matching a vector `.reg`
+/// formal's), or for arguments constants.
 bool collect(DecodeCtx &Ctx, const DInstr &I, const ptx::Operand &L, std::vector<ParamCopy> &Out,
              bool Ret) {
   using OK = ptx::Operand::Kind;
-  const std::vector<ptx::Operand> One{L};
-  for (const ptx::Operand &E : L.kind == OK::List ? L.elems : One) {
+  std::vector<ptx::Operand> Elems; // a vector register stands for its components
+  for (const ptx::Operand &E : L.kind == OK::List ? L.elems : std::vector<ptx::Operand>{L})
+    if (E.kind == OK::Vector)
+      Elems.insert(Elems.end(), E.elems.begin(), E.elems.end());
+    else
+      Elems.push_back(E);
+  for (const ptx::Operand &E : Elems) {
     auto Sym = E.kind == OK::Symbol ? Ctx.syms.find(E.name) : Ctx.syms.end();
     if (Sym != Ctx.syms.end() && Sym->second.kind == SymbolInfo::Kind::FrameParam) {
       ParamCopy C{static_cast<uint32_t>(Sym->second.value), 0,

@@ -90,9 +90,15 @@ DecodeCtx::DecodeCtx(ProgramImpl &Prog, uint32_t FuncIndex, const ptx::Function 
   // or in registers when declared `.reg`.
   uint64_t Off = 0;
   auto Place = [&](const ptx::Variable &V, std::vector<ParamSlot> &Out, bool Kernel) {
-    if (!Kernel && V.space == ptx::StateSpace::Reg) {
-      declareRegister(V.name, V.type, 1);
-      Out.push_back({V.name, 0, static_cast<uint32_t>(V.sizeBytes()), RegSlot[V.name] * 32});
+    if (!Kernel && V.space == ptx::StateSpace::Reg) { // a vector: one formal per component
+      declareRegister(V.name, V.type, V.vectorWidth);
+      auto Parts = VectorRegs.find(V.name);
+      const uint32_t Elem = std::max(1u, ptx::typeBits(V.type) / 8);
+      if (Parts == VectorRegs.end())
+        Out.push_back({V.name, 0, Elem, RegSlot[V.name] * 32});
+      else
+        for (const std::string &Part : Parts->second)
+          Out.push_back({Part, 0, Elem, RegSlot[Part] * 32});
       return;
     }
     Off = alignUp(Off, naturalAlign(V));

@@ -461,6 +461,18 @@ std::vector<ptx::Operand> valueElements(const ptx::Operand &Val) {
   return Out;
 }
 
+/// The space an access goes to: the instruction's, or for a generic access whose address is a
+/// variable (`ld.b32 %r, [sharedvar+4]`) that variable's: a variable used as an address means
+/// its generic address there, and .shared, .const and .local variables' values are offsets in
+/// their own space.
+Space accessSpace(ptx::StateSpace Instr, ptx::StateSpace Symbol) {
+  if (Instr == ptx::StateSpace::Generic && (Symbol == ptx::StateSpace::Shared ||
+                                            Symbol == ptx::StateSpace::Const ||
+                                            Symbol == ptx::StateSpace::Local))
+    return spaceOfIr(Symbol);
+  return spaceOfIr(Instr);
+}
+
 bool selectLdSt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, bool Load) {
   ptx::Type T = In.type();
   unsigned N = In.vectorWidth();
@@ -480,8 +492,10 @@ bool selectLdSt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, bool Load
   if (Elems.size() != N)
     return Ctx.fail("vector operand has " + std::to_string(Elems.size()) + " elements");
   unsigned AddrK = Load ? N : 0;
-  if (!Ctx.address(I, AddrK, Addr))
+  ptx::StateSpace SymSpace;
+  if (!Ctx.address(I, AddrK, Addr, &SymSpace))
     return false;
+  SpaceBits = static_cast<uint32_t>(accessSpace(In.space(), SymSpace));
   for (unsigned K = 0; K < N; ++K) {
     bool Ok = Load ? Ctx.dst(I, K, Elems[K]) : Ctx.src(I, K + 1, Elems[K], T);
     if (!Ok)
@@ -510,7 +524,6 @@ bool selectAtom(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
     return Ctx.fail("atomic type");
   I.aux = Bits / 8;
   I.aux2 = Op | (uint32_t(T) << 8) | (Red ? 1u << 16 : 0);
-  I.aux3 = static_cast<uint32_t>(spaceOfIr(In.space()));
   size_t Want = (Red ? 2 : 3) + (Op == ACas ? 1 : 0);
   if (In.operands.size() != Want)
     return Ctx.fail("operand count");
@@ -518,8 +531,10 @@ bool selectAtom(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   unsigned K = 0;
   if (!Red && !Ctx.dst(I, K++, In.operands[0]))
     return false;
-  if (!Ctx.address(I, K, In.operands[K]))
+  ptx::StateSpace SymSpace;
+  if (!Ctx.address(I, K, In.operands[K], &SymSpace))
     return false;
+  I.aux3 = static_cast<uint32_t>(accessSpace(In.space(), SymSpace));
   for (++K; K < Want; ++K)
     if (!Ctx.src(I, K, In.operands[K], T))
       return false;

@@ -272,8 +272,10 @@ void Parser::checkFunctionRefs(Function &F) {
       Fail("undefined label");
     if (R.kind == PendingRef::Kind::TargetList && !Lists.count(R.name))
       Fail("undefined branch target list");
-    if (R.kind == PendingRef::Kind::Callee && !Protos.count(R.name))
-      ModuleRefs.push_back(std::move(R)); // a function of the module, checked at the end
+    // A callee that is a function of the module is checked at the end; one named like a
+    // declaration of the function is a register without a % (an indirect call).
+    if (R.kind == PendingRef::Kind::Callee && !Protos.count(R.name) && !Names.isDeclared(R.name))
+      ModuleRefs.push_back(std::move(R));
   }
 }
 

@@ -435,3 +435,49 @@ TEST_CASE("indirect calls through function addresses, uniform and divergent") {
   for (uint32_t L = 0; L < 32; ++L)
     CHECK(int32_t(V[L]) == -int32_t(L % 2 ? L + 10 : 2 * L));
 }
+
+TEST_CASE("vector .reg formals take vector registers; a generic access to a variable is to its space") {
+  // pack(.reg .v4 .u16 v) packs four bytes; the caller passes a .v4.u16 register. A generic
+  // ld/st naming a .shared variable (`st.u32 [sm+4], %r`) reaches that variable, as its generic
+  // address does. An indirect call through a register named without a %.
+  const char *Body = R"(
+.func (.reg .u32 r) pack (.reg .v4 .u16 v)
+{
+  .reg .u32 %t<4>;
+  cvt.u32.u16 %t0, v.x;
+  cvt.u32.u16 %t1, v.y;
+  cvt.u32.u16 %t2, v.z;
+  cvt.u32.u16 %t3, v.w;
+  shl.b32 %t1, %t1, 8;
+  shl.b32 %t2, %t2, 16;
+  shl.b32 %t3, %t3, 24;
+  or.b32 r, %t0, %t1;
+  or.b32 r, r, %t2;
+  or.b32 r, r, %t3;
+  ret;
+}
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<2>;
+  .reg .v4 .u16 %v;
+  .reg .b64 fptr;
+  .shared .align 4 .b32 sm[2];
+  proto: .callprototype (.reg .u32 _) _ (.reg .v4 .u16 _);
+  ld.param.u64 %rd1, [out];
+  mov.v4.u16 %v, {1, 2, 3, 4};
+  call (%r1), pack, (%v);
+  mov.u32 %r2, 99;
+  st.u32 [sm+4], %r2;
+  st.shared.u32 [sm], 80;
+  ld.shared.u32 %r3, [sm+4];
+  ld.u32 %r4, [sm];
+  mov.u64 fptr, pack;
+  mov.v4.u16 %v, {5, 6, 7, 8};
+  call (%r5), fptr, (%v), proto;
+  st.global.v4.u32 [%rd1], {%r1, %r3, %r4, %r5};
+  ret;
+}
+)";
+  CHECK(runOut(Body, "k", 4) == std::vector<uint32_t>{0x04030201, 99, 80, 0x08070605});
+}
