@@ -122,7 +122,8 @@ struct FrameSide {
 
 /// Moves one argument or return value (ParamCopy) for lanes `Mask`: param memory or a register
 /// (zero-extended from `size` bytes) on either side.
-void copyParam(Warp &W, uint32_t Mask, const ParamCopy &C, FrameSide From, FrameSide To) {
+[[gnu::noinline]] void copyParam(Warp &W, uint32_t Mask, const ParamCopy &C, FrameSide From,
+                                 FrameSide To) {
   const uint64_t Keep = C.size >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * C.size)) - 1;
   forLanes(Mask, [&](unsigned L) {
     uint64_t V = 0;
@@ -185,8 +186,9 @@ bool pushFrame(Exec &X, Warp &W, const DInstr &I, uint32_t Func, uint32_t Mask) 
   return true;
 }
 
-/// Pops the innermost frame: return values go to the caller's variables.
-void popFrame(Exec &X, Warp &W) {
+/// Pops the innermost frame: return values go to the caller's variables. Kept out of settle(),
+/// whose common path (nothing to pop) runs after every branch.
+[[gnu::noinline]] void popFrame(Exec &X, Warp &W) {
   Frame Fr = W.frames.back();
   W.frames.pop_back();
   if (Fr.callPc != NoPc && !W.frames.empty()) {
@@ -262,7 +264,8 @@ void branch(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t Taken) {
 /// brx.idx: lane L of `M` goes to target Index[L] of the instruction's list, the others (guard
 /// false) to Pc + 1. Divergent lanes split as for `bra`, one stack entry per distinct target,
 /// reconverging at the branch's reconvergence point. False on an index past the list.
-bool branchIndexed(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
+[[gnu::noinline]] bool branchIndexed(Exec &X, Warp &W, const DInstr &I, uint32_t Pc,
+                                     uint32_t M) {
   const std::vector<uint32_t> &Targets = X.prog->branchLists[I.aux];
   const uint64_t *Index = opPtr(W, I, 0);
   StackEntry &T = W.stack.back();
@@ -307,8 +310,8 @@ bool branchIndexed(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
 /// holds. Lanes that call another function get a stack entry that runs the call again for them
 /// once these return; M is narrowed to the first function's lanes. False on an address that
 /// is no function's (a trap).
-bool indirectCallee(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t &M,
-                    uint32_t &Func) {
+[[gnu::noinline]] bool indirectCallee(Exec &X, Warp &W, const DInstr &I, uint32_t Pc,
+                                      uint32_t &M, uint32_t &Func) {
   const uint64_t *Addr = opPtr(W, I, 0);
   uint32_t Same = 0;
   bool Ok = true;
@@ -340,6 +343,14 @@ bool indirectCallee(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t &M,
     return false;
   }
   return true;
+}
+
+/// bar.red: the lanes `M` of this warp add their predicate c to barrier B's reduction.
+[[gnu::noinline]] void addToReduction(Exec &X, Warp &W, const DInstr &I, uint32_t B, uint32_t M) {
+  uint32_t True = M & guardMask(opPtr(W, I, 2), (I.aux3 >> 4) & 1);
+  X.barRedCount[B] += static_cast<uint32_t>(std::popcount(True));
+  X.barRedAll[B] = X.barRedAll[B] && True == M;
+  X.barRedAny[B] = X.barRedAny[B] || True != 0;
 }
 
 /// Lanes `M` leave: from every entry (exit) or from the entries of the current call (ret).
@@ -401,12 +412,8 @@ bool control(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
       Expected = static_cast<uint32_t>(opPtr(W, I, 1)[Lane]);
     X.barExpected[B] = Expected;
     X.barArrived[B] += static_cast<uint32_t>(std::popcount(M));
-    if (I.aux3) { // bar.red: this warp's part of the reduction of c
-      uint32_t True = M & guardMask(opPtr(W, I, 2), (I.aux3 >> 4) & 1);
-      X.barRedCount[B] += static_cast<uint32_t>(std::popcount(True));
-      X.barRedAll[B] = X.barRedAll[B] && True == M;
-      X.barRedAny[B] = X.barRedAny[B] || True != 0;
-    }
+    if (I.aux3) [[unlikely]]
+      addToReduction(X, W, I, static_cast<uint32_t>(B), M);
     if (I.aux == 0 && M) {
       W.state = WarpState::AtBarrier;
       W.barrierId = static_cast<uint32_t>(B);

@@ -18,7 +18,7 @@ namespace S = analyzer::scalar;
 
 namespace {
 
-constexpr int M = 32, N = 48, K = 64; // multiples of every kernel's tile and k step
+constexpr int M = 32, N = 64, K = 64; // multiples of every kernel's tile and k step
 
 /// Seeded inputs in [-1, 1] rounded to a 16-bit format: the bits and their values as floats.
 struct Half16 {
@@ -162,6 +162,44 @@ TEST_CASE("functional: s8 tensor-core GEMMs with s32 accumulators (wmma; mma.syn
     if (archHasSm80(Arch))
       if (auto C = gemm<int32_t>("tensor_mma", Arch, "mma_s8", A, Bc, 16, 8))
         checkEqual(*C, Want, "mma_s8");
+  }
+}
+
+TEST_CASE("functional: wmma m32n8k16 with half accumulators and m8n32k16 with u8 inputs") {
+  if (!haveNvcc())
+    return;
+  // Half accumulators: each wmma step (16 k) is an f32 fma chain from the accumulator's value,
+  // rounded to half at its end (docs/semantics.md).
+  Half16 A = randomHalf(size_t(M) * K, 17, false), B = randomHalf(size_t(K) * N, 18, false);
+  std::vector<uint16_t> Want(size_t(M) * N);
+  for (int I = 0; I < M; ++I)
+    for (int J = 0; J < N; ++J) {
+      uint16_t Acc = 0;
+      for (int K0 = 0; K0 < K; K0 += 16) {
+        float V = S::f16ToF32(Acc);
+        for (int Kk = K0; Kk < K0 + 16; ++Kk)
+          V = std::fma(A.values[size_t(I) * K + Kk], B.values[size_t(Kk) * N + J], V);
+        Acc = S::f32ToF16(V);
+      }
+      Want[size_t(I) * N + J] = Acc;
+    }
+  std::vector<uint8_t> Au, Bu;
+  for (int32_t X : randomInts(size_t(M) * K, 19, 0, 255))
+    Au.push_back(uint8_t(X));
+  for (int32_t X : randomInts(size_t(K) * N, 20, 0, 255))
+    Bu.push_back(uint8_t(X));
+  std::vector<int32_t> WantU(size_t(M) * N);
+  for (int I = 0; I < M; ++I)
+    for (int J = 0; J < N; ++J)
+      for (int Kk = 0; Kk < K; ++Kk)
+        WantU[size_t(I) * N + J] += int32_t(Au[size_t(I) * K + Kk]) * Bu[size_t(Kk) * N + J];
+  for (const std::string &Arch : nvccArchs()) {
+    INFO("arch " << Arch);
+    if (auto C = gemm<uint16_t>("tensor_wmma", Arch, "wmma_f16_acc16_m32n8", A.bits,
+                                colMajor(B.bits, K, N), 32, 8))
+      checkEqual(*C, Want, "wmma_f16_acc16_m32n8");
+    if (auto C = gemm<int32_t>("tensor_wmma", Arch, "wmma_u8_m8n32", colMajor(Au, M, K), Bu, 8, 32))
+      checkEqual(*C, WantU, "wmma_u8_m8n32");
   }
 }
 

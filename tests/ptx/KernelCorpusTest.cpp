@@ -36,7 +36,8 @@ const std::map<std::string, std::vector<std::string>> &corpus() {
       {"scan", {"inclusive_scan_block"}},
       {"softmax", {"softmax_rows"}},
       {"tensor_mma", {"mma_f16", "mma_bf16", "mma_tf32", "mma_s8"}},
-      {"tensor_wmma", {"wmma_f16", "wmma_s8", "wmma_bf16", "wmma_tf32"}},
+      {"tensor_wmma",
+       {"wmma_f16", "wmma_s8", "wmma_f16_acc16_m32n8", "wmma_u8_m8n32", "wmma_bf16", "wmma_tf32"}},
   };
   return Files;
 }
