@@ -42,6 +42,7 @@ void KernelProfile::accumulate(const KernelProfile &O) {
     storeBytes[S] += O.storeBytes[S];
   }
   barrierSyncs += O.barrierSyncs;
+  tensorMacs += O.tensorMacs;
 }
 
 } // namespace analyzer

@@ -41,14 +41,14 @@ bool accessesMemory(const DInstr &I) {
 }
 
 struct Taint {
+  const ProgramImpl &prog;
   std::vector<uint8_t> slots; ///< per register slot of the frame
   bool at(uint32_t LaneOffset) const { return slots[LaneOffset / 32] != 0; }
   /// Some source of I (the carry flag included) is tainted.
   bool anySource(const DInstr &I) const {
-    for (unsigned K = 0; K < I.nops; ++K)
-      if (I.readsReg(K) && at(I.op[K]))
-        return true;
-    return I.carry && at(I.aux3);
+    bool Any = I.carry && at(I.aux3);
+    forEachRegOperand(prog, I, [&](uint32_t Off, bool Writes) { Any |= !Writes && at(Off); });
+    return Any;
   }
   /// Taints I's destinations; true if one was clean.
   bool mark(const DInstr &I) {
@@ -57,9 +57,10 @@ struct Taint {
       Changed |= slots[LaneOffset / 32] == 0;
       slots[LaneOffset / 32] = 1;
     };
-    for (unsigned K = 0; K < I.nops; ++K)
-      if (I.writesReg(K))
-        Set(I.op[K]);
+    forEachRegOperand(prog, I, [&](uint32_t Off, bool Writes) {
+      if (Writes)
+        Set(Off);
+    });
     if (I.carry)
       Set(I.aux3);
     return Changed;
@@ -72,6 +73,13 @@ bool steers(const DInstr &I, const Taint &T) {
     return true;
   if (I.flow != Flow::Next)
     return T.anySource(I);
+  if (I.wide) { // tensor-core instructions: only an address steers (mma reads none)
+    const WideOperands &W = T.prog.wide[I.wide - 1];
+    for (size_t K = 0; K < W.op.size(); ++K)
+      if (W.kind[K] == WideOperands::Address && W.base[K] == BaseRegs && T.at(W.op[K]))
+        return true;
+    return false;
+  }
   if (!accessesMemory(I))
     return false;
   const bool Store = plainStore(I);
@@ -91,8 +99,7 @@ bool maySteer(const ProgramImpl &P, const DFunction &F) {
       return true;
     ParamStores |= P.code[Pc].cls == C::StParam;
   }
-  Taint T;
-  T.slots.assign(F.numSlots, 0);
+  Taint T{P, std::vector<uint8_t>(F.numSlots, 0)};
   for (bool Changed = true; Changed;) {
     Changed = false;
     for (uint32_t Pc = F.entry; Pc < F.end; ++Pc) {

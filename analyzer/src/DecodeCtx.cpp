@@ -44,12 +44,6 @@ constexpr SpecialName SpecialNames[] = {
 
 uint64_t alignUp(uint64_t V, uint64_t A) { return A <= 1 ? V : (V + A - 1) / A * A; }
 
-uint64_t varAlign(const ptx::Variable &V) {
-  if (V.align)
-    return V.align;
-  return std::max(1u, ptx::typeBits(V.type) / 8) * V.vectorWidth;
-}
-
 } // namespace
 
 bool isFloatType(ptx::Type T) { return ptx::typeKind(T) == ptx::TypeKind::Float; }
@@ -78,25 +72,36 @@ uint64_t immediateBits(const ptx::Operand &O, ptx::Type T) {
 
 DecodeCtx::DecodeCtx(ProgramImpl &Prog, uint32_t FuncIndex, const ptx::Function &Func,
                      const std::unordered_map<std::string, SymbolInfo> &ModuleSyms,
-                     const std::unordered_map<std::string, SymbolInfo> &FuncShared,
+                     const std::unordered_map<std::string, SymbolInfo> &FuncStatics,
                      const std::unordered_map<std::string, uint32_t> &FuncIndexByName)
     : P(Prog), F(Prog.funcs[FuncIndex]), funcIndex(FuncIndex), Fn(Func),
       funcByName(FuncIndexByName), syms(ModuleSyms) {
-  for (const auto &[Name, Info] : FuncShared)
+  for (const auto &[Name, Info] : FuncStatics)
     syms[Name] = Info;
   for (const ptx::RegDecl &R : Fn.regs) {
-    unsigned Bits = ptx::typeBits(R.type) * R.vectorWidth;
     if (R.count == 0)
-      RegSlot.emplace(R.name, newSlot(Bits));
+      declareRegister(R.name, R.type, R.vectorWidth);
     for (uint32_t I = 0; I < R.count; ++I)
-      RegSlot.emplace(R.name + std::to_string(I), newSlot(Bits));
+      declareRegister(R.name + std::to_string(I), R.type, R.vectorWidth);
   }
   SinkSlot = newSlot(64);
   F.ccSlot = newSlot(32) * 32;
-  // Kernel parameters live in the kernel param buffer; .func parameters in the frame param area.
+  // Kernel parameters live in the kernel param buffer; .func parameters in the frame param area,
+  // or in registers when declared `.reg`.
   uint64_t Off = 0;
   auto Place = [&](const ptx::Variable &V, std::vector<ParamSlot> &Out, bool Kernel) {
-    Off = alignUp(Off, varAlign(V));
+    if (!Kernel && V.space == ptx::StateSpace::Reg) { // a vector: one formal per component
+      declareRegister(V.name, V.type, V.vectorWidth);
+      auto Parts = VectorRegs.find(V.name);
+      const uint32_t Elem = std::max(1u, ptx::typeBits(V.type) / 8);
+      if (Parts == VectorRegs.end())
+        Out.push_back({V.name, 0, Elem, RegSlot[V.name] * 32});
+      else
+        for (const std::string &Part : Parts->second)
+          Out.push_back({Part, 0, Elem, RegSlot[Part] * 32});
+      return;
+    }
+    Off = alignUp(Off, naturalAlign(V));
     Out.push_back({V.name, static_cast<uint32_t>(Off), static_cast<uint32_t>(V.sizeBytes())});
     syms[V.name] = Kernel ? SymbolInfo{SymbolInfo::Kind::Value, WindowParam + Off,
                                        ptx::StateSpace::Param, V.sizeBytes()}
@@ -137,13 +142,64 @@ DecodeCtx::DecodeCtx(ProgramImpl &Prog, uint32_t FuncIndex, const ptx::Function 
       std::vector<ParamSlot> Scratch;
       Place(V, Scratch, false);
     } else {
-      LocalOff = alignUp(LocalOff, std::max<uint64_t>(varAlign(V), 8));
+      LocalOff = alignUp(LocalOff, std::max<uint64_t>(naturalAlign(V), 8));
       syms[V.name] = {SymbolInfo::Kind::LocalAddr, LocalOff, ptx::StateSpace::Local, V.sizeBytes()};
       LocalOff += V.sizeBytes();
     }
   }
   F.paramBytes = static_cast<uint32_t>(alignUp(Off, 16));
   F.localBytes = static_cast<uint32_t>(alignUp(LocalOff, 16));
+}
+
+// A vector register (PTX ISA 5.4.2) gets a slot per component, `%v.x` .. `%v.w` (also named
+// .r .g .b .a); the whole vector is an operand only through expandVectors. A .b128 register
+// (PTX ISA 5.2.1) is a vector of two .b64 halves, low half first.
+void DecodeCtx::declareRegister(const std::string &Name, ptx::Type T, unsigned Width) {
+  if (T == ptx::Type::B128) {
+    T = ptx::Type::B64;
+    Width *= 2;
+  }
+  unsigned Bits = T == ptx::Type::Pred ? 1 : ptx::typeBits(T);
+  if (Width <= 1) {
+    RegSlot.emplace(Name, newSlot(Bits));
+    return;
+  }
+  std::vector<std::string> &Parts = VectorRegs[Name];
+  for (unsigned K = 0; K < Width; ++K) {
+    std::string Part = Name + "." + (K < 4 ? std::string(1, "xyzw"[K]) : std::to_string(K));
+    uint32_t Slot = newSlot(Bits);
+    RegSlot.emplace(Part, Slot);
+    if (K < 4)
+      RegSlot.emplace(Name + "." + "rgba"[K], Slot);
+    Parts.push_back(std::move(Part));
+  }
+}
+
+bool DecodeCtx::expandVectors(const ptx::Instruction &In, ptx::Instruction &Out) const {
+  if (VectorRegs.empty())
+    return false;
+  bool Changed = false;
+  auto Expand = [&](auto &Self, ptx::Operand &O) -> void {
+    auto It = O.kind == ptx::Operand::Kind::Register ? VectorRegs.find(O.name) : VectorRegs.end();
+    if (It != VectorRegs.end()) {
+      O.kind = ptx::Operand::Kind::Vector;
+      for (const std::string &Part : It->second) {
+        ptx::Operand E;
+        E.kind = ptx::Operand::Kind::Register;
+        E.name = Part;
+        O.elems.push_back(std::move(E));
+      }
+      O.name.clear();
+      Changed = true;
+      return;
+    }
+    for (ptx::Operand &E : O.elems)
+      Self(Self, E);
+  };
+  Out = In;
+  for (ptx::Operand &O : Out.operands)
+    Expand(Expand, O);
+  return Changed;
 }
 
 uint32_t DecodeCtx::newSlot(unsigned Bits) {
@@ -178,11 +234,19 @@ bool DecodeCtx::fail(std::string Reason) {
   return false;
 }
 
-bool DecodeCtx::symbolValue(DInstr &I, unsigned K, const std::string &Name) {
+bool DecodeCtx::symbolValue(DInstr &I, unsigned K, const std::string &Name, int64_t Addend) {
+  const uint64_t Add = static_cast<uint64_t>(Addend);
   auto It = syms.find(Name);
   if (It == syms.end()) {
-    if (funcByName.count(Name))
-      return fail("function address of '" + Name + "' used as a value");
+    I.base[K] = BaseConsts;
+    if (auto Fn = funcByName.find(Name); Fn != funcByName.end()) {
+      I.op[K] = constant(WindowFunc + Fn->second + Add); // a function's address
+      return true;
+    }
+    if (Name == "WARP_SZ") { // the warp size as a run-time constant (PTX ISA 10.1)
+      I.op[K] = constant(32 + Add);
+      return true;
+    }
     fatal = support::Error(P.file, I.line, I.col, "unknown symbol '" + Name + "'");
     return false;
   }
@@ -190,14 +254,14 @@ bool DecodeCtx::symbolValue(DInstr &I, unsigned K, const std::string &Name) {
   switch (S.kind) {
   case SymbolInfo::Kind::Value:
     I.base[K] = BaseConsts;
-    I.op[K] = constant(S.value);
+    I.op[K] = constant(S.value + Add);
     return true;
   case SymbolInfo::Kind::GlobalVar: {
-    int32_t Var = static_cast<int32_t>(S.value);
-    auto G = GlobalVarSlots.find(Var);
+    auto Key = std::make_pair(static_cast<int32_t>(S.value), Add);
+    auto G = GlobalVarSlots.find(Key);
     if (G == GlobalVarSlots.end()) {
-      G = GlobalVarSlots.emplace(Var, static_cast<uint32_t>(F.consts.size()) * 32).first;
-      F.consts.push_back({0, Var});
+      G = GlobalVarSlots.emplace(Key, static_cast<uint32_t>(F.consts.size()) * 32).first;
+      F.consts.push_back({Add, Key.first});
     }
     I.base[K] = BaseConsts;
     I.op[K] = G->second;
@@ -205,11 +269,11 @@ bool DecodeCtx::symbolValue(DInstr &I, unsigned K, const std::string &Name) {
   }
   case SymbolInfo::Kind::LocalAddr:
     I.base[K] = BaseRegs;
-    I.op[K] = special(SpecialKind::LocalAddr, S.value);
+    I.op[K] = special(SpecialKind::LocalAddr, S.value + Add);
     return true;
   case SymbolInfo::Kind::FrameParam:
     I.base[K] = BaseRegs;
-    I.op[K] = special(SpecialKind::FrameParamAddr, S.value);
+    I.op[K] = special(SpecialKind::FrameParamAddr, S.value + Add);
     return true;
   }
   return false;
@@ -221,8 +285,12 @@ bool DecodeCtx::src(DInstr &I, unsigned K, const ptx::Operand &O, ptx::Type T) {
   I.nops = static_cast<uint8_t>(std::max<unsigned>(I.nops, K + 1));
   switch (O.kind) {
   case OK::Register: {
-    if (O.negated)
-      return fail("negated register operand '!" + O.name + "'");
+    if (O.negated || O.minus)
+      return fail(std::string("negated register operand '") + (O.minus ? "-" : "!") + O.name +
+                  "'");
+    if (O.value != 0)
+      return fail("register plus offset '" + O.name + "+" + std::to_string(O.value) +
+                  "' outside mov");
     auto It = RegSlot.find(O.name);
     if (It != RegSlot.end()) {
       I.base[K] = BaseRegs;
@@ -239,6 +307,8 @@ bool DecodeCtx::src(DInstr &I, unsigned K, const ptx::Operand &O, ptx::Type T) {
       }
     if (O.name.starts_with("%envreg") || O.name.starts_with("%pm"))
       return fail("special register '" + O.name + "'");
+    if (size_t Dot = O.name.rfind('.'); Dot != std::string::npos && RegSlot.count(O.name.substr(0, Dot)))
+      return fail("selector '" + O.name.substr(Dot) + "' outside a video instruction");
     fatal = support::Error(P.file, I.line, I.col, "undeclared register '" + O.name + "'");
     return false;
   }
@@ -249,7 +319,7 @@ bool DecodeCtx::src(DInstr &I, unsigned K, const ptx::Operand &O, ptx::Type T) {
     I.op[K] = constant(immediateBits(O, T));
     return true;
   case OK::Symbol:
-    return symbolValue(I, K, O.name);
+    return symbolValue(I, K, O.name, O.value);
   default:
     return fail("operand form not supported here");
   }
@@ -264,7 +334,7 @@ bool DecodeCtx::dst(DInstr &I, unsigned K, const ptx::Operand &O) {
     I.op[K] = SinkSlot * 32;
     return true;
   }
-  if (O.kind != OK::Register)
+  if (O.kind != OK::Register || O.value != 0)
     return fail("destination is not a register");
   auto It = RegSlot.find(O.name);
   if (It == RegSlot.end()) {
@@ -299,7 +369,34 @@ bool DecodeCtx::address(DInstr &I, unsigned K, const ptx::Operand &O, ptx::State
   auto It = syms.find(O.name);
   if (SymSpace && It != syms.end())
     *SymSpace = It->second.space;
-  return symbolValue(I, K, O.name);
+  return symbolValue(I, K, O.name, 0);
+}
+
+WideOperands &DecodeCtx::wideOf(DInstr &I) {
+  if (I.wide == 0) {
+    P.wide.emplace_back();
+    I.wide = static_cast<uint32_t>(P.wide.size());
+  }
+  return P.wide[I.wide - 1];
+}
+
+bool DecodeCtx::wideOperand(DInstr &I, const ptx::Operand &O, WideOperands::Kind K, ptx::Type T) {
+  DInstr Tmp;
+  Tmp.line = I.line;
+  Tmp.col = I.col;
+  const bool IsAddress = O.kind == ptx::Operand::Kind::Address;
+  bool Ok = IsAddress                   ? address(Tmp, 0, O)
+            : K == WideOperands::Dest ? dst(Tmp, 0, O)
+                                      : src(Tmp, 0, O, T);
+  if (!Ok)
+    return false;
+  WideOperands &W = wideOf(I);
+  W.op.push_back(Tmp.op[0]);
+  W.base.push_back(Tmp.base[0]);
+  W.kind.push_back(K);
+  if (IsAddress)
+    I.imm = Tmp.imm;
+  return true;
 }
 
 unsigned DecodeCtx::regBits(const DInstr &I, unsigned K) const {

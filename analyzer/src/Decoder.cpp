@@ -10,30 +10,15 @@
 namespace analyzer {
 namespace {
 
-uint64_t alignUp(uint64_t V, uint64_t A) { return A <= 1 ? V : (V + A - 1) / A * A; }
-
-uint64_t naturalAlign(const ptx::Variable &V) {
-  if (V.align)
-    return V.align;
-  return std::max(1u, ptx::typeBits(V.type) / 8) * V.vectorWidth;
-}
-
-/// Flattened initializer of a variable as bytes (symbol initializers unsupported: zeros).
-std::vector<uint8_t> initBytes(const ptx::Variable &V) {
-  std::vector<uint8_t> Bytes(V.sizeBytes(), 0);
-  unsigned Elem = std::max(1u, ptx::typeBits(V.type) / 8);
-  for (size_t I = 0; I < V.init.size() && (I + 1) * Elem <= Bytes.size(); ++I) {
-    if (V.init[I].kind == ptx::Operand::Kind::Symbol)
-      continue;
-    uint64_t Bits = immediateBits(V.init[I], V.type);
-    std::memcpy(Bytes.data() + I * Elem, &Bits, std::min<unsigned>(Elem, 8));
-  }
-  return Bytes;
-}
-
 struct PendingBranch {
   uint32_t pc;
   std::string label;
+};
+
+/// A brx.idx target list whose labels become pcs once every block has its start.
+struct PendingList {
+  uint32_t list; ///< index into ProgramImpl::branchLists
+  const std::vector<std::string> *labels;
 };
 
 class FunctionDecoder {
@@ -45,12 +30,13 @@ private:
   DecodeCtx &Ctx;
   const ptx::Cfg &G;
   std::vector<PendingBranch> Pending;
+  std::vector<PendingList> PendingLists;
   std::vector<uint32_t> BlockStart;
 
   void decodeOne(const ptx::Instruction &In, uint32_t Block);
   bool decodeControl(const ptx::Instruction &In, DInstr &I, uint32_t Block);
-  bool decodeCall(const ptx::Instruction &In, DInstr &I);
   bool decodeBarrier(const ptx::Instruction &In, DInstr &I);
+  bool decodeBarrierReduction(const ptx::Instruction &In, DInstr &I);
 };
 
 std::optional<support::Error> FunctionDecoder::run() {
@@ -73,19 +59,30 @@ std::optional<support::Error> FunctionDecoder::run() {
   End.line = Fn.loc.line;
   P.code.push_back(End);
   Ctx.F.end = static_cast<uint32_t>(P.code.size());
+  auto Start = [&](const std::string &Label) -> std::optional<uint32_t> {
+    auto It = std::find_if(Fn.blocks.begin(), Fn.blocks.end(),
+                           [&](const ptx::BasicBlock &BB) { return BB.label == Label; });
+    if (It == Fn.blocks.end())
+      return std::nullopt;
+    return BlockStart[static_cast<size_t>(It - Fn.blocks.begin())];
+  };
   for (const PendingBranch &B : Pending) {
     DInstr &I = P.code[B.pc];
-    auto It = std::find_if(Fn.blocks.begin(), Fn.blocks.end(),
-                           [&](const ptx::BasicBlock &BB) { return BB.label == B.label; });
-    if (It == Fn.blocks.end())
+    std::optional<uint32_t> To = Start(B.label);
+    if (!To)
       return support::Error(P.file, I.line, I.col, "unknown branch target '" + B.label + "'");
-    I.target = BlockStart[static_cast<size_t>(It - Fn.blocks.begin())];
+    I.target = *To;
   }
+  for (const PendingList &L : PendingLists) // the parser checked every label exists
+    for (size_t K = 0; K < L.labels->size(); ++K)
+      P.branchLists[L.list][K] = Start((*L.labels)[K]).value_or(Ctx.F.end - 1);
   return std::nullopt;
 }
 
-void FunctionDecoder::decodeOne(const ptx::Instruction &In, uint32_t Block) {
+void FunctionDecoder::decodeOne(const ptx::Instruction &Orig, uint32_t Block) {
   ProgramImpl &P = Ctx.P;
+  ptx::Instruction Expanded;
+  const ptx::Instruction &In = Ctx.expandVectors(Orig, Expanded) ? Expanded : Orig;
   DInstr I;
   I.cls = In.cls;
   I.line = In.loc.line;
@@ -139,9 +136,18 @@ void FunctionDecoder::decodeOne(const ptx::Instruction &In, uint32_t Block) {
     case ptx::Opcode::Match:
       Ok = selectWarp(Ctx, In, I);
       break;
+    case ptx::Opcode::Mma:
+    case ptx::Opcode::Wmma:
+    case ptx::Opcode::Ldmatrix:
+    case ptx::Opcode::Stmatrix:
+    case ptx::Opcode::Movmatrix:
+      Ok = selectTensor(Ctx, In, I);
+      break;
     default: {
       ptx::Type T = In.type();
-      if (isFloatType(T) && In.opcode != ptx::Opcode::Cvt)
+      if (isVideoOpcode(In.opcode))
+        Ok = selectVideo(Ctx, In, I);
+      else if (isFloatType(T) && In.opcode != ptx::Opcode::Cvt)
         Ok = selectFloat(Ctx, In, I);
       else
         Ok = selectInt(Ctx, In, I);
@@ -155,6 +161,7 @@ void FunctionDecoder::decodeOne(const ptx::Instruction &In, uint32_t Block) {
   if (!Ok) {
     I.flow = Flow::Unsup;
     I.fn = nullptr;
+    I.wide = 0;
     std::string Why = Ctx.unsupported.empty() ? "" : " (" + Ctx.unsupported + ")";
     P.messages[I.msg] = "unsupported instruction '" + P.messages[I.msg] + "'" + Why;
     Ctx.F.unsupported.push_back(static_cast<uint32_t>(P.code.size()));
@@ -187,57 +194,31 @@ bool FunctionDecoder::decodeControl(const ptx::Instruction &In, DInstr &I, uint3
     return true;
   case ptx::Opcode::Call:
     I.flow = Flow::Call;
-    decodeCall(In, I);
+    decodeCall(Ctx, In, I);
     return true;
   case ptx::Opcode::Bar:
   case ptx::Opcode::Barrier:
     decodeBarrier(In, I);
     return true;
-  case ptx::Opcode::Brx:
-    I.flow = Flow::Bra;
-    Ctx.fail("indirect branch");
+  case ptx::Opcode::Brx: { // brx.idx{.uni} index, tlist (PTX ISA 9.7.12.2)
+    I.flow = Flow::Brx;
+    const auto &Ops = In.operands;
+    auto List = Ops.size() == 2 && Ops[1].kind == ptx::Operand::Kind::Symbol
+                    ? std::find_if(Ctx.Fn.branchTargets.begin(), Ctx.Fn.branchTargets.end(),
+                                   [&](const ptx::BranchTargets &T) { return T.name == Ops[1].name; })
+                    : Ctx.Fn.branchTargets.end();
+    if (List == Ctx.Fn.branchTargets.end())
+      return Ctx.fail("brx.idx needs an index and a .branchtargets list");
+    I.aux = static_cast<uint32_t>(Ctx.P.branchLists.size());
+    Ctx.P.branchLists.emplace_back(List->labels.size(), 0);
+    PendingLists.push_back({I.aux, &List->labels});
+    I.reconv = Block < G.ipdom.size() ? G.ipdom[Block] : ptx::Cfg::None;
+    Ctx.src(I, 0, Ops[0], ptx::Type::U32);
     return true;
+  }
   default:
     return false;
   }
-}
-
-bool FunctionDecoder::decodeCall(const ptx::Instruction &In, DInstr &I) {
-  using OK = ptx::Operand::Kind;
-  const std::vector<ptx::Operand> &Ops = In.operands;
-  size_t S = 0;
-  while (S < Ops.size() && Ops[S].kind != OK::Symbol)
-    ++S;
-  if (S == Ops.size())
-    return Ctx.fail("indirect call");
-  auto It = Ctx.funcByName.find(Ops[S].name);
-  if (It == Ctx.funcByName.end())
-    return Ctx.fail("call of '" + Ops[S].name + "', which has no body in this module");
-  I.target = It->second;
-  Ctx.F.callees.push_back(It->second);
-  // Stash the argument names; decodeProgram resolves them against the callee's formals.
-  CallSite Site;
-  auto Collect = [&](const ptx::Operand &L, std::vector<ParamCopy> &Out) {
-    const std::vector<ptx::Operand> One{L};
-    for (const ptx::Operand &E : L.kind == OK::List ? L.elems : One) {
-      auto Sym = Ctx.syms.find(E.name);
-      if (E.kind != OK::Symbol || Sym == Ctx.syms.end() ||
-          Sym->second.kind != SymbolInfo::Kind::FrameParam)
-        return Ctx.fail("call argument '" + E.name + "' is not a .param variable");
-      Out.push_back(
-          {static_cast<uint32_t>(Sym->second.value), 0, static_cast<uint32_t>(Sym->second.size)});
-    }
-    return true;
-  };
-  if (S > 0 && !Collect(Ops[0], Site.rets))
-    return false;
-  if (S + 1 < Ops.size() && !Collect(Ops[S + 1], Site.args))
-    return false;
-  if (S + 2 < Ops.size())
-    return Ctx.fail("call through a prototype");
-  I.aux = static_cast<uint32_t>(Ctx.P.calls.size());
-  Ctx.P.calls.push_back(std::move(Site));
-  return true;
 }
 
 bool FunctionDecoder::decodeBarrier(const ptx::Instruction &In, DInstr &I) {
@@ -248,8 +229,10 @@ bool FunctionDecoder::decodeBarrier(const ptx::Instruction &In, DInstr &I) {
     I.fn = nopHandler;
     return true;
   }
-  if (In.hasModifier("red") || In.hasModifier("cluster"))
-    return Ctx.fail("barrier reduction or cluster barrier");
+  if (In.hasModifier("cluster"))
+    return Ctx.fail("cluster barrier");
+  if (In.hasModifier("red"))
+    return decodeBarrierReduction(In, I);
   I.aux = In.hasModifier("arrive") ? 1 : 0;
   if (In.operands.empty()) { // barrier.sync with no operand: barrier 0, all threads
     I.base[0] = BaseConsts;
@@ -266,79 +249,23 @@ bool FunctionDecoder::decodeBarrier(const ptx::Instruction &In, DInstr &I) {
   return true;
 }
 
-struct ModuleLayout {
-  std::unordered_map<std::string, SymbolInfo> syms;
-  std::vector<std::unordered_map<std::string, SymbolInfo>> funcShared;
-};
-
-/// Lays out module variables (.global -> Device buffers, .const -> const image, .shared ->
-/// program-wide static shared) and every function's .shared variables.
-ModuleLayout layoutModule(ProgramImpl &P, const ptx::Module &M,
-                          const std::vector<const ptx::Function *> &Bodies) {
-  ModuleLayout L;
-  std::vector<std::pair<std::unordered_map<std::string, SymbolInfo> *, std::string>> Extern;
-  uint64_t SharedOff = 0;
-  auto PlaceShared = [&](const ptx::Variable &V, std::unordered_map<std::string, SymbolInfo> &To) {
-    if (V.sizeBytes() == 0) {
-      Extern.push_back({&To, V.name});
-      return;
-    }
-    SharedOff = alignUp(SharedOff, naturalAlign(V));
-    To[V.name] = {SymbolInfo::Kind::Value, SharedOff, ptx::StateSpace::Shared, V.sizeBytes()};
-    SharedOff += V.sizeBytes();
-  };
-  for (const ptx::Variable &V : M.globals) {
-    if (V.space == ptx::StateSpace::Global) {
-      L.syms[V.name] = {SymbolInfo::Kind::GlobalVar, P.globals.size(), ptx::StateSpace::Global,
-                        V.sizeBytes()};
-      P.globals.push_back({V.name, V.sizeBytes(), initBytes(V)});
-    } else if (V.space == ptx::StateSpace::Const) {
-      uint64_t Off = alignUp(P.constImage.size(), naturalAlign(V));
-      std::vector<uint8_t> Bytes = initBytes(V);
-      P.constImage.resize(Off);
-      P.constImage.insert(P.constImage.end(), Bytes.begin(), Bytes.end());
-      L.syms[V.name] = {SymbolInfo::Kind::Value, Off, ptx::StateSpace::Const, V.sizeBytes()};
-    } else if (V.space == ptx::StateSpace::Shared) {
-      PlaceShared(V, L.syms);
-    }
-  }
-  L.funcShared.resize(Bodies.size());
-  for (size_t F = 0; F < Bodies.size(); ++F)
-    for (const ptx::Variable &V : Bodies[F]->locals)
-      if (V.space == ptx::StateSpace::Shared)
-        PlaceShared(V, L.funcShared[F]);
-  P.staticShared = static_cast<uint32_t>(SharedOff);
-  P.dynamicSharedOffset = static_cast<uint32_t>(alignUp(SharedOff, 16));
-  for (auto &[Map, Name] : Extern)
-    (*Map)[Name] = {SymbolInfo::Kind::Value, P.dynamicSharedOffset, ptx::StateSpace::Shared, 0};
-  return L;
-}
-
-/// Resolves call-site parameter copies against the callees' formals and returns.
-std::optional<support::Error> linkCalls(ProgramImpl &P) {
-  for (const DInstr &I : P.code) {
-    if (I.flow != Flow::Call)
-      continue;
-    CallSite &S = P.calls[I.aux];
-    const DFunction &Callee = P.funcs[I.target];
-    if (S.args.size() != Callee.formals.size() || S.rets.size() != Callee.returns.size())
-      return support::Error(P.file, I.line, I.col,
-                            "call of '" + Callee.name + "' with " + std::to_string(S.args.size()) +
-                                " arguments and " + std::to_string(S.rets.size()) +
-                                " return values; it takes " +
-                                std::to_string(Callee.formals.size()) + " and " +
-                                std::to_string(Callee.returns.size()));
-    for (size_t K = 0; K < S.args.size(); ++K) {
-      S.args[K].to = Callee.formals[K].offset;
-      S.args[K].size = std::min(S.args[K].size, Callee.formals[K].size);
-    }
-    for (size_t K = 0; K < S.rets.size(); ++K) { // from callee return to caller var
-      S.rets[K].to = S.rets[K].from;
-      S.rets[K].from = Callee.returns[K].offset;
-      S.rets[K].size = std::min(S.rets[K].size, Callee.returns[K].size);
-    }
-  }
-  return std::nullopt;
+// bar.red.{popc.u32, and.pred, or.pred} d, a{, b}, {!}c (PTX ISA 9.7.13.1): a bar.sync that
+// also reduces c over the threads of the barrier and gives every one the result. op0 = a,
+// op1 = b, op2 = c, op3 = d; aux3 = operation (1 popc, 2 and, 3 or) | c negated << 4.
+bool FunctionDecoder::decodeBarrierReduction(const ptx::Instruction &In, DInstr &I) {
+  const size_t N = In.operands.size();
+  I.aux3 = In.hasModifier("popc") ? 1 : In.hasModifier("and") ? 2 : In.hasModifier("or") ? 3 : 0;
+  if (I.aux3 == 0 || (N != 3 && N != 4) || In.hasModifier("arrive"))
+    return Ctx.fail("bar.red form");
+  ptx::Operand C = In.operands[N - 1];
+  I.aux3 |= C.negated ? 16 : 0;
+  C.negated = false;
+  I.aux2 = N == 4 ? 1 : 0;
+  if (!Ctx.src(I, 0, In.operands[1], ptx::Type::U32) ||
+      !Ctx.src(I, 1, N == 4 ? In.operands[2] : In.operands[1], ptx::Type::U32) ||
+      !Ctx.src(I, 2, C, ptx::Type::Pred))
+    return false;
+  return Ctx.dst(I, 3, In.operands[0]);
 }
 
 } // namespace
@@ -373,11 +300,13 @@ support::Expected<Program> decodeProgram(const ptx::Module &M) {
       D.resources = ptx::estimateResources(M, F);
     P.funcs.push_back(std::move(D));
   }
-  ModuleLayout L = layoutModule(P, M, Bodies);
+  support::Expected<ModuleLayout> L = layoutModule(P, M, Bodies, FuncByName);
+  if (!L)
+    return L.error();
   std::vector<std::unique_ptr<DecodeCtx>> Ctxs;
   for (uint32_t F = 0; F < Bodies.size(); ++F)
     Ctxs.push_back(
-        std::make_unique<DecodeCtx>(P, F, *Bodies[F], L.syms, L.funcShared[F], FuncByName));
+        std::make_unique<DecodeCtx>(P, F, *Bodies[F], L->syms, L->funcSyms[F], FuncByName));
   for (uint32_t F = 0; F < Bodies.size(); ++F) {
     ptx::Cfg G = ptx::buildCfg(*Bodies[F]);
     uint32_t First = static_cast<uint32_t>(P.code.size());
@@ -393,7 +322,7 @@ support::Expected<Program> decodeProgram(const ptx::Module &M) {
       Pc += static_cast<uint32_t>(Bodies[F]->blocks[B].instrs.size());
     }
     for (uint32_t I = First; I < P.funcs[F].end; ++I)
-      if (P.code[I].flow == Flow::Bra)
+      if (P.code[I].flow == Flow::Bra || P.code[I].flow == Flow::Brx)
         P.code[I].reconv = P.code[I].reconv == ptx::Cfg::None ? NoPc : Start[P.code[I].reconv];
     markLoopLatches(P, First, P.funcs[F].end);
   }

@@ -29,7 +29,8 @@ using Handler = void (*)(Exec &X, Warp &W, const DInstr &I, uint32_t Mask);
 enum class Flow : uint8_t {
   Next,  ///< run the handler, continue at pc + 1
   Bra,   ///< branch (target, reconv)
-  Call,  ///< call of function `target`
+  Brx,   ///< brx.idx: lane i goes to ProgramImpl::branchLists[aux][op0]; reconv as for Bra
+  Call,  ///< call of function `target` (IndirectCall: the function whose address op0 holds)
   Ret,   ///< return from a .func (exit in a kernel)
   Exit,  ///< exit
   Bar,   ///< bar.sync / barrier.sync / bar.arrive
@@ -38,6 +39,7 @@ enum class Flow : uint8_t {
 };
 
 constexpr uint32_t NoPc = UINT32_MAX;
+constexpr uint32_t IndirectCall = UINT32_MAX; ///< DInstr::target of `call %rd, ...`
 constexpr unsigned MaxOps = 10;
 
 /// Operand bases: where an operand's lane array lives.
@@ -78,6 +80,9 @@ struct DInstr {
   uint32_t line = 0, col = 0;
   uint32_t func = 0; ///< index of the owning function
   uint32_t msg = 0;  ///< index into ProgramImpl::messages (opcode text for diagnostics)
+  /// An instruction with more operands than MaxOps (tensor-core fragments): its operands are
+  /// ProgramImpl::wide[wide - 1] instead of op/base (nops 0); 0 when it has none.
+  uint32_t wide = 0;
 
   /// Operand K is a register the instruction reads (a source).
   bool readsReg(unsigned K) const {
@@ -88,6 +93,8 @@ struct DInstr {
     return K < nops && ((dstMask >> K) & 1) && base[K] == BaseRegs;
   }
 };
+
+static_assert(sizeof(DInstr) <= 128, "the dispatch loop reads DInstr: keep it two cache lines");
 
 /// Classes whose instructions only compute register values from register sources:
 /// arithmetic, logic, compare and select, conversion and moves (no memory, no warp exchange).
@@ -149,16 +156,27 @@ struct SpecialSlot {
   uint64_t value = 0;
 };
 
-/// A constant-pool entry: a plain value, or the address of a module .global variable
-/// (known at launch).
+/// A constant-pool entry: a plain value, or the address of module .global variable `globalVar`
+/// plus `value` (known at launch).
 struct ConstSpec {
   uint64_t value = 0;
   int32_t globalVar = -1;
 };
 
+/// One argument or return value a call moves, `size` bytes. Each side is frame-param memory
+/// (offset `from`/`to` in its frame's param area: a .param variable or formal) or, when
+/// `fromReg`/`toReg` is not NoReg, a register (lane offset in its frame; the source may also be
+/// a constant of the caller, `fromBase` BaseConsts): `.reg` formals and register arguments.
+struct ParamCopy {
+  static constexpr uint32_t NoReg = UINT32_MAX;
+  uint32_t from = 0, to = 0, size = 0;
+  uint32_t fromReg = NoReg, toReg = NoReg;
+  uint8_t fromBase = 0;
+};
 struct ParamSlot {
   std::string name;
   uint32_t offset = 0, size = 0;
+  uint32_t reg = ParamCopy::NoReg; ///< a `.reg` formal: its lane offset in the frame's registers
 };
 
 struct DFunction {
@@ -172,7 +190,7 @@ struct DFunction {
   std::vector<SpecialSlot> specials;
   uint32_t localBytes = 0; ///< .local variables per thread
   uint32_t paramBytes = 0; ///< frame param area per thread: returns, formals, .param locals
-  std::vector<ParamSlot> formals, returns; ///< .func parameters in the frame param area
+  std::vector<ParamSlot> formals, returns; ///< .func parameters: frame param area or registers
   std::vector<ParamSlot> kernelParams;     ///< .entry parameters in the kernel param buffer
   uint32_t kernelParamBytes = 0;
   std::vector<uint32_t> callees;     ///< function indices called
@@ -180,19 +198,34 @@ struct DFunction {
   ptx::KernelResources resources;    ///< kernels only: ptx::estimateResources, once at decode
 };
 
-/// Argument and return-value copies of one call instruction (frame-param offsets, bytes).
-struct ParamCopy {
-  uint32_t from = 0, to = 0, size = 0;
-};
 struct CallSite {
-  std::vector<ParamCopy> args; ///< caller var -> callee formal, at call
-  std::vector<ParamCopy> rets; ///< callee return -> caller var, at return
+  std::vector<ParamCopy> args; ///< caller value -> callee formal, at call
+  std::vector<ParamCopy> rets; ///< callee return -> caller variable or register, at return
+  /// An indirect call: the callee's sides (`to` of args, `from` of rets) are taken from the
+  /// function actually called, at the call.
+  bool indirect = false;
+};
+
+/// `C` (a caller's side) completed with the callee's formal or return `S` (Ret)
+/// (DecodeCalls.cpp; at link time for direct calls, at the call for indirect ones).
+ParamCopy calleeSide(ParamCopy C, const ParamSlot &S, bool Ret);
+/// Why a call site does not fit `Callee`'s parameters, or empty.
+std::string callArityError(const CallSite &S, const DFunction &Callee);
+
+/// An initialiser element holding the address of a module .global variable (plus `addend`):
+/// known only once that variable has its Device buffer, so written at launch.
+struct Reloc {
+  uint64_t offset = 0; ///< byte offset in the variable (or the const image) it initialises
+  uint32_t bytes = 8;  ///< element size (4 or 8; an address truncated to 32 bits in a .u32)
+  uint32_t target = 0; ///< index into ProgramImpl::globals
+  uint64_t addend = 0;
 };
 
 struct GlobalVar {
   std::string name;
   uint64_t bytes = 0;
   std::vector<uint8_t> init;
+  std::vector<Reloc> relocs; ///< symbol addresses in `init`
 };
 
 /// Address windows of the generic address space (docs/interpreter.md). Global memory lies below
@@ -203,7 +236,22 @@ constexpr uint64_t WindowLocal = uint64_t(2) << WindowShift;
 constexpr uint64_t WindowParam = uint64_t(3) << WindowShift;      ///< kernel parameters
 constexpr uint64_t WindowFrameParam = uint64_t(4) << WindowShift; ///< .func call parameters
 constexpr uint64_t WindowConst = uint64_t(5) << WindowShift;
+/// Function "addresses" (`mov.u64 %rd, f`, function names in initialisers): the window plus the
+/// function's index; indirect calls (`call %rd, ...`) map them back. Not memory.
+constexpr uint64_t WindowFunc = uint64_t(6) << WindowShift;
 constexpr uint64_t WindowMask = (uint64_t(1) << WindowShift) - 1;
+
+/// The operands of an instruction with more than MaxOps of them (DInstr::wide): lane offsets and
+/// bases as in DInstr::op/base, what each operand is, the multiply-adds one warp execution
+/// performs (KernelProfile::tensorMacs), and a handler-specific table (fragment layouts).
+struct WideOperands {
+  enum Kind : uint8_t { Value, Dest, Address }; ///< a source value, a destination, an address
+  std::vector<uint32_t> op;
+  std::vector<uint8_t> base;
+  std::vector<uint8_t> kind;
+  uint64_t macs = 0;
+  std::vector<uint32_t> table;
+};
 
 struct ProgramImpl {
   std::string file;
@@ -211,10 +259,13 @@ struct ProgramImpl {
   std::vector<DFunction> funcs;
   std::vector<GlobalVar> globals;
   std::vector<uint8_t> constImage;  ///< module .const variables, initialised
+  std::vector<Reloc> constRelocs;   ///< .global addresses in constImage (written per launch)
   uint32_t staticShared = 0;        ///< all .shared variables, laid out program-wide
   uint32_t dynamicSharedOffset = 0; ///< where extern .shared arrays start
   std::vector<std::string> messages;
   std::vector<CallSite> calls;
+  std::vector<WideOperands> wide;
+  std::vector<std::vector<uint32_t>> branchLists; ///< brx.idx target pcs, by DInstr::aux
 
   /// The kernel (.entry function) named Name, or nullptr.
   const DFunction *kernel(std::string_view Name) const {
@@ -224,6 +275,20 @@ struct ProgramImpl {
     return nullptr;
   }
 };
+
+/// Calls Fn(lane offset, writes) for every register operand of `I` (its wide operands included),
+/// in operand order. The guard and the carry flag are not operands.
+template <class F> void forEachRegOperand(const ProgramImpl &P, const DInstr &I, F &&Fn) {
+  for (unsigned K = 0; K < I.nops; ++K)
+    if (I.base[K] == BaseRegs)
+      Fn(I.op[K], ((I.dstMask >> K) & 1) != 0);
+  if (I.wide == 0)
+    return;
+  const WideOperands &W = P.wide[I.wide - 1];
+  for (size_t K = 0; K < W.op.size(); ++K)
+    if (W.base[K] == BaseRegs)
+      Fn(W.op[K], W.kind[K] == WideOperands::Dest);
+}
 
 /// SIMT reconvergence stack entry (IPDOM).
 struct StackEntry {
@@ -279,6 +344,10 @@ struct Exec {
   uint32_t warpsPerCta = 0;
   std::vector<uint8_t> shared;               ///< current CTA
   std::vector<uint8_t> kernelParams;         ///< the kernel parameter buffer
+  /// Constant memory: the program's const image, or constCopy when it holds .global addresses.
+  const uint8_t *constData = nullptr;
+  size_t constSize = 0;
+  std::vector<uint8_t> constCopy;
   std::vector<std::vector<uint64_t>> consts; ///< per function: 32 lanes per constant
   uint64_t clock = 0;                        ///< warp instructions issued so far (%clock)
   uint64_t budgetLeft = 0;
@@ -308,6 +377,9 @@ struct Exec {
   /// Barrier bookkeeping for the current CTA (16 named barriers).
   uint32_t barArrived[16] = {};
   uint32_t barExpected[16] = {};
+  /// bar.red: popc count, and, or of the predicates arrived so far (reset at each release).
+  uint32_t barRedCount[16] = {};
+  bool barRedAll[16] = {}, barRedAny[16] = {};
   /// When set, every executed compare is appended here (loop-trip extrapolation).
   std::vector<CmpRecord> *cmpTrace = nullptr;
   /// When set, sees every loop latch of a straight-line body (WarpLoopSkip.cpp).

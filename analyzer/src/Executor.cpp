@@ -41,21 +41,45 @@ std::string checkLaunch(const ProgramImpl &P, const DFunction &F, const LaunchCo
   return {};
 }
 
-/// Module .global variables as Device buffers (created and initialised on first use).
+/// Writes the launch-time addresses of `Relocs` (module .global variables) into `Bytes`.
+void relocate(std::vector<uint8_t> &Bytes, const std::vector<Reloc> &Relocs,
+              const std::vector<uint64_t> &GlobalAddr) {
+  for (const Reloc &R : Relocs) {
+    uint64_t V = GlobalAddr[R.target] + R.addend;
+    std::memcpy(Bytes.data() + R.offset, &V, std::min<uint32_t>(R.bytes, 8));
+  }
+}
+
+/// Module .global variables as Device buffers (created and initialised on first use), the
+/// constant memory of the launch, and every function's constant pool.
 std::string prepareMemory(Exec &X, const ProgramImpl &P, Device &D) {
   std::vector<uint64_t> GlobalAddr;
+  std::vector<size_t> Fresh;
   for (const GlobalVar &G : P.globals) {
     Buffer *B = D.find(G.name);
     if (!B) {
       support::Expected<uint64_t> A = D.allocate(G.name, G.bytes);
       if (!A)
         return A.error().message;
+      Fresh.push_back(GlobalAddr.size());
       B = D.find(G.name);
-      std::copy(G.init.begin(), G.init.end(), B->data.begin());
     } else if (B->bytes() != G.bytes) {
       return "module variable '" + G.name + "' clashes with a buffer of another size";
     }
     GlobalAddr.push_back(B->base);
+  }
+  for (size_t K : Fresh) { // initialised once every variable has its address
+    const GlobalVar &G = P.globals[K];
+    Buffer *B = D.find(G.name);
+    std::copy(G.init.begin(), G.init.end(), B->data.begin());
+    relocate(B->data, G.relocs, GlobalAddr);
+  }
+  X.constData = P.constImage.data();
+  X.constSize = P.constImage.size();
+  if (!P.constRelocs.empty()) {
+    X.constCopy = P.constImage;
+    relocate(X.constCopy, P.constRelocs, GlobalAddr);
+    X.constData = X.constCopy.data();
   }
   X.consts.resize(P.funcs.size());
   for (size_t F = 0; F < P.funcs.size(); ++F) {
@@ -65,11 +89,31 @@ std::string prepareMemory(Exec &X, const ProgramImpl &P, Device &D) {
     const std::vector<ConstSpec> &C = P.funcs[F].consts;
     X.consts[F].assign(C.size() * 32, 0);
     for (size_t K = 0; K < C.size(); ++K) {
-      uint64_t V = C[K].globalVar >= 0 ? GlobalAddr[C[K].globalVar] : C[K].value;
+      uint64_t V = C[K].value + (C[K].globalVar >= 0 ? GlobalAddr[C[K].globalVar] : 0);
       std::fill_n(X.consts[F].begin() + K * 32, 32, V);
     }
   }
   return {};
+}
+
+/// A released warp that waited at a bar.red (the instruction before its resume pc) gets the
+/// reduction of barrier B in its destination, in the lanes that arrived.
+void deliverReduction(Exec &X, Warp &W, uint32_t B) {
+  const StackEntry &T = W.stack.back();
+  const DInstr &I = X.prog->code[T.pc - 1];
+  if (I.aux3 == 0)
+    return;
+  uint64_t V = (I.aux3 & 3) == 1   ? X.barRedCount[B]
+               : (I.aux3 & 3) == 2 ? uint64_t(X.barRedAll[B])
+                                   : uint64_t(X.barRedAny[B]);
+  uint64_t *D = opPtr(W, I, 3);
+  forLanes(T.mask, [&](unsigned L) { D[L] = V; });
+}
+
+void resetReduction(Exec &X, uint32_t B) {
+  X.barRedCount[B] = 0;
+  X.barRedAll[B] = true;
+  X.barRedAny[B] = false;
 }
 
 /// Releases every complete barrier; the pc the lowest released warp continues at, or NoPc.
@@ -81,11 +125,13 @@ uint32_t tryRelease(Exec &X, std::vector<Warp> &Warps, size_t N, uint32_t Thread
     for (size_t W = 0; W < N; ++W)
       if (Warps[W].state == WarpState::AtBarrier && Warps[W].barrierId == B) {
         Warps[W].state = WarpState::Ready;
+        deliverReduction(X, Warps[W], B);
         if (Pc == NoPc)
           Pc = Warps[W].stack.back().pc;
       }
     X.barArrived[B] = 0;
     X.barExpected[B] = Threads;
+    resetReduction(X, B);
     ++X.prof.barrierSyncs;
   }
   return Pc;
@@ -112,6 +158,8 @@ bool runCta(Exec &X, std::vector<Warp> &Warps, uint32_t Func, LoopSkipper *Skip)
   X.shared.assign(size_t(X.prog->dynamicSharedOffset) + X.dynShared, 0);
   std::fill(std::begin(X.barArrived), std::end(X.barArrived), 0);
   std::fill(std::begin(X.barExpected), std::end(X.barExpected), Threads);
+  for (uint32_t B = 0; B < 16; ++B)
+    resetReduction(X, B);
   if (Warps.size() < N)
     Warps.resize(N);
   for (size_t W = 0; W < N; ++W)
@@ -131,6 +179,16 @@ bool runCta(Exec &X, std::vector<Warp> &Warps, uint32_t Func, LoopSkipper *Skip)
   }
 }
 
+/// Per-pc counts into per-class counts, and tensor multiply-adds: a tensor-core instruction
+/// runs with all 32 lanes or traps, so its executions are its thread count / 32.
+/// Whether a pc of the kernel (and its callees) is a bar.red.
+bool reducesAtBarriers(const ProgramImpl &P, PcRange Pcs) {
+  for (uint32_t Pc = Pcs.lo; Pc < Pcs.hi; ++Pc)
+    if (P.code[Pc].flow == Flow::Bar && P.code[Pc].aux3 != 0)
+      return true;
+  return false;
+}
+
 void aggregate(Exec &X, const ProgramImpl &P) {
   for (size_t K = 0; K < X.warpCount.size(); ++K) {
     const DInstr &I = P.code[X.pcLo + K];
@@ -139,6 +197,8 @@ void aggregate(Exec &X, const ProgramImpl &P) {
     size_t C = static_cast<size_t>(I.cls);
     X.prof.warpInstructions[C] += X.warpCount[K];
     X.prof.threadInstructions[C] += X.threadCount[K];
+    if (I.wide)
+      X.prof.tensorMacs += P.wide[I.wide - 1].macs * (X.threadCount[K] / 32);
   }
 }
 
@@ -248,8 +308,10 @@ RunResult runKernelSkipping(const Program &Prog, std::string_view Kernel, const 
   std::vector<Warp> Own;
   std::vector<Warp> &Warps = Skipper ? Skipper->warpPool() : Own;
   LoopSkipper *Skip = nullptr;
-  // Module .global variables are real memory the snapshots do not cover.
-  if (Skipper && Skipper->options().enabled && P.globals.empty()) {
+  // Module .global variables are real memory the snapshots do not cover, nor are bar.red's
+  // partial reductions.
+  if (Skipper && Skipper->options().enabled && P.globals.empty() &&
+      !reducesAtBarriers(P, Pcs)) {
     Skip = Skipper;
     Skip->beginLaunch(Pcs);
     Skip->prepare(P, Func);

@@ -46,7 +46,8 @@ bool sameProfile(const KernelProfile &A, const KernelProfile &B) {
          A.sharedStoreRequests == B.sharedStoreRequests &&
          A.sharedAtomicRequests == B.sharedAtomicRequests &&
          A.sharedBankConflicts == B.sharedBankConflicts && A.loadBytes == B.loadBytes &&
-         A.storeBytes == B.storeBytes && A.barrierSyncs == B.barrierSyncs;
+         A.storeBytes == B.storeBytes && A.barrierSyncs == B.barrierSyncs &&
+         A.tensorMacs == B.tensorMacs;
 }
 
 RunResult runCta(const SampleJob &J, uint64_t Cta, CtaCache &Cache, ClassRun &Out) {
@@ -426,6 +427,7 @@ void addScaled(KernelProfile &Dst, const KernelProfile &Src, double Scale) {
   Add(Dst.sharedAtomicRequests, Src.sharedAtomicRequests);
   Add(Dst.sharedBankConflicts, Src.sharedBankConflicts);
   Add(Dst.barrierSyncs, Src.barrierSyncs);
+  Add(Dst.tensorMacs, Src.tensorMacs);
 }
 
 } // namespace analyzer

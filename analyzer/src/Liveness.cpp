@@ -43,7 +43,9 @@ private:
 };
 
 /// The pcs (relative to the function's entry) control may continue at after instruction Pc.
-template <class F> void forSuccessors(const DInstr &I, uint32_t Pc, const DFunction &Fn, F &&Out) {
+template <class F>
+void forSuccessors(const ProgramImpl &P, const DInstr &I, uint32_t Pc, const DFunction &Fn,
+                   F &&Out) {
   auto Emit = [&](uint32_t To) {
     if (To >= Fn.entry && To < Fn.end)
       Out(To - Fn.entry);
@@ -52,6 +54,12 @@ template <class F> void forSuccessors(const DInstr &I, uint32_t Pc, const DFunct
   switch (I.flow) {
   case Flow::Bra:
     Emit(I.target);
+    if (Guarded)
+      Emit(Pc + 1);
+    return;
+  case Flow::Brx:
+    for (uint32_t To : P.branchLists[I.aux])
+      Emit(To);
     if (Guarded)
       Emit(Pc + 1);
     return;
@@ -76,12 +84,12 @@ std::vector<uint8_t> liveAtResumePoints(const ProgramImpl &P, uint32_t Func) {
     const DInstr &I = P.code[Pc];
     const size_t R = Pc - Fn.entry;
     const bool Kills = killsDestinations(I);
-    for (unsigned K = 0; K < I.nops; ++K) {
-      if (I.readsReg(K))
-        Use.set(R, I.op[K] / 32);
-      else if (Kills && I.writesReg(K))
-        Kill.set(R, I.op[K] / 32);
-    }
+    forEachRegOperand(P, I, [&](uint32_t Off, bool Writes) {
+      if (!Writes)
+        Use.set(R, Off / 32);
+      else if (Kills)
+        Kill.set(R, Off / 32);
+    });
     if (I.guard >= 0)
       Use.set(R, uint32_t(I.guard) / 32);
     if (I.carry)
@@ -95,7 +103,7 @@ std::vector<uint8_t> liveAtResumePoints(const ProgramImpl &P, uint32_t Func) {
     Changed = false;
     for (size_t R = N; R-- > 0;) {
       std::fill(Out.begin(), Out.end(), 0);
-      forSuccessors(P.code[Fn.entry + R], Fn.entry + uint32_t(R), Fn, [&](size_t S) {
+      forSuccessors(P, P.code[Fn.entry + R], Fn.entry + uint32_t(R), Fn, [&](size_t S) {
         for (size_t K = 0; K < W; ++K)
           Out[K] |= Live.at(S)[K];
       });
@@ -122,6 +130,11 @@ std::vector<uint8_t> liveAtResumePoints(const ProgramImpl &P, uint32_t Func) {
     Mark(Pc + 1);
     if (I.flow == Flow::Bra) {
       Mark(I.target);
+      Mark(I.reconv);
+    }
+    if (I.flow == Flow::Brx) {
+      for (uint32_t To : P.branchLists[I.aux])
+        Mark(To);
       Mark(I.reconv);
     }
   }

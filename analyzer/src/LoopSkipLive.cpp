@@ -34,15 +34,20 @@ void LoopSkipper::prepare(const ProgramImpl &P, uint32_t Func) {
     const DInstr &B = P.code[Pc];
     if (B.flow == Flow::Bra && B.target <= Pc && B.target >= F.entry)
       std::fill(InLoop.begin() + (B.target - Pcs.lo), InLoop.begin() + (Pc + 1 - Pcs.lo), 1);
+    if (B.flow == Flow::Brx) // a backward target of brx.idx closes a loop too
+      for (uint32_t To : P.branchLists[B.aux])
+        if (To <= Pc && To >= F.entry)
+          std::fill(InLoop.begin() + (To - Pcs.lo), InLoop.begin() + (Pc + 1 - Pcs.lo), 1);
   }
   std::vector<uint8_t> Written(F.numSlots, 0);
   Written[F.ccSlot / 32] = 1; // carry flag, written implicitly
   for (uint32_t Pc = F.entry; Pc < F.end; ++Pc) {
     const DInstr &I = P.code[Pc];
     if (InLoop[Pc - Pcs.lo])
-      for (unsigned K = 0; K < I.nops; ++K)
-        if (I.writesReg(K))
-          Written[I.op[K] / 32] = 1;
+      forEachRegOperand(P, I, [&](uint32_t Off, bool Writes) {
+        if (Writes)
+          Written[Off / 32] = 1;
+      });
   }
   // Slots no resume point reads (written before read on every path on) need neither tracking
   // nor restoring: their values at a release cannot reach the counts.

@@ -119,13 +119,30 @@ uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, u
     if (Store)
       return fail(X, W, I, Lane, TrapKind::OutOfBounds, Hit, What, Size, Addr,
                   "constant memory is read-only");
-    return within(X, W, I, const_cast<uint8_t *>(X.prog->constImage.data()),
-                  X.prog->constImage.size(), Off, Size, Lane, Hit, What, Addr);
+    return within(X, W, I, const_cast<uint8_t *>(X.constData), X.constSize, Off, Size, Lane, Hit,
+                  What, Addr);
   default:
     break;
   }
   return fail(X, W, I, Lane, TrapKind::OutOfBounds, Hit, What, Size, Addr,
               "address is in another space's window");
+}
+
+Space spaceOfIr(ptx::StateSpace S) {
+  switch (S) {
+  case ptx::StateSpace::Global:
+    return Space::Global;
+  case ptx::StateSpace::Shared:
+    return Space::Shared;
+  case ptx::StateSpace::Local:
+    return Space::Local;
+  case ptx::StateSpace::Param:
+    return Space::Param;
+  case ptx::StateSpace::Const:
+    return Space::Const;
+  default:
+    return Space::Generic;
+  }
 }
 
 namespace {

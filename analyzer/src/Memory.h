@@ -9,6 +9,9 @@ namespace analyzer {
 /// The state space an instruction names (Generic resolves by address window).
 enum class Space : uint8_t { Generic, Global, Shared, Local, Param, Const };
 
+/// The Space an instruction's state-space modifier names (Generic for none).
+Space spaceOfIr(ptx::StateSpace S);
+
 /// Translates `Addr` for lane `Lane` to host memory, checking bounds and alignment (`Align`
 /// bytes); on failure raises a trap (naming `What`, e.g. "load") and returns nullptr. `Hit`
 /// receives the memory space actually accessed.

@@ -5,6 +5,7 @@
 #include "Lanes.h"
 #include "analyzer/ScalarOps.h"
 
+#include <algorithm>
 #include <type_traits>
 
 namespace analyzer {
@@ -179,6 +180,60 @@ void cvtPack(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   });
 }
 
+bool isFp8x2(Type T) { return T == Type::E4M3x2 || T == Type::E5M2x2; }
+
+/// An f16 half as fp8 or back (aux3 bit 0: e5m2; exact from fp8, one rounding to fp8).
+uint8_t toFp8(float X, const DInstr &I, const CvtSpec &C) {
+  return (I.aux3 & 1) ? S::f32ToE5m2(X, C.satfinite, C.relu) : S::f32ToE4m3(X, C.satfinite, C.relu);
+}
+uint16_t fp8ToF16(uint8_t B, const DInstr &I, const CvtSpec &C) {
+  float X = (I.aux3 & 1) ? S::e5m2ToF32(B) : S::e4m3ToF32(B);
+  return S::f32ToF16(X, S::Round::Rn, false, C.relu); // exact: every fp8 value is an f16
+}
+
+/// fp8 conversions (PTX ISA 9.7.9.21): cvt.rn{.satfinite}{.relu}.{e4m3x2,e5m2x2}.f32 d, a, b
+/// (a to the upper byte, b to the lower), .{e4m3x2,e5m2x2}.f16x2 d, a (each half to its byte),
+/// and cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2} d, a (each byte to its half). aux3 bit 0: e5m2; bit 1:
+/// from f32 pairs; bit 2: to f16x2.
+void cvtFp8(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1), *B = (I.aux3 & 2) ? opPtr(W, I, 2) : A;
+  CvtSpec C = specOf(I);
+  forLanes(M, [&](unsigned L) {
+    if (I.aux3 & 4) {
+      D[L] = fp8ToF16(uint8_t(A[L]), I, C) | uint32_t(fp8ToF16(uint8_t(A[L] >> 8), I, C)) << 16;
+    } else if (I.aux3 & 2) {
+      D[L] = toFp8(getAs<float>(B[L]), I, C) | uint32_t(toFp8(getAs<float>(A[L]), I, C)) << 8;
+    } else {
+      D[L] = toFp8(S::f16ToF32(uint16_t(A[L])), I, C) |
+             uint32_t(toFp8(S::f16ToF32(uint16_t(A[L] >> 16)), I, C)) << 8;
+    }
+  });
+}
+
+/// cvt.pack.sat.{u16,s16,u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b{, c} (PTX ISA 9.7.9.21): a and b
+/// clamped to the type's range, b in the low `size` bits, a above it; for 8 bits and narrower c
+/// fills the bits above 2 * size. aux3 = size | signed << 8.
+void cvtPackSat(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1), *B = opPtr(W, I, 2);
+  const uint64_t *Cp = I.nops > 3 ? opPtr(W, I, 3) : nullptr;
+  const unsigned Size = I.aux3 & 0xff;
+  const bool Signed = (I.aux3 >> 8) & 1;
+  const int64_t Lo = Signed ? -(int64_t(1) << (Size - 1)) : 0;
+  const int64_t Hi = Signed ? (int64_t(1) << (Size - 1)) - 1 : (int64_t(1) << Size) - 1;
+  const uint32_t Mask = uint32_t((uint64_t(1) << Size) - 1);
+  forLanes(M, [&](unsigned L) {
+    auto Sat = [&](uint64_t V) {
+      return uint32_t(std::clamp<int64_t>(int32_t(V), Lo, Hi)) & Mask;
+    };
+    uint64_t R = Sat(B[L]) | uint64_t(Sat(A[L])) << Size;
+    if (Cp)
+      R |= Cp[L] << (2 * Size);
+    D[L] = uint32_t(R);
+  });
+}
+
 /// Calls F with a value of the C++ integer type of T's width and signedness (b types unsigned).
 template <class F> Handler withIntType(Type T, F &&Fn) {
   const bool Signed = isSigned(T);
@@ -204,7 +259,45 @@ Handler fastIntCvt(Type D, Type Sr) {
 
 } // namespace
 
+/// cvt.pack.sat.type.s32.b32 d, a, b{, c}: the packed type's size comes from its name (u2 and
+/// s2 are no PTX fundamental types).
+bool selectCvtPack(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
+  constexpr std::pair<std::string_view, unsigned> Sizes[] = {
+      {"u16", 16}, {"s16", 16 | 256}, {"u8", 8}, {"s8", 8 | 256},
+      {"u4", 4},   {"s4", 4 | 256},   {"u2", 2}, {"s2", 2 | 256}};
+  I.aux3 = 0;
+  for (auto [Name, V] : Sizes)
+    if (In.modifiers.size() > 2 && In.modifiers[2] == Name)
+      I.aux3 = V;
+  const size_t Ops = (I.aux3 & 0xff) == 16 ? 3 : 4;
+  if (!In.hasModifier("sat") || I.aux3 == 0 || In.operands.size() != Ops)
+    return Ctx.fail("cvt.pack form");
+  I.fn = cvtPackSat;
+  if (!Ctx.dst(I, 0, In.operands[0]))
+    return false;
+  for (unsigned K = 1; K < Ops; ++K)
+    if (!Ctx.src(I, K, In.operands[K], Type::B32))
+      return false;
+  return true;
+}
+
+/// fp8 conversions from f32 pairs or f16x2 and to f16x2 (cvtFp8).
+bool selectCvtFp8(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, Type D, Type Sr) {
+  const bool ToF16 = D == Type::F16x2, FromF32 = Sr == Type::F32;
+  const Type Fp8 = ToF16 ? Sr : D;
+  if (!isFp8x2(Fp8) || (!ToF16 && Sr != Type::F16x2 && !FromF32) ||
+      !In.hasModifier("rn") || In.operands.size() != (FromF32 ? 3u : 2u))
+    return Ctx.fail("fp8 conversion form");
+  I.fn = cvtFp8;
+  I.aux3 = (Fp8 == Type::E5M2x2 ? 1 : 0) | (FromF32 ? 2 : 0) | (ToF16 ? 4 : 0);
+  if (!Ctx.dst(I, 0, In.operands[0]) || !Ctx.src(I, 1, In.operands[1], Sr))
+    return false;
+  return !FromF32 || Ctx.src(I, 2, In.operands[2], Sr);
+}
+
 bool selectCvt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
+  if (In.hasModifier("pack"))
+    return selectCvtPack(Ctx, In, I);
   std::vector<Type> Ts = In.types();
   if (Ts.size() != 2)
     return Ctx.fail("cvt needs two types");
@@ -221,6 +314,8 @@ bool selectCvt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
            (In.hasModifier("relu") ? 64 : 0) | (In.hasModifier("satfinite") ? 128 : 0);
   I.aux = uint32_t(D) | (uint32_t(Sr) << 8);
   I.aux2 = Flags;
+  if (isFp8x2(D) || isFp8x2(Sr))
+    return selectCvtFp8(Ctx, In, I, D, Sr);
   if (D == Type::F16x2 || D == Type::BF16x2) {
     if (Sr != Type::F32 || In.operands.size() != 3)
       return Ctx.fail("packed conversion form");
@@ -229,10 +324,12 @@ bool selectCvt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
     return Ctx.dst(I, 0, In.operands[0]) && Ctx.src(I, 1, In.operands[1], Sr) &&
            Ctx.src(I, 2, In.operands[2], Sr);
   }
-  auto Ok = [](Type T) {
+  auto Ok = [](Type T) { // integer types: 8 to 64 bits, signed, unsigned or b16/b32/b64
+    const ptx::TypeKind K = ptx::typeKind(T);
     return kindOf(T) != Kind::Int ||
            (ptx::typeBits(T) >= 8 && ptx::typeBits(T) <= 64 &&
-            ptx::typeKind(T) != ptx::TypeKind::Bit) ||
+            (K == ptx::TypeKind::Signed || K == ptx::TypeKind::Unsigned) &&
+            T != Type::U16x2 && T != Type::S16x2) ||
            T == Type::B16 || T == Type::B32 || T == Type::B64;
   };
   if (!Ok(D) || !Ok(Sr) || In.operands.size() != 2)

@@ -170,8 +170,10 @@ template <class T, bool Mad> void wideOp(Exec &, Warp &W, const DInstr &I, uint3
   });
 }
 
-/// add.cc / addc / sub.cc / subc / mad.lo.cc / madc on 32- or 64-bit values; the carry (or,
-/// for subtraction, the borrow) lives in the hidden register at lane offset I.aux3.
+/// add.cc / addc / sub.cc / subc / mad.lo.cc / madc on 32- or 64-bit values; the carry flag
+/// CC.CF lives in the hidden register at lane offset I.aux3. Subtraction is a + ~b + carry-in
+/// (carry-in 1 for sub.cc, CC.CF for subc), so after a subtraction CC.CF is the carry-out of
+/// that sum, i.e. NOT-borrow, as on NVIDIA GPUs (PTX ISA 9.7.2; scalar::subCarry).
 /// aux: 0 add, 1 sub, 2 mad.lo, 3 mad.hi; aux2 bit0: read CC (addc), bit1: write CC (.cc).
 template <class T> void carryOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   uint64_t *D = opPtr(W, I, 0), *CC = W.base[BaseRegs] + I.aux3;
@@ -179,27 +181,19 @@ template <class T> void carryOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   const uint64_t *C = I.aux >= 2 ? opPtr(W, I, 3) : nullptr;
   using UT = U<T>;
   forLanes(M, [&](unsigned L) {
-    unsigned __int128 Cin = (I.aux2 & 1) ? (CC[L] & 1) : 0;
+    unsigned __int128 Cin = (I.aux2 & 1) ? (CC[L] & 1) : I.aux == 1 ? 1 : 0;
     UT X = getAs<UT>(A[L]), Y = getAs<UT>(B[L]);
-    unsigned __int128 R;
-    bool Out;
-    if (I.aux == 1) {
-      R = (unsigned __int128)X - Y - Cin;
-      Out = (unsigned __int128)X < (unsigned __int128)Y + Cin;
-    } else {
-      unsigned __int128 P = I.aux == 0 ? Y : (unsigned __int128)X * Y;
-      if (I.aux == 3)
-        P >>= sizeof(T) * 8;
-      else if (I.aux == 2)
-        P = UT(P);
-      unsigned __int128 Base = I.aux == 0 ? X : P;
-      unsigned __int128 Add2 = I.aux == 0 ? P : getAs<UT>(C[L]);
-      R = Base + Add2 + Cin;
-      Out = (R >> (sizeof(T) * 8)) != 0;
-    }
+    unsigned __int128 P = I.aux == 0 ? Y : I.aux == 1 ? UT(~Y) : (unsigned __int128)X * Y;
+    if (I.aux == 3)
+      P >>= sizeof(T) * 8;
+    else if (I.aux == 2)
+      P = UT(P);
+    unsigned __int128 Base = I.aux <= 1 ? X : P;
+    unsigned __int128 Add2 = I.aux <= 1 ? P : getAs<UT>(C[L]);
+    unsigned __int128 R = Base + Add2 + Cin;
     D[L] = putAs<UT>(UT(R));
     if (I.aux2 & 2)
-      CC[L] = Out;
+      CC[L] = (R >> (sizeof(T) * 8)) != 0;
   });
 }
 

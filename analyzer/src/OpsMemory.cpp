@@ -332,9 +332,11 @@ void atomOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
     RC.finish(X.prof, 2);
 }
 
-/// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size}: op0 = dst base (imm = its
-/// offset), op1 = src base (aux2 = its offset), op2 = src-size; aux = cp-size. A sequential run
-/// completes the copy at once, so commit_group/wait_group/wait_all are no-ops.
+/// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | ignore-src} (PTX ISA
+/// 9.7.9.25.3): op0 = dst base (imm = its offset), op1 = src base (aux2 = its offset), op2 =
+/// src-size, or with aux3 bit 0 the ignore-src predicate (bit 1: negated; true copies no byte);
+/// aux = cp-size. The bytes past src-size are zero. A sequential run completes the copy at
+/// once, so commit_group/wait_group/wait_all are no-ops.
 void cpAsyncOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   const uint64_t *Dst = opPtr(W, I, 0), *Src = opPtr(W, I, 1), *SrcSize = opPtr(W, I, 2);
   unsigned Size = I.aux;
@@ -343,7 +345,8 @@ void cpAsyncOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   forLanes(M, [&](unsigned L) {
     if (!Ok)
       return;
-    unsigned N = static_cast<unsigned>(std::min<uint64_t>(SrcSize[L], Size));
+    unsigned N = (I.aux3 & 1) ? (((SrcSize[L] & 1) ^ (I.aux3 >> 1)) ? 0 : Size)
+                              : static_cast<unsigned>(std::min<uint64_t>(SrcSize[L], Size));
     uint64_t DA = Dst[L] + uint64_t(I.imm), SA = Src[L] + int64_t(int32_t(I.aux2));
     MemSpace HitD, HitS = MemSpace::Global;
     uint8_t *D = translate(X, W, I, Space::Shared, DA, Size, Size, L, true, "store", HitD);
@@ -391,8 +394,18 @@ bool selectCpAsync(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   I.aux2 = static_cast<uint32_t>(static_cast<int32_t>(Src.imm));
   size_t Hint = In.hasModifier("L2::cache_hint") ? 1 : 0;
   I.fn = cpAsyncOp;
-  if (N >= 4 + Hint) // the optional src-size operand
-    return Ctx.src(I, 2, In.operands[3], ptx::Type::U32);
+  if (N >= 4 + Hint) { // the optional src-size operand, or the ignore-src predicate
+    ptx::Operand Src = In.operands[3];
+    I.aux3 = Src.negated ? 3 : 0;
+    Src.negated = false;
+    if (!Ctx.src(I, 2, Src, ptx::Type::U32))
+      return false;
+    if (I.base[2] == BaseRegs && Ctx.regBits(I, 2) == 1)
+      I.aux3 |= 1;
+    else if (I.aux3)
+      return Ctx.fail("negated cp.async src-size");
+    return true;
+  }
   I.base[2] = BaseConsts;
   I.op[2] = Ctx.constant(static_cast<uint64_t>(Size));
   I.nops = 3;
@@ -423,23 +436,6 @@ void isspacepOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   forLanes(M, [&](unsigned L) { D[L] = (A[L] >> WindowShift) == uint64_t(I.imm); });
 }
 
-Space spaceOfIr(ptx::StateSpace S) {
-  switch (S) {
-  case ptx::StateSpace::Global:
-    return Space::Global;
-  case ptx::StateSpace::Shared:
-    return Space::Shared;
-  case ptx::StateSpace::Local:
-    return Space::Local;
-  case ptx::StateSpace::Param:
-    return Space::Param;
-  case ptx::StateSpace::Const:
-    return Space::Const;
-  default:
-    return Space::Generic;
-  }
-}
-
 uint64_t windowOf(ptx::StateSpace S) {
   switch (S) {
   case ptx::StateSpace::Shared:
@@ -453,24 +449,53 @@ uint64_t windowOf(ptx::StateSpace S) {
   }
 }
 
+/// The elements of a load's or store's value operand: a register, `{a, b}`, or, for .b128
+/// values, vectors of their two 64-bit halves (`{{lo, hi}, ...}`, expanded registers).
+std::vector<ptx::Operand> valueElements(const ptx::Operand &Val) {
+  if (Val.kind != ptx::Operand::Kind::Vector)
+    return {Val};
+  std::vector<ptx::Operand> Out;
+  for (const ptx::Operand &E : Val.elems)
+    for (const ptx::Operand &F : valueElements(E))
+      Out.push_back(F);
+  return Out;
+}
+
+/// The space an access goes to: the instruction's, or for a generic access whose address is a
+/// variable (`ld.b32 %r, [sharedvar+4]`) that variable's: a variable used as an address means
+/// its generic address there, and .shared, .const and .local variables' values are offsets in
+/// their own space.
+Space accessSpace(ptx::StateSpace Instr, ptx::StateSpace Symbol) {
+  if (Instr == ptx::StateSpace::Generic && (Symbol == ptx::StateSpace::Shared ||
+                                            Symbol == ptx::StateSpace::Const ||
+                                            Symbol == ptx::StateSpace::Local))
+    return spaceOfIr(Symbol);
+  return spaceOfIr(Instr);
+}
+
 bool selectLdSt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, bool Load) {
-  using OK = ptx::Operand::Kind;
   ptx::Type T = In.type();
   unsigned N = In.vectorWidth();
+  if (T == ptx::Type::B128) { // 128-bit elements (PTX ISA 9.7.9.8): two 64-bit halves each
+    T = ptx::Type::B64;
+    N *= 2;
+  }
   unsigned E = std::max(1u, ptx::typeBits(T) / 8);
   if (T == ptx::Type::None || ptx::typeBits(T) > 64 || In.operands.size() != 2 || N > 8)
-    return Ctx.fail(T == ptx::Type::B128 ? "128-bit element type" : "load/store form");
+    return Ctx.fail("load/store form");
   I.aux = E;
   I.aux2 = N;
   uint32_t SpaceBits = static_cast<uint32_t>(spaceOfIr(In.space()));
   const ptx::Operand &Val = In.operands[Load ? 0 : 1];
   const ptx::Operand &Addr = In.operands[Load ? 1 : 0];
-  std::vector<ptx::Operand> Elems = Val.kind == OK::Vector ? Val.elems : std::vector{Val};
+  std::vector<ptx::Operand> Elems = valueElements(Val);
   if (Elems.size() != N)
     return Ctx.fail("vector operand has " + std::to_string(Elems.size()) + " elements");
   unsigned AddrK = Load ? N : 0;
-  if (!Ctx.address(I, AddrK, Addr))
+  ptx::StateSpace SymSpace;
+  if (!Ctx.address(I, AddrK, Addr, &SymSpace))
     return false;
+  SpaceBits = static_cast<uint32_t>(accessSpace(In.space(), SymSpace));
   for (unsigned K = 0; K < N; ++K) {
     bool Ok = Load ? Ctx.dst(I, K, Elems[K]) : Ctx.src(I, K + 1, Elems[K], T);
     if (!Ok)
@@ -499,7 +524,6 @@ bool selectAtom(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
     return Ctx.fail("atomic type");
   I.aux = Bits / 8;
   I.aux2 = Op | (uint32_t(T) << 8) | (Red ? 1u << 16 : 0);
-  I.aux3 = static_cast<uint32_t>(spaceOfIr(In.space()));
   size_t Want = (Red ? 2 : 3) + (Op == ACas ? 1 : 0);
   if (In.operands.size() != Want)
     return Ctx.fail("operand count");
@@ -507,8 +531,10 @@ bool selectAtom(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   unsigned K = 0;
   if (!Red && !Ctx.dst(I, K++, In.operands[0]))
     return false;
-  if (!Ctx.address(I, K, In.operands[K]))
+  ptx::StateSpace SymSpace;
+  if (!Ctx.address(I, K, In.operands[K], &SymSpace))
     return false;
+  I.aux3 = static_cast<uint32_t>(accessSpace(In.space(), SymSpace));
   for (++K; K < Want; ++K)
     if (!Ctx.src(I, K, In.operands[K], T))
       return false;

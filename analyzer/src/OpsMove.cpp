@@ -134,7 +134,8 @@ template <class T, Cmp C> void setpOp(Exec &, Warp &W, const DInstr &I, uint32_t
   });
 }
 
-/// set.cmp.dtype.stype: aux bit 0: f32 destination (1.0f) instead of all ones.
+/// set.cmp.dtype.stype: aux = the destination's true pattern (1.0 of a float dtype, all ones of
+/// an integer one).
 template <class T, Cmp C> void setOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   uint64_t *D = opPtr(W, I, 0);
   const uint64_t *A = opPtr(W, I, 1), *B = opPtr(W, I, 2);
@@ -146,9 +147,42 @@ template <class T, Cmp C> void setOp(Exec &, Warp &W, const DInstr &I, uint32_t 
       bool Cv = (Cp[L] & 1) ^ ((I.aux3 >> 1) & 1);
       R = I.aux2 == 1 ? (R && Cv) : I.aux2 == 2 ? (R || Cv) : (R != Cv);
     }
-    D[L] = (I.aux & 1) ? (R ? 0x3f800000u : 0u) : (R ? 0xffffffffu : 0u);
+    D[L] = R ? I.aux : 0u;
   });
 }
+
+/// setp/set on .f16x2/.bf16x2 (PTX ISA 9.7.4.x, half comparisons): each half compared on its own,
+/// then combined with c (aux2 as in setpOp). setp: p takes the lower half's outcome, q the
+/// upper's; set: each half of d is the half pattern in aux (1.0 of the dtype, or 0xffff) or 0.
+template <class Tag, Cmp C, bool IsSet> void half2CompareOp(Exec &, Warp &W, const DInstr &I,
+                                                           uint32_t M) {
+  const uint64_t *A = opPtr(W, I, 1), *B = opPtr(W, I, 2);
+  const uint64_t *Cp = I.aux2 ? opPtr(W, I, 3) : nullptr;
+  const bool Ftz = I.aux3 & 4;
+  forLanes(M, [&](unsigned L) {
+    bool R[2];
+    for (unsigned H = 0; H < 2; ++H) {
+      R[H] = compare<C>(Reader<Tag>::get(A[L] >> (16 * H), Ftz),
+                        Reader<Tag>::get(B[L] >> (16 * H), Ftz));
+      if (Cp) {
+        bool Cv = (Cp[L] & 1) ^ ((I.aux3 >> 1) & 1);
+        R[H] = I.aux2 == 1 ? (R[H] && Cv) : I.aux2 == 2 ? (R[H] || Cv) : (R[H] != Cv);
+      }
+    }
+    if constexpr (IsSet) {
+      opPtr(W, I, 0)[L] = (R[0] ? I.aux : 0u) | (R[1] ? I.aux : 0u) << 16;
+    } else {
+      opPtr(W, I, 0)[L] = R[0];
+      opPtr(W, I, 4)[L] = R[1];
+    }
+  });
+}
+
+template <bool IsSet> struct Half2H {
+  template <class T, Cmp C> static void run(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
+    half2CompareOp<T, C, IsSet>(X, W, I, M);
+  }
+};
 
 struct SetpH {
   template <class T, Cmp C> static void run(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
@@ -199,6 +233,11 @@ template <class H, class T> Handler byCmp(Cmp C) {
 template <class H> Handler compareHandler(ptx::Type T, Cmp C) {
   using ptx::Type;
   bool FloatCmp = C >= Equ;
+  constexpr bool Set = std::is_same_v<H, SetH>;
+  if (T == Type::F16x2)
+    return byCmp<Half2H<Set>, F16Tag>(C);
+  if (T == Type::BF16x2)
+    return byCmp<Half2H<Set>, BF16Tag>(C);
   switch (T) {
   case Type::F32:
     return byCmp<H, float>(C);
@@ -267,10 +306,13 @@ bool decodeCompare(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, ptx::T
   if (N != (I.aux2 ? 4u : 3u))
     return Ctx.fail("operand count");
   const ptx::Operand &D = In.operands[0];
+  const bool Half2 = SrcT == ptx::Type::F16x2 || SrcT == ptx::Type::BF16x2;
   if (D.kind == OK::PredPair) {
     if (IsSet || D.elems.size() != 2 || !Ctx.dst(I, 0, D.elems[0]) || !Ctx.dst(I, 4, D.elems[1]))
       return Ctx.fail("predicate pair");
     I.aux3 |= 1;
+  } else if (Half2 && !IsSet) {
+    return Ctx.fail("setp on .f16x2/.bf16x2 writes a predicate pair p|q");
   } else if (!Ctx.dst(I, 0, D)) {
     return false;
   }
@@ -289,6 +331,33 @@ bool decodeCompare(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, ptx::T
   }
   I.nops = std::max<uint8_t>(I.nops, (I.aux3 & 1) ? 5 : I.nops);
   return true;
+}
+
+/// What `set` writes for true (PTX ISA 9.7.6.1, 9.7.4.x): 1.0 of a float dtype, all ones of an
+/// integer one; for an .f16x2/.bf16x2 source, per half (an .f16x2/.bf16x2 dtype's 1.0, else
+/// 0xffff). 0 for a dtype set cannot write.
+uint32_t setTrueBits(ptx::Type D, ptx::Type Src) {
+  using ptx::Type;
+  const bool Half2 = Src == Type::F16x2 || Src == Type::BF16x2;
+  switch (D) {
+  case Type::F32:
+    return Half2 ? 0 : 0x3f800000u;
+  case Type::F16:
+  case Type::F16x2:
+    return (D == Type::F16x2) == Half2 ? 0x3c00 : 0;
+  case Type::BF16:
+  case Type::BF16x2:
+    return (D == Type::BF16x2) == Half2 ? 0x3f80 : 0;
+  case Type::U16:
+  case Type::S16:
+    return Half2 ? 0 : 0xffff;
+  case Type::U32:
+  case Type::S32:
+  case Type::B32:
+    return Half2 ? 0xffff : 0xffffffffu;
+  default:
+    return 0;
+  }
 }
 
 /// mov/selp/slct on raw storage.
@@ -346,6 +415,35 @@ void unpackOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   });
 }
 
+/// mov.vN {d...}, {a...}: op0..n-1 = destinations, op n..2n-1 = sources (aux2 = n); every
+/// source is read before any destination is written.
+void vectorMovOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t Tmp[8][32];
+  for (uint32_t K = 0; K < I.aux2; ++K) {
+    const uint64_t *A = opPtr(W, I, I.aux2 + K);
+    forLanes(M, [&](unsigned L) { Tmp[K][L] = A[L]; });
+  }
+  for (uint32_t K = 0; K < I.aux2; ++K) {
+    uint64_t *D = opPtr(W, I, K);
+    forLanes(M, [&](unsigned L) { D[L] = Tmp[K][L]; });
+  }
+}
+
+/// mov.vN with vectors on both sides (vector registers, PTX ISA 5.4.2): element-wise copies.
+bool selectVectorMov(DecodeCtx &Ctx, const ptx::Operand &D, const ptx::Operand &A, DInstr &I,
+                     ptx::Type T) {
+  uint32_t N = static_cast<uint32_t>(D.elems.size());
+  if (N != A.elems.size() || N < 2 || 2 * N > MaxOps)
+    return Ctx.fail("vector mov with " + std::to_string(N) + " and " +
+                    std::to_string(A.elems.size()) + " elements");
+  I.fn = vectorMovOp;
+  I.aux2 = N;
+  for (uint32_t K = 0; K < N; ++K)
+    if (!Ctx.dst(I, K, D.elems[K]) || !Ctx.src(I, N + K, A.elems[K], T))
+      return false;
+  return true;
+}
+
 bool selectMov(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   using OK = ptx::Operand::Kind;
   ptx::Type T = In.type();
@@ -353,6 +451,18 @@ bool selectMov(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   if (In.operands.size() != 2 || Bits == 0)
     return Ctx.fail("mov form");
   const ptx::Operand &D = In.operands[0], &A = In.operands[1];
+  if (A.kind == OK::Register && A.value != 0) {
+    // `mov.u64 d, %r+8`: the address arithmetic is an add (PTX ISA 6.4.1.1).
+    ptx::Instruction Add;
+    Add.opcode = ptx::Opcode::Add;
+    Add.modifiers = {std::string(ptx::typeName(T))};
+    Add.operands = {D, A, {}};
+    Add.operands[1].value = 0;
+    Add.operands[2].value = A.value;
+    return selectInt(Ctx, Add, I);
+  }
+  if (A.kind == OK::Vector && D.kind == OK::Vector)
+    return selectVectorMov(Ctx, D, A, I, T);
   if (A.kind == OK::Vector || D.kind == OK::Vector) {
     const ptx::Operand &V = A.kind == OK::Vector ? A : D;
     uint32_t N = static_cast<uint32_t>(V.elems.size());
@@ -399,7 +509,9 @@ bool selectMove(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   case Opcode::Set:
     if (Ts.size() != 2)
       return Ctx.fail("set needs two types");
-    I.aux = Ts[0] == ptx::Type::F32 ? 1 : 0;
+    I.aux = setTrueBits(Ts[0], Ts[1]);
+    if (I.aux == 0)
+      return Ctx.fail("set destination type");
     return decodeCompare(Ctx, In, I, Ts[1], true);
   case Opcode::Selp:
     if (Ts.empty() || In.operands.size() != 4)

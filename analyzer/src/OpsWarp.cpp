@@ -1,4 +1,4 @@
-// Warp-level instructions: shfl, vote, activemask, redux (PTX ISA 9.7.13.6-9.7.13.12); memory
+// Warp-level instructions: shfl, vote, match, activemask, redux (PTX ISA 9.7.13.6-9.7.13.12); memory
 // fences and nanosleep are no-ops in a sequential run.
 #include "Decoder.h"
 #include "Lanes.h"
@@ -76,6 +76,32 @@ void voteOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   forLanes(M, [&](unsigned L) { D[L] = R; });
 }
 
+/// match.any.sync.{b32,b64} d, a, membermask: the lanes (running it, within membermask) whose a
+/// equals this lane's; match.all.sync d{|p}, a, membermask: those lanes when every one holds
+/// the same a, else 0, and p = whether they do (PTX ISA 9.7.13.8). aux: 0 any, 1 all; aux3
+/// bit 0: p given (op3).
+void matchOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0), *P = (I.aux3 & 1) ? opPtr(W, I, 3) : nullptr;
+  const uint64_t *A = opPtr(W, I, 1), *Members = opPtr(W, I, 2);
+  uint64_t V[32], Group[32];
+  forLanes(M, [&](unsigned L) {
+    V[L] = A[L];
+    Group[L] = M & uint32_t(Members[L]);
+  });
+  forLanes(M, [&](unsigned L) {
+    uint32_t Same = 0;
+    forLanes(uint32_t(Group[L]), [&](unsigned K) { Same |= uint32_t(V[K] == V[L]) << K; });
+    if (I.aux == 0) {
+      D[L] = Same;
+      return;
+    }
+    const bool All = Same == Group[L];
+    D[L] = All ? Group[L] : 0;
+    if (P)
+      P[L] = All;
+  });
+}
+
 void activemaskOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   uint64_t *D = opPtr(W, I, 0);
   forLanes(M, [&](unsigned L) { D[L] = M; });
@@ -148,6 +174,25 @@ bool selectShfl(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   return true;
 }
 
+bool selectMatch(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
+  using OK = ptx::Operand::Kind;
+  const bool All = In.hasModifier("all");
+  const unsigned Bits = ptx::typeBits(In.type());
+  if ((!All && !In.hasModifier("any")) || (Bits != 32 && Bits != 64) || In.operands.size() != 3)
+    return Ctx.fail("match form");
+  I.aux = All ? 1 : 0;
+  I.fn = matchOp;
+  const ptx::Operand &D = In.operands[0];
+  if (D.kind == OK::PredPair) {
+    if (!All || !Ctx.dst(I, 0, D.elems[0]) || !Ctx.dst(I, 3, D.elems[1]))
+      return Ctx.fail("match predicate output");
+    I.aux3 = 1;
+  } else if (!Ctx.dst(I, 0, D)) {
+    return false;
+  }
+  return Ctx.src(I, 1, In.operands[1], In.type()) && Ctx.src(I, 2, In.operands[2], ptx::Type::B32);
+}
+
 bool selectVote(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   constexpr std::string_view Modes[] = {"all", "any", "uni", "ballot"};
   int Mode = pick(In, Modes);
@@ -171,6 +216,8 @@ bool selectWarp(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
     return selectShfl(Ctx, In, I);
   case Opcode::Vote:
     return selectVote(Ctx, In, I);
+  case Opcode::Match:
+    return selectMatch(Ctx, In, I);
   case Opcode::Activemask:
     I.fn = activemaskOp;
     return In.operands.size() == 1 && Ctx.dst(I, 0, In.operands[0]);

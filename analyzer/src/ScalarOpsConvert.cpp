@@ -123,6 +123,69 @@ uint32_t packBf16x2(float A, float B, Round R, bool SatFinite, bool Relu) {
   return uint32_t(f32ToBf16(A, R, SatFinite, Relu)) << 16 | f32ToBf16(B, R, SatFinite, Relu);
 }
 
+namespace {
+
+constexpr core::Format E5M2{2, 5};
+/// e4m3's grid below its top binade is that of a format with 3 fraction bits and the range of
+/// F{3,5} scaled by 2^-8 (the same subnormal spacing, 2^-9, relative to 2^-6 as min normal).
+constexpr core::Format E4M3Scaled{3, 5};
+constexpr double E4M3Max = 448.0;
+
+/// The e4m3 bits of a value that is exactly representable (or +-0), |V| <= 448.
+uint8_t encodeE4m3(double V, bool Neg) {
+  double A = std::fabs(V);
+  uint8_t Sign = Neg ? 0x80 : 0;
+  if (A == 0)
+    return Sign;
+  int E = std::ilogb(A);
+  if (E < -6) // subnormal: multiples of 2^-9
+    return uint8_t(Sign | uint8_t(std::ldexp(A, 9)));
+  return uint8_t(Sign | (E + 7) << 3 | (uint8_t(std::ldexp(A, 3 - E)) & 7));
+}
+
+template <class T> T reluFp8(T Bits, T SignBit, bool IsNan, bool Relu) {
+  return Relu && (Bits & SignBit) && !IsNan ? T(0) : Bits;
+}
+
+} // namespace
+
+float e4m3ToF32(uint8_t B) {
+  unsigned Exp = (B >> 3) & 15, Frac = B & 7;
+  if (Exp == 15 && Frac == 7)
+    return f32FromBits(CanonicalNanF32);
+  double M = Exp == 0 ? std::ldexp(double(Frac), -9) : std::ldexp(1.0 + Frac / 8.0, int(Exp) - 7);
+  return float((B & 0x80) ? -M : M);
+}
+
+float e5m2ToF32(uint8_t B) {
+  return f32FromBits(uint32_t(core::convert(B, E5M2, core::F32, Round::Rn)));
+}
+
+uint8_t f32ToE5m2(float X, bool SatFinite, bool Relu) {
+  auto Bits = uint8_t(core::convert(f32Bits(X), core::F32, E5M2, Round::Rn, SatFinite));
+  return reluFp8<uint8_t>(Bits, 0x80, X != X, Relu);
+}
+
+uint8_t f32ToE4m3(float X, bool SatFinite, bool Relu) {
+  core::Unpacked U = core::unpack(f32Bits(X), core::F32);
+  if (U.cls == core::Cls::NaN)
+    return 0x7f;
+  uint8_t Sign = U.neg ? 0x80 : 0;
+  double R = 0;
+  if (U.cls == core::Cls::Inf) {
+    R = 2 * E4M3Max;
+  } else if (U.cls == core::Cls::Finite) {
+    uint64_t B = core::roundPack(U.neg, U.mant, U.exp - 8, E4M3Scaled, Round::Rn);
+    core::Unpacked V = core::unpack(B, E4M3Scaled);
+    R = V.cls == core::Cls::Inf    ? 2 * E4M3Max
+        : V.cls == core::Cls::Zero ? 0.0
+                                   : std::ldexp(double(V.mant), V.exp + 8);
+  }
+  uint8_t Bits = R > E4M3Max ? (SatFinite ? uint8_t(Sign | 0x7e) : uint8_t(Sign | 0x7f))
+                             : encodeE4m3(R, U.neg);
+  return reluFp8<uint8_t>(Bits, 0x80, R > E4M3Max && !SatFinite, Relu);
+}
+
 float f64ToF32(double X, FpMode M) {
   float F = M.rnd == Round::Rn
                 ? float(X)

@@ -4,6 +4,7 @@
 #include "WarpLoopSkip.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace analyzer {
 namespace {
@@ -112,6 +113,35 @@ void setBases(Exec &X, Warp &W) {
   W.base[BaseConsts] = X.consts[Fr.func].data();
 }
 
+/// One side of a call's argument or return copy: a frame's param area and registers.
+struct FrameSide {
+  uint32_t paramBase;
+  uint64_t *regs; ///< the frame's registers (for a source, the caller's constants when fromBase
+                  ///< is BaseConsts)
+};
+
+/// Moves one argument or return value (ParamCopy) for lanes `Mask`: param memory or a register
+/// (zero-extended from `size` bytes) on either side.
+[[gnu::noinline]] void copyParam(Warp &W, uint32_t Mask, const ParamCopy &C, FrameSide From,
+                                 FrameSide To) {
+  const uint64_t Keep = C.size >= 8 ? ~uint64_t(0) : (uint64_t(1) << (8 * C.size)) - 1;
+  forLanes(Mask, [&](unsigned L) {
+    uint64_t V = 0;
+    const uint8_t *Src = W.fparam[L].data() + From.paramBase + C.from;
+    if (C.fromReg != ParamCopy::NoReg)
+      V = From.regs[C.fromReg + L] & Keep;
+    if (C.toReg != ParamCopy::NoReg) {
+      if (C.fromReg == ParamCopy::NoReg)
+        std::memcpy(&V, Src, std::min<uint32_t>(C.size, 8));
+      To.regs[C.toReg + L] = V;
+    } else if (C.fromReg != ParamCopy::NoReg) {
+      std::memcpy(W.fparam[L].data() + To.paramBase + C.to, &V, std::min<uint32_t>(C.size, 8));
+    } else {
+      std::memmove(W.fparam[L].data() + To.paramBase + C.to, Src, C.size);
+    }
+  });
+}
+
 /// Pushes a frame for function `Func` called by lanes `Mask`; false (trap raised) on overflow.
 bool pushFrame(Exec &X, Warp &W, const DInstr &I, uint32_t Func, uint32_t Mask) {
   const DFunction &F = X.prog->funcs[Func];
@@ -142,12 +172,13 @@ bool pushFrame(Exec &X, Warp &W, const DInstr &I, uint32_t Func, uint32_t Mask) 
   W.regs.resize(W.regs.size() + size_t(F.numSlots) * 32, 0);
   if (Caller) {
     const CallSite &Site = X.prog->calls[I.aux];
-    uint32_t From = Caller->paramBase;
-    forLanes(Mask, [&](unsigned L) {
-      for (const ParamCopy &C : Site.args)
-        std::memcpy(W.fparam[L].data() + Fr.paramBase + C.to, W.fparam[L].data() + From + C.from,
-                    C.size);
-    });
+    uint64_t *Bases[2] = {W.regs.data() + Caller->regBase, X.consts[Caller->func].data()};
+    for (size_t K = 0; K < Site.args.size(); ++K) {
+      const ParamCopy C = Site.indirect ? calleeSide(Site.args[K], F.formals[K], false)
+                                        : Site.args[K];
+      copyParam(W, Mask, C, {Caller->paramBase, Bases[C.fromBase]},
+                {Fr.paramBase, W.regs.data() + Fr.regBase});
+    }
   }
   W.frames.push_back(Fr);
   fillSpecials(X, W, Fr, false);
@@ -155,18 +186,21 @@ bool pushFrame(Exec &X, Warp &W, const DInstr &I, uint32_t Func, uint32_t Mask) 
   return true;
 }
 
-/// Pops the innermost frame: return values go to the caller's variables.
-void popFrame(Exec &X, Warp &W) {
+/// Pops the innermost frame: return values go to the caller's variables. Kept out of settle(),
+/// whose common path (nothing to pop) runs after every branch.
+[[gnu::noinline]] void popFrame(Exec &X, Warp &W) {
   Frame Fr = W.frames.back();
   W.frames.pop_back();
   if (Fr.callPc != NoPc && !W.frames.empty()) {
     const CallSite &Site = X.prog->calls[X.prog->code[Fr.callPc].aux];
-    uint32_t To = W.frames.back().paramBase;
-    forLanes(Fr.callMask & W.liveMask, [&](unsigned L) {
-      for (const ParamCopy &C : Site.rets)
-        std::memcpy(W.fparam[L].data() + To + C.to, W.fparam[L].data() + Fr.paramBase + C.from,
-                    C.size);
-    });
+    const Frame &To = W.frames.back();
+    const DFunction &Callee = X.prog->funcs[Fr.func];
+    for (size_t K = 0; K < Site.rets.size(); ++K) {
+      const ParamCopy C = Site.indirect ? calleeSide(Site.rets[K], Callee.returns[K], true)
+                                        : Site.rets[K];
+      copyParam(W, Fr.callMask & W.liveMask, C, {Fr.paramBase, W.regs.data() + Fr.regBase},
+                {To.paramBase, W.regs.data() + To.regBase});
+    }
   }
   W.regs.resize(Fr.regBase);
   W.localTop = Fr.localBase;
@@ -190,6 +224,23 @@ bool settle(Exec &X, Warp &W) {
   return false;
 }
 
+/// Before a divergent branch pushes its paths: the current entry waits at the branch's
+/// reconvergence point; without one (the paths finish at exit/ret or meet the outer point) it
+/// ends, or gives way to the enclosing entry. Returns the paths' reconvergence pc.
+uint32_t splitAt(Warp &W, const DInstr &I) {
+  StackEntry &T = W.stack.back();
+  if (I.reconv != NoPc) {
+    T.pc = I.reconv;
+    return I.reconv;
+  }
+  uint32_t Rpc = T.rpc;
+  if (T.callBoundary)
+    T.pc = NoPc;
+  else
+    W.stack.pop_back();
+  return Rpc;
+}
+
 void branch(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t Taken) {
   StackEntry &T = W.stack.back();
   uint32_t Active = T.mask;
@@ -205,19 +256,101 @@ void branch(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t Taken) {
   }
   ++X.prof.branchesTaken;
   ++X.prof.branchesDivergent;
-  uint32_t ChildRpc = I.reconv;
-  if (I.reconv == NoPc) {
-    // No reconvergence inside this entry: the paths finish (exit/ret) or meet the outer point.
-    ChildRpc = T.rpc;
-    if (T.callBoundary)
-      T.pc = NoPc;
-    else
-      W.stack.pop_back();
-  } else {
-    T.pc = I.reconv;
-  }
+  const uint32_t ChildRpc = splitAt(W, I);
   W.stack.push_back({I.target, ChildRpc, Taken, false});
   W.stack.push_back({Pc + 1, ChildRpc, Active & ~Taken, false});
+}
+
+/// brx.idx: lane L of `M` goes to target Index[L] of the instruction's list, the others (guard
+/// false) to Pc + 1. Divergent lanes split as for `bra`, one stack entry per distinct target,
+/// reconverging at the branch's reconvergence point. False on an index past the list.
+[[gnu::noinline]] bool branchIndexed(Exec &X, Warp &W, const DInstr &I, uint32_t Pc,
+                                     uint32_t M) {
+  const std::vector<uint32_t> &Targets = X.prog->branchLists[I.aux];
+  const uint64_t *Index = opPtr(W, I, 0);
+  StackEntry &T = W.stack.back();
+  const uint32_t Active = T.mask;
+  std::vector<std::pair<uint32_t, uint32_t>> Paths; // (pc, lanes), in lane order
+  bool Bad = false;
+  forLanes(M, [&](unsigned L) {
+    if (Bad || Index[L] >= Targets.size()) {
+      if (!Bad)
+        raiseTrap(X, W, I, TrapKind::OutOfBounds,
+                  "brx.idx index " + std::to_string(Index[L]) + " is past its " +
+                      std::to_string(Targets.size()) + " targets",
+                  L);
+      Bad = true;
+      return;
+    }
+    uint32_t To = Targets[Index[L]];
+    auto It = std::find_if(Paths.begin(), Paths.end(), [&](auto &P) { return P.first == To; });
+    if (It == Paths.end())
+      Paths.push_back({To, 1u << L});
+    else
+      It->second |= 1u << L;
+  });
+  if (Bad)
+    return false;
+  if (Active & ~M)
+    Paths.push_back({Pc + 1, Active & ~M});
+  ++X.prof.branches;
+  X.prof.branchesTaken += M != 0;
+  if (Paths.size() == 1) {
+    T.pc = Paths[0].first;
+    return true;
+  }
+  ++X.prof.branchesDivergent;
+  const uint32_t ChildRpc = splitAt(W, I);
+  for (size_t K = Paths.size(); K-- > 0;) // the first path runs first
+    W.stack.push_back({Paths[K].first, ChildRpc, Paths[K].second, false});
+  return true;
+}
+
+/// The function lanes `M` of an indirect call call: the one whose address the first of them
+/// holds. Lanes that call another function get a stack entry that runs the call again for them
+/// once these return; M is narrowed to the first function's lanes. False on an address that
+/// is no function's (a trap).
+[[gnu::noinline]] bool indirectCallee(Exec &X, Warp &W, const DInstr &I, uint32_t Pc,
+                                      uint32_t &M, uint32_t &Func) {
+  const uint64_t *Addr = opPtr(W, I, 0);
+  uint32_t Same = 0;
+  bool Ok = true;
+  forLanes(M, [&](unsigned L) {
+    uint64_t F = Addr[L] - WindowFunc;
+    if (!Ok)
+      return;
+    if ((Addr[L] >> WindowShift) != (WindowFunc >> WindowShift) || F >= X.prog->funcs.size() ||
+        X.prog->funcs[F].isEntry) {
+      char Buf[24];
+      std::snprintf(Buf, sizeof Buf, "0x%llx", static_cast<unsigned long long>(Addr[L]));
+      raiseTrap(X, W, I, TrapKind::OutOfBounds,
+                std::string("indirect call of ") + Buf + ", which is no function's address", L);
+      Ok = false;
+      return;
+    }
+    if (Same == 0)
+      Func = static_cast<uint32_t>(F);
+    Same |= uint32_t(F == Func) << L;
+  });
+  if (!Ok)
+    return false;
+  if (M & ~Same)
+    W.stack.push_back({Pc, Pc + 1, M & ~Same, false});
+  M = Same;
+  if (std::string Why = callArityError(X.prog->calls[I.aux], X.prog->funcs[Func]); !Why.empty()) {
+    raiseTrap(X, W, I, TrapKind::Unsupported, "indirect " + Why,
+              static_cast<uint32_t>(std::countr_zero(M)));
+    return false;
+  }
+  return true;
+}
+
+/// bar.red: the lanes `M` of this warp add their predicate c to barrier B's reduction.
+[[gnu::noinline]] void addToReduction(Exec &X, Warp &W, const DInstr &I, uint32_t B, uint32_t M) {
+  uint32_t True = M & guardMask(opPtr(W, I, 2), (I.aux3 >> 4) & 1);
+  X.barRedCount[B] += static_cast<uint32_t>(std::popcount(True));
+  X.barRedAll[B] = X.barRedAll[B] && True == M;
+  X.barRedAny[B] = X.barRedAny[B] || True != 0;
 }
 
 /// Lanes `M` leave: from every entry (exit) or from the entries of the current call (ret).
@@ -238,6 +371,10 @@ bool control(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
   case Flow::Bra:
     branch(X, W, I, Pc, M);
     break;
+  case Flow::Brx:
+    if (!branchIndexed(X, W, I, Pc, M))
+      return false;
+    break;
   case Flow::Exit:
   case Flow::Ret:
     T.pc = Pc + 1;
@@ -252,9 +389,14 @@ bool control(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
     T.pc = Pc + 1;
     if (!M)
       break;
-    if (!pushFrame(X, W, I, I.target, M))
-      return false;
-    W.stack.push_back({X.prog->funcs[I.target].entry, NoPc, M, true});
+    {
+      uint32_t Func = I.target;
+      if (Func == IndirectCall && !indirectCallee(X, W, I, Pc, M, Func))
+        return false;
+      if (!pushFrame(X, W, I, Func, M))
+        return false;
+      W.stack.push_back({X.prog->funcs[Func].entry, NoPc, M, true});
+    }
     break;
   case Flow::Bar: {
     T.pc = Pc + 1;
@@ -270,6 +412,8 @@ bool control(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
       Expected = static_cast<uint32_t>(opPtr(W, I, 1)[Lane]);
     X.barExpected[B] = Expected;
     X.barArrived[B] += static_cast<uint32_t>(std::popcount(M));
+    if (I.aux3) [[unlikely]]
+      addToReduction(X, W, I, static_cast<uint32_t>(B), M);
     if (I.aux == 0 && M) {
       W.state = WarpState::AtBarrier;
       W.barrierId = static_cast<uint32_t>(B);

@@ -79,6 +79,38 @@ LayerId NetworkBuilder::mulLayers(LayerId A, LayerId B) {
   return add(LayerKind::Mul, {A, B}, EltwiseAttrs{});
 }
 
+LayerId NetworkBuilder::divLayers(LayerId A, LayerId B) {
+  return add(LayerKind::Div, {A, B}, EltwiseAttrs{});
+}
+
+LayerId NetworkBuilder::powLayers(LayerId A, LayerId B) {
+  return add(LayerKind::Pow, {A, B}, EltwiseAttrs{});
+}
+
+LayerId NetworkBuilder::addScalar(LayerId X, float Scalar) {
+  return add(LayerKind::Add, {X}, EltwiseAttrs{std::nullopt, Scalar});
+}
+
+LayerId NetworkBuilder::mulScalar(LayerId X, float Scalar) {
+  return add(LayerKind::Mul, {X}, EltwiseAttrs{std::nullopt, Scalar});
+}
+
+LayerId NetworkBuilder::divScalar(LayerId X, float Scalar) {
+  return add(LayerKind::Div, {X}, EltwiseAttrs{std::nullopt, Scalar});
+}
+
+LayerId NetworkBuilder::powScalar(LayerId X, float Scalar) {
+  return add(LayerKind::Pow, {X}, EltwiseAttrs{std::nullopt, Scalar});
+}
+
+LayerId NetworkBuilder::batchMatMul(LayerId A, LayerId B) {
+  return add(LayerKind::MatMul, {A, B}, MatMulAttrs{});
+}
+
+LayerId NetworkBuilder::layerNorm(LayerId X, float Epsilon) {
+  return add(LayerKind::LayerNorm, {X}, LayerNormAttrs{Epsilon});
+}
+
 static PoolAttrs squarePool(int64_t Kernel, int64_t Stride, int64_t Pad) {
   PoolAttrs A;
   A.kernelH = A.kernelW = Kernel;

@@ -37,6 +37,8 @@ std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
     return ActivationKind::Swish;
   case ActKind::Tanh:
     return ActivationKind::Tanh;
+  case ActKind::Gelu:
+    return ActivationKind::Gelu;
   case ActKind::Clip:
     if (A.alpha == 0.0f && A.beta == 6.0f)
       return ActivationKind::Relu6;
@@ -88,6 +90,9 @@ private:
   std::optional<support::Error> lowerPool(LayerId Id);
   std::optional<support::Error> lowerGlobalPool(LayerId Id);
   std::optional<support::Error> lowerElementwise(LayerId Id);
+  std::optional<support::Error> lowerBinary(LayerId Id, ElementwiseSpec S);
+  std::optional<support::Error> lowerMatMul(LayerId Id);
+  std::optional<support::Error> lowerLayerNorm(LayerId Id);
   std::optional<support::Error> lowerBatchNorm(LayerId Id);
   std::optional<support::Error> lowerConcat(LayerId Id);
   std::optional<support::Error> lowerSoftmax(LayerId Id);
@@ -301,10 +306,23 @@ std::optional<support::Error> Lowerer::lowerGlobalPool(LayerId Id) {
   return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
 }
 
+/// The elementwise op of an Add/Mul/Div/Pow layer with a second layer or a scalar operand.
+ElementwiseOp binaryOp(LayerKind Kind, bool Scalar) {
+  switch (Kind) {
+  case LayerKind::Add:
+    return Scalar ? ElementwiseOp::AddScalar : ElementwiseOp::Add;
+  case LayerKind::Mul:
+    return Scalar ? ElementwiseOp::MulScalar : ElementwiseOp::Mul;
+  case LayerKind::Div:
+    return Scalar ? ElementwiseOp::DivScalar : ElementwiseOp::Div;
+  default:
+    assert(Kind == LayerKind::Pow && "not an elementwise layer");
+    return Scalar ? ElementwiseOp::PowScalar : ElementwiseOp::Pow;
+  }
+}
+
 std::optional<support::Error> Lowerer::lowerElementwise(LayerId Id) {
   const Layer &L = Net.layer(Id);
-  if (L.kind != LayerKind::Activation && std::get<EltwiseAttrs>(L.attrs).constant)
-    return error(Id, "a constant operand is not supported by the lowering");
   ElementwiseSpec S;
   S.dtype = O.dtype;
   const Shape &Y = L.shape;
@@ -322,22 +340,69 @@ std::optional<support::Error> Lowerer::lowerElementwise(LayerId Id) {
     T.last = Id;
     return emit(Id, Emitter.add(S), In, T, 0);
   }
+  const auto &A = std::get<EltwiseAttrs>(L.attrs);
+  if (A.constant)
+    return error(Id, "a constant operand is not supported by the lowering");
+  if (!A.scalar)
+    return lowerBinary(Id, S);
+  S.op = binaryOp(L.kind, true);
+  S.scalar = *A.scalar;
+  T = fuseTail(Id, false, false);
+  S.activation = T.epilogue.activation;
+  return emit(Id, Emitter.add(S), In, T, 0);
+}
+
+/// An elementwise op of two layers: same shapes, or (Mul) a [N, C, 1, 1] channel scale; Add and
+/// Mul take the full-size operand first.
+std::optional<support::Error> Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
+  const Layer &L = Net.layer(Id);
+  const Shape &Y = L.shape;
+  const bool Commutes = L.kind == LayerKind::Add || L.kind == LayerKind::Mul;
   LayerId A = L.inputs[0], B = L.inputs[1];
-  if (Net.layer(A).shape != Y) // the full-size operand goes first
+  if (Commutes && Net.layer(A).shape != Y) // the full-size operand goes first
     std::swap(A, B);
   const Shape &SB = Net.layer(B).shape;
   if (Net.layer(A).shape != Y)
     return error(Id, "broadcasting both operands is not supported by the lowering");
-  if (SB == Y)
-    S.op = L.kind == LayerKind::Add ? ElementwiseOp::Add : ElementwiseOp::Mul;
-  else if (L.kind == LayerKind::Mul && Y.size() == 4 && SB == Shape{Y[0], Y[1], 1, 1})
+  if (SB == Y) {
+    S.op = binaryOp(L.kind, false);
+  } else if (L.kind == LayerKind::Mul && Y.size() == 4 && SB == Shape{Y[0], Y[1], 1, 1}) {
     S.op = ElementwiseOp::ScaleChannels;
-  else
+  } else {
     return error(Id, "broadcast " + shapeStr(SB) + " is not supported by the lowering");
-  In = {{ParamRole::Input, BufferOf[A]}, {ParamRole::Input2, BufferOf[B]}};
-  T = fuseTail(Id, false, false);
+  }
+  RoleBuffers In = {{ParamRole::Input, BufferOf[A]}, {ParamRole::Input2, BufferOf[B]}};
+  Tail T = fuseTail(Id, false, false);
   S.activation = T.epilogue.activation;
   return emit(Id, Emitter.add(S), In, T, 0);
+}
+
+std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const Shape &A = Net.layer(L.inputs[0]).shape, &B = Net.layer(L.inputs[1]).shape;
+  BatchMatMulSpec S;
+  S.m = u32(A[A.size() - 2]);
+  S.n = u32(A.back());
+  S.k = u32(B.back());
+  S.batch = u32(elementCount(A) / (A.back() * A[A.size() - 2]));
+  S.dtype = O.dtype;
+  Tail T;
+  T.last = Id;
+  RoleBuffers In = {{ParamRole::Input, BufferOf[L.inputs[0]]},
+                    {ParamRole::Input2, BufferOf[L.inputs[1]]}};
+  return emit(Id, Emitter.add(S), In, T, 0);
+}
+
+std::optional<support::Error> Lowerer::lowerLayerNorm(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  LayerNormSpec S;
+  S.cols = u32(L.shape.back());
+  S.rows = u32(elementCount(L.shape) / L.shape.back());
+  S.epsilon = std::get<LayerNormAttrs>(L.attrs).epsilon;
+  S.dtype = O.dtype;
+  Tail T;
+  T.last = Id;
+  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 1);
 }
 
 std::optional<support::Error> Lowerer::lowerBatchNorm(LayerId Id) {
@@ -439,7 +504,13 @@ std::optional<support::Error> Lowerer::lowerLayer(LayerId Id) {
   case LayerKind::Activation:
   case LayerKind::Add:
   case LayerKind::Mul:
+  case LayerKind::Div:
+  case LayerKind::Pow:
     return lowerElementwise(Id);
+  case LayerKind::MatMul:
+    return lowerMatMul(Id);
+  case LayerKind::LayerNorm:
+    return lowerLayerNorm(Id);
   case LayerKind::Softmax:
     return lowerSoftmax(Id);
   case LayerKind::Pad:

@@ -59,6 +59,14 @@ std::string_view layerKindName(LayerKind Kind) {
     return "pad";
   case LayerKind::Identity:
     return "identity";
+  case LayerKind::MatMul:
+    return "matmul";
+  case LayerKind::LayerNorm:
+    return "layernorm";
+  case LayerKind::Div:
+    return "div";
+  case LayerKind::Pow:
+    return "pow";
   }
   return "?";
 }
@@ -79,6 +87,8 @@ std::string_view actKindName(ActKind Kind) {
     return "swish";
   case ActKind::Tanh:
     return "tanh";
+  case ActKind::Gelu:
+    return "gelu";
   }
   return "?";
 }
@@ -189,14 +199,39 @@ LayerResult broadcast(const Shape &A, const Shape &B) {
 }
 
 LayerResult inferEltwise(const InShapes &In, const EltwiseAttrs &A) {
-  if (A.constant && In.size() != 1)
+  if (A.constant && A.scalar)
+    return fail("has both a constant tensor and a scalar operand");
+  const bool OneInput = A.constant || A.scalar;
+  if (OneInput && In.size() != 1)
     return fail("expects one input besides its constant operand, got " + str(In.size()));
-  if (!A.constant && In.size() != 2)
+  if (!OneInput && In.size() != 2)
     return fail("expects two inputs, got " + str(In.size()));
+  if (A.scalar) {
+    LayerResult R;
+    R.shape = *In[0];
+    return R;
+  }
   const Shape &Other = A.constant ? *A.constant : *In[1];
   LayerResult R = broadcast(*In[0], Other);
   if (A.constant)
     R.params = elementCount(*A.constant);
+  return R;
+}
+
+LayerResult inferMatMul(const InShapes &In) {
+  if (In.size() != 2)
+    return fail("expects two inputs, got " + str(In.size()));
+  const Shape &A = *In[0], &B = *In[1];
+  if (A.size() < 2 || A.size() != B.size())
+    return fail("expects two inputs of the same rank >= 2, got " + shapeStr(A) + " and " +
+                shapeStr(B));
+  const size_t Rank = A.size();
+  if (!std::equal(A.begin(), A.end() - 2, B.begin()) || A[Rank - 1] != B[Rank - 2])
+    return fail("cannot multiply " + shapeStr(A) + " by " + shapeStr(B));
+  LayerResult R;
+  R.shape = A;
+  R.shape.back() = B.back();
+  R.macs = elementCount(A) * B.back(); // batch * m * n * k
   return R;
 }
 
@@ -316,6 +351,8 @@ LayerResult inferUnary(LayerKind Kind, const Shape &X) {
     if (X.size() < 2)
       return fail("expects an input with a channel dimension, got " + shapeStr(X));
     R.params = 2 * X[1]; // gamma and beta (trainable); running mean/var are not parameters
+  } else if (Kind == LayerKind::LayerNorm) {
+    R.params = 2 * X.back(); // scale and shift per feature
   } else if (Kind == LayerKind::GlobalAvgPool) {
     if (X.size() < 3)
       return fail("expects an input with spatial dimensions, got " + shapeStr(X));
@@ -339,6 +376,8 @@ LayerResult inferUnary(LayerKind Kind, const Shape &X) {
     return std::holds_alternative<ActivationAttrs>(A);
   case LayerKind::Add:
   case LayerKind::Mul:
+  case LayerKind::Div:
+  case LayerKind::Pow:
     return std::holds_alternative<EltwiseAttrs>(A);
   case LayerKind::MaxPool:
   case LayerKind::AvgPool:
@@ -357,12 +396,17 @@ LayerResult inferUnary(LayerKind Kind, const Shape &X) {
     return std::holds_alternative<PadAttrs>(A);
   case LayerKind::Identity:
     return std::holds_alternative<IdentityAttrs>(A);
+  case LayerKind::MatMul:
+    return std::holds_alternative<MatMulAttrs>(A);
+  case LayerKind::LayerNorm:
+    return std::holds_alternative<LayerNormAttrs>(A);
   }
   return false;
 }
 
 LayerResult infer(LayerKind Kind, const InShapes &In, const LayerAttrs &A) {
-  bool Multi = Kind == LayerKind::Concat || Kind == LayerKind::Add || Kind == LayerKind::Mul;
+  bool Multi = Kind == LayerKind::Concat || Kind == LayerKind::Add || Kind == LayerKind::Mul ||
+               Kind == LayerKind::Div || Kind == LayerKind::Pow || Kind == LayerKind::MatMul;
   if (!Multi && In.size() != 1)
     return fail("expects one input, got " + str(In.size()));
   if (In.empty())
@@ -373,6 +417,8 @@ LayerResult infer(LayerKind Kind, const InShapes &In, const LayerAttrs &A) {
     return inferDense(In, *D);
   if (auto *E = std::get_if<EltwiseAttrs>(&A))
     return inferEltwise(In, *E);
+  if (std::holds_alternative<MatMulAttrs>(A))
+    return inferMatMul(In);
   if (auto *P = std::get_if<PoolAttrs>(&A))
     return inferPool(In, *P);
   if (auto *F = std::get_if<FlattenAttrs>(&A))

@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace corpus {
@@ -188,11 +189,19 @@ std::optional<support::Error> Importer::prepare() {
 }
 
 std::optional<support::Error> Importer::addInputs() {
-  std::set<std::string> Data; // tensors used at some activation position
+  std::set<std::string> Data;         // tensors used at some activation position
+  std::map<std::string, size_t> Rank; // graph inputs' ranks
+  for (const auto &In : Graph.input())
+    if (auto S = typeShape(In.type()))
+      Rank[In.name()] = S->size();
   for (const auto &N : Graph.node())
-    for (int I = 0; I < N.input_size(); ++I)
-      if (!isWeightPosition(N.op_type(), I))
+    for (int I = 0; I < N.input_size(); ++I) {
+      // A MatMul's second operand of rank 3 or more is a batch of matrices: an activation.
+      auto R = Rank.find(N.input(I));
+      bool BatchedMatMul = N.op_type() == "MatMul" && R != Rank.end() && R->second >= 3;
+      if (!isWeightPosition(N.op_type(), I) || BatchedMatMul)
         Data.insert(N.input(I));
+    }
   for (const auto &In : Graph.input()) {
     if (Inits.count(In.name()) || !Data.count(In.name()))
       continue; // a weight, with or without its data

@@ -131,8 +131,8 @@ Importer::Result Importer::importMatMul(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   if (!X)
     return X;
-  if (hasInput(N, 1) && isLayer(N.input(1)))
-    return nodeError(N, "matmul of two activations is not supported");
+  if (hasInput(N, 1) && isLayer(N.input(1))) // two activations: a (batched) matrix product
+    return addLayer(N, LayerKind::MatMul, {*X, Values[N.input(1)]}, MatMulAttrs{});
   auto W = hasInput(N, 1) ? staticShape(N.input(1)) : std::nullopt;
   if (!W || W->size() != 2 || !allPositive(*W))
     return nodeError(N, "weight needs a known 2-d shape");

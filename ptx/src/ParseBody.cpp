@@ -94,7 +94,7 @@ void Parser::parseBody(Function &F, const Token &Open) {
 
 void Parser::parseBodyDirective(Function &F) {
   std::string_view D = Tok.text;
-  if (D == ".reg")
+  if (directiveHead(D) == ".reg")
     return parseRegDecl();
   if (spaceOfDirective(D))
     return parseVarList(F.locals, Linkage::None, /*InFunction=*/true);
@@ -272,8 +272,10 @@ void Parser::checkFunctionRefs(Function &F) {
       Fail("undefined label");
     if (R.kind == PendingRef::Kind::TargetList && !Lists.count(R.name))
       Fail("undefined branch target list");
-    if (R.kind == PendingRef::Kind::Callee && !Protos.count(R.name))
-      ModuleRefs.push_back(std::move(R)); // a function of the module, checked at the end
+    // A callee that is a function of the module is checked at the end; one named like a
+    // declaration of the function is a register without a % (an indirect call).
+    if (R.kind == PendingRef::Kind::Callee && !Protos.count(R.name) && !Names.isDeclared(R.name))
+      ModuleRefs.push_back(std::move(R));
   }
 }
 
@@ -291,8 +293,15 @@ void Parser::markNonPercentRegisters(Function &F) {
     for (const Variable &P : *List)
       if (P.space == StateSpace::Reg)
         Regs.declared.insert(P.name);
+  auto IsRegister = [&](std::string_view Name) { // itself, a component or a video selector
+    size_t Dot = Name.rfind('.');
+    std::string_view Suffix = Dot == Name.npos ? "" : Name.substr(Dot + 1);
+    return Regs.isDeclared(Name) ||
+           (Dot != Name.npos && (isVectorComponent(Suffix) || isVideoSelector(Suffix)) &&
+            Regs.isDeclared(Name.substr(0, Dot)));
+  };
   auto Mark = [&](auto &Self, Operand &O) -> void {
-    if (O.kind == Operand::Kind::Symbol && Regs.isDeclared(O.name))
+    if (O.kind == Operand::Kind::Symbol && IsRegister(O.name))
       O.kind = Operand::Kind::Register;
     for (Operand &E : O.elems)
       Self(Self, E);

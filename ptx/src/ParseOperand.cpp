@@ -45,6 +45,17 @@ bool isTerminatorOp(Opcode Op) {
 
 } // namespace
 
+bool isVectorComponent(std::string_view C) {
+  return C.size() == 1 && std::string_view("xyzwrgba").find(C[0]) != std::string_view::npos;
+}
+
+bool isVideoSelector(std::string_view S) {
+  if (S.size() < 2 || S.size() > 5 || (S[0] != 'b' && S[0] != 'h'))
+    return false;
+  const char Max = S[0] == 'b' ? '7' : '3';
+  return std::all_of(S.begin() + 1, S.end(), [&](char C) { return C >= '0' && C <= Max; });
+}
+
 bool isSpecialRegister(std::string_view Name) {
   static constexpr std::string_view Xyz[] = {"%tid",           "%ntid",          "%ctaid",
                                              "%nctaid",        "%clusterid",     "%nclusterid",
@@ -148,8 +159,8 @@ void Parser::parseInstruction(Function &F) {
     F.blocks.emplace_back();
 }
 
-// operand := name ['|' name] | '!' name | ['-'] number | '[' address ']' | '{' operands '}'
-//          | '(' [operands] ')'
+// operand := name ['|' name] | name ('+' ['-'] | '-') N | '!' name | '-' name | ['-'] number
+//          | '[' address ']' | '{' operands '}' | '(' [operands] ')'
 Operand Parser::parseOperand(unsigned Depth) {
   if (Depth > 2 && (Tok.is('{') || Tok.is('[') || Tok.is('(')))
     fail(Tok, "operands nested too deeply");
@@ -177,6 +188,11 @@ Operand Parser::parseOperand(unsigned Depth) {
     return O;
   }
   if (accept('-')) {
+    if (Tok.kind == TokenKind::Word && Tok.text != "_") { // `-%r1`: vmad's negated operands
+      Operand O = parseNameOperand();
+      O.minus = true;
+      return O;
+    }
     if (Tok.kind != TokenKind::Number)
       failExpected("a number after '-'");
     return parseNumber(true);
@@ -186,6 +202,11 @@ Operand Parser::parseOperand(unsigned Depth) {
   if (Tok.kind != TokenKind::Word)
     failExpected("an operand");
   Operand O = parseNameOperand();
+  if (O.kind != Operand::Kind::Sink && (Tok.is('+') || Tok.is('-'))) {
+    // `sym+4`, `%rd1+8`, `sym-4`: an address computed from a symbol or register (in `mov`).
+    O.value = parseOffset();
+    return O;
+  }
   if (accept('|')) {
     if (Tok.kind != TokenKind::Word)
       failExpected("a predicate after '|'");
@@ -211,11 +232,12 @@ Operand Parser::parseNameOperand() {
   if (O.name[0] == '%') {
     O.kind = Operand::Kind::Register;
     if (!Names.isVisible(O.name) && !isSpecialRegister(O.name)) {
-      // `%v.x`: a component of a declared vector register.
-      size_t Dot = O.name.find('.');
+      // `%v.x`: a component of a declared vector register; `%r.b0`, `%r.h10`: a video
+      // instruction's byte or half-word selector.
+      size_t Dot = O.name.rfind('.');
+      std::string_view Suffix = Dot == std::string::npos ? "" : std::string_view(O.name).substr(Dot + 1);
       if (Dot == std::string::npos || !Names.isVisible(std::string_view(O.name).substr(0, Dot)) ||
-          std::string_view("xyzwrgba").find(O.name.substr(Dot + 1)) == std::string_view::npos ||
-          O.name.size() != Dot + 2)
+          (!isVectorComponent(Suffix) && !isVideoSelector(Suffix)))
         fail(Tok, "undeclared register '" + O.name + "'");
     }
   }
@@ -228,31 +250,40 @@ Operand Parser::parseAddress(unsigned Depth) {
   advance(); // '['
   Operand O;
   O.kind = Operand::Kind::Address;
-  auto Offset = [&](bool Neg) {
-    if (Tok.kind != TokenKind::Number)
-      failExpected("an address offset");
-    Token T = Tok;
-    Operand N = parseNumber(Neg);
-    if (N.kind != Operand::Kind::Immediate)
-      fail(T, "address offset must be an integer");
-    O.value = N.value;
-  };
   if (Tok.kind == TokenKind::Word) {
     Operand Base = parseNameOperand();
     if (Base.kind == Operand::Kind::Sink)
       fail(Tok, "'_' cannot be an address");
     O.name = std::move(Base.name);
-    if (accept('+'))
-      Offset(accept('-'));
-    else if (accept('-'))
-      Offset(true);
+    if (Tok.is('+') || Tok.is('-'))
+      O.value = parseOffset("an address offset");
   } else {
-    Offset(accept('-'));
+    O.value = parseInteger(accept('-'), "an address offset");
   }
   while (accept(','))
     O.elems.push_back(parseOperand(Depth + 1));
   expect(']', "to close an address");
   return O;
+}
+
+// offset := ('+' ['-'] | '-') integer     (after a symbol or register)
+int64_t Parser::parseOffset(std::string_view What) {
+  bool Neg = Tok.is('-');
+  advance();
+  if (accept('-'))
+    Neg = !Neg;
+  return parseInteger(Neg, What);
+}
+
+// An integer literal (negated when `Negative`), e.g. an offset; floats are an error.
+int64_t Parser::parseInteger(bool Negative, std::string_view What) {
+  if (Tok.kind != TokenKind::Number)
+    failExpected(What);
+  Token T = Tok;
+  Operand N = parseNumber(Negative);
+  if (N.kind != Operand::Kind::Immediate)
+    fail(T, std::string(What.substr(What.find(' ') + 1)) + " must be an integer");
+  return N.value;
 }
 
 // number := decimal | 0x hex | 0b binary | 0 octal  (each with an optional U suffix)

@@ -4,7 +4,13 @@
 
 namespace ptx::detail {
 
+std::string_view directiveHead(std::string_view D) {
+  size_t Dot = D.find('.', 1);
+  return Dot == D.npos ? D : D.substr(0, Dot);
+}
+
 std::optional<StateSpace> Parser::spaceOfDirective(std::string_view D) const {
+  D = directiveHead(D);
   if (D == ".global")
     return StateSpace::Global;
   if (D == ".const")
@@ -18,12 +24,22 @@ std::optional<StateSpace> Parser::spaceOfDirective(std::string_view D) const {
   return std::nullopt;
 }
 
+// A state-space directive with attributes fused to it (`.param.u64`, `.reg.v4.u16`, as ptxas
+// accepts): consumes the token and keeps the attributes for parseVarAttributes. Returns the
+// space's name (".param").
+std::string_view Parser::splitSpaceDirective() {
+  std::string_view Head = directiveHead(Tok.text);
+  FusedAttrs = Tok.text.substr(Head.size());
+  FusedTok = Tok;
+  advance();
+  return Head;
+}
+
 // variables := space attributes name dims [= init] { , name dims [= init] } ;
 // Names declared in a function body may be renamed (see Parser::declare).
 void Parser::parseVarList(std::vector<Variable> &Out, Linkage L, bool InFunction) {
   Token Start = Tok;
-  StateSpace Space = *spaceOfDirective(Tok.text);
-  advance();
+  StateSpace Space = *spaceOfDirective(splitSpaceDirective());
   Variable V = parseVariable(Space, L, Start);
   while (true) {
     if (InFunction)
@@ -63,40 +79,51 @@ Variable Parser::parseVariable(StateSpace Space, Linkage L, const Token &Start) 
 }
 
 // attributes := { .align N | .vN | type | .ptr [space] [.align N] }   (one type required)
+// A directive may fuse several (`.u64.ptr`), and so may the state space before them.
 void Parser::parseVarAttributes(Variable &V) {
   bool HasType = false;
-  while (Tok.kind == TokenKind::Directive) {
-    Token T = Tok;
-    std::string_view Text = T.text.substr(1);
-    advance();
-    // A compound directive such as `.u64.ptr` is read one component at a time.
+  auto Components = [&](std::string_view Text, const Token &T) {
     while (!Text.empty()) {
       size_t Dot = Text.find('.');
       std::string_view C = Text.substr(0, Dot);
       Text = Dot == Text.npos ? std::string_view() : Text.substr(Dot + 1);
-      if (C == "align") {
-        uint64_t A = parseUnsigned("an alignment");
-        if (A == 0 || A > (1u << 30) || (A & (A - 1)) != 0)
-          fail(T, "alignment must be a power of two");
-        (V.isPtr ? V.ptrAlign : V.align) = static_cast<uint32_t>(A);
-      } else if (C == "v2" || C == "v4" || C == "v8") {
-        V.vectorWidth = static_cast<unsigned>(C[1] - '0');
-      } else if (C == "ptr") {
-        V.isPtr = true;
-      } else if (std::optional<Type> Ty = lookupType(C)) {
-        if (HasType)
-          fail(T, "more than one type in a declaration");
-        V.type = *Ty;
-        HasType = true;
-      } else if (std::optional<StateSpace> S = stateSpaceOfModifier(C); S && V.isPtr) {
-        V.ptrSpace = *S;
-      } else {
-        fail(T, "unexpected '." + std::string(C) + "' in a declaration");
-      }
+      applyVarAttribute(V, C, T, HasType);
     }
+  };
+  if (!FusedAttrs.empty()) {
+    std::string_view Fused = FusedAttrs.substr(1);
+    FusedAttrs = {};
+    Components(Fused, FusedTok);
+  }
+  while (Tok.kind == TokenKind::Directive) {
+    Token T = Tok;
+    advance();
+    Components(T.text.substr(1), T);
   }
   if (!HasType)
     failExpected("a type in the declaration");
+}
+
+void Parser::applyVarAttribute(Variable &V, std::string_view C, const Token &T, bool &HasType) {
+  if (C == "align") {
+    uint64_t A = parseUnsigned("an alignment");
+    if (A == 0 || A > (1u << 30) || (A & (A - 1)) != 0)
+      fail(T, "alignment must be a power of two");
+    (V.isPtr ? V.ptrAlign : V.align) = static_cast<uint32_t>(A);
+  } else if (C == "v2" || C == "v4" || C == "v8") {
+    V.vectorWidth = static_cast<unsigned>(C[1] - '0');
+  } else if (C == "ptr") {
+    V.isPtr = true;
+  } else if (std::optional<Type> Ty = lookupType(C)) {
+    if (HasType)
+      fail(T, "more than one type in a declaration");
+    V.type = *Ty;
+    HasType = true;
+  } else if (std::optional<StateSpace> S = stateSpaceOfModifier(C); S && V.isPtr) {
+    V.ptrSpace = *S;
+  } else {
+    fail(T, "unexpected '." + std::string(C) + "' in a declaration");
+  }
 }
 
 // dims := { '[' [N] ']' }; the total size in bytes must fit in 64 bits.
@@ -159,22 +186,15 @@ Operand Parser::parseInitValue() {
     O.name = std::string(Tok.text);
     advance();
   }
-  if (accept('+')) {
-    bool Neg = accept('-');
-    if (Tok.kind != TokenKind::Number)
-      failExpected("an offset");
-    Operand Off = parseNumber(Neg);
-    if (Off.kind != Operand::Kind::Immediate)
-      fail(Tok, "symbol offset must be an integer");
-    O.value = Off.value;
-  }
+  if (Tok.is('+'))
+    O.value = parseOffset();
   return O;
 }
 
 // regs := .reg [.vN] type name ['<' N '>'] { , name ['<' N '>'] } ;
 void Parser::parseRegDecl() {
   Token Start = Tok;
-  advance();
+  splitSpaceDirective();
   Variable Attr;
   parseVarAttributes(Attr);
   if (Attr.isPtr || Attr.align != 0)

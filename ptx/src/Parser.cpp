@@ -217,10 +217,11 @@ void Parser::parseParamList(std::vector<Variable> &Out) {
     return;
   do {
     Token Start = Tok;
-    if (Tok.text != ".param" && Tok.text != ".reg")
+    std::string_view Head = Tok.kind == TokenKind::Directive ? directiveHead(Tok.text) : "";
+    if (Head != ".param" && Head != ".reg")
       failExpected("'.param' or '.reg'");
-    StateSpace Space = Tok.text == ".param" ? StateSpace::Param : StateSpace::Reg;
-    advance();
+    StateSpace Space = Head == ".param" ? StateSpace::Param : StateSpace::Reg;
+    splitSpaceDirective();
     Variable V = parseVariable(Space, Linkage::None, Start);
     if (!V.init.empty())
       fail(Start, "a parameter cannot have an initializer");

@@ -109,6 +109,8 @@ private:
   void parseVarList(std::vector<Variable> &Out, Linkage L, bool InFunction);
   Variable parseVariable(StateSpace Space, Linkage L, const Token &Start);
   void parseVarAttributes(Variable &V);
+  void applyVarAttribute(Variable &V, std::string_view C, const Token &T, bool &HasType);
+  std::string_view splitSpaceDirective();
   void parseDims(Variable &V);
   void parseInitializer(Variable &V, unsigned Depth);
   Operand parseInitValue();
@@ -134,6 +136,8 @@ private:
   Operand parseNameOperand();
   Operand parseAddress(unsigned Depth);
   Operand parseNumber(bool Negative);
+  int64_t parseOffset(std::string_view What = "an offset");
+  int64_t parseInteger(bool Negative, std::string_view What);
   void recordRefs(const Instruction &I);
 
   Lexer Lex;
@@ -146,7 +150,21 @@ private:
   Function *Cur = nullptr;            ///< function whose body is being parsed
   std::vector<SourceLoc> OperandLocs; ///< positions of the current instruction's operands
   std::vector<PendingRef> ModuleRefs; ///< call targets, checked at the end
+  /// Attributes written straight after a state space (`.param.u64`, `.reg.v4.u16`): the text
+  /// after the space's name, read by the next parseVarAttributes, and the token it came from.
+  std::string_view FusedAttrs;
+  Token FusedTok;
 };
+
+/// The first component of a directive: ".param" for ".param.u64", ".reg" for ".reg".
+std::string_view directiveHead(std::string_view D);
+
+/// Whether `C` names a vector component: x, y, z, w or r, g, b, a (`%v.x`, PTX ISA 5.4.2).
+bool isVectorComponent(std::string_view C);
+
+/// Whether `S` is a video instruction's operand selector: `b0`..`b3`, `h0`, `h1` (PTX ISA
+/// 9.7.17), `hxy` and `bxyzw` element lists and masks (9.7.18), without the dot.
+bool isVideoSelector(std::string_view S);
 
 /// Whether `Name` (with its leading %) is a PTX special register such as %tid.x or %envreg3.
 bool isSpecialRegister(std::string_view Name);

@@ -43,6 +43,8 @@ void appendOperand(std::string &Out, const Operand &O) {
   using K = Operand::Kind;
   if (O.negated)
     Out += '!';
+  if (O.minus)
+    Out += '-';
   switch (O.kind) {
   case K::Register:
   case K::Symbol:

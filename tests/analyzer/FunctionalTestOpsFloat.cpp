@@ -447,3 +447,69 @@ TEST_CASE("ops: more forms (packed min/max/neg/abs, f64 testp/copysign, 16-bit c
          return B(saturateF32(F(A)));
        }});
 }
+
+TEST_CASE("ops: setp/set on .f16x2/.bf16x2, fp8 conversions e4m3x2/e5m2x2 both ways") {
+  // Half comparisons (PTX ISA 9.7.4.x): per half, p the lower half's outcome, q the upper's.
+  auto Lt16 = [](uint64_t A, uint64_t Bv, unsigned Half, bool Bf) {
+    auto V = [&](uint64_t X) {
+      uint16_t H16 = uint16_t(X >> (16 * Half));
+      return Bf ? bf16ToF32(H16) : f16ToF32(H16);
+    };
+    return V(A) < V(Bv);
+  };
+  for (bool Bf : {false, true}) {
+    std::string T = Bf ? "bf16x2" : "f16x2";
+    run({"setp.lt." + T + " %p1|%p2, {a}, {b};\n  selp.b32 %t1, 1, 0, %p1;\n"
+                          "  selp.b32 %t2, 2, 0, %p2;\n  or.b32 {d}, %t1, %t2;",
+         RK::R,
+         {RK::R, RK::R},
+         [=](uint64_t A, uint64_t Bv, uint64_t) {
+           return uint64_t(Lt16(A, Bv, 0, Bf)) | uint64_t(Lt16(A, Bv, 1, Bf)) << 1;
+         }});
+    uint32_t One = Bf ? 0x3f80 : 0x3c00;
+    run({"set.ltu." + T + "." + T + " {d}, {a}, {b};", RK::R, {RK::R, RK::R},
+         [=](uint64_t A, uint64_t Bv, uint64_t) {
+           auto Ltu = [&](unsigned Half) { // unordered: NaN compares true
+             uint16_t X = uint16_t(A >> (16 * Half)), Y = uint16_t(Bv >> (16 * Half));
+             float Fx = Bf ? bf16ToF32(X) : f16ToF32(X), Fy = Bf ? bf16ToF32(Y) : f16ToF32(Y);
+             return Fx != Fx || Fy != Fy || Fx < Fy;
+           };
+           return uint64_t(Ltu(0) ? One : 0) | uint64_t(Ltu(1) ? One : 0) << 16;
+         }});
+  }
+  run({"set.ge.u32.f16x2 {d}, {a}, {b};", RK::R, {RK::R, RK::R},
+       [=](uint64_t A, uint64_t Bv, uint64_t) {
+         return uint64_t(!Lt16(A, Bv, 0, false) && (A & 0x7fff) <= 0x7c00 &&
+                                 (Bv & 0x7fff) <= 0x7c00
+                             ? 0xffff
+                             : 0) |
+                uint64_t(!Lt16(A, Bv, 1, false) && ((A >> 16) & 0x7fff) <= 0x7c00 &&
+                                 ((Bv >> 16) & 0x7fff) <= 0x7c00
+                             ? 0xffff
+                             : 0)
+                    << 16;
+       }});
+  run({"set.eq.f16.f16 {d}, {a}, {b};\n  cvt.u32.u16 {d}, {d};", RK::R, {RK::H, RK::H},
+       [](uint64_t A, uint64_t Bv, uint64_t) {
+         return uint64_t(f16ToF32(H(A)) == f16ToF32(H(Bv)) ? 0x3c00 : 0);
+       }});
+  // fp8 (PTX ISA 9.7.9.21): from f32 pairs, a to the upper byte; from and to f16x2 per half.
+  for (bool E5 : {false, true}) {
+    std::string T = E5 ? "e5m2x2" : "e4m3x2";
+    auto To8 = [E5](float X, bool Relu = false) {
+      return uint64_t(E5 ? f32ToE5m2(X, true, Relu) : f32ToE4m3(X, true, Relu));
+    };
+    auto From8 = [E5](uint64_t B8) {
+      return uint64_t(f32ToF16(E5 ? e5m2ToF32(uint8_t(B8)) : e4m3ToF32(uint8_t(B8))));
+    };
+    run({"cvt.rn.satfinite." + T + ".f32 %ht, {a}, {b};\n  cvt.u32.u16 {d}, %ht;", RK::R,
+         {RK::F, RK::F},
+         [=](uint64_t A, uint64_t Bv, uint64_t) { return To8(F(Bv)) | To8(F(A)) << 8; }});
+    run({"cvt.rn.satfinite.relu." + T + ".f16x2 %ht, {a};\n  cvt.u32.u16 {d}, %ht;", RK::R,
+         {RK::R}, [=](uint64_t A, uint64_t, uint64_t) {
+           return To8(f16ToF32(H(A)), true) | To8(f16ToF32(H(A >> 16)), true) << 8;
+         }});
+    run({"cvt.rn.f16x2." + T + " {d}, {a};", RK::R, {RK::H},
+         [=](uint64_t A, uint64_t, uint64_t) { return From8(A & 0xff) | From8(A >> 8) << 16; }});
+  }
+}

@@ -179,7 +179,27 @@ TEST_CASE("ops: carry chains add.cc/addc, sub.cc/subc, mad.cc/madc") {
        RK::R,
        {RK::R, RK::R, RK::R},
        [](uint64_t A, uint64_t B, uint64_t C) {
-         return uint64_t(subBorrow(u32(C), 0u, subBorrow(u32(A), u32(B), false).carry).value);
+         return uint64_t(subCarry(u32(C), 0u, subCarry(u32(A), u32(B), true).carry).value);
+       }});
+  // Mixed chains: CC.CF after a subtraction is NOT-borrow, consumed alike by addc and subc.
+  run({"sub.cc.u32 %rt, {a}, {b};\n  addc.u32 {d}, {c}, 0;",
+       RK::R,
+       {RK::R, RK::R, RK::R},
+       [](uint64_t A, uint64_t B, uint64_t C) {
+         return uint64_t(addCarry(u32(C), 0u, subCarry(u32(A), u32(B), true).carry).value);
+       }});
+  run({"add.cc.u32 %rt, {a}, {b};\n  subc.cc.u32 %rt, {c}, {a};\n  addc.u32 {d}, 0, 0;",
+       RK::R,
+       {RK::R, RK::R, RK::R},
+       [](uint64_t A, uint64_t B, uint64_t C) {
+         bool C1 = addCarry(u32(A), u32(B), false).carry;
+         return uint64_t(subCarry(u32(C), u32(A), C1).carry);
+       }});
+  run({"sub.cc.u64 %lt, {a}, {b};\n  subc.u64 {d}, {c}, 0;",
+       RK::L,
+       {RK::L, RK::L, RK::L},
+       [](uint64_t A, uint64_t B, uint64_t C) {
+         return subCarry(C, uint64_t(0), subCarry(A, B, true).carry).value;
        }});
   run({"add.cc.u64 %lt, {a}, {b};\n  addc.u64 {d}, {c}, 0;",
        RK::L,
@@ -467,4 +487,33 @@ TEST_CASE("ops: relu and packed min/max, fns") {
     return Def;
   };
   run(Fns);
+}
+
+TEST_CASE("ops: cvt.pack.sat packs two clamped s32 values (and c's low bits for 8 bits and less)") {
+  // PTX ISA 9.7.9.21 cvt.pack: ta, tb = a, b clamped to the type; d = tb | ta << size, and for
+  // .u8 and narrower the bits from 2 * size up come from c.
+  struct Pack {
+    const char *type;
+    unsigned size;
+    bool sign;
+  };
+  for (Pack P : {Pack{"u16", 16, false}, Pack{"s16", 16, true}, Pack{"u8", 8, false},
+                 Pack{"s8", 8, true}, Pack{"s4", 4, true}, Pack{"u2", 2, false}}) {
+    CAPTURE(P.type);
+    const int64_t Lo = P.sign ? -(int64_t(1) << (P.size - 1)) : 0;
+    const int64_t Hi = P.sign ? (int64_t(1) << (P.size - 1)) - 1 : (int64_t(1) << P.size) - 1;
+    auto Ref = [=](uint64_t A, uint64_t Bv, uint64_t C) {
+      auto Clamp = [&](uint64_t V) {
+        return uint64_t(std::clamp<int64_t>(int32_t(V), Lo, Hi)) & ((1ull << P.size) - 1);
+      };
+      uint64_t D = Clamp(Bv) | Clamp(A) << P.size;
+      if (P.size < 16)
+        D |= C << (2 * P.size);
+      return uint64_t(uint32_t(D));
+    };
+    std::string Body = std::string("cvt.pack.sat.") + P.type + ".s32.b32 {d}, {a}, {b}" +
+                       (P.size < 16 ? ", {c};" : ";");
+    run({Body, RK::R, P.size < 16 ? std::vector{RK::R, RK::R, RK::R} : std::vector{RK::R, RK::R},
+         Ref});
+  }
 }

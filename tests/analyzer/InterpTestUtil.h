@@ -45,6 +45,21 @@ uint64_t makeBuffer(analyzer::Device &D, const std::string &Name, const std::vec
   return *A;
 }
 
+/// Runs `Kernel(.param .u64 out)` of module body `Body` on one CTA of `Threads` threads with
+/// `out` a buffer of `N` u32 (0xdeadbeef); fails the test on a trap; returns `out`.
+inline std::vector<uint32_t> runOut(const std::string &Body, const std::string &Kernel,
+                                    size_t N = 32, uint32_t Threads = 1) {
+  analyzer::Program P = decode(module(Body));
+  analyzer::Device D;
+  uint64_t Out = makeBuffer(D, "out", std::vector<uint32_t>(N, 0xdeadbeef));
+  analyzer::LaunchConfig L;
+  L.block = {Threads, 1, 1};
+  L.args = {analyzer::KernelArg::pointer(Out)};
+  analyzer::RunResult R = analyzer::runKernel(P, Kernel, L, D);
+  REQUIRE_MESSAGE(R.ok(), R.trap->str());
+  return readBuffer<uint32_t>(D, "out");
+}
+
 inline uint64_t cls(const analyzer::ClassArray &A, ptx::InstrClass C) {
   return A[static_cast<size_t>(C)];
 }

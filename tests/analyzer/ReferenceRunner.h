@@ -20,7 +20,7 @@
 
 namespace reftest {
 
-/// `PTXCAST_KERNEL_DIR/Name.Arch.ptx` (Arch: sm_75, sm_90, or llc).
+/// `PTXCAST_KERNEL_DIR/Name.Arch.ptx` (Arch: sm_75, sm_80, sm_90, or llc).
 inline std::string kernelPath(const std::string &Name, const std::string &Arch) {
   return std::string(PTXCAST_KERNEL_DIR) + "/" + Name + "." + Arch + ".ptx";
 }
@@ -28,9 +28,9 @@ inline std::string kernelPath(const std::string &Name, const std::string &Arch) 
 /// nvcc-compiled kernels exist only where CMake found nvcc.
 inline bool haveNvcc() { return std::string_view(PTXCAST_NVCC).size() > 0; }
 
-/// The architectures nvcc compiles every tests/kernels/*.cu for.
+/// The architectures nvcc compiles every tests/kernels/*.cu for (tests/CMakeLists.txt).
 inline const std::vector<std::string> &nvccArchs() {
-  static const std::vector<std::string> Archs = {"sm_75", "sm_90"};
+  static const std::vector<std::string> Archs = {"sm_75", "sm_80", "sm_90"};
   return Archs;
 }
 

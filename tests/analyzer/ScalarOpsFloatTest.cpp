@@ -534,3 +534,74 @@ TEST_CASE("approximate functions: special values and error within the PTX ISA bo
     CHECK(Ulps(rsqrtApproxF32(std::fabs(X)), 1.0f / std::sqrt(std::fabs(X))) <= 2.0);
   }
 }
+
+namespace {
+
+/// The value of an fp8 pattern from its definition (PTX ISA 5.2.5.3): e4m3 has bias 7, no
+/// infinity and NaN at S.1111.111; e5m2 is IEEE-style with bias 15.
+double refFp8(uint8_t B, bool E4m3) {
+  const int MantBits = E4m3 ? 3 : 2, Bias = E4m3 ? 7 : 15;
+  const int Exp = (B & 0x7f) >> MantBits, Frac = B & ((1 << MantBits) - 1);
+  const bool Neg = B & 0x80;
+  if ((E4m3 && Exp == 15 && Frac == 7) || (!E4m3 && Exp == 31 && Frac))
+    return std::nan("");
+  if (!E4m3 && Exp == 31)
+    return Neg ? -INFINITY : INFINITY;
+  double M = Exp == 0 ? std::ldexp(Frac, 1 - Bias - MantBits)
+                      : std::ldexp((1 << MantBits) + Frac, Exp - Bias - MantBits);
+  return Neg ? -M : M;
+}
+
+/// Round to nearest even among the finite fp8 values, by search; overflow past the largest
+/// value plus half an ulp (ties to even: e4m3's 448 is even, e5m2's 57344 odd).
+uint8_t refToFp8(float X, bool E4m3, bool Sat) {
+  const double Max = E4m3 ? 448 : 57344, Limit = E4m3 ? 464 : 61440;
+  const double A = std::fabs(double(X));
+  const uint8_t Sign = std::signbit(X) ? 0x80 : 0;
+  if (X != X)
+    return 0x7f;
+  if (A > Limit || (!E4m3 && A == Limit))
+    return Sat ? uint8_t(Sign | (E4m3 ? 0x7e : 0x7b)) : uint8_t(Sign | (E4m3 ? 0x7f : 0x7c));
+  uint8_t Best = 0;
+  for (unsigned B = 0; B < 0x80; ++B) {
+    double V = refFp8(uint8_t(B), E4m3);
+    if (V != V || std::isinf(V) || V > Max)
+      continue;
+    double D = std::fabs(V - A), BD = std::fabs(refFp8(Best, E4m3) - A);
+    if (D < BD || (D == BD && (B & 1) == 0))
+      Best = uint8_t(B);
+  }
+  return uint8_t(Sign | Best);
+}
+
+} // namespace
+
+TEST_CASE("fp8 e4m3/e5m2: exact decoding of every pattern, round-to-nearest-even encoding") {
+  for (unsigned B = 0; B < 256; ++B)
+    for (bool E4m3 : {true, false}) {
+      double Ref = refFp8(uint8_t(B), E4m3);
+      float Got = E4m3 ? e4m3ToF32(uint8_t(B)) : e5m2ToF32(uint8_t(B));
+      if (Ref != Ref) {
+        REQUIRE(f32Bits(Got) == CanonicalNanF32);
+        continue;
+      }
+      REQUIRE(double(Got) == Ref);
+      REQUIRE(std::signbit(Got) == std::signbit(Ref));
+      if (!std::isinf(Ref)) // every finite value encodes back to itself
+        REQUIRE((E4m3 ? f32ToE4m3(Got) : f32ToE5m2(Got)) == B);
+    }
+  std::mt19937_64 G(88);
+  for (int I = 0; I < 20000; ++I) {
+    float X = randomF32(G, 127 - 24, 127 + 17); // subnormals .. overflow of both formats
+    for (bool Sat : {true, false}) {
+      REQUIRE(f32ToE4m3(X, Sat) == refToFp8(X, true, Sat));
+      REQUIRE(f32ToE5m2(X, Sat) == refToFp8(X, false, Sat));
+    }
+  }
+  CHECK(f32ToE4m3(464.0f) == 0x7e); // the tie goes to 448 (even)
+  CHECK(f32ToE4m3(-465.0f, false) == 0xff);
+  CHECK(f32ToE5m2(INFINITY, false) == 0x7c);
+  CHECK(f32ToE5m2(-INFINITY) == 0xfb);
+  CHECK(f32ToE4m3(-1.0f, true, true) == 0); // relu
+  CHECK(f32ToE4m3(std::nanf("")) == 0x7f);
+}

@@ -67,11 +67,17 @@ TEST_CASE("add.cc/addc and sub.cc/subc chain into 64/128-bit arithmetic") {
     auto Hi = addCarry<uint32_t>(uint32_t(A >> 32), uint32_t(B >> 32), Lo.carry);
     CHECK((uint64_t(Hi.value) << 32 | Lo.value) == A + B);
     CHECK(Hi.carry == (A + B < A));
-    auto DLo = subBorrow<uint32_t>(uint32_t(A), uint32_t(B), false);
-    auto DHi = subBorrow<uint32_t>(uint32_t(A >> 32), uint32_t(B >> 32), DLo.carry);
+    auto DLo = subCarry<uint32_t>(uint32_t(A), uint32_t(B), true);
+    auto DHi = subCarry<uint32_t>(uint32_t(A >> 32), uint32_t(B >> 32), DLo.carry);
     CHECK((uint64_t(DHi.value) << 32 | DLo.value) == A - B);
-    CHECK(DHi.carry == (A < B));
+    CHECK(DHi.carry == (A >= B)); // NOT-borrow
   }
+  // Mixed chains, as NVIDIA GPUs run them: CC.CF after a subtraction is NOT-borrow.
+  CHECK(subCarry<uint32_t>(5, 3, true).carry);                           // sub.cc 5, 3
+  CHECK(addCarry<uint32_t>(0, 0, subCarry<uint32_t>(5, 3, true).carry).value == 1); // addc 0, 0
+  CHECK(subCarry<uint32_t>(5, 3, addCarry<uint32_t>(~0u, 1, false).carry).value == 2); // subc
+  CHECK(subCarry<uint32_t>(5, 3, false).value == 1); // subc without carry: one borrowed
+  CHECK_FALSE(subCarry<uint32_t>(3, 5, true).carry); // a borrow clears CC.CF
   auto M = madCarry<uint32_t>(0xffffffffu, 2u, 1u, false, true); // 0x1fffffffe lo + 1 + 1
   CHECK(M.value == 0u);
   CHECK(M.carry);

@@ -120,8 +120,9 @@ TEST_CASE("trap: unsupported instruction is reported before running") {
 .visible .entry un()
 {
   .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
   mov.u32 %r2, 1;
-  match.any.sync.b32 %r1, %r2, -1;
+  stacksave.u64 %rd1;
   ret;
 }
 )";
@@ -129,14 +130,14 @@ TEST_CASE("trap: unsupported instruction is reported before running") {
   analyzer::Program P = decode(Text);
   std::vector<support::Error> U = P.unsupported("un");
   REQUIRE(U.size() == 1);
-  CHECK(U[0].str() == "k.ptx:" + std::to_string(lineOf(Text, "match.any")) +
-                          ":3: error: unsupported instruction 'match.any.sync.b32'");
+  CHECK(U[0].str() == "k.ptx:" + std::to_string(lineOf(Text, "stacksave")) +
+                          ":3: error: unsupported instruction 'stacksave.u64'");
   Device D;
   RunResult R = analyzer::runKernel(P, "un", threads(32, {}), D);
   REQUIRE(R.trap);
   CHECK(R.trap->kind == TrapKind::Unsupported);
-  CHECK(R.trap->str() == at(Text, "match.any") +
-                             "trap in kernel 'un': unsupported instruction 'match.any.sync.b32'");
+  CHECK(R.trap->str() == at(Text, "stacksave") +
+                             "trap in kernel 'un': unsupported instruction 'stacksave.u64'");
   CHECK(R.profile.warpInstructionsTotal() == 0);
 }
 

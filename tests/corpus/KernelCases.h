@@ -1,9 +1,11 @@
 // Small layer specs covering every kernel strategy (odd sizes, stride 2, padding, groups,
-// batch > 1, every epilogue piece), shared by the PTX-acceptance and the functional tests.
+// batch > 1, every epilogue piece, every elementwise op), shared by the PTX-acceptance and the
+// functional tests; wideCases() are the same forced to 64-bit index arithmetic.
 #pragma once
 
 #include "corpus/KernelGen.h"
 
+#include <cstdio>
 #include <string>
 #include <variant>
 #include <vector>
@@ -12,11 +14,12 @@ namespace kernelcases {
 
 using namespace corpus;
 using AnySpec = std::variant<ConvSpec, GemmSpec, PoolSpec, ReduceSpec, ElementwiseSpec, ConcatSpec,
-                             SoftmaxSpec>;
+                             SoftmaxSpec, BatchMatMulSpec, LayerNormSpec>;
 
 struct Case {
   std::string label;
   AnySpec spec;
+  bool positiveInput = false; ///< the input must be positive (pow with non-integer exponents)
 };
 
 inline ConvSpec conv(uint32_t N, uint32_t Cin, uint32_t Cout, uint32_t H, uint32_t W, uint32_t K,
@@ -58,6 +61,39 @@ inline PoolSpec pool(PoolKind K, uint32_t N, uint32_t C, uint32_t H, uint32_t W,
   S.padTop = S.padLeft = S.padBottom = S.padRight = Pad;
   S.countIncludePad = IncludePad;
   return S;
+}
+
+/// Batched matmul, layer norm, GELU, div, pow and the scalar ops (NeuSight's transformer ops).
+inline void addTransformerCases(std::vector<Case> &Cs, DType T) {
+  using AK = ActivationKind;
+  using Op = ElementwiseOp;
+  Cs.push_back({"bmm 16x16 tiles", BatchMatMulSpec{3, 20, 37, 5, T}});
+  Cs.push_back({"bmm 64x64 register tiles", BatchMatMulSpec{2, 66, 40, 67, T}});
+  Cs.push_back({"bmm one batch, long k", BatchMatMulSpec{1, 9, 70, 17, T}});
+  Cs.push_back({"layernorm 300", LayerNormSpec{4, 300, 1e-5f, T}});
+  Cs.push_back({"layernorm 10 eps 1e-3", LayerNormSpec{3, 10, 1e-3f, T}});
+  Cs.push_back({"layernorm 1000", LayerNormSpec{2, 1000, 1e-5f, T}});
+  Cs.push_back({"activation gelu", ElementwiseSpec{Op::Activation, 1, 1, 300, AK::Gelu, T}});
+  Cs.push_back({"dense gelu", GemmSpec{20, 37, 9, T, epi(AK::Gelu, true)}});
+  Cs.push_back({"div", ElementwiseSpec{Op::Div, 2, 3, 11, AK::None, T}});
+  Cs.push_back({"pow", ElementwiseSpec{Op::Pow, 1, 4, 25, AK::None, T}, true});
+  Cs.push_back({"add scalar", ElementwiseSpec{Op::AddScalar, 1, 3, 40, AK::None, T, 0.37f}});
+  Cs.push_back({"mul scalar relu", ElementwiseSpec{Op::MulScalar, 2, 1, 50, AK::Relu, T, -1.5f}});
+  Cs.push_back({"div scalar", ElementwiseSpec{Op::DivScalar, 1, 1, 77, AK::None, T, 0.3f}});
+  Cs.push_back(
+      {"pow scalar 0.37", ElementwiseSpec{Op::PowScalar, 1, 1, 64, AK::None, T, 0.37f}, true});
+  // Integer exponents take negative bases: the general path (4, 5: signs) and PyTorch's
+  // special cases; sqrt and rsqrt need a positive base, and so do 1 / x, 1 / x^2 to stay finite
+  // in f16.
+  auto PowScalar = [&](float E, bool Positive) {
+    char Label[32];
+    std::snprintf(Label, sizeof(Label), "pow scalar %g", double(E));
+    Cs.push_back({Label, ElementwiseSpec{Op::PowScalar, 1, 1, 64, AK::None, T, E}, Positive});
+  };
+  for (float E : {4.0f, 5.0f, 2.0f, 3.0f, 0.0f, 1.0f})
+    PowScalar(E, false);
+  for (float E : {0.5f, -0.5f, -1.0f, -2.0f})
+    PowScalar(E, true);
 }
 
 /// Every strategy on small shapes, all with storage type `T`.
@@ -157,6 +193,17 @@ inline std::vector<Case> allCases(DType T) {
                   ElementwiseSpec{ElementwiseOp::Activation, 1, 1, 300, A, T}});
   Cs.push_back({"softmax 10", SoftmaxSpec{3, 10, T}});
   Cs.push_back({"softmax 1000", SoftmaxSpec{2, 1000, T}});
+  addTransformerCases(Cs, T);
+  return Cs;
+}
+
+/// allCases(T) with 64-bit index arithmetic forced in every kernel.
+inline std::vector<Case> wideCases(DType T) {
+  std::vector<Case> Cs = allCases(T);
+  for (Case &C : Cs) {
+    std::visit([](auto &S) { S.index64 = true; }, C.spec);
+    C.label += " (64-bit)";
+  }
   return Cs;
 }
 

@@ -11,7 +11,10 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -74,13 +77,26 @@ std::vector<double> reference(const AnySpec &Spec, const kernelref::Buffers &B) 
     }
     std::vector<double> operator()(const ConcatSpec &S) { return kernelref::concat(S, B); }
     std::vector<double> operator()(const SoftmaxSpec &S) { return kernelref::softmax(S, B); }
+    std::vector<double> operator()(const BatchMatMulSpec &S) {
+      return kernelref::batchMatMul(S, B);
+    }
+    std::vector<double> operator()(const LayerNormSpec &S) { return kernelref::layerNorm(S, B); }
   };
   return std::visit(Visitor{B}, Spec);
 }
 
+using RangeFn = std::function<std::pair<float, float>(ParamRole)>;
+
+/// rangeOf, with the input in [0.25, 2] when the case needs a positive one.
+RangeFn caseRange(const Case &C) {
+  return [Positive = C.positiveInput](ParamRole R) {
+    return Positive && R == ParamRole::Input ? std::pair(0.25f, 2.0f) : rangeOf(R);
+  };
+}
+
 /// Runs `L` on seeded data; returns the output, or an empty vector after reporting a failure.
 std::vector<float> runCase(const analyzer::Program &Prog, const KernelLaunch &L, uint32_t Seed,
-                           kernelref::Buffers &Data) {
+                           kernelref::Buffers &Data, const RangeFn &Range = rangeOf) {
   analyzer::Device D;
   analyzer::LaunchConfig Cfg;
   Cfg.grid = L.grid;
@@ -93,7 +109,7 @@ std::vector<float> runCase(const analyzer::Program &Prog, const KernelLaunch &L,
     Cfg.args.push_back(analyzer::KernelArg::pointer(*Base));
     if (P.role == ParamRole::Output)
       continue;
-    auto [Lo, Hi] = rangeOf(P.role);
+    auto [Lo, Hi] = Range(P.role);
     Data[P.role] = kernelref::randomData(P.elements, Seed++, Lo, Hi, L.dtype);
     REQUIRE(D.write(*Base, toBytes(Data[P.role], L.dtype)));
   }
@@ -107,10 +123,10 @@ std::vector<float> runCase(const analyzer::Program &Prog, const KernelLaunch &L,
   return fromBytes(Out->data, L.dtype);
 }
 
-void checkAllCases(DType T, double Tolerance) {
+void checkCases(const std::vector<Case> &Cases, double Tolerance) {
   KernelEmitter E;
   std::vector<std::pair<Case, KernelLaunch>> Launches;
-  for (const Case &C : allCases(T)) {
+  for (const Case &C : Cases) {
     auto L = addCase(E, C);
     REQUIRE_MESSAGE(L, C.label);
     Launches.emplace_back(C, *L);
@@ -130,7 +146,7 @@ void checkAllCases(DType T, double Tolerance) {
     if (!Unsupported.empty())
       continue;
     kernelref::Buffers Data;
-    std::vector<float> Got = runCase(*Prog, L, Seed, Data);
+    std::vector<float> Got = runCase(*Prog, L, Seed, Data, caseRange(C));
     Seed += 100;
     if (Got.empty())
       continue;
@@ -142,12 +158,17 @@ void checkAllCases(DType T, double Tolerance) {
 } // namespace
 
 TEST_CASE("f32 kernels match the CPU reference in the PTX interpreter") {
-  checkAllCases(DType::F32, 1e-4);
+  checkCases(allCases(DType::F32), 1e-4);
 }
 
 TEST_CASE("f16 kernels match the CPU reference within half-precision rounding") {
   // Storage rounding of the result alone is up to 2^-11 relative; f32 accumulation inside.
-  checkAllCases(DType::F16, 1e-3);
+  checkCases(allCases(DType::F16), 1e-3);
+}
+
+TEST_CASE("kernels forced to 64-bit index arithmetic match the CPU reference, f32 and f16") {
+  checkCases(wideCases(DType::F32), 1e-4);
+  checkCases(wideCases(DType::F16), 1e-3);
 }
 
 TEST_CASE("a mid-size implicit GEMM (K = 576: 36 shared-memory K steps) matches the reference") {
@@ -263,4 +284,80 @@ TEST_CASE("a channel concatenation is one batched copy launch over all inputs, f
       CHECK(Ptx.find(".v4.") != std::string::npos);
       checkBatchedConcat(Batch, {7}, 9, T); // a single input: no switch on grid y
     }
+}
+
+namespace {
+
+/// Decodes the single-kernel PTX of `E`.
+analyzer::Program decodeOnly(const KernelEmitter &E) {
+  auto Ptx = E.emitPtx("sm_90");
+  REQUIRE_MESSAGE(Ptx, support::errorText(Ptx));
+  auto Mod = ptx::parseModule(*Ptx, "one.ptx");
+  REQUIRE_MESSAGE(Mod, support::errorText(Mod));
+  auto Prog = analyzer::decodeProgram(*Mod);
+  REQUIRE_MESSAGE(Prog, support::errorText(Prog));
+  return std::move(*Prog);
+}
+
+} // namespace
+
+TEST_CASE("gelu follows the erf form over [-6, 6]: erf within a few f32 ulps") {
+  KernelEmitter E;
+  ElementwiseSpec S{ElementwiseOp::Activation, 1, 1, 4096, ActivationKind::Gelu};
+  auto L = E.add(S);
+  REQUIRE(L);
+  analyzer::Program Prog = decodeOnly(E);
+  kernelref::Buffers Data;
+  std::vector<float> Got =
+      runCase(Prog, *L, 5, Data, [](ParamRole) { return std::pair(-6.0f, 6.0f); });
+  REQUIRE(Got.size() == 4096);
+  const std::vector<float> &X = Data.at(ParamRole::Input);
+  double WorstAbs = 0, WorstRel = 0;
+  for (size_t I = 0; I < Got.size(); ++I) {
+    double Ref = kernelref::activation(ActivationKind::Gelu, X[I]);
+    WorstAbs = std::max(WorstAbs, std::fabs(Got[I] - Ref));
+    if (X[I] >= 0) // 1 + erf >= 1: no cancellation
+      WorstRel = std::max(WorstRel, std::fabs(Got[I] - Ref) / std::max(Ref, 1e-30));
+  }
+  MESSAGE("gelu on [-6, 6]: max abs error " << WorstAbs << ", max rel error (x >= 0) " << WorstRel);
+  CHECK(WorstRel <= 1e-6);
+  CHECK(WorstAbs <= 2e-6);
+}
+
+TEST_CASE("a batched matmul of more than 65535 batches: two per CTA, the last CTA one") {
+  KernelEmitter E;
+  BatchMatMulSpec S{65537, 2, 3, 2, DType::F32};
+  auto L = E.add(S);
+  REQUIRE(L);
+  REQUIRE(L->grid == std::array<uint32_t, 3>{1, 1, 32769});
+  analyzer::Program Prog = decodeOnly(E);
+  analyzer::Device D;
+  analyzer::LaunchConfig Cfg;
+  Cfg.grid = L->grid;
+  Cfg.block = L->block;
+  Cfg.ctaSubset = {0, 1, 20000, 32767, 32768}; // batches 0-3, 40000-1, 65534-5 and 65536
+  kernelref::Buffers Data;
+  for (const KernelParam &P : L->params) {
+    auto Base = D.allocate(paramRoleName(P.role), P.elements * 4);
+    REQUIRE(Base);
+    Cfg.args.push_back(analyzer::KernelArg::pointer(*Base));
+    if (P.role == ParamRole::Output)
+      continue;
+    Data[P.role] = kernelref::randomData(P.elements, 90 + uint32_t(P.role), -2, 2, DType::F32);
+    REQUIRE(D.write(*Base, toBytes(Data[P.role], DType::F32)));
+  }
+  analyzer::RunResult R = analyzer::runKernel(Prog, L->kernel, Cfg, D);
+  REQUIRE_MESSAGE(R.ok(), R.trap->str());
+  std::vector<float> Got = fromBytes(D.find("output")->data, DType::F32);
+  std::vector<double> Ref = kernelref::batchMatMul(S, Data);
+  REQUIRE(Got.size() == Ref.size());
+  size_t Wrong = 0;
+  for (uint64_t Batch = 0; Batch < S.batch; ++Batch) {
+    const uint64_t Cta = Batch / 2;
+    const bool Run = Cta == 0 || Cta == 1 || Cta == 20000 || Cta == 32767 || Cta == 32768;
+    for (uint64_t I = Batch * 4; I < Batch * 4 + 4; ++I)
+      Wrong += Run ? std::fabs(Got[I] - Ref[I]) > 1e-5 * std::max(1.0, std::fabs(Ref[I]))
+                   : Got[I] != 0.0f;
+  }
+  CHECK(Wrong == 0);
 }

@@ -1,47 +1,24 @@
 // Kernel generators: names, dedup, launch geometry, errors, LLVM verifier and ptxas acceptance.
 #include "KernelCases.h"
+#include "Ptxas.h"
 
 #include "corpus/KernelGen.h"
 
 #include <doctest/doctest.h>
 
 #include <array>
-#include <atomic>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <functional>
+#include <limits>
 #include <string>
 #include <thread>
-#include <unistd.h>
 #include <vector>
 
 using namespace corpus;
 using namespace kernelcases;
+using ptxastest::havePtxas;
+using ptxastest::ptxasErrors;
 
 namespace {
-
-/// Runs ptxas on `Ptx` for `Arch`; returns "" on success, else ptxas's output.
-std::string ptxasErrors(const std::string &Ptx, const std::string &Arch) {
-  static std::atomic<int> Counter{0};
-  auto Path =
-      std::filesystem::temp_directory_path() /
-      ("ptxcast_kernelgen_" + std::to_string(getpid()) + "_" + std::to_string(Counter++) + ".ptx");
-  std::ofstream(Path) << Ptx;
-  std::string Cmd =
-      std::string(PTXCAST_PTXAS) + " -arch=" + Arch + " " + Path.string() + " -o /dev/null 2>&1";
-  std::string Out;
-  FILE *Pipe = popen(Cmd.c_str(), "r");
-  REQUIRE(Pipe != nullptr);
-  std::array<char, 256> Buf;
-  while (fgets(Buf.data(), Buf.size(), Pipe))
-    Out += Buf.data();
-  int Rc = pclose(Pipe);
-  std::filesystem::remove(Path);
-  return Rc == 0 ? std::string() : "ptxas failed (" + std::to_string(Rc) + "): " + Out;
-}
-
-bool havePtxas() { return std::string(PTXCAST_PTXAS).size() > 0; }
 
 std::string ptxOf(const KernelEmitter &E, const std::string &Arch) {
   auto Ptx = E.emitPtx(Arch);
@@ -79,6 +56,110 @@ TEST_CASE("kernel names spell out the spec") {
   auto LS = E.add(SoftmaxSpec{1, 1000, DType::F16});
   REQUIRE(LS);
   CHECK(LS->kernel == "softmax_r1_c1000_f16");
+}
+
+TEST_CASE("batched matmul, layer norm and the elementwise ops: names, geometry, parameters") {
+  KernelEmitter E;
+  auto M = E.add(BatchMatMulSpec{12, 128, 64, 96, DType::F32});
+  REQUIRE(M);
+  CHECK(M->kernel == "bmm_b12_m128_n64_k96_f32");
+  CHECK(M->strategy == "bmm_gemm");
+  CHECK(M->grid == std::array<uint32_t, 3>{2, 2, 12}); // 64 x 64 tiles, batch on grid z
+  CHECK(M->block == std::array<uint32_t, 3>{16, 16, 1});
+  REQUIRE(M->params.size() == 3);
+  CHECK(M->params[0].role == ParamRole::Input);
+  CHECK(M->params[0].elements == 12 * 128 * 64);
+  CHECK(M->params[1].role == ParamRole::Input2);
+  CHECK(M->params[1].elements == 12 * 64 * 96);
+  CHECK(M->params[2].elements == 12 * 128 * 96);
+  // A small output: 16 x 16 tiles. 70000 batches: two per CTA on 35000 CTAs of grid z.
+  auto Small = E.add(BatchMatMulSpec{70000, 20, 5, 33, DType::F16});
+  REQUIRE(Small);
+  CHECK(Small->grid == std::array<uint32_t, 3>{3, 2, 35000});
+  auto Odd = E.add(BatchMatMulSpec{65537, 1, 3, 1, DType::F32});
+  REQUIRE(Odd);
+  CHECK(Odd->grid[2] == 32769); // ceil(65537 / 2); the last CTA has one batch
+  auto L = E.add(LayerNormSpec{8192, 768});
+  REQUIRE(L);
+  CHECK(L->kernel == "layernorm_r8192_c768_f32");
+  CHECK(L->strategy == "layernorm");
+  CHECK(L->grid == std::array<uint32_t, 3>{8192, 1, 1});
+  CHECK(L->block == std::array<uint32_t, 3>{256, 1, 1});
+  REQUIRE(L->params.size() == 4);
+  const ParamRole Ln[] = {ParamRole::Input, ParamRole::Weight, ParamRole::Bias, ParamRole::Output};
+  const uint64_t LnElems[] = {8192 * 768, 768, 768, 8192 * 768};
+  for (size_t I = 0; I < 4; ++I) {
+    CHECK(L->params[I].role == Ln[I]);
+    CHECK(L->params[I].elements == LnElems[I]);
+  }
+  auto Eps = E.add(LayerNormSpec{2, 10, 1e-6f, DType::F16});
+  REQUIRE(Eps);
+  CHECK(Eps->kernel == "layernorm_r2_c10_eps1em06_f16");
+  CHECK(Eps->block == std::array<uint32_t, 3>{32, 1, 1});
+  using Op = ElementwiseOp;
+  const ActivationKind None = ActivationKind::None;
+  auto G = E.add(ElementwiseSpec{Op::Activation, 1, 1, 300, ActivationKind::Gelu});
+  REQUIRE(G);
+  CHECK(G->kernel == "eltwise_act_e300_f32_gelu");
+  CHECK(G->strategy == "eltwise_activation");
+  auto D = E.add(ElementwiseSpec{Op::Div, 4, 1, 100, None});
+  REQUIRE(D);
+  CHECK(D->kernel == "eltwise_div_e400_f32");
+  CHECK(D->params.size() == 3);
+  auto P = E.add(ElementwiseSpec{Op::Pow, 4, 1, 100, None});
+  REQUIRE(P);
+  CHECK(P->strategy == "eltwise_pow");
+  auto AddS = E.add(ElementwiseSpec{Op::AddScalar, 1, 1, 100, None, DType::F32, -1.5f});
+  REQUIRE(AddS);
+  CHECK(AddS->kernel == "eltwise_adds_e100_sm1p5_f32");
+  CHECK(AddS->strategy == "eltwise_add_scalar");
+  REQUIRE(AddS->params.size() == 2); // input, output: the scalar is a constant
+  CHECK(AddS->params[1].role == ParamRole::Output);
+  auto PowS = E.add(ElementwiseSpec{Op::PowScalar, 1, 1, 100, None, DType::F32, 0.125f});
+  REQUIRE(PowS);
+  CHECK(PowS->kernel == "eltwise_pows_e100_s0p125_f32");
+  CHECK(PowS->strategy == "eltwise_pow_scalar");
+  auto MulS = E.add(ElementwiseSpec{Op::MulScalar, 1, 1, 100, None, DType::F32, 1e-7f});
+  REQUIRE(MulS);
+  CHECK(MulS->kernel == "eltwise_muls_e100_s1em07_f32");
+  auto DivS = E.add(ElementwiseSpec{Op::DivScalar, 1, 1, 100, None, DType::F32, 3.0f});
+  REQUIRE(DivS);
+  CHECK(DivS->strategy == "eltwise_div_scalar");
+  // Forcing 64-bit index arithmetic makes another kernel.
+  ConvSpec C = conv(1, 3, 8, 9, 7, 3, 1, 1);
+  C.index64 = true;
+  auto Wide = E.add(C);
+  REQUIRE(Wide);
+  CHECK(Wide->kernel == "conv_direct_n1_c3x8_h9w7_k3_s1_p1_f32_i64");
+  CHECK(E.verify().empty());
+}
+
+TEST_CASE("the new layers' malformed specs are errors") {
+  KernelEmitter E;
+  auto Z = E.add(BatchMatMulSpec{2, 0, 3, 4, DType::F32});
+  REQUIRE_FALSE(Z);
+  CHECK(Z.error().str() == "error: bmm: zero-sized dimension");
+  auto Eps = E.add(LayerNormSpec{2, 10, -1.0f, DType::F32});
+  REQUIRE_FALSE(Eps);
+  CHECK(Eps.error().str() == "error: layer norm: epsilon must be finite and not negative");
+  auto Div0 = E.add(
+      ElementwiseSpec{ElementwiseOp::DivScalar, 1, 1, 10, ActivationKind::None, DType::F32, 0.0f});
+  REQUIRE_FALSE(Div0);
+  CHECK(Div0.error().str() == "error: elementwise: division by the scalar 0");
+  auto Inf = E.add(ElementwiseSpec{ElementwiseOp::PowScalar, 1, 1, 10, ActivationKind::None,
+                                   DType::F32, std::numeric_limits<float>::infinity()});
+  REQUIRE_FALSE(Inf);
+  CHECK(Inf.error().str() == "error: elementwise: the scalar operand must be finite");
+  // Offsets inside one image stay 32-bit: an image of 2^31 elements or more is refused.
+  auto Big = E.add(conv(1, 3, 8, 27000, 27000, 3, 1, 1));
+  REQUIRE_FALSE(Big);
+  CHECK(Big.error().str() == "error: conv: an input image of 2187000000 elements exceeds 2^31 "
+                             "(offsets inside it are 32-bit)");
+  auto Row = E.add(SoftmaxSpec{2, 2147483648u, DType::F32});
+  REQUIRE_FALSE(Row);
+  CHECK(Row.error().str() ==
+        "error: softmax: a row of 2147483648 elements exceeds 2^31 (offsets inside it are 32-bit)");
+  CHECK(E.kernelCount() == 0);
 }
 
 TEST_CASE("the same spec is emitted once; different specs get different kernels") {
@@ -290,6 +371,21 @@ TEST_CASE("every strategy in f32 and f16 verifies and ptxas accepts it") {
   }
 }
 
+TEST_CASE("every strategy forced to 64-bit index arithmetic verifies and ptxas accepts it") {
+  for (DType T : {DType::F32, DType::F16}) {
+    KernelEmitter E;
+    for (const Case &C : wideCases(T)) {
+      auto L = addCase(E, C);
+      REQUIRE_MESSAGE(L, C.label << ": " << support::errorText(L));
+      CHECK_MESSAGE(L->kernel.substr(L->kernel.size() - 4) == "_i64", L->kernel);
+    }
+    CHECK(E.verify().empty());
+    std::string Ptx = ptxOf(E, "sm_90");
+    if (havePtxas())
+      CHECK(ptxasErrors(Ptx, "sm_90") == "");
+  }
+}
+
 TEST_CASE("realistic layer shapes assemble for every supported architecture") {
   KernelEmitter E;
   ConvSpec Stem = conv(1, 3, 32, 224, 224, 3, 2, 1);
@@ -322,6 +418,23 @@ TEST_CASE("generated PTX uses the intended instructions") {
        {"bar.sync", ".shared", "ld.shared.f32", "shfl.sync.down.b32", "shfl.sync.bfly.b32",
         "ex2.approx", "fma.rn.f32", "ld.global.nc", "cvt.f32.f16", ".reqntid 16, 16, 1"})
     CHECK_MESSAGE(Ptx.find(Needle) != std::string::npos, Needle);
+  // Layer norm: rsqrt.approx; pow: lg2.approx and ex2.approx; div: IEEE division; x^0.5: sqrt.
+  using Op = ElementwiseOp;
+  const ActivationKind None = ActivationKind::None;
+  auto Kernel = [](const char *Name, std::initializer_list<const char *> Needles, auto Spec) {
+    KernelEmitter K;
+    REQUIRE(K.add(Spec));
+    std::string Text = ptxOf(K, "sm_90");
+    for (const char *Needle : Needles)
+      CHECK_MESSAGE(Text.find(Needle) != std::string::npos, Name << ": " << Needle);
+  };
+  Kernel("layernorm", {"rsqrt.approx.f32", "shfl.sync.bfly.b32", "bar.sync"},
+         LayerNormSpec{4, 300});
+  Kernel("pow", {"lg2.approx.f32", "ex2.approx"}, ElementwiseSpec{Op::Pow, 1, 1, 64, None});
+  Kernel("div", {"div.rn.f32"}, ElementwiseSpec{Op::Div, 1, 1, 64, None});
+  Kernel("sqrt", {"sqrt.rn.f32"}, ElementwiseSpec{Op::PowScalar, 1, 1, 64, None, DType::F32, 0.5f});
+  Kernel("gelu", {"ex2.approx", "fma.rn.f32"},
+         ElementwiseSpec{Op::Activation, 1, 1, 64, ActivationKind::Gelu});
 }
 
 TEST_CASE("emission is deterministic and emitters on separate threads are independent") {

@@ -94,6 +94,8 @@ inline double activation(corpus::ActivationKind K, double X) {
     return X * Sigmoid(X);
   case ActivationKind::Tanh:
     return std::tanh(X);
+  case ActivationKind::Gelu:
+    return X * 0.5 * (1.0 + std::erf(X / std::sqrt(2.0)));
   }
   return X;
 }
@@ -204,23 +206,43 @@ inline std::vector<double> globalAvgPool(const corpus::ReduceSpec &S, const Buff
   return Out;
 }
 
-inline std::vector<double> elementwise(const corpus::ElementwiseSpec &S, const Buffers &B) {
+/// One element of an elementwise op: a (and b, a tensor's element or the scalar) -> value
+/// before the activation. Pow is std::pow (NaN for a negative base and a non-integer exponent).
+inline double elementwiseValue(const corpus::ElementwiseSpec &S, const Buffers &B, uint64_t I) {
   using corpus::ElementwiseOp;
-  const auto &A = B.at(ParamRole::Input);
-  std::vector<double> Out(A.size());
-  for (uint64_t I = 0; I < A.size(); ++I) {
-    double Y = A[I];
-    if (S.op == ElementwiseOp::Add)
-      Y += B.at(ParamRole::Input2)[I];
-    else if (S.op == ElementwiseOp::Mul)
-      Y *= B.at(ParamRole::Input2)[I];
-    else if (S.op == ElementwiseOp::ScaleChannels)
-      Y *= B.at(ParamRole::Input2)[I / S.spatial];
-    else if (S.op == ElementwiseOp::BatchNorm) // channel c = (I / spatial) mod channels
-      Y = Y * B.at(ParamRole::BnScale)[I / S.spatial % S.channels] +
-          B.at(ParamRole::BnShift)[I / S.spatial % S.channels];
-    Out[I] = activation(S.activation, Y);
+  const double A = B.at(ParamRole::Input)[I], C = S.scalar;
+  switch (S.op) {
+  case ElementwiseOp::Add:
+    return A + B.at(ParamRole::Input2)[I];
+  case ElementwiseOp::Mul:
+    return A * B.at(ParamRole::Input2)[I];
+  case ElementwiseOp::ScaleChannels:
+    return A * B.at(ParamRole::Input2)[I / S.spatial];
+  case ElementwiseOp::Activation:
+    return A;
+  case ElementwiseOp::BatchNorm: // channel c = (I / spatial) mod channels
+    return A * B.at(ParamRole::BnScale)[I / S.spatial % S.channels] +
+           B.at(ParamRole::BnShift)[I / S.spatial % S.channels];
+  case ElementwiseOp::Div:
+    return A / B.at(ParamRole::Input2)[I];
+  case ElementwiseOp::Pow:
+    return std::pow(A, double(B.at(ParamRole::Input2)[I]));
+  case ElementwiseOp::AddScalar:
+    return A + C;
+  case ElementwiseOp::MulScalar:
+    return A * C;
+  case ElementwiseOp::DivScalar:
+    return A / C;
+  case ElementwiseOp::PowScalar:
+    return std::pow(A, C);
   }
+  return A;
+}
+
+inline std::vector<double> elementwise(const corpus::ElementwiseSpec &S, const Buffers &B) {
+  std::vector<double> Out(B.at(ParamRole::Input).size());
+  for (uint64_t I = 0; I < Out.size(); ++I)
+    Out[I] = activation(S.activation, elementwiseValue(S, B, I));
   return Out;
 }
 
@@ -248,6 +270,41 @@ inline std::vector<double> softmax(const corpus::SoftmaxSpec &S, const Buffers &
       Sum += std::exp(Row[C] - Max);
     for (uint64_t C = 0; C < S.cols; ++C)
       Out[R * S.cols + C] = std::exp(Row[C] - Max) / Sum;
+  }
+  return Out;
+}
+
+/// torch.bmm: C[b] = A[b] x B[b], A [batch, m, n], B [batch, n, k], row-major.
+inline std::vector<double> batchMatMul(const corpus::BatchMatMulSpec &S, const Buffers &B) {
+  const auto &A = B.at(ParamRole::Input), &Bm = B.at(ParamRole::Input2);
+  std::vector<double> Out(size_t(S.batch) * S.m * S.k);
+  for (uint64_t N = 0; N < S.batch; ++N)
+    for (uint64_t R = 0; R < S.m; ++R)
+      for (uint64_t C = 0; C < S.k; ++C) {
+        double Acc = 0;
+        for (uint64_t I = 0; I < S.n; ++I)
+          Acc += double(A[(N * S.m + R) * S.n + I]) * Bm[(N * S.n + I) * S.k + C];
+        Out[(N * S.m + R) * S.k + C] = Acc;
+      }
+  return Out;
+}
+
+/// torch.nn.LayerNorm over each row: (x - mean) / sqrt(biased var + eps) * weight + bias.
+inline std::vector<double> layerNorm(const corpus::LayerNormSpec &S, const Buffers &B) {
+  const auto &In = B.at(ParamRole::Input), &W = B.at(ParamRole::Weight);
+  const auto &Bias = B.at(ParamRole::Bias);
+  std::vector<double> Out(In.size());
+  for (uint64_t R = 0; R < S.rows; ++R) {
+    const float *Row = &In[R * S.cols];
+    double Mean = 0, Var = 0;
+    for (uint64_t C = 0; C < S.cols; ++C)
+      Mean += Row[C];
+    Mean /= S.cols;
+    for (uint64_t C = 0; C < S.cols; ++C)
+      Var += (Row[C] - Mean) * (Row[C] - Mean);
+    const double Rstd = 1.0 / std::sqrt(Var / S.cols + S.epsilon);
+    for (uint64_t C = 0; C < S.cols; ++C)
+      Out[R * S.cols + C] = (Row[C] - Mean) * Rstd * W[C] + Bias[C];
   }
   return Out;
 }

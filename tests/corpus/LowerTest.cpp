@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <sstream>
@@ -93,6 +94,75 @@ TEST_CASE("lower: fused epilogues, launch order and arguments") {
     if (B.random)
       CHECK(Seeds.insert(B.seed).second);
   CHECK(*Seeds.begin() == 7);
+}
+
+TEST_CASE("lower: NeuSight's transformer operators, one launch each") {
+  NetworkBuilder B("ops");
+  LayerId A = B.input({12, 128, 64}, "a");
+  LayerId M = B.batchMatMul(A, B.input({12, 64, 96}, "b"));
+  LayerId L = B.layerNorm(M);
+  LayerId G = B.gelu(L);
+  LayerId D = B.divLayers(G, L);
+  LayerId P = B.powLayers(D, G);
+  LayerId S = B.addScalar(P, 0.25f);
+  S = B.mulScalar(S, 3.0f);
+  S = B.divScalar(S, 0.5f);
+  B.powScalar(S, 0.7f);
+  auto N = B.finish();
+  REQUIRE_MESSAGE(N, support::errorText(N));
+  Workload W = lowerOk(*N);
+  const char *Strategies[] = {"bmm_gemm",           "layernorm",          "eltwise_activation",
+                              "eltwise_div",        "eltwise_pow",        "eltwise_add_scalar",
+                              "eltwise_mul_scalar", "eltwise_div_scalar", "eltwise_pow_scalar"};
+  REQUIRE(W.launches.size() == std::size(Strategies));
+  for (size_t I = 0; I < W.launches.size(); ++I)
+    CHECK(W.launches[I].strategy == Strategies[I]);
+  const WorkloadLaunch &Bmm = W.launches[0];
+  CHECK(Bmm.kernel == "bmm_b12_m128_n64_k96_f32");
+  CHECK(Bmm.grid == std::array<uint32_t, 3>{2, 2, 12}); // 64x64 tiles of the 128 x 96 output
+  REQUIRE(Bmm.args.size() == 3);
+  CHECK(Bmm.args[0].buffer == "a");
+  CHECK(Bmm.args[1].buffer == "b");
+  CHECK(Bmm.macs == 12LL * 128 * 64 * 96);
+  auto Bytes = bufferBytes(W);
+  CHECK(Bytes[Bmm.args[2].buffer] == 12 * 128 * 96 * 4);
+  const WorkloadLaunch &Ln = W.launches[1];
+  CHECK(Ln.kernel == "layernorm_r1536_c96_f32");
+  REQUIRE(Ln.args.size() == 4); // input, weight (scale), bias (shift), output
+  CHECK(Ln.args[1].buffer == "layernorm_3.weight");
+  CHECK(Bytes[Ln.args[1].buffer] == 96 * 4);
+  CHECK(Bytes[Ln.args[2].buffer] == 96 * 4);
+  CHECK(W.launches[2].kernel == "eltwise_act_e147456_f32_gelu");
+  CHECK(W.launches[3].args.size() == 3);
+  CHECK(W.launches[5].kernel == "eltwise_adds_e147456_s0p25_f32");
+  CHECK(W.launches[5].args.size() == 2); // the scalar is a kernel constant
+  CHECK(W.launches[8].kernel == "eltwise_pows_e147456_s0p7_f32");
+}
+
+TEST_CASE("lower: a gelu after a dense layer is fused; div and pow keep their operand order") {
+  NetworkBuilder B("fused");
+  LayerId X = B.input({16, 32}, "x");
+  LayerId G = B.gelu(B.dense(X, 48));
+  LayerId Y = B.dense(X, 48);
+  B.powLayers(Y, G); // Y ^ G, not G ^ Y
+  auto N = B.finish();
+  REQUIRE(N);
+  Workload W = lowerOk(*N);
+  REQUIRE(W.launches.size() == 3);
+  CHECK(W.launches[0].kernel == "dense_m16_k32_n48_f32_bias_gelu");
+  CHECK(W.launches[2].strategy == "eltwise_pow");
+  CHECK(W.launches[2].args[0].buffer == W.launches[1].args.back().buffer); // the base
+  CHECK(W.launches[2].args[1].buffer == W.launches[0].args.back().buffer); // the exponent
+}
+
+TEST_CASE("lower: a tensor past 2^31 elements lowers with 64-bit index arithmetic") {
+  // VGG-16's first convolution at batch 1024: 1024 x 64 x 224 x 224 = 3.3e9 outputs.
+  auto N = buildZooModel("vgg16", ZooOptions{1024, 0});
+  REQUIRE(N);
+  Workload W = lowerOk(*N);
+  CHECK(W.launches[0].kernel == "conv_igemm_n1024_c3x64_h224w224_k3_s1_p1_f32_bias_relu_i64");
+  // The classifier's tensors are small: 32-bit.
+  CHECK(W.launches.back().kernel == "dense_m1024_k4096_n1000_f32_bias");
 }
 
 TEST_CASE("lower: f16 halves every buffer") {

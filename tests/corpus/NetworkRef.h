@@ -74,7 +74,13 @@ private:
       return activation(in(L, 0), std::get<corpus::ActivationAttrs>(L.attrs));
     case LayerKind::Add:
     case LayerKind::Mul:
-      return binary(L, L.kind == LayerKind::Mul);
+    case LayerKind::Div:
+    case LayerKind::Pow:
+      return binary(L);
+    case LayerKind::MatMul:
+      return matMul(L);
+    case LayerKind::LayerNorm:
+      return layerNorm(Id, L, std::get<corpus::LayerNormAttrs>(L.attrs));
     case LayerKind::MaxPool:
     case LayerKind::AvgPool:
       return pool(L, std::get<corpus::PoolAttrs>(L.attrs), L.kind == LayerKind::MaxPool);
@@ -187,14 +193,37 @@ private:
       case corpus::ActKind::Tanh:
         V = std::tanh(V);
         break;
+      case corpus::ActKind::Gelu:
+        V = V * 0.5 * (1.0 + std::erf(V / std::sqrt(2.0)));
+        break;
       }
       Y[I] = V;
     }
     return Y;
   }
 
-  /// Numpy broadcasting over up to 4 dimensions.
-  Tensor binary(const corpus::Layer &L, bool Mul) {
+  static double apply(corpus::LayerKind Kind, double A, double B) {
+    switch (Kind) {
+    case corpus::LayerKind::Mul:
+      return A * B;
+    case corpus::LayerKind::Div:
+      return A / B;
+    case corpus::LayerKind::Pow:
+      return std::pow(A, B);
+    default:
+      return A + B;
+    }
+  }
+
+  /// Add / Mul / Div / Pow with numpy broadcasting over up to 4 dimensions, or with a scalar.
+  Tensor binary(const corpus::Layer &L) {
+    const auto &Attrs = std::get<corpus::EltwiseAttrs>(L.attrs);
+    if (Attrs.scalar) {
+      Tensor Y = in(L, 0);
+      for (double &V : Y)
+        V = apply(L.kind, V, *Attrs.scalar);
+      return Y;
+    }
     assert(L.inputs.size() == 2 && "constant operands are not modelled by the reference");
     const Tensor &A = in(L, 0), &B = in(L, 1);
     const corpus::Shape &SA = inShape(L, 0), &SB = inShape(L, 1), &SY = L.shape;
@@ -211,7 +240,40 @@ private:
         IA = IA * DA[I] + (DA[I] == 1 ? 0 : Idx[I]);
         IB = IB * DB[I] + (DB[I] == 1 ? 0 : Idx[I]);
       }
-      Y[Lin] = Mul ? A[IA] * B[IB] : A[IA] + B[IB];
+      Y[Lin] = apply(L.kind, A[IA], B[IB]);
+    }
+    return Y;
+  }
+
+  /// [..., m, n] x [..., n, k]: one matrix product per leading index.
+  Tensor matMul(const corpus::Layer &L) {
+    const Tensor &A = in(L, 0), &B = in(L, 1);
+    const corpus::Shape &SA = inShape(L, 0);
+    const int64_t M = SA[SA.size() - 2], N = SA.back(), K = L.shape.back();
+    const int64_t Batch = static_cast<int64_t>(A.size()) / (M * N);
+    Tensor Y(static_cast<size_t>(Batch * M * K), 0.0);
+    for (int64_t b = 0; b < Batch; ++b)
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < K; ++j)
+          for (int64_t n = 0; n < N; ++n)
+            Y[(b * M + i) * K + j] += A[(b * M + i) * N + n] * B[(b * N + n) * K + j];
+    return Y;
+  }
+
+  /// Over the last dimension: (x - mean) / sqrt(biased variance + eps) * weight + bias.
+  Tensor layerNorm(corpus::LayerId Id, const corpus::Layer &L, const corpus::LayerNormAttrs &A) {
+    const Tensor &X = in(L, 0);
+    const Tensor &W = Params(Id, "weight"), &Bias = Params(Id, "bias");
+    const int64_t H = L.shape.back(), Rows = static_cast<int64_t>(X.size()) / H;
+    Tensor Y(X.size());
+    for (int64_t r = 0; r < Rows; ++r) {
+      double Mean = 0, Var = 0;
+      for (int64_t h = 0; h < H; ++h)
+        Mean += X[r * H + h] / static_cast<double>(H);
+      for (int64_t h = 0; h < H; ++h)
+        Var += (X[r * H + h] - Mean) * (X[r * H + h] - Mean) / static_cast<double>(H);
+      for (int64_t h = 0; h < H; ++h)
+        Y[r * H + h] = (X[r * H + h] - Mean) / std::sqrt(Var + A.epsilon) * W[h] + Bias[h];
     }
     return Y;
   }

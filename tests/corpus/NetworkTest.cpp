@@ -91,6 +91,60 @@ TEST_CASE("network: broadcasting add/mul (squeeze-excitation scaling)") {
         "error: layer 'one' (add): expects two inputs, got 1");
 }
 
+TEST_CASE("network: div and pow of two layers, scalar operands, layer norm, gelu") {
+  Network N("t");
+  LayerId X = must(N.addInput("x", {8192, 768}));
+  LayerId Y = must(N.addInput("y", {8192, 768}));
+  LayerId D = must(N.add("d", LayerKind::Div, {X, Y}, EltwiseAttrs{}));
+  LayerId P = must(N.add("p", LayerKind::Pow, {D, Y}, EltwiseAttrs{}));
+  CHECK(N.layer(P).shape == Shape{8192, 768});
+  // A Python float operand: one input, same shape, no parameters and no MACs.
+  LayerId S = must(N.add("s", LayerKind::Pow, {P}, EltwiseAttrs{std::nullopt, 0.5f}));
+  CHECK(N.layer(S).shape == Shape{8192, 768});
+  CHECK(N.layer(S).params == 0);
+  CHECK(N.layer(S).macs == 0);
+  CHECK(errorOf(N.add("two", LayerKind::Add, {X, Y}, EltwiseAttrs{std::nullopt, 1.0f})) ==
+        "error: layer 'two' (add): expects one input besides its constant operand, got 2");
+  CHECK(errorOf(N.add("both", LayerKind::Mul, {X}, EltwiseAttrs{Shape{768}, 1.0f})) ==
+        "error: layer 'both' (mul): has both a constant tensor and a scalar operand");
+  // LayerNorm(768): a scale and a shift per feature.
+  LayerId L = must(N.add("ln", LayerKind::LayerNorm, {S}, LayerNormAttrs{}));
+  CHECK(N.layer(L).shape == Shape{8192, 768});
+  CHECK(N.layer(L).params == 2 * 768);
+  CHECK(std::get<LayerNormAttrs>(N.layer(L).attrs).epsilon == 1e-5f);
+  LayerId G = must(N.add("g", LayerKind::Activation, {L}, ActivationAttrs{ActKind::Gelu}));
+  CHECK(actKindName(ActKind::Gelu) == "gelu");
+  CHECK(layerKindName(N.layer(G).kind) == "activation");
+  CHECK(layerKindName(LayerKind::Pow) == "pow");
+}
+
+TEST_CASE("network: batched matmul shapes, MACs and errors") {
+  Network N("t");
+  LayerId A = must(N.addInput("a", {12, 128, 64}));
+  LayerId B = must(N.addInput("b", {12, 64, 256}));
+  LayerId C = must(N.add("c", LayerKind::MatMul, {A, B}, MatMulAttrs{}));
+  CHECK(N.layer(C).shape == Shape{12, 128, 256});
+  CHECK(N.layer(C).macs == 12LL * 128 * 64 * 256);
+  CHECK(N.layer(C).params == 0);
+  // Any equal leading dimensions (batch x heads), and plain 2-d matrices.
+  LayerId A4 = must(N.addInput("a4", {2, 3, 5, 7}));
+  LayerId B4 = must(N.addInput("b4", {2, 3, 7, 4}));
+  CHECK(N.layer(must(N.add("c4", LayerKind::MatMul, {A4, B4}, MatMulAttrs{}))).shape ==
+        Shape{2, 3, 5, 4});
+  LayerId A2 = must(N.addInput("a2", {5, 7}));
+  LayerId B2 = must(N.addInput("b2", {7, 3}));
+  LayerId C2 = must(N.add("c2", LayerKind::MatMul, {A2, B2}, MatMulAttrs{}));
+  CHECK(N.layer(C2).shape == Shape{5, 3});
+  CHECK(N.layer(C2).macs == 5 * 7 * 3);
+  CHECK(errorOf(N.add("k", LayerKind::MatMul, {A, A}, MatMulAttrs{})) ==
+        "error: layer 'k' (matmul): cannot multiply [12,128,64] by [12,128,64]");
+  CHECK(errorOf(N.add("r", LayerKind::MatMul, {A, B2}, MatMulAttrs{})) ==
+        "error: layer 'r' (matmul): expects two inputs of the same rank >= 2, got [12,128,64] "
+        "and [7,3]");
+  CHECK(errorOf(N.add("one", LayerKind::MatMul, {A}, MatMulAttrs{})) ==
+        "error: layer 'one' (matmul): expects two inputs, got 1");
+}
+
 TEST_CASE("network: pooling floor and ceil modes") {
   Network N("t");
   LayerId X = must(N.addInput("x", {1, 8, 112, 112}));
@@ -146,6 +200,26 @@ TEST_CASE("network: TensorFlow SAME padding") {
   CHECK(samePadding(224, 7, 2) == std::pair<int64_t, int64_t>{2, 3}); // out 112: 222+7-224 = 5
   CHECK(samePadding(14, 5, 1) == std::pair<int64_t, int64_t>{2, 2});
   CHECK(samePadding(14, 1, 2) == std::pair<int64_t, int64_t>{0, 0});
+}
+
+TEST_CASE("builder: one call per NeuSight operator") {
+  NetworkBuilder B("ops");
+  LayerId X = B.input({4, 16}, "x");
+  LayerId Y = B.input({4, 16}, "y");
+  LayerId L = B.layerNorm(B.gelu(X));
+  LayerId D = B.powLayers(B.divLayers(L, Y), Y);
+  LayerId S = B.powScalar(B.divScalar(B.mulScalar(B.addScalar(D, 0.5f), 2.0f), 3.0f), 0.7f);
+  LayerId A = B.input({3, 5, 6}, "a");
+  LayerId M = B.batchMatMul(A, B.input({3, 6, 2}, "b"));
+  auto N = B.finish();
+  REQUIRE_MESSAGE(N, support::errorText(N));
+  CHECK(N->layer(L).kind == LayerKind::LayerNorm);
+  CHECK(N->layer(D).kind == LayerKind::Pow);
+  CHECK(N->layer(S).kind == LayerKind::Pow);
+  CHECK(std::get<EltwiseAttrs>(N->layer(S).attrs).scalar == 0.7f);
+  CHECK(N->layer(N->layer(S).inputs[0]).kind == LayerKind::Div);
+  CHECK(N->layer(M).shape == Shape{3, 5, 2});
+  CHECK(N->layer(M).kind == LayerKind::MatMul);
 }
 
 TEST_CASE("builder: keeps the first error and names layers") {

@@ -37,6 +37,8 @@ std::string writeActivation(OnnxWriter &W, const Layer &L, const std::string &X)
     setFloat(N, "beta", A.beta);
     return out(N);
   }
+  case ActKind::Gelu: // no zoo model has one (and ONNX has no Gelu before opset 20)
+    break;
   }
   FAIL("unhandled activation");
   return "";

@@ -159,6 +159,29 @@ TEST_CASE("onnx: MatMul+Add, HardSigmoid*x, Reshape, Concat, Pad, Softmax, Dropo
   CHECK(N.layer(8).shape == Shape{1, 10});
 }
 
+TEST_CASE("onnx: MatMul of two activations is a batched matmul; of a 2-d weight, dense") {
+  // Attention scores and context: q [2,4,8] x kt [2,8,4] (both graph inputs: kt, of rank 3 at
+  // MatMul's weight position, is an activation), softmax, x v [2,4,8] (a Relu's output).
+  OnnxWriter W(13);
+  W.input("q", {2, 4, 8});
+  W.input("kt", {2, 8, 4});
+  W.input("v", {2, 4, 8});
+  std::string S = unary(W, "Softmax", binary(W, "MatMul", "q", "kt"));
+  std::string C = binary(W, "MatMul", S, unary(W, "Relu", "v"));
+  W.output(out(W.node("MatMul", {C, W.weight({8, 5})}))); // a weight: dense, [2,4,5]
+  Network N = import(W);
+  std::vector<std::string> Kinds;
+  for (const Layer &L : N.layers())
+    Kinds.push_back(std::string(layerKindName(L.kind)));
+  CHECK(Kinds == std::vector<std::string>{"input", "input", "input", "matmul", "softmax",
+                                          "activation", "matmul", "dense"});
+  CHECK(N.layer(3).shape == Shape{2, 4, 4});
+  CHECK(N.layer(3).macs == 2 * 4 * 8 * 4);
+  CHECK(N.layer(6).shape == Shape{2, 4, 8});
+  CHECK(N.layer(7).shape == Shape{2, 4, 5});
+  CHECK(N.layer(7).params == 8 * 5);
+}
+
 TEST_CASE("onnx: opset 10 forms (attribute pads and clip bounds, Constant, softmax axis 1)") {
   OnnxWriter W(10);
   W.input("x", {1, 2, 4, 4});

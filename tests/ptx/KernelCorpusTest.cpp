@@ -1,4 +1,4 @@
-// The test-kernel corpus (tests/kernels, compiled by nvcc 13 for sm_75/sm_90 and by llc-19):
+// The test-kernel corpus (tests/kernels, compiled by nvcc 13 for sm_75/sm_80/sm_90 and by llc-19):
 // every file is there, ptxas accepts it, it parses, it has the kernels its source defines, and
 // the static instruction mix shows what each source exercises (facts read off the CUDA source).
 #include "ptx/Parser.h"
@@ -35,6 +35,9 @@ const std::map<std::string, std::vector<std::string>> &corpus() {
       {"reduction", {"reduce_sum"}},
       {"scan", {"inclusive_scan_block"}},
       {"softmax", {"softmax_rows"}},
+      {"tensor_mma", {"mma_f16", "mma_bf16", "mma_tf32", "mma_s8"}},
+      {"tensor_wmma",
+       {"wmma_f16", "wmma_s8", "wmma_f16_acc16_m32n8", "wmma_u8_m8n32", "wmma_bf16", "wmma_tf32"}},
   };
   return Files;
 }
@@ -54,12 +57,15 @@ std::string kernelPath(const std::string &Name) {
   return std::string(PTXCAST_KERNEL_DIR) + "/" + Name;
 }
 
-/// Every compiled file name: NAME.sm_75.ptx / NAME.sm_90.ptx (nvcc) and NAME.llc.ptx (llc-19).
+/// The architectures nvcc compiles every tests/kernels/*.cu for (tests/CMakeLists.txt).
+constexpr const char *NvccArchs[] = {"sm_75", "sm_80", "sm_90"};
+
+/// Every compiled file name: NAME.ARCH.ptx (nvcc) and NAME.llc.ptx (llc-19).
 std::vector<std::string> allFiles() {
   std::vector<std::string> Names;
   if (haveNvcc())
     for (const auto &[Name, Fns] : corpus())
-      for (const char *Arch : {"sm_75", "sm_90"})
+      for (const char *Arch : NvccArchs)
         Names.push_back(Name + "." + Arch + ".ptx");
   for (const auto &[Name, Fns] : llcCorpus())
     Names.push_back(Name + ".llc.ptx");
@@ -146,7 +152,10 @@ TEST_CASE("corpus: ptxas accepts every kernel") {
   }
   for (const std::string &File : allFiles()) {
     CAPTURE(File);
-    std::string Arch = File.find("sm_75") != std::string::npos ? "sm_75" : "sm_90";
+    std::string Arch = "sm_90"; // llc output targets sm_90; nvcc output is NAME.ARCH.ptx
+    for (const char *A : NvccArchs)
+      if (File.find(A) != std::string::npos)
+        Arch = A;
     std::string Cmd = std::string(PTXCAST_PTXAS) + " -arch=" + Arch + " -o /dev/null " +
                       kernelPath(File) + " > /dev/null 2>&1";
     CHECK(std::system(Cmd.c_str()) == 0);
@@ -159,10 +168,21 @@ TEST_CASE("corpus: the instruction mix shows what each source exercises") {
     MESSAGE("skipped: no nvcc");
     return;
   }
-  for (const char *Arch : {"sm_75", "sm_90"}) {
+  for (const char *Arch : NvccArchs) {
     CAPTURE(Arch);
     auto Mod = [&](const char *Name) { return load(std::string(Name) + "." + Arch + ".ptx"); };
-    ptx::Module M = Mod("reduction");
+    ptx::Module M = Mod("tensor_wmma");
+    CHECK(count(function(M, "wmma_f16"), C::Tensor) > 0); // wmma.load/mma/store
+    CHECK(count(function(M, "wmma_s8"), C::Tensor) > 0);
+    if (std::string(Arch) != "sm_75") { // mma.sync on bf16/tf32, ldmatrix and cp.async: sm_80+
+      CHECK(count(function(M, "wmma_tf32"), C::Convert) > 0); // cvt.rna.tf32.f32
+      M = Mod("tensor_mma"); // per mma.sync (nvcc unrolls the k loop):
+      const ptx::Function &F16 = function(M, "mma_f16");
+      CHECK(count(F16, C::Tensor) > 0);
+      CHECK(count(F16, C::LdShared) == 2 * count(F16, C::Tensor)); // ldmatrix .x4, .x2.trans
+      CHECK(count(F16, C::LdGlobal) == 3 * count(F16, C::Tensor)); // three cp.async copies
+    }
+    M = Mod("reduction");
     CHECK(count(function(M, "reduce_sum"), C::Warp) > 0); // __shfl_down_sync
     CHECK(count(function(M, "reduce_sum"), C::Barrier) == 1);
     CHECK(count(function(M, "reduce_sum"), C::StShared) > 0);

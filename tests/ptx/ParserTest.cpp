@@ -107,6 +107,41 @@ TEST_CASE(".reg declarations: ranges, several names, vector registers") {
   CHECK(F.regs[4] == RegDecl{Type::F32, 4, "%v", 0});
 }
 
+TEST_CASE("a type fused to the state space parses like the spaced form (.param.u64, .reg.v4.u16)") {
+  Module Fused = parseOk(Header + ".func (.reg.u32 r) f(.param.u64 p, .reg.b32 a)\n{\n"
+                                  ".reg.u64 %rd<2>;\n.reg.v4.u16 v;\n.local.align 8 .b8 l[8];\n"
+                                  "ld.param.u64 %rd1, [p];\nmov.u16 v.x, 1;\nret;\n}\n"
+                                  ".global.u32 g;\n");
+  Module Spaced = parseOk(Header + ".func (.reg .u32 r) f(.param .u64 p, .reg .b32 a)\n{\n"
+                                   ".reg .u64 %rd<2>;\n.reg .v4 .u16 v;\n.local .align 8 .b8 l[8];\n"
+                                   "ld.param.u64 %rd1, [p];\nmov.u16 v.x, 1;\nret;\n}\n"
+                                   ".global .u32 g;\n");
+  CHECK(Fused == Spaced);
+  const Function &F = Fused.functions[0];
+  CHECK(F.regs[1] == RegDecl{Type::U16, 4, "v", 0});
+  CHECK(F.params[1].space == StateSpace::Reg);
+  // `v.x` names a component of the vector register `v` (declared without a %).
+  CHECK(F.blocks[0].instrs[1].operands[0].kind == K::Register);
+  CHECK(F.blocks[0].instrs[1].operands[0].name == "v.x");
+}
+
+TEST_CASE("symbol and register offsets as operands: mov.u64 %rd1, sym+4 / temp+1 / sym-8") {
+  Module M = parseOk(Header + ".global .u32 sym[4];\n.entry k()\n{\n.reg .u64 temp, %rd<3>;\n"
+                              "mov.u64 %rd1, sym+4;\nmov.u64 %rd2, temp+1;\nmov.u64 %rd1, sym-8;\n"
+                              "mov.u64 %rd1, sym+-8;\nmov.u32 %rd1, WARP_SZ;\nret;\n}\n");
+  const auto &Is = M.functions[0].blocks[0].instrs;
+  CHECK((Is[0].operands[1].kind == K::Symbol && Is[0].operands[1].value == 4));
+  CHECK((Is[1].operands[1].kind == K::Register && Is[1].operands[1].name == "temp" &&
+         Is[1].operands[1].value == 1));
+  CHECK(Is[2].operands[1].value == -8);
+  CHECK(Is[3].operands[1] == Is[2].operands[1]);
+  CHECK((Is[4].operands[1].kind == K::Symbol && Is[4].operands[1].name == "WARP_SZ"));
+  support::Expected<Module> Bad =
+      parseModule(Header + ".entry k()\n{\n.reg .u64 %rd1;\nmov.u64 %rd1, %rd1+1.5;\n}\n", "t.ptx");
+  REQUIRE_FALSE(Bad);
+  CHECK(Bad.error().str() == "t.ptx:7:20: error: offset must be an integer");
+}
+
 TEST_CASE("kernel attributes become Function::directives") {
   Module M = parseOk(Header + ".entry k()\n.reqntid 256, 1, 1\n.maxntid 256\n.minnctapersm 2\n"
                               ".maxnreg 32\n.explicitcluster\n.reqnctapercluster 2, 1, 1\n"

@@ -28,7 +28,7 @@ OJson bytesPerSpace(const std::array<uint64_t, analyzer::NumMemSpaces> &B) {
 } // namespace
 
 OJson profileCounters(const analyzer::KernelProfile &P) {
-  return {
+  OJson J = {
       {"thread_instructions", classCounts(P.threadInstructions, P.threadInstructionsTotal())},
       {"warp_instructions", classCounts(P.warpInstructions, P.warpInstructionsTotal())},
       {"branches",
@@ -48,6 +48,9 @@ OJson profileCounters(const analyzer::KernelProfile &P) {
       {"bytes_loaded", bytesPerSpace(P.loadBytes)},
       {"bytes_stored", bytesPerSpace(P.storeBytes)},
       {"barrier_syncs", P.barrierSyncs}};
+  if (P.tensorMacs) // only tensor-core kernels have the key: other outputs keep their bytes
+    J["tensor_macs"] = P.tensorMacs;
+  return J;
 }
 
 OJson profileResources(const analyzer::KernelProfile &P) {

@@ -8,7 +8,8 @@
 namespace ptxcast {
 
 /// A launch's counters: thread_instructions and warp_instructions (every class plus "total"),
-/// branches, global, shared, bytes_loaded, bytes_stored, barrier_syncs — in that order.
+/// branches, global, shared, bytes_loaded, bytes_stored, barrier_syncs — in that order; then
+/// tensor_macs (tensor-core multiply-adds) when it is not 0.
 nlohmann::ordered_json profileCounters(const analyzer::KernelProfile &P);
 
 /// A launch's kernel resources, estimated from the PTX (ptx::estimateResources):

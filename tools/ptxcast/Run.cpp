@@ -52,6 +52,8 @@ void printText(const analyzer::KernelProfile &P, size_t Index) {
              P.globalAtomicRequests);
   fmt::print("  shared: {} loads, {} stores, {} bank conflicts\n", P.sharedLoadRequests,
              P.sharedStoreRequests, P.sharedBankConflicts);
+  if (P.tensorMacs)
+    fmt::print("  tensor cores: {} multiply-adds\n", P.tensorMacs);
 }
 
 int runRun(const RunOptions &Opts) {

@@ -60,6 +60,10 @@ struct KernelProfile {
 
   uint64_t barrierSyncs = 0; ///< CTA-wide barrier completions (bar.sync released)
 
+  /// Multiply-adds performed by tensor-core instructions (mma, wmma.mma): m*n*k per warp
+  /// execution (four m8n8k4 products for mma.m8n8k4 with .f16), for the GPU's tensor rate.
+  uint64_t tensorMacs = 0;
+
   uint64_t warpInstructionsTotal() const;
   uint64_t threadInstructionsTotal() const;
   /// Adds every counter of `O` (kernel name, geometry and resource estimates are kept).

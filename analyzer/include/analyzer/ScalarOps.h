@@ -90,6 +90,20 @@ uint32_t packF16x2(float A, float B, Round R = Round::Rn, bool SatFinite = false
 uint32_t packBf16x2(float A, float B, Round R = Round::Rn, bool SatFinite = false,
                     bool Relu = false);
 
+// --- fp8: .e4m3 and .e5m2 (PTX ISA 5.2.5.3 alternate floating-point formats) -----------------
+// e4m3: bias 7, no infinities, S.1111.111 is NaN, largest 448. e5m2: bias 15, IEEE-style with
+// infinities, largest 57344. Subnormals in both.
+
+/// fp8 bits -> f32, exact (NaN -> the canonical f32 NaN).
+float e4m3ToF32(uint8_t B);
+float e5m2ToF32(uint8_t B);
+/// f32 -> fp8 rounded to nearest even (cvt.rn{.satfinite}{.relu}.e4m3x2/.e5m2x2 per element).
+/// `SatFinite`: infinities and overflow give the largest finite value of that sign; without it
+/// overflow gives e5m2's infinity and e4m3's NaN (it has no infinity). NaN -> 0x7f. `Relu`:
+/// negative results (and -0) -> +0.
+uint8_t f32ToE4m3(float X, bool SatFinite = true, bool Relu = false);
+uint8_t f32ToE5m2(float X, bool SatFinite = true, bool Relu = false);
+
 // --- f32 / f64 conversions (cvt, PTX ISA 9.7.9)
 // -------------------------------------------------
 
@@ -416,13 +430,13 @@ template <class T> inline WithCarry<T> addCarry(T A, T B, bool CarryIn) {
   U S2 = S1 + U(CarryIn);
   return {static_cast<T>(S2), S1 < U(A) || S2 < S1};
 }
-/// sub.cc / subc{.cc}: a - (b + borrowIn); carry = borrow-out (1 when the unsigned subtraction
-/// wraps), which is what subc consumes.
-template <class T> inline WithCarry<T> subBorrow(T A, T B, bool BorrowIn) {
+/// sub.cc / subc{.cc}: a + ~b + carryIn, carry = its unsigned carry-out. The PTX ISA (9.7.2.3,
+/// 9.7.2.4) writes subc as `a - (b + CC.CF)` with CC.CF a "borrow"; NVIDIA GPUs keep NOT-borrow
+/// in CC.CF (the carry-out of a + ~b + 1) and compute subc as a + ~b + CC.CF, so sub.cc is
+/// subCarry(a, b, true) and mixed add/sub chains match the hardware (docs/semantics.md).
+template <class T> inline WithCarry<T> subCarry(T A, T B, bool CarryIn) {
   using U = std::make_unsigned_t<T>;
-  U D1 = U(A) - U(B);
-  U D2 = D1 - U(BorrowIn);
-  return {static_cast<T>(D2), U(A) < U(B) || D1 < U(BorrowIn)};
+  return addCarry(A, static_cast<T>(U(~U(B))), CarryIn);
 }
 /// mad{c}.lo/.hi{.cc}.{s,u}{32,64}: lo/hi(a*b) + c + carryIn with carry-out.
 template <class T> inline WithCarry<T> madCarry(T A, T B, T C, bool Hi, bool CarryIn) {

@@ -31,8 +31,24 @@ public:
   LayerId relu6(LayerId X) { return activation(X, ActKind::Clip, 0.0f, 6.0f); }
   LayerId swish(LayerId X) { return activation(X, ActKind::Swish); }
   LayerId sigmoid(LayerId X) { return activation(X, ActKind::Sigmoid); }
+  LayerId tanh(LayerId X) { return activation(X, ActKind::Tanh); }
+  /// torch.nn.GELU() (the erf form).
+  LayerId gelu(LayerId X) { return activation(X, ActKind::Gelu); }
+  /// Elementwise ops on two layers (numpy broadcasting).
   LayerId addLayers(LayerId A, LayerId B);
   LayerId mulLayers(LayerId A, LayerId B);
+  LayerId divLayers(LayerId A, LayerId B);
+  LayerId powLayers(LayerId A, LayerId B);
+  /// Elementwise ops of a layer and a number (torch.add(x, 0.5), x * 0.5, x / 0.5, x ** 0.5).
+  LayerId addScalar(LayerId X, float Scalar);
+  LayerId mulScalar(LayerId X, float Scalar);
+  LayerId divScalar(LayerId X, float Scalar);
+  LayerId powScalar(LayerId X, float Scalar);
+  /// torch.bmm / torch.matmul of two layers: [b, m, n] x [b, n, k] -> [b, m, k] (any equal
+  /// leading dimensions).
+  LayerId batchMatMul(LayerId A, LayerId B);
+  /// torch.nn.LayerNorm(last dimension) with learned scale and shift.
+  LayerId layerNorm(LayerId X, float Epsilon = 1e-5f);
   /// Square pooling window with symmetric padding.
   LayerId maxPool(LayerId X, int64_t Kernel, int64_t Stride, int64_t Pad = 0);
   /// Max pooling with TensorFlow "SAME" padding.

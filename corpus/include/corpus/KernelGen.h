@@ -1,5 +1,9 @@
 // Kernel generators: CNN layers with fused epilogues -> LLVM IR (IRBuilder) -> O3 -> PTX (NVPTX).
 // Every kernel is specialised to its shapes (no scalar parameters); see docs/lowering.md.
+//
+// Index arithmetic is 32-bit unless a tensor the kernel touches has 2^31 elements or more (or the
+// spec's `index64` asks for it): then offsets across images, rows and planes are 64-bit (offsets
+// inside one image, plane or row stay 32-bit) and the kernel's name ends in `_i64`.
 #pragma once
 
 #include "corpus/DType.h"
@@ -27,7 +31,8 @@ enum class ActivationKind : uint8_t {
   HardSigmoid,
   HardSwish,
   Swish,
-  Tanh
+  Tanh,
+  Gelu ///< PyTorch's default (erf) form: x * 0.5 * (1 + erf(x / sqrt 2))
 };
 
 /// Where a residual tensor is added: before the activation (ResNet) or after it.
@@ -62,6 +67,7 @@ struct ConvSpec {
   DType dtype = DType::F32;
   Epilogue epilogue;
   ConvStrategy strategy = ConvStrategy::Auto;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
 
   uint32_t outHeight() const; ///< 0 when the window does not fit
   uint32_t outWidth() const;
@@ -75,6 +81,16 @@ struct GemmSpec {
   uint32_t rows = 1, inFeatures = 0, outFeatures = 0;
   DType dtype = DType::F32;
   Epilogue epilogue;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+};
+
+/// Batched matrix product, torch.bmm: C[b] = A[b] x B[b] with A [batch, m, n], B [batch, n, k]
+/// and C [batch, m, k], all row-major. One launch of the tiled GEMM with the batch on grid z
+/// (several batches per CTA beyond 65535); no epilogue.
+struct BatchMatMulSpec {
+  uint32_t batch = 1, m = 0, n = 0, k = 0;
+  DType dtype = DType::F32;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
 };
 
 enum class PoolKind : uint8_t { Max, Avg };
@@ -93,6 +109,7 @@ struct PoolSpec {
   /// the input or its leading padding); windows hanging past the end ignore the missing rows.
   bool ceilMode = false;
   DType dtype = DType::F32;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
 
   uint32_t outHeight() const;
   uint32_t outWidth() const;
@@ -104,6 +121,7 @@ struct ReduceSpec {
   uint32_t batch = 1, channels = 0, spatial = 0;
   DType dtype = DType::F32;
   Epilogue epilogue;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
 };
 
 enum class ElementwiseOp : uint8_t {
@@ -111,16 +129,24 @@ enum class ElementwiseOp : uint8_t {
   Mul,           ///< out = a * b
   ScaleChannels, ///< out = a * b[n * channels + c] (a is [batch, channels, spatial])
   Activation,    ///< out = act(a)
-  BatchNorm      ///< out = a * bnScale[c] + bnShift[c] (inference BN not after a conv/dense)
+  BatchNorm,     ///< out = a * bnScale[c] + bnShift[c] (inference BN not after a conv/dense)
+  Div,           ///< out = a / b (IEEE division)
+  Pow,           ///< out = a^b (ex2(b * lg2 |a|), PyTorch's signs for a < 0)
+  AddScalar,     ///< out = a + scalar
+  MulScalar,     ///< out = a * scalar
+  DivScalar,     ///< out = a * (1 / scalar), as PyTorch divides by a CPU scalar
+  PowScalar      ///< out = a^scalar with PyTorch's special exponents (0.5: sqrt, 2: a * a, ...)
 };
 
 /// Standalone elementwise kernel over a [batch, channels, spatial] tensor; the activation is
-/// applied last for every op.
+/// applied last for every op. The scalar ops take `scalar` as a kernel constant.
 struct ElementwiseSpec {
   ElementwiseOp op = ElementwiseOp::Add;
   uint32_t batch = 1, channels = 1, spatial = 0;
   ActivationKind activation = ActivationKind::None;
   DType dtype = DType::F32;
+  float scalar = 0;     ///< the second operand of AddScalar ... PowScalar
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
 };
 
 /// Most inputs one concatenation launch copies: PyTorch's CAT_ARRAY_BATCH_SIZE
@@ -139,6 +165,7 @@ struct ConcatSpec {
   uint32_t channelOffset = 0;     ///< output channel of this launch's first input
   uint32_t spatial = 0;
   DType dtype = DType::F32;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
 };
 
 /// The launches of a channel concatenation of inputs with `Channels` channels each (in order):
@@ -150,6 +177,17 @@ std::vector<ConcatSpec> planConcat(uint32_t Batch, const std::vector<uint32_t> &
 struct SoftmaxSpec {
   uint32_t rows = 1, cols = 0;
   DType dtype = DType::F32;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+};
+
+/// Layer normalisation over the last (contiguous) axis of a [rows, cols] tensor with a learned
+/// scale (Weight) and shift (Bias) of `cols` elements each, torch.nn.LayerNorm(cols):
+/// y = (x - mean) / sqrt(var + epsilon) * weight[c] + bias[c], var biased. One block per row.
+struct LayerNormSpec {
+  uint32_t rows = 1, cols = 0;
+  float epsilon = 1e-5f;
+  DType dtype = DType::F32;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
 };
 
 /// What a kernel parameter points to. Parameters appear in this order (absent ones skipped):
@@ -177,8 +215,9 @@ struct KernelParam {
 struct KernelLaunch {
   std::string kernel; ///< the PTX entry name, stable for a spec (dedup key)
   /// conv_direct, conv_depthwise, conv_gemm, conv_implicit_gemm, dense_gemm, dense_gemv,
-  /// pool_max, pool_avg, global_avg_pool, eltwise_{add,mul,scale_channels,activation,batch_norm},
-  /// concat, softmax
+  /// bmm_gemm, pool_max, pool_avg, global_avg_pool,
+  /// eltwise_{add,mul,scale_channels,activation,batch_norm,div,pow},
+  /// eltwise_{add,mul,div,pow}_scalar, concat, softmax, layernorm
   std::string strategy;
   std::array<uint32_t, 3> grid = {1, 1, 1};
   std::array<uint32_t, 3> block = {1, 1, 1};
@@ -235,11 +274,13 @@ public:
   /// Each adds (once) the kernel for a layer and returns its launch; malformed specs are errors.
   support::Expected<KernelLaunch> add(const ConvSpec &S);
   support::Expected<KernelLaunch> add(const GemmSpec &S);
+  support::Expected<KernelLaunch> add(const BatchMatMulSpec &S);
   support::Expected<KernelLaunch> add(const PoolSpec &S);
   support::Expected<KernelLaunch> add(const ReduceSpec &S);
   support::Expected<KernelLaunch> add(const ElementwiseSpec &S);
   support::Expected<KernelLaunch> add(const ConcatSpec &S);
   support::Expected<KernelLaunch> add(const SoftmaxSpec &S);
+  support::Expected<KernelLaunch> add(const LayerNormSpec &S);
 
   /// Spreads the kernels over up to four PTX modules, runs of `KernelsPerModule` kernels each
   /// in turn. Call before adding kernels.

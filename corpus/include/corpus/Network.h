@@ -4,11 +4,12 @@
 // - Shapes are outermost first: {N, C, H, W} for images, {N, F} after Flatten.
 // - MACs (multiply-accumulates) are counted for the whole batch: conv =
 // N*Cout*Hout*Wout*(Cin/g)*kh*kw,
-//   dense = rows*in*out (rows = N for {N, F}). Batch-norm, activations, adds/muls, pooling, softmax
-//   and padding count no MACs.
+//   dense = rows*in*out (rows = N for {N, F}), matmul = batch*m*n*k. Batch-norm, layer norm,
+//   activations, elementwise ops, pooling, softmax and padding count no MACs.
 // - Parameters are the trainable ones (PyTorch's `sum(p.numel() for p in model.parameters())`):
 //   conv/dense weights and biases, batch-norm gamma and beta (2 per channel; the running mean and
-//   variance are statistics, not parameters), and constant operands of Add/Mul.
+//   variance are statistics, not parameters), layer-norm scale and shift (2 per feature), and
+//   constant tensor operands of Add/Mul/Div/Pow (a scalar operand is not a parameter).
 #pragma once
 
 #include "corpus/DType.h"
@@ -51,6 +52,10 @@ enum class LayerKind {
   Softmax,       ///< softmax along an axis
   Pad,           ///< spatial padding of H and W
   Identity,      ///< no-op (Dropout at inference, Identity)
+  MatMul,        ///< batched matrix product of two layers: [..., m, n] x [..., n, k]
+  LayerNorm,     ///< normalisation over the last axis with a learned scale and shift
+  Div,           ///< elementwise division with numpy broadcasting
+  Pow,           ///< elementwise power with numpy broadcasting
 };
 /// "conv", "dense", ... (lower case).
 std::string_view layerKindName(LayerKind Kind);
@@ -64,6 +69,7 @@ enum class ActKind {
   HardSwish,   ///< x * relu6(x + 3) / 6
   Swish,       ///< x * sigmoid(x) (a.k.a. SiLU)
   Tanh,        ///< tanh(x)
+  Gelu,        ///< x * 0.5 * (1 + erf(x / sqrt 2)) (PyTorch's default GELU)
 };
 /// "relu", "clip", "sigmoid", ...
 std::string_view actKindName(ActKind Kind);
@@ -97,10 +103,12 @@ struct ActivationAttrs {
   float beta = 0;  ///< Clip: upper bound; HardSigmoid: offset
 };
 
-/// Add / Mul. With one input, the second operand is a constant tensor of shape `constant`
-/// (counted as parameters); with two inputs both operands are layers.
+/// Add / Mul / Div / Pow. With two inputs both operands are layers; with one input the second
+/// operand is either a constant tensor of shape `constant` (counted as parameters) or the
+/// number `scalar` (a Python float, as torch.add(x, 0.5); not a parameter).
 struct EltwiseAttrs {
   std::optional<Shape> constant;
+  std::optional<float> scalar = std::nullopt;
 };
 
 /// MaxPool / AvgPool over H and W.
@@ -142,11 +150,21 @@ struct PadAttrs {
 
 struct IdentityAttrs {};
 
-/// Attributes of a layer; the alternative must match the layer's kind (Add/Mul: EltwiseAttrs,
-/// MaxPool/AvgPool: PoolAttrs, GlobalAvgPool: GlobalPoolAttrs).
-using LayerAttrs = std::variant<InputAttrs, ConvAttrs, DenseAttrs, BatchNormAttrs, ActivationAttrs,
-                                EltwiseAttrs, PoolAttrs, GlobalPoolAttrs, FlattenAttrs,
-                                ReshapeAttrs, ConcatAttrs, SoftmaxAttrs, PadAttrs, IdentityAttrs>;
+/// Batched matrix product (torch.matmul / ONNX MatMul of two activations): inputs of equal rank
+/// >= 2 and equal leading dimensions, [..., m, n] x [..., n, k] -> [..., m, k].
+struct MatMulAttrs {};
+
+/// torch.nn.LayerNorm over the last dimension: a scale and a shift per feature (parameters).
+struct LayerNormAttrs {
+  float epsilon = 1e-5f;
+};
+
+/// Attributes of a layer; the alternative must match the layer's kind (Add/Mul/Div/Pow:
+/// EltwiseAttrs, MaxPool/AvgPool: PoolAttrs, GlobalAvgPool: GlobalPoolAttrs).
+using LayerAttrs =
+    std::variant<InputAttrs, ConvAttrs, DenseAttrs, BatchNormAttrs, ActivationAttrs, EltwiseAttrs,
+                 PoolAttrs, GlobalPoolAttrs, FlattenAttrs, ReshapeAttrs, ConcatAttrs, SoftmaxAttrs,
+                 PadAttrs, IdentityAttrs, MatMulAttrs, LayerNormAttrs>;
 
 /// Index of a layer in its Network (layers are stored in topological order).
 using LayerId = uint32_t;

@@ -1,5 +1,6 @@
 // Direct and depthwise convolution kernels: one thread per output pixel, shapes baked in.
 #include "kernels/KernelBuilder.h"
+#include "kernels/Specs.h"
 #include "kernels/Strategies.h"
 
 using namespace llvm;
@@ -20,27 +21,30 @@ std::vector<ParamRole> convRoles(const Epilogue &E) {
 
 /// Values shared by the loops of one output pixel.
 struct PixelCtx {
-  Value *Image;  ///< n
-  Value *Oc;     ///< output channel
+  Value *Image;  ///< n (index type)
+  Value *Oc;     ///< output channel (i32)
   Value *IhBase; ///< oh * strideH - padTop (may be negative)
   Value *IwBase; ///< ow * strideW - padLeft
   Value *Acc;    ///< f32 accumulator slot
 };
 
-/// Accumulates the KH x KW window of input channel `Ci` against weights starting at `WBase`.
+/// Accumulates the KH x KW window of input channel `Ci` (i32) against weights starting at
+/// `WBase` (index type). Offsets inside the input plane are i32.
 void accumulateWindow(KernelBuilder &K, const ConvSpec &S, const PixelCtx &P, Value *Ci,
                       Value *WBase) {
   IRBuilder<> &B = K.ir();
   bool Padded = S.padTop || S.padLeft || S.padBottom || S.padRight;
-  Value *Plane = B.CreateMul(B.CreateAdd(B.CreateMul(P.Image, K.i32(S.inChannels)), Ci),
-                             K.i32(S.inHeight * S.inWidth));
+  Value *Plane = B.CreateMul(B.CreateAdd(B.CreateMul(P.Image, K.ix(S.inChannels)), K.widen(Ci)),
+                             K.ix(S.inHeight * S.inWidth));
   K.forRange(0, S.kernelH, [&](Value *Kh) {
     Value *Ih = B.CreateAdd(P.IhBase, B.CreateMul(Kh, K.i32(S.dilationH)));
     K.forRange(0, S.kernelW, [&](Value *Kw) {
       Value *Iw = B.CreateAdd(P.IwBase, B.CreateMul(Kw, K.i32(S.dilationW)));
       auto Body = [&] {
-        Value *In = B.CreateAdd(Plane, B.CreateAdd(B.CreateMul(Ih, K.i32(S.inWidth)), Iw));
-        Value *WIdx = B.CreateAdd(WBase, B.CreateAdd(B.CreateMul(Kh, K.i32(S.kernelW)), Kw));
+        Value *In =
+            B.CreateAdd(Plane, K.widenSigned(B.CreateAdd(B.CreateMul(Ih, K.i32(S.inWidth)), Iw)));
+        Value *WIdx =
+            B.CreateAdd(WBase, K.widen(B.CreateAdd(B.CreateMul(Kh, K.i32(S.kernelW)), Kw)));
         Value *X = K.load(ParamRole::Input, In);
         Value *W = K.load(ParamRole::Weight, WIdx);
         K.set(P.Acc, K.fma(X, W, K.get(P.Acc)));
@@ -79,12 +83,12 @@ KernelLaunch buildDirectConv(Module &M, const ConvSpec &S, const std::string &Na
                                 return epilogueElements(R, S.outChannels, S.batch, Outputs);
                               });
 
-  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   IRBuilder<> &B = K.ir();
   Value *Pix = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0), "pix");
   PixelCtx P;
   P.Oc = K.ctaid(1);
-  P.Image = K.ctaid(2);
+  P.Image = K.widen(K.ctaid(2));
   K.ifThen(B.CreateICmpULT(Pix, K.i32(static_cast<uint32_t>(Pixels))), [&] {
     Value *Oh = B.CreateUDiv(Pix, K.i32(Wo));
     Value *Ow = B.CreateURem(Pix, K.i32(Wo));
@@ -94,17 +98,19 @@ KernelLaunch buildDirectConv(Module &M, const ConvSpec &S, const std::string &Na
     Value *Group = B.CreateUDiv(P.Oc, K.i32(CoutG));
     Value *CiBase = B.CreateMul(Group, K.i32(CinG));
     const uint32_t Window = S.kernelH * S.kernelW;
+    Value *Oc = K.widen(P.Oc);
     if (Depthwise || CinG == 1) {
-      accumulateWindow(K, S, P, CiBase, B.CreateMul(P.Oc, K.i32(Window)));
+      accumulateWindow(K, S, P, CiBase, B.CreateMul(Oc, K.ix(Window)));
     } else {
       K.forRange(0, CinG, [&](Value *Ci) {
-        Value *WBase = B.CreateMul(B.CreateAdd(B.CreateMul(P.Oc, K.i32(CinG)), Ci), K.i32(Window));
+        Value *WBase =
+            B.CreateMul(B.CreateAdd(B.CreateMul(Oc, K.ix(CinG)), K.widen(Ci)), K.ix(Window));
         accumulateWindow(K, S, P, B.CreateAdd(CiBase, Ci), WBase);
       });
     }
-    Value *SeIdx = B.CreateAdd(B.CreateMul(P.Image, K.i32(S.outChannels)), P.Oc);
-    Value *Out = B.CreateAdd(B.CreateMul(SeIdx, K.i32(static_cast<uint32_t>(Pixels))), Pix);
-    Value *Y = K.epilogue(S.epilogue, K.get(P.Acc), P.Oc, SeIdx, Out);
+    Value *SeIdx = B.CreateAdd(B.CreateMul(P.Image, K.ix(S.outChannels)), Oc);
+    Value *Out = B.CreateAdd(B.CreateMul(SeIdx, K.ix(Pixels)), K.widen(Pix));
+    Value *Y = K.epilogue(S.epilogue, K.get(P.Acc), Oc, SeIdx, Out);
     K.store(ParamRole::Output, Out, Y);
   });
   K.finish();

@@ -1,10 +1,10 @@
-// Standalone elementwise kernels (add, mul, channel scale, activation, batch norm), the channel
-// concatenation copy and row softmax.
+// Standalone elementwise kernels (add, mul, div, pow, their scalar forms, channel scale,
+// activation, batch norm) and the channel concatenation copy.
 #include "kernels/KernelBuilder.h"
+#include "kernels/Specs.h"
 #include "kernels/Strategies.h"
 
 #include <algorithm>
-#include <limits>
 
 using namespace llvm;
 
@@ -13,7 +13,6 @@ namespace corpus::kernels {
 namespace {
 
 constexpr uint32_t MaxBlock = 256;
-constexpr uint32_t WarpSize = 32;
 
 const char *opStrategy(ElementwiseOp Op) {
   switch (Op) {
@@ -27,27 +26,53 @@ const char *opStrategy(ElementwiseOp Op) {
     return "eltwise_activation";
   case ElementwiseOp::BatchNorm:
     return "eltwise_batch_norm";
+  case ElementwiseOp::Div:
+    return "eltwise_div";
+  case ElementwiseOp::Pow:
+    return "eltwise_pow";
+  case ElementwiseOp::AddScalar:
+    return "eltwise_add_scalar";
+  case ElementwiseOp::MulScalar:
+    return "eltwise_mul_scalar";
+  case ElementwiseOp::DivScalar:
+    return "eltwise_div_scalar";
+  case ElementwiseOp::PowScalar:
+    return "eltwise_pow_scalar";
   }
   return "eltwise";
 }
 
-/// Combines V across the whole block: a shfl.sync.bfly butterfly inside each warp, one partial
-/// per warp in shared memory, then every thread folds the partials. All threads get the result.
-Value *blockAllReduce(KernelBuilder &K, Value *V, uint32_t Warps, bool Max, const char *Name) {
+/// The op's value for element I (index type) whose first operand is A, before the activation.
+Value *elementwiseValue(KernelBuilder &K, const ElementwiseSpec &S, Value *A, Value *I) {
   IRBuilder<> &B = K.ir();
-  auto Op = [&](Value *A, Value *Bv) { return Max ? K.maxf(A, Bv) : B.CreateFAdd(A, Bv); };
-  for (uint32_t Off = WarpSize / 2; Off > 0; Off /= 2)
-    V = Op(V, K.shflBfly(V, Off));
-  Value *Partial = K.sharedArray(Name, WarpSize);
-  Value *Tid = K.tid(0);
-  Value *Lane = B.CreateAnd(Tid, K.i32(WarpSize - 1));
-  K.ifThen(B.CreateICmpEQ(Lane, K.i32(0)),
-           [&] { K.storeShared(Partial, B.CreateLShr(Tid, K.i32(5)), V); });
-  K.barrier();
-  Value *R = K.loadShared(Partial, K.i32(0));
-  for (uint32_t W = 1; W < Warps; ++W)
-    R = Op(R, K.loadShared(Partial, K.i32(W)));
-  return R;
+  switch (S.op) {
+  case ElementwiseOp::Add:
+    return B.CreateFAdd(A, K.load(ParamRole::Input2, I));
+  case ElementwiseOp::Mul:
+    return B.CreateFMul(A, K.load(ParamRole::Input2, I));
+  case ElementwiseOp::ScaleChannels:
+    return B.CreateFMul(A, K.load(ParamRole::Input2, B.CreateUDiv(I, K.ix(S.spatial))));
+  case ElementwiseOp::Activation:
+    return A;
+  case ElementwiseOp::BatchNorm: {
+    Value *C = B.CreateURem(B.CreateUDiv(I, K.ix(S.spatial)), K.ix(S.channels));
+    return K.fma(A, K.load(ParamRole::BnScale, C), K.load(ParamRole::BnShift, C));
+  }
+  case ElementwiseOp::Div:
+    return B.CreateFDiv(A, K.load(ParamRole::Input2, I));
+  case ElementwiseOp::Pow:
+    return K.pow(A, K.load(ParamRole::Input2, I));
+  case ElementwiseOp::AddScalar:
+    return B.CreateFAdd(A, K.f32(S.scalar));
+  case ElementwiseOp::MulScalar:
+    return B.CreateFMul(A, K.f32(S.scalar));
+  case ElementwiseOp::DivScalar: // PyTorch multiplies by the reciprocal of a CPU scalar
+    return B.CreateFMul(A, K.f32(1.0f / S.scalar));
+  case ElementwiseOp::PowScalar:
+    return K.powConst(A, S.scalar);
+  }
+  assert(false && "unknown elementwise op");
+  return A;
 }
 
 /// PyTorch's contiguous cat launch (getCatGridContig): 128 threads a block, grid x capped at
@@ -61,7 +86,7 @@ constexpr uint32_t CatMaxBlocksX = 132 * 32;
 struct ConcatLayout {
   uint32_t unitBytes = 4;
   uint32_t perUnit = 1;  ///< elements per unit
-  uint32_t outSlice = 0; ///< units of one output image
+  uint64_t outSlice = 0; ///< units of one output image
   uint64_t maxUnits = 0; ///< units of the largest input
 };
 
@@ -74,14 +99,15 @@ ConcatLayout concatLayout(const ConcatSpec &S) {
   ConcatLayout Lay;
   Lay.unitBytes = Vector ? 16 : Elem;
   Lay.perUnit = Lay.unitBytes / Elem;
-  Lay.outSlice = S.totalChannels * S.spatial / Lay.perUnit;
+  Lay.outSlice = uint64_t(S.totalChannels) * S.spatial / Lay.perUnit;
   for (uint32_t C : S.channels)
     Lay.maxUnits =
         std::max<uint64_t>(Lay.maxUnits, uint64_t(S.batch) * C * S.spatial / Lay.perUnit);
   return Lay;
 }
 
-/// What grid y selects: the input's pointer, its size, per-image slice and output base (units).
+/// What grid y selects: the input's pointer, its size, per-image slice and output base (units,
+/// of the index type).
 struct CatInput {
   Value *ptr, *units, *slice, *outBase;
 };
@@ -93,9 +119,9 @@ CatInput selectCatInput(KernelBuilder &K, const ConcatSpec &S, const ConcatLayou
   Function &F = K.function();
   const unsigned N = static_cast<unsigned>(S.channels.size());
   auto Values = [&](unsigned I, uint32_t Offset) {
-    const uint32_t Slice = S.channels[I] * S.spatial / Lay.perUnit;
-    return CatInput{F.getArg(I), K.i32(S.batch * Slice), K.i32(Slice),
-                    K.i32(Offset * S.spatial / Lay.perUnit)};
+    const uint64_t Slice = uint64_t(S.channels[I]) * S.spatial / Lay.perUnit;
+    return CatInput{F.getArg(I), K.ix(S.batch * Slice), K.ix(Slice),
+                    K.ix(uint64_t(Offset) * S.spatial / Lay.perUnit)};
   };
   if (N == 1)
     return Values(0, S.channelOffset);
@@ -109,9 +135,9 @@ CatInput selectCatInput(KernelBuilder &K, const ConcatSpec &S, const ConcatLayou
     Sw->addCase(B.getInt32(I), Cases[I]);
   B.SetInsertPoint(Merge);
   PHINode *Ptr = B.CreatePHI(B.getPtrTy(), N, "in_ptr");
-  PHINode *Units = B.CreatePHI(B.getInt32Ty(), N, "in_units");
-  PHINode *Slice = B.CreatePHI(B.getInt32Ty(), N, "in_slice");
-  PHINode *Base = B.CreatePHI(B.getInt32Ty(), N, "out_base");
+  PHINode *Units = B.CreatePHI(K.indexType(), N, "in_units");
+  PHINode *Slice = B.CreatePHI(K.indexType(), N, "in_slice");
+  PHINode *Base = B.CreatePHI(K.indexType(), N, "out_base");
   for (unsigned I = 0, Offset = S.channelOffset; I < N; Offset += S.channels[I++]) {
     CatInput V = Values(I, Offset);
     BranchInst::Create(Merge, Cases[I]);
@@ -132,7 +158,7 @@ KernelLaunch buildElementwise(Module &M, const ElementwiseSpec &S, const std::st
   if (S.op == ElementwiseOp::BatchNorm) {
     Roles.push_back(ParamRole::BnScale);
     Roles.push_back(ParamRole::BnShift);
-  } else if (S.op != ElementwiseOp::Activation) {
+  } else if (S.op != ElementwiseOp::Activation && !isScalarOp(S.op)) {
     Roles.push_back(ParamRole::Input2);
   }
   Roles.push_back(ParamRole::Output);
@@ -144,30 +170,11 @@ KernelLaunch buildElementwise(Module &M, const ElementwiseSpec &S, const std::st
                                   return uint64_t(S.channels);
                                 return Count;
                               });
-  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   IRBuilder<> &B = K.ir();
-  Value *I = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0), "i");
-  K.ifThen(B.CreateICmpULT(I, K.i32(static_cast<uint32_t>(Count))), [&] {
-    Value *A = K.load(ParamRole::Input, I);
-    Value *Y = A;
-    switch (S.op) {
-    case ElementwiseOp::Add:
-      Y = B.CreateFAdd(A, K.load(ParamRole::Input2, I));
-      break;
-    case ElementwiseOp::Mul:
-      Y = B.CreateFMul(A, K.load(ParamRole::Input2, I));
-      break;
-    case ElementwiseOp::ScaleChannels:
-      Y = B.CreateFMul(A, K.load(ParamRole::Input2, B.CreateUDiv(I, K.i32(S.spatial))));
-      break;
-    case ElementwiseOp::Activation:
-      break;
-    case ElementwiseOp::BatchNorm: {
-      Value *C = B.CreateURem(B.CreateUDiv(I, K.i32(S.spatial)), K.i32(S.channels));
-      Y = K.fma(A, K.load(ParamRole::BnScale, C), K.load(ParamRole::BnShift, C));
-      break;
-    }
-    }
+  Value *I = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(0)), K.ix(Bx)), K.widen(K.tid(0)), "i");
+  K.ifThen(B.CreateICmpULT(I, K.ix(Count)), [&] {
+    Value *Y = elementwiseValue(K, S, K.load(ParamRole::Input, I), I);
     K.store(ParamRole::Output, I, K.activation(S.activation, Y));
   });
   K.finish();
@@ -185,7 +192,7 @@ KernelLaunch buildConcat(Module &M, const ConcatSpec &S, const std::string &Name
   for (uint32_t C : S.channels)
     L.params.push_back({ParamRole::Input, uint64_t(S.batch) * C * S.spatial});
   L.params.push_back({ParamRole::Output, uint64_t(S.batch) * S.totalChannels * S.spatial});
-  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   IRBuilder<> &B = K.ir();
   Type *Unit = Lay.unitBytes == 16  ? static_cast<Type *>(FixedVectorType::get(B.getInt32Ty(), 4))
                : Lay.unitBytes == 4 ? B.getFloatTy()
@@ -200,50 +207,20 @@ KernelLaunch buildConcat(Module &M, const ConcatSpec &S, const std::string &Name
   // CTAs mixed in one class, agreeing samples could all be idle ones.)
   Value *X64 = B.CreateZExt(K.ctaid(0), B.getInt64Ty());
   Value *U64 = B.CreateZExt(In.units, B.getInt64Ty());
-  auto Share = [&](Value *Xv) {
-    return B.CreateTrunc(B.CreateUDiv(B.CreateMul(Xv, U64), B.getInt64(Gx)), B.getInt32Ty());
+  auto Share = [&](Value *Xv) { // the index type (no truncation when it is i64)
+    return B.CreateTrunc(B.CreateUDiv(B.CreateMul(Xv, U64), B.getInt64(Gx)), K.indexType());
   };
-  Value *Begin = B.CreateAdd(Share(X64), K.tid(0), "i");
+  Value *Begin = B.CreateAdd(Share(X64), K.widen(K.tid(0)), "i");
   Value *End = Share(B.CreateAdd(X64, B.getInt64(1)));
   K.forRange(Begin, End, CatBlock, [&](Value *I) {
     // out = n * outSlice + outBase + (i mod slice), n = i / slice
     Value *O = B.CreateAdd(I, In.outBase);
     if (S.batch > 1) {
       Value *N = B.CreateUDiv(I, In.slice);
-      O = B.CreateAdd(O, B.CreateMul(N, B.CreateSub(K.i32(Lay.outSlice), In.slice)));
+      O = B.CreateAdd(O, B.CreateMul(N, B.CreateSub(K.ix(Lay.outSlice), In.slice)));
     }
     Value *V = B.CreateAlignedLoad(Unit, B.CreateInBoundsGEP(Unit, In.ptr, I), A);
     B.CreateAlignedStore(V, B.CreateInBoundsGEP(Unit, Out, O), A);
-  });
-  K.finish();
-  return L;
-}
-
-KernelLaunch buildSoftmax(Module &M, const SoftmaxSpec &S, const std::string &Name) {
-  const uint32_t Bx = warpRoundedBlock(S.cols, MaxBlock);
-  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
-  KernelLaunch L = makeLaunch(Name, "softmax", S.dtype, {S.rows, 1, 1}, {Bx, 1, 1}, Roles,
-                              [&](ParamRole) { return uint64_t(S.rows) * S.cols; });
-  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
-  IRBuilder<> &B = K.ir();
-  Value *Tid = K.tid(0);
-  Value *Base = B.CreateMul(K.ctaid(0), K.i32(S.cols));
-  auto ForCols = [&](const std::function<void(Value *)> &Body) {
-    K.forRange(Tid, K.i32(S.cols), Bx, [&](Value *C) { Body(B.CreateAdd(Base, C)); });
-  };
-  Value *MaxSlot = K.accumulator(-std::numeric_limits<float>::infinity());
-  ForCols([&](Value *I) { K.set(MaxSlot, K.maxf(K.get(MaxSlot), K.load(ParamRole::Input, I))); });
-  Value *RowMax = blockAllReduce(K, K.get(MaxSlot), Bx / WarpSize, true, "red_max");
-  Value *SumSlot = K.accumulator(0.0f);
-  ForCols([&](Value *I) {
-    Value *E = K.exp(B.CreateFSub(K.load(ParamRole::Input, I), RowMax));
-    K.set(SumSlot, B.CreateFAdd(K.get(SumSlot), E));
-  });
-  Value *RowSum = blockAllReduce(K, K.get(SumSlot), Bx / WarpSize, false, "red_sum");
-  Value *Inv = B.CreateFDiv(K.f32(1.0f), RowSum);
-  ForCols([&](Value *I) {
-    Value *E = K.exp(B.CreateFSub(K.load(ParamRole::Input, I), RowMax));
-    K.store(ParamRole::Output, I, B.CreateFMul(E, Inv));
   });
   K.finish();
   return L;

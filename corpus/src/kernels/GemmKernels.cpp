@@ -1,5 +1,6 @@
 // Shared-memory tiled GEMM kernels: 1x1 convolution, implicit-GEMM convolution, dense layers.
 #include "kernels/KernelBuilder.h"
+#include "kernels/Specs.h"
 #include "kernels/Strategies.h"
 
 using namespace llvm;
@@ -11,19 +12,23 @@ namespace {
 constexpr uint32_t Side = 16; // the block is Side x Side threads
 constexpr uint32_t Threads = Side * Side;
 constexpr uint32_t KStep = 16; // K advances KStep per shared-memory tile
+constexpr uint32_t MaxGridZ = 65535;
 
 /// C[b][m][n] = sum_k A(b, m, k) * B(b, k, n), every operand addressed by constant strides.
 struct GemmShape {
   uint32_t Batch, M, N, K;
-  uint32_t ABatch, AM, AK; // A(b, m, k) = A[b * ABatch + m * AM + k * AK]
-  uint32_t BBatch, BK, BN;
-  uint32_t CBatch, CM, CN;
+  uint64_t ABatch, AM, AK; // A(b, m, k) = A[b * ABatch + m * AM + k * AK]
+  uint64_t BBatch, BK, BN;
+  uint64_t CBatch, CM, CN;
   bool ChannelIsRow;      ///< epilogue channel = m (1x1 conv) or n (dense)
   uint32_t Channels;      ///< channel count, for the SE index b * Channels + channel
   ParamRole ARole, BRole; ///< which buffers hold A and B
   /// Implicit GEMM: B(k, n) is the im2col matrix of this convolution's input (k = (ci, kh, kw),
   /// n = output pixel), computed on the fly while loading tiles; BK/BN are then unused.
   const ConvSpec *Im2col = nullptr;
+  /// Batches one CTA computes in turn (grid z = ceil(Batch / BatchPerCta)): 1 unless the batch
+  /// exceeds grid z's 65535.
+  uint32_t BatchPerCta = 1;
 
   /// Outputs per thread along each axis: 4 x 4 register tiles (a 64 x 64 block tile) when both
   /// output dimensions fill such tiles, else one output per thread (16 x 16 block tile).
@@ -32,14 +37,17 @@ struct GemmShape {
 };
 
 /// One operand tile of Rows x Cols elements starting at (RowStart, ColStart), zero outside
-/// [0, RowLimit) x [0, ColLimit), stored row-major in shared memory with pitch Cols + 1.
+/// [0, RowLimit) x [0, ColLimit), stored row-major in shared memory with pitch Cols + 1. Base
+/// (the batch's first element) has the index type; rows and columns are i32.
 struct TileSource {
   ParamRole Role;
   Value *Base;
   Value *RowStart;
-  uint32_t RowLimit, RowStride;
+  uint32_t RowLimit;
+  uint64_t RowStride;
   Value *ColStart;
-  uint32_t ColLimit, ColStride;
+  uint32_t ColLimit;
+  uint64_t ColStride;
   uint32_t Rows, Cols;
   const ConvSpec *Im2col = nullptr; ///< see GemmShape::Im2col
 };
@@ -50,8 +58,8 @@ std::pair<Value *, Value *> elementAt(KernelBuilder &K, const TileSource &T, Val
   Value *Inside =
       B.CreateAnd(B.CreateICmpULT(GR, K.i32(T.RowLimit)), B.CreateICmpULT(GC, K.i32(T.ColLimit)));
   if (!T.Im2col) {
-    Value *Idx = B.CreateAdd(T.Base, B.CreateAdd(B.CreateMul(GR, K.i32(T.RowStride)),
-                                                 B.CreateMul(GC, K.i32(T.ColStride))));
+    Value *Idx = B.CreateAdd(T.Base, B.CreateAdd(B.CreateMul(K.widen(GR), K.ix(T.RowStride)),
+                                                 B.CreateMul(K.widen(GC), K.ix(T.ColStride))));
     return {Inside, Idx};
   }
   const ConvSpec &S = *T.Im2col;
@@ -67,8 +75,10 @@ std::pair<Value *, Value *> elementAt(KernelBuilder &K, const TileSource &T, Val
   if (S.padTop || S.padLeft || S.padBottom || S.padRight)
     Inside = B.CreateAnd(Inside, B.CreateAnd(B.CreateICmpULT(Ih, K.i32(S.inHeight)),
                                              B.CreateICmpULT(Iw, K.i32(S.inWidth))));
+  // The offset inside the image is i32 (an image has fewer than 2^31 elements).
   Value *Row = B.CreateAdd(B.CreateMul(Ci, K.i32(S.inHeight)), Ih);
-  Value *Idx = B.CreateAdd(T.Base, B.CreateAdd(B.CreateMul(Row, K.i32(S.inWidth)), Iw));
+  Value *Idx =
+      B.CreateAdd(T.Base, K.widenSigned(B.CreateAdd(B.CreateMul(Row, K.i32(S.inWidth)), Iw)));
   return {Inside, Idx};
 }
 
@@ -91,7 +101,7 @@ void loadTile(KernelBuilder &K, Value *Shared, const TileSource &T, Value *Linea
 }
 
 /// Stores the Micro x Micro outputs of thread (ty, tx): rows Row0 + ty + 16 i, columns
-/// Col0 + tx + 16 j (consecutive threads write consecutive columns).
+/// Col0 + tx + 16 j (consecutive threads write consecutive columns) of batch Img (index type).
 void storeOutputs(KernelBuilder &K, const GemmShape &G, const Epilogue &E,
                   const std::vector<Value *> &Acc, Value *Row0, Value *Col0, Value *Img) {
   IRBuilder<> &B = K.ir();
@@ -103,31 +113,34 @@ void storeOutputs(KernelBuilder &K, const GemmShape &G, const Epilogue &E,
       Value *Inside =
           B.CreateAnd(B.CreateICmpULT(Row, K.i32(G.M)), B.CreateICmpULT(Col, K.i32(G.N)));
       K.ifThen(Inside, [&] {
-        Value *Out =
-            B.CreateAdd(B.CreateMul(Img, K.i32(G.CBatch)),
-                        B.CreateAdd(B.CreateMul(Row, K.i32(G.CM)), B.CreateMul(Col, K.i32(G.CN))));
-        Value *Ch = G.ChannelIsRow ? Row : Col;
-        Value *SeIdx = B.CreateAdd(B.CreateMul(Img, K.i32(G.Channels)), Ch);
+        Value *Out = B.CreateAdd(B.CreateMul(Img, K.ix(G.CBatch)),
+                                 B.CreateAdd(B.CreateMul(K.widen(Row), K.ix(G.CM)),
+                                             B.CreateMul(K.widen(Col), K.ix(G.CN))));
+        Value *Ch = K.widen(G.ChannelIsRow ? Row : Col);
+        Value *SeIdx = B.CreateAdd(B.CreateMul(Img, K.ix(G.Channels)), Ch);
         K.store(ParamRole::Output, Out, K.epilogue(E, K.get(Acc[I * Mi + J]), Ch, SeIdx, Out));
       });
     }
 }
 
-void buildGemmBody(KernelBuilder &K, const GemmShape &G, const Epilogue &E) {
+/// The block's output tile of batch Img (index type): the K loop over shared-memory tiles, then
+/// the stores.
+void buildGemmTile(KernelBuilder &K, const GemmShape &G, const Epilogue &E, Value *Img) {
   IRBuilder<> &B = K.ir();
   const uint32_t Mi = G.micro(), Tile = G.tile();
   Value *Tx = K.tid(0), *Ty = K.tid(1);
   Value *Linear = B.CreateAdd(B.CreateMul(Ty, K.i32(Side)), Tx);
   Value *Col0 = B.CreateMul(K.ctaid(0), K.i32(Tile));
   Value *Row0 = B.CreateMul(K.ctaid(1), K.i32(Tile));
-  Value *Img = K.ctaid(2);
+  if (!Img)
+    Img = K.widen(K.ctaid(2));
   Value *As = K.sharedArray("a_tile", Tile * (KStep + 1));
   Value *Bs = K.sharedArray("b_tile", KStep * (Tile + 1));
   std::vector<Value *> Acc;
   for (uint32_t I = 0; I < Mi * Mi; ++I)
     Acc.push_back(K.accumulator(0.0f));
-  Value *ABase = B.CreateMul(Img, K.i32(G.ABatch));
-  Value *BBase = B.CreateMul(Img, K.i32(G.BBatch));
+  Value *ABase = B.CreateMul(Img, K.ix(G.ABatch));
+  Value *BBase = B.CreateMul(Img, K.ix(G.BBatch));
   K.forRange(0, ceilDiv(G.K, KStep), [&](Value *Kt) {
     Value *K0 = B.CreateMul(Kt, K.i32(KStep));
     loadTile(K, As, {G.ARole, ABase, Row0, G.M, G.AM, K0, G.K, G.AK, Tile, KStep}, Linear);
@@ -149,6 +162,21 @@ void buildGemmBody(KernelBuilder &K, const GemmShape &G, const Epilogue &E) {
     K.barrier();
   });
   storeOutputs(K, G, E, Acc, B.CreateAdd(Row0, Ty), B.CreateAdd(Col0, Tx), Img);
+}
+
+void buildGemmBody(KernelBuilder &K, const GemmShape &G, const Epilogue &E) {
+  if (G.BatchPerCta == 1) {
+    buildGemmTile(K, G, E, nullptr); // batch = %ctaid.z
+  } else {
+    // Batches z * BatchPerCta + j, j < BatchPerCta (the last CTA stops at the batch's end);
+    // the condition is uniform over the block, so the barriers inside stay block-wide.
+    IRBuilder<> &B = K.ir();
+    Value *First = B.CreateMul(K.widen(K.ctaid(2)), K.ix(G.BatchPerCta));
+    K.forRange(0, G.BatchPerCta, [&](Value *J) {
+      Value *Img = B.CreateAdd(First, K.widen(J));
+      K.ifThen(B.CreateICmpULT(Img, K.ix(G.Batch)), [&] { buildGemmTile(K, G, E, Img); });
+    });
+  }
   K.finish();
 }
 
@@ -195,7 +223,7 @@ KernelLaunch buildConvGemm(Module &M, const ConvSpec &S, const std::string &Name
                                   return Outputs;
                                 return epilogueElements(R, S.outChannels, S.batch, Outputs);
                               });
-  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   buildGemmBody(K, G, S.epilogue);
   return L;
 }
@@ -236,7 +264,7 @@ KernelLaunch buildImplicitGemmConv(Module &M, const ConvSpec &S, const std::stri
                      return Outputs;
                    return epilogueElements(R, S.outChannels, S.batch, Outputs);
                  });
-  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   buildGemmBody(K, G, S.epilogue);
   return L;
 }
@@ -256,7 +284,7 @@ KernelLaunch buildDenseGemv(Module &M, const GemmSpec &S, const std::string &Nam
                      return Outputs;
                    return epilogueElements(R, S.outFeatures, 1, Outputs);
                  });
-  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   IRBuilder<> &B = K.ir();
   Value *Tid = K.tid(0), *Row = K.ctaid(1);
   Value *Lane = B.CreateAnd(Tid, K.i32(31));
@@ -264,18 +292,19 @@ KernelLaunch buildDenseGemv(Module &M, const GemmSpec &S, const std::string &Nam
       B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(WarpsPerBlock)), B.CreateLShr(Tid, K.i32(5)));
   // One warp per output feature; the whole warp exits together, so shuffles stay full-warp.
   K.ifThen(B.CreateICmpULT(O, K.i32(S.outFeatures)), [&] {
-    Value *XBase = B.CreateMul(Row, K.i32(S.inFeatures));
-    Value *WBase = B.CreateMul(O, K.i32(S.inFeatures));
+    Value *XBase = B.CreateMul(K.widen(Row), K.ix(S.inFeatures));
+    Value *Ow = K.widen(O);
+    Value *WBase = B.CreateMul(Ow, K.ix(S.inFeatures));
     Value *Acc = K.accumulator(0.0f);
     K.forRange(Lane, K.i32(S.inFeatures), 32, [&](Value *I) {
-      Value *X = K.load(ParamRole::Input, B.CreateAdd(XBase, I));
-      Value *W = K.load(ParamRole::Weight, B.CreateAdd(WBase, I));
+      Value *X = K.load(ParamRole::Input, B.CreateAdd(XBase, K.widen(I)));
+      Value *W = K.load(ParamRole::Weight, B.CreateAdd(WBase, K.widen(I)));
       K.set(Acc, K.fma(X, W, K.get(Acc)));
     });
     Value *Sum = K.warpSum(K.get(Acc));
     K.ifThen(B.CreateICmpEQ(Lane, K.i32(0)), [&] {
-      Value *Out = B.CreateAdd(B.CreateMul(Row, K.i32(S.outFeatures)), O);
-      K.store(ParamRole::Output, Out, K.epilogue(S.epilogue, Sum, O, O, Out));
+      Value *Out = B.CreateAdd(B.CreateMul(K.widen(Row), K.ix(S.outFeatures)), Ow);
+      K.store(ParamRole::Output, Out, K.epilogue(S.epilogue, Sum, Ow, Ow, Out));
     });
   });
   K.finish();
@@ -314,8 +343,44 @@ KernelLaunch buildDenseGemm(Module &M, const GemmSpec &S, const std::string &Nam
                                   return Outputs;
                                 return epilogueElements(R, S.outFeatures, 1, Outputs);
                               });
-  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   buildGemmBody(K, G, S.epilogue);
+  return L;
+}
+
+KernelLaunch buildBatchMatMul(Module &M, const BatchMatMulSpec &S, const std::string &Name) {
+  // torch.bmm: C[b] (m x k) = A[b] (m x n) x B[b] (n x k), row-major; GEMM M = m, N = k, K = n.
+  GemmShape G{.Batch = S.batch,
+              .M = S.m,
+              .N = S.k,
+              .K = S.n,
+              .ABatch = uint64_t(S.m) * S.n,
+              .AM = S.n,
+              .AK = 1,
+              .BBatch = uint64_t(S.n) * S.k,
+              .BK = S.k,
+              .BN = 1,
+              .CBatch = uint64_t(S.m) * S.k,
+              .CM = S.k,
+              .CN = 1,
+              .ChannelIsRow = false,
+              .Channels = S.k,
+              .ARole = ParamRole::Input,
+              .BRole = ParamRole::Input2};
+  G.BatchPerCta = ceilDiv(S.batch, MaxGridZ);
+  const uint32_t GridZ = ceilDiv(S.batch, G.BatchPerCta);
+  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Input2, ParamRole::Output};
+  KernelLaunch L =
+      makeLaunch(Name, "bmm_gemm", S.dtype, {ceilDiv(S.k, G.tile()), ceilDiv(S.m, G.tile()), GridZ},
+                 {Side, Side, 1}, Roles, [&](ParamRole R) {
+                   if (R == ParamRole::Input)
+                     return uint64_t(S.batch) * G.ABatch;
+                   if (R == ParamRole::Input2)
+                     return uint64_t(S.batch) * G.BBatch;
+                   return uint64_t(S.batch) * G.CBatch;
+                 });
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
+  buildGemmBody(K, G, {});
   return L;
 }
 

@@ -28,8 +28,14 @@ void annotate(Module &M, Function *F, const char *Key, uint32_t V) {
 
 KernelBuilder::KernelBuilder(Module &Mod, const std::string &Name,
                              const std::vector<ParamRole> &ParamRoles, DType T,
-                             std::array<uint32_t, 3> Block)
-    : M(Mod), Ctx(Mod.getContext()), B(Mod.getContext()), Roles(ParamRoles) {
+                             const KernelLaunch &L, bool WideIndex)
+    : M(Mod), Ctx(Mod.getContext()), B(Mod.getContext()), Roles(ParamRoles), Wide(WideIndex) {
+  assert(
+      (Wide || std::all_of(L.params.begin(), L.params.end(),
+                           [](const KernelParam &P) { return P.elements < WideIndexElements; })) &&
+      "a tensor of 2^31 elements or more needs 64-bit index arithmetic");
+  const std::array<uint32_t, 3> &Block = L.block;
+  IndexTy = Wide ? B.getInt64Ty() : B.getInt32Ty();
   Storage = T == DType::F16 ? B.getHalfTy() : B.getFloatTy();
   std::vector<Type *> ParamTys(Roles.size(), PointerType::get(Ctx, 0));
   auto *FT = FunctionType::get(B.getVoidTy(), ParamTys, false);
@@ -62,6 +68,21 @@ bool KernelBuilder::hasParam(ParamRole R) const {
 
 Value *KernelBuilder::f32(float V) { return ConstantFP::get(B.getFloatTy(), V); }
 
+Value *KernelBuilder::ix(uint64_t V) {
+  assert((Wide || V <= UINT32_MAX) && "index constant does not fit a narrow kernel");
+  return ConstantInt::get(IndexTy, V);
+}
+
+Value *KernelBuilder::widen(Value *V) {
+  assert(V->getType()->isIntegerTy(32) && "widen takes an i32 coordinate");
+  return Wide ? B.CreateZExt(V, IndexTy) : V;
+}
+
+Value *KernelBuilder::widenSigned(Value *V) {
+  assert(V->getType()->isIntegerTy(32) && "widenSigned takes an i32 offset");
+  return Wide ? B.CreateSExt(V, IndexTy) : V;
+}
+
 Value *KernelBuilder::tid(unsigned Dim) {
   static constexpr Intrinsic::ID Ids[] = {Intrinsic::nvvm_read_ptx_sreg_tid_x,
                                           Intrinsic::nvvm_read_ptx_sreg_tid_y,
@@ -79,6 +100,7 @@ Value *KernelBuilder::ctaid(unsigned Dim) {
 }
 
 Value *KernelBuilder::storagePtr(ParamRole R, Value *Index) {
+  assert(Index->getType() == IndexTy && "global element index of the wrong width");
   return B.CreateInBoundsGEP(Storage, param(R), Index);
 }
 
@@ -141,12 +163,14 @@ void KernelBuilder::forRange(Value *Begin, Value *End, uint32_t Step,
   auto *Exit = BasicBlock::Create(Ctx, "exit", F);
   B.CreateBr(Header);
   B.SetInsertPoint(Header);
-  PHINode *IV = B.CreatePHI(B.getInt32Ty(), 2, "iv");
+  assert(Begin->getType() == End->getType() && "loop bounds of different types");
+  PHINode *IV = B.CreatePHI(Begin->getType(), 2, "iv");
   IV->addIncoming(Begin, Pre);
   B.CreateCondBr(B.CreateICmpULT(IV, End), BodyBB, Exit);
   B.SetInsertPoint(BodyBB);
   Body(IV);
-  Value *Next = B.CreateAdd(IV, B.getInt32(Step), "", /*HasNUW=*/true, /*HasNSW=*/true);
+  Value *Next = B.CreateAdd(IV, ConstantInt::get(Begin->getType(), Step), "", /*HasNUW=*/true,
+                            /*HasNSW=*/true);
   IV->addIncoming(Next, B.GetInsertBlock());
   B.CreateBr(Header);
   B.SetInsertPoint(Exit);
@@ -183,65 +207,6 @@ Value *KernelBuilder::warpSum(Value *V) {
   for (uint32_t Off = 16; Off > 0; Off /= 2)
     V = B.CreateFAdd(V, shflDown(V, Off));
   return V;
-}
-
-Value *KernelBuilder::exp(Value *X) {
-  Value *Scaled = B.CreateFMul(X, f32(1.4426950408889634f));
-  return B.CreateIntrinsic(Intrinsic::nvvm_ex2_approx_f, {}, {Scaled});
-}
-
-Value *KernelBuilder::maxf(Value *A, Value *Bv) {
-  return B.CreateBinaryIntrinsic(Intrinsic::maxnum, A, Bv);
-}
-
-Value *KernelBuilder::minf(Value *A, Value *Bv) {
-  return B.CreateBinaryIntrinsic(Intrinsic::minnum, A, Bv);
-}
-
-// tanh: an odd Taylor polynomial below |x| = 0.3 (error < 1e-7 relative), else
-// sign(x) * (1 - e) / (1 + e) with e = exp(-2|x|), which has no cancellation there.
-Value *KernelBuilder::tanh(Value *X) {
-  Value *X2 = B.CreateFMul(X, X);
-  Value *P = f32(62.0f / 2835.0f);
-  for (float C : {-17.0f / 315.0f, 2.0f / 15.0f, -1.0f / 3.0f, 1.0f})
-    P = B.CreateFAdd(B.CreateFMul(P, X2), f32(C));
-  Value *Small = B.CreateFMul(X, P);
-  Value *Ax = B.CreateUnaryIntrinsic(Intrinsic::fabs, X);
-  Value *E = exp(B.CreateFMul(Ax, f32(-2.0f)));
-  Value *T = B.CreateFDiv(B.CreateFSub(f32(1.0f), E), B.CreateFAdd(f32(1.0f), E));
-  Value *Large = B.CreateBinaryIntrinsic(Intrinsic::copysign, T, X);
-  return B.CreateSelect(B.CreateFCmpOLT(Ax, f32(0.3f)), Small, Large);
-}
-
-Value *KernelBuilder::activation(ActivationKind K, Value *X) {
-  auto Sigmoid = [&](Value *V) {
-    Value *E = exp(B.CreateFNeg(V));
-    return B.CreateFDiv(f32(1.0f), B.CreateFAdd(f32(1.0f), E));
-  };
-  auto HardSigmoid = [&](Value *V) {
-    Value *Lin = B.CreateFAdd(B.CreateFMul(V, f32(1.0f / 6.0f)), f32(0.5f));
-    return minf(maxf(Lin, f32(0.0f)), f32(1.0f));
-  };
-  switch (K) {
-  case ActivationKind::None:
-    return X;
-  case ActivationKind::Relu:
-    return maxf(X, f32(0.0f));
-  case ActivationKind::Relu6:
-    return minf(maxf(X, f32(0.0f)), f32(6.0f));
-  case ActivationKind::Sigmoid:
-    return Sigmoid(X);
-  case ActivationKind::HardSigmoid:
-    return HardSigmoid(X);
-  case ActivationKind::HardSwish:
-    return B.CreateFMul(X, HardSigmoid(X));
-  case ActivationKind::Swish:
-    return B.CreateFMul(X, Sigmoid(X));
-  case ActivationKind::Tanh:
-    return tanh(X);
-  }
-  assert(false && "unknown activation kind");
-  return X;
 }
 
 Value *KernelBuilder::epilogue(const Epilogue &E, Value *Acc, Value *Channel, Value *SeIndex,

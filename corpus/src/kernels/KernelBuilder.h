@@ -12,12 +12,21 @@
 
 namespace corpus::kernels {
 
+/// Tensors of this many elements or more need 64-bit index arithmetic.
+constexpr uint64_t WideIndexElements = uint64_t(1) << 31;
+
 /// Builds one kernel function `Name` in a module. The constructor creates the function with one
 /// pointer parameter per role (in the order given) and an entry block; finish() returns.
+///
+/// Element indices into global buffers have the kernel's index type: i32, or i64 when `Wide`
+/// (a tensor of 2^31 elements or more). Kernels build offsets with ix() constants and widen()ed
+/// i32 coordinates, which are the i32 values themselves in a narrow kernel, so a narrow kernel's
+/// IR is what plain i32 arithmetic gives.
 class KernelBuilder {
 public:
+  /// `L` gives the block size (reqntid) and, for the index width check, the buffers' sizes.
   KernelBuilder(llvm::Module &M, const std::string &Name, const std::vector<ParamRole> &Roles,
-                DType T, std::array<uint32_t, 3> Block);
+                DType T, const KernelLaunch &L, bool Wide);
 
   llvm::IRBuilder<> &ir() { return B; }
   llvm::Function &function() { return *F; }
@@ -27,10 +36,17 @@ public:
 
   llvm::Value *i32(uint32_t V) { return B.getInt32(V); }
   llvm::Value *f32(float V);
+  /// Index arithmetic (see the class comment): whether it is 64-bit, its type, a constant of it,
+  /// and an i32 value converted to it (zero- or sign-extended; unchanged in narrow kernels).
+  bool wide() const { return Wide; }
+  llvm::IntegerType *indexType() const { return IndexTy; }
+  llvm::Value *ix(uint64_t V);
+  llvm::Value *widen(llvm::Value *V);
+  llvm::Value *widenSigned(llvm::Value *V);
   llvm::Value *tid(unsigned Dim);   ///< %tid.{x,y,z}
   llvm::Value *ctaid(unsigned Dim); ///< %ctaid.{x,y,z}
 
-  /// Loads element `Index` (i32) of the buffer `R` (or pointer `Ptr`) as f32.
+  /// Loads element `Index` (of the index type) of the buffer `R` as f32.
   llvm::Value *load(ParamRole R, llvm::Value *Index);
   /// Stores f32 `V` (converted to the storage type) at element `Index` of buffer `R`.
   void store(ParamRole R, llvm::Value *Index, llvm::Value *V);
@@ -46,7 +62,7 @@ public:
   llvm::Value *loadShared(llvm::Value *Array, llvm::Value *Index);
   void storeShared(llvm::Value *Array, llvm::Value *Index, llvm::Value *V);
 
-  /// for (IV = Begin; IV < End; IV += Step) Body(IV); unsigned i32 compare.
+  /// for (IV = Begin; IV < End; IV += Step) Body(IV); unsigned compare, IV of Begin's type.
   void forRange(llvm::Value *Begin, llvm::Value *End, uint32_t Step,
                 const std::function<void(llvm::Value *)> &Body);
   void forRange(uint32_t Begin, uint32_t End, const std::function<void(llvm::Value *)> &Body);
@@ -63,6 +79,12 @@ public:
   llvm::Value *exp(llvm::Value *X); ///< e^x via ex2.approx(x * log2 e)
   llvm::Value *maxf(llvm::Value *A, llvm::Value *Bv);
   llvm::Value *minf(llvm::Value *A, llvm::Value *Bv);
+  llvm::Value *rsqrt(llvm::Value *X); ///< rsqrt.approx.f32
+  /// X^Y: ex2.approx(Y * lg2.approx |X|); X < 0 gives (-1)^Y |X|^Y for integer Y, NaN otherwise;
+  /// Y == 0 gives 1.
+  llvm::Value *pow(llvm::Value *X, llvm::Value *Y);
+  /// X^C with PyTorch's special exponents (0, 1, 0.5, -0.5, -1, 2, 3, -2), else pow.
+  llvm::Value *powConst(llvm::Value *X, float C);
   llvm::Value *activation(ActivationKind K, llvm::Value *X);
 
   /// Applies `E` to accumulator `Acc` for output element `OutIndex`, channel `Channel` and
@@ -75,6 +97,7 @@ public:
 private:
   llvm::Value *storagePtr(ParamRole R, llvm::Value *Index);
   llvm::Value *tanh(llvm::Value *X);
+  llvm::Value *erf(llvm::Value *X);
 
   llvm::Module &M;
   llvm::LLVMContext &Ctx;
@@ -82,6 +105,8 @@ private:
   llvm::Function *F = nullptr;
   std::vector<ParamRole> Roles;
   llvm::Type *Storage = nullptr;
+  bool Wide = false;
+  llvm::IntegerType *IndexTy = nullptr;
 };
 
 /// Parameter roles of a layer's epilogue, in parameter order (between Weight and Output).

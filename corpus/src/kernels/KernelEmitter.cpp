@@ -268,6 +268,12 @@ support::Expected<KernelLaunch> KernelEmitter::add(const GemmSpec &S) {
                       });
 }
 
+support::Expected<KernelLaunch> KernelEmitter::add(const BatchMatMulSpec &S) {
+  return P->addKernel(
+      kernels::validate(S), kernels::kernelName(S),
+      [&](Module &M, const std::string &Name) { return kernels::buildBatchMatMul(M, S, Name); });
+}
+
 support::Expected<KernelLaunch> KernelEmitter::add(const PoolSpec &S) {
   return P->addKernel(
       kernels::validate(S), kernels::kernelName(S),
@@ -296,6 +302,12 @@ support::Expected<KernelLaunch> KernelEmitter::add(const SoftmaxSpec &S) {
   return P->addKernel(
       kernels::validate(S), kernels::kernelName(S),
       [&](Module &M, const std::string &Name) { return kernels::buildSoftmax(M, S, Name); });
+}
+
+support::Expected<KernelLaunch> KernelEmitter::add(const LayerNormSpec &S) {
+  return P->addKernel(
+      kernels::validate(S), kernels::kernelName(S),
+      [&](Module &M, const std::string &Name) { return kernels::buildLayerNorm(M, S, Name); });
 }
 
 size_t KernelEmitter::kernelCount() const { return P->Launches.size(); }

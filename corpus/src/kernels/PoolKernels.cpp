@@ -1,5 +1,6 @@
 // Pooling kernels: windowed max/avg pooling and global average pooling as a block reduction.
 #include "kernels/KernelBuilder.h"
+#include "kernels/Specs.h"
 #include "kernels/Strategies.h"
 
 #include <limits>
@@ -47,17 +48,18 @@ KernelLaunch buildPool(Module &M, const PoolSpec &S, const std::string &Name) {
   const bool IsMax = S.kind == PoolKind::Max;
   KernelLaunch L = poolLaunch(S, Name, Bx);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
-  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   IRBuilder<> &B = K.ir();
   Value *Pix = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0), "pix");
-  Value *PlaneIdx = B.CreateAdd(B.CreateMul(K.ctaid(2), K.i32(S.channels)), K.ctaid(1));
+  Value *PlaneIdx =
+      B.CreateAdd(B.CreateMul(K.widen(K.ctaid(2)), K.ix(S.channels)), K.widen(K.ctaid(1)));
   // Windows can leave the input only with padding or in ceil mode.
   const bool Padded = S.padTop || S.padLeft || S.padBottom || S.padRight || S.ceilMode;
   K.ifThen(B.CreateICmpULT(Pix, K.i32(static_cast<uint32_t>(Pixels))), [&] {
     Value *Oh = B.CreateUDiv(Pix, K.i32(Wo)), *Ow = B.CreateURem(Pix, K.i32(Wo));
     Value *IhBase = B.CreateSub(B.CreateMul(Oh, K.i32(S.strideH)), K.i32(S.padTop));
     Value *IwBase = B.CreateSub(B.CreateMul(Ow, K.i32(S.strideW)), K.i32(S.padLeft));
-    Value *Plane = B.CreateMul(PlaneIdx, K.i32(S.inHeight * S.inWidth));
+    Value *Plane = B.CreateMul(PlaneIdx, K.ix(S.inHeight * S.inWidth));
     Value *Acc = K.accumulator(IsMax ? -std::numeric_limits<float>::infinity() : 0.0f);
     Value *Count = K.accumulator(0.0f);
     K.forRange(0, S.kernelH, [&](Value *Kh) {
@@ -65,8 +67,8 @@ KernelLaunch buildPool(Module &M, const PoolSpec &S, const std::string &Name) {
       K.forRange(0, S.kernelW, [&](Value *Kw) {
         Value *Iw = B.CreateAdd(IwBase, Kw);
         auto Body = [&] {
-          Value *X = K.load(ParamRole::Input,
-                            B.CreateAdd(Plane, B.CreateAdd(B.CreateMul(Ih, K.i32(S.inWidth)), Iw)));
+          Value *InPlane = B.CreateAdd(B.CreateMul(Ih, K.i32(S.inWidth)), Iw);
+          Value *X = K.load(ParamRole::Input, B.CreateAdd(Plane, K.widenSigned(InPlane)));
           K.set(Acc, IsMax ? K.maxf(K.get(Acc), X) : B.CreateFAdd(K.get(Acc), X));
           K.set(Count, B.CreateFAdd(K.get(Count), K.f32(1.0f)));
         };
@@ -85,7 +87,7 @@ KernelLaunch buildPool(Module &M, const PoolSpec &S, const std::string &Name) {
       Value *Div = ConstDivisor ? K.f32(float(S.kernelH * S.kernelW)) : K.get(Count);
       Y = B.CreateFDiv(Y, Div);
     }
-    Value *Out = B.CreateAdd(B.CreateMul(PlaneIdx, K.i32(static_cast<uint32_t>(Pixels))), Pix);
+    Value *Out = B.CreateAdd(B.CreateMul(PlaneIdx, K.ix(Pixels)), K.widen(Pix));
     K.store(ParamRole::Output, Out, Y);
   });
   K.finish();
@@ -108,14 +110,14 @@ KernelLaunch buildGlobalAvgPool(Module &M, const ReduceSpec &S, const std::strin
                                   return Outputs;
                                 return epilogueElements(R, S.channels, S.batch, Outputs);
                               });
-  KernelBuilder K(M, Name, Roles, S.dtype, L.block);
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   IRBuilder<> &B = K.ir();
-  Value *Tid = K.tid(0), *Ch = K.ctaid(0);
-  Value *OutIdx = B.CreateAdd(B.CreateMul(K.ctaid(1), K.i32(S.channels)), Ch);
-  Value *Base = B.CreateMul(OutIdx, K.i32(S.spatial));
+  Value *Tid = K.tid(0), *Ch = K.widen(K.ctaid(0));
+  Value *OutIdx = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(1)), K.ix(S.channels)), Ch);
+  Value *Base = B.CreateMul(OutIdx, K.ix(S.spatial));
   Value *Acc = K.accumulator(0.0f);
   K.forRange(Tid, K.i32(S.spatial), Bx, [&](Value *I) {
-    K.set(Acc, B.CreateFAdd(K.get(Acc), K.load(ParamRole::Input, B.CreateAdd(Base, I))));
+    K.set(Acc, B.CreateFAdd(K.get(Acc), K.load(ParamRole::Input, B.CreateAdd(Base, K.widen(I)))));
   });
   Value *Sum = K.warpSum(K.get(Acc));
   Value *Partial = K.sharedArray("partial", WarpSize);

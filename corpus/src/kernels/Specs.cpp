@@ -2,7 +2,9 @@
 #include "kernels/Specs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 namespace corpus {
@@ -58,6 +60,8 @@ const char *activationName(ActivationKind K) {
     return "swish";
   case ActivationKind::Tanh:
     return "tanh";
+  case ActivationKind::Gelu:
+    return "gelu";
   }
   return "unknown";
 }
@@ -95,7 +99,10 @@ namespace kernels {
 
 namespace {
 
-constexpr uint64_t MaxElements = uint64_t(1) << 31; // i32 index arithmetic
+/// Offsets inside one image, plane or row stay 32-bit (signed: padding makes them negative).
+constexpr uint64_t MaxInnerElements = uint64_t(1) << 31;
+constexpr uint64_t WideElements = uint64_t(1) << 31; // from here on, 64-bit index arithmetic
+constexpr uint32_t MaxGridX = 2147483647;
 constexpr uint32_t MaxGridYZ = 65535;
 constexpr size_t MaxNameLength = 100;
 constexpr uint32_t MinImplicitGemmChannels = 16; // below, most of a 16-row GEMM tile idles
@@ -112,6 +119,26 @@ std::string pads(uint32_t T, uint32_t L, uint32_t Bm, uint32_t R) {
 }
 
 const char *dtypeName(DType T) { return T == DType::F16 ? "f16" : "f32"; }
+
+/// A float as a PTX identifier fragment: the shortest %g form (6 to 9 significant digits) that
+/// reads back as the same float, '.' -> 'p', '-' -> 'm' (0.5 -> "0p5", -1e-05 -> "m1em05").
+std::string floatName(float V) {
+  char Buf[32];
+  for (int Digits = 6; Digits <= 9; ++Digits) {
+    std::snprintf(Buf, sizeof(Buf), "%.*g", Digits, static_cast<double>(V));
+    if (std::strtof(Buf, nullptr) == V)
+      break;
+  }
+  std::string N;
+  for (const char *C = Buf; *C; ++C)
+    if (*C == '.')
+      N += 'p';
+    else if (*C == '-')
+      N += 'm';
+    else if (*C != '+')
+      N += *C;
+  return N;
+}
 
 /// The epilogue in application order, e.g. "_bias_bn_res_relu".
 std::string epilogueSuffix(const Epilogue &E) {
@@ -143,12 +170,26 @@ std::string shorten(std::string Name) {
   return Name.substr(0, 80) + "_h" + Hex;
 }
 
-std::optional<std::string> tooLarge(const char *Layer, uint64_t Elements) {
-  if (Elements >= MaxElements)
-    return std::string(Layer) + ": tensor with " + num(Elements) +
-           " elements exceeds the 2^31 limit of 32-bit indexing";
+/// The part of a tensor whose offsets stay 32-bit (an image, a plane, a row) must stay below 2^31.
+std::optional<std::string> innerTooLarge(const char *Layer, const char *What, uint64_t Elements) {
+  if (Elements >= MaxInnerElements)
+    return std::string(Layer) + ": " + What + " of " + num(Elements) +
+           " elements exceeds 2^31 (offsets inside it are 32-bit)";
   return std::nullopt;
 }
+
+uint64_t convInput(const ConvSpec &S) {
+  return uint64_t(S.batch) * S.inChannels * S.inHeight * S.inWidth;
+}
+uint64_t convOutput(const ConvSpec &S) {
+  return uint64_t(S.batch) * S.outChannels * S.outHeight() * S.outWidth();
+}
+uint64_t convWeights(const ConvSpec &S) {
+  return uint64_t(S.outChannels) * (S.inChannels / std::max(S.groups, 1u)) * S.kernelH * S.kernelW;
+}
+
+/// Name suffix of a kernel with 64-bit index arithmetic.
+std::string indexSuffix(bool Wide) { return Wide ? "_i64" : ""; }
 
 const char *strategyName(ConvStrategy S) {
   switch (S) {
@@ -209,12 +250,10 @@ std::optional<std::string> validate(const ConvSpec &S, ConvStrategy Resolved) {
     return std::string("conv: implicit gemm strategy needs an ungrouped conv");
   if (Resolved == ConvStrategy::Gemm && !isPointwise(S))
     return std::string("conv: gemm strategy needs a 1x1, stride 1, unpadded, ungrouped conv");
-  uint64_t In = uint64_t(S.batch) * S.inChannels * S.inHeight * S.inWidth;
-  uint64_t Out = uint64_t(S.batch) * S.outChannels * S.outHeight() * S.outWidth();
-  uint64_t W = uint64_t(S.outChannels) * (S.inChannels / S.groups) * S.kernelH * S.kernelW;
-  if (auto E = tooLarge("conv", std::max({In, Out, W})))
+  if (auto E =
+          innerTooLarge("conv", "an input image", uint64_t(S.inChannels) * S.inHeight * S.inWidth))
     return E;
-  return std::nullopt;
+  return innerTooLarge("conv", "an output plane", uint64_t(S.outHeight()) * S.outWidth());
 }
 
 std::optional<std::string> validate(const GemmSpec &S) {
@@ -224,9 +263,19 @@ std::optional<std::string> validate(const GemmSpec &S) {
     return std::string("dense: squeeze-excitation scale is not supported");
   if (S.rows > MaxGridYZ * 16ull)
     return std::string("dense: at most 1048560 rows (grid y)");
-  uint64_t M = std::max({uint64_t(S.rows) * S.inFeatures, uint64_t(S.rows) * S.outFeatures,
-                         uint64_t(S.inFeatures) * S.outFeatures});
-  return tooLarge("dense", M);
+  if (S.inFeatures >= MaxInnerElements || S.outFeatures >= MaxInnerElements)
+    return std::string("dense: features must be below 2^31");
+  return std::nullopt;
+}
+
+std::optional<std::string> validate(const BatchMatMulSpec &S) {
+  if (!S.batch || !S.m || !S.n || !S.k)
+    return std::string("bmm: zero-sized dimension");
+  if (S.m > MaxGridYZ * 16ull)
+    return std::string("bmm: at most 1048560 rows (grid y)");
+  if (S.n >= MaxInnerElements || S.k >= MaxInnerElements)
+    return std::string("bmm: inner and column dimensions must be below 2^31");
+  return std::nullopt;
 }
 
 std::optional<std::string> validate(const PoolSpec &S) {
@@ -241,7 +290,9 @@ std::optional<std::string> validate(const PoolSpec &S) {
     return "pool: window " + pair(S.kernelH, S.kernelW) + " does not fit the padded input";
   if (S.channels > MaxGridYZ || S.batch > MaxGridYZ)
     return std::string("pool: channels and batch must be at most 65535 (grid y/z)");
-  return tooLarge("pool", uint64_t(S.batch) * S.channels * S.inHeight * S.inWidth);
+  if (auto E = innerTooLarge("pool", "an input plane", uint64_t(S.inHeight) * S.inWidth))
+    return E;
+  return innerTooLarge("pool", "an output plane", uint64_t(S.outHeight()) * S.outWidth());
 }
 
 std::optional<std::string> validate(const ReduceSpec &S) {
@@ -249,13 +300,26 @@ std::optional<std::string> validate(const ReduceSpec &S) {
     return std::string("global average pool: zero-sized dimension");
   if (S.batch > MaxGridYZ)
     return std::string("global average pool: batch must be at most 65535 (grid y)");
-  return tooLarge("global average pool", uint64_t(S.batch) * S.channels * S.spatial);
+  if (S.channels > MaxGridX)
+    return std::string("global average pool: at most 2^31 - 1 channels (grid x)");
+  return innerTooLarge("global average pool", "a plane", S.spatial);
+}
+
+bool isScalarOp(ElementwiseOp Op) {
+  return Op == ElementwiseOp::AddScalar || Op == ElementwiseOp::MulScalar ||
+         Op == ElementwiseOp::DivScalar || Op == ElementwiseOp::PowScalar;
 }
 
 std::optional<std::string> validate(const ElementwiseSpec &S) {
   if (!S.batch || !S.channels || !S.spatial)
     return std::string("elementwise: zero-sized dimension");
-  return tooLarge("elementwise", uint64_t(S.batch) * S.channels * S.spatial);
+  if ((uint64_t(S.batch) * S.channels * S.spatial + 255) / 256 > MaxGridX)
+    return std::string("elementwise: more than 2^31 - 1 blocks of 256 threads (grid x)");
+  if (isScalarOp(S.op) && !std::isfinite(S.scalar))
+    return std::string("elementwise: the scalar operand must be finite");
+  if (S.op == ElementwiseOp::DivScalar && S.scalar == 0.0f)
+    return std::string("elementwise: division by the scalar 0");
+  return std::nullopt;
 }
 
 std::optional<std::string> validate(const ConcatSpec &S) {
@@ -273,13 +337,66 @@ std::optional<std::string> validate(const ConcatSpec &S) {
   if (End > S.totalChannels)
     return "concat: channels [" + num(S.channelOffset) + ", " + num(End) +
            ") exceed the output's " + num(S.totalChannels);
-  return tooLarge("concat", uint64_t(S.batch) * S.totalChannels * S.spatial);
+  return std::nullopt;
+}
+
+/// Row kernels (softmax, layer norm): one block per row on grid x, 32-bit offsets in a row.
+static std::optional<std::string> validateRows(const char *Layer, uint32_t Rows, uint32_t Cols) {
+  if (!Rows || !Cols)
+    return std::string(Layer) + ": zero-sized dimension";
+  if (Rows > MaxGridX)
+    return std::string(Layer) + ": at most 2^31 - 1 rows (grid x)";
+  return innerTooLarge(Layer, "a row", Cols);
 }
 
 std::optional<std::string> validate(const SoftmaxSpec &S) {
-  if (!S.rows || !S.cols)
-    return std::string("softmax: zero-sized dimension");
-  return tooLarge("softmax", uint64_t(S.rows) * S.cols);
+  return validateRows("softmax", S.rows, S.cols);
+}
+
+std::optional<std::string> validate(const LayerNormSpec &S) {
+  if (!std::isfinite(S.epsilon) || S.epsilon < 0)
+    return std::string("layer norm: epsilon must be finite and not negative");
+  return validateRows("layer norm", S.rows, S.cols);
+}
+
+bool wideIndex(const ConvSpec &S) {
+  return S.index64 || std::max({convInput(S), convOutput(S), convWeights(S)}) >= WideElements;
+}
+
+bool wideIndex(const GemmSpec &S) {
+  return S.index64 || std::max({uint64_t(S.rows) * S.inFeatures, uint64_t(S.rows) * S.outFeatures,
+                                uint64_t(S.inFeatures) * S.outFeatures}) >= WideElements;
+}
+
+bool wideIndex(const BatchMatMulSpec &S) {
+  const uint64_t B = S.batch;
+  return S.index64 || std::max({B * S.m * S.n, B * S.n * S.k, B * S.m * S.k}) >= WideElements;
+}
+
+bool wideIndex(const PoolSpec &S) {
+  const uint64_t Planes = uint64_t(S.batch) * S.channels;
+  return S.index64 || std::max(Planes * S.inHeight * S.inWidth,
+                               Planes * S.outHeight() * S.outWidth()) >= WideElements;
+}
+
+bool wideIndex(const ReduceSpec &S) {
+  return S.index64 || uint64_t(S.batch) * S.channels * S.spatial >= WideElements;
+}
+
+bool wideIndex(const ElementwiseSpec &S) {
+  return S.index64 || uint64_t(S.batch) * S.channels * S.spatial >= WideElements;
+}
+
+bool wideIndex(const ConcatSpec &S) {
+  return S.index64 || uint64_t(S.batch) * S.totalChannels * S.spatial >= WideElements;
+}
+
+bool wideIndex(const SoftmaxSpec &S) {
+  return S.index64 || uint64_t(S.rows) * S.cols >= WideElements;
+}
+
+bool wideIndex(const LayerNormSpec &S) {
+  return S.index64 || uint64_t(S.rows) * S.cols >= WideElements;
 }
 
 std::string kernelName(const ConvSpec &S, ConvStrategy Resolved) {
@@ -292,13 +409,19 @@ std::string kernelName(const ConvSpec &S, ConvStrategy Resolved) {
     N += "_d" + pair(S.dilationH, S.dilationW);
   if (S.groups != 1)
     N += "_g" + num(S.groups);
-  return shorten(N + "_" + dtypeName(S.dtype) + epilogueSuffix(S.epilogue));
+  return shorten(N + "_" + dtypeName(S.dtype) + epilogueSuffix(S.epilogue) +
+                 indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const GemmSpec &S) {
   return shorten(std::string(S.rows < MinGemmRows ? "gemv" : "dense") + "_m" + num(S.rows) + "_k" +
                  num(S.inFeatures) + "_n" + num(S.outFeatures) + "_" + dtypeName(S.dtype) +
-                 epilogueSuffix(S.epilogue));
+                 epilogueSuffix(S.epilogue) + indexSuffix(wideIndex(S)));
+}
+
+std::string kernelName(const BatchMatMulSpec &S) {
+  return shorten("bmm_b" + num(S.batch) + "_m" + num(S.m) + "_n" + num(S.n) + "_k" + num(S.k) +
+                 "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const PoolSpec &S) {
@@ -311,16 +434,17 @@ std::string kernelName(const PoolSpec &S) {
     N += "_incpad";
   if (S.ceilMode)
     N += "_ceil";
-  return shorten(N + "_" + dtypeName(S.dtype));
+  return shorten(N + "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const ReduceSpec &S) {
   return shorten("gap_n" + num(S.batch) + "_c" + num(S.channels) + "_s" + num(S.spatial) + "_" +
-                 dtypeName(S.dtype) + epilogueSuffix(S.epilogue));
+                 dtypeName(S.dtype) + epilogueSuffix(S.epilogue) + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const ElementwiseSpec &S) {
-  static constexpr const char *Ops[] = {"add", "mul", "scalech", "act", "bn"};
+  static constexpr const char *Ops[] = {"add", "mul",  "scalech", "act",  "bn",  "div",
+                                        "pow", "adds", "muls",    "divs", "pows"};
   std::string N = std::string("eltwise_") + Ops[static_cast<unsigned>(S.op)];
   // Only the channel scale and batch norm depend on the shape split; the others see a flat
   // element count.
@@ -328,10 +452,12 @@ std::string kernelName(const ElementwiseSpec &S) {
     N += "_n" + num(S.batch) + "_c" + num(S.channels) + "_s" + num(S.spatial);
   else
     N += "_e" + num(uint64_t(S.batch) * S.channels * S.spatial);
+  if (isScalarOp(S.op))
+    N += "_s" + floatName(S.scalar);
   N += std::string("_") + dtypeName(S.dtype);
   if (S.activation != ActivationKind::None)
     N += std::string("_") + activationName(S.activation);
-  return shorten(N);
+  return shorten(N + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const ConcatSpec &S) {
@@ -342,11 +468,19 @@ std::string kernelName(const ConcatSpec &S) {
       N += '_';
     N += num(S.channels[K]);
   }
-  return shorten(N + "_" + dtypeName(S.dtype));
+  return shorten(N + "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const SoftmaxSpec &S) {
-  return shorten("softmax_r" + num(S.rows) + "_c" + num(S.cols) + "_" + dtypeName(S.dtype));
+  return shorten("softmax_r" + num(S.rows) + "_c" + num(S.cols) + "_" + dtypeName(S.dtype) +
+                 indexSuffix(wideIndex(S)));
+}
+
+std::string kernelName(const LayerNormSpec &S) {
+  std::string N = "layernorm_r" + num(S.rows) + "_c" + num(S.cols);
+  if (S.epsilon != 1e-5f)
+    N += "_eps" + floatName(S.epsilon);
+  return shorten(N + "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 
 } // namespace kernels

@@ -11,26 +11,46 @@ namespace corpus::kernels {
 /// Dense layers with fewer rows use the warp-per-output GEMV kernel instead of the tiled GEMM.
 constexpr uint32_t MinGemmRows = 8;
 
+/// AddScalar, MulScalar, DivScalar, PowScalar: one tensor and ElementwiseSpec::scalar.
+bool isScalarOp(ElementwiseOp Op);
+
 /// The strategy Auto picks for `S` (an explicit strategy is returned unchanged).
 ConvStrategy resolveStrategy(const ConvSpec &S);
 
 /// A lower-case message when the spec cannot be lowered, nullopt when it is fine.
 std::optional<std::string> validate(const ConvSpec &S, ConvStrategy Resolved);
 std::optional<std::string> validate(const GemmSpec &S);
+std::optional<std::string> validate(const BatchMatMulSpec &S);
 std::optional<std::string> validate(const PoolSpec &S);
 std::optional<std::string> validate(const ReduceSpec &S);
 std::optional<std::string> validate(const ElementwiseSpec &S);
 std::optional<std::string> validate(const ConcatSpec &S);
 std::optional<std::string> validate(const SoftmaxSpec &S);
+std::optional<std::string> validate(const LayerNormSpec &S);
+
+/// Whether the kernel for a spec uses 64-bit index arithmetic: the spec asks for it, or a tensor
+/// it touches has 2^31 elements or more.
+bool wideIndex(const ConvSpec &S);
+bool wideIndex(const GemmSpec &S);
+bool wideIndex(const BatchMatMulSpec &S);
+bool wideIndex(const PoolSpec &S);
+bool wideIndex(const ReduceSpec &S);
+bool wideIndex(const ElementwiseSpec &S);
+bool wideIndex(const ConcatSpec &S);
+bool wideIndex(const SoftmaxSpec &S);
+bool wideIndex(const LayerNormSpec &S);
 
 /// Stable kernel names: every field that changes the code appears in the name, so equal names
-/// mean equal kernels. Names longer than 100 characters keep a prefix plus an FNV-1a hash.
+/// mean equal kernels (64-bit index arithmetic appends `_i64`). Names longer than 100
+/// characters keep a prefix plus an FNV-1a hash.
 std::string kernelName(const ConvSpec &S, ConvStrategy Resolved);
 std::string kernelName(const GemmSpec &S);
+std::string kernelName(const BatchMatMulSpec &S);
 std::string kernelName(const PoolSpec &S);
 std::string kernelName(const ReduceSpec &S);
 std::string kernelName(const ElementwiseSpec &S);
 std::string kernelName(const ConcatSpec &S);
 std::string kernelName(const SoftmaxSpec &S);
+std::string kernelName(const LayerNormSpec &S);
 
 } // namespace corpus::kernels

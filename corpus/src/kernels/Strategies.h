@@ -1,5 +1,5 @@
 // Kernel strategies: one builder per lowering strategy, each adding one specialised kernel to a
-// module and describing its launch. Specs are validated before these are called (SpecNames.h).
+// module and describing its launch. Specs are validated before these are called (Specs.h).
 #pragma once
 
 #include "corpus/KernelGen.h"
@@ -22,6 +22,8 @@ KernelLaunch buildImplicitGemmConv(llvm::Module &M, const ConvSpec &S, const std
 KernelLaunch buildDenseGemv(llvm::Module &M, const GemmSpec &S, const std::string &Name);
 /// Dense layer as a shared-memory tiled GEMM.
 KernelLaunch buildDenseGemm(llvm::Module &M, const GemmSpec &S, const std::string &Name);
+/// Batched matrix product (torch.bmm) as the tiled GEMM with the batch on grid z.
+KernelLaunch buildBatchMatMul(llvm::Module &M, const BatchMatMulSpec &S, const std::string &Name);
 /// Max/avg windowed pooling, one thread per output.
 KernelLaunch buildPool(llvm::Module &M, const PoolSpec &S, const std::string &Name);
 /// Global average pooling: one block per (n, c), shared memory + shfl.sync.down reduction.
@@ -34,5 +36,8 @@ KernelLaunch buildElementwise(llvm::Module &M, const ElementwiseSpec &S, const s
 KernelLaunch buildConcat(llvm::Module &M, const ConcatSpec &S, const std::string &Name);
 /// Row softmax: one block per row, block all-reduce with shfl.sync.bfly + shared memory.
 KernelLaunch buildSoftmax(llvm::Module &M, const SoftmaxSpec &S, const std::string &Name);
+/// Row layer norm: one block per row; the row's shifted sum and sum of squares are block
+/// all-reduces, then a second pass normalises, scales and shifts.
+KernelLaunch buildLayerNorm(llvm::Module &M, const LayerNormSpec &S, const std::string &Name);
 
 } // namespace corpus::kernels

@@ -89,6 +89,7 @@ struct Operand {
   std::vector<Operand> elems;
   /// Variable initializers only: `generic(sym)` (Symbol kind; `value` holds a `+offset`).
   bool generic = false;
+  bool minus = false; ///< `-%r1` (vmad's negated operands)
 
   bool operator==(const Operand &) const = default;
 };

@@ -1,0 +1,115 @@
+// Row kernels: softmax and layer norm over the last axis, one block per row, with block-wide
+// all-reductions (shfl.sync.bfly inside warps, one partial per warp in shared memory).
+#include "kernels/KernelBuilder.h"
+#include "kernels/Specs.h"
+#include "kernels/Strategies.h"
+
+#include <limits>
+
+using namespace llvm;
+
+namespace corpus::kernels {
+
+namespace {
+
+constexpr uint32_t MaxBlock = 256;
+constexpr uint32_t WarpSize = 32;
+
+/// Combines V across the whole block: a shfl.sync.bfly butterfly inside each warp, one partial
+/// per warp in shared memory, then every thread folds the partials. All threads get the result.
+Value *blockAllReduce(KernelBuilder &K, Value *V, uint32_t Warps, bool Max, const char *Name) {
+  IRBuilder<> &B = K.ir();
+  auto Op = [&](Value *A, Value *Bv) { return Max ? K.maxf(A, Bv) : B.CreateFAdd(A, Bv); };
+  for (uint32_t Off = WarpSize / 2; Off > 0; Off /= 2)
+    V = Op(V, K.shflBfly(V, Off));
+  Value *Partial = K.sharedArray(Name, WarpSize);
+  Value *Tid = K.tid(0);
+  Value *Lane = B.CreateAnd(Tid, K.i32(WarpSize - 1));
+  K.ifThen(B.CreateICmpEQ(Lane, K.i32(0)),
+           [&] { K.storeShared(Partial, B.CreateLShr(Tid, K.i32(5)), V); });
+  K.barrier();
+  Value *R = K.loadShared(Partial, K.i32(0));
+  for (uint32_t W = 1; W < Warps; ++W)
+    R = Op(R, K.loadShared(Partial, K.i32(W)));
+  return R;
+}
+
+} // namespace
+
+KernelLaunch buildSoftmax(Module &M, const SoftmaxSpec &S, const std::string &Name) {
+  const uint32_t Bx = warpRoundedBlock(S.cols, MaxBlock);
+  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
+  KernelLaunch L = makeLaunch(Name, "softmax", S.dtype, {S.rows, 1, 1}, {Bx, 1, 1}, Roles,
+                              [&](ParamRole) { return uint64_t(S.rows) * S.cols; });
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
+  IRBuilder<> &B = K.ir();
+  Value *Tid = K.tid(0);
+  Value *Base = B.CreateMul(K.widen(K.ctaid(0)), K.ix(S.cols));
+  auto ForCols = [&](const std::function<void(Value *)> &Body) {
+    K.forRange(Tid, K.i32(S.cols), Bx, [&](Value *C) { Body(B.CreateAdd(Base, K.widen(C))); });
+  };
+  Value *MaxSlot = K.accumulator(-std::numeric_limits<float>::infinity());
+  ForCols([&](Value *I) { K.set(MaxSlot, K.maxf(K.get(MaxSlot), K.load(ParamRole::Input, I))); });
+  Value *RowMax = blockAllReduce(K, K.get(MaxSlot), Bx / WarpSize, true, "red_max");
+  Value *SumSlot = K.accumulator(0.0f);
+  ForCols([&](Value *I) {
+    Value *E = K.exp(B.CreateFSub(K.load(ParamRole::Input, I), RowMax));
+    K.set(SumSlot, B.CreateFAdd(K.get(SumSlot), E));
+  });
+  Value *RowSum = blockAllReduce(K, K.get(SumSlot), Bx / WarpSize, false, "red_sum");
+  Value *Inv = B.CreateFDiv(K.f32(1.0f), RowSum);
+  ForCols([&](Value *I) {
+    Value *E = K.exp(B.CreateFSub(K.load(ParamRole::Input, I), RowMax));
+    K.store(ParamRole::Output, I, B.CreateFMul(E, Inv));
+  });
+  K.finish();
+  return L;
+}
+
+KernelLaunch buildLayerNorm(Module &M, const LayerNormSpec &S, const std::string &Name) {
+  const uint32_t Bx = warpRoundedBlock(S.cols, MaxBlock);
+  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Weight, ParamRole::Bias,
+                                        ParamRole::Output};
+  KernelLaunch L =
+      makeLaunch(Name, "layernorm", S.dtype, {S.rows, 1, 1}, {Bx, 1, 1}, Roles, [&](ParamRole R) {
+        if (R == ParamRole::Weight || R == ParamRole::Bias)
+          return uint64_t(S.cols);
+        return uint64_t(S.rows) * S.cols;
+      });
+  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
+  IRBuilder<> &B = K.ir();
+  Value *Tid = K.tid(0);
+  Value *Base = B.CreateMul(K.widen(K.ctaid(0)), K.ix(S.cols));
+  auto ForCols = [&](const std::function<void(Value *, Value *)> &Body) {
+    K.forRange(Tid, K.i32(S.cols), Bx, [&](Value *C) {
+      Value *Col = K.widen(C);
+      Body(Col, B.CreateAdd(Base, Col));
+    });
+  };
+  // Statistics in one pass over the row: sums of d and d^2 with d = x - x[row, 0] (shifting by
+  // a value of the row keeps E[d^2] - E[d]^2 accurate when the mean is large).
+  Value *Shift = K.load(ParamRole::Input, Base);
+  Value *Sum = K.accumulator(0.0f), *SumSq = K.accumulator(0.0f);
+  ForCols([&](Value *, Value *I) {
+    Value *D = B.CreateFSub(K.load(ParamRole::Input, I), Shift);
+    K.set(Sum, B.CreateFAdd(K.get(Sum), D));
+    K.set(SumSq, K.fma(D, D, K.get(SumSq)));
+  });
+  const float InvCols = 1.0f / float(S.cols);
+  Value *MeanD =
+      B.CreateFMul(blockAllReduce(K, K.get(Sum), Bx / WarpSize, false, "red_sum"), K.f32(InvCols));
+  Value *MeanSq =
+      B.CreateFMul(blockAllReduce(K, K.get(SumSq), Bx / WarpSize, false, "red_sq"), K.f32(InvCols));
+  Value *Var = K.maxf(B.CreateFSub(MeanSq, B.CreateFMul(MeanD, MeanD)), K.f32(0.0f));
+  Value *Rstd = K.rsqrt(B.CreateFAdd(Var, K.f32(S.epsilon)));
+  Value *Mean = B.CreateFAdd(Shift, MeanD);
+  ForCols([&](Value *Col, Value *I) {
+    Value *Y = B.CreateFMul(B.CreateFSub(K.load(ParamRole::Input, I), Mean), Rstd);
+    Y = K.fma(Y, K.load(ParamRole::Weight, Col), K.load(ParamRole::Bias, Col));
+    K.store(ParamRole::Output, I, Y);
+  });
+  K.finish();
+  return L;
+}
+
+} // namespace corpus::kernels
