@@ -4,6 +4,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -35,11 +36,18 @@ std::optional<Shape> typeShape(const onnx::TypeProto &T) {
   return S;
 }
 
+/// A network is named after its file ("resnet50.onnx" -> "resnet50"): exporters name graphs
+/// "main_graph" or "torch_jit" whatever the model. Without a file name, the graph's name.
+std::string networkName(const std::string &File, const std::string &Graph) {
+  std::string Stem = std::filesystem::path(File).stem().string();
+  return Stem.empty() ? Graph : Stem;
+}
+
 } // namespace
 
 Importer::Importer(onnx::ModelProto &Model, std::string File, const OnnxImportOptions &Options)
     : Model(Model), Graph(Model.graph()), File(std::move(File)), Options(Options),
-      Net(Model.graph().name(), Options.dtype) {}
+      Net(networkName(this->File, Model.graph().name()), Options.dtype) {}
 
 support::Error Importer::nodeError(const onnx::NodeProto &N, const std::string &Message) const {
   std::string Label = N.name();

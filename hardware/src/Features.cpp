@@ -17,6 +17,7 @@ std::vector<double> launchFeatures(const LaunchWork &W, const LaunchBound &B, co
   for (size_t R = 0; R < NumResources; ++R)
     F.push_back(B.workMs > 0 ? B.ms[R] / B.workMs : 0);
   F.push_back(B.latencyMs / B.boundMs);
+  F.push_back(B.unfusedMs / B.boundMs);
   F.push_back(std::log2(std::max(B.waves, 1.0 / 64)));
   F.push_back(B.tailFill);
   const double Ctas = double(P.grid[0]) * P.grid[1] * P.grid[2];
@@ -52,7 +53,7 @@ std::vector<std::string> names() {
   std::vector<std::string> N;
   for (size_t R = 0; R < NumResources; ++R)
     N.push_back("share_" + std::string(resourceName(static_cast<Resource>(R))));
-  for (const char *Name : {"share_latency", "log2_waves", "tail_fill", "occupancy",
+  for (const char *Name : {"share_latency", "share_unfused", "log2_waves", "tail_fill", "occupancy",
                            "warps_per_scheduler", "log2_busy_cycles", "log2_compute_over_memory",
                            "sectors_per_request", "bank_conflicts_per_request", "divergence",
                            "lane_utilisation", "log2_footprint_over_l2"})

@@ -47,7 +47,7 @@ std::string_view kindFamilyName(KindFamily F) {
 }
 
 KindFamily kindFamily(std::string_view S) {
-  if (S == "conv_gemm" || S == "conv_implicit_gemm" || S == "dense_gemm")
+  if (S == "conv_gemm" || S == "conv_implicit_gemm" || S == "dense_gemm" || S.starts_with("bmm"))
     return KindFamily::Gemm;
   if (S == "conv_direct")
     return KindFamily::DirectConv;
@@ -61,7 +61,7 @@ KindFamily kindFamily(std::string_view S) {
     return KindFamily::Pool;
   if (S.starts_with("global") || S.starts_with("reduce"))
     return KindFamily::Reduce;
-  if (S.starts_with("softmax"))
+  if (S.starts_with("softmax") || S == "layernorm")
     return KindFamily::Softmax;
   if (S.starts_with("concat") || S.starts_with("copy"))
     return KindFamily::Copy;
@@ -99,7 +99,7 @@ double ctasOf(const analyzer::KernelProfile &P) {
 bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E) {
   if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt || F != KindFamily::Gemm)
     return false;
-  return !(E.math == MathMode::Tf32 && Kind == "dense_gemm");
+  return !(E.math == MathMode::Tf32 && (Kind == "dense_gemm" || Kind.starts_with("bmm")));
 }
 
 Occupancy occupancy(const LaunchWork &W, const GpuSpec &Gpu) {
@@ -207,6 +207,12 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
       Cycles[size_t(Resource::Fma)] = W.macs / Gpu.fp32CoresPerSm;
   } else {
     Cycles = pipeCycles(W, Gpu);
+    // Tensor instructions in the PTX itself (the interpreter counts their multiply-adds), at
+    // the rate of the math mode, or the FP16 rate when none is set.
+    const double Rate = Tensor > 0 ? Tensor : Gpu.tensor.fp16;
+    if (P.tensorMacs > 0 && Rate > 0)
+      Cycles[size_t(Resource::Tensor)] =
+          double(P.tensorMacs) / (Rate * 1e12 / 2 / (Gpu.smCount * Hz));
   }
   // The busiest SM runs ceil(CTAs / SMs) of the CTAs.
   const double Busiest = std::ceil(Ctas / Gpu.smCount) / Ctas;
@@ -227,8 +233,13 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   B.workMs = *std::max_element(B.ms.begin(), B.ms.end());
   B.computeMs = *std::max_element(B.ms.begin(), B.ms.begin() + size_t(Resource::Tensor) + 1);
   B.memoryMs = std::max(B.ms[size_t(Resource::L2)], B.ms[size_t(Resource::Dram)]);
-  B.latencyMs = LaunchLatencyMs;
-  B.boundMs = B.workMs + B.latencyMs;
+  // A framework runs each fused layer as a kernel of its own, after this one: a launch that
+  // reads and writes the output once more.
+  const double Unfused = E.impl == Implementation::Framework ? W.fusedLayers : 0;
+  B.unfusedMs = Unfused * 2 * double(P.storeBytes[size_t(analyzer::MemSpace::Global)]) /
+                (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
+  B.latencyMs = LaunchLatencyMs * (1 + Unfused);
+  B.boundMs = B.workMs + B.unfusedMs + B.latencyMs;
   B.busyCycles = B.workMs * 1e-3 * Hz;
   return B;
 }

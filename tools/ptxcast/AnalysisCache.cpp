@@ -1,6 +1,7 @@
 // The on-disk analysis cache (AnalysisCache.h). One text file per key: a header line
 // "ptxcast-analysis-cache VERSION LAUNCHES", then per launch its kernel name, geometry and every
-// counter as decimal integers in a fixed order.
+// counter as decimal integers in a fixed order. Version 1 files lack tensorMacs: they were
+// written by an analyzer that could not run tensor instructions, so it is 0 for them.
 #include "AnalysisCache.h"
 
 #include "support/Files.h"
@@ -47,12 +48,15 @@ template <class P, class F> void visitFields(P &Prof, F &&Visit) {
   Visit(Prof.barrierSyncs);
 }
 
+/// Counters added after format version 1, in the order they were added.
+template <class P, class F> void visitLaterFields(P &Prof, F &&Visit) { Visit(Prof.tensorMacs); }
+
 } // namespace
 
 std::string AnalysisCache::key(std::string_view Settings, std::string_view Manifest,
                                const std::vector<std::string_view> &Ptx) {
   uint64_t H = 0xcbf29ce484222325ULL;
-  H = fnv1a(H, fmt::format("v{}|{}|", FormatVersion, Settings));
+  H = fnv1a(H, fmt::format("v{}|{}|", CountingVersion, Settings));
   H = fnv1a(H, Manifest);
   for (std::string_view T : Ptx)
     H = fnv1a(fnv1a(H, "|"), T);
@@ -68,13 +72,15 @@ AnalysisCache::load(const std::string &Key) const {
   std::string Magic;
   int Version = 0;
   size_t Count = 0;
-  if (!(In >> Magic >> Version >> Count) || Magic != "ptxcast-analysis-cache" ||
-      Version != FormatVersion)
+  if (!(In >> Magic >> Version >> Count) || Magic != "ptxcast-analysis-cache" || Version < 1 ||
+      Version > FormatVersion)
     return std::nullopt;
   std::vector<analyzer::KernelProfile> Out(Count);
   for (analyzer::KernelProfile &P : Out) {
     In >> P.kernel;
     visitFields(P, [&](auto &V) { In >> V; });
+    if (Version >= 2)
+      visitLaterFields(P, [&](auto &V) { In >> V; });
   }
   if (!In)
     return std::nullopt;
@@ -89,6 +95,7 @@ void AnalysisCache::store(const std::string &Key,
   for (const analyzer::KernelProfile &P : Profiles) {
     Text += P.kernel;
     visitFields(P, [&](const auto &V) { Text += fmt::format(" {}", V); });
+    visitLaterFields(P, [&](const auto &V) { Text += fmt::format(" {}", V); });
     Text += '\n';
   }
   (void)support::writeFileAtomically(Dir + "/" + Key + ".txt", Text);

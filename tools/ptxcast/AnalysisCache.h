@@ -1,7 +1,7 @@
 // An on-disk cache of fast-mode analyses, keyed by the lowered workload itself (its manifest and
 // PTX text, hashed), so re-ingesting a dataset after a change to the features or the physical
 // model costs lowering only (`ptxcast dataset ... --cache DIR`). A change to the lowering changes
-// the PTX and so the key; a change to the analyzer's counting needs a new FormatVersion.
+// the PTX and so the key; a change to what the analyzer counts needs a new CountingVersion.
 #pragma once
 
 #include "analyzer/Counts.h"
@@ -15,8 +15,10 @@ namespace ptxcast {
 
 class AnalysisCache {
 public:
-  /// Bump when the analyzer counts differently or KernelProfile gains a counter.
-  static constexpr int FormatVersion = 1;
+  /// Bump when the analyzer counts the same PTX differently (it is part of the key).
+  static constexpr int CountingVersion = 1;
+  /// Bump when KernelProfile gains a counter (the file layout); older files stay readable.
+  static constexpr int FormatVersion = 2;
 
   explicit AnalysisCache(std::string Dir) : Dir(std::move(Dir)) {}
 

@@ -60,6 +60,8 @@ void addDatasetCommand(CLI::App &App) {
       ->capture_default_str();
   Kern->add_option("--cache", O->cacheDir, "directory of cached analyses (as for neusight)");
   Kern->add_option("--gpu", O->gpu, "catalog GPU the file was measured on (default: h100-sxm)");
+  Kern->add_option("--run", O->run,
+                   "only the rows of this run (e.g. run1; run2 repeats some as a noise check)");
   Kern->add_option("--level", O->level, "launch: a row per launch; network: per graph run")
       ->check(CLI::IsMember({"launch", "network"}))
       ->capture_default_str();

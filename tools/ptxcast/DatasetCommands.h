@@ -15,6 +15,7 @@ struct DatasetOptions {
   std::string gpu;                 ///< timm: catalog GPU overriding the file name's;
                                    ///< kernels: the measured GPU (default h100-sxm)
   std::string level = "launch";    ///< kernels: one row per launch, or per network ("network")
+  std::string run;                 ///< kernels: only the rows of this run (empty: every run)
   unsigned threads = 0;            ///< 0 = all cores
   std::string mode = "graph";      ///< frameworks: the timing mode to take (graph or eager)
   std::string onnxDir;             ///< frameworks: folder of MODEL.onnx (default: onnx/ beside

@@ -193,6 +193,19 @@ std::vector<hardware::LaunchWork> rowLaunches(const PendingRow &R, const Network
   return {All[size_t(R.launch)]};
 }
 
+namespace {
+
+/// The bound below which an operator's time is mostly the host's call overhead.
+constexpr double TinyBoundMs = 0.02;
+
+double median(std::vector<double> V) {
+  assert(!V.empty() && "median of nothing");
+  std::nth_element(V.begin(), V.begin() + std::ptrdiff_t(V.size() / 2), V.end());
+  return V[V.size() / 2];
+}
+
+} // namespace
+
 void estimateCallOverheads(std::vector<PendingRow> &Rows, const std::vector<JobResult> &Results,
                            std::string_view FromSource) {
   // (gpu, workload) -> (bound, measured) of the rows that may estimate it.
@@ -206,28 +219,30 @@ void estimateCallOverheads(std::vector<PendingRow> &Rows, const std::vector<JobR
   }
   std::map<std::pair<std::string, std::string>, double> Overhead;
   std::map<std::string, std::vector<double>> PerGpu;
+  std::vector<double> All;
   for (auto &[Key, V] : Samples) {
     std::sort(V.begin(), V.end());
     size_t N = std::max<size_t>(5, V.size() / 20);
-    if (V.size() < N)
+    // Only groups whose smallest operators are tiny (a bound under TinyBoundMs) show the host's
+    // overhead rather than GPU work.
+    if (V.size() < N || V[N / 2].first > TinyBoundMs)
       continue;
     std::vector<double> Gaps;
     for (size_t I = 0; I < N; ++I)
       Gaps.push_back(V[I].second - V[I].first);
-    std::nth_element(Gaps.begin(), Gaps.begin() + Gaps.size() / 2, Gaps.end());
-    Overhead[Key] = std::max(0.0, Gaps[Gaps.size() / 2]);
+    Overhead[Key] = std::max(0.0, median(Gaps));
     PerGpu[Key.first].push_back(Overhead[Key]);
+    All.push_back(Overhead[Key]);
   }
   for (PendingRow &R : Rows) {
     if (R.ids.runtime != "op-call")
       continue;
-    if (auto It = Overhead.find({R.ids.gpu, R.ids.workload}); It != Overhead.end()) {
+    if (auto It = Overhead.find({R.ids.gpu, R.ids.workload}); It != Overhead.end())
       R.overheadMs = It->second;
-    } else if (auto G = PerGpu.find(R.ids.gpu); G != PerGpu.end()) {
-      std::vector<double> V = G->second;
-      std::nth_element(V.begin(), V.begin() + V.size() / 2, V.end());
-      R.overheadMs = V[V.size() / 2];
-    }
+    else if (auto G = PerGpu.find(R.ids.gpu); G != PerGpu.end())
+      R.overheadMs = median(G->second);
+    else if (!All.empty())
+      R.overheadMs = median(All);
   }
 }
 

@@ -123,8 +123,9 @@ std::vector<hardware::LaunchWork> rowLaunches(const PendingRow &R,
 /// Sets overheadMs of rows timed one framework call at a time (runtime "op-call"): the host's
 /// dispatch time between the two CUDA events, which no GPU property explains. Per (gpu,
 /// workload) of the rows of `FromSource`: the median of measured - bound over the 5 % of rows
-/// with the smallest bound (at least 5 rows), at least 0. Rows of a (gpu, workload) without
-/// such rows take the median of their GPU's other estimates.
+/// with the smallest bound (at least 5 rows), at least 0, provided those operators are tiny
+/// (median bound under 20 us). Other rows take the median estimate of their GPU's other
+/// workloads, or of every GPU when theirs has none.
 void estimateCallOverheads(std::vector<PendingRow> &Rows, const std::vector<JobResult> &Results,
                            std::string_view FromSource);
 

@@ -106,6 +106,8 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
     const std::string &Scope = textField(*T, R, "scope");
     if (Scope != Wanted && (LaunchLevel || Scope != "launch"))
       continue; // workload rows, or graph rows at launch level
+    if (!O.run.empty() && textField(*T, R, "run") != O.run)
+      continue;
     auto Type = parseDType(*T, R);
     if (!Type)
       return Type.error();

@@ -1,5 +1,6 @@
 // `ptxcast dataset neusight CSV... -o OUT.csv`: NeuSight per-operator latencies (conv, linear,
-// relu, tanh, add, mul, softmax) joined with the fast analysis of the same operator lowered by ptxcast.
+// bmm and the operators on (b, h) tensors of the training and test splits) joined with the fast
+// analysis of the same operator lowered by ptxcast.
 // Each distinct (op, shape) is analysed once, whatever the number of GPU files.
 #include "DatasetCommands.h"
 #include "DatasetCommon.h"
@@ -9,7 +10,9 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -26,17 +29,20 @@ struct OpShape {
 };
 
 const std::vector<OpShape> &opShapes() {
-  static const std::vector<OpShape> Shapes = {
-      {"conv",
-       {"b", "input_channel", "output_channel", "kernel_size", "input_size", "stride", "padding"},
-       {"b", "in", "out", "k", "hw", "s", "p"}},
-      {"linear", {"b", "m", "n", "k"}, {"b", "m", "n", "k"}},
-      {"relu", {"b", "h"}, {"b", "h"}},
-      {"tanh", {"b", "h"}, {"b", "h"}},
-      {"add", {"b", "h"}, {"b", "h"}},
-      {"mul", {"b", "h"}, {"b", "h"}},
-      {"softmax", {"b", "h"}, {"b", "h"}},
-  };
+  static const std::vector<OpShape> Shapes = [] {
+    std::vector<OpShape> Shapes = {
+        {"conv",
+         {"b", "input_channel", "output_channel", "kernel_size", "input_size", "stride", "padding"},
+         {"b", "in", "out", "k", "hw", "s", "p"}},
+        {"linear", {"b", "m", "n", "k"}, {"b", "m", "n", "k"}},
+        {"bmm", {"b", "m", "n", "k"}, {"b", "m", "n", "k"}},
+    };
+    // Operators on (b, h) tensors.
+    for (std::string_view Op : {"relu", "gelu", "tanh", "add", "mul", "div", "pow", "addu", "mulu",
+                                "divu", "powu", "softmax", "ln"})
+      Shapes.push_back({Op, {"b", "h"}, {"b", "h"}});
+    return Shapes;
+  }();
   return Shapes;
 }
 
@@ -54,7 +60,12 @@ struct OpInstance {
   std::string shape;
 };
 
-/// The one-operator network of a NeuSight row (fp32, SOURCES.md gives the PyTorch module).
+/// The scalar of NeuSight's tensor-with-scalar operators (addu, mulu, divu, powu): a Python
+/// float drawn in (0, 1] that the source does not record. Any value but the special exponents
+/// (0, 1, +-0.5, 2, ...) gives the general kernels.
+constexpr float UnrecordedScalar = 0.37f;
+
+/// The one-operator network of a NeuSight row (fp32, SOURCES.md gives the PyTorch modules).
 support::Expected<corpus::Network> buildOperator(const OpInstance &I) {
   const std::vector<int64_t> &D = I.dims;
   corpus::NetworkBuilder B(std::string(I.op->op) + "_" + I.shape, corpus::DType::F32);
@@ -63,21 +74,30 @@ support::Expected<corpus::Network> buildOperator(const OpInstance &I) {
     corpus::LayerId X = B.input({D[0], D[1], D[4], D[4]});
     B.conv(X, D[2], D[3], D[5], D[6], 1, false);
   } else if (Op == "linear") { // Linear(n, k, bias=True) on (b, m, n)
-    corpus::LayerId X = B.input({D[0], D[1], D[2]});
-    B.dense(X, D[3], true);
-  } else if (Op == "relu") {
-    B.relu(B.input({D[0], D[1]}));
-  } else if (Op == "tanh") {
-    B.activation(B.input({D[0], D[1]}), corpus::ActKind::Tanh);
-  } else if (Op == "add") {
-    corpus::LayerId X = B.input({D[0], D[1]}, "a");
-    B.addLayers(X, B.input({D[0], D[1]}, "b"));
-  } else if (Op == "mul") {
-    corpus::LayerId X = B.input({D[0], D[1]}, "a");
-    B.mulLayers(X, B.input({D[0], D[1]}, "b"));
+    B.dense(B.input({D[0], D[1], D[2]}), D[3], true);
+  } else if (Op == "bmm") { // bmm of (b, m, n) by (b, n, k)
+    B.batchMatMul(B.input({D[0], D[1], D[2]}, "a"), B.input({D[0], D[2], D[3]}, "b"));
   } else {
-    assert(Op == "softmax" && "operator table and builder disagree");
-    B.softmax(B.input({D[0], D[1]}), -1);
+    corpus::LayerId X = B.input({D[0], D[1]}, "a");
+    auto Y = [&] { return B.input({D[0], D[1]}, "b"); };
+    const std::map<std::string_view, std::function<void()>> Build = {
+        {"relu", [&] { B.relu(X); }},
+        {"gelu", [&] { B.gelu(X); }},
+        {"tanh", [&] { B.tanh(X); }},
+        {"add", [&] { B.addLayers(X, Y()); }},
+        {"mul", [&] { B.mulLayers(X, Y()); }},
+        {"div", [&] { B.divLayers(X, Y()); }},
+        {"pow", [&] { B.powLayers(X, Y()); }},
+        {"addu", [&] { B.addScalar(X, UnrecordedScalar); }},
+        {"mulu", [&] { B.mulScalar(X, UnrecordedScalar); }},
+        {"divu", [&] { B.divScalar(X, UnrecordedScalar); }},
+        {"powu", [&] { B.powScalar(X, UnrecordedScalar); }},
+        {"softmax", [&] { B.softmax(X, -1); }},
+        {"ln", [&] { B.layerNorm(X); }},
+    };
+    auto It = Build.find(Op);
+    assert(It != Build.end() && "operator table and builder disagree");
+    It->second();
   }
   return B.finish();
 }
@@ -147,8 +167,15 @@ std::optional<support::Error> readRow(const SourceTable &T, const learners::CsvR
   // NeuSight timed PyTorch 2.1 fp32 operators with TF32 off: CUDA-core math, one eager call
   // between two CUDA events (SOURCES.md).
   PendingRow P;
-  P.ids = {sourceOf(T.file), Gpu->second.name, "all",     "op-call", "simt",
-           "f32",            Op,               I.shape, shortKernelName(textField(T, R, "kernel_name"))};
+  P.ids = {sourceOf(T.file),
+           Gpu->second.name,
+           "all",
+           "op-call",
+           "simt",
+           "f32",
+           Op,
+           I.shape,
+           shortKernelName(textField(T, R, "kernel_name"))};
   P.measuredMs = *Latency;
   P.job = It->second;
   P.gpu = Gpu->second;

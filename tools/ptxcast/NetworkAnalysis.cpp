@@ -104,6 +104,7 @@ std::vector<hardware::LaunchWork> NetworkAnalysis::work() const {
     W.kind = L.strategy;
     W.footprintBytes = L.footprintBytes;
     W.macs = double(L.macs);
+    W.fusedLayers = L.layers.empty() ? 0 : uint32_t(L.layers.size() - 1);
   }
   return Out;
 }

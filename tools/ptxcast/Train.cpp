@@ -73,12 +73,16 @@ std::optional<support::Error> checkSchema(const learners::Dataset &D,
   return std::nullopt;
 }
 
-/// True when row I's identifier columns match every COLUMN=VALUE (unknown columns never match).
+/// True when row I's identifier columns match every COLUMN=VALUE[|VALUE...] (unknown columns
+/// never match).
 bool matchesAll(const learners::Dataset &D, size_t I, const std::vector<std::string> &Where) {
   for (const std::string &W : Where) {
     size_t Eq = W.find('=');
     auto Col = Eq == std::string::npos ? std::nullopt : D.idIndex(W.substr(0, Eq));
-    if (!Col || D.ids[I][*Col] != W.substr(Eq + 1))
+    if (!Col)
+      return false;
+    const std::string Values = "|" + W.substr(Eq + 1) + "|";
+    if (Values.find("|" + D.ids[I][*Col] + "|") == std::string::npos)
       return false;
   }
   return true;
@@ -203,7 +207,8 @@ void addTrainCommand(CLI::App &App) {
                 "`ptxcast dataset`)");
   Cmd->add_option("--band-where", Opts->bandWhere,
                   "bundle: measure the band on the out-of-fold rows whose identifier COLUMN equals "
-                  "VALUE (COLUMN=VALUE, repeatable), e.g. runtime=graph for whole networks");
+                  "one of the VALUEs (COLUMN=VALUE[|VALUE...], repeatable), e.g. "
+                  "'runtime=graph|eager' for whole networks");
   Cmd->add_option("--name", Opts->name, "bundle: name for --model (default: the file's stem)");
   Cmd->add_option("--cv", Opts->cv,
                   "bundle: measure the error band by cross-validation first: K folds or "

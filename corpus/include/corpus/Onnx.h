@@ -17,7 +17,8 @@ struct OnnxImportOptions {
   bool fuseSwish = true;
 };
 
-/// Imports a serialized ModelProto. `FileName` prefixes diagnostics:
+/// Imports a serialized ModelProto, naming the network after `FileName`'s stem (exporters name
+/// graphs "main_graph" whatever the model). `FileName` prefixes diagnostics:
 /// `model.onnx: error: node 'conv_7' (LSTM): unsupported operator`.
 support::Expected<Network> importOnnx(std::string_view Bytes, const std::string &FileName,
                                       const OnnxImportOptions &Options = {});

@@ -46,6 +46,10 @@ struct LaunchWork {
   std::string kind;             ///< the lowering's strategy, e.g. "conv_implicit_gemm"
   uint64_t footprintBytes = 0;  ///< bytes of the distinct buffers the launch touches
   double macs = 0;              ///< multiply-adds of the layers it computes
+  /// Layers the lowering fused into the launch after its first (a convolution's batch norm,
+  /// activation, residual add): a framework that runs every layer as its own kernel (eager or
+  /// graph-captured PyTorch) launches each again and passes the output through DRAM again.
+  uint32_t fusedLayers = 0;
 };
 
 /// How the launch is run: math mode of its GEMM-like work and whose kernels.
@@ -56,8 +60,8 @@ struct Execution {
 };
 
 /// True when a framework runs this kind's multiply-adds on tensor cores in this math mode
-/// (convolutions and GEMMs; fp32 dense layers stay on CUDA cores: PyTorch's matmul TF32 default
-/// is off). ptxcast's own kernels use tensor cores only where their PTX has tensor instructions.
+/// (convolutions and GEMMs; fp32 dense layers and batched matmuls stay on CUDA cores: PyTorch's
+/// matmul TF32 default is off). ptxcast's own kernels use tensor cores only where their PTX has tensor instructions.
 bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E);
 
 /// The GPU-side latency of one kernel launch, ms: what a kernel of no work takes between two
@@ -83,8 +87,9 @@ std::string_view resourceName(Resource R);
 struct LaunchBound {
   std::array<double, NumResources> ms{}; ///< busy time per Resource
   double workMs = 0;    ///< the largest busy time
-  double latencyMs = 0; ///< LaunchLatencyMs
-  double boundMs = 0;   ///< workMs + latencyMs: T_bound
+  double unfusedMs = 0; ///< a framework's separate kernels for the fused layers (DRAM time)
+  double latencyMs = 0; ///< LaunchLatencyMs per kernel the launch stands for
+  double boundMs = 0;   ///< workMs + unfusedMs + latencyMs: T_bound
   Occupancy occ;
   double waves = 0;     ///< CTAs / (SMs x CTAs per SM)
   double tailFill = 0;  ///< fill of the last wave, (0, 1]
