@@ -1,11 +1,13 @@
-// `ptxcast dataset frameworks` and `ptxcast evaluate --model BUNDLE`: a tiny frameworks CSV in
-// time_frameworks.py's layout (SYNTHETIC times, for mechanics) against the real ONNX graph of
-// MobileNetV2 in corpus/data/measured/h100/onnx; rows, ids, skips, the ONNX analysis and errors.
+// `ptxcast dataset frameworks`: a tiny frameworks CSV in time_frameworks.py's layout (SYNTHETIC
+// times, for mechanics) against the real ONNX graph of MobileNetV2 in
+// corpus/data/measured/h100/onnx; ids (PyTorch's default math per dtype and GPU), skips, the
+// kernels of the ONNX analysis in the bound, --mode, --gpu, --cache and errors.
 #include "RunPtxcast.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -51,6 +53,16 @@ size_t column(const std::vector<std::string> &Header, const std::string &Name) {
   return 0;
 }
 
+/// A row of a CSV file as (column, value) lookups.
+struct Row {
+  const std::vector<std::string> &header, &values;
+  std::string at(const std::string &Name) const { return values.at(column(header, Name)); }
+  double num(const std::string &Name) const { return std::stod(at(Name)); }
+};
+
+/// hardware::LaunchLatencyMs: the bound's share for each kernel launched.
+constexpr double LaunchLatencyMs = 0.0025;
+
 } // namespace
 
 TEST_CASE("dataset frameworks: graph rows joined with the timed ONNX graph's analysis") {
@@ -58,37 +70,80 @@ TEST_CASE("dataset frameworks: graph rows joined with the timed ONNX graph's ana
   writeFile(Dir / "fw.csv", std::string(Header) +
                                 row("mobilenet_v2", 1, "fp32", "graph", "0.5", "ok") +
                                 row("mobilenet_v2", 1, "fp32", "eager", "3.0", "ok") +
+                                row("mobilenet_v2", 1, "fp16", "graph", "0.4", "ok") +
                                 row("mobilenet_v2", 2, "fp16", "graph", "0.7", "out_of_memory") +
                                 row("no_such_net", 1, "fp32", "graph", "1.0", "ok"));
+  const std::string Cache = " --cache " + (Dir / "cache");
   std::string Args = "dataset frameworks " + (Dir / "fw.csv") + " --onnx-dir " + OnnxDir +
-                     " --threads 2 -o " + (Dir / "out.csv");
-  RunResult R = runPtxcast(Args);
+                     " --threads 2" + Cache + " -o ";
+  RunResult R = runPtxcast(Args + (Dir / "out.csv"));
   REQUIRE_MESSAGE(R.status == 0, R.err);
-  CHECK(R.err.find("3 rows read, 1 rows written, 2 rows skipped") != std::string::npos);
+  CHECK(R.err.find("4 rows read, 2 rows written, 2 rows skipped") != std::string::npos);
   CHECK(R.err.find("1 no ONNX graph") != std::string::npos);
   CHECK(R.err.find("1 not timed (status out_of_memory)") != std::string::npos);
   auto T = cells(readAll(Dir / "out.csv"));
-  REQUIRE(T.size() == 2);
-  const auto &H = T[0], &V = T[1];
-  CHECK(V[column(H, "source")] == "frameworks");
-  CHECK(V[column(H, "model")] == "mobilenet_v2");
-  CHECK(V[column(H, "dtype")] == "f32");
-  CHECK(V[column(H, "mode")] == "graph");
-  CHECK(V[column(H, "gpu")] == "h100-sxm"); // the catalog entry of the device's name
-  CHECK(H.back() == "median_ms");
-  CHECK(V.back() == "0.5");
-  CHECK(std::stod(V[column(H, "gpu_sm_count")]) == 132);
-  // The analysis is that of the ONNX graph at batch 1: as many launches as `ptxcast analyze`.
+  REQUIRE(T.size() == 3);
+  const auto &H = T[0];
+  CHECK(H.front() == "source");
+  CHECK(H.back() == "measured_ms");
+  Row F32{H, T[1]}, F16{H, T[2]};
+  for (const Row &V : {F32, F16}) {
+    CHECK(V.at("source") == "frameworks");
+    CHECK(V.at("gpu") == "h100-sxm"); // the catalog entry of the device's name
+    CHECK(V.at("sms") == "all");
+    CHECK(V.at("runtime") == "graph");
+    CHECK(V.at("workload") == "mobilenet_v2");
+    CHECK(V.at("config") == "batch=1");
+    CHECK(V.at("note") == "fw.csv");
+    CHECK(V.num("framework") == 1);
+    CHECK(V.num("overhead_ms") == 0); // CUDA-graph replay: GPU time only
+    CHECK(V.num("tensor_cores") > 0); // the pointwise convolutions
+    CHECK(V.num("tensor_cores") <= 1);
+    CHECK(V.num("bound_ms") > 0);
+  }
+  // PyTorch's defaults on an sm_90 GPU: TF32 tensor cores for fp32 convolutions, f16 for fp16.
+  CHECK(F32.at("math") == "tf32");
+  CHECK(F32.at("dtype") == "f32");
+  CHECK(F32.num("half") == 0);
+  CHECK(F32.num("measured_ms") == 0.5);
+  CHECK(F16.at("math") == "f16");
+  CHECK(F16.at("dtype") == "f16");
+  CHECK(F16.num("half") == 1);
+  CHECK(F16.num("measured_ms") == 0.4);
+
+  // The analysis is that of the ONNX graph at batch 1: the launch latencies in the bound count
+  // the kernels PyTorch runs, the same in both precisions and at least as many as the launches
+  // of `ptxcast analyze`.
+  const double Kernels = F32.num("share_latency") * F32.num("bound_ms") / LaunchLatencyMs;
+  CHECK(Kernels == doctest::Approx(std::round(Kernels)));
+  CHECK(F16.num("share_latency") * F16.num("bound_ms") / LaunchLatencyMs ==
+        doctest::Approx(Kernels));
   RunResult A =
       runPtxcast("analyze " + OnnxDir + "/mobilenet_v2.onnx --batch 1 --format json --threads 2");
   REQUIRE_MESSAGE(A.status == 0, A.err);
   auto J = nlohmann::json::parse(A.out);
-  CHECK(std::stod(V[column(H, "launches")]) == J["launches"].size());
-  CHECK(std::stod(V[column(H, "thr_total")]) > 0);
+  CHECK(Kernels >= J["launches"].size());
 
-  RunResult Again = runPtxcast(Args + "2");
+  // A second run on the warm cache writes the same bytes.
+  RunResult Again = runPtxcast(Args + (Dir / "again.csv"));
   REQUIRE_MESSAGE(Again.status == 0, Again.err);
-  CHECK(readAll(Dir / "out.csv") == readAll(Dir / "out.csv2"));
+  CHECK(readAll(Dir / "out.csv") == readAll(Dir / "again.csv"));
+
+  // --mode eager takes the eager row; --gpu puts it on a V100 (sm_70): fp32 stays on the CUDA
+  // cores there, and every peak of the V100 is below the H100's, so the bound is larger.
+  R = runPtxcast("dataset frameworks " + (Dir / "fw.csv") + " --onnx-dir " + OnnxDir +
+                 " --mode eager --gpu v100-pcie-32gb" + Cache + " -o " + (Dir / "v100.csv"));
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  CHECK(R.err.find("1 rows read, 1 rows written, 0 rows skipped") != std::string::npos);
+  auto V = cells(readAll(Dir / "v100.csv"));
+  REQUIRE(V.size() == 2);
+  Row Eager{V[0], V[1]};
+  CHECK(Eager.at("gpu") == "v100-pcie-32gb");
+  CHECK(Eager.at("runtime") == "eager");
+  CHECK(Eager.at("math") == "simt");
+  CHECK(Eager.num("tensor_cores") == 0);
+  CHECK(Eager.num("measured_ms") == 3.0);
+  CHECK(Eager.num("bound_ms") > F32.num("bound_ms"));
 }
 
 TEST_CASE("dataset frameworks: bad rows are file:line errors") {
@@ -109,29 +164,4 @@ TEST_CASE("dataset frameworks: bad rows are file:line errors") {
   RunResult C = runPtxcast("dataset frameworks " + (Dir / "cols.csv") + " -o " + (Dir / "o.csv"));
   CHECK(C.status == 1);
   CHECK(C.err.find("missing column 'dtype'") != std::string::npos);
-}
-
-TEST_CASE("evaluate --model: network bundles score network rows; operator bundles refuse") {
-  TempDir Dir("evaluate_bundle");
-  std::string Data = std::string(PTXCAST_SOURCE_DIR) + "/models/";
-  // Synthetic rows, exactly linear: median_ms = 0.5 + 0.25 launches.
-  writeFile(Dir / "d.csv", "gpu,launches,median_ms\nh100,2,1.0\nh100,6,2.0\nh100,10,3.0\n"
-                           "t4,14,4.0\nt4,18,5.0\nt4,22,6.0\n");
-  RunResult Train = runPtxcast("train --data " + (Dir / "d.csv") +
-                               " --learner linear --param lambda=0 --level network --dtype f32 "
-                               "--name synthetic-net -o " +
-                               (Dir / "b.json"));
-  REQUIRE_MESSAGE(Train.status == 0, Train.err);
-  RunResult Score = runPtxcast("evaluate --model " + (Dir / "b.json") + " --data " +
-                               (Dir / "d.csv") + " --format json");
-  REQUIRE_MESSAGE(Score.status == 0, Score.err);
-  auto J = nlohmann::json::parse(Score.out);
-  CHECK(J["learners"][0]["name"] == "linear");
-  CHECK(J["learners"][0]["mape"].get<double>() < 1e-6);
-  // An operator-level bundle predicts per launch and sums: rows of a dataset cannot say that.
-  RunResult Op = runPtxcast("evaluate --model " + Data + "neusight-operator-f32.json --data " +
-                            (Dir / "d.csv"));
-  CHECK(Op.status == 1);
-  CHECK(Op.err.find("an operator-level predictor bundle predicts each launch") !=
-        std::string::npos);
 }

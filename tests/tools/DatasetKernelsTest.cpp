@@ -1,10 +1,13 @@
 // `ptxcast dataset kernels` end to end on a tiny SYNTHETIC kernels.csv for lenet5 batch 1 (the
 // columns of scripts/measure/collect.py, made-up times): the join on launch_index, the kernel-name
-// check, the SM-restricted GPU features, the network level, input errors and determinism.
+// check, ids and bounds on the SM-restricted GPU, the network level as the sum of its launches,
+// --run and --limit, input errors and determinism.
 #include "RunPtxcast.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -80,9 +83,24 @@ Table parse(const std::string &Text) {
   return T;
 }
 
+/// Rows of T whose column `Name` is `Value`, in order.
+std::vector<size_t> rowsWhere(const Table &T, const std::string &Name, const std::string &Value) {
+  std::vector<size_t> Rows;
+  for (size_t R = 0; R < T.rows.size(); ++R)
+    if (T.at(R, Name) == Value)
+      Rows.push_back(R);
+  return Rows;
+}
+
+const std::vector<std::string> Kinds = {"gemm", "direct_conv", "depthwise", "gemv", "eltwise",
+                                        "pool", "reduce",      "softmax",   "copy", "other"};
+
+/// hardware::LaunchLatencyMs: the bound's share for each kernel launched.
+constexpr double LaunchLatencyMs = 0.0025;
+
 } // namespace
 
-TEST_CASE("dataset kernels: launch rows join on launch_index, with the SM-restricted GPU") {
+TEST_CASE("dataset kernels: launch rows join on launch_index, on the GPU restricted to its SMs") {
   TempDir Dir("dataset_kernels_join");
   clitest::writeFile(Dir / "kernels.csv", launchCsv());
   auto R = runPtxcast("dataset kernels " + Dir / "kernels.csv" + " -o " + Dir / "out.csv");
@@ -92,39 +110,57 @@ TEST_CASE("dataset kernels: launch rows join on launch_index, with the SM-restri
   Table T = parse(readAll(Dir / "out.csv"));
   REQUIRE(T.rows.size() == 5);
   CHECK(T.header.front() == "source");
-  CHECK(T.header.back() == "median_ms");
+  CHECK(T.header.back() == "measured_ms");
   const char *Launch[] = {"0", "2", "4", "0", "6"};
-  const char *Strategy[] = {"conv_direct", "conv_implicit_gemm", "dense_gemv", "conv_direct",
-                            "dense_gemv"};
+  const char *Kind[] = {"direct_conv", "gemm", "gemv", "direct_conv", "gemv"};
+  const char *Sms[] = {"all", "all", "all", "16", "all"};
   const char *Run[] = {"run1", "run1", "run1", "run1", "run2"};
   const double Median[] = {0.004, 0.008, 0.0048, 0.005, 0.0043};
   for (size_t I = 0; I < 5; ++I) {
+    CAPTURE(I);
     CHECK(T.at(I, "source") == "h100-kernels");
-    CHECK(T.at(I, "network") == "lenet5");
-    CHECK(T.at(I, "batch") == "1");
+    CHECK(T.at(I, "gpu") == "h100-sxm");
+    CHECK(T.at(I, "sms") == Sms[I]);
+    CHECK(T.at(I, "runtime") == "launch");
+    CHECK(T.at(I, "math") == "simt");
     CHECK(T.at(I, "dtype") == "f32");
-    CHECK(T.at(I, "launch_index") == Launch[I]);
-    CHECK(T.at(I, "kernel") == Kernels[std::stoi(Launch[I])]);
-    CHECK(T.at(I, "strategy") == Strategy[I]);
-    CHECK(T.at(I, "run") == Run[I]);
-    CHECK(T.num(I, "median_ms") == doctest::Approx(Median[I]));
-    CHECK(T.num(I, "launches") == 1);
+    CHECK(T.at(I, "workload") == "lenet5");
+    CHECK(T.at(I, "config") ==
+          std::string("batch=1;launch=") + Launch[I] + ";kernel=" + Kernels[std::stoul(Launch[I])]);
+    CHECK(T.at(I, "note") == Run[I]);
+    CHECK(T.num(I, "measured_ms") == doctest::Approx(Median[I]));
+    // ptxcast's own fp32 kernels on the CUDA cores, timed launch by launch on the GPU alone.
+    CHECK(T.num(I, "framework") == 0);
+    CHECK(T.num(I, "half") == 0);
+    CHECK(T.num(I, "tensor_cores") == 0);
+    CHECK(T.num(I, "overhead_ms") == 0);
+    CHECK(T.num(I, "bound_ms") > 0);
+    double Largest = 0;
+    for (const char *Res :
+         {"fma", "int", "fp16", "fp64", "sfu", "tensor", "lsu", "issue", "l2", "dram"}) {
+      CHECK(T.num(I, std::string("share_") + Res) <= 1);
+      Largest = std::max(Largest, T.num(I, std::string("share_") + Res));
+    }
+    CHECK(Largest == doctest::Approx(1)); // one launch: its busiest resource is the bound
+    for (const std::string &K : Kinds)
+      CHECK_MESSAGE(T.num(I, "kind_" + K) == (K == Kind[I] ? 1 : 0), K);
   }
-  CHECK(T.at(3, "sms") == "16");
-  // learners/data/gpus.json, h100-sxm: 132 SMs, 67 / 133.8 / 989.4 TFLOPS, 3350 GB/s, 50 MB L2.
-  CHECK(T.num(0, "gpu_sm_count") == 132);
-  CHECK(T.num(0, "gpu_fp32_tflops") == doctest::Approx(67.0));
-  CHECK(T.num(3, "gpu_sm_count") == 16);
-  CHECK(T.num(3, "gpu_fp32_tflops") == doctest::Approx(67.0 * 16 / 132));
-  CHECK(T.num(3, "gpu_fp16_tflops") == doctest::Approx(133.8 * 16 / 132));
-  CHECK(T.num(3, "gpu_fp16_tensor_tflops") == doctest::Approx(989.4 * 16 / 132));
-  CHECK(T.num(3, "gpu_memory_bandwidth_gbs") == 3350);
-  CHECK(T.num(3, "gpu_l2_mb") == 50);
-  // Same launch, same counts; CTAs per SM follows the SM count.
-  CHECK(T.at(3, "thr_total") == T.at(0, "thr_total"));
-  CHECK(T.num(3, "ctas_per_sm") == doctest::Approx(T.num(0, "ctas") / 16));
-  // conv 1->6, 5x5, 32x32 input, bias: f32 input 32*32, weights 6*25, bias 6, output 6*28*28.
-  CHECK(T.num(0, "footprint_bytes") == 4 * (32 * 32 + 6 * 25 + 6 + 6 * 28 * 28));
+  // conv 1->6, 5x5, 32x32 input, bias: f32 input 32*32, weights 6*25, bias 6, output 6*28*28,
+  // against the H100's 50 MB of L2, which a green context does not divide.
+  const double Footprint = 4.0 * (32 * 32 + 6 * 25 + 6 + 6 * 28 * 28);
+  for (size_t I : {0, 3})
+    CHECK(T.num(I, "log2_footprint_over_l2") ==
+          doctest::Approx(std::log2(Footprint / (50.0 * 1024 * 1024))));
+
+  // Launch 0 on 16 SMs and on all 132: the same counts, more waves, and a larger bound, as its
+  // grid has more CTAs than 16 SMs hold at once (one wave or less on 132 SMs is CTAs / 132).
+  for (const char *Name : {"sectors_per_request", "divergence", "lane_utilisation"})
+    CHECK_MESSAGE(T.num(3, Name) == doctest::Approx(T.num(0, Name)), Name);
+  REQUIRE(T.num(0, "log2_waves") <= 0);
+  const double Ctas = 132 * std::exp2(T.num(0, "log2_waves"));
+  REQUIRE(Ctas > 16);
+  CHECK(T.num(3, "log2_waves") > T.num(0, "log2_waves"));
+  CHECK(T.num(3, "bound_ms") > T.num(0, "bound_ms"));
 }
 
 TEST_CASE("dataset kernels: network level takes graph rows and checks every launch") {
@@ -146,9 +182,53 @@ TEST_CASE("dataset kernels: network level takes graph rows and checks every laun
   Table T = parse(readAll(Dir / "net.csv"));
   REQUIRE(T.rows.size() == 1);
   CHECK(T.at(0, "sms") == "all");
-  CHECK(T.num(0, "launches") == 7);
-  CHECK(T.num(0, "median_ms") == doctest::Approx(0.0172));
-  CHECK(T.num(0, "gpu_sm_count") == 132);
+  CHECK(T.at(0, "runtime") == "graph");
+  CHECK(T.at(0, "config") == "batch=1");
+  CHECK(T.at(0, "note") == "run1");
+  CHECK(T.num(0, "measured_ms") == doctest::Approx(0.0172));
+
+  // The network row is its seven launches: the bound is the sum of theirs, seven launch
+  // latencies (ptxcast's kernels have no unfused layers), and each feature their bound-weighted
+  // mean.
+  R = runPtxcast("dataset kernels " + Dir / "kernels.csv" + " -o " + Dir / "launches.csv");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  Table L = parse(readAll(Dir / "launches.csv"));
+  std::vector<size_t> All = rowsWhere(L, "sms", "all");
+  REQUIRE(All.size() == Kernels.size());
+  double Bound = 0;
+  for (size_t I : All)
+    Bound += L.num(I, "bound_ms");
+  CHECK(T.num(0, "bound_ms") == doctest::Approx(Bound));
+  CHECK(T.num(0, "share_latency") * T.num(0, "bound_ms") ==
+        doctest::Approx(Kernels.size() * LaunchLatencyMs));
+  CHECK(T.num(0, "share_unfused") == 0);
+  for (const char *Name : {"kind_gemm", "kind_direct_conv", "kind_gemv", "kind_pool", "share_fma",
+                           "share_l2", "log2_waves"}) {
+    double Weighted = 0;
+    for (size_t I : All)
+      Weighted += L.num(I, "bound_ms") * L.num(I, Name);
+    CHECK_MESSAGE(T.num(0, Name) == doctest::Approx(Weighted / Bound), Name);
+  }
+}
+
+TEST_CASE("dataset kernels: --run keeps one run, --limit the first rows") {
+  TempDir Dir("dataset_kernels_run");
+  clitest::writeFile(Dir / "kernels.csv", launchCsv());
+  auto R =
+      runPtxcast("dataset kernels " + Dir / "kernels.csv" + " --run run2 -o " + Dir / "run2.csv");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  CHECK(R.err.find("1 rows read, 1 rows written, 0 rows skipped") != std::string::npos);
+  Table T = parse(readAll(Dir / "run2.csv"));
+  REQUIRE(T.rows.size() == 1);
+  CHECK(T.at(0, "note") == "run2");
+  CHECK(T.at(0, "config") == "batch=1;launch=6;kernel=" + Kernels[6]);
+  R = runPtxcast("dataset kernels " + Dir / "kernels.csv" + " --run run1 --limit 2 -o " +
+                 Dir / "first.csv");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  CHECK(R.err.find("2 rows read, 1 rows written, 1 rows skipped") != std::string::npos);
+  T = parse(readAll(Dir / "first.csv"));
+  REQUIRE(T.rows.size() == 1);
+  CHECK(T.at(0, "config") == "batch=1;launch=0;kernel=" + Kernels[0]);
 }
 
 TEST_CASE("dataset kernels: bad input is FILE:LINE: error") {

@@ -1,34 +1,31 @@
 // `ptxcast dataset neusight|timm` end to end: runs the binary on tiny CSVs in the sources' column
-// layouts (synthetic rows, for mechanics; shapes and devices as in the real files) and checks
-// columns, ids, skip counting, dedupe, error reporting and features derived independently.
+// layouts (synthetic rows, for mechanics; shapes, devices and kernel names as in the real files)
+// and checks the common schema (ids, hardware::featureNames(), bound_ms, overhead_ms,
+// measured_ms), skip counting, one analysis per shape, error reporting, and features and bounds
+// against what the shapes and the catalog specs imply.
 #include "RunPtxcast.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cstdio>
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <map>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
 
 namespace fs = std::filesystem;
 
+using clitest::runPtxcast;
 using clitest::RunResult;
-
-std::string readText(const fs::path &P) {
-  std::ifstream In(P);
-  std::stringstream S;
-  S << In.rdbuf();
-  return S.str();
-}
 
 /// A fresh scratch directory for one test case, removed at the end.
 struct ScratchDir {
@@ -41,16 +38,12 @@ struct ScratchDir {
   }
   ~ScratchDir() { fs::remove_all(path); }
   std::string write(const std::string &Name, const std::string &Text) const {
+    fs::create_directories((path / Name).parent_path());
     std::ofstream(path / Name) << Text;
     return (path / Name).string();
   }
   std::string file(const std::string &Name) const { return (path / Name).string(); }
 };
-
-/// Runs `ptxcast ARGS` (tools/tests/RunPtxcast.h); the directory argument is kept for call sites.
-RunResult runPtxcast(const std::string &Args, const ScratchDir &) {
-  return clitest::runPtxcast(Args);
-}
 
 /// A CSV file read back: header and rows (RFC 4180 quotes, as writeCsv emits them).
 struct Table {
@@ -69,7 +62,7 @@ struct Table {
 };
 
 Table readCsv(const std::string &Path) {
-  std::string Text = readText(Path);
+  std::string Text = clitest::readAll(Path);
   std::vector<std::vector<std::string>> Records(1);
   std::string Field;
   bool Quoted = false;
@@ -104,14 +97,6 @@ Table readCsv(const std::string &Path) {
   return T;
 }
 
-const std::string NeusightConvHeader =
-    "op,latency_ms,device,kernel_name,warps_per_sm,blocks_per_sm,grid_x,grid_y,grid_z,block_x,"
-    "block_y,block_z,b,input_channel,output_channel,kernel_size,input_size,stride,padding\n";
-const std::string NeusightBhHeader = "op,latency_ms,device,kernel_name,warps_per_sm,blocks_per_sm,"
-                                     "grid_x,grid_y,grid_z,block_x,block_y,block_z,b,h\n";
-const std::string TimmHeader = "model,infer_img_size,infer_samples_per_sec,infer_step_time,"
-                               "infer_batch_size,param_count,infer_gmacs,infer_macts\n";
-
 /// The row of a table whose column `Name` is `Value` (exactly one must match).
 size_t rowWhere(const Table &T, const std::string &Name, const std::string &Value) {
   size_t Found = T.rows.size(), Matches = 0;
@@ -122,100 +107,232 @@ size_t rowWhere(const Table &T, const std::string &Name, const std::string &Valu
   return Found;
 }
 
+const std::vector<std::string> Resources = {"fma",    "int", "fp16",  "fp64", "sfu",
+                                            "tensor", "lsu", "issue", "l2",   "dram"};
+const std::vector<std::string> Kinds = {"gemm", "direct_conv", "depthwise", "gemv", "eltwise",
+                                        "pool", "reduce",      "softmax",   "copy", "other"};
+
+/// docs/datasets.md: the identifier columns, hardware::featureNames(), then bound_ms,
+/// overhead_ms and the target, for every source.
+std::vector<std::string> expectedHeader() {
+  std::vector<std::string> H = {"source", "gpu",      "sms",    "runtime", "math",
+                                "dtype",  "workload", "config", "note"};
+  for (const std::string &R : Resources)
+    H.push_back("share_" + R);
+  for (const char *F : {"share_latency", "share_unfused", "log2_waves", "tail_fill", "occupancy",
+                        "warps_per_scheduler", "log2_busy_cycles", "log2_compute_over_memory",
+                        "sectors_per_request", "bank_conflicts_per_request", "divergence",
+                        "lane_utilisation", "log2_footprint_over_l2"})
+    H.push_back(F);
+  for (const std::string &K : Kinds)
+    H.push_back("kind_" + K);
+  for (const char *F :
+       {"tensor_cores", "framework", "half", "bound_ms", "overhead_ms", "measured_ms"})
+    H.push_back(F);
+  return H;
+}
+
+/// Features every row must satisfy: shares of the bound and fractions in [0, 1], the kinds a
+/// partition of the bound (they sum to 1), a positive bound and a non-negative overhead.
+void checkRowRanges(const Table &T, size_t Row) {
+  CAPTURE(Row);
+  double KindSum = 0;
+  for (const std::string &K : Kinds)
+    KindSum += T.num(Row, "kind_" + K);
+  CHECK(KindSum == doctest::Approx(1));
+  for (const std::string &R : Resources) {
+    CAPTURE(R);
+    CHECK(T.num(Row, "share_" + R) >= 0);
+    CHECK(T.num(Row, "share_" + R) <= 1 + 1e-12);
+  }
+  for (const char *F : {"share_latency", "share_unfused", "tail_fill", "occupancy", "divergence",
+                        "lane_utilisation", "tensor_cores"}) {
+    CAPTURE(F);
+    CHECK(T.num(Row, F) >= 0);
+    CHECK(T.num(Row, F) <= 1 + 1e-12);
+  }
+  CHECK(T.num(Row, "tail_fill") > 0);
+  CHECK(T.num(Row, "bound_ms") > 0);
+  CHECK(T.num(Row, "overhead_ms") >= 0);
+}
+
+/// A row of one launch: its busiest resource defines the bound (largest share exactly 1) and
+/// its kind is one family (`Kind` = 1, the others 0).
+void checkOneLaunch(const Table &T, size_t Row, const std::string &Kind) {
+  CAPTURE(Row);
+  checkRowRanges(T, Row);
+  double Largest = 0;
+  for (const std::string &R : Resources)
+    Largest = std::max(Largest, T.num(Row, "share_" + R));
+  CHECK(Largest == doctest::Approx(1));
+  for (const std::string &K : Kinds)
+    CHECK_MESSAGE(T.num(Row, "kind_" + K) == (K == Kind ? 1 : 0), K);
+}
+
+/// Checks the given (column, value) pairs of a row.
+void checkColumns(const Table &T, size_t Row,
+                  const std::vector<std::pair<std::string, std::string>> &Expected) {
+  CAPTURE(Row);
+  for (const auto &[Name, Value] : Expected)
+    CHECK_MESSAGE(T.at(Row, Name) == Value, Name);
+}
+
+/// log2(footprint / L2) as the feature defines it (floor 1 KiB).
+double log2FootprintOverL2(double Bytes, double L2MB) {
+  return std::log2(std::max(Bytes, 1024.0) / (L2MB * 1024 * 1024));
+}
+
+const std::string NeusightConvHeader =
+    "op,latency_ms,device,kernel_name,warps_per_sm,blocks_per_sm,grid_x,grid_y,grid_z,block_x,"
+    "block_y,block_z,b,input_channel,output_channel,kernel_size,input_size,stride,padding\n";
+const std::string NeusightBhHeader = "op,latency_ms,device,kernel_name,warps_per_sm,blocks_per_sm,"
+                                     "grid_x,grid_y,grid_z,block_x,block_y,block_z,b,h\n";
+const std::string TimmHeader = "model,infer_img_size,infer_samples_per_sec,infer_step_time,"
+                               "infer_batch_size,param_count,infer_gmacs,infer_macts\n";
+
+/// A cuDNN kernel name as the conv files log it.
+const std::string CudnnName =
+    "\"void cudnn::detail::implicit_convolve_sgemm<float, float, 128, 5, 5, 3, 3, 3, 1, true, "
+    "false, true>(int, int, int, float const*, int, float*, float const*, kernel_conv_params, "
+    "unsigned long long, int, float, float, int, float const*, float const*, bool, int, int)\"";
+
 } // namespace
 
-TEST_CASE("dataset neusight: conv rows on two GPUs share one analysis; a bad shape is skipped") {
+TEST_CASE("dataset neusight: conv rows in the common schema, one analysis per shape") {
   ScratchDir Dir("conv");
-  // Synthetic rows, for mechanics (layout and device strings of the real conv files).
-  std::string P4 = Dir.write(
-      "p4.csv", NeusightConvHeader + "conv,0.05,Tesla P4,\"k, quoted\",1,1,1,1,1,1,1,1,"
-                                     "2,3,4,3,8,1,0\n"
-                                     "conv,0.07,Tesla P4,k2,1,1,1,1,1,1,1,1,1,8,32,1,6,2,0\n");
-  std::string T4 = Dir.write("t4.csv", NeusightConvHeader +
-                                           "conv,0.04,Tesla T4,k1,1,1,1,1,1,1,1,1,2,3,4,3,8,1,0\n"
-                                           "conv,0.09,Tesla T4,k3,1,1,1,1,1,1,1,1,1,3,4,5,2,1,0\n");
+  // Synthetic rows, for mechanics (layout and device strings of the real conv files). The last
+  // shape is the big one: b=8, 64 -> 64 channels, 3x3, 32x32, padding 1.
+  std::string P4 =
+      Dir.write("p4.csv", NeusightConvHeader + "conv,0.05,Tesla P4," + CudnnName +
+                              ",1,1,1,1,1,1,1,1,2,3,4,3,8,1,0\n"
+                              "conv,0.07,Tesla P4,\"k, quoted\",1,1,1,1,1,1,1,1,1,8,32,1,6,2,0\n"
+                              "conv,0.07,Tesla P4,k3,1,1,1,1,1,1,1,1,1,3,4,5,2,1,0\n");
+  std::string T4 = Dir.write(
+      "t4.csv", NeusightConvHeader + "conv,0.04,Tesla T4,k1,1,1,1,1,1,1,1,1,2,3,4,3,8,1,0\n"
+                                     "conv,0.9,Tesla T4,k4,1,1,1,1,1,1,1,1,8,64,64,3,32,1,1\n");
+  std::string V100 =
+      Dir.write("v100.csv", NeusightConvHeader + "conv,0.6,Tesla V100-PCIE-32GB,k4,1,1,1,1,1,1,"
+                                                 "1,1,8,64,64,3,32,1,1\n");
   std::string Out = Dir.file("out.csv");
   RunResult R =
-      runPtxcast("dataset neusight " + P4 + " " + T4 + " -o " + Out + " --threads 2", Dir);
+      runPtxcast("dataset neusight " + P4 + " " + T4 + " " + V100 + " -o " + Out + " --threads 2");
   REQUIRE_MESSAGE(R.status == 0, R.err);
-  CHECK(R.err.find("4 rows read, 3 rows written, 1 rows skipped, 3 distinct analyses") !=
+  CHECK(R.err.find("6 rows read, 5 rows written, 1 rows skipped, 4 distinct analyses") !=
         std::string::npos);
   CHECK(R.err.find("1 rebuild failed") != std::string::npos);
 
   Table T = readCsv(Out);
-  const std::vector<std::string> Ids = {"source", "op", "gpu", "device", "shape", "kernel_name"};
-  REQUIRE(T.header.size() > Ids.size() + 2);
-  for (size_t I = 0; I < Ids.size(); ++I)
-    CHECK(T.header[I] == Ids[I]);
-  CHECK(T.header[Ids.size()] == "launches"); // Features.h: analysis features come first
-  CHECK(T.header.back() == "latency_ms");
-  REQUIRE(T.rows.size() == 3);
-
-  // Rows keep the files' order; the GPU id is the catalog's canonical name.
+  CHECK(T.header == expectedHeader());
+  REQUIRE(T.rows.size() == 5);
+  // Rows keep the files' order; the GPU id is the catalog's name; NeuSight timed one fp32 call
+  // at a time on every SM with TF32 off; the note is the measured kernel without its template
+  // and parameter lists.
+  for (size_t Row = 0; Row < T.rows.size(); ++Row)
+    checkColumns(T, Row,
+                 {{"source", "neusight"},
+                  {"sms", "all"},
+                  {"runtime", "op-call"},
+                  {"math", "simt"},
+                  {"dtype", "f32"},
+                  {"workload", "conv"},
+                  {"framework", "1"},
+                  {"half", "0"},
+                  {"tensor_cores", "0"}});
   CHECK(T.at(0, "gpu") == "p4");
-  CHECK(T.at(0, "device") == "Tesla P4");
-  CHECK(T.at(0, "kernel_name") == "k, quoted");
-  CHECK(T.at(0, "shape") == "b=2;in=3;out=4;k=3;hw=8;s=1;p=0");
+  CHECK(T.at(0, "config") == "b=2;in=3;out=4;k=3;hw=8;s=1;p=0");
+  CHECK(T.at(0, "note") == "cudnn::detail::implicit_convolve_sgemm");
+  CHECK(T.at(1, "note") == "k, quoted");
   CHECK(T.at(2, "gpu") == "t4");
-  CHECK(T.num(2, "latency_ms") == doctest::Approx(0.04));
+  CHECK(T.at(4, "gpu") == "v100-pcie-32gb");
+  CHECK(T.num(2, "measured_ms") == doctest::Approx(0.04));
 
-  // Same shape on two GPUs: identical analysis columns, different hardware columns.
-  for (const char *Name : {"thr_fp32", "thr_total", "global_load_sectors", "footprint_bytes"})
-    CHECK(T.at(0, Name) == T.at(2, Name));
-  CHECK(T.at(0, "gpu_sm_count") != T.at(2, "gpu_sm_count"));
+  // Fewer than 16 output channels: a direct convolution; 32 channels, 1x1: a GEMM.
+  checkOneLaunch(T, 0, "direct_conv");
+  checkOneLaunch(T, 1, "gemm");
+  checkOneLaunch(T, 2, "direct_conv");
+  checkOneLaunch(T, 3, "gemm");
+  checkOneLaunch(T, 4, "gemm");
 
-  // Derived by hand: a 3x3 conv, 2x3x8x8 -> 2x4x6x6, no padding: one FMA per MAC, every output
-  // stored once, footprint = input + weights + output (fp32).
-  const double Macs = 2.0 * 4 * 6 * 6 * 3 * 3 * 3;
-  CHECK(T.num(0, "thr_fp32") == Macs);
-  CHECK(T.num(0, "global_store_bytes") == 4.0 * 2 * 4 * 6 * 6);
-  CHECK(T.num(0, "footprint_bytes") == 4.0 * (2 * 3 * 8 * 8 + 4 * 3 * 3 * 3 + 2 * 4 * 6 * 6));
-  CHECK(T.num(0, "launches") == 1);
-  // A 1x1 stride-2 conv 1x8x6x6 -> 1x32x3x3.
-  CHECK(T.num(1, "thr_fp32") >= 1.0 * 32 * 3 * 3 * 8);
-  CHECK(T.num(1, "footprint_bytes") == 4.0 * (8 * 6 * 6 + 32 * 8 + 32 * 3 * 3));
+  // Same shape on P4 and T4, one analysis: the launch's own counts agree, and the footprint
+  // (2x3x8x8 input, 4x3x3x3 weights, 2x4x6x6 output, fp32) is measured against each L2 (2 and
+  // 4 MB in the catalog).
+  for (const char *Name :
+       {"sectors_per_request", "bank_conflicts_per_request", "divergence", "lane_utilisation"})
+    CHECK_MESSAGE(T.num(0, Name) == doctest::Approx(T.num(2, Name)), Name);
+  const double Footprint = 4.0 * (2 * 3 * 8 * 8 + 4 * 3 * 3 * 3 + 2 * 4 * 6 * 6);
+  CHECK(T.num(0, "log2_footprint_over_l2") == doctest::Approx(log2FootprintOverL2(Footprint, 2)));
+  CHECK(T.num(2, "log2_footprint_over_l2") == doctest::Approx(log2FootprintOverL2(Footprint, 4)));
+
+  // The big conv is multiply-add bound on the CUDA cores of both GPUs, so its bound follows
+  // their FP32 peaks: V100 (14 TFLOPS, 900 GB/s) below T4 (8.1 TFLOPS, 320 GB/s), neither under
+  // the time its multiply-adds take at peak nor under its footprint at full bandwidth.
+  const double Macs = 8.0 * 64 * 32 * 32 * 64 * 3 * 3;
+  const double BigFootprint = 4.0 * (8 * 64 * 32 * 32 * 2 + 64 * 64 * 3 * 3);
+  const size_t OnT4 = 3, OnV100 = 4;
+  CHECK(T.at(OnT4, "config") == T.at(OnV100, "config"));
+  CHECK(T.num(OnV100, "bound_ms") < T.num(OnT4, "bound_ms"));
+  for (auto [Row, Tflops, GBs] : {std::tuple{OnT4, 8.1, 320.0}, std::tuple{OnV100, 14.0, 900.0}}) {
+    CAPTURE(Row);
+    CHECK(T.num(Row, "share_fma") == 1);
+    CHECK(T.num(Row, "log2_compute_over_memory") > 0);
+    CHECK(T.num(Row, "bound_ms") >= 0.98 * 2 * Macs / (Tflops * 1e12) * 1e3);
+    CHECK(T.num(Row, "bound_ms") >= BigFootprint / (GBs * 1e9) * 1e3);
+  }
 }
 
-TEST_CASE("dataset neusight: linear, relu, add and softmax rows") {
+TEST_CASE("dataset neusight: linear, bmm and every (b, h) operator give a row of its kind") {
   ScratchDir Dir("ops");
-  // Synthetic rows, for mechanics.
-  std::string Lin =
-      Dir.write("linear.csv",
-                "op,latency_ms,device,kernel_name,warps_per_sm,blocks_per_sm,grid_x,grid_y,grid_z,"
-                "block_x,block_y,block_z,b,m,n,k\n"
-                "linear,0.046,Tesla V100-PCIE-32GB,sgemm,1,1,1,1,1,1,1,1,2,5,13,7\n");
-  std::string Bh = Dir.write("bh.csv", NeusightBhHeader +
-                                           "relu,0.03,Tesla P100-PCIE-16GB,r,1,1,1,1,1,1,1,1,3,40\n"
-                                           "add,0.03,Tesla P100-PCIE-16GB,a,1,1,1,1,1,1,1,1,3,40\n"
-                                           "softmax,0.03,Tesla T4,s,1,1,1,1,1,1,1,1,3,40\n"
-                                           "gelu,0.03,Tesla T4,g,1,1,1,1,1,1,1,1,3,40\n");
+  // Synthetic rows, for mechanics: every operator of the training and test splits.
+  std::string Mm = Dir.write("mm.csv", "op,latency_ms,device,kernel_name,warps_per_sm,"
+                                       "blocks_per_sm,grid_x,grid_y,grid_z,block_x,block_y,"
+                                       "block_z,b,m,n,k\n"
+                                       "linear,0.046,Tesla V100-PCIE-32GB,sgemm,1,1,1,1,1,1,1,1,"
+                                       "2,5,13,7\n"
+                                       "bmm,0.02,Tesla V100-PCIE-32GB,sgemm,1,1,1,1,1,1,1,1,"
+                                       "2,5,13,7\n");
+  const std::vector<std::string> Ops = {"relu", "gelu", "tanh", "add",  "mul",     "div", "pow",
+                                        "addu", "mulu", "divu", "powu", "softmax", "ln"};
+  std::string Bh = NeusightBhHeader;
+  for (const std::string &Op : Ops)
+    Bh += Op + ",0.03,Tesla T4,k,1,1,1,1,1,1,1,1,4,64\n";
+  Bh += "sigmoid,0.03,Tesla T4,k,1,1,1,1,1,1,1,1,4,64\n";
+  std::string BhFile = Dir.write("bh.csv", Bh);
   std::string Out = Dir.file("out.csv");
-  RunResult R = runPtxcast("dataset neusight " + Lin + " " + Bh + " -o " + Out, Dir);
+  RunResult R = runPtxcast("dataset neusight " + Mm + " " + BhFile + " -o " + Out);
   REQUIRE_MESSAGE(R.status == 0, R.err);
-  CHECK(R.err.find("5 rows read, 4 rows written, 1 rows skipped, 4 distinct analyses") !=
+  CHECK(R.err.find("16 rows read, 15 rows written, 1 rows skipped, 15 distinct analyses") !=
         std::string::npos);
-  CHECK(R.err.find("1 unsupported op (first: gelu)") != std::string::npos);
+  CHECK(R.err.find("1 unsupported op (first: sigmoid)") != std::string::npos);
   Table T = readCsv(Out);
-  REQUIRE(T.rows.size() == 4);
-  size_t L = rowWhere(T, "op", "linear");
+  REQUIRE(T.rows.size() == 15);
+
+  // Linear(13, 7) on (2, 5, 13): 10 rows, a GEMM; input, weights, bias and output buffers.
+  // bmm (2, 5, 13) x (2, 13, 7): a GEMM over a, b and the output. The V100 has 6 MB of L2.
+  size_t L = rowWhere(T, "workload", "linear");
   CHECK(T.at(L, "gpu") == "v100-pcie-32gb");
-  CHECK(T.at(L, "shape") == "b=2;m=5;n=13;k=7");
-  // Linear(13, 7) on (2, 5, 13): 10 rows; input, weights, bias and output buffers.
-  CHECK(T.num(L, "footprint_bytes") == 4.0 * (10 * 13 + 7 * 13 + 7 + 10 * 7));
-  CHECK(T.num(L, "thr_fp32") >= 10.0 * 13 * 7);
-  CHECK(T.num(L, "global_store_bytes") == 4.0 * 10 * 7);
-  size_t A = rowWhere(T, "op", "add");
-  CHECK(T.at(A, "shape") == "b=3;h=40");
-  CHECK(T.at(A, "gpu") == "p100-pcie-16gb");
-  CHECK(T.num(A, "footprint_bytes") == 4.0 * 3 * 120);
-  CHECK(T.num(A, "global_load_bytes") == 4.0 * 2 * 120);
-  CHECK(T.num(A, "global_store_bytes") == 4.0 * 120);
-  size_t U = rowWhere(T, "op", "relu");
-  CHECK(T.num(U, "footprint_bytes") == 4.0 * 2 * 120);
-  CHECK(T.num(U, "global_store_bytes") == 4.0 * 120);
-  size_t S = rowWhere(T, "op", "softmax");
-  CHECK(T.num(S, "footprint_bytes") == 4.0 * 2 * 120);
-  CHECK(T.num(S, "thr_sfu") >= 120); // one exponential per element at least
+  CHECK(T.at(L, "config") == "b=2;m=5;n=13;k=7");
+  checkOneLaunch(T, L, "gemm");
+  CHECK(T.num(L, "log2_footprint_over_l2") ==
+        doctest::Approx(log2FootprintOverL2(4.0 * (10 * 13 + 7 * 13 + 7 + 10 * 7), 6)));
+  size_t B = rowWhere(T, "workload", "bmm");
+  CHECK(T.at(B, "config") == "b=2;m=5;n=13;k=7");
+  checkOneLaunch(T, B, "gemm");
+  CHECK(T.num(B, "log2_footprint_over_l2") ==
+        doctest::Approx(log2FootprintOverL2(4.0 * (2 * 5 * 13 + 2 * 13 * 7 + 2 * 5 * 7), 6)));
+
+  // (4, 64) tensors of 1 KiB on the T4 (4 MB of L2): unary and scalar operators touch input
+  // and output, binary ones a second input, layer norm its weight and bias as well.
+  for (const std::string &Op : Ops) {
+    CAPTURE(Op);
+    size_t Row = rowWhere(T, "workload", Op);
+    CHECK(T.at(Row, "gpu") == "t4");
+    CHECK(T.at(Row, "config") == "b=4;h=64");
+    const bool Softmax = Op == "softmax" || Op == "ln";
+    checkOneLaunch(T, Row, Softmax ? "softmax" : "eltwise");
+    const bool Binary = Op == "add" || Op == "mul" || Op == "div" || Op == "pow";
+    double Bytes = Binary ? 3 * 1024 : Op == "ln" ? 2 * 1024 + 2 * 4 * 64 : 2 * 1024;
+    CHECK(T.num(Row, "log2_footprint_over_l2") == doctest::Approx(log2FootprintOverL2(Bytes, 4)));
+  }
 }
 
 TEST_CASE("dataset neusight: --limit takes the first rows of each file") {
@@ -231,7 +348,7 @@ TEST_CASE("dataset neusight: --limit takes the first rows of each file") {
   std::string T4 = Dir.write("t4.csv", Fill("Tesla T4"));
   std::string P4 = Dir.write("p4.csv", Fill("Tesla P4"));
   std::string Out = Dir.file("out.csv");
-  RunResult R = runPtxcast("dataset neusight --limit 1 " + T4 + " " + P4 + " -o " + Out, Dir);
+  RunResult R = runPtxcast("dataset neusight --limit 1 " + T4 + " " + P4 + " -o " + Out);
   REQUIRE_MESSAGE(R.status == 0, R.err);
   CHECK(R.err.find("2 rows read, 2 rows written, 0 rows skipped, 1 distinct analyses") !=
         std::string::npos);
@@ -239,110 +356,114 @@ TEST_CASE("dataset neusight: --limit takes the first rows of each file") {
   REQUIRE(T.rows.size() == 2);
   CHECK(T.at(0, "gpu") == "t4");
   CHECK(T.at(1, "gpu") == "p4");
-  CHECK(T.at(1, "shape") == "b=3;h=40");
+  CHECK(T.at(1, "config") == "b=3;h=40");
+  CHECK(T.num(1, "measured_ms") == doctest::Approx(0.03));
 }
 
-TEST_CASE("dataset neusight: --launch-columns appends the measured kernel's launch record") {
-  ScratchDir Dir("launch");
-  // Synthetic rows, for mechanics, with kernel names as in the real conv files.
-  std::string Conv = Dir.write(
-      "t4.csv",
-      NeusightConvHeader +
-          "conv,0.5,Tesla T4,volta_sgemm_128x64_nn,32.4,16.2,3,6,36,64,2,1,2,3,4,3,8,1,0\n"
-          "conv,0.7,Tesla T4,cudnn_infer_volta_scudnn_winograd_128x128_ldg1_ldg4_relu_"
-          "tile148t_nt_v1,8,2,5,1,1,256,1,1,2,3,4,3,8,1,1\n"
-          "conv,0.9,Tesla T4,cudnn_infer_volta_scudnn_sliced1x4_ldg4_relu_exp_small_"
-          "nhwc_tn_v1,8,2,5,1,1,128,1,1,2,3,4,3,8,2,1\n");
+TEST_CASE("dataset neusight: op-call rows carry the host overhead the smallest operators show") {
+  ScratchDir Dir("overhead");
+  // Synthetic rows, for mechanics: six tiny relu calls on the T4 (about 10 us, where their bound
+  // is about the 2.5 us launch latency), one large relu, and rows that take the estimate from
+  // elsewhere: another T4 operator, a P4 row, and a row of the test split (its folder name).
+  std::string T4 = NeusightBhHeader;
+  const double Tiny[] = {0.011, 0.012, 0.010, 0.013, 0.0125, 0.014};
+  for (int I = 0; I < 6; ++I)
+    T4 += "relu," + std::to_string(Tiny[I]) + ",Tesla T4,r,1,1,1,1,1,1,1,1," +
+          std::to_string(I + 1) + ",32\n";
+  T4 += "relu,0.5,Tesla T4,r,1,1,1,1,1,1,1,1,4096,4096\n"
+        "add,0.02,Tesla T4,a,1,1,1,1,1,1,1,1,2,32\n";
+  std::string T4File = Dir.write("t4.csv", T4);
+  std::string P4 =
+      Dir.write("p4.csv", NeusightBhHeader + "relu,0.02,Tesla P4,r,1,1,1,1,1,1,1,1,2,32\n");
+  std::string Test = Dir.write("neusight-testsplit/gelu/t4.csv",
+                               NeusightBhHeader + "gelu,0.02,Tesla T4,g,1,1,1,1,1,1,1,1,2,32\n");
   std::string Out = Dir.file("out.csv");
-  RunResult R = runPtxcast("dataset neusight --launch-columns " + Conv + " -o " + Out, Dir);
+  RunResult R = runPtxcast("dataset neusight " + T4File + " " + P4 + " " + Test + " -o " + Out);
   REQUIRE_MESSAGE(R.status == 0, R.err);
   Table T = readCsv(Out);
-  REQUIRE(T.rows.size() == 3);
-  CHECK(T.header.back() == "latency_ms"); // the target stays last
-  CHECK(T.at(0, "launch_grid_z") == "36");
-  CHECK(T.at(0, "launch_warps_per_sm") == "32.4");
-  CHECK(T.at(0, "launch_ctas") == "648");
-  CHECK(T.at(0, "launch_threads_per_cta") == "128");
-  CHECK(T.at(0, "launch_tile_m") == "128");
-  CHECK(T.at(0, "launch_tile_n") == "64");
-  CHECK(T.at(0, "launch_gemm") == "1");
-  CHECK(T.at(0, "launch_implicit_gemm") == "0");
-  CHECK(T.at(1, "launch_winograd") == "1"); // the first family that matches, only
-  CHECK(T.at(1, "launch_implicit_gemm") == "0");
-  CHECK(T.at(2, "launch_implicit_gemm") == "1");
-  CHECK(T.at(2, "launch_tile_m") == "0"); // "sliced1x4" is not a tile
-  // Without the flag the columns are absent; a file without launch columns is an error with it.
-  R = runPtxcast("dataset neusight " + Conv + " -o " + Out, Dir);
-  REQUIRE_MESSAGE(R.status == 0, R.err);
-  CHECK(readText(Out).find("launch_") == std::string::npos);
-  std::string Bare = Dir.write("bare.csv", "op,latency_ms,device,kernel_name,b,h\n"
-                                           "relu,0.03,Tesla T4,r,3,40\n");
-  R = runPtxcast("dataset neusight --launch-columns " + Bare + " -o " + Out, Dir);
-  CHECK(R.status == 1);
-  CHECK(R.err.find(Bare + ":1: error: --launch-columns needs column 'grid_x'") !=
-        std::string::npos);
-}
+  REQUIRE(T.rows.size() == 10);
+  CHECK(T.at(9, "source") == "neusight-test");
 
-TEST_CASE("dataset neusight: --shape-columns appends each operator's shape, 0 for other ops") {
-  ScratchDir Dir("shapecols");
-  // Synthetic rows, for mechanics: one conv and one relu, then the launch columns as well.
-  std::string Conv = Dir.write(
-      "conv.csv",
-      NeusightConvHeader +
-          "conv,0.5,Tesla T4,volta_sgemm_128x64_nn,32.4,16.2,3,6,36,64,2,1,2,3,4,3,8,1,0\n");
-  std::string Relu = Dir.write("relu.csv", "op,latency_ms,device,kernel_name,b,h\n"
-                                           "relu,0.03,Tesla T4,r,3,40\n");
-  std::string Out = Dir.file("out.csv");
-  RunResult R =
-      runPtxcast("dataset neusight --shape-columns --launch-columns " + Conv + " -o " + Out, Dir);
-  REQUIRE_MESSAGE(R.status == 0, R.err);
-  Table T = readCsv(Out);
-  REQUIRE(T.rows.size() == 1);
-  CHECK(T.header.back() == "latency_ms");
-  // b=2, input_channel=3, output_channel=4, kernel_size=3, input_size=8, stride=1, padding=0
-  CHECK(T.at(0, "shape_conv_b") == "2");
-  CHECK(T.at(0, "shape_conv_in") == "3");
-  CHECK(T.at(0, "shape_conv_out") == "4");
-  CHECK(T.at(0, "shape_conv_k") == "3");
-  CHECK(T.at(0, "shape_conv_hw") == "8");
-  CHECK(T.at(0, "shape_conv_s") == "1");
-  CHECK(T.at(0, "shape_conv_p") == "0");
-  CHECK(T.at(0, "launch_grid_z") == "36");
-  CHECK(readText(Out).find("shape_relu") == std::string::npos); // only the ops present
-  R = runPtxcast("dataset neusight --shape-columns " + Conv + " " + Relu + " -o " + Out, Dir);
-  REQUIRE_MESSAGE(R.status == 0, R.err);
-  T = readCsv(Out);
-  REQUIRE(T.rows.size() == 2);
-  CHECK(T.at(0, "shape_relu_b") == "0");
-  CHECK(T.at(1, "shape_conv_in") == "0");
-  CHECK(T.at(1, "shape_relu_b") == "3");
-  CHECK(T.at(1, "shape_relu_h") == "40");
+  // estimateCallOverheads: the median of measured - bound over the five T4 relu rows with the
+  // smallest bound (the six tiny ones but the largest).
+  std::vector<std::pair<double, double>> ByBound; // (bound, measured - bound)
+  for (size_t Row = 0; Row < 6; ++Row) {
+    CHECK(T.num(Row, "bound_ms") < 0.02); // tiny: the overhead shows
+    ByBound.emplace_back(T.num(Row, "bound_ms"),
+                         T.num(Row, "measured_ms") - T.num(Row, "bound_ms"));
+  }
+  std::sort(ByBound.begin(), ByBound.end());
+  std::vector<double> Gaps;
+  for (size_t I = 0; I < 5; ++I)
+    Gaps.push_back(ByBound[I].second);
+  std::sort(Gaps.begin(), Gaps.end());
+  const double Overhead = Gaps[2];
+  CHECK(Overhead > 0.005); // about 10 us measured over a 2.5 us bound
+  for (size_t Row = 0; Row < 6; ++Row) {
+    CAPTURE(Row);
+    CHECK(T.num(Row, "overhead_ms") == doctest::Approx(Overhead));
+    CHECK(T.num(Row, "overhead_ms") < T.num(Row, "measured_ms"));
+  }
+  // The large relu (16 Mi elements, 128 MiB through the T4's 320 GB/s) is DRAM bound; its
+  // (gpu, op) group carries the same overhead as its small rows.
+  CHECK(T.num(6, "share_dram") == 1);
+  CHECK(T.num(6, "bound_ms") >= 2.0 * 4 * 4096 * 4096 / 320e9 * 1e3);
+  // Another T4 operator takes the T4's estimate, the P4 (no estimate of its own) the median
+  // over every GPU, the test split the training split's.
+  for (size_t Row = 6; Row < 10; ++Row)
+    CHECK(T.num(Row, "overhead_ms") == doctest::Approx(Overhead));
 }
 
 TEST_CASE("dataset neusight: malformed input is a file:line error") {
   ScratchDir Dir("bad");
   std::string Out = Dir.file("out.csv");
-  std::string NoLatency =
-      Dir.write("nolat.csv", "op,device,kernel_name,b,h\nrelu,Tesla T4,r,1,2\n");
-  RunResult R = runPtxcast("dataset neusight " + NoLatency + " -o " + Out, Dir);
-  CHECK(R.status == 1);
-  CHECK(R.err.find(NoLatency + ":1: error: missing column 'latency_ms'") != std::string::npos);
+  struct Case {
+    std::string file, text, error; ///< the error after "FILE:"
+  } Cases[] = {
+      {"nolat.csv", "op,device,kernel_name,b,h\nrelu,Tesla T4,r,1,2\n",
+       "1: error: missing column 'latency_ms'"},
+      {"unknown.csv",
+       NeusightBhHeader + "relu,0.03,Tesla T4,r,1,1,1,1,1,1,1,1,3,40\n"
+                          "relu,0.03,Tesla Q9,r,1,1,1,1,1,1,1,1,3,40\n",
+       "3: error: column 'device': unknown gpu 'Tesla Q9'"},
+      {"badnum.csv", NeusightBhHeader + "relu,0.03,Tesla T4,r,1,1,1,1,1,1,1,1,3,4x0\n",
+       "2: error: column 'h': expected an integer, got '4x0'"},
+      {"noshape.csv", NeusightBhHeader + "bmm,0.03,Tesla T4,r,1,1,1,1,1,1,1,1,3,40\n",
+       "2: error: op 'bmm' needs column 'm', which the header lacks"},
+  };
+  for (const Case &C : Cases) {
+    CAPTURE(C.file);
+    std::string File = Dir.write(C.file, C.text);
+    RunResult R = runPtxcast("dataset neusight " + File + " -o " + Out);
+    CHECK(R.status == 1);
+    CHECK(R.err.find(File + ":" + C.error) != std::string::npos);
+    CHECK(!fs::exists(Out)); // nothing written on error
+  }
+}
 
-  std::string Unknown =
-      Dir.write("unknown.csv", NeusightBhHeader + "relu,0.03,Tesla T4,r,1,1,1,1,1,1,1,1,3,40\n"
-                                                  "relu,0.03,Tesla Q9,r,1,1,1,1,1,1,1,1,3,40\n");
-  R = runPtxcast("dataset neusight " + Unknown + " -o " + Out, Dir);
-  CHECK(R.status == 1);
-  CHECK(R.err.find(Unknown + ":3: error: column 'device': unknown gpu 'Tesla Q9'") !=
-        std::string::npos);
-
-  std::string BadNumber =
-      Dir.write("badnum.csv", NeusightBhHeader + "relu,0.03,Tesla T4,r,1,1,1,1,1,1,1,1,3,4x0\n");
-  R = runPtxcast("dataset neusight " + BadNumber + " -o " + Out, Dir);
-  CHECK(R.status == 1);
-  CHECK(R.err.find(BadNumber + ":2: error: column 'h': expected an integer, got '4x0'") !=
-        std::string::npos);
-  CHECK(!fs::exists(Out)); // nothing written on error
+// KNOWN BUG (reported, tools/ptxcast/DatasetNeusight.cpp shortKernelName): a name in an
+// anonymous namespace is cut at the '(' of "(anonymous namespace)", so every softmax row of the
+// real files gets an empty note or "at::native::". Remove should_fail once the names are kept.
+TEST_CASE("dataset neusight: kernel names in anonymous namespaces keep their own name" *
+          doctest::should_fail()) {
+  ScratchDir Dir("names");
+  // Kernel names as the real softmax files log them; synthetic times.
+  std::string Softmax = Dir.write(
+      "softmax.csv",
+      NeusightBhHeader +
+          "softmax,0.03,Tesla T4,\"void (anonymous namespace)::softmax_warp_forward<float, float, "
+          "float, 8, false, false>(float*, float const*, int, int, int, bool const*, int, "
+          "bool)\",1,1,1,1,1,1,1,1,3,40\n"
+          "softmax,0.03,Tesla T4,\"void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, "
+          "float, float, float, at::native::(anonymous namespace)::SoftMaxForwardEpilogue>(float*, "
+          "float const*, int)\",1,1,1,1,1,1,1,1,3,4000\n");
+  std::string Out = Dir.file("out.csv");
+  RunResult R = runPtxcast("dataset neusight " + Softmax + " -o " + Out);
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  Table T = readCsv(Out);
+  REQUIRE(T.rows.size() == 2);
+  CHECK(T.at(0, "note").find("softmax_warp_forward") != std::string::npos);
+  CHECK(T.at(1, "note").find("cunn_SoftMaxForward") != std::string::npos);
 }
 
 TEST_CASE("dataset timm: zoo models at the row's batch and size, one analysis per network") {
@@ -355,38 +476,47 @@ TEST_CASE("dataset timm: zoo models at the row's batch and size, one analysis pe
   std::string R4090 = Dir.write("benchmark-infer-amp-nhwc-pt291-cu128-4090.csv",
                                 TimmHeader + "mobilenetv2_035,32,150.0,1.25,2,1.68,0.07,2.86\n");
   std::string Out = Dir.file("timm.csv");
-  RunResult R = runPtxcast("dataset timm " + R3090 + " " + R4090 + " -o " + Out, Dir);
+  RunResult R = runPtxcast("dataset timm " + R3090 + " " + R4090 + " -o " + Out);
   REQUIRE_MESSAGE(R.status == 0, R.err);
   CHECK(R.err.find("4 rows read, 2 rows written, 2 rows skipped, 1 distinct analyses") !=
         std::string::npos);
   CHECK(R.err.find("2 model not in zoo") != std::string::npos);
   Table T = readCsv(Out);
-  const std::vector<std::string> Ids = {"source", "model", "zoo_model", "gpu", "file", "layout"};
-  for (size_t I = 0; I < Ids.size(); ++I)
-    CHECK(T.header[I] == Ids[I]);
-  CHECK(T.header.back() == "infer_step_time_ms");
+  CHECK(T.header == expectedHeader());
   REQUIRE(T.rows.size() == 2);
-  CHECK(T.at(0, "zoo_model") == "mobilenetv2-0.35");
+  // AMP inference in eager PyTorch: f16 tensors, f16 tensor-core math, no host overhead term.
+  for (size_t Row = 0; Row < 2; ++Row) {
+    checkColumns(T, Row,
+                 {{"source", "timm"},
+                  {"sms", "all"},
+                  {"runtime", "eager"},
+                  {"math", "f16"},
+                  {"dtype", "f16"},
+                  {"workload", "mobilenetv2-0.35"},
+                  {"half", "1"},
+                  {"framework", "1"},
+                  {"overhead_ms", "0"}});
+    CHECK(T.num(Row, "tensor_cores") > 0); // the pointwise convolutions
+    checkRowRanges(T, Row);
+  }
   CHECK(T.at(0, "gpu") == "rtx-3090");
-  CHECK(T.at(0, "layout") == "nchw");
-  CHECK(T.at(0, "file") == "benchmark-infer-amp-nchw-pt240-cu124-rtx3090.csv");
+  CHECK(T.at(0, "config") == "batch=2;image=32;layout=nchw");
+  CHECK(T.at(0, "note") == "mobilenetv2_035 benchmark-infer-amp-nchw-pt240-cu124-rtx3090.csv");
   CHECK(T.at(1, "gpu") == "rtx-4090");
-  CHECK(T.at(1, "layout") == "nhwc");
-  CHECK(T.num(1, "infer_step_time_ms") == doctest::Approx(1.25));
-  CHECK(T.at(0, "thr_total") == T.at(1, "thr_total"));
+  CHECK(T.at(1, "config") == "batch=2;image=32;layout=nhwc");
+  CHECK(T.num(1, "measured_ms") == doctest::Approx(1.25));
 
-  // The same network through `ptxcast analyze` (f16, batch 2, 32x32): the same totals.
-  RunResult A = runPtxcast(
-      "analyze mobilenetv2-0.35 --batch 2 --image-size 32 --dtype f16 --format json", Dir);
+  // The launch latency in the bound counts the kernels PyTorch runs: as many on both GPUs, and
+  // at least the launches of the same network through `ptxcast analyze` (f16, batch 2, 32x32).
+  const double LatencyMs = 0.0025; // hardware::LaunchLatencyMs
+  const double Kernels = T.num(0, "share_latency") * T.num(0, "bound_ms") / LatencyMs;
+  CHECK(Kernels == doctest::Approx(std::round(Kernels)));
+  CHECK(T.num(1, "share_latency") * T.num(1, "bound_ms") / LatencyMs == doctest::Approx(Kernels));
+  RunResult A =
+      runPtxcast("analyze mobilenetv2-0.35 --batch 2 --image-size 32 --dtype f16 --format json");
   REQUIRE_MESSAGE(A.status == 0, A.err);
   nlohmann::json J = nlohmann::json::parse(A.out);
-  const nlohmann::json &Total = J["total"];
-  CHECK(T.num(0, "launches") == Total["launches"].get<double>());
-  CHECK(T.num(0, "thr_total") == Total["thread_instructions"]["total"].get<double>());
-  CHECK(T.num(0, "thr_fp16") == Total["thread_instructions"]["fp16"].get<double>());
-  CHECK(T.num(0, "warp_total") == Total["warp_instructions"]["total"].get<double>());
-  CHECK(T.num(0, "global_load_sectors") == Total["global"]["load_sectors"].get<double>());
-  CHECK(T.num(0, "thr_convert") > 0); // AMP: f16 tensors, converted to f32 to accumulate
+  CHECK(Kernels >= J["total"]["launches"].get<double>());
 }
 
 TEST_CASE("dataset timm: --limit, --gpu and bad files") {
@@ -397,30 +527,31 @@ TEST_CASE("dataset timm: --limit, --gpu and bad files") {
                                              "mobilenetv2_050,32,100.0,1.5,1,1.97,0.1,3.64\n");
   // --limit counts per file: the first zoo row of each of the two files, one analysis.
   RunResult R =
-      runPtxcast("dataset timm " + Infer + " " + Infer + " --limit 1 --gpu a100 -o " + Out, Dir);
+      runPtxcast("dataset timm " + Infer + " " + Infer + " --limit 1 --gpu a100 -o " + Out);
   REQUIRE_MESSAGE(R.status == 0, R.err);
   CHECK(R.err.find("2 rows read, 2 rows written, 0 rows skipped, 1 distinct analyses") !=
         std::string::npos);
   Table T = readCsv(Out);
   REQUIRE(T.rows.size() == 2);
   CHECK(T.at(0, "gpu") == "a100-40gb-sxm");
-  CHECK(T.at(1, "model") == "mobilenetv2_035");
+  CHECK(T.at(1, "workload") == "mobilenetv2-0.35");
+  CHECK(T.at(1, "note").rfind("mobilenetv2_035 ", 0) == 0);
 
   std::string Train = Dir.write("benchmark-train-amp-nchw-pt112-cu113-rtx3090.csv",
                                 "model,train_samples_per_sec,train_step_time,train_batch_size,"
                                 "train_img_size,param_count\nresnet50,1.0,2.0,32,224,25.56\n");
-  R = runPtxcast("dataset timm " + Train + " -o " + Out, Dir);
+  R = runPtxcast("dataset timm " + Train + " -o " + Out);
   CHECK(R.status == 1);
   CHECK(R.err.find(Train + ": error: a training benchmark") != std::string::npos);
 
   std::string Missing = Dir.write("benchmark-infer-amp-nchw-x-rtx3090.csv",
                                   "model,infer_img_size,infer_batch_size\nresnet50,224,1\n");
-  R = runPtxcast("dataset timm " + Missing + " -o " + Out, Dir);
+  R = runPtxcast("dataset timm " + Missing + " -o " + Out);
   CHECK(R.status == 1);
   CHECK(R.err.find(Missing + ":1: error: missing column 'infer_step_time'") != std::string::npos);
 
   std::string NoGpu = Dir.write("benchmark-infer-amp-nchw-x-y.csv", TimmHeader);
-  R = runPtxcast("dataset timm " + NoGpu + " -o " + Out, Dir);
+  R = runPtxcast("dataset timm " + NoGpu + " -o " + Out);
   CHECK(R.status == 1);
   CHECK(R.err.find("no GPU of the catalog in the file name") != std::string::npos);
 }
