@@ -149,20 +149,21 @@ std::array<double, NumResources> pipeCycles(const LaunchWork &W, const GpuSpec &
   std::array<double, NumResources> C{};
   double Fma = thr(P, InstrClass::Fp32) + thr(P, InstrClass::IntMul);
   double Int = thr(P, InstrClass::IntArith) + thr(P, InstrClass::Logic) +
-               thr(P, InstrClass::CompareSelect);
+               thr(P, InstrClass::CompareSelect) + thr(P, InstrClass::Convert);
   if (L.int32SharesFp32) {
     Fma += Int;
     Int = 0;
   }
   C[size_t(Resource::Fma)] = Fma / Gpu.fp32CoresPerSm;
+  // Conversions are mostly integer widening for addresses (cvt.u64.u32), which runs on the
+  // integer pipe; float conversions are a minority in CNN kernels.
   C[size_t(Resource::Int)] = Int / L.int32LanesPerSm;
   C[size_t(Resource::Fp16)] =
       thr(P, InstrClass::Fp16) / Lanes(Gpu.fp16Tflops, Gpu.fp32CoresPerSm);
   C[size_t(Resource::Fp64)] =
       thr(P, InstrClass::Fp64) / Lanes(Gpu.fp64Tflops, Gpu.fp32CoresPerSm / 32);
   // IEEE division and square root expand to a few SFU-class instructions each.
-  C[size_t(Resource::Sfu)] = (thr(P, InstrClass::SpecialFn) + thr(P, InstrClass::Convert) +
-                              4 * thr(P, InstrClass::DivSqrt)) /
+  C[size_t(Resource::Sfu)] = (thr(P, InstrClass::SpecialFn) + 4 * thr(P, InstrClass::DivSqrt)) /
                              L.sfuLanesPerSm;
   const double Sectors =
       double(P.globalLoadSectors + P.globalStoreSectors + P.globalAtomicSectors);
@@ -225,9 +226,14 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   if (!Ideal)
     B.ms[size_t(Resource::L2)] =
         B.l2Bytes / (Gpu.limits.l2BytesPerClockPerSm * ActiveSms * Hz) * 1e3;
-  // DRAM: the footprint once. Re-reads of the same data are short-lived (a stencil's window, a
-  // GEMM tile's rows) and hit L1 or L2; the L2 term above charges every requested sector.
-  B.dramBytes = double(W.footprintBytes);
+  // DRAM: the footprint once, less what is still in L2 from the launch before (the layer that
+  // wrote this one's input, or the same launch timed again). Re-reads within the launch are
+  // short-lived (a stencil's window, a GEMM tile's rows) and hit L1 or L2; the L2 term above
+  // charges every requested sector.
+  const double Footprint = double(W.footprintBytes);
+  const double Resident =
+      Footprint > 0 ? std::min(1.0, L2ResidentShare * Gpu.l2MB * 1024 * 1024 / Footprint) : 1;
+  B.dramBytes = Footprint * (1 - Resident);
   B.ms[size_t(Resource::Dram)] = B.dramBytes / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
 
   B.workMs = *std::max_element(B.ms.begin(), B.ms.end());

@@ -183,6 +183,7 @@ Expected<CvReport> crossValidate(const Dataset &D, const ModelSpec &Spec,
   const double NaN = std::numeric_limits<double>::quiet_NaN();
   R.predictions.assign(D.size(), NaN);
   std::vector<char> Seen(D.size(), 0);
+  size_t Inputs = 0; // learner inputs (the same in every fold)
   std::vector<double> PooledY, PooledP;
   for (const Fold &F : Folds) {
     if (F.test.empty() || F.train.empty())
@@ -202,11 +203,12 @@ Expected<CvReport> crossValidate(const Dataset &D, const ModelSpec &Spec,
       PooledY.push_back(Test.target[I]);
       PooledP.push_back(P[I]);
     }
-    R.folds.emplace_back(F.name, computeMetrics(Test.target, P, D.featureNames.size()));
+    R.folds.emplace_back(F.name, computeMetrics(Test.target, P, M->inputCount()));
+    Inputs = M->inputCount();
   }
   if (PooledY.empty())
     return Error("cross-validation with no folds");
-  R.pooled = computeMetrics(PooledY, PooledP, D.featureNames.size());
+  R.pooled = computeMetrics(PooledY, PooledP, Inputs);
   auto Full = Model::fit(D, Spec);
   if (!Full)
     return Full.error();

@@ -152,7 +152,9 @@ void Standardizer::fit(const Matrix &X) {
       Sq += (X(R, C) - M) * (X(R, C) - M);
     double Sd = N ? std::sqrt(Sq / double(N)) : 0.0;
     mean[C] = M;
-    scale[C] = Sd > 0 ? Sd : 1.0;
+    // A column that varies only by rounding (a spread below 1e-9 of its magnitude) is constant:
+    // dividing by its spread would turn rounding noise into huge standardised values.
+    scale[C] = Sd > 1e-9 * (std::fabs(M) + 1e-300) && Sd > 0 ? Sd : 1.0;
   }
 }
 

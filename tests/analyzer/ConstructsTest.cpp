@@ -159,7 +159,7 @@ TEST_CASE("fused declarations, vector registers, WARP_SZ, body statics and offse
   CHECK(V[13] == 7);
 }
 
-TEST_CASE(".reg parameters of a .func; calls with register and constant arguments") {
+TEST_CASE(".reg parameters of a .func, calls with register and constant arguments") {
   const char *Body = R"(
 .func (.reg .u32 r) addf (.reg .u32 a, .reg .u32 b)
 {
@@ -286,7 +286,7 @@ TEST_CASE("cp.async with an ignore-src predicate, a cache hint and .ca/.cg copie
   CHECK(R.profile.storeBytes[size_t(analyzer::MemSpace::Shared)] == 32 * 16 + 32 * 8);
 }
 
-TEST_CASE("match.any/all.sync group lanes by value; bar.red reduces a predicate over the CTA") {
+TEST_CASE("match.any/all.sync group lanes by value, bar.red reduces a predicate over the CTA") {
   // Lane L holds L % 3 (match.any: the lanes with the same residue), then 7 everywhere but lane
   // 5 (match.all: 0 and p false), then 9 everywhere (the whole mask and p true). Two warps meet
   // at bar.red: popc counts the lanes with L % 3 == 0 over the 64 threads (22), and.pred asks
@@ -341,7 +341,7 @@ TEST_CASE("match.any/all.sync group lanes by value; bar.red reduces a predicate 
   }
 }
 
-TEST_CASE("brx.idx branches each lane through a target list; guard-false lanes fall through") {
+TEST_CASE("brx.idx branches each lane through a target list, guard-false lanes fall through") {
   // Lane L takes target L % 3 (lanes 30, 31 are guarded off and skip the switch): 10, 20, 30
   // plus 100 after the join, where all lanes meet again.
   const char *Body = R"(
@@ -436,7 +436,7 @@ TEST_CASE("indirect calls through function addresses, uniform and divergent") {
     CHECK(int32_t(V[L]) == -int32_t(L % 2 ? L + 10 : 2 * L));
 }
 
-TEST_CASE("vector .reg formals take vector registers; a generic access to a variable is to its space") {
+TEST_CASE("vector .reg formals take vector registers, a generic access to a variable is to its space") {
   // pack(.reg .v4 .u16 v) packs four bytes; the caller passes a .v4.u16 register. A generic
   // ld/st naming a .shared variable (`st.u32 [sm+4], %r`) reaches that variable, as its generic
   // address does. An indirect call through a register named without a %.

@@ -95,7 +95,7 @@ std::vector<int8_t> randomS8(size_t Count, uint32_t Seed) {
 
 } // namespace
 
-TEST_CASE("functional: f16 and bf16 tensor-core GEMMs (wmma API; mma.sync, ldmatrix, cp.async)") {
+TEST_CASE("functional: f16 and bf16 tensor-core GEMMs (wmma API, mma.sync, ldmatrix, cp.async)") {
   if (!haveNvcc())
     return;
   for (bool Bf16 : {false, true}) {
@@ -120,7 +120,7 @@ TEST_CASE("functional: f16 and bf16 tensor-core GEMMs (wmma API; mma.sync, ldmat
   }
 }
 
-TEST_CASE("functional: tf32 tensor-core GEMMs (wmma with cvt.rna.tf32.f32; mma.sync m16n8k8)") {
+TEST_CASE("functional: tf32 tensor-core GEMMs (wmma with cvt.rna.tf32.f32, mma.sync m16n8k8)") {
   if (!haveNvcc())
     return;
   std::vector<float> A = randomFloats(size_t(M) * K, 13), B = randomFloats(size_t(K) * N, 14);
@@ -149,7 +149,7 @@ TEST_CASE("functional: tf32 tensor-core GEMMs (wmma with cvt.rna.tf32.f32; mma.s
   }
 }
 
-TEST_CASE("functional: s8 tensor-core GEMMs with s32 accumulators (wmma; mma.sync m16n8k32)") {
+TEST_CASE("functional: s8 tensor-core GEMMs with s32 accumulators (wmma, mma.sync m16n8k32)") {
   if (!haveNvcc())
     return;
   std::vector<int8_t> A = randomS8(size_t(M) * K, 15), B = randomS8(size_t(K) * N, 16);

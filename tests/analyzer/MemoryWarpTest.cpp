@@ -424,7 +424,7 @@ TEST_CASE("3-D grids and blocks: special registers per thread, deterministic cou
   CHECK(R1.profile.threadInstructionsTotal() == 12 * Threads * 33);
 }
 
-TEST_CASE("cp.async copies global to shared at once; wait_group is a no-op") {
+TEST_CASE("cp.async copies global to shared at once, wait_group is a no-op") {
   const char *Body = R"(
 .visible .entry cpa(.param .u64 in, .param .u64 out)
 {

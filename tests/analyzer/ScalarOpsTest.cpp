@@ -181,7 +181,7 @@ TEST_CASE("prmt default and mode forms") {
   CHECK(prmt(A, B, 1, PrmtMode::Rc16) == 0x33223322u);
 }
 
-TEST_CASE("lop3 evaluates any LUT; shf; shl/shr clamping") {
+TEST_CASE("lop3 evaluates any LUT, shf, shl/shr clamping") {
   std::mt19937_64 G(4);
   for (int I = 0; I < 500; ++I) {
     uint32_t A = uint32_t(G()), B = uint32_t(G()), C = uint32_t(G());

@@ -430,7 +430,7 @@ TEST_CASE("ldmatrix x1/x2/x4 (.trans), stmatrix and movmatrix move 8x8 b16 matri
   CHECK(R.profile.loadBytes[size_t(analyzer::MemSpace::Shared)] == 512 * 2 + 256 + 128 + 512);
 }
 
-TEST_CASE("tensor-core instructions need the whole warp; unsupported forms name opcode and line") {
+TEST_CASE("tensor-core instructions need the whole warp, unsupported forms name opcode and line") {
   const char *Partial = R"(
 .visible .entry k(.param .u64 out)
 {

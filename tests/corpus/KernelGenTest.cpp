@@ -162,7 +162,7 @@ TEST_CASE("the new layers' malformed specs are errors") {
   CHECK(E.kernelCount() == 0);
 }
 
-TEST_CASE("the same spec is emitted once; different specs get different kernels") {
+TEST_CASE("the same spec is emitted once, different specs get different kernels") {
   KernelEmitter E;
   ConvSpec S = conv(1, 16, 32, 28, 28, 3, 1, 1);
   S.epilogue.activation = ActivationKind::Relu;

@@ -139,7 +139,7 @@ TEST_CASE("lower: NeuSight's transformer operators, one launch each") {
   CHECK(W.launches[8].kernel == "eltwise_pows_e147456_s0p7_f32");
 }
 
-TEST_CASE("lower: a gelu after a dense layer is fused; div and pow keep their operand order") {
+TEST_CASE("lower: a gelu after a dense layer is fused, div and pow keep their operand order") {
   NetworkBuilder B("fused");
   LayerId X = B.input({16, 32}, "x");
   LayerId G = B.gelu(B.dense(X, 48));

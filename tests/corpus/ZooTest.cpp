@@ -127,7 +127,7 @@ TEST_CASE("zoo: lenet5 layer by layer (hand-derived)") {
   CHECK(N.macs() == 6 * 28 * 28 * 25 + 16 * 10 * 10 * 150 + 400 * 120 + 120 * 84 + 84 * 10);
 }
 
-TEST_CASE("zoo: batch scales MACs, not parameters; image size changes shapes") {
+TEST_CASE("zoo: batch scales MACs, not parameters, image size changes shapes") {
   Network One = build("resnet50", 224, 1), Four = build("resnet50", 224, 4);
   CHECK(Four.macs() == 4 * One.macs());
   CHECK(Four.params() == One.params());

@@ -247,7 +247,7 @@ TEST_CASE("catalog: a green context of N SMs scales the SM-proportional peaks on
   CHECK(R.boostClockMhz == H->boostClockMhz);
 }
 
-TEST_CASE("catalog: a user spec file inherits its architecture's limits; bad fields are named") {
+TEST_CASE("catalog: a user spec file inherits its architecture's limits, bad fields are named") {
   GpuCatalog C = catalog();
   const char *Spec = R"({"name": "h100-capped", "compute_capability": "9.0", "sm_count": 132,
     "fp32_cores_per_sm": 128, "base_clock_mhz": 1000, "boost_clock_mhz": 1400,

@@ -79,17 +79,27 @@ TEST_CASE("skeleton: an FMA-bound launch takes the busiest SM's FMAs at the core
   CHECK(ms(B, Resource::Tensor) == 0);
 }
 
-TEST_CASE("skeleton: DRAM time is the footprint at the memory bandwidth") {
-  GpuSpec T4 = catalogGpu("t4");
-  LaunchWork W = launch(4096, 0, "eltwise_activation");
-  W.profile.globalStoreRequests = W.profile.globalLoadRequests;
-  W.profile.globalStoreSectors = W.profile.globalLoadSectors;
-  W.footprintBytes *= 2; // read once, written once
-  LaunchBound B = bound(W, T4, {});
+TEST_CASE("skeleton: DRAM time is the footprint not still in L2, at the memory bandwidth") {
+  GpuSpec T4 = catalogGpu("t4"); // 4 MB of L2, 320 GB/s
+  auto Elementwise = [](uint32_t Ctas) {
+    LaunchWork W = launch(Ctas, 0, "eltwise_activation");
+    W.profile.globalStoreRequests = W.profile.globalLoadRequests;
+    W.profile.globalStoreSectors = W.profile.globalLoadSectors;
+    W.footprintBytes *= 2; // read once, written once
+    return W;
+  };
+  const double L2 = 4.0 * 1024 * 1024, Share = L2ResidentShare * L2;
+  // 8 MB: the first Share bytes are still in L2 from the launch before.
+  LaunchBound Big = bound(Elementwise(4096), T4, {});
   const double Bytes = 2.0 * 4096 * 256 * 4;
-  CHECK(B.dramBytes == doctest::Approx(Bytes));
-  CHECK(ms(B, Resource::Dram) == doctest::Approx(Bytes / 320e9 * 1e3));
-  CHECK(B.memoryMs >= ms(B, Resource::Dram));
+  CHECK(Big.dramBytes == doctest::Approx(Bytes - Share));
+  CHECK(ms(Big, Resource::Dram) == doctest::Approx((Bytes - Share) / 320e9 * 1e3));
+  CHECK(Big.memoryMs >= ms(Big, Resource::Dram));
+  // 1 MB fits: no DRAM traffic, and the L2 moves the bytes.
+  LaunchBound Small = bound(Elementwise(512), T4, {});
+  CHECK(Small.dramBytes == 0);
+  CHECK(ms(Small, Resource::L2) > 0);
+  CHECK(Small.memoryMs == ms(Small, Resource::L2));
 }
 
 TEST_CASE("skeleton: GEMM-like framework launches run on tensor cores in their math mode") {

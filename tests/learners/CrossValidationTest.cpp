@@ -10,7 +10,7 @@
 
 using namespace learners;
 
-TEST_CASE("k-fold: folds partition the rows; train is the complement; seeded") {
+TEST_CASE("k-fold: folds partition the rows, train is the complement, seeded") {
   auto Folds = kFoldSplit(23, 5, 7);
   REQUIRE(Folds);
   REQUIRE(Folds->size() == 5);

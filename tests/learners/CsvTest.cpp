@@ -40,7 +40,7 @@ TEST_CASE("csv: schema splits ids, features (header order) and target") {
   CHECK(D->target == std::vector<double>{0.5, 0.25});
 }
 
-TEST_CASE("csv: explicit feature list fixes the order; ignored columns are dropped") {
+TEST_CASE("csv: explicit feature list fixes the order, ignored columns are dropped") {
   CsvSchema S = schema();
   S.featureColumns = {"x2", "x1"};
   auto D = parseCsv("gpu,x1,kernel,ms,x2\nt4,1,k,0.5,2\n", "t.csv", S);
@@ -105,7 +105,7 @@ TEST_CASE("dataset: subset and feature selection") {
   CHECK(!D->selectFeatures(Bad));
 }
 
-TEST_CASE("csv: several files with one schema are concatenated; differing columns fail") {
+TEST_CASE("csv: several files with one schema are concatenated, differing columns fail") {
   auto Write = [](const std::string &Path, const std::string &Text) {
     std::ofstream(Path, std::ios::binary) << Text;
   };

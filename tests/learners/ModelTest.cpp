@@ -104,7 +104,7 @@ TEST_CASE("model: log features turn a power law into a linear fit, and survive s
   CHECK(M->toJson().find("\"feature_transform\": \"log1p\"") != std::string::npos);
 }
 
-TEST_CASE("model: repeated fits are byte-identical; the seed matters for the forest") {
+TEST_CASE("model: repeated fits are byte-identical, the seed matters for the forest") {
   Dataset D = smooth(4);
   for (const std::string &Name : allLearners()) {
     CAPTURE(Name);

@@ -115,7 +115,7 @@ TEST_CASE("linear: duplicated features share the weight (minimum norm, synthetic
   CHECK(Imp[2] < 1e-6);
 }
 
-TEST_CASE("knn: k=1 is exact on training points; k=3 mean and weighted (synthetic)") {
+TEST_CASE("knn: k=1 is exact on training points, k=3 mean and weighted (synthetic)") {
   auto D = synthetic::make(50, 4, 3, [](const std::vector<double> &X) {
     return std::sin(5 * X[0]) + X[1] * X[2] - X[3];
   });

@@ -269,7 +269,7 @@ TAIL:                             // B5
   CHECK(C.loops[0].latches == Blocks{1});
 }
 
-TEST_CASE("cfg: call falls through; exit and trap end paths; guarded trap falls through") {
+TEST_CASE("cfg: call falls through, exit and trap end paths, guarded trap falls through") {
   support::Expected<ptx::Module> M = ptx::parseModule(R"(.version 8.0
 .target sm_90
 .address_size 64

@@ -52,7 +52,7 @@ TEST_CASE("float literals: 0f, 0d, decimal (as F64Imm), negative") {
   CHECK(literal("2.5e-1") == f64(0x3FD0000000000000)); // 0.25
 }
 
-TEST_CASE("comments and @@DWARF lines are skipped; positions count lines and bytes") {
+TEST_CASE("comments and @@DWARF lines are skipped, positions count lines and bytes") {
   std::string Src = "// header comment\n.version 8.0 /* inline\n spans lines */ .target sm_90\n"
                     "@@DWARF .section .debug_info\n\t.entry k() { foo; }\n";
   support::Expected<Module> M = parseModule(Src, "c.ptx");

@@ -58,7 +58,7 @@ TEST_CASE("module header: .version, .target list, .address_size") {
   CHECK(M.file == "t.ptx");
 }
 
-TEST_CASE("entry parameters with .ptr, .space and .align; .func return parameters") {
+TEST_CASE("entry parameters with .ptr, .space and .align, .func return parameters") {
   Module M = parseOk(Header + ".visible .entry k(\n.param .u64 .ptr .global .align 16 a,\n"
                               ".param .align 8 .b8 s[24]\n)\n{\nret;\n}\n"
                               ".func (.param .b32 r) f(.param .b32 x) { ret; }\n");
@@ -160,7 +160,7 @@ TEST_CASE("kernel attributes become Function::directives") {
   CHECK(M.functions[1].directive("noreturn") != nullptr);
 }
 
-TEST_CASE("opcode is the first dotted component; modifiers keep order, :: and no dots") {
+TEST_CASE("opcode is the first dotted component, modifiers keep order, :: and no dots") {
   Instruction I = parseOne("ld.global.L1::evict_last.L2::cache_hint.v4.f32 {%f1, %f2, %f3, %f4}, "
                            "[%rd1], %rd2;");
   CHECK(I.opcode == Opcode::Ld);
@@ -277,7 +277,7 @@ TEST_CASE("call with and without return values, indirect call through a prototyp
   CHECK(Calls[3].operands[0].name == "noret");
 }
 
-TEST_CASE("scoped blocks are flattened; repeated and shadowing names get fresh names") {
+TEST_CASE("scoped blocks are flattened, repeated and shadowing names get fresh names") {
   Module M = parseFixture("scoped_blocks.ptx");
   const Function *F = M.findFunction("caller");
   REQUIRE(F != nullptr);

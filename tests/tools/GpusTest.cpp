@@ -68,7 +68,7 @@ TEST_CASE("gpus: the JSON lists at least 70 GPUs, each figure with a source, wit
   }
 }
 
-TEST_CASE("gpus: the table has one row per GPU; names and spec files select rows") {
+TEST_CASE("gpus: the table has one row per GPU, names and spec files select rows") {
   size_t Count = catalogJson()["gpus"].size();
   RunResult Table = runPtxcast("gpus");
   REQUIRE(Table.status == 0);

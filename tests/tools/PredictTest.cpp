@@ -81,7 +81,9 @@ fs::path syntheticCsv() {
   REQUIRE(Header.back() == "measured_ms");
   while (std::getline(In, Line)) {
     std::vector<std::string> F = fields(Line);
-    F.back() = std::to_string(std::stod(F[Overhead]) + Factor * std::stod(F[Bound]));
+    char Exact[32]; // every digit: the law must hold to rounding
+    std::snprintf(Exact, sizeof Exact, "%.17g", std::stod(F[Overhead]) + Factor * std::stod(F[Bound]));
+    F.back() = Exact;
     for (size_t I = 0; I < F.size(); ++I)
       Text += (I ? "," : "") + F[I];
     Text += "\n";
@@ -171,7 +173,7 @@ TEST_CASE("predict: the bundle's time is its learned factor times the physical b
   CHECK(Launches == J["launches"].get<size_t>());
 }
 
-TEST_CASE("predict: eager PyTorch adds host time per launch; the slower of host and GPU wins") {
+TEST_CASE("predict: eager PyTorch adds host time per launch, the slower of host and GPU wins") {
   Json Graph = predictJson("lenet5 --gpu h100");
   Json Eager = predictJson("lenet5 --gpu h100 --runtime eager");
   CHECK(Eager["runtime"] == "eager");
@@ -195,9 +197,10 @@ TEST_CASE("predict: math modes follow PyTorch's defaults unless --math says othe
   CHECK(predictJson("lenet5 --gpu a100 --math simt")["math"] == "simt");
   Json NoTf32 = predictJson("lenet5 --gpu v100 --math tf32");
   CHECK(NoTf32["math"] == "simt");
-  REQUIRE(!NoTf32["warnings"].empty());
-  CHECK(NoTf32["warnings"].back().get<std::string>().find("has no tf32 tensor cores") !=
-        std::string::npos);
+  bool Warned = false;
+  for (const Json &W : NoTf32["warnings"])
+    Warned |= W.get<std::string>().find("has no tf32 tensor cores") != std::string::npos;
+  CHECK(Warned);
 }
 
 TEST_CASE("predict: an ONNX file (encoded by protoc from a text ModelProto) with a dynamic batch") {

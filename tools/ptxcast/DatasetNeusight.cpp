@@ -113,12 +113,16 @@ struct Ingest {
 };
 
 /// A kernel name without its return type and template or parameter lists:
-/// "void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
-/// "at::native::vectorized_elementwise_kernel".
+/// "void at::native::(anonymous namespace)::softmax_warp_forward<float, ...>(...)" ->
+/// "at::native::softmax_warp_forward".
 std::string shortKernelName(std::string_view Name) {
   if (Name.starts_with("void "))
     Name.remove_prefix(5);
-  return std::string(Name.substr(0, Name.find_first_of("<(")));
+  std::string Out(Name);
+  const std::string Anonymous = "(anonymous namespace)::";
+  for (size_t At; (At = Out.find(Anonymous)) != std::string::npos;)
+    Out.erase(At, Anonymous.size());
+  return Out.substr(0, Out.find_first_of("<("));
 }
 
 /// Rows of the training split (random shapes) are source "neusight", those of the test split

@@ -11,6 +11,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <memory>
@@ -59,7 +60,7 @@ support::Expected<learners::CvReport> scoreModel(const learners::Model &M, const
   R.transform = std::string(learners::transformName(M.transform()));
   R.protocol = "trained model " + File + " (" + M.predicts() + ") on new data";
   R.predictions = std::move(*P);
-  R.pooled = learners::computeMetrics(D.target, R.predictions, M.featureNames().size());
+  R.pooled = learners::computeMetrics(D.target, R.predictions, M.inputCount());
   for (const auto &[Name, V] : M.featureImportance())
     R.importance.emplace_back(Name, V);
   std::stable_sort(R.importance.begin(), R.importance.end(),
@@ -115,21 +116,28 @@ support::Expected<std::vector<learners::CvReport>> evaluate(const EvaluateOption
 
 int runEvaluate(const EvaluateOptions &Opts) {
   auto D = loadDataset(Opts.data);
+  if (D)
+    for (const std::string &C : Opts.reportBy)
+      if (!D->idIndex(C)) {
+        fmt::print(stderr, "error: --report-by: no identifier column '{}'\n", C);
+        return 1;
+      }
   auto Reports = D ? evaluate(Opts, *D) : D.error();
   if (!Reports) {
     fmt::print(stderr, "{}\n", Reports.error().str());
     return 1;
   }
-  fmt::print("{}", Opts.format == "json" ? learners::reportJson(*Reports)
-                                         : learners::reportTable(*Reports));
-  if (!Opts.reportBy.empty()) {
-    auto B = Opts.format == "json" ? learners::breakdownJson(*Reports, *D, Opts.reportBy)
-                                   : learners::breakdownTable(*Reports, *D, Opts.reportBy);
-    if (!B) {
-      fmt::print(stderr, "{}\n", B.error().str());
-      return 1;
-    }
-    fmt::print("{}", *B);
+  if (Opts.format == "json") {
+    // One JSON document: the report, with the breakdown under "breakdown" when asked for.
+    nlohmann::ordered_json J = nlohmann::ordered_json::parse(learners::reportJson(*Reports));
+    if (!Opts.reportBy.empty())
+      J["breakdown"] = nlohmann::ordered_json::parse(
+          *learners::breakdownJson(*Reports, *D, Opts.reportBy));
+    fmt::print("{}\n", J.dump(1));
+  } else {
+    fmt::print("{}", learners::reportTable(*Reports));
+    if (!Opts.reportBy.empty())
+      fmt::print("{}", *learners::breakdownTable(*Reports, *D, Opts.reportBy));
   }
   if (!Opts.predictions.empty())
     if (auto E = support::writeFileAtomically(Opts.predictions,

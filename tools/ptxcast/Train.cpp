@@ -36,9 +36,9 @@ struct TrainOptions {
 };
 
 void printFit(const learners::Model &M, const learners::Dataset &D, const std::string &Output) {
-  auto Fit = learners::computeMetrics(D.target, *M.predict(D), M.featureNames().size());
+  auto Fit = learners::computeMetrics(D.target, *M.predict(D), M.inputCount());
   fmt::print("trained {} (target transform {}) on {} rows x {} features -> {}\n", M.learner(),
-             learners::transformName(M.transform()), D.size(), D.featureNames.size(), Output);
+             learners::transformName(M.transform()), D.size(), M.inputCount(), Output);
   fmt::print("training-set fit (optimistic; use `ptxcast evaluate` for CV): MAPE {:.3f}%  "
              "RMSE {:.5g}  R2 {:.4f}\n",
              Fit.mape, Fit.rmse, Fit.r2);

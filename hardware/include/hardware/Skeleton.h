@@ -69,6 +69,11 @@ bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E);
 /// with events around them, 2-3 us apiece in graph replay).
 constexpr double LaunchLatencyMs = 0.0025;
 
+/// The share of the L2 a launch can count on to still hold data from the launch before it (its
+/// input, just written, or itself timed again: every measurement ptxcast learns from is warm).
+/// A launch whose footprint fits in this much of the L2 reads nothing from DRAM.
+constexpr double L2ResidentShare = 0.5;
+
 /// Occupancy of one launch on one GPU.
 struct Occupancy {
   double ctasPerSm = 0;  ///< CTAs resident per SM (>= 1)

@@ -62,6 +62,8 @@ public:
   const std::string &learner() const { return Learner; }
   const Params &params() const { return Reg->params(); }
   const std::vector<std::string> &featureNames() const { return Features; }
+  /// The learner's inputs: featureNames() without the baseline and offset columns.
+  size_t inputCount() const { return Features.size() - !Baseline.empty() - !Offset.empty(); }
   const std::string &targetName() const { return Target; }
   TargetTransform transform() const { return Transform; }
   bool logFeatures() const { return LogFeatures; }
