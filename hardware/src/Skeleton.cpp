@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <vector>
 
 namespace hardware {
 
@@ -100,6 +101,10 @@ bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E) {
   if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt || F != KindFamily::Gemm)
     return false;
   return !(E.math == MathMode::Tf32 && (Kind == "dense_gemm" || Kind.starts_with("bmm")));
+}
+
+double launchLatencyMs(const GpuSpec &Gpu) {
+  return LaunchLatencyCycles / (Gpu.boostClockMhz * 1e3);
 }
 
 Occupancy occupancy(const LaunchWork &W, const GpuSpec &Gpu) {
@@ -244,10 +249,53 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   const double Unfused = E.impl == Implementation::Framework ? W.fusedLayers : 0;
   B.unfusedMs = Unfused * 2 * double(P.storeBytes[size_t(analyzer::MemSpace::Global)]) /
                 (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
-  B.latencyMs = LaunchLatencyMs * (1 + Unfused);
+  B.latencyMs = launchLatencyMs(Gpu) * (1 + Unfused);
   B.boundMs = B.workMs + B.unfusedMs + B.latencyMs;
   B.busyCycles = B.workMs * 1e-3 * Hz;
   return B;
+}
+
+namespace {
+
+/// The figures dominates() compares, each oriented so that larger is better.
+std::vector<double> specLines(const GpuSpec &G) {
+  const ArchLimits &L = G.limits;
+  return {G.smCount,
+          G.fp32CoresPerSm,
+          G.boostClockMhz,
+          G.fp16Tflops,
+          G.fp64Tflops,
+          G.tensor.fp16,
+          G.tensor.bf16,
+          G.tensor.tf32,
+          G.memoryBandwidthGBs,
+          G.l2MB,
+          L.maxThreadsPerSm,
+          L.maxCtasPerSm,
+          L.maxWarpsPerSm,
+          L.registersPerSm,
+          L.sharedMemPerSmKB,
+          L.warpSchedulersPerSm,
+          L.int32LanesPerSm,
+          L.sfuLanesPerSm,
+          L.l1BytesPerClockPerSm,
+          L.l2BytesPerClockPerSm,
+          -L.registerAllocUnit,
+          -L.sharedMemPerCtaReservedKB,
+          L.int32SharesFp32 ? 0.0 : 1.0};
+}
+
+} // namespace
+
+bool dominates(const GpuSpec &X, const GpuSpec &Y) {
+  std::vector<double> A = specLines(X), B = specLines(Y);
+  bool Better = false;
+  for (size_t I = 0; I < A.size(); ++I) {
+    if (A[I] < B[I])
+      return false;
+    Better |= A[I] > B[I];
+  }
+  return Better;
 }
 
 } // namespace hardware

@@ -73,7 +73,8 @@ TEST_CASE("skeleton: an FMA-bound launch takes the busiest SM's FMAs at the core
   const double Expected = 11 * PerCta / 64 / (1380e6) * 1e3; // 64 FP32 lanes at 1380 MHz, ms
   CHECK(ms(B, Resource::Fma) == doctest::Approx(Expected));
   CHECK(B.workMs == doctest::Approx(Expected));
-  CHECK(B.boundMs == doctest::Approx(Expected + LaunchLatencyMs));
+  CHECK(launchLatencyMs(V100) == doctest::Approx(4950 / 1380e3));
+  CHECK(B.boundMs == doctest::Approx(Expected + launchLatencyMs(V100)));
   CHECK(B.waves == doctest::Approx(801.0 / (80 * 8)));
   CHECK(B.tailFill == doctest::Approx(801.0 / 640 - 1));
   CHECK(ms(B, Resource::Tensor) == 0);

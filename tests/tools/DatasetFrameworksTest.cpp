@@ -60,8 +60,9 @@ struct Row {
   double num(const std::string &Name) const { return std::stod(at(Name)); }
 };
 
-/// hardware::LaunchLatencyMs: the bound's share for each kernel launched.
-constexpr double LaunchLatencyMs = 0.0025;
+/// hardware::LaunchLatencyCycles (4950) at the H100's 1980 MHz: the bound's share for each
+/// kernel launched.
+constexpr double LaunchLatencyMs = 4950 / 1980e3;
 
 } // namespace
 

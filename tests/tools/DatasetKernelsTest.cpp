@@ -95,8 +95,9 @@ std::vector<size_t> rowsWhere(const Table &T, const std::string &Name, const std
 const std::vector<std::string> Kinds = {"gemm", "direct_conv", "depthwise", "gemv", "eltwise",
                                         "pool", "reduce",      "softmax",   "copy", "other"};
 
-/// hardware::LaunchLatencyMs: the bound's share for each kernel launched.
-constexpr double LaunchLatencyMs = 0.0025;
+/// hardware::LaunchLatencyCycles (4950) at the H100's 1980 MHz: the bound's share for each
+/// kernel launched.
+constexpr double LaunchLatencyMs = 4950 / 1980e3;
 
 } // namespace
 

@@ -507,10 +507,12 @@ TEST_CASE("dataset timm: zoo models at the row's batch and size, one analysis pe
 
   // The launch latency in the bound counts the kernels PyTorch runs: as many on both GPUs, and
   // at least the launches of the same network through `ptxcast analyze` (f16, batch 2, 32x32).
-  const double LatencyMs = 0.0025; // hardware::LaunchLatencyMs
-  const double Kernels = T.num(0, "share_latency") * T.num(0, "bound_ms") / LatencyMs;
+  // hardware::LaunchLatencyCycles (4950) at each GPU's boost clock (1695 and 2520 MHz).
+  const double Latency3090 = 4950 / 1695e3, Latency4090 = 4950 / 2520e3;
+  const double Kernels = T.num(0, "share_latency") * T.num(0, "bound_ms") / Latency3090;
   CHECK(Kernels == doctest::Approx(std::round(Kernels)));
-  CHECK(T.num(1, "share_latency") * T.num(1, "bound_ms") / LatencyMs == doctest::Approx(Kernels));
+  CHECK(T.num(1, "share_latency") * T.num(1, "bound_ms") / Latency4090 ==
+        doctest::Approx(Kernels));
   RunResult A =
       runPtxcast("analyze mobilenetv2-0.35 --batch 2 --image-size 32 --dtype f16 --format json");
   REQUIRE_MESSAGE(A.status == 0, A.err);

@@ -72,7 +72,8 @@ support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareOptions &O,
 
 support::Expected<std::vector<Cell>> predictAll(const CompareOptions &O,
                                                 const learners::Predictor &P,
-                                                const std::vector<hardware::GpuSpec> &Gpus) {
+                                                const std::vector<hardware::GpuSpec> &Gpus,
+                                                const hardware::GpuCatalog &Catalog) {
   std::vector<Cell> Cells;
   corpus::KernelCache Cache; // models share layer shapes (EfficientNet-B0..B7 at one batch)
   for (const std::string &Model : O.models)
@@ -81,12 +82,11 @@ support::Expected<std::vector<Cell>> predictAll(const CompareOptions &O,
       auto N = analyseNetwork(R);
       if (!N)
         return N.error();
-      for (const hardware::GpuSpec &Gpu : Gpus) {
-        auto G = predictOnGpu(*N, P, Gpu, O.settings);
-        if (!G)
-          return G.error();
-        Cells.push_back({Model, std::move(*G)});
-      }
+      auto G = predictOnGpus(*N, P, Gpus, O.settings, Catalog);
+      if (!G)
+        return G.error();
+      for (GpuPrediction &X : *G)
+        Cells.push_back({Model, std::move(X)});
     }
   return Cells;
 }
@@ -201,7 +201,7 @@ int runCompare(CompareOptions O) {
   auto P = choosePredictor(O.model);
   if (!P)
     return fail(P.error());
-  auto Cells = predictAll(O, *P, *Gpus);
+  auto Cells = predictAll(O, *P, *Gpus, *Catalog);
   if (!Cells)
     return fail(Cells.error());
   if (O.format == "json")

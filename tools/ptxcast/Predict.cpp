@@ -114,9 +114,10 @@ int runPredict(PredictOptions O) {
   auto N = analyseNetwork(O.network);
   if (!N)
     return fail(N.error());
-  auto G = predictOnGpu(*N, *P, *Gpu, *Settings);
-  if (!G)
-    return fail(G.error());
+  auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);
+  if (!Gs)
+    return fail(Gs.error());
+  const GpuPrediction *G = &Gs->front();
   if (O.format == "json")
     fmt::print("{}\n", predictionJson(*N, *P, *G).dump(2));
   else

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 
 namespace ptxcast {
 namespace {
@@ -196,6 +197,77 @@ support::Expected<GpuPrediction> predictOnGpu(const NetworkAnalysis &N, const Pr
         "eager PyTorch is host-bound here ({:.3g} ms of launch overhead against {:.3g} ms on the "
         "GPU): the host's CPU, not the GPU, sets the time",
         Out.hostMs, Out.gpuMs));
+  return Out;
+}
+
+namespace {
+
+/// The network's GPU time on Gpu as learned (row 0 only: no per-launch breakdown).
+support::Expected<double> learnedGpuMs(const std::vector<hardware::LaunchWork> &Work,
+                                       const NetworkAnalysis &N, const Predictor &P,
+                                       const hardware::GpuSpec &Gpu, const PredictSettings &S) {
+  const hardware::Execution E{mathFor(N, Gpu, S), hardware::Implementation::Framework,
+                              N.dtype == "f16"};
+  learners::Dataset D;
+  D.featureNames = hardware::featureNames();
+  D.featureNames.push_back(hardware::BoundColumn);
+  D.featureNames.push_back("overhead_ms");
+  D.targetName = "measured_ms";
+  addRow(D, hardware::groupFeatures(Work, Gpu, E));
+  auto Pred = P.predict(D);
+  if (!Pred)
+    return Pred.error();
+  return Pred->front();
+}
+
+/// Lowers G's GPU time to Floor (a dominated GPU's), scaling its breakdown and band alike.
+void lowerTo(GpuPrediction &G, double Floor, const std::string &Dominated) {
+  const double Scale = Floor / G.gpuMs;
+  G.warnings.push_back(fmt::format(
+      "the learned efficiency put {} at {:.4g} ms, slower than {} ({:.4g} ms), which it matches "
+      "or beats on every figure the skeleton reads: predicted {:.4g} ms",
+      G.gpu.name, G.gpuMs, Dominated, Floor, Floor));
+  G.gpuMs = Floor;
+  for (KindTime &K : G.breakdown)
+    K.ms *= Scale;
+  G.timeMs = std::max(G.gpuMs, G.hostMs);
+  if (G.intervalMs)
+    G.intervalMs = std::make_pair(std::max(G.intervalMs->first * Scale, G.hostMs),
+                                  std::max(G.intervalMs->second * Scale, G.hostMs));
+}
+
+} // namespace
+
+support::Expected<std::vector<GpuPrediction>>
+predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
+              const std::vector<hardware::GpuSpec> &Gpus, const PredictSettings &S,
+              const hardware::GpuCatalog &Catalog) {
+  const std::vector<hardware::LaunchWork> Work = N.work();
+  std::map<std::string, double> Learned; // catalog GPU -> learned GPU time, computed once
+  std::vector<GpuPrediction> Out;
+  for (const hardware::GpuSpec &Gpu : Gpus) {
+    auto G = predictOnGpu(N, P, Gpu, S);
+    if (!G)
+      return G.error();
+    double Floor = G->gpuMs;
+    std::string Dominated;
+    for (const hardware::GpuSpec &Y : Catalog.gpus()) {
+      if (!hardware::dominates(Gpu, Y))
+        continue;
+      auto It = Learned.find(Y.name);
+      if (It == Learned.end()) {
+        auto Ms = learnedGpuMs(Work, N, P, Y, S);
+        if (!Ms)
+          return Ms.error();
+        It = Learned.emplace(Y.name, *Ms).first;
+      }
+      if (It->second < Floor)
+        std::tie(Floor, Dominated) = std::make_pair(It->second, Y.name);
+    }
+    if (!Dominated.empty())
+      lowerTo(*G, Floor, Dominated);
+    Out.push_back(std::move(*G));
+  }
   return Out;
 }
 

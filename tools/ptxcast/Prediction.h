@@ -94,11 +94,21 @@ struct GpuPrediction {
   double imagesPerSecondPerWatt() const { return gpu.tdpW > 0 ? imagesPerSecond() / gpu.tdpW : 0; }
 };
 
-/// Applies the bundle to the network for one GPU.
+/// Applies the bundle to the network for one GPU, as learned: no dominance rule.
 support::Expected<GpuPrediction> predictOnGpu(const NetworkAnalysis &N,
                                               const learners::Predictor &P,
                                               const hardware::GpuSpec &Gpu,
                                               const PredictSettings &S = {});
+
+/// Applies the bundle to the network on each GPU, then the dominance rule: a GPU that is at least
+/// as good as a catalog GPU on every figure the skeleton reads (hardware::dominates) never gets a
+/// longer GPU time than that GPU does. The skeleton's bound has this property by construction;
+/// the learned efficiency does not, so a prediction it would break is lowered to the dominated
+/// GPU's, with a warning that names it.
+support::Expected<std::vector<GpuPrediction>>
+predictOnGpus(const NetworkAnalysis &N, const learners::Predictor &P,
+              const std::vector<hardware::GpuSpec> &Gpus, const PredictSettings &S,
+              const hardware::GpuCatalog &Catalog);
 
 /// What the bundle is, as JSON: name, predicts, learner, training data and GPUs, error band.
 nlohmann::ordered_json predictorJson(const learners::Predictor &P);

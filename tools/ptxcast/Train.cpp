@@ -147,7 +147,7 @@ int writeBundle(const TrainOptions &Opts, const learners::Dataset &D,
   Info.trainingData = dataDescription(Opts.data.files);
   Info.trainingRows = D.size();
   Info.trainingGpus = distinctIds(D, Opts.gpuId);
-  Info.ranges = learners::featureRanges(D);
+  Info.ranges = learners::featureRanges(*D.selectFeatures(M->featureNames()));
   learners::Predictor P(std::move(*M), std::move(Info));
   if (auto E = P.save(Opts.output)) {
     fmt::print(stderr, "{}\n", E->str());

@@ -64,10 +64,14 @@ struct Execution {
 /// matmul TF32 default is off). ptxcast's own kernels use tensor cores only where their PTX has tensor instructions.
 bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E);
 
-/// The GPU-side latency of one kernel launch, ms: what a kernel of no work takes between two
-/// others in a stream or CUDA graph (measured on the H100: the shortest launches take 3-4 us
-/// with events around them, 2-3 us apiece in graph replay).
-constexpr double LaunchLatencyMs = 0.0025;
+/// The GPU-side latency of one kernel launch in SM clock cycles: what a kernel of no work takes
+/// between two others in a stream or CUDA graph. The front end and the CTA launch run at the
+/// core clock, so a slower clock launches more slowly: 2.5 us at the H100's 1980 MHz (measured
+/// there: the shortest launches take 3-4 us with events around them, 2-3 us apiece in graph
+/// replay), 3.5 us on an A100, 8 us on a Jetson Orin Nano at 625 MHz.
+constexpr double LaunchLatencyCycles = 4950;
+/// LaunchLatencyCycles at the GPU's boost clock, ms.
+double launchLatencyMs(const GpuSpec &Gpu);
 
 /// The share of the L2 a launch can count on to still hold data from the launch before it (its
 /// input, just written, or itself timed again: every measurement ptxcast learns from is warm).
@@ -93,7 +97,7 @@ struct LaunchBound {
   std::array<double, NumResources> ms{}; ///< busy time per Resource
   double workMs = 0;    ///< the largest busy time
   double unfusedMs = 0; ///< a framework's separate kernels for the fused layers (DRAM time)
-  double latencyMs = 0; ///< LaunchLatencyMs per kernel the launch stands for
+  double latencyMs = 0; ///< launchLatencyMs per kernel the launch stands for
   double boundMs = 0;   ///< workMs + unfusedMs + latencyMs: T_bound
   Occupancy occ;
   double waves = 0;     ///< CTAs / (SMs x CTAs per SM)
@@ -107,5 +111,11 @@ struct LaunchBound {
 
 /// The skeleton of launch W on Gpu under execution E.
 LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E);
+
+/// True when X is at least as good as Y on every figure the skeleton reads (SMs, cores and
+/// clock, FP16/FP64 and tensor peaks, memory bandwidth, L2, every per-SM limit and pipe width)
+/// and better on one: X can then run anything at least as fast as Y, and every bound on X is at
+/// most the same bound on Y.
+bool dominates(const GpuSpec &X, const GpuSpec &Y);
 
 } // namespace hardware

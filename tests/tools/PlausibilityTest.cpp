@@ -1,0 +1,98 @@
+// What users notice at once, over the whole catalog and the zoo with the shipped model: a GPU at
+// least as good as another on every spec line the physical skeleton uses is never predicted
+// slower, and a Jetson is never within 2x of an H100 at batch 32 (docs/cross-gpu.md,
+// "Plausibility").
+#include "RunPtxcast.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <string>
+#include <vector>
+
+using Json = nlohmann::json;
+using clitest::runPtxcast;
+using clitest::RunResult;
+
+namespace {
+
+/// The figures of a GPU the skeleton reads, each oriented so that larger is better.
+std::vector<double> specLines(const Json &G) {
+  std::vector<double> V;
+  for (const char *Key : {"sm_count", "fp32_cores_per_sm", "boost_clock_mhz", "fp16_tflops",
+                          "fp64_tflops", "tensor_fp16_tflops", "tensor_bf16_tflops",
+                          "tensor_tf32_tflops", "memory_bandwidth_gbs", "l2_mb"})
+    V.push_back(G.at(Key).get<double>());
+  const Json &L = G.at("limits");
+  for (const char *Key : {"max_threads_per_sm", "max_ctas_per_sm", "max_warps_per_sm",
+                          "registers_per_sm", "shared_mem_per_sm_kb", "warp_schedulers_per_sm",
+                          "int32_lanes_per_sm", "sfu_lanes_per_sm", "l1_bytes_per_clock_per_sm",
+                          "l2_bytes_per_clock_per_sm"})
+    V.push_back(L.at(Key).get<double>());
+  V.push_back(-L.at("register_alloc_unit").get<double>());
+  V.push_back(-L.at("shared_mem_per_cta_reserved_kb").get<double>());
+  V.push_back(L.value("int32_shares_fp32", false) ? 0 : 1);
+  return V;
+}
+
+/// X is at least as good as Y on every line, and better on one.
+bool dominates(const std::vector<double> &X, const std::vector<double> &Y) {
+  bool Better = false;
+  for (size_t I = 0; I < X.size(); ++I) {
+    if (X[I] < Y[I])
+      return false;
+    Better |= X[I] > Y[I];
+  }
+  return Better;
+}
+
+} // namespace
+
+TEST_CASE("plausibility: better GPUs are never slower, and Jetsons are not H100s") {
+  RunResult Gpus = runPtxcast("gpus --format json");
+  REQUIRE_MESSAGE(Gpus.status == 0, Gpus.err);
+  std::map<std::string, std::vector<double>> Specs;
+  std::vector<std::string> Jetsons;
+  const Json Catalog = Json::parse(Gpus.out);
+  for (const Json &G : Catalog["gpus"]) {
+    std::string Name = G["name"];
+    Specs[Name] = specLines(G);
+    if (Name.starts_with("jetson"))
+      Jetsons.push_back(Name);
+  }
+  REQUIRE(Specs.size() >= 70);
+  std::vector<std::pair<std::string, std::string>> Pairs; // (better, worse)
+  for (const auto &[X, SX] : Specs)
+    for (const auto &[Y, SY] : Specs)
+      if (dominates(SX, SY))
+        Pairs.emplace_back(X, Y);
+  MESSAGE(Pairs.size() << " pairs where one GPU dominates another on every spec line");
+  REQUIRE(Pairs.size() >= 100);
+
+  RunResult R = runPtxcast("compare --models all --gpus all --batch 8,32 --format json");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  // (model, batch) -> gpu -> ms
+  std::map<std::pair<std::string, int>, std::map<std::string, double>> Ms;
+  const Json Results = Json::parse(R.out);
+  for (const Json &Row : Results["results"])
+    Ms[{Row["model"], Row["batch"]}][Row["gpu"]] = Row["time_ms"].get<double>();
+  REQUIRE(Ms.size() >= 40);
+  size_t Violations = 0;
+  for (const auto &[Key, Time] : Ms)
+    for (const auto &[Better, Worse] : Pairs)
+      if (Time.at(Better) > Time.at(Worse) * (1 + 1e-9)) {
+        ++Violations;
+        if (Violations <= 10)
+          MESSAGE(Key.first << " batch " << Key.second << ": " << Better << " " << Time.at(Better)
+                            << " ms, slower than " << Worse << " " << Time.at(Worse) << " ms");
+      }
+  CHECK(Violations == 0);
+  for (const auto &[Key, Time] : Ms)
+    if (Key.second == 32)
+      for (const std::string &J : Jetsons) {
+        CAPTURE(Key.first);
+        CAPTURE(J);
+        CHECK(Time.at(J) >= 2 * Time.at("h100-sxm"));
+      }
+}
