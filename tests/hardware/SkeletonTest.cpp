@@ -145,6 +145,27 @@ TEST_CASE("skeleton: a GPU at least as good on every line never has a larger bou
       CHECK(bound(launch(Ctas, Fma), Better, E).boundMs <=
             bound(launch(Ctas, Fma), Base, E).boundMs * (1 + 1e-12));
     }
+  CHECK(dominates(Better, Base));
+  CHECK(!dominates(Base, Better));
+  CHECK(!dominates(Base, Base)); // better on no line
+}
+
+TEST_CASE("skeleton: dominance needs every line at least as good, per-SM limits included") {
+  GpuSpec A100 = catalogGpu("a100-sxm4-80gb");
+  GpuSpec H100 = catalogGpu("h100-sxm");
+  CHECK(dominates(H100, A100));
+  GpuSpec Capped = H100;
+  Capped.memoryBandwidthGBs = A100.memoryBandwidthGBs - 1; // one line worse
+  CHECK(!dominates(Capped, A100));
+  GpuSpec FewerRegs = H100;
+  FewerRegs.limits.registersPerSm /= 2;
+  CHECK(!dominates(FewerRegs, A100));
+  GpuSpec CoarserAlloc = H100;
+  CoarserAlloc.limits.registerAllocUnit *= 2; // larger is worse
+  CHECK(!dominates(CoarserAlloc, A100));
+  // Jetson Orin and a T4 differ in both directions (bandwidth vs tensor rates): neither wins.
+  GpuSpec Orin = catalogGpu("jetson-agx-orin"), T4 = catalogGpu("t4");
+  CHECK(!dominates(Orin, T4));
 }
 
 TEST_CASE("features: names, shares of the bound, and bound-weighted averages over a group") {

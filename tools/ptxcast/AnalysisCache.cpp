@@ -63,6 +63,9 @@ std::string AnalysisCache::key(std::string_view Settings, std::string_view Manif
   return fmt::format("{:016x}", H);
 }
 
+/// More launches than any network has: a count past it is a damaged file, not an allocation.
+constexpr size_t MaxLaunches = 1u << 20;
+
 std::optional<std::vector<analyzer::KernelProfile>>
 AnalysisCache::load(const std::string &Key) const {
   auto Text = support::readFile(Dir + "/" + Key + ".txt");
@@ -73,7 +76,7 @@ AnalysisCache::load(const std::string &Key) const {
   int Version = 0;
   size_t Count = 0;
   if (!(In >> Magic >> Version >> Count) || Magic != "ptxcast-analysis-cache" || Version < 1 ||
-      Version > FormatVersion)
+      Version > FormatVersion || Count > MaxLaunches)
     return std::nullopt;
   std::vector<analyzer::KernelProfile> Out(Count);
   for (analyzer::KernelProfile &P : Out) {
