@@ -111,6 +111,26 @@ TEST_CASE("evaluate: several learners, one JSON record each, the same bytes twic
   CHECK(J["learners"][0]["mae"].get<double>() == doctest::Approx(0.5).epsilon(0.1));
 }
 
+TEST_CASE("evaluate: a parameter for all learners goes to those that take it, checked first") {
+  TempDir Dir("evaluate_params");
+  writeFile(Dir / "d.csv", syntheticCsv());
+  std::string Args = "evaluate --data " + (Dir / "d.csv") + " --learners linear,knn,xgboost --cv 4";
+  RunResult Threads = runPtxcast(Args + " --param nthread=2 --format json");
+  REQUIRE_MESSAGE(Threads.status == 0, Threads.err);
+  RunResult One = runPtxcast(Args + " --format json");
+  REQUIRE(One.status == 0);
+  CHECK(Threads.out == One.out); // XGBoost's threads do not change its fit
+  // No learner takes it: an error before any learner is fitted (nothing on stdout).
+  RunResult Bad = runPtxcast(Args + " --param nthreads=2");
+  CHECK(Bad.status == 1);
+  CHECK(Bad.out.empty());
+  CHECK(Bad.err.find("--param nthreads=2: no learner of linear, knn, xgboost takes a parameter "
+                     "'nthreads'") != std::string::npos);
+  RunResult Prefixed = runPtxcast(Args + " --param knn:kk=3");
+  CHECK(Prefixed.status == 1);
+  CHECK(Prefixed.err.find("unknown parameter 'kk' for learner 'knn'") != std::string::npos);
+}
+
 TEST_CASE("evaluate: --where selects rows, leave-one-group-out, table output") {
   TempDir Dir("evaluate_where");
   writeFile(Dir / "d.csv", syntheticCsv());

@@ -99,14 +99,14 @@ support::Expected<std::vector<learners::CvReport>> evaluate(const EvaluateOption
   auto Plan = planCv(D, *Cv, Opts.seed);
   if (!Plan)
     return Plan.error();
+  auto Specs = learnerSpecs(Opts.model, *Names, D);
+  if (!Specs)
+    return Specs.error();
+  if (Opts.format == "table")
+    fmt::print("{}\n", describeSpec(Specs->front(), Opts.model));
   std::vector<learners::CvReport> Reports;
-  for (const std::string &Name : *Names) {
-    auto Spec = modelSpec(Opts.model, Name, D);
-    if (!Spec)
-      return Spec.error();
-    if (Name == Names->front() && Opts.format == "table")
-      fmt::print("{}\n", describeSpec(*Spec, Opts.model));
-    auto R = learners::crossValidate(D, *Spec, Plan->folds, Plan->protocol, Opts.seed);
+  for (const learners::ModelSpec &Spec : *Specs) {
+    auto R = learners::crossValidate(D, Spec, Plan->folds, Plan->protocol, Opts.seed);
     if (!R)
       return R.error();
     Reports.push_back(std::move(*R));

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <charconv>
@@ -146,13 +147,20 @@ support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts) {
 support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
                                                  const std::string &Learner,
                                                  learners::Dataset &D) {
+  auto Defaults = learners::createRegressor(Learner);
+  if (!Defaults)
+    return Defaults.error();
+  // An unprefixed parameter goes to the learners that take it (`--param nthread=2` with
+  // `--learners all` sets XGBoost's threads); learnerSpecs checks that one of them does.
   std::vector<std::string> Mine;
   for (const std::string &P : Opts.params) {
     size_t Colon = P.find(':');
-    if (Colon == std::string::npos)
-      Mine.push_back(P);
-    else if (P.substr(0, Colon) == Learner)
+    if (Colon == std::string::npos) {
+      if ((*Defaults)->params().contains(P.substr(0, P.find('='))))
+        Mine.push_back(P);
+    } else if (P.substr(0, Colon) == Learner) {
       Mine.push_back(P.substr(Colon + 1));
+    }
   }
   learners::ModelSpec Spec;
   Spec.learner = Learner;
@@ -174,6 +182,30 @@ support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
   if (auto R = learners::createRegressor(Learner, Spec.params); !R)
     return R.error();
   return Spec;
+}
+
+support::Expected<std::vector<learners::ModelSpec>>
+learnerSpecs(const ModelOptions &Opts, const std::vector<std::string> &Learners,
+             learners::Dataset &D) {
+  std::vector<learners::ModelSpec> Specs;
+  for (const std::string &Name : Learners) {
+    auto Spec = modelSpec(Opts, Name, D);
+    if (!Spec)
+      return Spec.error();
+    Specs.push_back(std::move(*Spec));
+  }
+  for (const std::string &P : Opts.params) {
+    if (P.find(':') != std::string::npos)
+      continue;
+    const std::string Name = P.substr(0, P.find('='));
+    bool Taken = false;
+    for (const std::string &L : Learners)
+      Taken |= (*learners::createRegressor(L))->params().contains(Name);
+    if (!Taken)
+      return support::Error(fmt::format("--param {}: no learner of {} takes a parameter '{}'", P,
+                                        fmt::join(Learners, ", "), Name));
+  }
+  return Specs;
 }
 
 std::string describeSpec(const learners::ModelSpec &Spec, const ModelOptions &Opts) {

@@ -58,6 +58,11 @@ support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts);
 /// side columns resolved (`auto`), and with --balance a weight column appended to D.
 support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
                                                  const std::string &Learner, learners::Dataset &D);
+/// modelSpec for each learner, all checked before any is fitted; an unprefixed --param that
+/// none of them takes is an error.
+support::Expected<std::vector<learners::ModelSpec>>
+learnerSpecs(const ModelOptions &Opts, const std::vector<std::string> &Learners,
+             learners::Dataset &D);
 /// One line saying how the target is modelled (log target, baseline, offset, balance).
 std::string describeSpec(const learners::ModelSpec &Spec, const ModelOptions &Opts);
 

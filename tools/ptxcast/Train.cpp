@@ -163,11 +163,12 @@ int runTrain(const TrainOptions &Opts) {
     fmt::print(stderr, "{}\n", D.error().str());
     return 1;
   }
-  auto Spec = modelSpec(Opts.model, Opts.model.learner, *D);
-  if (!Spec) {
-    fmt::print(stderr, "{}\n", Spec.error().str());
+  auto Specs = learnerSpecs(Opts.model, {Opts.model.learner}, *D);
+  if (!Specs) {
+    fmt::print(stderr, "{}\n", Specs.error().str());
     return 1;
   }
+  const learners::ModelSpec *Spec = &Specs->front();
   std::string Predicts = Opts.predicts.empty() ? D->targetName : Opts.predicts;
   if (Opts.bundle)
     return writeBundle(Opts, *D, *Spec, Predicts);
