@@ -1,7 +1,7 @@
 // What users notice at once, over the whole catalog and the zoo with the shipped model: a GPU at
 // least as good as another on every spec line the physical skeleton uses is never predicted
-// slower, and a Jetson is never within 2x of an H100 at batch 32 (docs/cross-gpu.md,
-// "Plausibility").
+// slower, and a Jetson is never within 2x of an H100 at batch 32 unless the network is mostly
+// launch latency (docs/cross-gpu.md, "The dominance rule").
 #include "RunPtxcast.h"
 
 #include <doctest/doctest.h>
@@ -72,11 +72,16 @@ TEST_CASE("plausibility: better GPUs are never slower, and Jetsons are not H100s
 
   RunResult R = runPtxcast("compare --models all --gpus all --batch 8,32 --format json");
   REQUIRE_MESSAGE(R.status == 0, R.err);
-  // (model, batch) -> gpu -> ms
+  // (model, batch) -> gpu -> ms; and the share of the H100's bound that is launch latency
   std::map<std::pair<std::string, int>, std::map<std::string, double>> Ms;
+  std::map<std::pair<std::string, int>, double> H100LatencyShare;
   const Json Results = Json::parse(R.out);
-  for (const Json &Row : Results["results"])
-    Ms[{Row["model"], Row["batch"]}][Row["gpu"]] = Row["time_ms"].get<double>();
+  for (const Json &Row : Results["results"]) {
+    std::pair<std::string, int> Key{Row["model"], Row["batch"]};
+    Ms[Key][Row["gpu"]] = Row["time_ms"].get<double>();
+    if (Row["gpu"] == "h100-sxm") // 4,950 cycles at 1,980 MHz per launch (hardware/Skeleton.h)
+      H100LatencyShare[Key] = Row["launches"].get<double>() * 0.0025 / Row["bound_ms"].get<double>();
+  }
   REQUIRE(Ms.size() >= 40);
   size_t Violations = 0;
   for (const auto &[Key, Time] : Ms)
@@ -88,11 +93,17 @@ TEST_CASE("plausibility: better GPUs are never slower, and Jetsons are not H100s
                             << " ms, slower than " << Worse << " " << Time.at(Worse) << " ms");
       }
   CHECK(Violations == 0);
+  // A network whose H100 bound is mostly launch latency (LeNet-5: 7 launches of almost no
+  // work) is bound by the front end's clock on both GPUs, and a Jetson's clock is within 2x of
+  // the H100's; every other network does real work, where a Jetson is far behind.
   for (const auto &[Key, Time] : Ms)
     if (Key.second == 32)
       for (const std::string &J : Jetsons) {
         CAPTURE(Key.first);
         CAPTURE(J);
-        CHECK(Time.at(J) >= 2 * Time.at("h100-sxm"));
+        if (H100LatencyShare.at(Key) > 0.5)
+          CHECK(Time.at(J) >= 1.2 * Time.at("h100-sxm"));
+        else
+          CHECK(Time.at(J) >= 2 * Time.at("h100-sxm"));
       }
 }

@@ -88,6 +88,12 @@ struct GpuPrediction {
   std::vector<std::string> warnings;
   size_t batch = 1;
 
+  size_t launches() const {
+    size_t N = 0;
+    for (const KindTime &K : breakdown)
+      N += K.launches;
+    return N;
+  }
   double perImageMs() const { return timeMs / double(batch); }
   double imagesPerSecond() const { return timeMs > 0 ? 1e3 * double(batch) / timeMs : 0; }
   /// images/s per watt of catalog TDP (0 when the catalog has no TDP).
