@@ -58,18 +58,20 @@ def merge(shard_files, output):
     return _ptxcast(["dataset", "merge", *map(os.fspath, shard_files), "-o", os.fspath(output)])
 
 
-def build(sources, output, *, command="neusight", client=None, shards=None, threads=1,
+def build(sources, output, *, command="neusight", client=None, shards=None, threads=None,
           **options):
     """Builds the dataset of `ptxcast dataset COMMAND SOURCES... [--OPTION VALUE] -o OUTPUT`.
 
     With a Dask `client`, the distinct analyses go to `shards` tasks (default: one per worker
-    thread), each analysing on `threads` threads; the shard files come back to the client and
-    are merged there. Without one, the command runs here. Options are the command's flags
+    thread), each analysing on `threads` threads (default 1); the shard files come back to the
+    client and are merged there. Without one, the command runs here (default: on every core). Options are the command's flags
     (limit=20, arch="sm_90", gpu=..., level=..., mode=..., onnx_dir=..., cache=...). Returns a
     dict: output, shards, seconds."""
     if command not in COMMANDS:
         raise Error(f"unknown dataset command '{command}' (valid: {', '.join(COMMANDS)})")
     sources = [os.path.abspath(os.fspath(s)) for s in sources]
+    if threads is None:
+        threads = 0 if client is None else 1
     flags = _flags(dict(options, threads=threads))
     start = time.monotonic()
     if client is None:

@@ -116,6 +116,10 @@ std::string analyze(const std::string &Input, const py::bytes &Onnx, int64_t Bat
   return text(analyzeDocument(O));
 }
 
+std::string gpus(const std::vector<std::string> &Names) { return text(gpusDocument(Names)); }
+
+std::string zoo() { return text(zooDocument()); }
+
 /// The command line in this process (`python3 -m ptxcast ARGS`): the exit status.
 int runMain(const std::vector<std::string> &Args) {
   std::vector<const char *> Argv = {"ptxcast"};
@@ -130,14 +134,12 @@ int runMain(const std::vector<std::string> &Args) {
 
 PYBIND11_MODULE(_core, M) {
   using namespace ptxcast::python;
-  namespace pt = ptxcast;
   M.doc() = "ptxcast's C++ library; use the package `ptxcast`, not this module";
   py::register_exception_translator(&translate);
   M.def("predict", &predict, "`ptxcast predict --format json`");
   M.def("compare", &compare, "`ptxcast compare --format json`");
   M.def("analyze", &analyze, "`ptxcast analyze --format json`");
-  M.def("gpus", [](const std::vector<std::string> &Names) { return text(pt::gpusDocument(Names)); },
-        "`ptxcast gpus [NAME...] --format json`");
-  M.def("zoo", [] { return text(pt::zooDocument()); }, "`ptxcast zoo --format json`");
+  M.def("gpus", &gpus, "`ptxcast gpus [NAME...] --format json`");
+  M.def("zoo", &zoo, "`ptxcast zoo --format json`");
   M.def("main", &runMain, "runs the ptxcast command line; returns the exit status");
 }

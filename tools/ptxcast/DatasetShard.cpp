@@ -31,9 +31,8 @@ std::optional<size_t> positive(std::string_view Text) {
 
 /// The flags that decide a command's rows (not --threads, --cache or -o).
 OJson optionsJson(const DatasetOptions &O) {
-  return {{"inputs", O.inputs}, {"arch", O.arch},   {"gpu", O.gpu},
-          {"level", O.level},   {"run", O.run},     {"mode", O.mode},
-          {"onnx_dir", O.onnxDir}, {"limit", O.limit}};
+  return {{"inputs", O.inputs}, {"arch", O.arch}, {"gpu", O.gpu},          {"level", O.level},
+          {"run", O.run},       {"mode", O.mode}, {"onnx_dir", O.onnxDir}, {"limit", O.limit}};
 }
 
 void readOptions(const Json &J, DatasetOptions &O) {
@@ -57,10 +56,14 @@ OJson analysisJson(const NetworkAnalysis &A) {
                         {"registers", L.profile.registersPerThread},
                         {"static_shared_bytes", L.profile.staticSharedBytes},
                         {"counts", AnalysisCache::profileLine(L.profile)}});
-  return {{"network", A.network},          {"batch", A.batch},
-          {"image_size", A.imageSize},     {"dtype", A.dtype},
-          {"footprint_bytes", A.footprintBytes}, {"lower_seconds", A.lowerSeconds},
-          {"analyse_seconds", A.analyseSeconds}, {"from_cache", A.fromCache},
+  return {{"network", A.network},
+          {"batch", A.batch},
+          {"image_size", A.imageSize},
+          {"dtype", A.dtype},
+          {"footprint_bytes", A.footprintBytes},
+          {"lower_seconds", A.lowerSeconds},
+          {"analyse_seconds", A.analyseSeconds},
+          {"from_cache", A.fromCache},
           {"launches", Launches}};
 }
 
@@ -142,8 +145,8 @@ struct ShardFile {
 
 ShardFile readShardJson(const std::string &Path, const Json &J) {
   if (!J.is_object() || J.value("ptxcast_dataset_shard", 0) != ShardFormat)
-    throw std::runtime_error(fmt::format("not a ptxcast dataset shard file (format {})",
-                                         ShardFormat));
+    throw std::runtime_error(
+        fmt::format("not a ptxcast dataset shard file (format {})", ShardFormat));
   ShardFile F;
   F.path = Path;
   F.command = J.at("command").get<std::string>();
@@ -162,8 +165,8 @@ ShardFile readShardJson(const std::string &Path, const Json &J) {
       Result.analysis = readAnalysis(R.at("analysis"));
     const size_t Job = R.at("job").get<size_t>();
     if (Job >= F.jobs || !F.spec.contains(Job))
-      throw std::runtime_error(fmt::format("job {} does not belong to shard {}/{}", Job,
-                                           F.spec.index, F.spec.count));
+      throw std::runtime_error(
+          fmt::format("job {} does not belong to shard {}/{}", Job, F.spec.index, F.spec.count));
     F.results.emplace_back(Job, std::move(Result));
   }
   size_t Expected = 0;
@@ -202,16 +205,15 @@ support::Expected<std::vector<JobResult>> mergeShards(const std::vector<std::str
   std::map<size_t, std::string> Seen; // shard index -> file
   for (const ShardFile &F : Files) {
     if (F.command != First.command || optionsJson(F.options) != optionsJson(First.options) ||
-        F.jobs != First.jobs ||
-        F.spec.count != First.spec.count)
+        F.jobs != First.jobs || F.spec.count != First.spec.count)
       return support::Error(F.path, 0, 0,
                             fmt::format("shard of another run than {} (command, flags, sources or "
                                         "shard count differ)",
                                         First.path));
     if (auto [It, New] = Seen.emplace(F.spec.index, F.path); !New)
-      return support::Error(F.path, 0, 0,
-                            fmt::format("shard {}/{} is also {}", F.spec.index, F.spec.count,
-                                        It->second));
+      return support::Error(
+          F.path, 0, 0,
+          fmt::format("shard {}/{} is also {}", F.spec.index, F.spec.count, It->second));
   }
   for (size_t K = 1; K <= First.spec.count; ++K)
     if (!Seen.count(K))
@@ -258,8 +260,7 @@ support::Expected<ShardSpec> parseShard(std::string_view Text) {
     N = positive(Text.substr(Slash + 1));
   }
   if (!K || !N || *K > *N)
-    return support::Error(
-        fmt::format("expected K/N with 1 <= K <= N (e.g. 2/8), got '{}'", Text));
+    return support::Error(fmt::format("expected K/N with 1 <= K <= N (e.g. 2/8), got '{}'", Text));
   return ShardSpec{*K, *N};
 }
 

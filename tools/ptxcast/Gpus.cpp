@@ -75,8 +75,8 @@ void printTable(const std::vector<hardware::GpuSpec> &Gpus) {
 }
 
 /// The GPUs of `Names` (no names: the whole catalog).
-support::Expected<std::vector<hardware::GpuSpec>> selectGpus(const hardware::GpuCatalog &Catalog,
-                                                             const std::vector<std::string> &Names) {
+support::Expected<std::vector<hardware::GpuSpec>>
+selectGpus(const hardware::GpuCatalog &Catalog, const std::vector<std::string> &Names) {
   if (Names.empty())
     return Catalog.gpus();
   std::vector<hardware::GpuSpec> Gpus;

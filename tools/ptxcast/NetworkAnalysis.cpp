@@ -197,8 +197,8 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
   LO.dtype = Type;
   LO.arch = R.arch;
   LO.cache = R.cache;
-  auto Out = analyseLowered(*N, LO, R.threads, R.progress ? R.progress : terminalProgress(),
-                            R.analyses);
+  auto Out =
+      analyseLowered(*N, LO, R.threads, R.progress ? R.progress : terminalProgress(), R.analyses);
   if (!Out)
     return Out.error();
   Out->batch = R.batch;

@@ -79,9 +79,9 @@ support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R);
 
 /// Lowers a built network and fast-analyses it with the settings `ptxcast predict` and
 /// `ptxcast dataset` share (quick sampling, no data-dependence check: lowered kernels branch on
-/// indices only) on `Threads` threads (0 = all cores), reporting to `Progress` (may be empty). With a
-/// `Cache`, counts of a workload analysed before are read back instead. Sets everything but
-/// batch and dtype; lowerSeconds covers lowering only.
+/// indices only) on `Threads` threads (0 = all cores), reporting to `Progress` (may be empty). With
+/// a `Cache`, counts of a workload analysed before are read back instead. Sets everything but batch
+/// and dtype; lowerSeconds covers lowering only.
 support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
                                                   const corpus::LowerOptions &Lower,
                                                   unsigned Threads, const ProgressFn &Progress,
