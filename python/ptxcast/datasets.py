@@ -64,9 +64,9 @@ def build(sources, output, *, command="neusight", client=None, shards=None, thre
 
     With a Dask `client`, the distinct analyses go to `shards` tasks (default: one per worker
     thread), each analysing on `threads` threads (default 1); the shard files come back to the
-    client and are merged there. Without one, the command runs here (default: on every core). Options are the command's flags
-    (limit=20, arch="sm_90", gpu=..., level=..., mode=..., onnx_dir=..., cache=...). Returns a
-    dict: output, shards, seconds."""
+    client and are merged there. Without one, the command runs here (default: on every core).
+    Options are the command's flags (limit=20, arch="sm_90", gpu=..., level=..., mode=...,
+    onnx_dir=..., cache=...). Returns a dict: output, shards, seconds."""
     if command not in COMMANDS:
         raise Error(f"unknown dataset command '{command}' (valid: {', '.join(COMMANDS)})")
     sources = [os.path.abspath(os.fspath(s)) for s in sources]

@@ -1,8 +1,8 @@
 """`ptxcast dataset --shard K/N` and `dataset merge`, and ptxcast.datasets.build on a Dask
 LocalCluster with 2 workers: the merged dataset is byte-identical to the one-process command.
-The sources are the first 12 rows of four NeuSight files (data/neusight, the (b, h) operators:
-cheap analyses, and enough rows per GPU and operator for the call-overhead estimate, which
-reads rows of every shard)."""
+The sources are the first 12 rows of four NeuSight files (data/neusight/README.md): (b, h)
+operators, cheap to analyse, with enough rows per GPU and operator for the call-overhead
+estimate, which reads rows of every shard."""
 
 import glob
 import os
