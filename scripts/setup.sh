@@ -11,6 +11,9 @@ PACKAGES=(
   libonnx-dev libprotobuf-dev protobuf-compiler
   libeigen3-dev nlohmann-json3-dev libcli11-dev libfmt-dev
   gnuplot-nox librsvg2-bin
+  pybind11-dev python3-dev
+  python3-torch python3-torchvision python3-distributed python3-pandas python3-matplotlib
+  python3-tqdm
 )
 
 missing=()

@@ -341,3 +341,19 @@ TEST_CASE("onnx: errors name the file, node and operator") {
     CHECK(N.error().str() == "/nonexistent/model.onnx: error: cannot open file");
   }
 }
+
+TEST_CASE("onnx: Identity of a weight is that weight (PyTorch 1.13 shares weights this way)") {
+  OnnxWriter W(13);
+  W.input("x", {1, 4, 8, 8});
+  std::string Weight = W.weight({4, 4, 1, 1});
+  std::string Shared = out(W.node("Identity", {Weight}));
+  std::string X = out(W.node("Conv", {"x", Weight}));
+  X = out(W.node("Conv", {X, Shared}));
+  W.output(X);
+  Network N = import(W);
+  std::vector<std::string> Kinds;
+  for (const Layer &L : N.layers())
+    Kinds.push_back(std::string(layerKindName(L.kind)));
+  CHECK(Kinds == std::vector<std::string>{"input", "conv", "conv"});
+  CHECK(N.layer(2).params == 16);
+}

@@ -95,13 +95,28 @@ void AnalysisCache::store(const std::string &Key,
   std::error_code Ec;
   std::filesystem::create_directories(Dir, Ec);
   std::string Text = fmt::format("ptxcast-analysis-cache {} {}\n", FormatVersion, Profiles.size());
-  for (const analyzer::KernelProfile &P : Profiles) {
-    Text += P.kernel;
-    visitFields(P, [&](const auto &V) { Text += fmt::format(" {}", V); });
-    visitLaterFields(P, [&](const auto &V) { Text += fmt::format(" {}", V); });
-    Text += '\n';
-  }
+  for (const analyzer::KernelProfile &P : Profiles)
+    Text += profileLine(P) + '\n';
   (void)support::writeFileAtomically(Dir + "/" + Key + ".txt", Text);
+}
+
+std::string AnalysisCache::profileLine(const analyzer::KernelProfile &P) {
+  std::string Text = P.kernel;
+  visitFields(P, [&](const auto &V) { Text += fmt::format(" {}", V); });
+  visitLaterFields(P, [&](const auto &V) { Text += fmt::format(" {}", V); });
+  return Text;
+}
+
+std::optional<analyzer::KernelProfile> AnalysisCache::parseProfileLine(const std::string &Line) {
+  std::istringstream In(Line);
+  analyzer::KernelProfile P;
+  In >> P.kernel;
+  visitFields(P, [&](auto &V) { In >> V; });
+  visitLaterFields(P, [&](auto &V) { In >> V; });
+  std::string Rest;
+  if (!In || (In >> Rest))
+    return std::nullopt;
+  return P;
 }
 
 } // namespace ptxcast

@@ -32,6 +32,12 @@ public:
   /// Stores the profiles atomically (best effort: a failure to write is not an error).
   void store(const std::string &Key, const std::vector<analyzer::KernelProfile> &P) const;
 
+  /// A profile as one line of an entry (kernel name and every counter, no newline): the form
+  /// dataset shard files (DatasetShard.h) use too. Resources are not part of it.
+  static std::string profileLine(const analyzer::KernelProfile &P);
+  /// Reads profileLine's text back; nothing when it is malformed.
+  static std::optional<analyzer::KernelProfile> parseProfileLine(const std::string &Line);
+
 private:
   std::string Dir;
 };

@@ -2,6 +2,7 @@
 // [--mode fast|exact] [--format table|json|csv]`: counts per launch plus network totals, in
 // seconds through fast mode (docs/fast-mode.md). Models and ONNX files are lowered in memory.
 #include "Commands.h"
+#include "Documents.h"
 #include "NetworkAnalysis.h"
 #include "ProfileJson.h"
 
@@ -23,25 +24,6 @@ namespace {
 
 using OJson = nlohmann::ordered_json;
 
-struct AnalyzeOptions {
-  std::string input;
-  std::string dtype = "f32";
-  std::string arch = "sm_90";
-  std::string mode = "fast";
-  std::string format = "table";
-  int64_t batch = 1;
-  int64_t imageSize = 0;
-  uint32_t samples = 3;
-  unsigned threads = 0;
-  bool noAbstract = false, noSampling = false, noDataCheck = false, noDedupe = false;
-  bool noLoopSkip = false;
-  bool noWarpLoopSkip = false;
-  bool noClassTransfer = false;
-  bool noResidueStrata = false;
-  bool quick = false;
-  uint32_t maxSamples = 64;
-};
-
 bool endsWith(const std::string &S, const std::string &Suffix) {
   return S.size() >= Suffix.size() &&
          S.compare(S.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
@@ -51,11 +33,12 @@ bool endsWith(const std::string &S, const std::string &Suffix) {
 support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeOptions &O) {
   corpus::DType Type = O.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
   support::Expected<corpus::Network> N = corpus::Network();
-  if (endsWith(O.input, ".onnx")) {
+  if (!O.onnxBytes.empty() || endsWith(O.input, ".onnx")) {
     corpus::OnnxImportOptions Opts;
     Opts.batch = O.batch;
     Opts.dtype = Type;
-    N = corpus::importOnnxFile(O.input, Opts);
+    N = O.onnxBytes.empty() ? corpus::importOnnxFile(O.input, Opts)
+                            : corpus::importOnnx(O.onnxBytes, O.input + ".onnx", Opts);
   } else {
     N = corpus::buildZooModel(O.input, corpus::ZooOptions{O.batch, O.imageSize, Type});
   }
@@ -71,7 +54,7 @@ support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeOptions &O) {
 }
 
 support::Expected<analyzer::AnalysisInput> loadInput(const AnalyzeOptions &O) {
-  if (!endsWith(O.input, ".json"))
+  if (!O.onnxBytes.empty() || !endsWith(O.input, ".json"))
     return lowerInput(O);
   support::Expected<analyzer::Manifest> M = analyzer::loadManifest(O.input);
   if (!M)
@@ -185,12 +168,10 @@ void printTable(const analyzer::AnalysisResult &R) {
   Row("", T, Run, Err, Dep);
 }
 
-int runAnalyze(const AnalyzeOptions &O) {
+support::Expected<analyzer::AnalysisResult> analyseInput(const AnalyzeOptions &O) {
   support::Expected<analyzer::AnalysisInput> In = loadInput(O);
-  if (!In) {
-    fmt::print(stderr, "{}\n", In.error().str());
-    return 1;
-  }
+  if (!In)
+    return In.error();
   analyzer::FastSettings S = O.quick ? analyzer::quickSettings() : analyzer::FastSettings{};
   S.abstractMemory = !O.noAbstract;
   S.sampleCtas = !O.noSampling;
@@ -213,7 +194,11 @@ int runAnalyze(const AnalyzeOptions &O) {
     };
   analyzer::AnalysisMode Mode =
       O.mode == "exact" ? analyzer::AnalysisMode::Exact : analyzer::AnalysisMode::Fast;
-  support::Expected<analyzer::AnalysisResult> R = analyzer::analyze(*In, Mode, S);
+  return analyzer::analyze(*In, Mode, S);
+}
+
+int runAnalyze(const AnalyzeOptions &O) {
+  support::Expected<analyzer::AnalysisResult> R = analyseInput(O);
   if (!R) {
     fmt::print(stderr, "{}\n", R.error().str());
     return 1;
@@ -228,6 +213,13 @@ int runAnalyze(const AnalyzeOptions &O) {
 }
 
 } // namespace
+
+support::Expected<OJson> analyzeDocument(const AnalyzeOptions &O) {
+  auto R = analyseInput(O);
+  if (!R)
+    return R.error();
+  return toJson(*R);
+}
 
 void addAnalyzeCommand(CLI::App &App) {
   auto O = std::make_shared<AnalyzeOptions>();

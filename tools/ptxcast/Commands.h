@@ -17,4 +17,8 @@ void addDatasetCommand(CLI::App &App);
 void addPredictCommand(CLI::App &App);
 void addCompareCommand(CLI::App &App);
 void addGpusCommand(CLI::App &App);
+
+/// Parses and runs `Argv` (Argv[0] is the program name) with every subcommand registered:
+/// 0 on success, else the exit status; help goes to stdout, errors to stderr.
+int runCommandLine(int Argc, const char *const *Argv);
 } // namespace ptxcast

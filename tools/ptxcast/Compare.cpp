@@ -3,6 +3,7 @@
 // batch sizes, which pairs meet a time budget, images/s per watt of catalog TDP, and a heat-map
 // plot. Each model and batch is analysed once (analysis does not depend on the GPU).
 #include "Commands.h"
+#include "Documents.h"
 #include "GpuOption.h"
 #include "NetworkAnalysis.h"
 #include "Prediction.h"
@@ -21,21 +22,6 @@ namespace {
 
 using OJson = nlohmann::ordered_json;
 
-struct CompareOptions {
-  std::vector<std::string> models, gpus;
-  std::vector<std::string> gpuSpecs; ///< --gpu-spec files, after --gpus
-  std::vector<int64_t> batches = {1};
-  double budgetMs = 0;
-  std::string plot;
-  std::string format = "table";
-  int64_t imageSize = 0;
-  unsigned threads = 0;
-  std::string dtype = "f32";
-  std::string model; ///< --model (empty: the shipped default)
-  std::string runtime = "graph", math;
-  PredictSettings settings;
-};
-
 struct Cell {
   std::string input;
   GpuPrediction prediction;
@@ -53,9 +39,9 @@ support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareOptions &O,
     for (const corpus::ZooModel &M : corpus::zooModels())
       O.models.push_back(M.name);
   }
-  for (const std::string &M : O.models)
-    if (!isOnnxPath(M))
-      if (auto N = corpus::buildZooModel(M); !N)
+  for (size_t I = 0; I < O.models.size(); ++I)
+    if (!isOnnxPath(O.models[I]) && (I >= O.modelBytes.size() || O.modelBytes[I].empty()))
+      if (auto N = corpus::buildZooModel(O.models[I]); !N)
         return N.error();
   if (O.gpus.size() == 1 && O.gpus[0] == "all")
     O.gpus = Catalog.names();
@@ -76,9 +62,22 @@ support::Expected<std::vector<Cell>> predictAll(const CompareOptions &O,
                                                 const hardware::GpuCatalog &Catalog) {
   std::vector<Cell> Cells;
   corpus::KernelCache Cache; // models share layer shapes (EfficientNet-B0..B7 at one batch)
-  for (const std::string &Model : O.models)
+  const size_t Total = O.models.size() * O.batches.size();
+  size_t Done = 0;
+  for (size_t I = 0; I < O.models.size(); ++I)
     for (int64_t Batch : O.batches) {
-      NetworkRequest R{Model, Batch, O.imageSize, O.dtype, "sm_90", O.threads, &Cache};
+      const std::string &Model = O.models[I];
+      NetworkRequest R;
+      R.input = Model;
+      R.batch = Batch;
+      R.imageSize = O.imageSize;
+      R.dtype = O.dtype;
+      R.threads = O.threads;
+      R.cache = &Cache;
+      if (I < O.modelBytes.size())
+        R.onnxBytes = O.modelBytes[I];
+      if (O.progress)
+        R.progress = [](size_t, size_t) {}; // the caller reports per network instead
       auto N = analyseNetwork(R);
       if (!N)
         return N.error();
@@ -87,6 +86,8 @@ support::Expected<std::vector<Cell>> predictAll(const CompareOptions &O,
         return G.error();
       for (GpuPrediction &X : *G)
         Cells.push_back({Model, std::move(X)});
+      if (O.progress)
+        O.progress(++Done, Total);
     }
   return Cells;
 }
@@ -184,41 +185,61 @@ HeatMap heatMap(const CompareOptions &O, const learners::Predictor &P,
   return H;
 }
 
+/// The bundle and every cell, with O's names expanded ("all") and settings parsed.
+struct Matrix {
+  learners::Predictor predictor;
+  std::vector<Cell> cells;
+};
+
+support::Expected<Matrix> predictMatrix(CompareOptions &O) {
+  auto Catalog = hardware::GpuCatalog::builtin();
+  if (!Catalog)
+    return Catalog.error();
+  auto Gpus = resolve(O, *Catalog);
+  if (!Gpus)
+    return Gpus.error();
+  auto Settings = predictSettings(O.runtime, O.math);
+  if (!Settings)
+    return Settings.error();
+  O.settings = *Settings;
+  auto P = choosePredictor(O.model);
+  if (!P)
+    return P.error();
+  auto Cells = predictAll(O, *P, *Gpus, *Catalog);
+  if (!Cells)
+    return Cells.error();
+  return Matrix{std::move(*P), std::move(*Cells)};
+}
+
 int fail(const support::Error &E) {
   fmt::print(stderr, "{}\n", E.str());
   return 1;
 }
 
 int runCompare(CompareOptions O) {
-  auto Catalog = hardware::GpuCatalog::builtin();
-  if (!Catalog)
-    return fail(Catalog.error());
-  auto Gpus = resolve(O, *Catalog);
-  if (!Gpus)
-    return fail(Gpus.error());
-  auto Settings = predictSettings(O.runtime, O.math);
-  if (!Settings)
-    return fail(Settings.error());
-  O.settings = *Settings;
-  auto P = choosePredictor(O.model);
-  if (!P)
-    return fail(P.error());
-  auto Cells = predictAll(O, *P, *Gpus, *Catalog);
-  if (!Cells)
-    return fail(Cells.error());
+  auto M = predictMatrix(O);
+  if (!M)
+    return fail(M.error());
   if (O.format == "json")
-    fmt::print("{}\n", resultsJson(O, *P, *Cells).dump(2));
+    fmt::print("{}\n", resultsJson(O, M->predictor, M->cells).dump(2));
   else if (O.format == "csv")
-    printCsv(*Cells, O);
+    printCsv(M->cells, O);
   else
-    printTable(O, *P, *Cells);
+    printTable(O, M->predictor, M->cells);
   if (!O.plot.empty())
-    if (auto E = writePlot(heatMapSvg(heatMap(O, *P, *Cells)), O.plot))
+    if (auto E = writePlot(heatMapSvg(heatMap(O, M->predictor, M->cells)), O.plot))
       return fail(*E);
   return 0;
 }
 
 } // namespace
+
+support::Expected<OJson> compareDocument(CompareOptions O) {
+  auto M = predictMatrix(O);
+  if (!M)
+    return M.error();
+  return resultsJson(O, M->predictor, M->cells);
+}
 
 void addCompareCommand(CLI::App &App) {
   auto O = std::make_shared<CompareOptions>();

@@ -1,7 +1,9 @@
-// `ptxcast dataset neusight|timm|kernels CSV... -o OUT.csv`: real measurements joined with
-// ptxcast's analysis of the same workload, one feature row per measurement (docs/datasets.md).
+// `ptxcast dataset neusight|timm|kernels|frameworks CSV... -o OUT.csv`: real measurements joined
+// with ptxcast's analysis of the same workload, one feature row per measurement; `--shard K/N`
+// and `ptxcast dataset merge` split the analyses over machines (docs/datasets.md).
 #include "Commands.h"
 #include "DatasetCommands.h"
+#include "DatasetShard.h"
 
 #include <CLI/CLI.hpp>
 
@@ -10,7 +12,20 @@
 namespace ptxcast {
 namespace {
 
-/// Flags shared by both sources.
+/// --shard K/N, checked as the flags are parsed.
+void addShardOption(CLI::App *Cmd, dataset::DatasetOptions &O) {
+  Cmd->add_option("--shard", O.shard,
+                  "analyse only slice K of N of the distinct analyses and write them to -o as a "
+                  "shard file for `ptxcast dataset merge`")
+      ->check(CLI::Validator(
+          [](std::string &Text) {
+            auto S = dataset::parseShard(Text);
+            return S ? std::string() : S.error().message;
+          },
+          "K/N"));
+}
+
+/// Flags shared by the sources.
 void addCommonOptions(CLI::App *Cmd, dataset::DatasetOptions &O) {
   Cmd->add_option("inputs", O.inputs, "source CSV files")->required()->check(CLI::ExistingFile);
   Cmd->add_option("-o,--output", O.output, "output CSV (replaced atomically)")->required();
@@ -19,6 +34,25 @@ void addCommonOptions(CLI::App *Cmd, dataset::DatasetOptions &O) {
   Cmd->add_option("--cache", O.cacheDir,
                   "directory of cached analyses: a workload analysed before (same PTX and "
                   "manifest) is read back instead of analysed again");
+  addShardOption(Cmd, O);
+}
+
+void addMergeCommand(CLI::App *Dataset) {
+  auto Shards = std::make_shared<std::vector<std::string>>();
+  auto Output = std::make_shared<std::string>();
+  auto Threads = std::make_shared<unsigned>(0);
+  CLI::App *Merge = Dataset->add_subcommand(
+      "merge", "the dataset of N `--shard K/N` runs, byte-identical to the unsharded run (reads "
+               "the sources again, analyses nothing)");
+  Merge->add_option("shards", *Shards, "the N shard files, in any order")
+      ->required()
+      ->check(CLI::ExistingFile);
+  Merge->add_option("-o,--output", *Output, "output CSV (replaced atomically)")->required();
+  Merge->add_option("--threads", *Threads, "worker threads (0 = all cores)")->capture_default_str();
+  Merge->callback([Shards, Output, Threads] {
+    if (int Status = dataset::runMerge(*Shards, *Output, *Threads); Status != 0)
+      throw CLI::RuntimeError(Status);
+  });
 }
 
 } // namespace
@@ -59,6 +93,7 @@ void addDatasetCommand(CLI::App &App) {
   Kern->add_option("--threads", O->threads, "worker threads (0 = all cores)")
       ->capture_default_str();
   Kern->add_option("--cache", O->cacheDir, "directory of cached analyses (as for neusight)");
+  addShardOption(Kern, *O);
   Kern->add_option("--gpu", O->gpu, "catalog GPU the file was measured on (default: h100-sxm)");
   Kern->add_option("--run", O->run,
                    "only the rows of this run (e.g. run1; run2 repeats some as a noise check)");
@@ -85,6 +120,8 @@ void addDatasetCommand(CLI::App &App) {
     if (int Status = dataset::runFrameworks(*O); Status != 0)
       throw CLI::RuntimeError(Status);
   });
+
+  addMergeCommand(Cmd);
 }
 
 } // namespace ptxcast

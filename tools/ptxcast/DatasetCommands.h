@@ -7,6 +7,8 @@
 
 namespace ptxcast::dataset {
 
+struct JobResult;
+
 /// Flags of `ptxcast dataset neusight|timm`.
 struct DatasetOptions {
   std::vector<std::string> inputs; ///< source CSV files, read in order
@@ -23,6 +25,9 @@ struct DatasetOptions {
   size_t limit = 0;                ///< 0 = every row; else the first N rows of each file
                                    ///< (timm: rows of zoo models)
   std::string cacheDir;            ///< on-disk analysis cache (--cache), empty = none
+  std::string shard;               ///< --shard K/N: analyse slice K of N only and write it to
+                                   ///< `output` as a shard file (DatasetShard.h); empty = all
+  const std::vector<JobResult> *merged = nullptr; ///< `dataset merge`: every job's result
 };
 
 /// `ptxcast dataset neusight`: exit status 0 on success, errors printed on stderr.
@@ -33,5 +38,9 @@ int runTimm(const DatasetOptions &O);
 int runKernels(const DatasetOptions &O);
 /// `ptxcast dataset frameworks`.
 int runFrameworks(const DatasetOptions &O);
+
+/// `ptxcast dataset merge SHARD... -o OUT.csv`: the dataset the shards' command makes unsharded,
+/// byte for byte, from the analyses in the shard files (DatasetShard.h).
+int runMerge(const std::vector<std::string> &Shards, const std::string &Output, unsigned Threads);
 
 } // namespace ptxcast::dataset

@@ -129,7 +129,7 @@ JobResult runJobTimed(const NetworkFactory &Build, const corpus::LowerOptions &L
     R.detail = Planned.error().str();
     return R;
   }
-  auto A = analyseLowered(*N, Own, InnerThreads, /*Progress=*/false, Cache);
+  auto A = analyseLowered(*N, Own, InnerThreads, /*Progress=*/{}, Cache);
   if (!A) {
     R.skipReason = "analysis failed";
     R.detail = A.error().str();

@@ -3,6 +3,7 @@
 // graph that was timed, imported at the row's batch and precision. One row per timing.
 #include "DatasetCommands.h"
 #include "DatasetCommon.h"
+#include "DatasetShard.h"
 
 #include "corpus/Onnx.h"
 
@@ -124,8 +125,8 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
   return std::nullopt;
 }
 
-/// Analyses every job; results land in the slot of their job.
-std::vector<JobResult> analyseJobs(const std::vector<Job> &Jobs, const DatasetOptions &O) {
+/// Analyses every job (or --shard's slice); results land in the slot of their job.
+JobOutcome analyseJobs(const std::vector<Job> &Jobs, const DatasetOptions &O) {
   std::vector<NetworkFactory> Factories;
   for (const Job &J : Jobs)
     Factories.push_back([&J] {
@@ -142,7 +143,7 @@ std::vector<JobResult> analyseJobs(const std::vector<Job> &Jobs, const DatasetOp
   std::optional<AnalysisCache> Cache;
   if (!O.cacheDir.empty())
     S.cache = &Cache.emplace(O.cacheDir);
-  return runJobs(Factories, S);
+  return runOrShardJobs("frameworks", O, Factories, S);
 }
 
 } // namespace
@@ -160,7 +161,10 @@ int runFrameworks(const DatasetOptions &O) {
       fmt::print(stderr, "{}\n", E->str());
       return 1;
     }
-  std::vector<JobResult> Results = analyseJobs(G.jobs, O);
+  JobOutcome Run = analyseJobs(G.jobs, O);
+  if (Run.done)
+    return *Run.done;
+  const std::vector<JobResult> &Results = Run.results;
   learners::Dataset D = emptyDataset();
   if (int Status = writeJoinedRows(D, G.rows, Results, G.skips, O.output); Status != 0)
     return Status;

@@ -4,6 +4,7 @@
 // network). Each launch row is checked against the lowering by kernel name (docs/datasets.md).
 #include "DatasetCommands.h"
 #include "DatasetCommon.h"
+#include "DatasetShard.h"
 #include "NetworkAnalysis.h"
 
 #include "corpus/Zoo.h"
@@ -230,7 +231,10 @@ int runKernels(const DatasetOptions &O) {
   std::optional<AnalysisCache> Cache;
   if (!O.cacheDir.empty())
     S.cache = &Cache.emplace(O.cacheDir);
-  std::vector<JobResult> Results = runJobs(Jobs, S);
+  JobOutcome Run = runOrShardJobs("kernels", O, Jobs, S);
+  if (Run.done)
+    return *Run.done;
+  const std::vector<JobResult> &Results = Run.results;
 
   std::vector<PendingRow> Rows;
   for (MeasuredRow &M : G.rows) {

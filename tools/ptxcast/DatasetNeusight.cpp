@@ -4,6 +4,7 @@
 // Each distinct (op, shape) is analysed once, whatever the number of GPU files.
 #include "DatasetCommands.h"
 #include "DatasetCommon.h"
+#include "DatasetShard.h"
 
 #include "corpus/Builder.h"
 
@@ -230,7 +231,10 @@ int runNeusight(const DatasetOptions &O) {
   std::optional<AnalysisCache> Cache;
   if (!O.cacheDir.empty())
     S.cache = &Cache.emplace(O.cacheDir);
-  std::vector<JobResult> Results = runJobs(Jobs, S);
+  JobOutcome Run = runOrShardJobs("neusight", O, Jobs, S);
+  if (Run.done)
+    return *Run.done;
+  const std::vector<JobResult> &Results = Run.results;
   estimateCallOverheads(G->rows, Results, "neusight");
 
   learners::Dataset D = emptyDataset();

@@ -3,6 +3,7 @@
 // size. Models map to the zoo through one table (docs/datasets.md); other models are skipped.
 #include "DatasetCommands.h"
 #include "DatasetCommon.h"
+#include "DatasetShard.h"
 
 #include "corpus/Zoo.h"
 
@@ -171,7 +172,10 @@ int runTimm(const DatasetOptions &O) {
   std::optional<AnalysisCache> Cache;
   if (!O.cacheDir.empty())
     S.cache = &Cache.emplace(O.cacheDir);
-  std::vector<JobResult> Results = runJobs(Jobs, S);
+  JobOutcome Run = runOrShardJobs("timm", O, Jobs, S);
+  if (Run.done)
+    return *Run.done;
+  const std::vector<JobResult> &Results = Run.results;
 
   learners::Dataset D = emptyDataset();
   if (int Status = writeJoinedRows(D, G.rows, Results, G.skips, O.output); Status != 0)

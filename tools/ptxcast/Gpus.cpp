@@ -3,6 +3,7 @@
 // limits of its architecture (docs/gpu-catalog.md explains them). Names and spec files select
 // GPUs (a spec file is validated as `--gpu-spec` would read it).
 #include "Commands.h"
+#include "Documents.h"
 #include "GpuOption.h"
 
 #include "hardware/GpuCatalog.h"
@@ -73,41 +74,64 @@ void printTable(const std::vector<hardware::GpuSpec> &Gpus) {
              Gpus.size());
 }
 
+/// The GPUs of `Names` (no names: the whole catalog).
+support::Expected<std::vector<hardware::GpuSpec>>
+selectGpus(const hardware::GpuCatalog &Catalog, const std::vector<std::string> &Names) {
+  if (Names.empty())
+    return Catalog.gpus();
+  std::vector<hardware::GpuSpec> Gpus;
+  for (const std::string &Name : Names) {
+    auto G = resolveGpu(Name, Catalog);
+    if (!G)
+      return G.error();
+    Gpus.push_back(*G);
+  }
+  return Gpus;
+}
+
 int runGpus(const GpusOptions &O) {
+  if (O.format == "json") {
+    auto Doc = gpusDocument(O.gpus);
+    if (!Doc) {
+      fmt::print(stderr, "{}\n", Doc.error().str());
+      return 1;
+    }
+    fmt::print("{}\n", Doc->dump(2));
+    return 0;
+  }
   auto Catalog = hardware::GpuCatalog::builtin();
   if (!Catalog) {
     fmt::print(stderr, "{}\n", Catalog.error().str());
     return 1;
   }
-  std::vector<hardware::GpuSpec> Gpus = Catalog->gpus();
-  if (!O.gpus.empty()) {
-    Gpus.clear();
-    for (const std::string &Name : O.gpus) {
-      auto G = resolveGpu(Name, *Catalog);
-      if (!G) {
-        fmt::print(stderr, "{}\n", G.error().str());
-        return 1;
-      }
-      Gpus.push_back(*G);
-    }
+  auto Gpus = selectGpus(*Catalog, O.gpus);
+  if (!Gpus) {
+    fmt::print(stderr, "{}\n", Gpus.error().str());
+    return 1;
   }
-  if (O.format == "table") {
-    printTable(Gpus);
-    return 0;
-  }
-  OJson List = OJson::array(), Archs = OJson::array();
-  std::set<std::string> Seen;
-  for (const hardware::GpuSpec &G : Gpus)
-    List.push_back(gpuJson(G));
-  for (const hardware::ArchLimits &A : Catalog->architectures())
-    for (const hardware::GpuSpec &G : Gpus)
-      if (G.limits.computeCapability == A.computeCapability && Seen.insert(A.computeCapability).second)
-        Archs.push_back(archJson(A));
-  fmt::print("{}\n", OJson{{"gpus", List}, {"architectures", Archs}}.dump(2));
+  printTable(*Gpus);
   return 0;
 }
 
 } // namespace
+
+support::Expected<OJson> gpusDocument(const std::vector<std::string> &Names) {
+  auto Catalog = hardware::GpuCatalog::builtin();
+  if (!Catalog)
+    return Catalog.error();
+  auto Gpus = selectGpus(*Catalog, Names);
+  if (!Gpus)
+    return Gpus.error();
+  OJson List = OJson::array(), Archs = OJson::array();
+  std::set<std::string> Seen;
+  for (const hardware::GpuSpec &G : *Gpus)
+    List.push_back(gpuJson(G));
+  for (const hardware::ArchLimits &A : Catalog->architectures())
+    for (const hardware::GpuSpec &G : *Gpus)
+      if (G.limits.computeCapability == A.computeCapability && Seen.insert(A.computeCapability).second)
+        Archs.push_back(archJson(A));
+  return OJson{{"gpus", List}, {"architectures", Archs}};
+}
 
 void addGpusCommand(CLI::App &App) {
   auto O = std::make_shared<GpusOptions>();

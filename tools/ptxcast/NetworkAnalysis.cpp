@@ -24,18 +24,6 @@ double secondsSince(Clock::time_point T) {
   return std::chrono::duration<double>(Clock::now() - T).count();
 }
 
-support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R, corpus::DType Type) {
-  if (!isOnnxPath(R.input))
-    return corpus::buildZooModel(R.input, corpus::ZooOptions{R.batch, R.imageSize, Type});
-  if (R.imageSize != 0)
-    return support::Error(R.input, 0, 0,
-                          "--image-size applies to zoo models; an ONNX file fixes its own");
-  corpus::OnnxImportOptions Opts;
-  Opts.batch = R.batch;
-  Opts.dtype = Type;
-  return corpus::importOnnxFile(R.input, Opts);
-}
-
 /// Bytes of the distinct buffers named by the launches' arguments.
 uint64_t footprint(const corpus::Workload &W,
                    const std::vector<const corpus::WorkloadLaunch *> &L) {
@@ -95,6 +83,33 @@ bool isOnnxPath(const std::string &Input) {
   return Input.size() >= 5 && Input.compare(Input.size() - 5, 5, ".onnx") == 0;
 }
 
+ProgressFn terminalProgress() {
+  if (!isatty(STDERR_FILENO))
+    return {};
+  return [](size_t Done, size_t Total) {
+    fmt::print(stderr, "\ranalysed {}/{} launches", Done, Total);
+    if (Done == Total)
+      fmt::print(stderr, "\r\033[K");
+  };
+}
+
+support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R) {
+  corpus::DType Type = R.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
+  const bool Onnx = !R.onnxBytes.empty() || isOnnxPath(R.input);
+  if (!Onnx)
+    return corpus::buildZooModel(R.input, corpus::ZooOptions{R.batch, R.imageSize, Type});
+  if (R.imageSize != 0)
+    return support::Error(R.input, 0, 0,
+                          "--image-size applies to zoo models; an ONNX file fixes its own");
+  corpus::OnnxImportOptions Opts;
+  Opts.batch = R.batch;
+  Opts.dtype = Type;
+  // In memory, the network takes its name from `input` (importOnnx names it after a file stem).
+  if (!R.onnxBytes.empty())
+    return corpus::importOnnx(R.onnxBytes, R.input + ".onnx", Opts);
+  return corpus::importOnnxFile(R.input, Opts);
+}
+
 std::vector<hardware::LaunchWork> NetworkAnalysis::work() const {
   std::vector<hardware::LaunchWork> Out;
   Out.reserve(launches.size());
@@ -111,7 +126,7 @@ std::vector<hardware::LaunchWork> NetworkAnalysis::work() const {
 
 support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
                                                   const corpus::LowerOptions &Lower,
-                                                  unsigned Threads, bool Progress,
+                                                  unsigned Threads, const ProgressFn &Progress,
                                                   const AnalysisCache *Cache) {
   Clock::time_point Start = Clock::now();
   auto W = corpus::lower(Net, Lower);
@@ -155,12 +170,7 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
   analyzer::FastSettings S = analyzer::quickSettings();
   S.checkDataDependence = false;
   S.threads = Threads;
-  if (Progress && isatty(STDERR_FILENO))
-    S.progress = [](size_t Done, size_t Total) {
-      fmt::print(stderr, "\ranalysed {}/{} launches", Done, Total);
-      if (Done == Total)
-        fmt::print(stderr, "\r\033[K");
-    };
+  S.progress = Progress;
   auto A = analyzer::analyze(*In, analyzer::AnalysisMode::Fast, S);
   if (!A)
     return A.error();
@@ -179,7 +189,7 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
 support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
   Clock::time_point Start = Clock::now();
   corpus::DType Type = R.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
-  auto N = buildNetwork(R, Type);
+  auto N = buildNetwork(R);
   if (!N)
     return N.error();
   double BuildSeconds = secondsSince(Start);
@@ -187,7 +197,8 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
   LO.dtype = Type;
   LO.arch = R.arch;
   LO.cache = R.cache;
-  auto Out = analyseLowered(*N, LO, R.threads, /*Progress=*/true, R.analyses);
+  auto Out =
+      analyseLowered(*N, LO, R.threads, R.progress ? R.progress : terminalProgress(), R.analyses);
   if (!Out)
     return Out.error();
   Out->batch = R.batch;

@@ -15,14 +15,21 @@
 #include "support/Expected.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 namespace ptxcast {
 
+/// Reports analysed launches as (done, total); may be called from analysis worker threads.
+using ProgressFn = std::function<void(size_t Done, size_t Total)>;
+
+/// The progress line `ptxcast predict` prints on stderr while it is a terminal (else none).
+ProgressFn terminalProgress();
+
 /// What to lower and how.
 struct NetworkRequest {
-  std::string input; ///< zoo model name or FILE.onnx
+  std::string input; ///< zoo model name or FILE.onnx; with onnxBytes, the network's name
   int64_t batch = 1;
   int64_t imageSize = 0; ///< zoo models: H = W; 0 = the model's own resolution
   std::string dtype = "f32";
@@ -30,6 +37,8 @@ struct NetworkRequest {
   unsigned threads = 0;                 ///< analysis worker threads; 0 = all cores
   corpus::KernelCache *cache = nullptr; ///< kernels shared with other requests (may be null)
   const AnalysisCache *analyses = nullptr; ///< on-disk analysis cache (may be null)
+  std::string onnxBytes; ///< an ONNX model held in memory (empty: `input` says what to build)
+  ProgressFn progress;   ///< analysis progress (empty: terminalProgress())
 };
 
 /// One launch of the lowered network.
@@ -65,14 +74,17 @@ support::Expected<analyzer::AnalysisInput> analysisInput(corpus::Workload &W,
 /// True when Input names an ONNX file rather than a zoo model.
 bool isOnnxPath(const std::string &Input);
 
+/// The network of a request: a zoo model built, or an ONNX model (file or bytes) imported.
+support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R);
+
 /// Lowers a built network and fast-analyses it with the settings `ptxcast predict` and
 /// `ptxcast dataset` share (quick sampling, no data-dependence check: lowered kernels branch on
-/// indices only) on `Threads` threads (0 = all cores); `Progress` reports on a terminal. With a
-/// `Cache`, counts of a workload analysed before are read back instead. Sets everything but
-/// batch and dtype; lowerSeconds covers lowering only.
+/// indices only) on `Threads` threads (0 = all cores), reporting to `Progress` (may be empty). With
+/// a `Cache`, counts of a workload analysed before are read back instead. Sets everything but batch
+/// and dtype; lowerSeconds covers lowering only.
 support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
                                                   const corpus::LowerOptions &Lower,
-                                                  unsigned Threads, bool Progress,
+                                                  unsigned Threads, const ProgressFn &Progress,
                                                   const AnalysisCache *Cache = nullptr);
 
 /// Builds (zoo) or imports (ONNX), lowers (kernels planned and emitted) and fast-analyses the

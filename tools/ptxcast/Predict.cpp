@@ -4,6 +4,7 @@
 // breakdown and warnings when the GPU or the network lies outside the training data
 // (docs/predict.md).
 #include "Commands.h"
+#include "Documents.h"
 #include "GpuOption.h"
 #include "NetworkAnalysis.h"
 #include "Prediction.h"
@@ -19,21 +20,87 @@ namespace {
 
 using OJson = nlohmann::ordered_json;
 
-struct PredictOptions {
-  NetworkRequest network;
-  std::string gpu;
-  std::string model; ///< --model: a shipped name or FILE.json (empty: the default)
-  std::string runtime = "graph";
-  std::string math;  ///< empty: PyTorch's default for the dtype and GPU
-  std::string format = "table";
-  bool timings = false;
-};
-
 OJson intervalJson(const GpuPrediction &G) {
   if (!G.intervalMs)
     return nullptr;
   return {G.intervalMs->first, G.intervalMs->second};
 }
+
+void printTable(const NetworkAnalysis &N, const learners::Predictor &P, const GpuPrediction &G) {
+  fmt::print("{} ({}x{}, batch {}, {}, {} math, {} launches) on {} ({}), {} runtime\n", N.network,
+             N.imageSize, N.imageSize, N.batch, N.dtype, hardware::mathModeName(G.math),
+             N.launches.size(), G.gpu.fullName, G.gpu.name, runtimeName(G.runtime));
+  fmt::print("{}\n\n", predictorSummary(P));
+  std::string Band = G.intervalMs ? fmt::format("   band {:.4g} .. {:.4g} ms", G.intervalMs->first,
+                                                G.intervalMs->second)
+                                  : std::string("   (no error band)");
+  fmt::print("time per batch  {:>12.4g} ms{}\n", G.timeMs, Band);
+  if (G.runtime == Runtime::Eager)
+    fmt::print("  on the GPU    {:>12.4g} ms   host launch overhead {:.4g} ms\n", G.gpuMs, G.hostMs);
+  fmt::print("physical bound  {:>12.4g} ms   (the skeleton's T_bound; time / bound {:.2f})\n",
+             G.boundMs, G.boundMs > 0 ? G.gpuMs / G.boundMs : 0.0);
+  fmt::print("time per image  {:>12.4g} ms\n", G.perImageMs());
+  fmt::print("throughput      {:>12.4g} images/s", G.imagesPerSecond());
+  if (G.gpu.tdpW > 0)
+    fmt::print("   {:.3g} images/s per W at {:g} W TDP", G.imagesPerSecondPerWatt(), G.gpu.tdpW);
+  fmt::print("\n\nby launch kind (GPU time split by each launch's own prediction):\n");
+  fmt::print("  {:<24} {:>8} {:>12} {:>7}\n", "kind", "launches", "time ms", "share");
+  for (const KindTime &K : G.breakdown)
+    fmt::print("  {:<24} {:>8} {:>12.4g} {:>6.1f}%\n", K.kind, K.launches, K.ms,
+               G.timeMs > 0 ? 100 * K.ms / G.timeMs : 0.0);
+  for (const std::string &W : G.warnings)
+    fmt::print("warning: {}\n", W);
+}
+
+/// The analysed network, the bundle and its prediction for the one GPU.
+struct Outcome {
+  NetworkAnalysis network;
+  learners::Predictor predictor;
+  GpuPrediction prediction;
+};
+
+support::Expected<Outcome> predictNetwork(const PredictOptions &O) {
+  auto Catalog = hardware::GpuCatalog::builtin();
+  if (!Catalog)
+    return Catalog.error();
+  auto Gpu = resolveGpu(O.gpu, *Catalog);
+  if (!Gpu)
+    return Gpu.error();
+  auto Settings = predictSettings(O.runtime, O.math);
+  if (!Settings)
+    return Settings.error();
+  auto P = choosePredictor(O.model);
+  if (!P)
+    return P.error();
+  auto N = analyseNetwork(O.network);
+  if (!N)
+    return N.error();
+  auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);
+  if (!Gs)
+    return Gs.error();
+  return Outcome{std::move(*N), std::move(*P), std::move(Gs->front())};
+}
+
+int runPredict(const PredictOptions &O) {
+  auto Start = std::chrono::steady_clock::now();
+  auto R = predictNetwork(O);
+  if (!R) {
+    fmt::print(stderr, "{}\n", R.error().str());
+    return 1;
+  }
+  if (O.format == "json")
+    fmt::print("{}\n", predictionJson(R->network, R->predictor, R->prediction).dump(2));
+  else
+    printTable(R->network, R->predictor, R->prediction);
+  if (O.timings) {
+    double Total = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
+    fmt::print(stderr, "timings: build+lower {:.3f} s, fast analysis {:.3f} s, total {:.3f} s\n",
+               R->network.lowerSeconds, R->network.analyseSeconds, Total);
+  }
+  return 0;
+}
+
+} // namespace
 
 OJson predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
                      const GpuPrediction &G) {
@@ -66,71 +133,12 @@ OJson predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
           {"model", predictorJson(P)}};
 }
 
-void printTable(const NetworkAnalysis &N, const learners::Predictor &P, const GpuPrediction &G) {
-  fmt::print("{} ({}x{}, batch {}, {}, {} math, {} launches) on {} ({}), {} runtime\n", N.network,
-             N.imageSize, N.imageSize, N.batch, N.dtype, hardware::mathModeName(G.math),
-             N.launches.size(), G.gpu.fullName, G.gpu.name, runtimeName(G.runtime));
-  fmt::print("{}\n\n", predictorSummary(P));
-  std::string Band = G.intervalMs ? fmt::format("   band {:.4g} .. {:.4g} ms", G.intervalMs->first,
-                                                G.intervalMs->second)
-                                  : std::string("   (no error band)");
-  fmt::print("time per batch  {:>12.4g} ms{}\n", G.timeMs, Band);
-  if (G.runtime == Runtime::Eager)
-    fmt::print("  on the GPU    {:>12.4g} ms   host launch overhead {:.4g} ms\n", G.gpuMs, G.hostMs);
-  fmt::print("physical bound  {:>12.4g} ms   (the skeleton's T_bound; time / bound {:.2f})\n",
-             G.boundMs, G.boundMs > 0 ? G.gpuMs / G.boundMs : 0.0);
-  fmt::print("time per image  {:>12.4g} ms\n", G.perImageMs());
-  fmt::print("throughput      {:>12.4g} images/s", G.imagesPerSecond());
-  if (G.gpu.tdpW > 0)
-    fmt::print("   {:.3g} images/s per W at {:g} W TDP", G.imagesPerSecondPerWatt(), G.gpu.tdpW);
-  fmt::print("\n\nby launch kind (GPU time split by each launch's own prediction):\n");
-  fmt::print("  {:<24} {:>8} {:>12} {:>7}\n", "kind", "launches", "time ms", "share");
-  for (const KindTime &K : G.breakdown)
-    fmt::print("  {:<24} {:>8} {:>12.4g} {:>6.1f}%\n", K.kind, K.launches, K.ms,
-               G.timeMs > 0 ? 100 * K.ms / G.timeMs : 0.0);
-  for (const std::string &W : G.warnings)
-    fmt::print("warning: {}\n", W);
+support::Expected<OJson> predictDocument(const PredictOptions &O) {
+  auto R = predictNetwork(O);
+  if (!R)
+    return R.error();
+  return predictionJson(R->network, R->predictor, R->prediction);
 }
-
-int fail(const support::Error &E) {
-  fmt::print(stderr, "{}\n", E.str());
-  return 1;
-}
-
-int runPredict(PredictOptions O) {
-  auto Start = std::chrono::steady_clock::now();
-  auto Catalog = hardware::GpuCatalog::builtin();
-  if (!Catalog)
-    return fail(Catalog.error());
-  auto Gpu = resolveGpu(O.gpu, *Catalog);
-  if (!Gpu)
-    return fail(Gpu.error());
-  auto Settings = predictSettings(O.runtime, O.math);
-  if (!Settings)
-    return fail(Settings.error());
-  auto P = choosePredictor(O.model);
-  if (!P)
-    return fail(P.error());
-  auto N = analyseNetwork(O.network);
-  if (!N)
-    return fail(N.error());
-  auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);
-  if (!Gs)
-    return fail(Gs.error());
-  const GpuPrediction *G = &Gs->front();
-  if (O.format == "json")
-    fmt::print("{}\n", predictionJson(*N, *P, *G).dump(2));
-  else
-    printTable(*N, *P, *G);
-  if (O.timings) {
-    double Total = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
-    fmt::print(stderr, "timings: build+lower {:.3f} s, fast analysis {:.3f} s, total {:.3f} s\n",
-               N->lowerSeconds, N->analyseSeconds, Total);
-  }
-  return 0;
-}
-
-} // namespace
 
 void addPredictCommand(CLI::App &App) {
   auto O = std::make_shared<PredictOptions>();

@@ -2,6 +2,7 @@
 // model zoo with parameters and MACs at each model's own resolution and batch 1, or, given a
 // model name or an ONNX file, its layers one per line.
 #include "Commands.h"
+#include "Documents.h"
 
 #include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
@@ -38,27 +39,28 @@ nlohmann::ordered_json modelJson(const corpus::Network &N) {
 }
 
 int listZoo(const ZooCommandOptions &O) {
-  nlohmann::ordered_json Models = nlohmann::ordered_json::array();
-  if (O.format == "table")
-    fmt::print("{:<18} {:>13} {:>12} {:>10} {:>7}\n", "model", "input", "params (M)", "MACs (M)",
-               "layers");
+  if (O.format == "json") {
+    auto Doc = zooDocument();
+    if (!Doc) {
+      fmt::print(stderr, "{}\n", Doc.error().str());
+      return 1;
+    }
+    fmt::print("{}\n", Doc->dump(2));
+    return 0;
+  }
+  fmt::print("{:<18} {:>13} {:>12} {:>10} {:>7}\n", "model", "input", "params (M)", "MACs (M)",
+             "layers");
   for (const corpus::ZooModel &M : corpus::zooModels()) {
     auto N = corpus::buildZooModel(M.name);
     if (!N) {
       fmt::print(stderr, "{}\n", N.error().str());
       return 1;
     }
-    if (O.format == "json") {
-      Models.push_back(modelJson(*N));
-      continue;
-    }
     const corpus::Shape &In = N->layer(N->inputs().front()).shape;
     fmt::print("{:<18} {:>13} {:>12.3f} {:>10.2f} {:>7}\n", M.name,
                fmt::format("{}x{}x{}", In[1], In[2], In[3]), N->params() / 1e6, N->macs() / 1e6,
                N->computeLayerCount());
   }
-  if (O.format == "json")
-    fmt::print("{}\n", nlohmann::ordered_json{{"models", Models}}.dump(2));
   return 0;
 }
 
@@ -110,6 +112,17 @@ int showModel(const ZooCommandOptions &O) {
 }
 
 } // namespace
+
+support::Expected<nlohmann::ordered_json> zooDocument() {
+  nlohmann::ordered_json Models = nlohmann::ordered_json::array();
+  for (const corpus::ZooModel &M : corpus::zooModels()) {
+    auto N = corpus::buildZooModel(M.name);
+    if (!N)
+      return N.error();
+    Models.push_back(modelJson(*N));
+  }
+  return nlohmann::ordered_json{{"models", Models}};
+}
 
 void addZooCommand(CLI::App &App) {
   auto Opts = std::make_shared<ZooCommandOptions>();

@@ -1,0 +1,133 @@
+"""ptxcast from Python: predict how long a CNN takes on an NVIDIA GPU without running it there.
+
+The functions run what the `ptxcast` commands run, in this process, through the C++ extension
+ptxcast._core; their results carry the fields of the commands' `--format json` documents and
+bad input raises ptxcast.Error with the command's message (docs/python.md).
+
+    import ptxcast
+    ptxcast.predict("efficientnet-b0", gpu="h100").time_ms
+"""
+
+import json
+import sys
+
+from . import _core
+from ._errors import Error
+from ._models import export_onnx, resolve
+from ._progress import Progress
+from ._results import Comparison, Prediction, table
+
+__all__ = ["Error", "Prediction", "Comparison", "predict", "compare", "analyze", "gpus", "zoo",
+           "export_onnx", "datasets"]
+
+_DTYPES = {"f32": "f32", "float32": "f32", "fp32": "f32", "float": "f32",
+           "f16": "f16", "float16": "f16", "fp16": "f16", "half": "f16"}
+
+
+def _dtype(dtype):
+    """'f32' or 'f16' from a name or a torch dtype; other values fail as `--dtype` does."""
+    if dtype is None:
+        return "f32"
+    text = str(dtype).removeprefix("torch.")
+    if text not in _DTYPES:
+        raise Error(f"--dtype: {dtype} not in {{f32,f16}}")
+    return _DTYPES[text]
+
+
+def _check_range(flag, value, low, high):
+    if not low <= value <= high:
+        raise Error(f"{flag}: Value {value} not in range {low} to {high}")
+    return value
+
+
+def _check_member(flag, value, choices):
+    if value not in choices:
+        raise Error(f"{flag}: {value} not in {{{','.join(choices)}}}")
+    return value
+
+
+def _image_size(image_size):
+    return 0 if image_size is None else _check_range("--image-size", int(image_size), 16, 1024)
+
+
+def _common(dtype, image_size, runtime, math):
+    runtime = _check_member("--runtime", runtime or "graph", ("graph", "eager"))
+    math = "" if math is None else _check_member("--math", math, ("simt", "tf32", "f16", "bf16"))
+    return _dtype(dtype), _image_size(image_size), runtime, math
+
+
+def predict(model, gpu, batch=1, dtype=None, image_size=None, runtime=None, *, math=None,
+            input_shape=None, name=None, predictor=None, threads=0, progress=None):
+    """Predicts `model` on `gpu` (`ptxcast predict MODEL --gpu GPU --format json`).
+
+    model: a zoo name (ptxcast.zoo()), an ONNX path or ONNX bytes, or a torch.nn.Module, which
+    is exported to ONNX in memory for `input_shape` ((C, H, W)) and named `name` (default: its
+    class name). gpu: a catalog name (ptxcast.gpus()) or a GPU spec FILE.json. dtype: 'f32' or
+    'f16' (or a torch dtype). runtime: 'graph' or 'eager'. math: simt, tf32, f16 or bf16
+    (default: PyTorch's). predictor: the command's --model, a shipped bundle name or FILE.json.
+    progress: None (a bar on a terminal or in a notebook), True or False."""
+    batch = _check_range("--batch", int(batch), 1, 4096)
+    dtype, image_size, runtime, math = _common(dtype, image_size, runtime, math)
+    network, onnx = resolve(model, input_shape, name)
+    with Progress("analysing " + network, "launches", progress) as bar:
+        text = _core.predict(network, onnx, str(gpu), batch, dtype, image_size, runtime, math,
+                             predictor or "", int(threads), bar.callback)
+    return Prediction(json.loads(text))
+
+
+def compare(models, gpus, batches=(1,), budget_ms=None, *, dtype=None, image_size=None,
+            runtime=None, math=None, input_shape=None, predictor=None, threads=0,
+            progress=None):
+    """Predicts every model on every GPU at every batch size (`ptxcast compare --format json`).
+
+    models: zoo names, ONNX paths or torch.nn.Modules (exported for `input_shape`), or "all";
+    gpus: catalog names or spec files, or "all". Returns a Comparison: .rows / .table with one
+    row per (model, batch, GPU) and .plot() for the heat map."""
+    models = [models] if isinstance(models, str) else list(models)
+    gpus = [gpus] if isinstance(gpus, str) else [str(g) for g in gpus]
+    batches = [_check_range("--batch", int(b), 1, 4096) for b in batches]
+    if budget_ms is not None and not budget_ms > 0:  # CLI11's PositiveNumber, word for word
+        raise Error(f"--budget-ms: Value {budget_ms:g} not in range 0.000000 to "
+                    f"{sys.float_info.max:f}")
+    dtype, image_size, runtime, math = _common(dtype, image_size, runtime, math)
+    resolved = [resolve(m, input_shape) for m in models]
+    names, onnx = [n for n, _ in resolved], [b for _, b in resolved]
+    with Progress("analysing networks", "networks", progress) as bar:
+        text = _core.compare(names, onnx, gpus, batches, float(budget_ms or 0), dtype,
+                             image_size, runtime, math, predictor or "", int(threads),
+                             bar.callback)
+    return Comparison(json.loads(text))
+
+
+def analyze(model, batch=1, dtype=None, image_size=None, *, mode="fast", input_shape=None,
+            name=None, threads=0):
+    """The counts per launch and network totals of `ptxcast analyze MODEL --format json`, as a
+    dict ("launches": a table, "total": a dict). model: as for predict()."""
+    dtype, image_size = _dtype(dtype), _image_size(image_size)
+    mode = _check_member("--mode", mode, ("fast", "exact"))
+    network, onnx = resolve(model, input_shape, name)
+    document = json.loads(_core.analyze(network, onnx, int(batch), dtype, image_size, mode,
+                                        int(threads)))
+    document["launches"] = table(document["launches"])
+    return document
+
+
+def gpus(*names):
+    """The GPU catalog (`ptxcast gpus --format json`): a table with one row per GPU, all of them
+    or the named ones (names, aliases or spec FILE.json)."""
+    return table(json.loads(_core.gpus([str(n) for n in names]))["gpus"])
+
+
+def zoo():
+    """The model zoo (`ptxcast zoo --format json`): a table of name, input, params, macs,
+    layers."""
+    return table(json.loads(_core.zoo())["models"])
+
+
+def __getattr__(attr):
+    # ptxcast.datasets imports on first use (it needs nothing but the standard library until
+    # it meets a Dask client).
+    if attr == "datasets":
+        from . import datasets
+        return datasets
+    raise AttributeError(f"module 'ptxcast' has no attribute {attr!r}")

@@ -1,0 +1,122 @@
+"""ptxcast.predict / compare / gpus / zoo / analyze against the CLI: same fields and values, and
+the same error messages."""
+
+import math
+import unittest
+
+import ptxcast
+from support import cli_error, cli_json
+
+# A small zoo model keeps the tests fast; the code path is the one of every model.
+MODEL = "mobilenetv2"
+
+
+def rows(table):
+    return table.to_dict("records") if hasattr(table, "to_dict") else table
+
+
+def column(table, key):
+    return [r[key] for r in rows(table)]
+
+
+class PredictTest(unittest.TestCase):
+    def test_fields_and_values_equal_the_cli_json(self):
+        got = ptxcast.predict(MODEL, gpu="h100", batch=2, progress=False)
+        want = cli_json("predict", MODEL, "--gpu", "h100", "--batch", "2")
+        self.assertEqual(got.json, want)
+        self.assertEqual(list(got.json), list(want))  # the command's field order
+        self.assertEqual(got.time_ms, want["time_ms"])
+        self.assertEqual(rows(got.breakdown), want["breakdown"])
+        self.assertTrue(math.isclose(sum(r["time_ms"] for r in want["breakdown"]), got.gpu_ms,
+                                     rel_tol=1e-9))
+
+    def test_eager_f16_options_reach_the_prediction(self):
+        got = ptxcast.predict(MODEL, gpu="a100", dtype="float16", runtime="eager", math="f16",
+                              progress=False)
+        want = cli_json("predict", MODEL, "--gpu", "a100", "--dtype", "f16", "--runtime",
+                        "eager", "--math", "f16")
+        self.assertEqual(got.json, want)
+        self.assertEqual((got.dtype, got.runtime, got.math), ("f16", "eager", "f16"))
+
+
+class ErrorTest(unittest.TestCase):
+    def check(self, call, *cli_args):
+        with self.assertRaises(ptxcast.Error) as caught:
+            call()
+        self.assertEqual(str(caught.exception), cli_error(*cli_args))
+
+    def test_unknown_gpu(self):
+        self.check(lambda: ptxcast.predict(MODEL, gpu="h1000"), "predict", MODEL, "--gpu",
+                   "h1000")
+
+    def test_unknown_model(self):
+        self.check(lambda: ptxcast.predict("resnet1000", gpu="h100"), "predict",
+                   "resnet1000", "--gpu", "h100")
+
+    def test_missing_onnx_file(self):
+        self.check(lambda: ptxcast.predict("/nonexistent/m.onnx", gpu="h100"), "predict",
+                   "/nonexistent/m.onnx", "--gpu", "h100")
+
+    def test_bad_flags_read_as_the_command_line_parser_says(self):
+        self.check(lambda: ptxcast.predict(MODEL, gpu="h100", dtype="f64"), "predict", MODEL,
+                   "--gpu", "h100", "--dtype", "f64")
+        self.check(lambda: ptxcast.predict(MODEL, gpu="h100", batch=0), "predict", MODEL,
+                   "--gpu", "h100", "--batch", "0")
+        self.check(lambda: ptxcast.predict(MODEL, gpu="h100", runtime="jit"), "predict", MODEL,
+                   "--gpu", "h100", "--runtime", "jit")
+        self.check(lambda: ptxcast.predict(MODEL, gpu="h100", image_size=8), "predict", MODEL,
+                   "--gpu", "h100", "--image-size", "8")
+        self.check(lambda: ptxcast.compare([MODEL], ["h100"], budget_ms=-1), "compare",
+                   "--models", MODEL, "--gpus", "h100", "--budget-ms", "-1")
+
+    def test_the_error_is_a_runtime_error(self):
+        self.assertTrue(issubclass(ptxcast.Error, RuntimeError))
+
+
+class CompareTest(unittest.TestCase):
+    def test_every_pair_once_and_equal_to_the_cli(self):
+        gpus = ["h100-sxm", "a100-40gb-sxm", "t4"]  # catalog names, as the rows give them
+        got = ptxcast.compare([MODEL, "lenet5"], gpus, batches=(1, 4), budget_ms=1.0,
+                              progress=False)
+        want = cli_json("compare", "--models", f"{MODEL},lenet5", "--gpus",
+                        ",".join(gpus), "--batch", "1,4", "--budget-ms", "1")
+        self.assertEqual(got.json, want)
+        pairs = [(r["model"], r["batch"], r["gpu"]) for r in rows(got.table)]
+        self.assertEqual(sorted(pairs), sorted((m, b, g) for m in (MODEL, "lenet5")
+                                               for b in (1, 4) for g in gpus))
+        labels, columns, values = got.matrix()
+        self.assertEqual(columns, gpus)
+        self.assertEqual(len(labels), 4)
+        self.assertTrue(all(v is not None for row in values for v in row))
+
+    def test_plot_draws_one_cell_per_pair(self):
+        import matplotlib
+        matplotlib.use("Agg")
+        got = ptxcast.compare([MODEL], ["h100-sxm", "t4"], progress=False)
+        ax = got.plot()
+        self.assertEqual(len(ax.texts), 2)
+        self.assertEqual([t.get_text() for t in ax.get_xticklabels()], ["h100-sxm", "t4"])
+
+
+class CatalogTest(unittest.TestCase):
+    def test_gpus_and_zoo_equal_the_cli(self):
+        want = cli_json("gpus")["gpus"]
+        for key in ("name", "full_name", "sm_count", "tdp_w"):
+            self.assertEqual(column(ptxcast.gpus(), key), [g[key] for g in want])
+        self.assertEqual(column(ptxcast.gpus("H100-SXM5-80GB", "t4"), "name"),
+                         [g["name"] for g in cli_json("gpus", "H100-SXM5-80GB", "t4")["gpus"]])
+        want = cli_json("zoo")["models"]
+        for key in ("name", "params", "macs", "layers"):
+            self.assertEqual(column(ptxcast.zoo(), key), [m[key] for m in want])
+
+    def test_analyze_equals_the_cli(self):
+        got = ptxcast.analyze("lenet5", mode="fast")
+        want = cli_json("analyze", "lenet5")
+        self.assertEqual(got["total"], want["total"])
+        self.assertEqual(column(got["launches"], "kernel"), [l["kernel"] for l in want["launches"]])
+        self.assertEqual(column(got["launches"], "warp_instructions"),
+                         [l["warp_instructions"] for l in want["launches"]])
+
+
+if __name__ == "__main__":
+    unittest.main()
