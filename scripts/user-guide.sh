@@ -1,0 +1,74 @@
+#!/bin/bash
+# Regenerates docs/user-guide.md from real command output: scripts/user-guide.sh > docs/user-guide.md
+# (from the repository root, after a build; B=PATH picks another binary).
+set -e
+B=${B:-build/tools/ptxcast/ptxcast}
+run() { echo "    \$ ptxcast $*"; $B "$@" 2>&1 | sed 's/^/    /'; }
+cat <<'HDR'
+# ptxcast user guide: worked examples
+
+Every number below was produced by the command above it, run on the 2-core development machine
+(no GPU) with the shipped model (models/cross-gpu.json). **Read the model line first:** it says
+what the numbers mean, which GPUs were measured, and the error band measured leaving each of those
+GPUs out. For any GPU not in that list, the time comes from the GPU's physical skeleton and the
+learned efficiency (docs/cross-gpu.md), and the band is the honest one for such a GPU.
+
+## 1. One network on one GPU
+
+HDR
+run predict efficientnet-b0 --gpu h100
+cat <<'T'
+
+`time per batch` is what a CUDA-graph replay of PyTorch's kernels would take (`--runtime graph`,
+the default); `physical bound` is the sum of the launches' bounds on this GPU, and the ratio says
+how far from its peaks PyTorch runs this network. The breakdown splits the time over the
+lowering's launch kinds.
+
+## 2. Eager PyTorch: when the host, not the GPU, sets the time
+
+T
+run predict mobilenetv2-1.0 --gpu a100 --runtime eager
+cat <<'T'
+
+Eager PyTorch pays host time for every kernel launch (0.044 ms per launch, measured on the
+H100's host); small networks at batch 1 are then host-bound on any fast GPU, and the prediction
+says so.
+
+## 3. EfficientNet-B0..B7 on Jetson AGX Orin vs A100 vs H100 (batch 1, 30 fps budget)
+
+T
+run compare --models efficientnet-b0,efficientnet-b1,efficientnet-b2,efficientnet-b3,efficientnet-b4,efficientnet-b5,efficientnet-b6,efficientnet-b7 --gpus jetson-agx-orin,a100-40gb-sxm,h100-sxm --budget-ms 33.3
+cat <<'T'
+
+## 4. MobileNetV2 width sweep (Jetson Orin Nano, Jetson AGX Orin, T4; batch 1 and 8)
+
+T
+run compare --models mobilenetv2-0.35,mobilenetv2-0.5,mobilenetv2-0.75,mobilenetv2-1.0,mobilenetv2-1.4 --gpus jetson-orin-nano,jetson-agx-orin,t4 --batch 1,8
+cat <<'T'
+
+## 5. Xception vs EfficientNet-B3 under a 20 ms budget, fp16 (batch 1 and 16)
+
+T
+run compare --models xception,efficientnet-b3 --gpus t4,l4,rtx-4090,a100-40gb-sxm --batch 1,16 --dtype f16 --budget-ms 20
+cat <<'T'
+
+## 6. A GPU of your own, and your own ONNX model
+
+A GPU that is not in the catalog (a capped clock, a next-generation part) is a JSON file with the
+catalog's fields (docs/gpu-catalog.md, "A GPU of your own"):
+
+T
+run predict resnet50 --gpu-spec docs/examples/h100-1400mhz.json --batch 8
+cat <<'T'
+
+Any ONNX CNN works the same way (docs/onnx.md); it is named after its file:
+
+T
+run predict corpus/data/measured/h100/onnx/resnet18.onnx --gpu l4 --batch 8
+cat <<'T'
+
+## Rebuilding the model
+
+`scripts/train-models.sh` rebuilds models/cross-gpu.json from ../shared/datasets and
+corpus/data/measured (docs/predict.md); rebuild ptxcast afterwards to embed it.
+T
