@@ -12,6 +12,7 @@ Every number below was produced by the command above it, run on the 2-core devel
 what the numbers mean, which GPUs were measured, and the error band measured leaving each of those
 GPUs out. For any GPU not in that list, the time comes from the GPU's physical skeleton and the
 learned efficiency (docs/cross-gpu.md), and the band is the honest one for such a GPU.
+`scripts/user-guide.sh > docs/user-guide.md` regenerates this page.
 
 ## 1. One network on one GPU
 
