@@ -1,11 +1,13 @@
 // `ptxcast analyze MODEL|FILE.onnx|MANIFEST.json [--batch N] [--image-size S] [--dtype f32|f16]
-// [--mode fast|exact] [--format table|json|csv]`: counts per launch plus network totals, in
-// seconds through fast mode (docs/fast-mode.md). Models and ONNX files are lowered in memory.
+// [--arch sm_XX] [--math simt|tf32|f16|bf16] [--mode fast|exact] [--format table|json|csv]`: counts
+// per launch plus network totals, in seconds through fast mode (docs/fast-mode.md). Models and ONNX
+// files are lowered in memory.
 #include "Commands.h"
 #include "NetworkAnalysis.h"
 #include "ProfileJson.h"
 
 #include "analyzer/FastMode.h"
+#include "corpus/KernelGen.h"
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
@@ -27,6 +29,7 @@ struct AnalyzeOptions {
   std::string input;
   std::string dtype = "f32";
   std::string arch = "sm_90";
+  std::string math = "simt";
   std::string mode = "fast";
   std::string format = "table";
   int64_t batch = 1;
@@ -64,6 +67,7 @@ support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeOptions &O) {
   corpus::LowerOptions LO;
   LO.dtype = Type;
   LO.arch = O.arch;
+  LO.math = *corpus::parseMathMode(O.math); // CLI11 checked the name
   support::Expected<corpus::Workload> W = corpus::lower(*N, LO);
   if (!W)
     return W.error();
@@ -244,6 +248,9 @@ void addAnalyzeCommand(CLI::App &App) {
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
   Cmd->add_option("--arch", O->arch, "target architecture")->capture_default_str();
+  Cmd->add_option("--math", O->math, "convolution/dense math (ptxcast lower --math)")
+      ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}))
+      ->capture_default_str();
   Cmd->add_option("--mode", O->mode, "fast (shortcuts) or exact (real data, every CTA)")
       ->check(CLI::IsMember({"fast", "exact"}))
       ->capture_default_str();

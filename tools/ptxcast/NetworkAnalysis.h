@@ -27,9 +27,10 @@ struct NetworkRequest {
   int64_t imageSize = 0; ///< zoo models: H = W; 0 = the model's own resolution
   std::string dtype = "f32";
   std::string arch = "sm_90";
-  unsigned threads = 0;                 ///< analysis worker threads; 0 = all cores
-  corpus::KernelCache *cache = nullptr; ///< kernels shared with other requests (may be null)
+  unsigned threads = 0;                    ///< analysis worker threads; 0 = all cores
+  corpus::KernelCache *cache = nullptr;    ///< kernels shared with other requests (may be null)
   const AnalysisCache *analyses = nullptr; ///< on-disk analysis cache (may be null)
+  std::string math = "simt";               ///< LowerOptions::math by name (simt, tf32, f16, bf16)
 };
 
 /// One launch of the lowered network.
