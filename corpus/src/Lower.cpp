@@ -389,6 +389,7 @@ std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
   S.k = u32(B.back());
   S.batch = u32(elementCount(A) / (A.back() * A[A.size() - 2]));
   S.dtype = O.dtype;
+  S.math = O.math;
   Tail T;
   T.last = Id;
   RoleBuffers In = {{ParamRole::Input, BufferOf[L.inputs[0]]},

@@ -96,6 +96,8 @@ struct BatchMatMulSpec {
   uint32_t batch = 1, m = 0, n = 0, k = 0;
   DType dtype = DType::F32;
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+  /// Tensor-core math (one batch per CTA, so batches beyond 65535 stay on the CUDA-core GEMM).
+  MathMode math = MathMode::Simt;
 };
 
 enum class PoolKind : uint8_t { Max, Avg };
@@ -223,7 +225,7 @@ struct KernelLaunch {
   /// bmm_gemm, pool_max, pool_avg, global_avg_pool,
   /// eltwise_{add,mul,scale_channels,activation,batch_norm,div,pow},
   /// eltwise_{add,mul,div,pow}_scalar, concat, softmax, layernorm; tensor-core kernels:
-  /// conv_gemm_mma, conv_implicit_gemm_mma, dense_gemm_mma
+  /// conv_gemm_mma, conv_implicit_gemm_mma, dense_gemm_mma, bmm_gemm_mma
   std::string strategy;
   std::array<uint32_t, 3> grid = {1, 1, 1};
   std::array<uint32_t, 3> block = {1, 1, 1};

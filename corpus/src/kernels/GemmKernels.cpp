@@ -181,35 +181,13 @@ KernelLaunch buildDenseGemm(Module &M, const GemmSpec &S, const std::string &Nam
 
 KernelLaunch buildBatchMatMul(Module &M, const BatchMatMulSpec &S, const std::string &Name) {
   // torch.bmm: C[b] (m x k) = A[b] (m x n) x B[b] (n x k), row-major; GEMM M = m, N = k, K = n.
-  GemmShape G{.Batch = S.batch,
-              .M = S.m,
-              .N = S.k,
-              .K = S.n,
-              .ABatch = uint64_t(S.m) * S.n,
-              .AM = S.n,
-              .AK = 1,
-              .BBatch = uint64_t(S.n) * S.k,
-              .BK = S.k,
-              .BN = 1,
-              .CBatch = uint64_t(S.m) * S.k,
-              .CM = S.k,
-              .CN = 1,
-              .ChannelIsRow = false,
-              .Channels = S.k,
-              .ARole = ParamRole::Input,
-              .BRole = ParamRole::Input2};
+  GemmShape G = bmmGemmShape(S);
   G.BatchPerCta = ceilDiv(S.batch, MaxGridZ);
   const uint32_t GridZ = ceilDiv(S.batch, G.BatchPerCta);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Input2, ParamRole::Output};
   KernelLaunch L =
       makeLaunch(Name, "bmm_gemm", S.dtype, {ceilDiv(S.k, G.tile()), ceilDiv(S.m, G.tile()), GridZ},
-                 {Side, Side, 1}, Roles, [&](ParamRole R) {
-                   if (R == ParamRole::Input)
-                     return uint64_t(S.batch) * G.ABatch;
-                   if (R == ParamRole::Input2)
-                     return uint64_t(S.batch) * G.BBatch;
-                   return uint64_t(S.batch) * G.CBatch;
-                 });
+                 {Side, Side, 1}, Roles, [&](ParamRole R) { return bmmParamElements(S, R); });
   KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   buildGemmBody(K, G, {});
   return L;

@@ -69,6 +69,26 @@ GemmShape denseGemmShape(const GemmSpec &S) {
                    .BRole = ParamRole::Weight};
 }
 
+GemmShape bmmGemmShape(const BatchMatMulSpec &S) {
+  return GemmShape{.Batch = S.batch,
+                   .M = S.m,
+                   .N = S.k,
+                   .K = S.n,
+                   .ABatch = uint64_t(S.m) * S.n,
+                   .AM = S.n,
+                   .AK = 1,
+                   .BBatch = uint64_t(S.n) * S.k,
+                   .BK = S.k,
+                   .BN = 1,
+                   .CBatch = uint64_t(S.m) * S.k,
+                   .CM = S.k,
+                   .CN = 1,
+                   .ChannelIsRow = false,
+                   .Channels = S.k,
+                   .ARole = ParamRole::Input,
+                   .BRole = ParamRole::Input2};
+}
+
 uint64_t convParamElements(const ConvSpec &S, ParamRole R) {
   const uint64_t Outputs = uint64_t(S.batch) * S.outChannels * S.outHeight() * S.outWidth();
   if (R == ParamRole::Input)
@@ -89,6 +109,14 @@ uint64_t denseParamElements(const GemmSpec &S, ParamRole R) {
   if (R == ParamRole::Output)
     return Outputs;
   return epilogueElements(R, S.outFeatures, 1, Outputs);
+}
+
+uint64_t bmmParamElements(const BatchMatMulSpec &S, ParamRole R) {
+  if (R == ParamRole::Input)
+    return uint64_t(S.batch) * S.m * S.n;
+  if (R == ParamRole::Input2)
+    return uint64_t(S.batch) * S.n * S.k;
+  return uint64_t(S.batch) * S.m * S.k;
 }
 
 std::vector<ParamRole> gemmRoles(const Epilogue &E) {

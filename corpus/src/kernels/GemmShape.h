@@ -39,9 +39,13 @@ GemmShape implicitGemmShape(const ConvSpec &S);
 /// Dense: Y[r][o] = sum_i X[r][i] * W[o][i], A = activations, B(k = i, n = o) = W[o][i].
 GemmShape denseGemmShape(const GemmSpec &S);
 
+/// torch.bmm: C[b] (m x k) = A[b] (m x n) x B[b] (n x k), row-major; GEMM M = m, N = k, K = n.
+GemmShape bmmGemmShape(const BatchMatMulSpec &S);
+
 /// Element counts of a conv's parameters (input, weight, output, epilogue) for makeLaunch.
 uint64_t convParamElements(const ConvSpec &S, ParamRole R);
 uint64_t denseParamElements(const GemmSpec &S, ParamRole R);
+uint64_t bmmParamElements(const BatchMatMulSpec &S, ParamRole R);
 
 /// Input, Weight, the epilogue's roles, Output.
 std::vector<ParamRole> gemmRoles(const Epilogue &E);

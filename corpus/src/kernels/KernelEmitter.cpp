@@ -273,9 +273,12 @@ support::Expected<KernelLaunch> KernelEmitter::add(const GemmSpec &S) {
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const BatchMatMulSpec &S) {
-  return P->addKernel(
-      kernels::validate(S), kernels::kernelName(S),
-      [&](Module &M, const std::string &Name) { return kernels::buildBatchMatMul(M, S, Name); });
+  return P->addKernel(kernels::validate(S), kernels::kernelName(S),
+                      [&](Module &M, const std::string &Name) {
+                        if (kernels::usesTensorCores(S))
+                          return kernels::buildMmaBatchMatMul(M, S, Name);
+                        return kernels::buildBatchMatMul(M, S, Name);
+                      });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const PoolSpec &S) {

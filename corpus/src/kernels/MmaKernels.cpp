@@ -44,38 +44,52 @@ Value *sharedPtr(MmaGen &X, GlobalVariable *Array, Value *Index) {
   return X.ir().CreateInBoundsGEP(Array->getValueType(), Array, {X.i32(0), Index});
 }
 
-/// Copies one operand tile of `Outer` rows (m for A, n for B) x KStep into stage `Stage`: each
-/// thread moves Outer * KStep / 128 elements; consecutive threads walk the axis that is
-/// contiguous in global memory. f32 data: `cp.async.ca` of 4 bytes with src-size 0 (zero fill)
-/// outside the matrix; f16 data: a guarded load and a shared store.
+/// Copies Vec consecutive elements along k (1 or 4) from global index Idx to shared Dst, zeros
+/// when !Inside. With cp.async (f32 data, or four f16 elements: 4, 8 or 16 bytes) src-size 0
+/// fills zeros and nothing is read (the address then stays the buffer's start); single f16
+/// elements are a guarded load and a shared store.
+void copyElements(MmaGen &X, Value *Dst, ParamRole Role, Value *Inside, Value *Idx, uint32_t Vec) {
+  IRBuilder<> &B = X.ir();
+  KernelBuilder &K = X.K;
+  if (X.HalfTiles && Vec == 1) {
+    Value *Slot = K.accumulator(0.0f);
+    K.ifThen(Inside, [&] { K.set(Slot, K.load(Role, Idx)); });
+    B.CreateAlignedStore(B.CreateFPTrunc(K.get(Slot), B.getHalfTy()), Dst, Align(2));
+    return;
+  }
+  const uint32_t Bytes = Vec * (X.HalfTiles ? 2 : 4);
+  const Intrinsic::ID Id = Bytes == 16  ? Intrinsic::nvvm_cp_async_ca_shared_global_16_s
+                           : Bytes == 8 ? Intrinsic::nvvm_cp_async_ca_shared_global_8_s
+                                        : Intrinsic::nvvm_cp_async_ca_shared_global_4_s;
+  Value *Src = K.elementPtr(Role, B.CreateSelect(Inside, Idx, K.ix(0)));
+  Src = B.CreateAddrSpaceCast(Src, PointerType::get(B.getContext(), 1));
+  B.CreateIntrinsic(Id, {}, {Dst, Src, B.CreateSelect(Inside, X.i32(Bytes), X.i32(0))});
+}
+
+/// Copies one operand tile of `Outer` rows (m for A, n for B) x KStep into stage `Stage`;
+/// consecutive threads walk the axis that is contiguous in global memory. Where that is k and
+/// K is a multiple of 4 (every row then starts 4-element aligned and a run of four is either
+/// inside K or past it), a thread moves four elements per cp.async: 128-bit copies for f32,
+/// 64-bit for f16; else one element at a time.
 void loadOperand(MmaGen &X, GlobalVariable *Shared, const TileSource &T, bool OuterIsRow,
                  Value *Stage) {
   IRBuilder<> &B = X.ir();
-  KernelBuilder &K = X.K;
   const uint32_t Outer = OuterIsRow ? T.Rows : T.Cols;
   const uint64_t KStride = OuterIsRow ? T.ColStride : T.RowStride;
   const bool KContiguous = !T.Im2col && KStride == 1;
+  const uint32_t Vec = KContiguous && X.G.K % 4 == 0 ? 4 : 1, Runs = KStep / Vec;
   Value *StageBase = B.CreateMul(Stage, X.i32(Outer * X.Pitch));
-  for (uint32_t I = 0; I < Outer * KStep / Threads; ++I) {
+  for (uint32_t I = 0; I < Outer * Runs / Threads; ++I) {
     Value *L = B.CreateAdd(X.Tid, X.i32(I * Threads));
-    Value *Kk = KContiguous ? B.CreateURem(L, X.i32(KStep)) : B.CreateUDiv(L, X.i32(Outer));
-    Value *O = KContiguous ? B.CreateUDiv(L, X.i32(KStep)) : B.CreateURem(L, X.i32(Outer));
+    Value *Kk = KContiguous ? B.CreateMul(B.CreateURem(L, X.i32(Runs)), X.i32(Vec))
+                            : B.CreateUDiv(L, X.i32(Outer));
+    Value *O = KContiguous ? B.CreateUDiv(L, X.i32(Runs)) : B.CreateURem(L, X.i32(Outer));
     Value *GR = B.CreateAdd(T.RowStart, OuterIsRow ? O : Kk);
     Value *GC = B.CreateAdd(T.ColStart, OuterIsRow ? Kk : O);
-    auto [Inside, Idx] = elementAt(K, T, GR, GC);
+    auto [Inside, Idx] = elementAt(X.K, T, GR, GC);
     Value *Dst = sharedPtr(X, Shared,
                            B.CreateAdd(StageBase, B.CreateAdd(B.CreateMul(O, X.i32(X.Pitch)), Kk)));
-    if (X.HalfTiles) {
-      Value *Slot = K.accumulator(0.0f);
-      K.ifThen(Inside, [&, Idx = Idx] { K.set(Slot, K.load(T.Role, Idx)); });
-      B.CreateAlignedStore(B.CreateFPTrunc(K.get(Slot), B.getHalfTy()), Dst, Align(2));
-      continue;
-    }
-    // Outside the matrix nothing is read (src-size 0); the address stays the buffer's start.
-    Value *Src = K.elementPtr(T.Role, B.CreateSelect(Inside, Idx, K.ix(0)));
-    Src = B.CreateAddrSpaceCast(Src, PointerType::get(B.getContext(), 1));
-    B.CreateIntrinsic(Intrinsic::nvvm_cp_async_ca_shared_global_4_s, {},
-                      {Dst, Src, B.CreateSelect(Inside, X.i32(4), X.i32(0))});
+    copyElements(X, Dst, T.Role, Inside, Idx, Vec);
   }
 }
 
@@ -221,15 +235,13 @@ void buildKLoop(MmaGen &X, Value *Row0, Value *Col0, Value *ABase, Value *BBase)
   IRBuilder<> &B = X.ir();
   KernelBuilder &K = X.K;
   const uint32_t Tiles = ceilDiv(X.G.K, KStep);
+  // Every tensor-core kernel commits and waits (with f16 data only the vector copies are
+  // asynchronous; a wait without outstanding copies returns at once).
   auto Wait = [&](uint32_t Pending) {
-    if (!X.HalfTiles)
-      B.CreateIntrinsic(Intrinsic::nvvm_cp_async_wait_group, {}, {X.i32(Pending)});
+    B.CreateIntrinsic(Intrinsic::nvvm_cp_async_wait_group, {}, {X.i32(Pending)});
     K.barrier();
   };
-  auto Commit = [&] {
-    if (!X.HalfTiles)
-      B.CreateIntrinsic(Intrinsic::nvvm_cp_async_commit_group, {}, {});
-  };
+  auto Commit = [&] { B.CreateIntrinsic(Intrinsic::nvvm_cp_async_commit_group, {}, {}); };
   loadStage(X, X.i32(0), X.i32(0), Row0, Col0, ABase, BBase);
   Commit();
   if (Tiles > 1)
@@ -279,12 +291,12 @@ void buildMmaBody(KernelBuilder &K, const GemmShape &G, const Epilogue &E, MathM
   K.finish();
 }
 
-/// The launch and kernel of GEMM G for a layer whose parameter sizes `Count` gives.
+/// The launch and kernel of GEMM G with parameters Roles, whose sizes `Count` gives.
 KernelLaunch buildMma(Module &M, const std::string &Name, const char *Strategy, DType T,
-                      MathMode Math, const GemmShape &G, const Epilogue &E, bool Wide,
+                      MathMode Math, const GemmShape &G, const Epilogue &E,
+                      const std::vector<ParamRole> &Roles, bool Wide,
                       const std::function<uint64_t(ParamRole)> &Count) {
   const MmaTile Tile = chooseMmaTile(G.M, G.N);
-  std::vector<ParamRole> Roles = gemmRoles(E);
   KernelLaunch L =
       makeLaunch(Name, Strategy, T, {ceilDiv(G.N, Tile.n), ceilDiv(G.M, Tile.m), G.Batch},
                  {Threads, 1, 1}, Roles, Count);
@@ -309,13 +321,20 @@ KernelLaunch buildMmaConv(Module &M, const ConvSpec &S, const std::string &Name,
   const bool Pointwise = Resolved == ConvStrategy::Gemm;
   GemmShape G = Pointwise ? convGemmShape(S) : implicitGemmShape(S);
   return buildMma(M, Name, Pointwise ? "conv_gemm_mma" : "conv_implicit_gemm_mma", S.dtype, S.math,
-                  G, S.epilogue, wideIndex(S),
+                  G, S.epilogue, gemmRoles(S.epilogue), wideIndex(S),
                   [&](ParamRole R) { return convParamElements(S, R); });
 }
 
 KernelLaunch buildMmaDense(Module &M, const GemmSpec &S, const std::string &Name) {
   return buildMma(M, Name, "dense_gemm_mma", S.dtype, S.math, denseGemmShape(S), S.epilogue,
-                  wideIndex(S), [&](ParamRole R) { return denseParamElements(S, R); });
+                  gemmRoles(S.epilogue), wideIndex(S),
+                  [&](ParamRole R) { return denseParamElements(S, R); });
+}
+
+KernelLaunch buildMmaBatchMatMul(Module &M, const BatchMatMulSpec &S, const std::string &Name) {
+  return buildMma(M, Name, "bmm_gemm_mma", S.dtype, S.math, bmmGemmShape(S), Epilogue(),
+                  {ParamRole::Input, ParamRole::Input2, ParamRole::Output}, wideIndex(S),
+                  [&](ParamRole R) { return bmmParamElements(S, R); });
 }
 
 } // namespace corpus::kernels

@@ -267,6 +267,10 @@ bool usesTensorCores(const GemmSpec &S) {
   return S.math != MathMode::Simt && S.rows >= MinGemmRows;
 }
 
+bool usesTensorCores(const BatchMatMulSpec &S) {
+  return S.math != MathMode::Simt && S.batch <= MaxGridYZ;
+}
+
 ConvStrategy resolveStrategy(const ConvSpec &S) {
   if (S.strategy != ConvStrategy::Auto)
     return S.strategy;
@@ -326,7 +330,7 @@ std::optional<std::string> validate(const BatchMatMulSpec &S) {
     return std::string("bmm: at most 1048560 rows (grid y)");
   if (S.n >= MaxInnerElements || S.k >= MaxInnerElements)
     return std::string("bmm: inner and column dimensions must be below 2^31");
-  return std::nullopt;
+  return mathDataError("bmm", S.math, S.dtype);
 }
 
 std::optional<std::string> validate(const PoolSpec &S) {
@@ -473,8 +477,9 @@ std::string kernelName(const GemmSpec &S) {
 }
 
 std::string kernelName(const BatchMatMulSpec &S) {
-  return shorten("bmm_b" + num(S.batch) + "_m" + num(S.m) + "_n" + num(S.n) + "_k" + num(S.k) +
-                 "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
+  return shorten("bmm" + mathInfix(usesTensorCores(S) ? S.math : MathMode::Simt) + "_b" +
+                 num(S.batch) + "_m" + num(S.m) + "_n" + num(S.n) + "_k" + num(S.k) + "_" +
+                 dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const PoolSpec &S) {

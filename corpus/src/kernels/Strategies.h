@@ -32,6 +32,9 @@ KernelLaunch buildMmaConv(llvm::Module &M, const ConvSpec &S, const std::string 
                           ConvStrategy Resolved);
 /// Dense layer (at least MinGemmRows rows) on tensor cores.
 KernelLaunch buildMmaDense(llvm::Module &M, const GemmSpec &S, const std::string &Name);
+/// Batched matrix product (at most 65535 batches: one per CTA on grid z) on tensor cores.
+KernelLaunch buildMmaBatchMatMul(llvm::Module &M, const BatchMatMulSpec &S,
+                                 const std::string &Name);
 /// Dense layer with few rows: one warp per output (coalesced dot product + shfl.sync.down).
 KernelLaunch buildDenseGemv(llvm::Module &M, const GemmSpec &S, const std::string &Name);
 /// Dense layer as a shared-memory tiled GEMM.
