@@ -30,7 +30,9 @@ struct NetworkRequest {
   unsigned threads = 0;                    ///< analysis worker threads; 0 = all cores
   corpus::KernelCache *cache = nullptr;    ///< kernels shared with other requests (may be null)
   const AnalysisCache *analyses = nullptr; ///< on-disk analysis cache (may be null)
-  std::string math = "simt";               ///< LowerOptions::math by name (simt, tf32, f16, bf16)
+  /// LowerOptions::math by name (simt, tf32, f16, bf16): the kernels lowered, not predict's
+  /// --math (the tensor rates the predictor assumes; predict lowers with simt for now).
+  std::string math = "simt";
 };
 
 /// One launch of the lowered network.
