@@ -2,16 +2,21 @@
 # Lowers every zoo model at batch 1 and 8, f32 and f16, for one architecture (default sm_90) and
 # runs ptxas on every emitted PTX module; prints a summary table and exits non-zero on any failure.
 #
-#   scripts/check-zoo-ptxas.sh [--ptxcast PATH] [--ptxas PATH] [--arch sm_XX] [--keep DIR] [MODEL...]
+#   scripts/check-zoo-ptxas.sh [--ptxcast PATH] [--ptxas PATH] [--arch sm_XX] [--math LIST]
+#                              [--keep DIR] [MODEL...]
 #
-# Without MODEL arguments the model list comes from `ptxcast zoo --format json`. The "seconds"
-# column is the wall time of `ptxcast lower` (LLVM O3 + NVPTX codegen); ptxas time is separate.
+# --math: comma-separated `ptxcast lower --math` modes (simt, tf32, f16, bf16) or `all` (default
+# simt); combinations the lowering refuses (tf32/bf16 on f16 data, tensor math below sm_80) are
+# skipped. Without MODEL arguments the model list comes from `ptxcast zoo --format json`. The
+# "seconds" column is the wall time of `ptxcast lower` (LLVM O3 + NVPTX codegen); ptxas time is
+# separate.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PTXCAST=${PTXCAST:-$ROOT/build/tools/ptxcast/ptxcast}
 PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
 ARCH=sm_90
+MATH=simt
 KEEP=""
 MODELS=()
 while [[ $# -gt 0 ]]; do
@@ -19,8 +24,9 @@ while [[ $# -gt 0 ]]; do
   --ptxcast) PTXCAST=$2; shift 2 ;;
   --ptxas) PTXAS=$2; shift 2 ;;
   --arch) ARCH=$2; shift 2 ;;
+  --math) MATH=$2; shift 2 ;;
   --keep) KEEP=$2; shift 2 ;;
-  -h | --help) sed -n '2,8p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
   -*) echo "check-zoo-ptxas.sh: error: unknown option '$1'" >&2; exit 2 ;;
   *) MODELS+=("$1"); shift ;;
   esac
@@ -40,43 +46,57 @@ WORK=${KEEP:-$(mktemp -d -t ptxcast-zoo-ptxas.XXXXXX)}
 mkdir -p "$WORK"
 [[ -n $KEEP ]] || trap 'rm -rf "$WORK"' EXIT
 
+[[ $MATH == all ]] && MATH=simt,tf32,f16,bf16
+IFS=, read -r -a MATHS <<<"$MATH"
+
+# Whether `ptxcast lower` takes --math $1 with --dtype $2 on $ARCH.
+supported() {
+  [[ $1 == simt ]] && return 0
+  [[ $ARCH == sm_75 ]] && return 1
+  [[ $2 == f32 || $1 == f16 ]]
+}
+
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
-printf '%-18s %5s %5s %8s %8s %8s %8s %8s\n' model batch dtype launches kernels ptxas lower_s ptxas_s
+ROW='%-18s %5s %5s %5s %8s %8s %8s %8s %8s\n'
+printf "$ROW" model batch dtype math launches kernels ptxas lower_s ptxas_s
 FAILED=0
 TOTAL=0
 for Model in "${MODELS[@]}"; do
   for Batch in 1 8; do
     for DType in f32 f16; do
-      TOTAL=$((TOTAL + 1))
-      Dir=$WORK/$Model-b$Batch-$DType
-      Start=$(date +%s.%N)
-      if ! "$PTXCAST" lower "$Model" --batch "$Batch" --dtype "$DType" --arch "$ARCH" -o "$Dir" \
-        >"$WORK/lower.log" 2>&1; then
-        End=$(date +%s.%N)
-        printf '%-18s %5s %5s %8s %8s %8s %8s %8s\n' "$Model" "$Batch" "$DType" - - lower-fail \
-          "$(elapsed "$Start" "$End")" -
-        sed 's/^/    /' "$WORK/lower.log" >&2
-        FAILED=$((FAILED + 1))
-        continue
-      fi
-      End=$(date +%s.%N)
-      Launches=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["launches"]))' \
-        "$Dir/manifest.json")
-      Kernels=$(cat "$Dir"/*.ptx | grep -c '^\.visible \.entry\|^\.entry' || true)
-      Status=ok
-      PtxasStart=$(date +%s.%N)
-      for Ptx in "$Dir"/*.ptx; do
-        if ! "$PTXAS" -arch="$ARCH" "$Ptx" -o /dev/null >"$WORK/ptxas.log" 2>&1; then
-          Status=fail
-          sed 's/^/    /' "$WORK/ptxas.log" | head -20 >&2
+      for Math in "${MATHS[@]}"; do
+        supported "$Math" "$DType" || continue
+        TOTAL=$((TOTAL + 1))
+        Dir=$WORK/$Model-b$Batch-$DType-$Math
+        Start=$(date +%s.%N)
+        if ! "$PTXCAST" lower "$Model" --batch "$Batch" --dtype "$DType" --arch "$ARCH" \
+          --math "$Math" -o "$Dir" >"$WORK/lower.log" 2>&1; then
+          End=$(date +%s.%N)
+          printf "$ROW" "$Model" "$Batch" "$DType" "$Math" - - lower-fail \
+            "$(elapsed "$Start" "$End")" -
+          sed 's/^/    /' "$WORK/lower.log" >&2
+          FAILED=$((FAILED + 1))
+          continue
         fi
+        End=$(date +%s.%N)
+        Launches=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["launches"]))' \
+          "$Dir/manifest.json")
+        Kernels=$(cat "$Dir"/*.ptx | grep -c '^\.visible \.entry\|^\.entry' || true)
+        Status=ok
+        PtxasStart=$(date +%s.%N)
+        for Ptx in "$Dir"/*.ptx; do
+          if ! "$PTXAS" -arch="$ARCH" "$Ptx" -o /dev/null >"$WORK/ptxas.log" 2>&1; then
+            Status=fail
+            sed 's/^/    /' "$WORK/ptxas.log" | head -20 >&2
+          fi
+        done
+        PtxasEnd=$(date +%s.%N)
+        [[ $Status == ok ]] || FAILED=$((FAILED + 1))
+        printf "$ROW" "$Model" "$Batch" "$DType" "$Math" "$Launches" \
+          "$Kernels" "$Status" "$(elapsed "$Start" "$End")" "$(elapsed "$PtxasStart" "$PtxasEnd")"
+        [[ -n $KEEP ]] || rm -rf "$Dir"
       done
-      PtxasEnd=$(date +%s.%N)
-      [[ $Status == ok ]] || FAILED=$((FAILED + 1))
-      printf '%-18s %5s %5s %8s %8s %8s %8s %8s\n' "$Model" "$Batch" "$DType" "$Launches" \
-        "$Kernels" "$Status" "$(elapsed "$Start" "$End")" "$(elapsed "$PtxasStart" "$PtxasEnd")"
-      [[ -n $KEEP ]] || rm -rf "$Dir"
     done
   done
 done

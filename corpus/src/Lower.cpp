@@ -192,6 +192,7 @@ std::optional<support::Error> Lowerer::emit(LayerId Head, support::Expected<Kern
   WorkloadLaunch L;
   L.kernel = K->kernel;
   L.strategy = K->strategy;
+  L.math = K->math;
   L.grid = K->grid;
   L.block = K->block;
   L.sharedBytes = K->sharedBytes;
@@ -248,6 +249,7 @@ std::optional<support::Error> Lowerer::lowerConv(LayerId Id) {
   S.dilationH = u32(A.dilationH), S.dilationW = u32(A.dilationW);
   S.groups = u32(A.groups);
   S.dtype = O.dtype;
+  S.math = O.math;
   Tail T = fuseTail(Id, true, true);
   S.epilogue = T.epilogue;
   S.epilogue.bias = A.bias;
@@ -263,6 +265,7 @@ std::optional<support::Error> Lowerer::lowerDense(LayerId Id) {
   S.rows = u32(elementCount(X) / X.back());
   S.outFeatures = u32(std::get<DenseAttrs>(L.attrs).outFeatures);
   S.dtype = O.dtype;
+  S.math = O.math;
   Tail T = fuseTail(Id, true, true);
   S.epilogue = T.epilogue;
   S.epilogue.bias = std::get<DenseAttrs>(L.attrs).bias;
@@ -386,6 +389,7 @@ std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
   S.k = u32(B.back());
   S.batch = u32(elementCount(A) / (A.back() * A[A.size() - 2]));
   S.dtype = O.dtype;
+  S.math = O.math;
   Tail T;
   T.last = Id;
   RoleBuffers In = {{ParamRole::Input, BufferOf[L.inputs[0]]},
@@ -532,6 +536,9 @@ support::Expected<Workload> Lowerer::run() {
   W.network = Net.name();
   W.arch = O.arch;
   W.dtype = O.dtype;
+  W.math = O.math;
+  if (auto E = mathModeError(O.math, O.dtype, O.arch))
+    return support::Error("lower: " + *E);
   for (LayerId Id = 0; Id < Net.size(); ++Id)
     if (!Fused.count(Id))
       if (auto E = lowerLayer(Id))

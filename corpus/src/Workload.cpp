@@ -1,6 +1,8 @@
 // Workload serialisation: the launch manifest, per-launch metadata and the atomic directory write.
 #include "corpus/Workload.h"
 
+#include "corpus/KernelGen.h"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -49,6 +51,8 @@ std::string manifestJson(const Workload &W) {
                         {"args", Args}});
   }
   ordered_json M = {{"ptx", ptxFileNames(W)}, {"buffers", Buffers}, {"launches", Launches}};
+  if (W.math != MathMode::Simt) // absent: CUDA-core kernels (manifests from before --math)
+    M["math"] = mathModeName(W.math);
   return M.dump(1) + "\n";
 }
 
@@ -57,8 +61,12 @@ std::string workloadJson(const Workload &W) {
   ordered_json Launches = ordered_json::array();
   int64_t Macs = 0;
   for (const WorkloadLaunch &L : W.launches) {
-    Launches.push_back(
-        {{"kernel", L.kernel}, {"strategy", L.strategy}, {"layers", L.layers}, {"macs", L.macs}});
+    ordered_json J = {{"kernel", L.kernel}, {"strategy", L.strategy}};
+    if (L.math != MathMode::Simt)
+      J["math"] = mathModeName(L.math);
+    J["layers"] = L.layers;
+    J["macs"] = L.macs;
+    Launches.push_back(J);
     Macs += L.macs;
   }
   uint64_t Bytes = 0;
@@ -67,6 +75,7 @@ std::string workloadJson(const Workload &W) {
   ordered_json J = {{"network", W.network},
                     {"arch", W.arch},
                     {"dtype", W.dtype == DType::F16 ? "f16" : "f32"},
+                    {"math", mathModeName(W.math)},
                     {"kernels", W.kernelCount},
                     {"launches_count", W.launches.size()},
                     {"macs", Macs},

@@ -63,6 +63,18 @@ inline PoolSpec pool(PoolKind K, uint32_t N, uint32_t C, uint32_t H, uint32_t W,
   return S;
 }
 
+/// 4 -> 6 channels, 5 x 3 window, stride 2 x 1, padding 2/1/1/0, dilation 1 x 2.
+inline ConvSpec asymmetricConv() {
+  ConvSpec S = conv(1, 4, 6, 8, 9, 3, 1, 0);
+  S.kernelH = 5;
+  S.strideH = 2;
+  S.padTop = 2;
+  S.padLeft = 1;
+  S.padBottom = 1;
+  S.dilationW = 2;
+  return S;
+}
+
 /// Batched matmul, layer norm, GELU, div, pow and the scalar ops (NeuSight's transformer ops).
 inline void addTransformerCases(std::vector<Case> &Cs, DType T) {
   using AK = ActivationKind;
@@ -109,13 +121,7 @@ inline std::vector<Case> allCases(DType T) {
   addConv("direct 3x3 pad", conv(1, 3, 8, 9, 7, 3, 1, 1), epi(AK::Relu, true), ConvStrategy::Auto);
   addConv("direct grouped stride 2", conv(2, 6, 8, 9, 7, 3, 2, 1, 2),
           epi(AK::Tanh, true, true, ResidualKind::BeforeActivation), ConvStrategy::Auto);
-  ConvSpec Asym = conv(1, 4, 6, 8, 9, 3, 1, 0);
-  Asym.kernelH = 5;
-  Asym.strideH = 2;
-  Asym.padTop = 2;
-  Asym.padLeft = 1;
-  Asym.padBottom = 1;
-  Asym.dilationW = 2;
+  const ConvSpec Asym = asymmetricConv();
   addConv("direct asymmetric dilated", Asym, epi(AK::HardSwish), ConvStrategy::Auto);
   addConv("direct strided 1x1", conv(2, 3, 4, 7, 7, 1, 2, 0),
           epi(AK::Sigmoid, false, false, ResidualKind::AfterActivation), ConvStrategy::Auto);

@@ -2,6 +2,7 @@
 // seeded random data and matches the CPU reference of the layer (KernelRef.h).
 #include "KernelCases.h"
 #include "KernelRef.h"
+#include "KernelRun.h"
 
 #include "analyzer/Device.h"
 #include "analyzer/Interpreter.h"
@@ -20,50 +21,9 @@
 
 using namespace corpus;
 using namespace kernelcases;
+using namespace kernelrun;
 
 namespace {
-
-/// Value range of the seeded data per parameter role (positive BN scale, SE scale in [0, 1]).
-std::pair<float, float> rangeOf(ParamRole R) {
-  switch (R) {
-  case ParamRole::BnScale:
-    return {0.5f, 1.5f};
-  case ParamRole::SeScale:
-    return {0.0f, 1.0f};
-  case ParamRole::Bias:
-  case ParamRole::BnShift:
-    return {-0.5f, 0.5f};
-  default:
-    return {-2.0f, 2.0f};
-  }
-}
-
-std::vector<uint8_t> toBytes(const std::vector<float> &V, DType T) {
-  std::vector<uint8_t> Bytes(V.size() * dtypeBytes(T));
-  for (size_t I = 0; I < V.size(); ++I) {
-    if (T == DType::F16) {
-      uint16_t H = kernelref::floatToHalf(V[I]);
-      std::memcpy(&Bytes[I * 2], &H, 2);
-    } else {
-      std::memcpy(&Bytes[I * 4], &V[I], 4);
-    }
-  }
-  return Bytes;
-}
-
-std::vector<float> fromBytes(const std::vector<uint8_t> &Bytes, DType T) {
-  std::vector<float> V(Bytes.size() / dtypeBytes(T));
-  for (size_t I = 0; I < V.size(); ++I) {
-    if (T == DType::F16) {
-      uint16_t H;
-      std::memcpy(&H, &Bytes[I * 2], 2);
-      V[I] = kernelref::halfToFloat(H);
-    } else {
-      std::memcpy(&V[I], &Bytes[I * 4], 4);
-    }
-  }
-  return V;
-}
 
 std::vector<double> reference(const AnySpec &Spec, const kernelref::Buffers &B) {
   struct Visitor {
@@ -85,42 +45,11 @@ std::vector<double> reference(const AnySpec &Spec, const kernelref::Buffers &B) 
   return std::visit(Visitor{B}, Spec);
 }
 
-using RangeFn = std::function<std::pair<float, float>(ParamRole)>;
-
 /// rangeOf, with the input in [0.25, 2] when the case needs a positive one.
 RangeFn caseRange(const Case &C) {
   return [Positive = C.positiveInput](ParamRole R) {
     return Positive && R == ParamRole::Input ? std::pair(0.25f, 2.0f) : rangeOf(R);
   };
-}
-
-/// Runs `L` on seeded data; returns the output, or an empty vector after reporting a failure.
-std::vector<float> runCase(const analyzer::Program &Prog, const KernelLaunch &L, uint32_t Seed,
-                           kernelref::Buffers &Data, const RangeFn &Range = rangeOf) {
-  analyzer::Device D;
-  analyzer::LaunchConfig Cfg;
-  Cfg.grid = L.grid;
-  Cfg.block = L.block;
-  Cfg.sharedBytes = L.sharedBytes;
-  for (const KernelParam &P : L.params) {
-    std::string Name = paramRoleName(P.role);
-    auto Base = D.allocate(Name, P.elements * dtypeBytes(L.dtype));
-    REQUIRE_MESSAGE(Base, Name);
-    Cfg.args.push_back(analyzer::KernelArg::pointer(*Base));
-    if (P.role == ParamRole::Output)
-      continue;
-    auto [Lo, Hi] = Range(P.role);
-    Data[P.role] = kernelref::randomData(P.elements, Seed++, Lo, Hi, L.dtype);
-    REQUIRE(D.write(*Base, toBytes(Data[P.role], L.dtype)));
-  }
-  analyzer::RunResult R = analyzer::runKernel(Prog, L.kernel, Cfg, D);
-  if (!R.ok()) {
-    FAIL_CHECK(L.kernel << ": " << R.trap->str());
-    return {};
-  }
-  const analyzer::Buffer *Out = D.find("output");
-  REQUIRE(Out != nullptr);
-  return fromBytes(Out->data, L.dtype);
 }
 
 void checkCases(const std::vector<Case> &Cases, double Tolerance) {

@@ -3,6 +3,7 @@
 // accepts it, and fast mode (abstract memory: bounds are checked, nothing is stored) runs the
 // whole grid without leaving a buffer and stores every output byte exactly once.
 #include "KernelCases.h"
+#include "KernelRun.h"
 #include "Ptxas.h"
 
 #include "analyzer/FastMode.h"
@@ -71,33 +72,6 @@ std::vector<std::string> narrowGlobalGeps(const std::string &Ir) {
   return Narrow;
 }
 
-/// Fast-mode analysis of one launch on abstract buffers of the launch's sizes.
-analyzer::LaunchAnalysis analyse(const KernelLaunch &L, const std::string &Ptx) {
-  analyzer::AnalysisInput In;
-  In.ptx.push_back({"wide.ptx", Ptx});
-  analyzer::LaunchSpec Launch;
-  Launch.kernel = L.kernel;
-  Launch.grid = L.grid;
-  Launch.block = L.block;
-  for (size_t I = 0; I < L.params.size(); ++I) {
-    analyzer::BufferSpec B;
-    B.name = paramRoleName(L.params[I].role) + std::to_string(I);
-    B.bytes = L.params[I].elements * dtypeBytes(L.dtype);
-    In.buffers.push_back(B);
-    analyzer::ArgSpec A;
-    A.isBuffer = true;
-    A.buffer = B.name;
-    Launch.args.push_back(A);
-  }
-  In.launches.push_back(Launch);
-  analyzer::FastSettings S;
-  S.threads = 2;
-  auto R = analyzer::analyze(In, analyzer::AnalysisMode::Fast, S);
-  REQUIRE_MESSAGE(R, support::errorText(R));
-  REQUIRE(R->launches.size() == 1);
-  return R->launches.front();
-}
-
 } // namespace
 
 TEST_CASE("layers past 2^31 elements lower to 64-bit-index kernels that cover the tensor") {
@@ -120,7 +94,7 @@ TEST_CASE("layers past 2^31 elements lower to 64-bit-index kernels that cover th
       CHECK(ptxastest::ptxasErrors(*Ptx, "sm_90") == "");
     // Abstract memory keeps bounds: an index that wrapped at 2^31 or 2^32 would trap. Every
     // output element is written once, so the stores add up to the output tensor.
-    analyzer::LaunchAnalysis A = analyse(*L, *Ptx);
+    analyzer::LaunchAnalysis A = kernelrun::analyseLaunch(*L, *Ptx, analyzer::AnalysisMode::Fast);
     const uint64_t OutBytes = L->params.back().elements * dtypeBytes(L->dtype);
     CHECK(A.profile.storeBytes[size_t(analyzer::MemSpace::Global)] == OutBytes);
   }
@@ -136,7 +110,7 @@ TEST_CASE("a flat elementwise kernel past 2^31 elements reads and writes each el
   CHECK(uint64_t(L->grid[0] - 1) * L->block[0] < Count);
   auto Ptx = E.emitPtx("sm_90");
   REQUIRE(Ptx);
-  analyzer::LaunchAnalysis A = analyse(*L, *Ptx);
+  analyzer::LaunchAnalysis A = kernelrun::analyseLaunch(*L, *Ptx, analyzer::AnalysisMode::Fast);
   CHECK(A.ctasTotal == L->grid[0]);
   CHECK(A.profile.loadBytes[size_t(analyzer::MemSpace::Global)] == 2 * Count * 4);
   CHECK(A.profile.storeBytes[size_t(analyzer::MemSpace::Global)] == Count * 4);

@@ -1,12 +1,14 @@
 // `ptxcast analyze MODEL|FILE.onnx|MANIFEST.json [--batch N] [--image-size S] [--dtype f32|f16]
-// [--mode fast|exact] [--format table|json|csv]`: counts per launch plus network totals, in
-// seconds through fast mode (docs/fast-mode.md). Models and ONNX files are lowered in memory.
+// [--arch sm_XX] [--math simt|tf32|f16|bf16] [--mode fast|exact] [--format table|json|csv]`: counts
+// per launch plus network totals, in seconds through fast mode (docs/fast-mode.md). Models and ONNX
+// files are lowered in memory.
 #include "Commands.h"
 #include "Documents.h"
 #include "NetworkAnalysis.h"
 #include "ProfileJson.h"
 
 #include "analyzer/FastMode.h"
+#include "corpus/KernelGen.h"
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
@@ -47,6 +49,10 @@ support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeOptions &O) {
   corpus::LowerOptions LO;
   LO.dtype = Type;
   LO.arch = O.arch;
+  auto Math = corpus::parseMathMode(O.math);
+  if (!Math)
+    return support::Error("unknown math mode '" + O.math + "' (expected simt, tf32, f16 or bf16)");
+  LO.math = *Math;
   support::Expected<corpus::Workload> W = corpus::lower(*N, LO);
   if (!W)
     return W.error();
@@ -236,6 +242,9 @@ void addAnalyzeCommand(CLI::App &App) {
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
   Cmd->add_option("--arch", O->arch, "target architecture")->capture_default_str();
+  Cmd->add_option("--math", O->math, "convolution/dense math (ptxcast lower --math)")
+      ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}))
+      ->capture_default_str();
   Cmd->add_option("--mode", O->mode, "fast (shortcuts) or exact (real data, every CTA)")
       ->check(CLI::IsMember({"fast", "exact"}))
       ->capture_default_str();

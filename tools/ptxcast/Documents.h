@@ -64,6 +64,7 @@ struct AnalyzeOptions {
   std::string onnxBytes; ///< an ONNX model in memory, named `input` (empty: read `input`)
   std::string dtype = "f32";
   std::string arch = "sm_90";
+  std::string math = "simt"; ///< the lowering's math mode (corpus::MathMode by name)
   std::string mode = "fast";
   std::string format = "table";
   int64_t batch = 1;

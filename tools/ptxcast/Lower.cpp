@@ -1,8 +1,9 @@
 // `ptxcast lower MODEL|FILE.onnx [--batch N] [--image-size S] [--dtype f32|f16] [--arch sm_XX]
-// -o DIR`: lowers a zoo model or an ONNX file to PTX kernels plus a launch manifest
-// (DIR/manifest.json, DIR/kernels_*.ptx, DIR/workload.json), written atomically.
+// [--math simt|tf32|f16|bf16] -o DIR`: lowers a zoo model or an ONNX file to PTX kernels plus a
+// launch manifest (DIR/manifest.json, DIR/kernels_*.ptx, DIR/workload.json), written atomically.
 #include "Commands.h"
 
+#include "corpus/KernelGen.h"
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
@@ -21,6 +22,7 @@ struct LowerCommandOptions {
   std::string out;
   std::string dtype = "f32";
   std::string arch = "sm_90";
+  std::string math = "simt";
   int64_t batch = 1;
   int64_t imageSize = 0;
 };
@@ -48,6 +50,7 @@ int runLower(const LowerCommandOptions &O) {
   corpus::LowerOptions LO;
   LO.dtype = Type;
   LO.arch = O.arch;
+  LO.math = *corpus::parseMathMode(O.math); // CLI11 checked the name
   auto W = corpus::lower(*N, LO);
   if (!W) {
     fmt::print(stderr, "{}\n", W.error().str());
@@ -86,6 +89,11 @@ void addLowerCommand(CLI::App &App) {
       ->capture_default_str();
   Cmd->add_option("--arch", Opts->arch, "target architecture")
       ->check(CLI::IsMember({"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90"}))
+      ->capture_default_str();
+  Cmd->add_option("--math", Opts->math,
+                  "convolution/dense math: simt (CUDA-core FMAs), or tensor cores with tf32, f16 "
+                  "or bf16 operands (sm_80+)")
+      ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}))
       ->capture_default_str();
   Cmd->callback([Opts] {
     if (int Status = runLower(*Opts); Status != 0)

@@ -34,11 +34,14 @@ struct NetworkRequest {
   int64_t imageSize = 0; ///< zoo models: H = W; 0 = the model's own resolution
   std::string dtype = "f32";
   std::string arch = "sm_90";
-  unsigned threads = 0;                 ///< analysis worker threads; 0 = all cores
-  corpus::KernelCache *cache = nullptr; ///< kernels shared with other requests (may be null)
+  unsigned threads = 0;                    ///< analysis worker threads; 0 = all cores
+  corpus::KernelCache *cache = nullptr;    ///< kernels shared with other requests (may be null)
   const AnalysisCache *analyses = nullptr; ///< on-disk analysis cache (may be null)
   std::string onnxBytes; ///< an ONNX model held in memory (empty: `input` says what to build)
   ProgressFn progress;   ///< analysis progress (empty: terminalProgress())
+  /// LowerOptions::math by name (simt, tf32, f16, bf16): the kernels lowered, not predict's
+  /// --math (the tensor rates the predictor assumes; predict lowers with simt for now).
+  std::string math = "simt";
 };
 
 /// One launch of the lowered network.

@@ -15,7 +15,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace corpus {
@@ -68,6 +70,8 @@ struct ConvSpec {
   Epilogue epilogue;
   ConvStrategy strategy = ConvStrategy::Auto;
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+  /// Tensor-core math for the Gemm and ImplicitGemm strategies (Direct and Depthwise ignore it).
+  MathMode math = MathMode::Simt;
 
   uint32_t outHeight() const; ///< 0 when the window does not fit
   uint32_t outWidth() const;
@@ -76,12 +80,13 @@ struct ConvSpec {
 /// Dense (fully connected) layer: Y[r][o] = sum_i X[r][i] * W[o][i], X [rows, inFeatures],
 /// W [outFeatures, inFeatures] (ONNX Gemm with transB = 1), Y [rows, outFeatures]. The epilogue
 /// channel is o; seScale is not allowed. Fewer than 8 rows lower to a GEMV kernel, else to the
-/// tiled GEMM.
+/// tiled GEMM (a tensor-core GEMM when `math` is not Simt; the GEMV ignores `math`).
 struct GemmSpec {
   uint32_t rows = 1, inFeatures = 0, outFeatures = 0;
   DType dtype = DType::F32;
   Epilogue epilogue;
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+  MathMode math = MathMode::Simt;
 };
 
 /// Batched matrix product, torch.bmm: C[b] = A[b] x B[b] with A [batch, m, n], B [batch, n, k]
@@ -91,6 +96,8 @@ struct BatchMatMulSpec {
   uint32_t batch = 1, m = 0, n = 0, k = 0;
   DType dtype = DType::F32;
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+  /// Tensor-core math (one batch per CTA, so batches beyond 65535 stay on the CUDA-core GEMM).
+  MathMode math = MathMode::Simt;
 };
 
 enum class PoolKind : uint8_t { Max, Avg };
@@ -217,12 +224,14 @@ struct KernelLaunch {
   /// conv_direct, conv_depthwise, conv_gemm, conv_implicit_gemm, dense_gemm, dense_gemv,
   /// bmm_gemm, pool_max, pool_avg, global_avg_pool,
   /// eltwise_{add,mul,scale_channels,activation,batch_norm,div,pow},
-  /// eltwise_{add,mul,div,pow}_scalar, concat, softmax, layernorm
+  /// eltwise_{add,mul,div,pow}_scalar, concat, softmax, layernorm; tensor-core kernels:
+  /// conv_gemm_mma, conv_implicit_gemm_mma, dense_gemm_mma, bmm_gemm_mma
   std::string strategy;
   std::array<uint32_t, 3> grid = {1, 1, 1};
   std::array<uint32_t, 3> block = {1, 1, 1};
   uint32_t sharedBytes = 0; ///< dynamic shared memory (always 0: tiles are static)
   DType dtype = DType::F32;
+  MathMode math = MathMode::Simt; ///< tensor-core operand type; Simt for CUDA-core kernels
   std::vector<KernelParam> params;
 };
 
@@ -232,6 +241,14 @@ uint32_t dtypeBytes(DType T);
 const char *activationName(ActivationKind K);
 /// "input", "weight", "bn_scale", ...
 const char *paramRoleName(ParamRole R);
+/// "simt", "tf32", "f16", "bf16".
+const char *mathModeName(MathMode M);
+/// The mode named `Name` (as mathModeName spells it), or nullopt.
+std::optional<MathMode> parseMathMode(std::string_view Name);
+/// Why `M` cannot run on data of type `T` for `Arch` (sm_75 ... sm_90), nullopt when it can:
+/// the tensor-core kernels need sm_80 (mma.sync m16n8k8 tf32 and m16n8k16 f16/bf16, cp.async);
+/// tf32 and bf16 take f32 data (f16 data would be rounded twice).
+std::optional<std::string> mathModeError(MathMode M, DType T, std::string_view Arch);
 
 /// One kernel's PTX as the NVPTX backend prints it alone in a module: the module header
 /// (`.version`, `.target`, `.address_size`) and the rest, with block labels `$L__BB0_*`.

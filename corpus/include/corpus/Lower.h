@@ -28,6 +28,11 @@ struct LowerOptions {
   unsigned threads = 0;
   /// Kernels compiled by earlier lowerings, reused and added to (not owned; may be null).
   KernelCache *cache = nullptr;
+  /// Tensor-core math for convolutions and dense layers (mathModeError lists what each mode
+  /// needs). Simt, the default, keeps every kernel on CUDA cores; PyTorch's own default (tf32 for
+  /// f32 convolutions on sm_80+, f16 for f16 networks) becomes the default once the tensor-core
+  /// library covers every layer the predictor was trained on.
+  MathMode math = MathMode::Simt;
 };
 
 /// Lowers a network (its batch and image size are those it was built or imported with). A layer

@@ -38,13 +38,15 @@ struct WorkloadLaunch {
   std::vector<WorkloadArg> args;
   std::vector<std::string> layers; ///< the layer and the layers fused into it, in order
   int64_t macs = 0;                ///< MACs of those layers
+  MathMode math = MathMode::Simt;  ///< KernelLaunch::math: tensor-core operands, or Simt
 };
 
 struct Workload {
   std::string network;
   std::string arch;
   DType dtype = DType::F32;
-  std::vector<std::string> ptx; ///< module texts, written as kernels[_N].ptx
+  MathMode math = MathMode::Simt; ///< LowerOptions::math
+  std::vector<std::string> ptx;   ///< module texts, written as kernels[_N].ptx
   std::vector<WorkloadBuffer> buffers;
   std::vector<WorkloadLaunch> launches;
   size_t kernelCount = 0; ///< distinct kernels (identical layer shapes share one)

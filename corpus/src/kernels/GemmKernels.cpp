@@ -1,4 +1,5 @@
 // Shared-memory tiled GEMM kernels: 1x1 convolution, implicit-GEMM convolution, dense layers.
+#include "kernels/GemmShape.h"
 #include "kernels/KernelBuilder.h"
 #include "kernels/Specs.h"
 #include "kernels/Strategies.h"
@@ -13,74 +14,6 @@ constexpr uint32_t Side = 16; // the block is Side x Side threads
 constexpr uint32_t Threads = Side * Side;
 constexpr uint32_t KStep = 16; // K advances KStep per shared-memory tile
 constexpr uint32_t MaxGridZ = 65535;
-
-/// C[b][m][n] = sum_k A(b, m, k) * B(b, k, n), every operand addressed by constant strides.
-struct GemmShape {
-  uint32_t Batch, M, N, K;
-  uint64_t ABatch, AM, AK; // A(b, m, k) = A[b * ABatch + m * AM + k * AK]
-  uint64_t BBatch, BK, BN;
-  uint64_t CBatch, CM, CN;
-  bool ChannelIsRow;      ///< epilogue channel = m (1x1 conv) or n (dense)
-  uint32_t Channels;      ///< channel count, for the SE index b * Channels + channel
-  ParamRole ARole, BRole; ///< which buffers hold A and B
-  /// Implicit GEMM: B(k, n) is the im2col matrix of this convolution's input (k = (ci, kh, kw),
-  /// n = output pixel), computed on the fly while loading tiles; BK/BN are then unused.
-  const ConvSpec *Im2col = nullptr;
-  /// Batches one CTA computes in turn (grid z = ceil(Batch / BatchPerCta)): 1 unless the batch
-  /// exceeds grid z's 65535.
-  uint32_t BatchPerCta = 1;
-
-  /// Outputs per thread along each axis: 4 x 4 register tiles (a 64 x 64 block tile) when both
-  /// output dimensions fill such tiles, else one output per thread (16 x 16 block tile).
-  uint32_t micro() const { return M >= 64 && N >= 64 ? 4 : 1; }
-  uint32_t tile() const { return Side * micro(); }
-};
-
-/// One operand tile of Rows x Cols elements starting at (RowStart, ColStart), zero outside
-/// [0, RowLimit) x [0, ColLimit), stored row-major in shared memory with pitch Cols + 1. Base
-/// (the batch's first element) has the index type; rows and columns are i32.
-struct TileSource {
-  ParamRole Role;
-  Value *Base;
-  Value *RowStart;
-  uint32_t RowLimit;
-  uint64_t RowStride;
-  Value *ColStart;
-  uint32_t ColLimit;
-  uint64_t ColStride;
-  uint32_t Rows, Cols;
-  const ConvSpec *Im2col = nullptr; ///< see GemmShape::Im2col
-};
-
-/// Whether global element (GR, GC) of the operand exists, and its index.
-std::pair<Value *, Value *> elementAt(KernelBuilder &K, const TileSource &T, Value *GR, Value *GC) {
-  IRBuilder<> &B = K.ir();
-  Value *Inside =
-      B.CreateAnd(B.CreateICmpULT(GR, K.i32(T.RowLimit)), B.CreateICmpULT(GC, K.i32(T.ColLimit)));
-  if (!T.Im2col) {
-    Value *Idx = B.CreateAdd(T.Base, B.CreateAdd(B.CreateMul(K.widen(GR), K.ix(T.RowStride)),
-                                                 B.CreateMul(K.widen(GC), K.ix(T.ColStride))));
-    return {Inside, Idx};
-  }
-  const ConvSpec &S = *T.Im2col;
-  const uint32_t Wo = S.outWidth();
-  Value *Ci = B.CreateUDiv(GR, K.i32(S.kernelH * S.kernelW));
-  Value *Tap = B.CreateURem(GR, K.i32(S.kernelH * S.kernelW));
-  Value *Kh = B.CreateUDiv(Tap, K.i32(S.kernelW)), *Kw = B.CreateURem(Tap, K.i32(S.kernelW));
-  Value *Oh = B.CreateUDiv(GC, K.i32(Wo)), *Ow = B.CreateURem(GC, K.i32(Wo));
-  Value *Ih = B.CreateAdd(B.CreateSub(B.CreateMul(Oh, K.i32(S.strideH)), K.i32(S.padTop)),
-                          B.CreateMul(Kh, K.i32(S.dilationH)));
-  Value *Iw = B.CreateAdd(B.CreateSub(B.CreateMul(Ow, K.i32(S.strideW)), K.i32(S.padLeft)),
-                          B.CreateMul(Kw, K.i32(S.dilationW)));
-  if (S.padTop || S.padLeft || S.padBottom || S.padRight)
-    Inside = B.CreateAnd(Inside, B.CreateAnd(B.CreateICmpULT(Ih, K.i32(S.inHeight)),
-                                             B.CreateICmpULT(Iw, K.i32(S.inWidth))));
-  // The offset inside the image is i32 (an image has fewer than 2^31 elements).
-  Value *Row = B.CreateAdd(B.CreateMul(Ci, K.i32(S.inHeight)), Ih);
-  Value *Idx =
-      B.CreateAdd(T.Base, K.widenSigned(B.CreateAdd(B.CreateMul(Row, K.i32(S.inWidth)), Iw)));
-  return {Inside, Idx};
-}
 
 /// The block's threads load the tile cooperatively, Rows * Cols / 256 elements each. Consecutive
 /// threads walk the tile axis that is contiguous in global memory, so a warp's loads coalesce.
@@ -110,16 +43,7 @@ void storeOutputs(KernelBuilder &K, const GemmShape &G, const Epilogue &E,
     for (uint32_t J = 0; J < Mi; ++J) {
       Value *Row = B.CreateAdd(Row0, K.i32(I * Side));
       Value *Col = B.CreateAdd(Col0, K.i32(J * Side));
-      Value *Inside =
-          B.CreateAnd(B.CreateICmpULT(Row, K.i32(G.M)), B.CreateICmpULT(Col, K.i32(G.N)));
-      K.ifThen(Inside, [&] {
-        Value *Out = B.CreateAdd(B.CreateMul(Img, K.ix(G.CBatch)),
-                                 B.CreateAdd(B.CreateMul(K.widen(Row), K.ix(G.CM)),
-                                             B.CreateMul(K.widen(Col), K.ix(G.CN))));
-        Value *Ch = K.widen(G.ChannelIsRow ? Row : Col);
-        Value *SeIdx = B.CreateAdd(B.CreateMul(Img, K.ix(G.Channels)), Ch);
-        K.store(ParamRole::Output, Out, K.epilogue(E, K.get(Acc[I * Mi + J]), Ch, SeIdx, Out));
-      });
+      storeOutput(K, G, E, Acc[I * Mi + J], Row, Col, Img);
     }
 }
 
@@ -180,49 +104,17 @@ void buildGemmBody(KernelBuilder &K, const GemmShape &G, const Epilogue &E) {
   K.finish();
 }
 
-std::vector<ParamRole> gemmRoles(const Epilogue &E) {
-  std::vector<ParamRole> R = {ParamRole::Input, ParamRole::Weight};
-  for (ParamRole P : epilogueRoles(E))
-    R.push_back(P);
-  R.push_back(ParamRole::Output);
-  return R;
-}
-
 } // namespace
 
 KernelLaunch buildConvGemm(Module &M, const ConvSpec &S, const std::string &Name) {
   const uint32_t HW = S.inHeight * S.inWidth;
-  const uint64_t Outputs = uint64_t(S.batch) * S.outChannels * HW;
   // Out[b][cout][pix] = sum_cin W[cout][cin] * In[b][cin][pix]: A = weights, B = the image.
-  GemmShape G{.Batch = S.batch,
-              .M = S.outChannels,
-              .N = HW,
-              .K = S.inChannels,
-              .ABatch = 0,
-              .AM = S.inChannels,
-              .AK = 1,
-              .BBatch = S.inChannels * HW,
-              .BK = HW,
-              .BN = 1,
-              .CBatch = S.outChannels * HW,
-              .CM = HW,
-              .CN = 1,
-              .ChannelIsRow = true,
-              .Channels = S.outChannels,
-              .ARole = ParamRole::Weight,
-              .BRole = ParamRole::Input};
+  GemmShape G = convGemmShape(S);
   std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
-  KernelLaunch L = makeLaunch(Name, "conv_gemm", S.dtype,
-                              {ceilDiv(HW, G.tile()), ceilDiv(S.outChannels, G.tile()), S.batch},
-                              {Side, Side, 1}, Roles, [&](ParamRole R) {
-                                if (R == ParamRole::Input)
-                                  return uint64_t(S.batch) * S.inChannels * HW;
-                                if (R == ParamRole::Weight)
-                                  return uint64_t(S.outChannels) * S.inChannels;
-                                if (R == ParamRole::Output)
-                                  return Outputs;
-                                return epilogueElements(R, S.outChannels, S.batch, Outputs);
-                              });
+  KernelLaunch L =
+      makeLaunch(Name, "conv_gemm", S.dtype,
+                 {ceilDiv(HW, G.tile()), ceilDiv(S.outChannels, G.tile()), S.batch},
+                 {Side, Side, 1}, Roles, [&](ParamRole R) { return convParamElements(S, R); });
   KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   buildGemmBody(K, G, S.epilogue);
   return L;
@@ -230,40 +122,13 @@ KernelLaunch buildConvGemm(Module &M, const ConvSpec &S, const std::string &Name
 
 KernelLaunch buildImplicitGemmConv(Module &M, const ConvSpec &S, const std::string &Name) {
   const uint32_t Pixels = S.outHeight() * S.outWidth();
-  const uint32_t Taps = S.inChannels * S.kernelH * S.kernelW;
-  const uint64_t Outputs = uint64_t(S.batch) * S.outChannels * Pixels;
   // Out[b][cout][pix] = sum_k W[cout][k] * im2col(In[b])[k][pix], k = (cin, kh, kw).
-  GemmShape G{.Batch = S.batch,
-              .M = S.outChannels,
-              .N = Pixels,
-              .K = Taps,
-              .ABatch = 0,
-              .AM = Taps,
-              .AK = 1,
-              .BBatch = S.inChannels * S.inHeight * S.inWidth,
-              .BK = 0,
-              .BN = 0,
-              .CBatch = S.outChannels * Pixels,
-              .CM = Pixels,
-              .CN = 1,
-              .ChannelIsRow = true,
-              .Channels = S.outChannels,
-              .ARole = ParamRole::Weight,
-              .BRole = ParamRole::Input,
-              .Im2col = &S};
+  GemmShape G = implicitGemmShape(S);
   std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
   KernelLaunch L =
       makeLaunch(Name, "conv_implicit_gemm", S.dtype,
                  {ceilDiv(Pixels, G.tile()), ceilDiv(S.outChannels, G.tile()), S.batch},
-                 {Side, Side, 1}, Roles, [&](ParamRole R) {
-                   if (R == ParamRole::Input)
-                     return uint64_t(S.batch) * S.inChannels * S.inHeight * S.inWidth;
-                   if (R == ParamRole::Weight)
-                     return uint64_t(S.outChannels) * Taps;
-                   if (R == ParamRole::Output)
-                     return Outputs;
-                   return epilogueElements(R, S.outChannels, S.batch, Outputs);
-                 });
+                 {Side, Side, 1}, Roles, [&](ParamRole R) { return convParamElements(S, R); });
   KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   buildGemmBody(K, G, S.epilogue);
   return L;
@@ -271,19 +136,10 @@ KernelLaunch buildImplicitGemmConv(Module &M, const ConvSpec &S, const std::stri
 
 KernelLaunch buildDenseGemv(Module &M, const GemmSpec &S, const std::string &Name) {
   constexpr uint32_t WarpsPerBlock = 8;
-  const uint64_t Outputs = uint64_t(S.rows) * S.outFeatures;
   std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
-  KernelLaunch L =
-      makeLaunch(Name, "dense_gemv", S.dtype, {ceilDiv(S.outFeatures, WarpsPerBlock), S.rows, 1},
-                 {32 * WarpsPerBlock, 1, 1}, Roles, [&](ParamRole R) {
-                   if (R == ParamRole::Input)
-                     return uint64_t(S.rows) * S.inFeatures;
-                   if (R == ParamRole::Weight)
-                     return uint64_t(S.outFeatures) * S.inFeatures;
-                   if (R == ParamRole::Output)
-                     return Outputs;
-                   return epilogueElements(R, S.outFeatures, 1, Outputs);
-                 });
+  KernelLaunch L = makeLaunch(
+      Name, "dense_gemv", S.dtype, {ceilDiv(S.outFeatures, WarpsPerBlock), S.rows, 1},
+      {32 * WarpsPerBlock, 1, 1}, Roles, [&](ParamRole R) { return denseParamElements(S, R); });
   KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   IRBuilder<> &B = K.ir();
   Value *Tid = K.tid(0), *Row = K.ctaid(1);
@@ -312,37 +168,12 @@ KernelLaunch buildDenseGemv(Module &M, const GemmSpec &S, const std::string &Nam
 }
 
 KernelLaunch buildDenseGemm(Module &M, const GemmSpec &S, const std::string &Name) {
-  const uint64_t Outputs = uint64_t(S.rows) * S.outFeatures;
   // Y[r][o] = sum_i X[r][i] * W[o][i]: A = activations, B(k = i, n = o) = W[o][i].
-  GemmShape G{.Batch = 1,
-              .M = S.rows,
-              .N = S.outFeatures,
-              .K = S.inFeatures,
-              .ABatch = 0,
-              .AM = S.inFeatures,
-              .AK = 1,
-              .BBatch = 0,
-              .BK = 1,
-              .BN = S.inFeatures,
-              .CBatch = 0,
-              .CM = S.outFeatures,
-              .CN = 1,
-              .ChannelIsRow = false,
-              .Channels = S.outFeatures,
-              .ARole = ParamRole::Input,
-              .BRole = ParamRole::Weight};
+  GemmShape G = denseGemmShape(S);
   std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
-  KernelLaunch L = makeLaunch(Name, "dense_gemm", S.dtype,
-                              {ceilDiv(S.outFeatures, G.tile()), ceilDiv(S.rows, G.tile()), 1},
-                              {Side, Side, 1}, Roles, [&](ParamRole R) {
-                                if (R == ParamRole::Input)
-                                  return uint64_t(S.rows) * S.inFeatures;
-                                if (R == ParamRole::Weight)
-                                  return uint64_t(S.outFeatures) * S.inFeatures;
-                                if (R == ParamRole::Output)
-                                  return Outputs;
-                                return epilogueElements(R, S.outFeatures, 1, Outputs);
-                              });
+  KernelLaunch L = makeLaunch(
+      Name, "dense_gemm", S.dtype, {ceilDiv(S.outFeatures, G.tile()), ceilDiv(S.rows, G.tile()), 1},
+      {Side, Side, 1}, Roles, [&](ParamRole R) { return denseParamElements(S, R); });
   KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   buildGemmBody(K, G, S.epilogue);
   return L;
@@ -350,35 +181,13 @@ KernelLaunch buildDenseGemm(Module &M, const GemmSpec &S, const std::string &Nam
 
 KernelLaunch buildBatchMatMul(Module &M, const BatchMatMulSpec &S, const std::string &Name) {
   // torch.bmm: C[b] (m x k) = A[b] (m x n) x B[b] (n x k), row-major; GEMM M = m, N = k, K = n.
-  GemmShape G{.Batch = S.batch,
-              .M = S.m,
-              .N = S.k,
-              .K = S.n,
-              .ABatch = uint64_t(S.m) * S.n,
-              .AM = S.n,
-              .AK = 1,
-              .BBatch = uint64_t(S.n) * S.k,
-              .BK = S.k,
-              .BN = 1,
-              .CBatch = uint64_t(S.m) * S.k,
-              .CM = S.k,
-              .CN = 1,
-              .ChannelIsRow = false,
-              .Channels = S.k,
-              .ARole = ParamRole::Input,
-              .BRole = ParamRole::Input2};
+  GemmShape G = bmmGemmShape(S);
   G.BatchPerCta = ceilDiv(S.batch, MaxGridZ);
   const uint32_t GridZ = ceilDiv(S.batch, G.BatchPerCta);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Input2, ParamRole::Output};
   KernelLaunch L =
       makeLaunch(Name, "bmm_gemm", S.dtype, {ceilDiv(S.k, G.tile()), ceilDiv(S.m, G.tile()), GridZ},
-                 {Side, Side, 1}, Roles, [&](ParamRole R) {
-                   if (R == ParamRole::Input)
-                     return uint64_t(S.batch) * G.ABatch;
-                   if (R == ParamRole::Input2)
-                     return uint64_t(S.batch) * G.BBatch;
-                   return uint64_t(S.batch) * G.CBatch;
-                 });
+                 {Side, Side, 1}, Roles, [&](ParamRole R) { return bmmParamElements(S, R); });
   KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
   buildGemmBody(K, G, {});
   return L;

@@ -134,7 +134,11 @@ Value *KernelBuilder::fma(Value *A, Value *Bv, Value *C) {
 }
 
 Value *KernelBuilder::sharedArray(const std::string &Name, uint32_t Count) {
-  auto *Ty = ArrayType::get(B.getFloatTy(), Count);
+  return sharedArrayOf(Name, B.getFloatTy(), Count);
+}
+
+GlobalVariable *KernelBuilder::sharedArrayOf(const std::string &Name, Type *Elem, uint32_t Count) {
+  auto *Ty = ArrayType::get(Elem, Count);
   auto *GV = new GlobalVariable(M, Ty, false, GlobalValue::InternalLinkage, UndefValue::get(Ty),
                                 F->getName() + "_" + Name, nullptr, GlobalVariable::NotThreadLocal,
                                 SharedAddrSpace);

@@ -59,6 +59,12 @@ public:
   llvm::Value *fma(llvm::Value *A, llvm::Value *Bv, llvm::Value *C);
   /// A static shared-memory f32 array of `Count` elements (addrspace(3)).
   llvm::Value *sharedArray(const std::string &Name, uint32_t Count);
+  /// A static shared-memory array of `Count` elements of type `Elem`, 16-byte aligned.
+  llvm::GlobalVariable *sharedArrayOf(const std::string &Name, llvm::Type *Elem, uint32_t Count);
+  /// The storage type of global buffers (float or half).
+  llvm::Type *storageType() const { return Storage; }
+  /// Generic pointer to element `Index` (of the index type) of buffer `R`.
+  llvm::Value *elementPtr(ParamRole R, llvm::Value *Index) { return storagePtr(R, Index); }
   llvm::Value *loadShared(llvm::Value *Array, llvm::Value *Index);
   void storeShared(llvm::Value *Array, llvm::Value *Index, llvm::Value *V);
 

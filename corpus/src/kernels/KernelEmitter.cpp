@@ -251,6 +251,8 @@ support::Expected<KernelLaunch> KernelEmitter::add(const ConvSpec &S) {
   ConvStrategy R = kernels::resolveStrategy(S);
   return P->addKernel(kernels::validate(S, R), kernels::kernelName(S, R),
                       [&](Module &M, const std::string &Name) {
+                        if (kernels::usesTensorCores(S, R))
+                          return kernels::buildMmaConv(M, S, Name, R);
                         if (R == ConvStrategy::Gemm)
                           return kernels::buildConvGemm(M, S, Name);
                         if (R == ConvStrategy::ImplicitGemm)
@@ -264,14 +266,19 @@ support::Expected<KernelLaunch> KernelEmitter::add(const GemmSpec &S) {
                       [&](Module &M, const std::string &Name) {
                         if (S.rows < kernels::MinGemmRows)
                           return kernels::buildDenseGemv(M, S, Name);
+                        if (kernels::usesTensorCores(S))
+                          return kernels::buildMmaDense(M, S, Name);
                         return kernels::buildDenseGemm(M, S, Name);
                       });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const BatchMatMulSpec &S) {
-  return P->addKernel(
-      kernels::validate(S), kernels::kernelName(S),
-      [&](Module &M, const std::string &Name) { return kernels::buildBatchMatMul(M, S, Name); });
+  return P->addKernel(kernels::validate(S), kernels::kernelName(S),
+                      [&](Module &M, const std::string &Name) {
+                        if (kernels::usesTensorCores(S))
+                          return kernels::buildMmaBatchMatMul(M, S, Name);
+                        return kernels::buildBatchMatMul(M, S, Name);
+                      });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const PoolSpec &S) {
@@ -348,6 +355,11 @@ support::Expected<std::string> KernelEmitter::emitPtx(const std::string &Arch) c
 
 support::Expected<std::vector<std::string>>
 KernelEmitter::emitPtxModules(const std::string &Arch, unsigned Threads, KernelCache *Cache) const {
+  // Tensor-core kernels use sm_80 instructions that the NVPTX backend cannot select for older
+  // targets (it would abort): refuse them here, by name.
+  for (const auto &[Name, L] : P->Launches)
+    if (auto E = mathModeError(L.math, L.dtype, Arch))
+      return support::Error("kernel " + Name + ": " + *E);
   auto Kernels = P->compileAll(Arch, Threads, Cache);
   if (!Kernels)
     return Kernels.error();

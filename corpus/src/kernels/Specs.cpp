@@ -72,6 +72,34 @@ const char *paramRoleName(ParamRole R) {
   return Names[static_cast<unsigned>(R)];
 }
 
+const char *mathModeName(MathMode M) {
+  static constexpr const char *Names[] = {"simt", "tf32", "f16", "bf16"};
+  return Names[static_cast<unsigned>(M)];
+}
+
+std::optional<MathMode> parseMathMode(std::string_view Name) {
+  for (MathMode M : {MathMode::Simt, MathMode::Tf32, MathMode::F16, MathMode::Bf16})
+    if (Name == mathModeName(M))
+      return M;
+  return std::nullopt;
+}
+
+std::optional<std::string> mathModeError(MathMode M, DType T, std::string_view Arch) {
+  if (M == MathMode::Simt)
+    return std::nullopt;
+  const std::string Mode = mathModeName(M);
+  if (T == DType::F16 && M != MathMode::F16)
+    return "--math " + Mode + " needs f32 data (f16 data would be rounded twice); use --math f16";
+  // "sm_75" < "sm_80" < ... < "sm_90": the architectures this tool knows have two digits.
+  if (Arch.size() == 5 && Arch.substr(0, 3) == "sm_" && Arch < "sm_80") {
+    std::string Why = M == MathMode::F16 ? "the m16n8k16 f16 mma and cp.async need sm_80 (the "
+                                           "m16n8k8 kernels for sm_75 are not written yet)"
+                                         : Mode + " mma needs sm_80";
+    return "--math " + Mode + " is not available on " + std::string(Arch) + ": " + Why;
+  }
+  return std::nullopt;
+}
+
 std::vector<ConcatSpec> planConcat(uint32_t Batch, const std::vector<uint32_t> &Channels,
                                    uint32_t Spatial, DType T) {
   uint32_t Total = 0;
@@ -207,6 +235,18 @@ const char *strategyName(ConvStrategy S) {
   return "auto";
 }
 
+/// "_mma_tf32" for a tensor-core kernel, "" for CUDA cores.
+std::string mathInfix(MathMode M) {
+  return M == MathMode::Simt ? std::string() : std::string("_mma_") + mathModeName(M);
+}
+
+/// Data types the tensor-core kernels take in mode M (mathModeError without the architecture).
+std::optional<std::string> mathDataError(const char *Layer, MathMode M, DType T) {
+  if (auto E = mathModeError(M, T, "sm_90"))
+    return std::string(Layer) + ": " + *E;
+  return std::nullopt;
+}
+
 bool isPointwise(const ConvSpec &S) {
   return S.kernelH == 1 && S.kernelW == 1 && S.strideH == 1 && S.strideW == 1 && S.groups == 1 &&
          !S.padTop && !S.padLeft && !S.padBottom && !S.padRight;
@@ -217,6 +257,19 @@ bool isDepthwise(const ConvSpec &S) {
 }
 
 } // namespace
+
+bool usesTensorCores(const ConvSpec &S, ConvStrategy Resolved) {
+  return S.math != MathMode::Simt &&
+         (Resolved == ConvStrategy::Gemm || Resolved == ConvStrategy::ImplicitGemm);
+}
+
+bool usesTensorCores(const GemmSpec &S) {
+  return S.math != MathMode::Simt && S.rows >= MinGemmRows;
+}
+
+bool usesTensorCores(const BatchMatMulSpec &S) {
+  return S.math != MathMode::Simt && S.batch <= MaxGridYZ;
+}
 
 ConvStrategy resolveStrategy(const ConvSpec &S) {
   if (S.strategy != ConvStrategy::Auto)
@@ -250,6 +303,8 @@ std::optional<std::string> validate(const ConvSpec &S, ConvStrategy Resolved) {
     return std::string("conv: implicit gemm strategy needs an ungrouped conv");
   if (Resolved == ConvStrategy::Gemm && !isPointwise(S))
     return std::string("conv: gemm strategy needs a 1x1, stride 1, unpadded, ungrouped conv");
+  if (auto E = mathDataError("conv", S.math, S.dtype))
+    return E;
   if (auto E =
           innerTooLarge("conv", "an input image", uint64_t(S.inChannels) * S.inHeight * S.inWidth))
     return E;
@@ -265,7 +320,7 @@ std::optional<std::string> validate(const GemmSpec &S) {
     return std::string("dense: at most 1048560 rows (grid y)");
   if (S.inFeatures >= MaxInnerElements || S.outFeatures >= MaxInnerElements)
     return std::string("dense: features must be below 2^31");
-  return std::nullopt;
+  return mathDataError("dense", S.math, S.dtype);
 }
 
 std::optional<std::string> validate(const BatchMatMulSpec &S) {
@@ -275,7 +330,7 @@ std::optional<std::string> validate(const BatchMatMulSpec &S) {
     return std::string("bmm: at most 1048560 rows (grid y)");
   if (S.n >= MaxInnerElements || S.k >= MaxInnerElements)
     return std::string("bmm: inner and column dimensions must be below 2^31");
-  return std::nullopt;
+  return mathDataError("bmm", S.math, S.dtype);
 }
 
 std::optional<std::string> validate(const PoolSpec &S) {
@@ -400,10 +455,11 @@ bool wideIndex(const LayerNormSpec &S) {
 }
 
 std::string kernelName(const ConvSpec &S, ConvStrategy Resolved) {
-  std::string N = std::string("conv_") + strategyName(Resolved) + "_n" + num(S.batch) + "_c" +
-                  num(S.inChannels) + "x" + num(S.outChannels) + "_h" + num(S.inHeight) + "w" +
-                  num(S.inWidth) + "_k" + pair(S.kernelH, S.kernelW) + "_s" +
-                  pair(S.strideH, S.strideW) + "_p" +
+  std::string N = std::string("conv_") + strategyName(Resolved) +
+                  mathInfix(usesTensorCores(S, Resolved) ? S.math : MathMode::Simt) + "_n" +
+                  num(S.batch) + "_c" + num(S.inChannels) + "x" + num(S.outChannels) + "_h" +
+                  num(S.inHeight) + "w" + num(S.inWidth) + "_k" + pair(S.kernelH, S.kernelW) +
+                  "_s" + pair(S.strideH, S.strideW) + "_p" +
                   pads(S.padTop, S.padLeft, S.padBottom, S.padRight);
   if (S.dilationH != 1 || S.dilationW != 1)
     N += "_d" + pair(S.dilationH, S.dilationW);
@@ -414,14 +470,16 @@ std::string kernelName(const ConvSpec &S, ConvStrategy Resolved) {
 }
 
 std::string kernelName(const GemmSpec &S) {
-  return shorten(std::string(S.rows < MinGemmRows ? "gemv" : "dense") + "_m" + num(S.rows) + "_k" +
-                 num(S.inFeatures) + "_n" + num(S.outFeatures) + "_" + dtypeName(S.dtype) +
+  return shorten(std::string(S.rows < MinGemmRows ? "gemv" : "dense") +
+                 mathInfix(usesTensorCores(S) ? S.math : MathMode::Simt) + "_m" + num(S.rows) +
+                 "_k" + num(S.inFeatures) + "_n" + num(S.outFeatures) + "_" + dtypeName(S.dtype) +
                  epilogueSuffix(S.epilogue) + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const BatchMatMulSpec &S) {
-  return shorten("bmm_b" + num(S.batch) + "_m" + num(S.m) + "_n" + num(S.n) + "_k" + num(S.k) +
-                 "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
+  return shorten("bmm" + mathInfix(usesTensorCores(S) ? S.math : MathMode::Simt) + "_b" +
+                 num(S.batch) + "_m" + num(S.m) + "_n" + num(S.n) + "_k" + num(S.k) + "_" +
+                 dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const PoolSpec &S) {

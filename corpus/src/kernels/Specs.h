@@ -14,6 +14,13 @@ constexpr uint32_t MinGemmRows = 8;
 /// AddScalar, MulScalar, DivScalar, PowScalar: one tensor and ElementwiseSpec::scalar.
 bool isScalarOp(ElementwiseOp Op);
 
+/// Whether the kernel for a spec runs on tensor cores: math is not Simt and the strategy is a
+/// GEMM (1x1 or implicit-GEMM conv; dense with at least MinGemmRows rows; bmm of at most 65535
+/// batches).
+bool usesTensorCores(const ConvSpec &S, ConvStrategy Resolved);
+bool usesTensorCores(const GemmSpec &S);
+bool usesTensorCores(const BatchMatMulSpec &S);
+
 /// The strategy Auto picks for `S` (an explicit strategy is returned unchanged).
 ConvStrategy resolveStrategy(const ConvSpec &S);
 

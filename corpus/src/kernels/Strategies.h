@@ -18,6 +18,23 @@ KernelLaunch buildDirectConv(llvm::Module &M, const ConvSpec &S, const std::stri
 KernelLaunch buildConvGemm(llvm::Module &M, const ConvSpec &S, const std::string &Name);
 /// Ungrouped convolution as an implicit GEMM: the tiled GEMM with im2col computed on the fly.
 KernelLaunch buildImplicitGemmConv(llvm::Module &M, const ConvSpec &S, const std::string &Name);
+/// CTA tile of the tensor-core GEMM: m rows (output channels, dense rows) x n columns (pixels,
+/// dense outputs), four warps of (m / 2) x (n / 2).
+struct MmaTile {
+  uint32_t m, n;
+};
+/// The per-layer tile rule: 128 x 64 when M >= 128 and N >= 64 (the big layers: fewer CTAs, more
+/// reuse per loaded element), 32 x 32 when M <= 32 or N <= 32 (little of a bigger tile would be
+/// used), else 64 x 64.
+MmaTile chooseMmaTile(uint32_t M, uint32_t N);
+/// 1x1 (Resolved == Gemm) or implicit-GEMM convolution on tensor cores (mma.sync, S.math).
+KernelLaunch buildMmaConv(llvm::Module &M, const ConvSpec &S, const std::string &Name,
+                          ConvStrategy Resolved);
+/// Dense layer (at least MinGemmRows rows) on tensor cores.
+KernelLaunch buildMmaDense(llvm::Module &M, const GemmSpec &S, const std::string &Name);
+/// Batched matrix product (at most 65535 batches: one per CTA on grid z) on tensor cores.
+KernelLaunch buildMmaBatchMatMul(llvm::Module &M, const BatchMatMulSpec &S,
+                                 const std::string &Name);
 /// Dense layer with few rows: one warp per output (coalesced dot product + shfl.sync.down).
 KernelLaunch buildDenseGemv(llvm::Module &M, const GemmSpec &S, const std::string &Name);
 /// Dense layer as a shared-memory tiled GEMM.

@@ -1,0 +1,78 @@
+// The GEMM view of a convolution or dense layer, shared by the CUDA-core tiled GEMM
+// (GemmKernels.cpp) and the tensor-core GEMM (MmaKernels.cpp): operand strides, the on-the-fly
+// im2col operand, and the fused epilogue store of one output element.
+#pragma once
+
+#include "kernels/KernelBuilder.h"
+
+#include <utility>
+
+namespace corpus::kernels {
+
+/// C[b][m][n] = sum_k A(b, m, k) * B(b, k, n), every operand addressed by constant strides.
+struct GemmShape {
+  uint32_t Batch, M, N, K;
+  uint64_t ABatch, AM, AK; // A(b, m, k) = A[b * ABatch + m * AM + k * AK]
+  uint64_t BBatch, BK, BN;
+  uint64_t CBatch, CM, CN;
+  bool ChannelIsRow;      ///< epilogue channel = m (1x1 conv) or n (dense)
+  uint32_t Channels;      ///< channel count, for the SE index b * Channels + channel
+  ParamRole ARole, BRole; ///< which buffers hold A and B
+  /// Implicit GEMM: B(k, n) is the im2col matrix of this convolution's input (k = (ci, kh, kw),
+  /// n = output pixel), computed on the fly while loading tiles; BK/BN are then unused.
+  const ConvSpec *Im2col = nullptr;
+  /// Batches one CTA computes in turn (grid z = ceil(Batch / BatchPerCta)): 1 unless the batch
+  /// exceeds grid z's 65535.
+  uint32_t BatchPerCta = 1;
+
+  /// Outputs per thread along each axis of the CUDA-core kernel: 4 x 4 register tiles (a 64 x 64
+  /// block tile) when both output dimensions fill such tiles, else one output per thread (16 x 16
+  /// block tile).
+  uint32_t micro() const { return M >= 64 && N >= 64 ? 4 : 1; }
+  uint32_t tile() const { return 16 * micro(); }
+};
+
+/// 1x1 convolution per image: Out[b][cout][pix] = sum_cin W[cout][cin] * In[b][cin][pix].
+GemmShape convGemmShape(const ConvSpec &S);
+/// Implicit GEMM: Out[b][cout][pix] = sum_k W[cout][k] * im2col(In[b])[k][pix], k = (cin, kh, kw).
+GemmShape implicitGemmShape(const ConvSpec &S);
+/// Dense: Y[r][o] = sum_i X[r][i] * W[o][i], A = activations, B(k = i, n = o) = W[o][i].
+GemmShape denseGemmShape(const GemmSpec &S);
+
+/// torch.bmm: C[b] (m x k) = A[b] (m x n) x B[b] (n x k), row-major; GEMM M = m, N = k, K = n.
+GemmShape bmmGemmShape(const BatchMatMulSpec &S);
+
+/// Element counts of a conv's parameters (input, weight, output, epilogue) for makeLaunch.
+uint64_t convParamElements(const ConvSpec &S, ParamRole R);
+uint64_t denseParamElements(const GemmSpec &S, ParamRole R);
+uint64_t bmmParamElements(const BatchMatMulSpec &S, ParamRole R);
+
+/// Input, Weight, the epilogue's roles, Output.
+std::vector<ParamRole> gemmRoles(const Epilogue &E);
+
+/// One operand tile of Rows x Cols elements starting at (RowStart, ColStart), zero outside
+/// [0, RowLimit) x [0, ColLimit). Base (the batch's first element) has the index type; rows and
+/// columns are i32.
+struct TileSource {
+  ParamRole Role;
+  llvm::Value *Base;
+  llvm::Value *RowStart;
+  uint32_t RowLimit;
+  uint64_t RowStride;
+  llvm::Value *ColStart;
+  uint32_t ColLimit;
+  uint64_t ColStride;
+  uint32_t Rows, Cols;
+  const ConvSpec *Im2col = nullptr; ///< see GemmShape::Im2col
+};
+
+/// Whether global element (GR, GC) of the operand exists, and its index.
+std::pair<llvm::Value *, llvm::Value *> elementAt(KernelBuilder &K, const TileSource &T,
+                                                  llvm::Value *GR, llvm::Value *GC);
+
+/// Applies the epilogue to the accumulator in slot AccSlot (KernelBuilder::accumulator) for output
+/// (Row, Col) of batch Img (index type) and stores it, when (Row, Col) is inside the M x N output.
+void storeOutput(KernelBuilder &K, const GemmShape &G, const Epilogue &E, llvm::Value *AccSlot,
+                 llvm::Value *Row, llvm::Value *Col, llvm::Value *Img);
+
+} // namespace corpus::kernels

@@ -1,0 +1,384 @@
+// Tensor-core GEMM kernels (--math tf32, f16, bf16): every case runs in the exact PTX interpreter
+// and matches the CPU reference within the bound its operand rounding implies (docs/lowering.md,
+// "Tensor-core GEMM"); the tensor-core counts equal the padded GEMM; fast mode counts what exact
+// mode counts; ptxas accepts the kernels for sm_80, sm_86, sm_89 and sm_90; sm_75 is refused.
+#include "KernelCases.h"
+#include "KernelRef.h"
+#include "KernelRun.h"
+#include "Ptxas.h"
+
+#include "analyzer/FastMode.h"
+#include "corpus/Lower.h"
+#include "corpus/Zoo.h"
+#include "ptx/Ir.h"
+#include "ptx/Parser.h"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+using namespace corpus;
+using namespace kernelcases;
+using namespace kernelrun;
+
+namespace {
+
+/// Every tensor-core case for one math mode and data type: implicit GEMMs with stride, padding,
+/// dilation and asymmetric windows, 1x1 GEMMs, dense layers, batched matmuls; ragged M, N and K;
+/// each of the three CTA tiles; every epilogue piece.
+std::vector<Case> mmaCases(MathMode M, DType T) {
+  using AK = ActivationKind;
+  std::vector<Case> Cs;
+  auto AddConv = [&](const char *L, ConvSpec S, Epilogue E, ConvStrategy St) {
+    S.dtype = T;
+    S.math = M;
+    S.epilogue = E;
+    S.strategy = St;
+    Cs.push_back({L, S});
+  };
+  const ConvStrategy Auto = ConvStrategy::Auto;
+  AddConv("igemm 3x3 stride 2 pad 1, 32x32 tile", conv(2, 5, 20, 9, 7, 3, 2, 1),
+          epi(AK::Relu, true, true), Auto);
+  AddConv("igemm 3x3, 64x64 tile", conv(1, 8, 64, 10, 9, 3, 1, 1),
+          epi(AK::None, false, false, ResidualKind::AfterActivation), Auto);
+  AddConv("igemm asymmetric dilated", asymmetricConv(), epi(AK::Tanh, true),
+          ConvStrategy::ImplicitGemm);
+  AddConv("igemm 5x5 pad 2, 128x64 tile", conv(1, 3, 130, 12, 11, 5, 1, 2), epi(AK::Swish, true),
+          Auto);
+  AddConv("1x1 ragged", conv(2, 20, 33, 5, 7, 1, 1, 0), epi(AK::HardSwish, true), Auto);
+  AddConv("1x1 se", conv(2, 8, 5, 3, 3, 1, 1, 0),
+          epi(AK::HardSigmoid, false, false, ResidualKind::None, true), ConvStrategy::Gemm);
+  AddConv("1x1 128x64 tile", conv(1, 24, 128, 9, 9, 1, 1, 0),
+          epi(AK::Relu, false, true, ResidualKind::BeforeActivation), Auto);
+  Cs.push_back({"dense gelu", GemmSpec{20, 37, 9, T, epi(AK::Gelu, true), false, M}});
+  Cs.push_back({"dense 64x64 tile",
+                GemmSpec{66, 40, 67, T, epi(AK::Relu, true, false, ResidualKind::BeforeActivation),
+                         false, M}});
+  Cs.push_back({"dense 128x64 tile", GemmSpec{130, 64, 72, T, epi(AK::Sigmoid), false, M}});
+  Cs.push_back({"bmm ragged", BatchMatMulSpec{3, 20, 37, 13, T, false, M}});
+  Cs.push_back({"bmm 64x64 tile", BatchMatMulSpec{2, 66, 40, 67, T, false, M}});
+  return Cs;
+}
+
+/// The GEMM a case computes: M x N outputs per batch, K deep.
+struct GemmDims {
+  uint64_t batch, m, n, k;
+};
+
+GemmDims dimsOf(const AnySpec &Spec) {
+  if (const auto *C = std::get_if<ConvSpec>(&Spec))
+    return {C->batch, C->outChannels, uint64_t(C->outHeight()) * C->outWidth(),
+            uint64_t(C->inChannels) * C->kernelH * C->kernelW};
+  if (const auto *B = std::get_if<BatchMatMulSpec>(&Spec))
+    return {B->batch, B->m, B->k, B->n};
+  const auto &D = std::get<GemmSpec>(Spec);
+  return {1, D.rows, D.outFeatures, D.inFeatures};
+}
+
+/// The documented tile rule (docs/lowering.md): 128 x 64, 32 x 32 or 64 x 64.
+std::pair<uint64_t, uint64_t> tileOf(const GemmDims &D) {
+  if (D.m >= 128 && D.n >= 64)
+    return {128, 64};
+  if (D.m <= 32 || D.n <= 32)
+    return {32, 32};
+  return {64, 64};
+}
+
+/// Relative rounding error of one operand: tf32 keeps 10 fraction bits (cvt.rna: <= 2^-11),
+/// f16 10 bits (<= 2^-11), bf16 7 bits (<= 2^-8).
+double unitRoundoff(MathMode M) { return M == MathMode::Bf16 ? 0x1p-8 : 0x1p-11; }
+
+/// The operands as the tensor cores see them.
+float roundOperand(float V, MathMode M) {
+  uint32_t X;
+  std::memcpy(&X, &V, 4);
+  if (M == MathMode::Tf32)
+    X = (X + 0x1000u) & ~0x1fffu; // nearest, ties away from zero (.rna)
+  else if (M == MathMode::Bf16)
+    X = ((X + 0x7fffu + ((X >> 16) & 1u)) >> 16) << 16; // nearest even
+  else
+    return kernelref::halfToFloat(kernelref::floatToHalf(V));
+  std::memcpy(&V, &X, 4);
+  return V;
+}
+
+std::vector<double> referenceOf(const AnySpec &Spec, const kernelref::Buffers &B) {
+  if (const auto *C = std::get_if<ConvSpec>(&Spec))
+    return kernelref::conv(*C, B);
+  if (const auto *M = std::get_if<BatchMatMulSpec>(&Spec))
+    return kernelref::batchMatMul(*M, B);
+  return kernelref::dense(std::get<GemmSpec>(Spec), B);
+}
+
+/// sum_k |a_k b_k| per output: the reference on absolute values without the epilogue.
+std::vector<double> absProducts(AnySpec Spec, kernelref::Buffers B) {
+  if (auto *C = std::get_if<ConvSpec>(&Spec))
+    C->epilogue = Epilogue();
+  else if (auto *D = std::get_if<GemmSpec>(&Spec))
+    D->epilogue = Epilogue();
+  for (ParamRole R : {ParamRole::Input, ParamRole::Input2, ParamRole::Weight})
+    for (float &V : B[R])
+      V = std::fabs(V);
+  return referenceOf(Spec, B);
+}
+
+/// Checks one case's output against (1) the reference on operands rounded as the tensor cores
+/// round them (tight: only the f32 accumulation order and the output's storage rounding differ)
+/// and (2) the reference on the data as stored, per element within
+/// 2.25 (2u + u^2 + K 2^-24) sum_k |a_k b_k| (+ the f16 output's rounding): 2.25 bounds the
+/// epilogue's slope (batch-norm scale <= 1.5 times an activation slope <= 1.5, hardswish's).
+void checkValues(const Case &C, MathMode M, DType T, const std::vector<float> &Got,
+                 const kernelref::Buffers &Data) {
+  kernelref::Buffers Rounded = Data;
+  for (ParamRole R : {ParamRole::Input, ParamRole::Input2, ParamRole::Weight})
+    for (float &V : Rounded[R])
+      V = roundOperand(V, M);
+  const double Tight = T == DType::F16 ? 1e-3 : 1e-4;
+  double Err = kernelref::maxRelError(Got, referenceOf(C.spec, Rounded));
+  CHECK_MESSAGE(Err <= Tight, "vs rounded operands: max relative error " << Err);
+  std::vector<double> Ref = referenceOf(C.spec, Data), Abs = absProducts(C.spec, Data);
+  REQUIRE(Ref.size() == Got.size());
+  const double U = unitRoundoff(M), K = double(dimsOf(C.spec).k);
+  const double PerTerm = 2.25 * (2 * U + U * U + K * 0x1p-24);
+  size_t Over = 0;
+  double Worst = 0;
+  for (size_t I = 0; I < Got.size(); ++I) {
+    double Bound = PerTerm * Abs[I] + (T == DType::F16 ? 0x1p-11 * std::fabs(Ref[I]) : 0) + 1e-30;
+    double Diff = std::fabs(Got[I] - Ref[I]);
+    Worst = std::max(Worst, Diff / Bound);
+    Over += Diff > Bound;
+  }
+  CHECK_MESSAGE(Over == 0,
+                Over << " outputs beyond the rounding bound (worst " << Worst << " of the bound)");
+}
+
+/// The padded GEMM's multiply-adds: every warp runs every mma of its tile, edges included. (With
+/// N <= 8, LLVM drops the last K tile's mma of n8 tiles it can prove lie past N, whose results
+/// are never stored; the cases keep N > 8.)
+void checkCounts(const Case &C, MathMode M, const KernelLaunch &L,
+                 const analyzer::KernelProfile &P) {
+  const GemmDims D = dimsOf(C.spec);
+  const auto [Tm, Tn] = tileOf(D);
+  CHECK(L.grid == std::array<uint32_t, 3>{uint32_t((D.n + Tn - 1) / Tn),
+                                          uint32_t((D.m + Tm - 1) / Tm), uint32_t(D.batch)});
+  const uint64_t Padded =
+      uint64_t(L.grid[0]) * L.grid[1] * L.grid[2] * Tm * Tn * ((D.k + 15) / 16 * 16);
+  CHECK(P.tensorMacs == Padded);
+  const uint64_t PerMma = 16 * 8 * (M == MathMode::Tf32 ? 8 : 16);
+  CHECK(P.warpInstructions[size_t(ptx::InstrClass::Tensor)] == Padded / PerMma);
+}
+
+const char *mmaInstruction(MathMode M) {
+  switch (M) {
+  case MathMode::Tf32:
+    return "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32";
+  case MathMode::F16:
+    return "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32";
+  default:
+    return "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32";
+  }
+}
+
+/// Math modes with the data types they take: tf32 and bf16 round f32 data, f16 f32 or f16 data.
+const std::vector<std::pair<MathMode, DType>> &mathCombos() {
+  static const std::vector<std::pair<MathMode, DType>> Combos = {{MathMode::Tf32, DType::F32},
+                                                                 {MathMode::F16, DType::F32},
+                                                                 {MathMode::Bf16, DType::F32},
+                                                                 {MathMode::F16, DType::F16}};
+  return Combos;
+}
+
+std::string comboName(MathMode M, DType T) {
+  return std::string(mathModeName(M)) + (T == DType::F16 ? " on f16 data" : " on f32 data");
+}
+
+} // namespace
+
+TEST_CASE("tensor-core kernels match the CPU reference within their rounding, counts padded") {
+  for (const auto &[M, T] : mathCombos()) {
+    INFO(comboName(M, T));
+    KernelEmitter E;
+    std::vector<std::pair<Case, KernelLaunch>> Launches;
+    for (const Case &C : mmaCases(M, T)) {
+      auto L = addCase(E, C);
+      REQUIRE_MESSAGE(L, C.label << ": " << support::errorText(L));
+      CHECK(L->strategy.size() > 4);
+      CHECK(L->strategy.substr(L->strategy.size() - 4) == "_mma");
+      CHECK(L->math == M);
+      CHECK(L->block == std::array<uint32_t, 3>{128, 1, 1});
+      Launches.emplace_back(C, *L);
+    }
+    auto Ptx = E.emitPtx("sm_80");
+    REQUIRE_MESSAGE(Ptx, support::errorText(Ptx));
+    CHECK(Ptx->find(mmaInstruction(M)) != std::string::npos);
+    CHECK((Ptx->find("ldmatrix.sync.aligned.m8n8.x4") != std::string::npos) == (T == DType::F16));
+    // 128-bit (f32) or 64-bit (f16) copies where K is a multiple of 4 and k contiguous, single
+    // elements elsewhere (im2col, K = 37 or 75): 4-byte cp.async for f32, ld + st for f16.
+    CHECK(Ptx->find(T == DType::F32 ? "], 16, " : "], 8, ") != std::string::npos);
+    CHECK(Ptx->find(T == DType::F32 ? "], 4, " : "st.shared.b16") != std::string::npos);
+    CHECK((Ptx->find("cvt.rna.tf32.f32") != std::string::npos) == (M == MathMode::Tf32));
+    auto Mod = ptx::parseModule(*Ptx, "mma.ptx");
+    REQUIRE_MESSAGE(Mod, support::errorText(Mod));
+    auto Prog = analyzer::decodeProgram(*Mod);
+    REQUIRE_MESSAGE(Prog, support::errorText(Prog));
+    uint32_t Seed = 3000;
+    for (const auto &[C, L] : Launches) {
+      INFO(C.label << " (" << L.kernel << ")");
+      kernelref::Buffers Data;
+      analyzer::KernelProfile Profile;
+      std::vector<float> Got = runCase(*Prog, L, Seed, Data, rangeOf, &Profile);
+      Seed += 100;
+      if (Got.empty())
+        continue;
+      checkValues(C, M, T, Got, Data);
+      checkCounts(C, M, L, Profile);
+    }
+  }
+}
+
+namespace {
+
+uint64_t total(const analyzer::ClassArray &A) {
+  uint64_t S = 0;
+  for (uint64_t V : A)
+    S += V;
+  return S;
+}
+
+} // namespace
+
+TEST_CASE("fast mode counts the tensor-core kernels within 1 % of exact mode, per launch") {
+  for (const auto &[M, T] :
+       {std::pair(MathMode::Tf32, DType::F32), std::pair(MathMode::F16, DType::F16)}) {
+    for (const Case &C : mmaCases(M, T)) {
+      INFO(comboName(M, T) << ": " << C.label);
+      KernelEmitter E;
+      auto L = addCase(E, C);
+      REQUIRE(L);
+      auto Ptx = E.emitPtx("sm_90");
+      REQUIRE(Ptx);
+      analyzer::KernelProfile Fast = analyseLaunch(*L, *Ptx, analyzer::AnalysisMode::Fast).profile;
+      analyzer::KernelProfile Exact =
+          analyseLaunch(*L, *Ptx, analyzer::AnalysisMode::Exact).profile;
+      CHECK(Fast.tensorMacs == Exact.tensorMacs);
+      const double Want = double(total(Exact.threadInstructions));
+      CHECK(std::fabs(double(total(Fast.threadInstructions)) - Want) <= 0.01 * Want);
+      const double WantWarp = double(total(Exact.warpInstructions));
+      CHECK(std::fabs(double(total(Fast.warpInstructions)) - WantWarp) <= 0.01 * WantWarp);
+    }
+  }
+}
+
+TEST_CASE("ptxas accepts the tensor-core kernels for sm_80, sm_86, sm_89 and sm_90") {
+  if (!ptxastest::havePtxas())
+    return;
+  for (const auto &[M, T] : mathCombos()) {
+    KernelEmitter E;
+    for (const Case &C : mmaCases(M, T))
+      REQUIRE(addCase(E, C));
+    for (const char *Arch : {"sm_80", "sm_86", "sm_89", "sm_90"}) {
+      INFO(comboName(M, T) << " " << Arch);
+      auto Ptx = E.emitPtx(Arch);
+      REQUIRE_MESSAGE(Ptx, support::errorText(Ptx));
+      CHECK(ptxastest::ptxasErrors(*Ptx, Arch) == "");
+    }
+  }
+}
+
+TEST_CASE("tensor math is refused where it cannot run, with the reason") {
+  CHECK(mathModeError(MathMode::Simt, DType::F16, "sm_75") == std::nullopt);
+  CHECK(mathModeError(MathMode::Tf32, DType::F32, "sm_80") == std::nullopt);
+  CHECK(mathModeError(MathMode::F16, DType::F16, "sm_90") == std::nullopt);
+  CHECK(*mathModeError(MathMode::Tf32, DType::F32, "sm_75") ==
+        "--math tf32 is not available on sm_75: tf32 mma needs sm_80");
+  CHECK(*mathModeError(MathMode::F16, DType::F32, "sm_75") ==
+        "--math f16 is not available on sm_75: the m16n8k16 f16 mma and cp.async need sm_80 (the "
+        "m16n8k8 kernels for sm_75 are not written yet)");
+  CHECK(*mathModeError(MathMode::Bf16, DType::F16, "sm_90") ==
+        "--math bf16 needs f32 data (f16 data would be rounded twice); use --math f16");
+  CHECK(parseMathMode("tf32") == MathMode::Tf32);
+  CHECK(parseMathMode("fp32") == std::nullopt);
+  // A spec with a type the mode cannot take fails when added; a tensor-core kernel fails to emit
+  // for sm_75 (the NVPTX backend would abort on it) and names itself.
+  KernelEmitter E;
+  GemmSpec Bad{16, 32, 32, DType::F16, {}, false, MathMode::Tf32};
+  auto B = E.add(Bad);
+  REQUIRE_FALSE(B);
+  CHECK(B.error().str().find("dense: --math tf32 needs f32 data") != std::string::npos);
+  auto L = E.add(GemmSpec{16, 32, 32, DType::F32, {}, false, MathMode::Tf32});
+  REQUIRE(L);
+  auto Ptx = E.emitPtx("sm_75");
+  REQUIRE_FALSE(Ptx);
+  CHECK(Ptx.error().message ==
+        "kernel " + L->kernel + ": --math tf32 is not available on sm_75: tf32 mma needs sm_80");
+}
+
+namespace {
+
+/// Kernel name -> PTX text from `.entry` to the next kernel's `// .globl`, block labels
+/// unnumbered (the driver numbers them by position in the file).
+std::map<std::string, std::string> kernelTexts(const Workload &W) {
+  std::map<std::string, std::string> Texts;
+  const std::regex Label(R"(\$L__BB\d+_)");
+  for (const std::string &Module : W.ptx)
+    for (size_t At = Module.find(".entry "); At != std::string::npos;) {
+      size_t Next = Module.find(".entry ", At + 1);
+      size_t End = Next == std::string::npos ? Next : Module.rfind("// .globl", Next);
+      std::string Text = Module.substr(At, End == std::string::npos ? End : End - At);
+      std::string Name = Text.substr(7, Text.find('(') - 7);
+      Texts[Name] = std::regex_replace(Text, Label, "$$L__BB_");
+      At = Next;
+    }
+  return Texts;
+}
+
+} // namespace
+
+TEST_CASE("lower --math tf32: GEMM layers on tensor cores, every other kernel as simt's") {
+  auto N = buildZooModel("mobilenetv2-0.35", ZooOptions{2, 32, DType::F32});
+  REQUIRE(N);
+  LowerOptions O;
+  O.arch = "sm_80";
+  auto Simt = lower(*N, O);
+  REQUIRE(Simt);
+  O.math = MathMode::Tf32;
+  auto Tf32 = lower(*N, O);
+  REQUIRE_MESSAGE(Tf32, support::errorText(Tf32));
+  CHECK(Tf32->math == MathMode::Tf32);
+  REQUIRE(Tf32->launches.size() == Simt->launches.size());
+  size_t Mma = 0;
+  for (size_t I = 0; I < Simt->launches.size(); ++I) {
+    const WorkloadLaunch &S = Simt->launches[I], &X = Tf32->launches[I];
+    const bool Gemm = S.strategy == "conv_gemm" || S.strategy == "conv_implicit_gemm" ||
+                      S.strategy == "dense_gemm" || S.strategy == "bmm_gemm";
+    CHECK(X.strategy == (Gemm ? S.strategy + "_mma" : S.strategy));
+    CHECK(X.math == (Gemm ? MathMode::Tf32 : MathMode::Simt));
+    CHECK(X.macs == S.macs);
+    CHECK(X.layers == S.layers);
+    Mma += Gemm;
+  }
+  CHECK(Mma > 10);
+  // Kernels both lowerings have are the same text: tensor math changes only the GEMM kernels.
+  std::map<std::string, std::string> A = kernelTexts(*Simt), B = kernelTexts(*Tf32);
+  size_t Shared = 0;
+  for (const auto &[Name, Text] : A)
+    if (B.count(Name)) {
+      ++Shared;
+      CHECK_MESSAGE(B.at(Name) == Text, Name);
+    }
+  CHECK(Shared > 5); // depthwise convolutions, the pool, the dense GEMV
+  CHECK(manifestJson(*Tf32).find("\"math\": \"tf32\"") != std::string::npos);
+  CHECK(manifestJson(*Simt).find("\"math\"") == std::string::npos);
+  CHECK(workloadJson(*Simt).find("\"math\": \"simt\"") != std::string::npos);
+  O.arch = "sm_75";
+  auto Old = lower(*N, O);
+  REQUIRE_FALSE(Old);
+  CHECK(Old.error().message ==
+        "lower: --math tf32 is not available on sm_75: tf32 mma needs sm_80");
+}
