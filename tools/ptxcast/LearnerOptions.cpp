@@ -198,10 +198,9 @@ learnerSpecs(const ModelOptions &Opts, const std::vector<std::string> &Learners,
     if (P.find(':') != std::string::npos)
       continue;
     const std::string Name = P.substr(0, P.find('='));
-    bool Taken = false;
-    for (const std::string &L : Learners)
-      Taken |= (*learners::createRegressor(L))->params().contains(Name);
-    if (!Taken)
+    // modelSpec kept the parameter for exactly the learners that take it.
+    if (std::none_of(Specs.begin(), Specs.end(),
+                     [&](const learners::ModelSpec &S) { return S.params.contains(Name); }))
       return support::Error(fmt::format("--param {}: no learner of {} takes a parameter '{}'", P,
                                         fmt::join(Learners, ", "), Name));
   }

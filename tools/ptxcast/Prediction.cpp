@@ -98,15 +98,21 @@ void addRow(learners::Dataset &D, const hardware::GroupFeatures &F) {
   D.addRow({}, Values, 0);
 }
 
-/// Row 0: the whole network; row 1 + K: launch K alone (for the breakdown).
-learners::Dataset featureTable(const std::vector<hardware::LaunchWork> &Work,
-                               const hardware::GpuSpec &Gpu, const hardware::Execution &E,
-                               hardware::GroupFeatures &Network) {
+/// An empty table with the columns of a `ptxcast dataset` file, which the bundle reads by name.
+learners::Dataset datasetColumns() {
   learners::Dataset D;
   D.featureNames = hardware::featureNames();
   D.featureNames.push_back(hardware::BoundColumn);
   D.featureNames.push_back("overhead_ms");
   D.targetName = "measured_ms";
+  return D;
+}
+
+/// Row 0: the whole network; row 1 + K: launch K alone (for the breakdown).
+learners::Dataset featureTable(const std::vector<hardware::LaunchWork> &Work,
+                               const hardware::GpuSpec &Gpu, const hardware::Execution &E,
+                               hardware::GroupFeatures &Network) {
+  learners::Dataset D = datasetColumns();
   Network = hardware::groupFeatures(Work, Gpu, E);
   addRow(D, Network);
   for (const hardware::LaunchWork &W : Work)
@@ -161,19 +167,26 @@ hardware::MathMode mathFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gp
   return Rate > 0 ? M : hardware::MathMode::Simt;
 }
 
-} // namespace
+/// How PyTorch runs the network's launches on Gpu.
+hardware::Execution executionFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gpu,
+                                 const PredictSettings &S) {
+  return {mathFor(N, Gpu, S), hardware::Implementation::Framework, N.dtype == "f16"};
+}
 
-support::Expected<GpuPrediction> predictOnGpu(const NetworkAnalysis &N, const Predictor &P,
-                                              const hardware::GpuSpec &Gpu,
-                                              const PredictSettings &S) {
+/// The bundle applied to the network's launch work on one GPU, as learned (no dominance rule).
+/// The work is built once per network, not per GPU.
+support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchWork> &Work,
+                                             const NetworkAnalysis &N, const Predictor &P,
+                                             const hardware::GpuSpec &Gpu,
+                                             const PredictSettings &S) {
   GpuPrediction Out;
   Out.gpu = Gpu;
   Out.batch = size_t(N.batch);
   Out.runtime = S.runtime;
-  Out.math = mathFor(N, Gpu, S);
-  const hardware::Execution E{Out.math, hardware::Implementation::Framework, N.dtype == "f16"};
+  const hardware::Execution E = executionFor(N, Gpu, S);
+  Out.math = E.math;
   hardware::GroupFeatures Network;
-  learners::Dataset Rows = featureTable(N.work(), Gpu, E, Network);
+  learners::Dataset Rows = featureTable(Work, Gpu, E, Network);
   auto Pred = P.predict(Rows);
   if (!Pred)
     return Pred.error();
@@ -200,20 +213,12 @@ support::Expected<GpuPrediction> predictOnGpu(const NetworkAnalysis &N, const Pr
   return Out;
 }
 
-namespace {
-
 /// The network's GPU time on Gpu as learned (row 0 only: no per-launch breakdown).
 support::Expected<double> learnedGpuMs(const std::vector<hardware::LaunchWork> &Work,
                                        const NetworkAnalysis &N, const Predictor &P,
                                        const hardware::GpuSpec &Gpu, const PredictSettings &S) {
-  const hardware::Execution E{mathFor(N, Gpu, S), hardware::Implementation::Framework,
-                              N.dtype == "f16"};
-  learners::Dataset D;
-  D.featureNames = hardware::featureNames();
-  D.featureNames.push_back(hardware::BoundColumn);
-  D.featureNames.push_back("overhead_ms");
-  D.targetName = "measured_ms";
-  addRow(D, hardware::groupFeatures(Work, Gpu, E));
+  learners::Dataset D = datasetColumns();
+  addRow(D, hardware::groupFeatures(Work, Gpu, executionFor(N, Gpu, S)));
   auto Pred = P.predict(D);
   if (!Pred)
     return Pred.error();
@@ -246,7 +251,7 @@ predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
   std::map<std::string, double> Learned; // catalog GPU -> learned GPU time, computed once
   std::vector<GpuPrediction> Out;
   for (const hardware::GpuSpec &Gpu : Gpus) {
-    auto G = predictOnGpu(N, P, Gpu, S);
+    auto G = predictWork(Work, N, P, Gpu, S);
     if (!G)
       return G.error();
     double Floor = G->gpuMs;

@@ -100,12 +100,6 @@ struct GpuPrediction {
   double imagesPerSecondPerWatt() const { return gpu.tdpW > 0 ? imagesPerSecond() / gpu.tdpW : 0; }
 };
 
-/// Applies the bundle to the network for one GPU, as learned: no dominance rule.
-support::Expected<GpuPrediction> predictOnGpu(const NetworkAnalysis &N,
-                                              const learners::Predictor &P,
-                                              const hardware::GpuSpec &Gpu,
-                                              const PredictSettings &S = {});
-
 /// Applies the bundle to the network on each GPU, then the dominance rule: a GPU that is at least
 /// as good as a catalog GPU on every figure the skeleton reads (hardware::dominates) never gets a
 /// longer GPU time than that GPU does. The skeleton's bound has this property by construction;
