@@ -140,9 +140,6 @@ JobOutcome analyseJobs(const std::vector<Job> &Jobs, const DatasetOptions &O) {
   S.perJob = false; // few large networks: all threads inside each
   S.lower.arch = O.arch;
   S.unit = "analysed networks";
-  std::optional<AnalysisCache> Cache;
-  if (!O.cacheDir.empty())
-    S.cache = &Cache.emplace(O.cacheDir);
   return runOrShardJobs("frameworks", O, Factories, S);
 }
 

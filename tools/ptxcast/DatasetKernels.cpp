@@ -228,9 +228,6 @@ int runKernels(const DatasetOptions &O) {
   S.perJob = true;
   S.lower.arch = G.arch.empty() ? O.arch : G.arch;
   S.unit = "analysed networks";
-  std::optional<AnalysisCache> Cache;
-  if (!O.cacheDir.empty())
-    S.cache = &Cache.emplace(O.cacheDir);
   JobOutcome Run = runOrShardJobs("kernels", O, Jobs, S);
   if (Run.done)
     return *Run.done;

@@ -228,9 +228,6 @@ int runNeusight(const DatasetOptions &O) {
   S.perJob = true;
   S.lower.arch = O.arch;
   S.unit = "analysed shapes";
-  std::optional<AnalysisCache> Cache;
-  if (!O.cacheDir.empty())
-    S.cache = &Cache.emplace(O.cacheDir);
   JobOutcome Run = runOrShardJobs("neusight", O, Jobs, S);
   if (Run.done)
     return *Run.done;

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace ptxcast::dataset {
 namespace {
@@ -265,8 +266,12 @@ support::Expected<ShardSpec> parseShard(std::string_view Text) {
 }
 
 JobOutcome runOrShardJobs(std::string_view Command, const DatasetOptions &O,
-                          const std::vector<NetworkFactory> &Jobs, const JobSettings &S) {
+                          const std::vector<NetworkFactory> &Jobs, const JobSettings &Settings) {
   JobOutcome Out;
+  JobSettings S = Settings;
+  std::optional<AnalysisCache> Cache; // --cache: lives as long as the jobs that read and fill it
+  if (!O.cacheDir.empty())
+    S.cache = &Cache.emplace(O.cacheDir);
   if (O.merged) {
     if (O.merged->size() != Jobs.size()) {
       fmt::print(stderr,

@@ -34,6 +34,7 @@ support::Expected<ShardSpec> parseShard(std::string_view Text);
 /// The results of a command's jobs: run here (all of them, or with O.shard the shard's slice,
 /// written to O.output), or taken from O.merged. `done` is set when the command must stop with
 /// that exit status: the shard file is written, or something failed (printed on stderr).
+/// With O.cacheDir the jobs read and fill that analysis cache (S.cache is set here).
 struct JobOutcome {
   std::vector<JobResult> results;
   std::optional<int> done;

@@ -169,9 +169,6 @@ int runTimm(const DatasetOptions &O) {
   S.perJob = false; // few large networks: all threads inside each
   S.lower.arch = O.arch;
   S.unit = "analysed networks";
-  std::optional<AnalysisCache> Cache;
-  if (!O.cacheDir.empty())
-    S.cache = &Cache.emplace(O.cacheDir);
   JobOutcome Run = runOrShardJobs("timm", O, Jobs, S);
   if (Run.done)
     return *Run.done;
