@@ -1,5 +1,6 @@
 // knn: k-nearest neighbours on standardised features (exact search, deterministic ties by row),
-// mean of the neighbours' targets or inverse-distance weighted.
+// mean of the neighbours' targets or inverse-distance weighted; max_rows bounds the rows kept
+// (and so the saved model) by a weight-proportional sample.
 #include "Learners.h"
 
 #include <algorithm>
@@ -26,12 +27,13 @@ public:
     Train = Matrix();
     Target.clear();
     RowWeight.clear();
+    std::vector<double> Keep = keptWeights(weightsOr1(W, X.rows()), size_t(Prm.at("max_rows")));
     for (size_t R = 0; R < X.rows(); ++R)
-      if (W.empty() || W[R] > 0) {
+      if (Keep[R] > 0) {
         auto Row = X.row(R);
         Train.appendRow(std::vector<double>(Row.begin(), Row.end()));
         Target.push_back(Y[R]);
-        RowWeight.push_back(W.empty() ? 1.0 : W[R]);
+        RowWeight.push_back(Keep[R]);
       }
     standardiseTrain();
     return std::nullopt;
@@ -90,6 +92,28 @@ public:
   }
 
 private:
+  /// The weight each training row keeps: W itself, or with MaxRows > 0 and more positive rows
+  /// than that, a weight-proportional systematic sample of about MaxRows rows in row order (row R
+  /// is drawn floor(C_R / S + 1/2) - floor(C_{R-1} / S + 1/2) times, C the running weight sum and
+  /// S = total / MaxRows) with the draw count as its weight. Every group keeps its share of the
+  /// total weight, so a balanced fit stays balanced with a bounded model size.
+  static std::vector<double> keptWeights(std::vector<double> W, size_t MaxRows) {
+    size_t Positive = size_t(std::count_if(W.begin(), W.end(), [](double V) { return V > 0; }));
+    if (MaxRows == 0 || Positive <= MaxRows)
+      return W;
+    double Total = 0;
+    for (double V : W)
+      Total += V;
+    const double Step = Total / double(MaxRows);
+    double Running = 0;
+    for (double &V : W) {
+      double Before = std::floor(Running / Step + 0.5);
+      Running += V;
+      V = std::floor(Running / Step + 0.5) - Before;
+    }
+    return W;
+  }
+
   void standardiseTrain() {
     Z = Matrix(Train.rows(), Train.cols());
     for (size_t R = 0; R < Train.rows(); ++R)
@@ -143,8 +167,8 @@ private:
 } // namespace
 
 support::Expected<std::unique_ptr<Regressor>> createKnn(const Params &P) {
-  static const std::map<std::string, ParamRange> Spec = {{"k", {5, 1, 1e6, true}},
-                                                         {"weighted", {0, 0, 1, true}}};
+  static const std::map<std::string, ParamRange> Spec = {
+      {"k", {5, 1, 1e6, true}}, {"weighted", {0, 0, 1, true}}, {"max_rows", {0, 0, 1e9, true}}};
   auto Resolved = resolveParams("knn", Spec, P);
   if (!Resolved)
     return Resolved.error();

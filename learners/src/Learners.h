@@ -40,5 +40,8 @@ support::Expected<std::unique_ptr<Regressor>> createLinear(const Params &P);
 support::Expected<std::unique_ptr<Regressor>> createKnn(const Params &P);
 /// Name is "tree", "forest" or "xgboost": the three XGBoost configurations.
 support::Expected<std::unique_ptr<Regressor>> createXgb(std::string_view Name, const Params &P);
+/// Name is "a+b[+...]": an ensemble of distinct non-ensemble learners (EnsembleRegressor.cpp).
+support::Expected<std::unique_ptr<Regressor>> createEnsemble(std::string_view Name,
+                                                             const Params &P);
 
 } // namespace learners

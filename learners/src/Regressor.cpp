@@ -50,7 +50,9 @@ std::string describeRegressors() {
   std::string S;
   for (const auto &E : Entries)
     S += std::string(E.Name) + ": " + E.Description + "\n";
-  return S;
+  return S + "a+b[+...]: ensemble, the mean of its members' predictions (the geometric mean of "
+             "times under a log target); `key=v` goes to every member that takes it, "
+             "`member.key=v` to one\n";
 }
 
 support::Expected<std::unique_ptr<Regressor>> createRegressor(std::string_view Name,
@@ -61,7 +63,21 @@ support::Expected<std::unique_ptr<Regressor>> createRegressor(std::string_view N
     return createKnn(P);
   if (Name == "tree" || Name == "forest" || Name == "xgboost")
     return createXgb(Name, P);
-  return Error("unknown learner '" + std::string(Name) + "' (valid: " + listNames() + ")");
+  if (Name.find('+') != std::string_view::npos)
+    return createEnsemble(Name, P);
+  return Error("unknown learner '" + std::string(Name) + "' (valid: " + listNames() +
+               ", or an ensemble of them joined by '+', e.g. knn+forest)");
+}
+
+bool takesParam(std::string_view Learner, std::string_view Key) {
+  auto R = createRegressor(Learner);
+  if (!R)
+    return false;
+  for (const auto &[K, V] : (*R)->params())
+    if (K == Key ||
+        (K.size() > Key.size() && K.ends_with(Key) && K[K.size() - Key.size() - 1] == '.'))
+      return true;
+  return false;
 }
 
 support::Expected<Params> parseParams(std::span<const std::string> Assignments) {

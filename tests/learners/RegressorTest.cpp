@@ -6,7 +6,10 @@
 
 #include <doctest/doctest.h>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
+#include <numeric>
 
 using namespace learners;
 
@@ -39,12 +42,14 @@ TEST_CASE("factory: names, unknown learner, unknown parameter, bad value") {
   CHECK(regressorNames() == std::vector<std::string>{"forest", "knn", "linear", "tree", "xgboost"});
   auto Bad = createRegressor("svm");
   REQUIRE(!Bad);
-  CHECK(Bad.error().str() ==
-        "error: unknown learner 'svm' (valid: forest, knn, linear, tree, xgboost)");
+  CHECK(
+      Bad.error().str() ==
+      "error: unknown learner 'svm' (valid: forest, knn, linear, tree, xgboost, or an ensemble of "
+      "them joined by '+', e.g. knn+forest)");
   auto BadParam = createRegressor("knn", {{"kk", 3}});
   REQUIRE(!BadParam);
   CHECK(BadParam.error().str() ==
-        "error: unknown parameter 'kk' for learner 'knn' (valid: k, weighted)");
+        "error: unknown parameter 'kk' for learner 'knn' (valid: k, max_rows, weighted)");
   auto BadValue = createRegressor("knn", {{"k", 2.5}});
   REQUIRE(!BadValue);
   CHECK(BadValue.error().message.find("must be an integer") != std::string::npos);
@@ -196,4 +201,90 @@ TEST_CASE("fit rejects mismatched or non-finite data") {
   auto F = make("xgboost")->fit(X, Nan);
   REQUIRE(F);
   CHECK(F->message == "targets contain a non-finite value");
+}
+
+TEST_CASE("knn: max_rows keeps a weight-proportional sample of the rows (synthetic)") {
+  // 200 rows of y = x1 in two groups: rows 0-99 weigh 1 each, rows 100-199 weigh 3 each, so a
+  // 40-row sample keeps about 10 rows of the first and 30 of the second.
+  auto D = synthetic::make(200, 1, 3, [](const std::vector<double> &X) { return X[0]; });
+  std::vector<double> W(200, 1.0);
+  std::fill(W.begin() + 100, W.end(), 3.0);
+  auto Full = make("knn", {{"k", 1}});
+  auto Small = make("knn", {{"k", 1}, {"max_rows", 40}});
+  REQUIRE(!Full->fit(D.features, D.target, W));
+  REQUIRE(!Small->fit(D.features, D.target, W));
+  auto State = nlohmann::json::parse(Small->saveState());
+  auto Kept = State.at("train_w").get<std::vector<double>>();
+  CHECK(Kept.size() == 40);
+  CHECK(std::accumulate(Kept.begin(), Kept.end(), 0.0) == 40);
+  // Each group keeps its share of the weight: a quarter for the first, three quarters after.
+  auto Xs = State.at("train_x").get<std::vector<std::vector<double>>>();
+  REQUIRE(Xs.size() == 40);
+  double FirstGroup = 0;
+  for (size_t I = 0; I < Xs.size(); ++I)
+    for (size_t R = 0; R < 100; ++R)
+      if (Xs[I][0] == D.features(R, 0))
+        FirstGroup += Kept[I];
+  CHECK(FirstGroup == doctest::Approx(10).epsilon(0.1));
+  // The full model is exact on its training rows; the sample is not, but still close to y = x.
+  CHECK(rmse(Full->predict(D.features), D.target) < 1e-12);
+  double Err = rmse(Small->predict(D.features), D.target);
+  CHECK(Err > 0);
+  CHECK(Err < 0.05);
+  // Fewer rows than max_rows: nothing is dropped.
+  auto Loose = make("knn", {{"k", 1}, {"max_rows", 1000}});
+  REQUIRE(!Loose->fit(D.features, D.target, W));
+  CHECK(nlohmann::json::parse(Loose->saveState()).at("train_y").size() == 200);
+}
+
+TEST_CASE("ensemble: the mean of its members, parameters routed by name (synthetic)") {
+  auto D = synthetic::make(
+      300, 2, 9, [](const std::vector<double> &X) { return std::sin(6 * X[0]) + X[1] * X[1]; });
+  Params P = {{"k", 3}, {"nthread", 1}, {"forest.max_depth", 5}};
+  auto E = make("knn+forest", P);
+  CHECK(E->name() == "knn+forest");
+  CHECK(E->params().at("knn.k") == 3);
+  CHECK(E->params().at("forest.max_depth") == 5);
+  CHECK(E->params().at("forest.nthread") == 1);
+  REQUIRE(!E->fit(D.features, D.target));
+  auto Knn = make("knn", {{"k", 3}});
+  auto Forest = make("forest", {{"max_depth", 5}});
+  REQUIRE(!Knn->fit(D.features, D.target));
+  REQUIRE(!Forest->fit(D.features, D.target));
+  auto PE = E->predict(D.features), PK = Knn->predict(D.features), PF = Forest->predict(D.features);
+  for (size_t I = 0; I < PE.size(); ++I)
+    CHECK(PE[I] == doctest::Approx((PK[I] + PF[I]) / 2).epsilon(1e-12));
+  // Saved and re-created from its own params(), it predicts the same.
+  auto Again = make("knn+forest", E->params());
+  REQUIRE(!Again->loadState(E->saveState()));
+  CHECK(Again->predict(D.features) == PE);
+  // knn has no native importance, so the ensemble has none either.
+  CHECK(E->featureImportance().empty());
+  auto Trees = make("tree+xgboost");
+  REQUIRE(!Trees->fit(D.features, D.target));
+  auto Imp = Trees->featureImportance();
+  REQUIRE(Imp.size() == 2);
+  CHECK(Imp[0] + Imp[1] == doctest::Approx(1.0));
+  CHECK(takesParam("knn+forest", "k"));
+  CHECK(takesParam("knn+forest", "max_depth"));
+  CHECK(!takesParam("knn+linear", "num_round"));
+}
+
+TEST_CASE("ensemble: bad names and parameters are errors") {
+  for (std::string Bad : {"knn+", "+knn", "knn+knn", "knn++forest"}) {
+    auto E = createRegressor(Bad);
+    REQUIRE(!E);
+    CHECK(E.error().message.find("distinct learner names joined by '+'") != std::string::npos);
+  }
+  auto Unknown = createRegressor("knn+svm");
+  REQUIRE(!Unknown);
+  CHECK(Unknown.error().message.find("unknown learner 'svm'") != std::string::npos);
+  auto NoTaker = createRegressor("knn+linear", {{"num_round", 1}});
+  REQUIRE(!NoTaker);
+  CHECK(NoTaker.error().message ==
+        "no member of ensemble 'knn+linear' takes a parameter 'num_round'");
+  auto Range = createRegressor("knn+forest", {{"k", 0}});
+  REQUIRE(!Range);
+  auto Wrong = make("knn+forest");
+  CHECK(Wrong->loadState(R"({"members": []})").has_value());
 }

@@ -131,6 +131,25 @@ TEST_CASE("evaluate: a parameter for all learners goes to those that take it, ch
   CHECK(Prefixed.err.find("unknown parameter 'kk' for learner 'knn'") != std::string::npos);
 }
 
+TEST_CASE("evaluate: an ensemble learner takes its members' parameters") {
+  TempDir Dir("evaluate_ensemble");
+  writeFile(Dir / "d.csv", syntheticCsv());
+  std::string Args = "evaluate --data " + (Dir / "d.csv") + " --cv 4 --format json";
+  RunResult R = runPtxcast(Args + " --learners knn,knn+linear --param k=3 --param lambda=0");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  nlohmann::json J = nlohmann::json::parse(R.out);
+  REQUIRE(J["learners"].size() == 2);
+  CHECK(J["learners"][1]["name"] == "knn+linear");
+  // k reached the ensemble's knn: with k=1 instead its predictions (and MAE) change.
+  RunResult K1 = runPtxcast(Args + " --learners knn+linear --param k=1 --param lambda=0");
+  REQUIRE(K1.status == 0);
+  CHECK(nlohmann::json::parse(K1.out)["learners"][0]["mae"] != J["learners"][1]["mae"]);
+  RunResult Bad = runPtxcast(Args + " --learners knn+linear --param num_round=3");
+  CHECK(Bad.status == 1);
+  CHECK(Bad.err.find("no learner of knn+linear takes a parameter 'num_round'") !=
+        std::string::npos);
+}
+
 TEST_CASE("evaluate: --where selects rows, leave-one-group-out, table output") {
   TempDir Dir("evaluate_where");
   writeFile(Dir / "d.csv", syntheticCsv());
@@ -321,7 +340,9 @@ TEST_CASE("evaluate: bad options are clear errors") {
   struct Case {
     std::string args, message;
   } Cases[] = {
-      {"--learners bogus", "unknown learner 'bogus' (valid: forest, knn, linear, tree, xgboost)"},
+      {"--learners bogus",
+       "unknown learner 'bogus' (valid: forest, knn, linear, tree, xgboost, or an "
+       "ensemble of them joined by '+', e.g. knn+forest)"},
       {"--cv 1", "--cv takes a fold count of 2 or more, or group=COLUMN; got '1'"},
       {"--cv group=nope", "nope"},
       {"--where gpu=a100", "no rows match the --where filters"},

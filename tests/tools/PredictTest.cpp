@@ -82,7 +82,8 @@ fs::path syntheticCsv() {
   while (std::getline(In, Line)) {
     std::vector<std::string> F = fields(Line);
     char Exact[32]; // every digit: the law must hold to rounding
-    std::snprintf(Exact, sizeof Exact, "%.17g", std::stod(F[Overhead]) + Factor * std::stod(F[Bound]));
+    std::snprintf(Exact, sizeof Exact, "%.17g",
+                  std::stod(F[Overhead]) + Factor * std::stod(F[Bound]));
     F.back() = Exact;
     for (size_t I = 0; I < F.size(); ++I)
       Text += (I ? "," : "") + F[I];
@@ -407,6 +408,9 @@ TEST_CASE("predict: the shipped default model loads and says what it predicts") 
   Json Cmp = Json::parse(C.out);
   CHECK(Cmp["model"]["name"] == "cross-gpu");
   CHECK(Cmp["results"][0]["time_ms"].get<double>() == doctest::Approx(J["time_ms"].get<double>()));
+  // compare predicts the network total only (no per-launch breakdown) but counts every launch.
+  CHECK(Cmp["results"][0]["launches"] == J["launches"]);
+  CHECK(J["launches"].get<size_t>() > 0);
   RunResult H = runPtxcast("predict lenet5 --gpu h100 --format json");
   REQUIRE(H.status == 0);
   CHECK(Cmp["results"][1]["time_ms"].get<double>() ==

@@ -99,8 +99,8 @@ std::string bandText(const GpuPrediction &G) {
 
 void printTable(const CompareOptions &O, const learners::Predictor &P,
                 const std::vector<Cell> &Cells) {
-  fmt::print("{}\n{} runtime, {} networks\n\n", predictorSummary(P), runtimeName(O.settings.runtime),
-             O.dtype);
+  fmt::print("{}\n{} runtime, {} networks\n\n", predictorSummary(P),
+             runtimeName(O.settings.runtime), O.dtype);
   fmt::print("{:<20} {:>6} {:<18} {:>11} {:>19} {:>11} {:>10}{}\n", "model", "batch", "gpu",
              "ms/batch", "band ms", "images/s", "img/s/W", O.budgetMs > 0 ? "  budget" : "");
   size_t Meeting = 0, Warned = 0;
@@ -144,7 +144,7 @@ OJson resultsJson(const CompareOptions &O, const learners::Predictor &P,
                     {"batch", G.batch},
                     {"gpu", G.gpu.name},
                     {"math", hardware::mathModeName(G.math)},
-                    {"launches", G.launches()},
+                    {"launches", G.launches},
                     {"time_ms", G.timeMs},
                     {"bound_ms", G.boundMs},
                     {"interval_ms", Band},
@@ -202,6 +202,7 @@ support::Expected<Matrix> predictMatrix(CompareOptions &O) {
   if (!Settings)
     return Settings.error();
   O.settings = *Settings;
+  O.settings.breakdown = false; // a cell shows the network's total only
   auto P = choosePredictor(O.model);
   if (!P)
     return P.error();

@@ -81,8 +81,7 @@ void addModelOptions(CLI::App &Cmd, ModelOptions &Opts) {
 namespace {
 
 /// A side column option: "auto" picks `Default` when the data has it, "none" none.
-std::string sideColumn(const std::string &Option, const learners::Dataset &D,
-                       const char *Default) {
+std::string sideColumn(const std::string &Option, const learners::Dataset &D, const char *Default) {
   if (Option == "none")
     return "";
   if (Option == "auto")
@@ -145,8 +144,7 @@ support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts) {
 }
 
 support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
-                                                 const std::string &Learner,
-                                                 learners::Dataset &D) {
+                                                 const std::string &Learner, learners::Dataset &D) {
   auto Defaults = learners::createRegressor(Learner);
   if (!Defaults)
     return Defaults.error();
@@ -156,7 +154,7 @@ support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
   for (const std::string &P : Opts.params) {
     size_t Colon = P.find(':');
     if (Colon == std::string::npos) {
-      if ((*Defaults)->params().contains(P.substr(0, P.find('='))))
+      if (learners::takesParam(Learner, P.substr(0, P.find('='))))
         Mine.push_back(P);
     } else if (P.substr(0, Colon) == Learner) {
       Mine.push_back(P.substr(Colon + 1));

@@ -108,15 +108,16 @@ learners::Dataset datasetColumns() {
   return D;
 }
 
-/// Row 0: the whole network; row 1 + K: launch K alone (for the breakdown).
+/// Row 0: the whole network; with Launches, row 1 + K: launch K alone (for the breakdown).
 learners::Dataset featureTable(const std::vector<hardware::LaunchWork> &Work,
                                const hardware::GpuSpec &Gpu, const hardware::Execution &E,
-                               hardware::GroupFeatures &Network) {
+                               hardware::GroupFeatures &Network, bool Launches) {
   learners::Dataset D = datasetColumns();
   Network = hardware::groupFeatures(Work, Gpu, E);
   addRow(D, Network);
-  for (const hardware::LaunchWork &W : Work)
-    addRow(D, hardware::groupFeatures({&W, 1}, Gpu, E));
+  if (Launches)
+    for (const hardware::LaunchWork &W : Work)
+      addRow(D, hardware::groupFeatures({&W, 1}, Gpu, E));
   return D;
 }
 
@@ -159,9 +160,10 @@ std::vector<KindTime> byKind(const NetworkAnalysis &N, const std::vector<double>
 /// The math mode the launches run in: the one asked for when the GPU has it, else PyTorch's.
 hardware::MathMode mathFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gpu,
                            const PredictSettings &S) {
-  hardware::MathMode M = S.math ? *S.math : hardware::defaultMathMode(N.dtype, Gpu.computeCapability);
-  const double Rate = M == hardware::MathMode::Tf32  ? Gpu.tensor.tf32
-                      : M == hardware::MathMode::F16 ? Gpu.tensor.fp16
+  hardware::MathMode M =
+      S.math ? *S.math : hardware::defaultMathMode(N.dtype, Gpu.computeCapability);
+  const double Rate = M == hardware::MathMode::Tf32   ? Gpu.tensor.tf32
+                      : M == hardware::MathMode::F16  ? Gpu.tensor.fp16
                       : M == hardware::MathMode::Bf16 ? Gpu.tensor.bf16
                                                       : 1;
   return Rate > 0 ? M : hardware::MathMode::Simt;
@@ -186,24 +188,28 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   const hardware::Execution E = executionFor(N, Gpu, S);
   Out.math = E.math;
   hardware::GroupFeatures Network;
-  learners::Dataset Rows = featureTable(Work, Gpu, E, Network);
+  learners::Dataset Rows = featureTable(Work, Gpu, E, Network, S.breakdown);
   auto Pred = P.predict(Rows);
   if (!Pred)
     return Pred.error();
   Out.gpuMs = Pred->front();
   Out.boundMs = Network.boundMs;
-  // The network's time split over its launches in proportion to each launch's own prediction.
-  std::vector<double> LaunchMs(Pred->begin() + 1, Pred->end());
-  double Sum = 0;
-  for (double V : LaunchMs)
-    Sum += V;
-  for (double &V : LaunchMs)
-    V = Sum > 0 ? V / Sum * Out.gpuMs : 0;
-  Out.breakdown = byKind(N, LaunchMs);
+  Out.launches = N.launches.size();
+  if (S.breakdown) {
+    // The network's time split over its launches in proportion to each launch's own prediction.
+    std::vector<double> LaunchMs(Pred->begin() + 1, Pred->end());
+    double Sum = 0;
+    for (double V : LaunchMs)
+      Sum += V;
+    for (double &V : LaunchMs)
+      V = Sum > 0 ? V / Sum * Out.gpuMs : 0;
+    Out.breakdown = byKind(N, LaunchMs);
+  }
   Out.hostMs = S.runtime == Runtime::Eager ? double(N.launches.size()) * EagerHostMsPerLaunch : 0;
   Out.timeMs = std::max(Out.gpuMs, Out.hostMs);
   if (auto I = P.interval(Out.gpuMs))
-    Out.intervalMs = std::make_pair(std::max(I->first, Out.hostMs), std::max(I->second, Out.hostMs));
+    Out.intervalMs =
+        std::make_pair(std::max(I->first, Out.hostMs), std::max(I->second, Out.hostMs));
   Out.warnings = dataWarnings(P, Network, Gpu, S, Out.math);
   if (S.runtime == Runtime::Eager && Out.hostMs > Out.gpuMs)
     Out.warnings.push_back(fmt::format(
@@ -280,12 +286,9 @@ OJson predictorJson(const Predictor &P) {
   const learners::PredictorInfo &I = P.info();
   OJson Band = nullptr;
   if (I.band)
-    Band = {{"protocol", I.band->protocol},
-            {"rows", I.band->rows},
-            {"coverage", I.band->coverage},
-            {"mape", I.band->mape},
-            {"ratio_low", I.band->ratioLow},
-            {"ratio_high", I.band->ratioHigh}};
+    Band = {{"protocol", I.band->protocol},  {"rows", I.band->rows},
+            {"coverage", I.band->coverage},  {"mape", I.band->mape},
+            {"ratio_low", I.band->ratioLow}, {"ratio_high", I.band->ratioHigh}};
   return {{"name", I.name},
           {"predicts", P.model().predicts()},
           {"learner", P.model().learner()},

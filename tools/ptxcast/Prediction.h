@@ -59,6 +59,8 @@ constexpr double EagerHostMsPerLaunch = 0.044;
 struct PredictSettings {
   Runtime runtime = Runtime::Graph;
   std::optional<hardware::MathMode> math;
+  /// Predict every launch alone too, for the per-kind breakdown; compare needs only the total.
+  bool breakdown = true;
 };
 /// The settings of `--runtime NAME` and `--math MODE` (empty: PyTorch's default).
 support::Expected<PredictSettings> predictSettings(const std::string &Runtime,
@@ -77,23 +79,18 @@ struct KindTime {
 /// One network on one GPU.
 struct GpuPrediction {
   hardware::GpuSpec gpu;
-  double timeMs = 0;    ///< per batch, under the runtime
-  double gpuMs = 0;     ///< the GPU's own time (graph replay)
-  double boundMs = 0;   ///< the physical skeleton's bound
-  double hostMs = 0;    ///< host time of the runtime (eager: launches x EagerHostMsPerLaunch)
+  double timeMs = 0;  ///< per batch, under the runtime
+  double gpuMs = 0;   ///< the GPU's own time (graph replay)
+  double boundMs = 0; ///< the physical skeleton's bound
+  double hostMs = 0;  ///< host time of the runtime (eager: launches x EagerHostMsPerLaunch)
   Runtime runtime = Runtime::Graph;
   hardware::MathMode math = hardware::MathMode::Simt;
   std::optional<std::pair<double, double>> intervalMs;
-  std::vector<KindTime> breakdown; ///< by kind, largest first, summing to gpuMs
+  /// by kind, largest first, summing to gpuMs (empty when PredictSettings::breakdown is off)
+  std::vector<KindTime> breakdown;
   std::vector<std::string> warnings;
   size_t batch = 1;
-
-  size_t launches() const {
-    size_t N = 0;
-    for (const KindTime &K : breakdown)
-      N += K.launches;
-    return N;
-  }
+  size_t launches = 0;
   double perImageMs() const { return timeMs / double(batch); }
   double imagesPerSecond() const { return timeMs > 0 ? 1e3 * double(batch) / timeMs : 0; }
   /// images/s per watt of catalog TDP (0 when the catalog has no TDP).

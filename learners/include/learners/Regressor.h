@@ -24,7 +24,7 @@ class Regressor {
 public:
   virtual ~Regressor() = default;
 
-  /// The factory name ("linear", "knn", "tree", "forest", "xgboost").
+  /// The factory name ("linear", "knn", "tree", "forest", "xgboost", or an ensemble "a+b").
   virtual std::string_view name() const = 0;
   /// Every parameter with its effective value.
   virtual const Params &params() const = 0;
@@ -47,10 +47,15 @@ public:
   virtual std::optional<support::Error> loadState(std::string_view Json) = 0;
 };
 
-/// Creates an unfitted regressor by name. An unknown learner lists the valid names; an unknown
-/// parameter lists the learner's parameters; out-of-range values are errors.
+/// Creates an unfitted regressor by name: a learner of regressorNames(), or an ensemble "a+b"
+/// of distinct ones whose prediction is the mean of its members'. An unknown learner lists the
+/// valid names; an unknown parameter lists the learner's parameters; out-of-range values are
+/// errors.
 support::Expected<std::unique_ptr<Regressor>> createRegressor(std::string_view Name,
                                                               const Params &P = {});
+
+/// Whether learner `Learner` (for an ensemble: one of its members) takes parameter `Key`.
+bool takesParam(std::string_view Learner, std::string_view Key);
 
 /// Parses "name=value" strings (as typed on a command line) into Params; a value must be a number.
 support::Expected<Params> parseParams(std::span<const std::string> Assignments);
