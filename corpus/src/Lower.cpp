@@ -250,6 +250,7 @@ std::optional<support::Error> Lowerer::lowerConv(LayerId Id) {
   S.groups = u32(A.groups);
   S.dtype = O.dtype;
   S.math = O.math;
+  S.mmaArch = mmaArchFor(O.arch);
   Tail T = fuseTail(Id, true, true);
   S.epilogue = T.epilogue;
   S.epilogue.bias = A.bias;
@@ -266,6 +267,7 @@ std::optional<support::Error> Lowerer::lowerDense(LayerId Id) {
   S.outFeatures = u32(std::get<DenseAttrs>(L.attrs).outFeatures);
   S.dtype = O.dtype;
   S.math = O.math;
+  S.mmaArch = mmaArchFor(O.arch);
   Tail T = fuseTail(Id, true, true);
   S.epilogue = T.epilogue;
   S.epilogue.bias = std::get<DenseAttrs>(L.attrs).bias;
@@ -390,6 +392,7 @@ std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
   S.batch = u32(elementCount(A) / (A.back() * A[A.size() - 2]));
   S.dtype = O.dtype;
   S.math = O.math;
+  S.mmaArch = mmaArchFor(O.arch);
   Tail T;
   T.last = Id;
   RoleBuffers In = {{ParamRole::Input, BufferOf[L.inputs[0]]},

@@ -35,11 +35,35 @@ TEST_CASE("lower --math tf32 puts lenet5's implicit GEMM on tensor cores and say
   CHECK(Json::parse(readAll(Dir / "simt/workload.json"))["math"] == "simt");
 }
 
+TEST_CASE("lower --math f16 on sm_75: m16n8k8 and ldmatrix, no cp.async") {
+  TempDir Dir("lower_math_sm75");
+  RunResult R = runPtxcast("lower lenet5 --arch sm_75 --dtype f16 --math f16 -o " + Dir / "f16");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  Json Workload = Json::parse(readAll(Dir / "f16/workload.json"));
+  size_t F16 = 0;
+  for (const Json &L : Workload["launches"])
+    if (L.value("math", "simt") == "f16") {
+      ++F16;
+      CHECK(L["kernel"].get<std::string>().find("_mma_f16_sm75_") != std::string::npos);
+    }
+  CHECK(F16 == 1);
+  Json Manifest = Json::parse(readAll(Dir / "f16/manifest.json"));
+  std::string Ptx;
+  for (const Json &P : Manifest["ptx"])
+    Ptx += readAll(Dir / ("f16/" + P.get<std::string>()));
+  CHECK(Ptx.find("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32") != std::string::npos);
+  CHECK(Ptx.find("ldmatrix.sync.aligned.m8n8.x4") != std::string::npos);
+  CHECK(Ptx.find("cp.async") == std::string::npos);
+}
+
 TEST_CASE("lower --math refuses what cannot run, with the reason") {
   TempDir Dir("lower_math_bad");
   RunResult R = runPtxcast("lower lenet5 --arch sm_75 --math tf32 -o " + Dir / "x");
   CHECK(R.status == 1);
   CHECK(R.err == "error: lower: --math tf32 is not available on sm_75: tf32 mma needs sm_80\n");
+  R = runPtxcast("lower lenet5 --arch sm_70 --math bf16 -o " + Dir / "x");
+  CHECK(R.status == 1);
+  CHECK(R.err == "error: lower: --math bf16 is not available on sm_70: bf16 mma needs sm_80\n");
   R = runPtxcast("lower lenet5 --dtype f16 --math bf16 -o " + Dir / "x");
   CHECK(R.status == 1);
   CHECK(R.err.find("--math bf16 needs f32 data") != std::string::npos);

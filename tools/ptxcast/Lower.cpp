@@ -88,11 +88,11 @@ void addLowerCommand(CLI::App &App) {
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
   Cmd->add_option("--arch", Opts->arch, "target architecture")
-      ->check(CLI::IsMember({"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90"}))
+      ->check(CLI::IsMember({"sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90"}))
       ->capture_default_str();
   Cmd->add_option("--math", Opts->math,
-                  "convolution/dense math: simt (CUDA-core FMAs), or tensor cores with tf32, f16 "
-                  "or bf16 operands (sm_80+)")
+                  "convolution/dense/bmm math: simt (CUDA-core FMAs), or tensor cores with tf32 or "
+                  "bf16 (sm_80+) or f16 (sm_70+) operands")
       ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}))
       ->capture_default_str();
   Cmd->callback([Opts] {

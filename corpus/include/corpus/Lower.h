@@ -20,7 +20,7 @@ constexpr size_t KernelsPerModule = 4;
 
 struct LowerOptions {
   DType dtype = DType::F32;
-  std::string arch = "sm_90"; ///< sm_75, sm_80, sm_86, sm_87, sm_89, sm_90
+  std::string arch = "sm_90"; ///< sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90
   uint64_t seed = 7;          ///< first seed of the random buffers (one per buffer, in order)
   bool emitPtx = true;        ///< false: plan kernels and launches only (Workload::ptx empty)
   /// Threads running LLVM over the kernels (0 = all cores). Kernels are spread over up to four
@@ -29,9 +29,10 @@ struct LowerOptions {
   /// Kernels compiled by earlier lowerings, reused and added to (not owned; may be null).
   KernelCache *cache = nullptr;
   /// Tensor-core math for convolutions and dense layers (mathModeError lists what each mode
-  /// needs). Simt, the default, keeps every kernel on CUDA cores; PyTorch's own default (tf32 for
-  /// f32 convolutions on sm_80+, f16 for f16 networks) becomes the default once the tensor-core
-  /// library covers every layer the predictor was trained on.
+  /// needs; the kernels are those of mmaArchFor(arch)). Simt, the default, keeps every kernel on
+  /// CUDA cores; PyTorch's own default (tf32 for f32 convolutions on sm_80+, f16 for f16
+  /// networks) becomes the default once the tensor-core library covers every layer the predictor
+  /// was trained on.
   MathMode math = MathMode::Simt;
 };
 

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace corpus::kernels {
 
@@ -13,6 +14,12 @@ constexpr uint32_t MinGemmRows = 8;
 
 /// AddScalar, MulScalar, DivScalar, PowScalar: one tensor and ElementwiseSpec::scalar.
 bool isScalarOp(ElementwiseOp Op);
+
+/// 75 for "sm_75" and so on; 0 when Arch is not of that form.
+unsigned smVersion(std::string_view Arch);
+/// Why a tensor-core kernel of mode M written for A cannot be compiled for Arch (an older
+/// architecture: the NVPTX backend would abort on its instructions), nullopt when it can.
+std::optional<std::string> mmaArchError(MathMode M, MmaArch A, std::string_view Arch);
 
 /// Whether the kernel for a spec runs on tensor cores: math is not Simt and the strategy is a
 /// GEMM (1x1 or implicit-GEMM conv; dense with at least MinGemmRows rows; bmm of at most 65535
