@@ -73,6 +73,10 @@ private:
     return support::Error("layer '" + L.name + "' (" + std::string(layerKindName(L.kind)) +
                           "): " + Message);
   }
+  /// The math of a layer of kind K: the option, or autoMath's choice.
+  MathMode mathOf(LayerKind K) const {
+    return O.math == MathMode::Auto ? autoMath(K, O.dtype, O.arch) : O.math;
+  }
   /// The only consumer of a layer that is not a network output, else InvalidLayer.
   LayerId sole(LayerId Id) const {
     return Consumers[Id].size() == 1 ? Consumers[Id][0] : InvalidLayer;
@@ -249,7 +253,7 @@ std::optional<support::Error> Lowerer::lowerConv(LayerId Id) {
   S.dilationH = u32(A.dilationH), S.dilationW = u32(A.dilationW);
   S.groups = u32(A.groups);
   S.dtype = O.dtype;
-  S.math = O.math;
+  S.math = mathOf(LayerKind::Conv);
   S.mmaArch = mmaArchFor(O.arch);
   Tail T = fuseTail(Id, true, true);
   S.epilogue = T.epilogue;
@@ -266,7 +270,7 @@ std::optional<support::Error> Lowerer::lowerDense(LayerId Id) {
   S.rows = u32(elementCount(X) / X.back());
   S.outFeatures = u32(std::get<DenseAttrs>(L.attrs).outFeatures);
   S.dtype = O.dtype;
-  S.math = O.math;
+  S.math = mathOf(LayerKind::Dense);
   S.mmaArch = mmaArchFor(O.arch);
   Tail T = fuseTail(Id, true, true);
   S.epilogue = T.epilogue;
@@ -391,7 +395,7 @@ std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
   S.k = u32(B.back());
   S.batch = u32(elementCount(A) / (A.back() * A[A.size() - 2]));
   S.dtype = O.dtype;
-  S.math = O.math;
+  S.math = mathOf(LayerKind::MatMul);
   S.mmaArch = mmaArchFor(O.arch);
   Tail T;
   T.last = Id;

@@ -354,6 +354,7 @@ TEST_CASE("tensor math is refused where it cannot run, with the reason") {
   CHECK(mathModeError(MathMode::F16, DType::F16, "sm_90") == std::nullopt);
   CHECK(mathModeError(MathMode::F16, DType::F32, "sm_75") == std::nullopt);
   CHECK(mathModeError(MathMode::F16, DType::F16, "sm_70") == std::nullopt);
+  CHECK(mathModeError(MathMode::Auto, DType::F32, "sm_70") == std::nullopt);
   CHECK(*mathModeError(MathMode::Tf32, DType::F32, "sm_75") ==
         "--math tf32 is not available on sm_75: tf32 mma needs sm_80");
   CHECK(*mathModeError(MathMode::Bf16, DType::F32, "sm_70") ==

@@ -252,13 +252,13 @@ uint32_t dtypeBytes(DType T);
 const char *activationName(ActivationKind K);
 /// "input", "weight", "bn_scale", ...
 const char *paramRoleName(ParamRole R);
-/// "simt", "tf32", "f16", "bf16".
+/// "simt", "tf32", "f16", "bf16", "auto".
 const char *mathModeName(MathMode M);
 /// The mode named `Name` (as mathModeName spells it), or nullopt.
 std::optional<MathMode> parseMathMode(std::string_view Name);
 /// Why `M` cannot run on data of type `T` for `Arch` (sm_70 ... sm_90), nullopt when it can:
 /// tf32 and bf16 tensor cores need sm_80, f16 tensor cores sm_70; tf32 and bf16 take f32 data
-/// (f16 data would be rounded twice). Simt runs everywhere.
+/// (f16 data would be rounded twice). Simt and Auto run everywhere.
 std::optional<std::string> mathModeError(MathMode M, DType T, std::string_view Arch);
 /// The tensor-core kernels written for `Arch`: Sm70 for sm_70, Sm75 for sm_75, Sm80 for sm_80
 /// and newer.

@@ -3,23 +3,24 @@
 #include "corpus/KernelGen.h"
 #include "kernels/Specs.h"
 
+#include <cassert>
 
 namespace corpus {
 
 const char *mathModeName(MathMode M) {
-  static constexpr const char *Names[] = {"simt", "tf32", "f16", "bf16"};
+  static constexpr const char *Names[] = {"simt", "tf32", "f16", "bf16", "auto"};
   return Names[static_cast<unsigned>(M)];
 }
 
 std::optional<MathMode> parseMathMode(std::string_view Name) {
-  for (MathMode M : {MathMode::Simt, MathMode::Tf32, MathMode::F16, MathMode::Bf16})
+  for (MathMode M : {MathMode::Simt, MathMode::Tf32, MathMode::F16, MathMode::Bf16, MathMode::Auto})
     if (Name == mathModeName(M))
       return M;
   return std::nullopt;
 }
 
 std::optional<std::string> mathModeError(MathMode M, DType T, std::string_view Arch) {
-  if (M == MathMode::Simt)
+  if (M == MathMode::Simt || M == MathMode::Auto)
     return std::nullopt;
   const std::string Mode = mathModeName(M);
   if (T == DType::F16 && M != MathMode::F16)
@@ -58,6 +59,7 @@ unsigned smVersion(std::string_view Arch) {
 std::optional<std::string> mmaArchError(MathMode M, MmaArch A, std::string_view Arch) {
   if (M == MathMode::Simt)
     return std::nullopt;
+  assert(M != MathMode::Auto && "a kernel's math mode is resolved");
   if (smVersion(Arch) >= smVersion(mmaArchName(A)))
     return std::nullopt;
   return std::string("the ") + mmaArchName(A) + " tensor-core kernel cannot run on " +

@@ -217,9 +217,13 @@ std::string mathInfix(bool TensorCores, MathMode M, MmaArch A) {
   return std::string("_mma_") + mathModeName(M) + (Arch.empty() ? "" : "_" + Arch);
 }
 
-/// What the tensor-core kernels of A take in mode M: data of a type the mode can take, an
-/// architecture that has the mode.
+/// What the tensor-core kernels of A take in mode M: a resolved mode, data of a type the mode
+/// can take, an architecture that has the mode.
 std::optional<std::string> mathDataError(const char *Layer, MathMode M, MmaArch A, DType T) {
+  if (M == MathMode::Auto)
+    return std::string(Layer) +
+           ": --math auto is chosen per layer by the lowering; a kernel takes simt, tf32, f16 "
+           "or bf16";
   if (auto E = mathModeError(M, T, mmaArchName(A)))
     return std::string(Layer) + ": " + *E;
   return std::nullopt;
