@@ -77,6 +77,12 @@ private:
   MathMode mathOf(LayerKind K) const {
     return O.math == MathMode::Auto ? autoMath(K, O.dtype, O.arch) : O.math;
   }
+  /// Standalone elementwise kernels compute in f16x2 where the op allows (F16) when an f16
+  /// network's GEMM layers run on f16 tensor cores, else in f32 (Simt).
+  MathMode elementwiseMath() const {
+    const bool Half = O.dtype == DType::F16 && mathOf(LayerKind::Conv) == MathMode::F16;
+    return Half ? MathMode::F16 : MathMode::Simt;
+  }
   /// The only consumer of a layer that is not a network output, else InvalidLayer.
   LayerId sole(LayerId Id) const {
     return Consumers[Id].size() == 1 ? Consumers[Id][0] : InvalidLayer;
@@ -334,6 +340,7 @@ std::optional<support::Error> Lowerer::lowerElementwise(LayerId Id) {
   const Layer &L = Net.layer(Id);
   ElementwiseSpec S;
   S.dtype = O.dtype;
+  S.math = elementwiseMath();
   const Shape &Y = L.shape;
   S.batch = u32(Y[0]);
   S.channels = Y.size() > 1 ? u32(Y[1]) : 1;
@@ -424,6 +431,7 @@ std::optional<support::Error> Lowerer::lowerBatchNorm(LayerId Id) {
   ElementwiseSpec S;
   S.op = ElementwiseOp::BatchNorm;
   S.dtype = O.dtype;
+  S.math = elementwiseMath();
   S.batch = u32(Y[0]);
   S.channels = u32(Y[1]);
   S.spatial = u32(elementCount(Y) / (Y[0] * Y[1]));

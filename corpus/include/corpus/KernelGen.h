@@ -164,6 +164,10 @@ struct ElementwiseSpec {
   DType dtype = DType::F32;
   float scalar = 0;     ///< the second operand of AddScalar ... PowScalar
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+  /// Simt: f32 arithmetic on the loaded values. F16 (f16 networks under f16 tensor math) with f16
+  /// data: f16x2 arithmetic on element pairs where the op allows (add, mul, their scalar forms,
+  /// channel scale, batch norm; activations none, relu, relu6); the name's dtype reads `f16x2`.
+  MathMode math = MathMode::Simt;
 };
 
 /// Most inputs one concatenation launch copies: PyTorch's CAT_ARRAY_BATCH_SIZE

@@ -97,6 +97,31 @@ void initWarp(MmaGen &X) {
     X.Acc.push_back(K.accumulator(0.0f));
 }
 
+/// The fused epilogue and store of every accumulator. f16 outputs whose epilogue has an f16 form
+/// compute it in f16 (docs/lowering.md, "Half-precision math"): neighbouring accumulator pairs
+/// (2p, 2p + 1: one row, columns c and c + 1) in f16x2 with one 32-bit store when N is even,
+/// else one by one; other outputs in f32, rounded once at the store.
+void storeAccumulators(MmaGen &X, const Epilogue &E, Value *Row0, Value *Col0, Value *Img) {
+  IRBuilder<> &B = X.ir();
+  const bool Half = X.HalfTiles && halfActivation(E.activation);
+  const uint32_t Width = Half && X.G.N % 2 == 0 ? 2 : 1;
+  for (uint32_t I = 0; I < X.mi(); ++I)
+    for (uint32_t J = 0; J < X.ni(); ++J)
+      for (uint32_t C = 0; C < X.accPerTile(); C += Width) {
+        auto [R, Cl] = accumulatorAt(X, I, J, C);
+        Value *Row = B.CreateAdd(B.CreateAdd(Row0, X.WarpRow), R);
+        Value *Col = B.CreateAdd(B.CreateAdd(Col0, X.WarpCol), Cl);
+        if (!Half) {
+          storeOutput(X.K, X.G, E, X.acc(I, J, C), Row, Col, Img);
+          continue;
+        }
+        std::vector<Value *> Slots;
+        for (uint32_t P = 0; P < Width; ++P)
+          Slots.push_back(X.acc(I, J, C + P));
+        storeOutputHalf(X.K, X.G, E, Slots, Row, Col, Img);
+      }
+}
+
 void buildMmaBody(KernelBuilder &K, const GemmShape &G, const Epilogue &E, MathMode Math,
                   MmaArch Arch, MmaTile Tile, bool HalfTiles) {
   assert(G.BatchPerCta == 1 && "the tensor-core GEMM takes one batch per CTA");
@@ -115,13 +140,7 @@ void buildMmaBody(KernelBuilder &K, const GemmShape &G, const Epilogue &E, MathM
     buildAsyncKLoop(X, Row0, Col0, ABase, BBase);
   else
     buildStagedKLoop(X, Row0, Col0, ABase, BBase);
-  for (uint32_t I = 0; I < X.mi(); ++I)
-    for (uint32_t J = 0; J < X.ni(); ++J)
-      for (uint32_t C = 0; C < X.accPerTile(); ++C) {
-        auto [Row, Col] = accumulatorAt(X, I, J, C);
-        storeOutput(K, G, E, X.acc(I, J, C), B.CreateAdd(B.CreateAdd(Row0, X.WarpRow), Row),
-                    B.CreateAdd(B.CreateAdd(Col0, X.WarpCol), Col), Img);
-      }
+  storeAccumulators(X, E, Row0, Col0, Img);
   K.finish();
 }
 

@@ -240,6 +240,28 @@ bool isDepthwise(const ConvSpec &S) {
 
 } // namespace
 
+bool halfActivation(ActivationKind A) {
+  return A == ActivationKind::None || A == ActivationKind::Relu || A == ActivationKind::Relu6;
+}
+
+bool halfElementwise(const ElementwiseSpec &S) {
+  if (S.math != MathMode::F16 || S.dtype != DType::F16 || !halfActivation(S.activation))
+    return false;
+  switch (S.op) {
+  case ElementwiseOp::Add:
+  case ElementwiseOp::Mul:
+  case ElementwiseOp::AddScalar:
+  case ElementwiseOp::MulScalar:
+  case ElementwiseOp::Activation:
+    return true;
+  case ElementwiseOp::ScaleChannels:
+  case ElementwiseOp::BatchNorm:
+    return S.spatial % 2 == 0;
+  default:
+    return false;
+  }
+}
+
 bool usesTensorCores(const ConvSpec &S, ConvStrategy Resolved) {
   return S.math != MathMode::Simt &&
          (Resolved == ConvStrategy::Gemm || Resolved == ConvStrategy::ImplicitGemm);
@@ -356,6 +378,9 @@ std::optional<std::string> validate(const ElementwiseSpec &S) {
     return std::string("elementwise: the scalar operand must be finite");
   if (S.op == ElementwiseOp::DivScalar && S.scalar == 0.0f)
     return std::string("elementwise: division by the scalar 0");
+  if (S.math != MathMode::Simt && S.math != MathMode::F16)
+    return std::string("elementwise: --math ") + mathModeName(S.math) +
+           " has no elementwise form (simt: f32 arithmetic, f16: f16x2 arithmetic)";
   return std::nullopt;
 }
 
@@ -494,7 +519,7 @@ std::string kernelName(const ElementwiseSpec &S) {
     N += "_e" + num(uint64_t(S.batch) * S.channels * S.spatial);
   if (isScalarOp(S.op))
     N += "_s" + floatName(S.scalar);
-  N += std::string("_") + dtypeName(S.dtype);
+  N += std::string("_") + dtypeName(S.dtype) + (halfElementwise(S) ? "x2" : "");
   if (S.activation != ActivationKind::None)
     N += std::string("_") + activationName(S.activation);
   return shorten(N + indexSuffix(wideIndex(S)));

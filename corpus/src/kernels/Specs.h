@@ -28,6 +28,16 @@ bool usesTensorCores(const ConvSpec &S, ConvStrategy Resolved);
 bool usesTensorCores(const GemmSpec &S);
 bool usesTensorCores(const BatchMatMulSpec &S);
 
+/// Whether an activation has an f16 form in the kernels: none, relu and relu6 (max and min).
+/// Sigmoid, swish, tanh, gelu, hardsigmoid and hardswish stay f32, as PyTorch computes them (in
+/// float).
+bool halfActivation(ActivationKind A);
+/// Whether an elementwise kernel computes in f16x2 (docs/lowering.md, "Half-precision math"):
+/// math F16 on f16 data, an add, multiply or fma (add, mul, their scalar forms, the channel
+/// scale, batch norm, a lone activation) and an activation with an f16 form; the channel scale
+/// and batch norm need an even spatial size (the two elements of a pair then share a channel).
+bool halfElementwise(const ElementwiseSpec &S);
+
 /// The strategy Auto picks for `S` (an explicit strategy is returned unchanged).
 ConvStrategy resolveStrategy(const ConvSpec &S);
 
