@@ -50,7 +50,7 @@ for Model in "${MODELS[@]}"; do
     Batch=${Config##*:}
     Dir=$WORK/zoo/$Arch/b$Batch/$Model
     [[ -n $KEEP && -f $Dir/manifest.json ]] && continue # a kept directory is reused
-    "$PTXCAST" lower "$Model" --batch "$Batch" --arch "$Arch" -o "$Dir" >/dev/null
+    "$PTXCAST" lower "$Model" --batch "$Batch" --arch "$Arch" --math simt -o "$Dir" >/dev/null
   done
 done
 

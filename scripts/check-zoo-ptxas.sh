@@ -5,9 +5,9 @@
 #   scripts/check-zoo-ptxas.sh [--ptxcast PATH] [--ptxas PATH] [--arch sm_XX] [--math LIST]
 #                              [--keep DIR] [MODEL...]
 #
-# --math: comma-separated `ptxcast lower --math` modes (simt, tf32, f16, bf16) or `all` (default
-# simt); combinations the lowering refuses (tf32/bf16 on f16 data, tensor math below sm_80) are
-# skipped. Without MODEL arguments the model list comes from `ptxcast zoo --format json`. The
+# --math: comma-separated `ptxcast lower --math` modes (simt, tf32, f16, bf16, auto) or `all`
+# (simt, tf32, f16, bf16; default simt); combinations the lowering refuses (tf32/bf16 on f16 data,
+# tf32/bf16 below sm_80) are skipped. Without MODEL arguments the model list comes from `ptxcast zoo --format json`. The
 # "seconds" column is the wall time of `ptxcast lower` (LLVM O3 + NVPTX codegen); ptxas time is
 # separate.
 set -euo pipefail
@@ -51,9 +51,9 @@ IFS=, read -r -a MATHS <<<"$MATH"
 
 # Whether `ptxcast lower` takes --math $1 with --dtype $2 on $ARCH.
 supported() {
-  [[ $1 == simt ]] && return 0
-  [[ $ARCH == sm_75 ]] && return 1
-  [[ $2 == f32 || $1 == f16 ]]
+  [[ $1 == simt || $1 == auto || $1 == f16 ]] && return 0
+  [[ $ARCH == sm_70 || $ARCH == sm_75 ]] && return 1
+  [[ $2 == f32 ]]
 }
 
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }

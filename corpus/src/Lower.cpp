@@ -73,6 +73,16 @@ private:
     return support::Error("layer '" + L.name + "' (" + std::string(layerKindName(L.kind)) +
                           "): " + Message);
   }
+  /// The math of a layer of kind K: the option, or autoMath's choice.
+  MathMode mathOf(LayerKind K) const {
+    return O.math == MathMode::Auto ? autoMath(K, O.dtype, O.arch) : O.math;
+  }
+  /// Standalone elementwise kernels compute in f16x2 where the op allows (F16) when an f16
+  /// network's GEMM layers run on f16 tensor cores, else in f32 (Simt).
+  MathMode elementwiseMath() const {
+    const bool Half = O.dtype == DType::F16 && mathOf(LayerKind::Conv) == MathMode::F16;
+    return Half ? MathMode::F16 : MathMode::Simt;
+  }
   /// The only consumer of a layer that is not a network output, else InvalidLayer.
   LayerId sole(LayerId Id) const {
     return Consumers[Id].size() == 1 ? Consumers[Id][0] : InvalidLayer;
@@ -249,7 +259,8 @@ std::optional<support::Error> Lowerer::lowerConv(LayerId Id) {
   S.dilationH = u32(A.dilationH), S.dilationW = u32(A.dilationW);
   S.groups = u32(A.groups);
   S.dtype = O.dtype;
-  S.math = O.math;
+  S.math = mathOf(LayerKind::Conv);
+  S.mmaArch = mmaArchFor(O.arch);
   Tail T = fuseTail(Id, true, true);
   S.epilogue = T.epilogue;
   S.epilogue.bias = A.bias;
@@ -265,7 +276,8 @@ std::optional<support::Error> Lowerer::lowerDense(LayerId Id) {
   S.rows = u32(elementCount(X) / X.back());
   S.outFeatures = u32(std::get<DenseAttrs>(L.attrs).outFeatures);
   S.dtype = O.dtype;
-  S.math = O.math;
+  S.math = mathOf(LayerKind::Dense);
+  S.mmaArch = mmaArchFor(O.arch);
   Tail T = fuseTail(Id, true, true);
   S.epilogue = T.epilogue;
   S.epilogue.bias = std::get<DenseAttrs>(L.attrs).bias;
@@ -328,6 +340,7 @@ std::optional<support::Error> Lowerer::lowerElementwise(LayerId Id) {
   const Layer &L = Net.layer(Id);
   ElementwiseSpec S;
   S.dtype = O.dtype;
+  S.math = elementwiseMath();
   const Shape &Y = L.shape;
   S.batch = u32(Y[0]);
   S.channels = Y.size() > 1 ? u32(Y[1]) : 1;
@@ -389,7 +402,8 @@ std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
   S.k = u32(B.back());
   S.batch = u32(elementCount(A) / (A.back() * A[A.size() - 2]));
   S.dtype = O.dtype;
-  S.math = O.math;
+  S.math = mathOf(LayerKind::MatMul);
+  S.mmaArch = mmaArchFor(O.arch);
   Tail T;
   T.last = Id;
   RoleBuffers In = {{ParamRole::Input, BufferOf[L.inputs[0]]},
@@ -417,6 +431,7 @@ std::optional<support::Error> Lowerer::lowerBatchNorm(LayerId Id) {
   ElementwiseSpec S;
   S.op = ElementwiseOp::BatchNorm;
   S.dtype = O.dtype;
+  S.math = elementwiseMath();
   S.batch = u32(Y[0]);
   S.channels = u32(Y[1]);
   S.spatial = u32(elementCount(Y) / (Y[0] * Y[1]));

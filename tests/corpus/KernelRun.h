@@ -12,6 +12,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -126,6 +127,25 @@ inline analyzer::LaunchAnalysis analyseLaunch(const KernelLaunch &L, const std::
   REQUIRE_MESSAGE(R, support::errorText(R));
   REQUIRE(R->launches.size() == 1);
   return R->launches.front();
+}
+
+inline uint64_t total(const analyzer::ClassArray &A) {
+  uint64_t S = 0;
+  for (uint64_t V : A)
+    S += V;
+  return S;
+}
+
+/// Fast mode (default settings) counts `L` within 1 % of exact mode: thread and warp
+/// instructions, and tensor-core multiply-adds exactly.
+inline void checkFastMatchesExact(const KernelLaunch &L, const std::string &Ptx) {
+  analyzer::KernelProfile Fast = analyseLaunch(L, Ptx, analyzer::AnalysisMode::Fast).profile;
+  analyzer::KernelProfile Exact = analyseLaunch(L, Ptx, analyzer::AnalysisMode::Exact).profile;
+  CHECK(Fast.tensorMacs == Exact.tensorMacs);
+  const double Want = double(total(Exact.threadInstructions));
+  CHECK(std::fabs(double(total(Fast.threadInstructions)) - Want) <= 0.01 * Want);
+  const double WantWarp = double(total(Exact.warpInstructions));
+  CHECK(std::fabs(double(total(Fast.warpInstructions)) - WantWarp) <= 0.01 * WantWarp);
 }
 
 } // namespace kernelrun

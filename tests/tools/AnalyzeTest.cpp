@@ -20,7 +20,7 @@ TEST_CASE("analyze --quick leaves residue strata off, like dataset and predict")
   // MobileNetV2-0.35 at 96x96 has classes long enough for residue strata, which change its
   // totals; --quick must analyse as the quick settings that dataset and predict use (no
   // strata), so its features match the shipped bundles'.
-  const std::string Model = "mobilenetv2-0.35 --image-size 96";
+  const std::string Model = "mobilenetv2-0.35 --image-size 96 --math simt";
   nlohmann::json Quick = totals(Model + " --quick");
   CHECK(Quick == totals(Model + " --quick --no-residue-strata"));
   nlohmann::json Default = totals(Model);

@@ -1,7 +1,7 @@
 // `ptxcast analyze MODEL|FILE.onnx|MANIFEST.json [--batch N] [--image-size S] [--dtype f32|f16]
-// [--arch sm_XX] [--math simt|tf32|f16|bf16] [--mode fast|exact] [--format table|json|csv]`: counts
-// per launch plus network totals, in seconds through fast mode (docs/fast-mode.md). Models and ONNX
-// files are lowered in memory.
+// [--arch sm_XX] [--math auto|simt|tf32|f16|bf16] [--mode fast|exact] [--format table|json|csv]`:
+// counts per launch plus network totals, in seconds through fast mode (docs/fast-mode.md). Models
+// and ONNX files are lowered in memory.
 #include "Commands.h"
 #include "Documents.h"
 #include "NetworkAnalysis.h"
@@ -51,7 +51,8 @@ support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeOptions &O) {
   LO.arch = O.arch;
   auto Math = corpus::parseMathMode(O.math);
   if (!Math)
-    return support::Error("unknown math mode '" + O.math + "' (expected simt, tf32, f16 or bf16)");
+    return support::Error("unknown math mode '" + O.math +
+                          "' (expected auto, simt, tf32, f16 or bf16)");
   LO.math = *Math;
   support::Expected<corpus::Workload> W = corpus::lower(*N, LO);
   if (!W)
@@ -242,8 +243,8 @@ void addAnalyzeCommand(CLI::App &App) {
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
   Cmd->add_option("--arch", O->arch, "target architecture")->capture_default_str();
-  Cmd->add_option("--math", O->math, "convolution/dense math (ptxcast lower --math)")
-      ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}))
+  Cmd->add_option("--math", O->math, "convolution/dense/bmm math (ptxcast lower --math)")
+      ->check(CLI::IsMember({"auto", "simt", "tf32", "f16", "bf16"}))
       ->capture_default_str();
   Cmd->add_option("--mode", O->mode, "fast (shortcuts) or exact (real data, every CTA)")
       ->check(CLI::IsMember({"fast", "exact"}))

@@ -59,12 +59,21 @@ struct JobResult {
   double seconds = 0;     ///< wall time of the job (build, lower, analyse)
 };
 
+/// Lowering options with simt math.
+inline corpus::LowerOptions simtLowering() {
+  corpus::LowerOptions O;
+  O.math = corpus::MathMode::Simt;
+  return O;
+}
+
 /// How analysis jobs are spread over threads.
 struct JobSettings {
   unsigned threads = 0;       ///< 0 = all cores
   bool perJob = true;         ///< true: jobs in parallel, one thread each; false: one job at a time
                               ///< with all threads inside it (few, large networks)
-  corpus::LowerOptions lower; ///< arch, seed; the element type is each network's own
+  /// Arch, seed; the element type is each network's own. Math is simt, whatever the library's
+  /// default: dataset rows describe the CUDA-core kernels the shipped model was trained on.
+  corpus::LowerOptions lower = simtLowering();
   std::string unit = "analyses"; ///< progress label
   const AnalysisCache *cache = nullptr; ///< on-disk analysis cache (--cache), may be null
 };

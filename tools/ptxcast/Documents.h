@@ -64,7 +64,8 @@ struct AnalyzeOptions {
   std::string onnxBytes; ///< an ONNX model in memory, named `input` (empty: read `input`)
   std::string dtype = "f32";
   std::string arch = "sm_90";
-  std::string math = "simt"; ///< the lowering's math mode (corpus::MathMode by name)
+  /// The lowering's math mode (corpus::MathMode by name); auto: what PyTorch runs per layer.
+  std::string math = "auto";
   std::string mode = "fast";
   std::string format = "table";
   int64_t batch = 1;

@@ -1,6 +1,7 @@
 // `ptxcast lower MODEL|FILE.onnx [--batch N] [--image-size S] [--dtype f32|f16] [--arch sm_XX]
-// [--math simt|tf32|f16|bf16] -o DIR`: lowers a zoo model or an ONNX file to PTX kernels plus a
-// launch manifest (DIR/manifest.json, DIR/kernels_*.ptx, DIR/workload.json), written atomically.
+// [--math auto|simt|tf32|f16|bf16] -o DIR`: lowers a zoo model or an ONNX file to PTX kernels
+// plus a launch manifest (DIR/manifest.json, DIR/kernels_*.ptx, DIR/workload.json), written
+// atomically.
 #include "Commands.h"
 
 #include "corpus/KernelGen.h"
@@ -22,7 +23,7 @@ struct LowerCommandOptions {
   std::string out;
   std::string dtype = "f32";
   std::string arch = "sm_90";
-  std::string math = "simt";
+  std::string math = "auto";
   int64_t batch = 1;
   int64_t imageSize = 0;
 };
@@ -88,12 +89,14 @@ void addLowerCommand(CLI::App &App) {
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
   Cmd->add_option("--arch", Opts->arch, "target architecture")
-      ->check(CLI::IsMember({"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90"}))
+      ->check(CLI::IsMember({"sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90"}))
       ->capture_default_str();
   Cmd->add_option("--math", Opts->math,
-                  "convolution/dense math: simt (CUDA-core FMAs), or tensor cores with tf32, f16 "
-                  "or bf16 operands (sm_80+)")
-      ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}))
+                  "convolution/dense/bmm math: auto (what PyTorch runs per layer: tf32 convolutions "
+                  "for f32 on sm_80+, f16 tensor cores for f16 on sm_70+, else simt), simt "
+                  "(CUDA-core FMAs), or tensor cores with tf32 or bf16 (sm_80+) or f16 (sm_70+) "
+                  "operands")
+      ->check(CLI::IsMember({"auto", "simt", "tf32", "f16", "bf16"}))
       ->capture_default_str();
   Cmd->callback([Opts] {
     if (int Status = runLower(*Opts); Status != 0)

@@ -199,7 +199,8 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
   LO.cache = R.cache;
   auto Math = corpus::parseMathMode(R.math);
   if (!Math)
-    return support::Error("unknown math mode '" + R.math + "' (expected simt, tf32, f16 or bf16)");
+    return support::Error("unknown math mode '" + R.math +
+                          "' (expected auto, simt, tf32, f16 or bf16)");
   LO.math = *Math;
   auto Out =
       analyseLowered(*N, LO, R.threads, R.progress ? R.progress : terminalProgress(), R.analyses);

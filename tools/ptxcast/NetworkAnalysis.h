@@ -39,8 +39,9 @@ struct NetworkRequest {
   const AnalysisCache *analyses = nullptr; ///< on-disk analysis cache (may be null)
   std::string onnxBytes; ///< an ONNX model held in memory (empty: `input` says what to build)
   ProgressFn progress;   ///< analysis progress (empty: terminalProgress())
-  /// LowerOptions::math by name (simt, tf32, f16, bf16): the kernels lowered, not predict's
-  /// --math (the tensor rates the predictor assumes; predict lowers with simt for now).
+  /// LowerOptions::math by name (simt, tf32, f16, bf16, auto): the kernels lowered, not
+  /// predict's --math (the tensor rates the predictor assumes). Predict and compare keep simt:
+  /// the shipped model was trained on the CUDA-core kernels' counts.
   std::string math = "simt";
 };
 

@@ -12,6 +12,8 @@ enum class DType : uint8_t { F32, F16 };
 /// How convolutions and dense layers multiply (`--math`): Simt is CUDA-core FMAs (every
 /// strategy); Tf32, F16 and Bf16 run dense and 1x1 convolutions and dense layers on tensor cores
 /// (mma.sync with tf32, f16 or bf16 operands, f32 accumulation); other layers stay on CUDA cores.
-enum class MathMode : uint8_t { Simt, Tf32, F16, Bf16 };
+/// Auto is a lowering option only (LowerOptions::math): each layer gets what PyTorch runs on the
+/// target (corpus::autoMath); a kernel spec or launch is never Auto.
+enum class MathMode : uint8_t { Simt, Tf32, F16, Bf16, Auto };
 
 } // namespace corpus

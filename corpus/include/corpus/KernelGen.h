@@ -50,6 +50,13 @@ struct Epilogue {
   bool seScale = false; ///< y *= seScale[n * C + c] (squeeze-excitation channel scale)
 };
 
+/// The tensor-core instructions a tensor-core kernel is written with (docs/lowering.md,
+/// "Tensor-core GEMM"): Sm80 mma.m16n8k8 (tf32) or m16n8k16 (f16, bf16), ldmatrix and cp.async
+/// double buffering; Sm75 mma.m16n8k8 f16 and ldmatrix with the global tiles staged through
+/// registers (no cp.async before sm_80); Sm70 mma.m8n8k4 f16 (no ldmatrix), staged the same way.
+/// A kernel runs on its architecture and every later one.
+enum class MmaArch : uint8_t { Sm80, Sm75, Sm70 };
+
 /// How a convolution is lowered. Auto: Depthwise when groups == inChannels > 1; Gemm (tiled
 /// GEMM) for 1x1, stride 1, unpadded, ungrouped; ImplicitGemm (tiled GEMM over an on-the-fly
 /// im2col) for other ungrouped convolutions with at least 16 output channels; Direct otherwise.
@@ -72,6 +79,7 @@ struct ConvSpec {
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
   /// Tensor-core math for the Gemm and ImplicitGemm strategies (Direct and Depthwise ignore it).
   MathMode math = MathMode::Simt;
+  MmaArch mmaArch = MmaArch::Sm80; ///< the tensor-core kernel's instructions (with math != Simt)
 
   uint32_t outHeight() const; ///< 0 when the window does not fit
   uint32_t outWidth() const;
@@ -87,6 +95,7 @@ struct GemmSpec {
   Epilogue epilogue;
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
   MathMode math = MathMode::Simt;
+  MmaArch mmaArch = MmaArch::Sm80; ///< the tensor-core kernel's instructions (with math != Simt)
 };
 
 /// Batched matrix product, torch.bmm: C[b] = A[b] x B[b] with A [batch, m, n], B [batch, n, k]
@@ -98,6 +107,7 @@ struct BatchMatMulSpec {
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
   /// Tensor-core math (one batch per CTA, so batches beyond 65535 stay on the CUDA-core GEMM).
   MathMode math = MathMode::Simt;
+  MmaArch mmaArch = MmaArch::Sm80; ///< the tensor-core kernel's instructions (with math != Simt)
 };
 
 enum class PoolKind : uint8_t { Max, Avg };
@@ -154,6 +164,10 @@ struct ElementwiseSpec {
   DType dtype = DType::F32;
   float scalar = 0;     ///< the second operand of AddScalar ... PowScalar
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+  /// Simt: f32 arithmetic on the loaded values. F16 (f16 networks under f16 tensor math) with f16
+  /// data: f16x2 arithmetic on element pairs where the op allows (add, mul, their scalar forms,
+  /// channel scale, batch norm; activations none, relu, relu6); the name's dtype reads `f16x2`.
+  MathMode math = MathMode::Simt;
 };
 
 /// Most inputs one concatenation launch copies: PyTorch's CAT_ARRAY_BATCH_SIZE
@@ -232,6 +246,7 @@ struct KernelLaunch {
   uint32_t sharedBytes = 0; ///< dynamic shared memory (always 0: tiles are static)
   DType dtype = DType::F32;
   MathMode math = MathMode::Simt; ///< tensor-core operand type; Simt for CUDA-core kernels
+  MmaArch mmaArch = MmaArch::Sm80; ///< the tensor-core instructions used (with math != Simt)
   std::vector<KernelParam> params;
 };
 
@@ -241,14 +256,19 @@ uint32_t dtypeBytes(DType T);
 const char *activationName(ActivationKind K);
 /// "input", "weight", "bn_scale", ...
 const char *paramRoleName(ParamRole R);
-/// "simt", "tf32", "f16", "bf16".
+/// "simt", "tf32", "f16", "bf16", "auto".
 const char *mathModeName(MathMode M);
 /// The mode named `Name` (as mathModeName spells it), or nullopt.
 std::optional<MathMode> parseMathMode(std::string_view Name);
-/// Why `M` cannot run on data of type `T` for `Arch` (sm_75 ... sm_90), nullopt when it can:
-/// the tensor-core kernels need sm_80 (mma.sync m16n8k8 tf32 and m16n8k16 f16/bf16, cp.async);
-/// tf32 and bf16 take f32 data (f16 data would be rounded twice).
+/// Why `M` cannot run on data of type `T` for `Arch` (sm_70 ... sm_90), nullopt when it can:
+/// tf32 and bf16 tensor cores need sm_80, f16 tensor cores sm_70; tf32 and bf16 take f32 data
+/// (f16 data would be rounded twice). Simt and Auto run everywhere.
 std::optional<std::string> mathModeError(MathMode M, DType T, std::string_view Arch);
+/// The tensor-core kernels written for `Arch`: Sm70 for sm_70, Sm75 for sm_75, Sm80 for sm_80
+/// and newer.
+MmaArch mmaArchFor(std::string_view Arch);
+/// "sm_80", "sm_75", "sm_70": the oldest architecture a kernel of `A` runs on.
+const char *mmaArchName(MmaArch A);
 
 /// One kernel's PTX as the NVPTX backend prints it alone in a module: the module header
 /// (`.version`, `.target`, `.address_size`) and the rest, with block labels `$L__BB0_*`.
@@ -311,8 +331,8 @@ public:
   /// Runs LLVM's module verifier; an empty string when the modules are well formed, else the
   /// report.
   std::string verify() const;
-  /// Optimises a copy of the module with the O3 pipeline for `Arch` (sm_75, sm_80, sm_86, sm_87,
-  /// sm_89, sm_90) and returns the PTX text. The module itself is left unoptimised.
+  /// Optimises a copy of the module with the O3 pipeline for `Arch` (sm_70, sm_75, sm_80, sm_86,
+  /// sm_87, sm_89, sm_90) and returns the PTX text. The module itself is left unoptimised.
   /// Needs a single module (no splitModules, or few enough kernels).
   support::Expected<std::string> emitPtx(const std::string &Arch = "sm_90") const;
   /// emitPtx for every module; one PTX text per module, in order. Kernels are compiled one by

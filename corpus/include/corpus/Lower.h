@@ -8,6 +8,7 @@
 #include "corpus/Workload.h"
 
 #include <string>
+#include <string_view>
 
 namespace corpus {
 
@@ -20,7 +21,7 @@ constexpr size_t KernelsPerModule = 4;
 
 struct LowerOptions {
   DType dtype = DType::F32;
-  std::string arch = "sm_90"; ///< sm_75, sm_80, sm_86, sm_87, sm_89, sm_90
+  std::string arch = "sm_90"; ///< sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90
   uint64_t seed = 7;          ///< first seed of the random buffers (one per buffer, in order)
   bool emitPtx = true;        ///< false: plan kernels and launches only (Workload::ptx empty)
   /// Threads running LLVM over the kernels (0 = all cores). Kernels are spread over up to four
@@ -28,12 +29,19 @@ struct LowerOptions {
   unsigned threads = 0;
   /// Kernels compiled by earlier lowerings, reused and added to (not owned; may be null).
   KernelCache *cache = nullptr;
-  /// Tensor-core math for convolutions and dense layers (mathModeError lists what each mode
-  /// needs). Simt, the default, keeps every kernel on CUDA cores; PyTorch's own default (tf32 for
-  /// f32 convolutions on sm_80+, f16 for f16 networks) becomes the default once the tensor-core
-  /// library covers every layer the predictor was trained on.
+  /// Tensor-core math for convolutions, dense layers and bmm (mathModeError lists what each mode
+  /// needs; the kernels are those of mmaArchFor(arch)). Auto picks per layer what PyTorch runs
+  /// (autoMath). Simt, the library's default, keeps every kernel on CUDA cores: the shipped
+  /// predictor was trained on those counts (`ptxcast lower` and `analyze` default to auto).
   MathMode math = MathMode::Simt;
 };
+
+/// What `--math auto` lowers a layer of kind `Kind` to on data of type `T` for `Arch`, as PyTorch
+/// runs it there by default: f16 data on sm_70+: F16 for convolutions, dense layers and bmm; f32
+/// data on sm_80+: Tf32 for convolutions (torch.backends.cudnn.allow_tf32 defaults to True),
+/// Simt for dense and bmm (torch.backends.cuda.matmul.allow_tf32 defaults to False since 1.12);
+/// every other layer and older architecture: Simt.
+MathMode autoMath(LayerKind Kind, DType T, std::string_view Arch);
 
 /// Lowers a network (its batch and image size are those it was built or imported with). A layer
 /// the kernels cannot express is an Error naming it: `layer 'cat' (concat): not supported by

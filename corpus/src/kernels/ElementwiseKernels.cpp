@@ -1,10 +1,12 @@
 // Standalone elementwise kernels (add, mul, div, pow, their scalar forms, channel scale,
 // activation, batch norm) and the channel concatenation copy.
+#include "kernels/HalfMath.h"
 #include "kernels/KernelBuilder.h"
 #include "kernels/Specs.h"
 #include "kernels/Strategies.h"
 
 #include <algorithm>
+#include <cassert>
 
 using namespace llvm;
 
@@ -73,6 +75,49 @@ Value *elementwiseValue(KernelBuilder &K, const ElementwiseSpec &S, Value *A, Va
   }
   assert(false && "unknown elementwise op");
   return A;
+}
+
+/// halfElementwise's ops in f16 arithmetic on H.width() elements starting at I (index type).
+Value *halfElementwiseValue(KernelBuilder &K, HalfOps &H, const ElementwiseSpec &S, Value *A,
+                            Value *I) {
+  IRBuilder<> &B = K.ir();
+  switch (S.op) {
+  case ElementwiseOp::Add:
+    return H.add(A, H.load(ParamRole::Input2, I));
+  case ElementwiseOp::Mul:
+    return H.mul(A, H.load(ParamRole::Input2, I));
+  case ElementwiseOp::ScaleChannels: // an even spatial size: both elements in one channel
+    return H.mul(A, H.broadcast(ParamRole::Input2, B.CreateUDiv(I, K.ix(S.spatial))));
+  case ElementwiseOp::BatchNorm: {
+    Value *C = B.CreateURem(B.CreateUDiv(I, K.ix(S.spatial)), K.ix(S.channels));
+    return H.fma(A, H.broadcast(ParamRole::BnScale, C), H.broadcast(ParamRole::BnShift, C));
+  }
+  case ElementwiseOp::AddScalar:
+    return H.add(A, H.constant(S.scalar));
+  case ElementwiseOp::MulScalar:
+    return H.mul(A, H.constant(S.scalar));
+  default:
+    assert(S.op == ElementwiseOp::Activation && "op without an f16 form");
+    return A;
+  }
+}
+
+/// The f16x2 kernel (halfElementwise): thread g computes elements 2g and 2g + 1 with f16x2
+/// instructions (32-bit loads and stores); with an odd count the thread after the last pair
+/// computes the last element alone, in f16.
+void buildHalfElementwiseBody(KernelBuilder &K, const ElementwiseSpec &S, uint64_t Count,
+                              uint32_t Bx) {
+  IRBuilder<> &B = K.ir();
+  Value *G = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(0)), K.ix(Bx)), K.widen(K.tid(0)), "g");
+  Value *I = B.CreateShl(G, 1);
+  auto Compute = [&](unsigned Width) {
+    HalfOps H(K, Width);
+    Value *Y = halfElementwiseValue(K, H, S, H.load(ParamRole::Input, I), I);
+    H.store(ParamRole::Output, I, H.activation(S.activation, Y));
+  };
+  K.ifThen(B.CreateICmpULT(G, K.ix(Count / 2)), [&] { Compute(2); });
+  if (Count % 2)
+    K.ifThen(B.CreateICmpEQ(G, K.ix(Count / 2)), [&] { Compute(1); });
 }
 
 /// PyTorch's contiguous cat launch (getCatGridContig): 128 threads a block, grid x capped at
@@ -153,7 +198,9 @@ CatInput selectCatInput(KernelBuilder &K, const ConcatSpec &S, const ConcatLayou
 
 KernelLaunch buildElementwise(Module &M, const ElementwiseSpec &S, const std::string &Name) {
   const uint64_t Count = uint64_t(S.batch) * S.channels * S.spatial;
-  const uint32_t Bx = warpRoundedBlock(Count, MaxBlock);
+  const bool Half = halfElementwise(S);
+  const uint64_t Threads = Half ? (Count + 1) / 2 : Count; // f16x2: a pair per thread
+  const uint32_t Bx = warpRoundedBlock(Threads, MaxBlock);
   std::vector<ParamRole> Roles = {ParamRole::Input};
   if (S.op == ElementwiseOp::BatchNorm) {
     Roles.push_back(ParamRole::BnScale);
@@ -162,7 +209,7 @@ KernelLaunch buildElementwise(Module &M, const ElementwiseSpec &S, const std::st
     Roles.push_back(ParamRole::Input2);
   }
   Roles.push_back(ParamRole::Output);
-  KernelLaunch L = makeLaunch(Name, opStrategy(S.op), S.dtype, {ceilDiv(Count, Bx), 1, 1},
+  KernelLaunch L = makeLaunch(Name, opStrategy(S.op), S.dtype, {ceilDiv(Threads, Bx), 1, 1},
                               {Bx, 1, 1}, Roles, [&](ParamRole R) {
                                 if (R == ParamRole::Input2 && S.op == ElementwiseOp::ScaleChannels)
                                   return uint64_t(S.batch) * S.channels;
@@ -171,6 +218,11 @@ KernelLaunch buildElementwise(Module &M, const ElementwiseSpec &S, const std::st
                                 return Count;
                               });
   KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
+  if (Half) {
+    buildHalfElementwiseBody(K, S, Count, Bx);
+    K.finish();
+    return L;
+  }
   IRBuilder<> &B = K.ir();
   Value *I = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(0)), K.ix(Bx)), K.widen(K.tid(0)), "i");
   K.ifThen(B.CreateICmpULT(I, K.ix(Count)), [&] {

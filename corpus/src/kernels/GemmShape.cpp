@@ -1,5 +1,8 @@
 // The GEMM view of convolutions and dense layers (GemmShape.h).
 #include "kernels/GemmShape.h"
+#include "kernels/HalfMath.h"
+
+#include <cassert>
 
 using namespace llvm;
 
@@ -156,8 +159,12 @@ std::pair<Value *, Value *> elementAt(KernelBuilder &K, const TileSource &T, Val
   return {Inside, Idx};
 }
 
-void storeOutput(KernelBuilder &K, const GemmShape &G, const Epilogue &E, Value *AccSlot,
-                 Value *Row, Value *Col, Value *Img) {
+namespace {
+
+/// Where output (Row, Col) of batch Img goes and what its epilogue reads, when it is inside the
+/// M x N output: Fn(output index, channel, squeeze-excitation index).
+void atOutput(KernelBuilder &K, const GemmShape &G, Value *Row, Value *Col, Value *Img,
+              const std::function<void(Value *, Value *, Value *)> &Fn) {
   IRBuilder<> &B = K.ir();
   Value *Inside = B.CreateAnd(B.CreateICmpULT(Row, K.i32(G.M)), B.CreateICmpULT(Col, K.i32(G.N)));
   K.ifThen(Inside, [&] {
@@ -165,8 +172,31 @@ void storeOutput(KernelBuilder &K, const GemmShape &G, const Epilogue &E, Value 
         B.CreateMul(Img, K.ix(G.CBatch)),
         B.CreateAdd(B.CreateMul(K.widen(Row), K.ix(G.CM)), B.CreateMul(K.widen(Col), K.ix(G.CN))));
     Value *Ch = K.widen(G.ChannelIsRow ? Row : Col);
-    Value *SeIdx = B.CreateAdd(B.CreateMul(Img, K.ix(G.Channels)), Ch);
+    Fn(Out, Ch, B.CreateAdd(B.CreateMul(Img, K.ix(G.Channels)), Ch));
+  });
+}
+
+} // namespace
+
+void storeOutput(KernelBuilder &K, const GemmShape &G, const Epilogue &E, Value *AccSlot,
+                 Value *Row, Value *Col, Value *Img) {
+  atOutput(K, G, Row, Col, Img, [&](Value *Out, Value *Ch, Value *SeIdx) {
     K.store(ParamRole::Output, Out, K.epilogue(E, K.get(AccSlot), Ch, SeIdx, Out));
+  });
+}
+
+void storeOutputHalf(KernelBuilder &K, const GemmShape &G, const Epilogue &E,
+                     const std::vector<Value *> &AccSlots, Value *Row, Value *Col, Value *Img) {
+  assert(
+      (AccSlots.size() == 1 || (G.N % 2 == 0 && G.CN == 1 && G.CM % 2 == 0 && G.CBatch % 2 == 0)) &&
+      "f16x2 stores need aligned output pairs that lie inside one row together");
+  HalfOps H(K, unsigned(AccSlots.size()));
+  atOutput(K, G, Row, Col, Img, [&](Value *Out, Value *Ch, Value *SeIdx) {
+    std::vector<Value *> Acc;
+    for (Value *Slot : AccSlots)
+      Acc.push_back(K.get(Slot));
+    Value *V = H.epilogue(E, H.fromF32(Acc), Ch, !G.ChannelIsRow, SeIdx, Out);
+    H.store(ParamRole::Output, Out, V);
   });
 }
 

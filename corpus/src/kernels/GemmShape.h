@@ -74,5 +74,11 @@ std::pair<llvm::Value *, llvm::Value *> elementAt(KernelBuilder &K, const TileSo
 /// (Row, Col) of batch Img (index type) and stores it, when (Row, Col) is inside the M x N output.
 void storeOutput(KernelBuilder &K, const GemmShape &G, const Epilogue &E, llvm::Value *AccSlot,
                  llvm::Value *Row, llvm::Value *Col, llvm::Value *Img);
+/// storeOutput for f16 outputs in f16 arithmetic (HalfOps::epilogue; E's activation has an f16
+/// form): one accumulator, or two for outputs (Row, Col) and (Row, Col + 1) in f16x2 with one
+/// 32-bit store (N even, so that Col even and inside means Col + 1 inside too).
+void storeOutputHalf(KernelBuilder &K, const GemmShape &G, const Epilogue &E,
+                     const std::vector<llvm::Value *> &AccSlots, llvm::Value *Row, llvm::Value *Col,
+                     llvm::Value *Img);
 
 } // namespace corpus::kernels

@@ -125,6 +125,14 @@ Value *KernelBuilder::accumulator(float Init) {
   return Slot;
 }
 
+Value *KernelBuilder::zeroSlot(Type *Ty) {
+  BasicBlock &Entry = F->getEntryBlock();
+  IRBuilder<> Top(&Entry, Entry.begin());
+  Value *Slot = Top.CreateAlloca(Ty, nullptr, "slot");
+  B.CreateStore(Constant::getNullValue(Ty), Slot);
+  return Slot;
+}
+
 Value *KernelBuilder::get(Value *Slot) { return B.CreateLoad(B.getFloatTy(), Slot); }
 
 void KernelBuilder::set(Value *Slot, Value *V) { B.CreateStore(V, Slot); }

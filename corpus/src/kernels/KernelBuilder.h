@@ -53,6 +53,8 @@ public:
 
   /// A zero-initialised f32 stack slot (promoted to a register by SROA).
   llvm::Value *accumulator(float Init);
+  /// A zero-initialised stack slot of type `Ty` (a vector, say), promoted like accumulators.
+  llvm::Value *zeroSlot(llvm::Type *Ty);
   llvm::Value *get(llvm::Value *Slot);         ///< loads an accumulator
   void set(llvm::Value *Slot, llvm::Value *V); ///< stores an accumulator
   /// A * Bv + C as llvm.fmuladd (fma.rn.f32 on NVPTX, as nvcc's default -fmad=true).

@@ -34,7 +34,15 @@ namespace {
 constexpr const char *NvptxTriple = "nvptx64-nvidia-cuda";
 constexpr size_t MaxModules = 4; ///< PTX modules a split emitter fills in turn
 constexpr size_t CompileRun = 4; ///< consecutive kernels built (and compiled) in one LLVM module
-constexpr const char *KnownArchs[] = {"sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90"};
+constexpr const char *KnownArchs[] = {"sm_70", "sm_75", "sm_80", "sm_86",
+                                      "sm_87", "sm_89", "sm_90"};
+
+/// The PTX ISA version to write for Arch: LLVM's default for the architecture (sm_70: 6.0, sm_75:
+/// 6.3, ...) except where the tensor-core kernels need a later one: mma.m8n8k4 needs PTX 6.4,
+/// ldmatrix and mma.m16n8k8 f16 need 6.5 (PTX ISA 9.7.15.5, 9.7.15.5.15).
+const char *ptxFeatures(const std::string &Arch) {
+  return Arch == "sm_70" ? "+ptx64" : Arch == "sm_75" ? "+ptx65" : "";
+}
 
 void initNvptx() {
   // LLVM's target registry is process-wide; register the NVPTX target once, even when emitters
@@ -54,14 +62,14 @@ support::Expected<std::unique_ptr<TargetMachine>> createTargetMachine(const std:
     Known |= Arch == A;
   if (!Known)
     return support::Error("unknown gpu architecture '" + Arch +
-                          "' (expected sm_75, sm_80, sm_86, sm_87, sm_89 or sm_90)");
+                          "' (expected sm_70, sm_75, sm_80, sm_86, sm_87, sm_89 or sm_90)");
   std::string Msg;
   const Target *T = TargetRegistry::lookupTarget(NvptxTriple, Msg);
   if (!T)
     return support::Error("nvptx target unavailable: " + Msg);
-  std::unique_ptr<TargetMachine> TM(T->createTargetMachine(NvptxTriple, Arch, "", TargetOptions(),
-                                                           std::nullopt, std::nullopt,
-                                                           CodeGenOptLevel::Aggressive));
+  std::unique_ptr<TargetMachine> TM(
+      T->createTargetMachine(NvptxTriple, Arch, ptxFeatures(Arch), TargetOptions(), std::nullopt,
+                             std::nullopt, CodeGenOptLevel::Aggressive));
   if (!TM)
     return support::Error("cannot create the nvptx target machine for " + Arch);
   return TM;
@@ -355,11 +363,14 @@ support::Expected<std::string> KernelEmitter::emitPtx(const std::string &Arch) c
 
 support::Expected<std::vector<std::string>>
 KernelEmitter::emitPtxModules(const std::string &Arch, unsigned Threads, KernelCache *Cache) const {
-  // Tensor-core kernels use sm_80 instructions that the NVPTX backend cannot select for older
-  // targets (it would abort): refuse them here, by name.
-  for (const auto &[Name, L] : P->Launches)
+  // Tensor-core kernels use instructions that the NVPTX backend cannot select for older targets
+  // (it would abort): refuse them here, by name.
+  for (const auto &[Name, L] : P->Launches) {
     if (auto E = mathModeError(L.math, L.dtype, Arch))
       return support::Error("kernel " + Name + ": " + *E);
+    if (auto E = kernels::mmaArchError(L.math, L.mmaArch, Arch))
+      return support::Error("kernel " + Name + ": " + *E);
+  }
   auto Kernels = P->compileAll(Arch, Threads, Cache);
   if (!Kernels)
     return Kernels.error();

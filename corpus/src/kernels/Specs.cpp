@@ -72,34 +72,6 @@ const char *paramRoleName(ParamRole R) {
   return Names[static_cast<unsigned>(R)];
 }
 
-const char *mathModeName(MathMode M) {
-  static constexpr const char *Names[] = {"simt", "tf32", "f16", "bf16"};
-  return Names[static_cast<unsigned>(M)];
-}
-
-std::optional<MathMode> parseMathMode(std::string_view Name) {
-  for (MathMode M : {MathMode::Simt, MathMode::Tf32, MathMode::F16, MathMode::Bf16})
-    if (Name == mathModeName(M))
-      return M;
-  return std::nullopt;
-}
-
-std::optional<std::string> mathModeError(MathMode M, DType T, std::string_view Arch) {
-  if (M == MathMode::Simt)
-    return std::nullopt;
-  const std::string Mode = mathModeName(M);
-  if (T == DType::F16 && M != MathMode::F16)
-    return "--math " + Mode + " needs f32 data (f16 data would be rounded twice); use --math f16";
-  // "sm_75" < "sm_80" < ... < "sm_90": the architectures this tool knows have two digits.
-  if (Arch.size() == 5 && Arch.substr(0, 3) == "sm_" && Arch < "sm_80") {
-    std::string Why = M == MathMode::F16 ? "the m16n8k16 f16 mma and cp.async need sm_80 (the "
-                                           "m16n8k8 kernels for sm_75 are not written yet)"
-                                         : Mode + " mma needs sm_80";
-    return "--math " + Mode + " is not available on " + std::string(Arch) + ": " + Why;
-  }
-  return std::nullopt;
-}
-
 std::vector<ConcatSpec> planConcat(uint32_t Batch, const std::vector<uint32_t> &Channels,
                                    uint32_t Spatial, DType T) {
   uint32_t Total = 0;
@@ -235,14 +207,24 @@ const char *strategyName(ConvStrategy S) {
   return "auto";
 }
 
-/// "_mma_tf32" for a tensor-core kernel, "" for CUDA cores.
-std::string mathInfix(MathMode M) {
-  return M == MathMode::Simt ? std::string() : std::string("_mma_") + mathModeName(M);
+/// "_mma_tf32" for a tensor-core kernel ("_mma_f16_sm75" for the sm_75 and sm_70 kernels), ""
+/// for CUDA cores.
+std::string mathInfix(bool TensorCores, MathMode M, MmaArch A) {
+  if (!TensorCores)
+    return std::string();
+  std::string Arch = A == MmaArch::Sm80 ? "" : mmaArchName(A);
+  Arch.erase(std::remove(Arch.begin(), Arch.end(), '_'), Arch.end());
+  return std::string("_mma_") + mathModeName(M) + (Arch.empty() ? "" : "_" + Arch);
 }
 
-/// Data types the tensor-core kernels take in mode M (mathModeError without the architecture).
-std::optional<std::string> mathDataError(const char *Layer, MathMode M, DType T) {
-  if (auto E = mathModeError(M, T, "sm_90"))
+/// What the tensor-core kernels of A take in mode M: a resolved mode, data of a type the mode
+/// can take, an architecture that has the mode.
+std::optional<std::string> mathDataError(const char *Layer, MathMode M, MmaArch A, DType T) {
+  if (M == MathMode::Auto)
+    return std::string(Layer) +
+           ": --math auto is chosen per layer by the lowering; a kernel takes simt, tf32, f16 "
+           "or bf16";
+  if (auto E = mathModeError(M, T, mmaArchName(A)))
     return std::string(Layer) + ": " + *E;
   return std::nullopt;
 }
@@ -257,6 +239,28 @@ bool isDepthwise(const ConvSpec &S) {
 }
 
 } // namespace
+
+bool halfActivation(ActivationKind A) {
+  return A == ActivationKind::None || A == ActivationKind::Relu || A == ActivationKind::Relu6;
+}
+
+bool halfElementwise(const ElementwiseSpec &S) {
+  if (S.math != MathMode::F16 || S.dtype != DType::F16 || !halfActivation(S.activation))
+    return false;
+  switch (S.op) {
+  case ElementwiseOp::Add:
+  case ElementwiseOp::Mul:
+  case ElementwiseOp::AddScalar:
+  case ElementwiseOp::MulScalar:
+  case ElementwiseOp::Activation:
+    return true;
+  case ElementwiseOp::ScaleChannels:
+  case ElementwiseOp::BatchNorm:
+    return S.spatial % 2 == 0;
+  default:
+    return false;
+  }
+}
 
 bool usesTensorCores(const ConvSpec &S, ConvStrategy Resolved) {
   return S.math != MathMode::Simt &&
@@ -303,7 +307,7 @@ std::optional<std::string> validate(const ConvSpec &S, ConvStrategy Resolved) {
     return std::string("conv: implicit gemm strategy needs an ungrouped conv");
   if (Resolved == ConvStrategy::Gemm && !isPointwise(S))
     return std::string("conv: gemm strategy needs a 1x1, stride 1, unpadded, ungrouped conv");
-  if (auto E = mathDataError("conv", S.math, S.dtype))
+  if (auto E = mathDataError("conv", S.math, S.mmaArch, S.dtype))
     return E;
   if (auto E =
           innerTooLarge("conv", "an input image", uint64_t(S.inChannels) * S.inHeight * S.inWidth))
@@ -320,7 +324,7 @@ std::optional<std::string> validate(const GemmSpec &S) {
     return std::string("dense: at most 1048560 rows (grid y)");
   if (S.inFeatures >= MaxInnerElements || S.outFeatures >= MaxInnerElements)
     return std::string("dense: features must be below 2^31");
-  return mathDataError("dense", S.math, S.dtype);
+  return mathDataError("dense", S.math, S.mmaArch, S.dtype);
 }
 
 std::optional<std::string> validate(const BatchMatMulSpec &S) {
@@ -330,7 +334,7 @@ std::optional<std::string> validate(const BatchMatMulSpec &S) {
     return std::string("bmm: at most 1048560 rows (grid y)");
   if (S.n >= MaxInnerElements || S.k >= MaxInnerElements)
     return std::string("bmm: inner and column dimensions must be below 2^31");
-  return mathDataError("bmm", S.math, S.dtype);
+  return mathDataError("bmm", S.math, S.mmaArch, S.dtype);
 }
 
 std::optional<std::string> validate(const PoolSpec &S) {
@@ -374,6 +378,9 @@ std::optional<std::string> validate(const ElementwiseSpec &S) {
     return std::string("elementwise: the scalar operand must be finite");
   if (S.op == ElementwiseOp::DivScalar && S.scalar == 0.0f)
     return std::string("elementwise: division by the scalar 0");
+  if (S.math != MathMode::Simt && S.math != MathMode::F16)
+    return std::string("elementwise: --math ") + mathModeName(S.math) +
+           " has no elementwise form (simt: f32 arithmetic, f16: f16x2 arithmetic)";
   return std::nullopt;
 }
 
@@ -456,10 +463,10 @@ bool wideIndex(const LayerNormSpec &S) {
 
 std::string kernelName(const ConvSpec &S, ConvStrategy Resolved) {
   std::string N = std::string("conv_") + strategyName(Resolved) +
-                  mathInfix(usesTensorCores(S, Resolved) ? S.math : MathMode::Simt) + "_n" +
-                  num(S.batch) + "_c" + num(S.inChannels) + "x" + num(S.outChannels) + "_h" +
-                  num(S.inHeight) + "w" + num(S.inWidth) + "_k" + pair(S.kernelH, S.kernelW) +
-                  "_s" + pair(S.strideH, S.strideW) + "_p" +
+                  mathInfix(usesTensorCores(S, Resolved), S.math, S.mmaArch) + "_n" + num(S.batch) +
+                  "_c" + num(S.inChannels) + "x" + num(S.outChannels) + "_h" + num(S.inHeight) +
+                  "w" + num(S.inWidth) + "_k" + pair(S.kernelH, S.kernelW) + "_s" +
+                  pair(S.strideH, S.strideW) + "_p" +
                   pads(S.padTop, S.padLeft, S.padBottom, S.padRight);
   if (S.dilationH != 1 || S.dilationW != 1)
     N += "_d" + pair(S.dilationH, S.dilationW);
@@ -471,15 +478,15 @@ std::string kernelName(const ConvSpec &S, ConvStrategy Resolved) {
 
 std::string kernelName(const GemmSpec &S) {
   return shorten(std::string(S.rows < MinGemmRows ? "gemv" : "dense") +
-                 mathInfix(usesTensorCores(S) ? S.math : MathMode::Simt) + "_m" + num(S.rows) +
-                 "_k" + num(S.inFeatures) + "_n" + num(S.outFeatures) + "_" + dtypeName(S.dtype) +
+                 mathInfix(usesTensorCores(S), S.math, S.mmaArch) + "_m" + num(S.rows) + "_k" +
+                 num(S.inFeatures) + "_n" + num(S.outFeatures) + "_" + dtypeName(S.dtype) +
                  epilogueSuffix(S.epilogue) + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const BatchMatMulSpec &S) {
-  return shorten("bmm" + mathInfix(usesTensorCores(S) ? S.math : MathMode::Simt) + "_b" +
-                 num(S.batch) + "_m" + num(S.m) + "_n" + num(S.n) + "_k" + num(S.k) + "_" +
-                 dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
+  return shorten("bmm" + mathInfix(usesTensorCores(S), S.math, S.mmaArch) + "_b" + num(S.batch) +
+                 "_m" + num(S.m) + "_n" + num(S.n) + "_k" + num(S.k) + "_" + dtypeName(S.dtype) +
+                 indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const PoolSpec &S) {
@@ -512,7 +519,7 @@ std::string kernelName(const ElementwiseSpec &S) {
     N += "_e" + num(uint64_t(S.batch) * S.channels * S.spatial);
   if (isScalarOp(S.op))
     N += "_s" + floatName(S.scalar);
-  N += std::string("_") + dtypeName(S.dtype);
+  N += std::string("_") + dtypeName(S.dtype) + (halfElementwise(S) ? "x2" : "");
   if (S.activation != ActivationKind::None)
     N += std::string("_") + activationName(S.activation);
   return shorten(N + indexSuffix(wideIndex(S)));

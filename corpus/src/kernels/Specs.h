@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace corpus::kernels {
 
@@ -14,12 +15,28 @@ constexpr uint32_t MinGemmRows = 8;
 /// AddScalar, MulScalar, DivScalar, PowScalar: one tensor and ElementwiseSpec::scalar.
 bool isScalarOp(ElementwiseOp Op);
 
+/// 75 for "sm_75" and so on; 0 when Arch is not of that form.
+unsigned smVersion(std::string_view Arch);
+/// Why a tensor-core kernel of mode M written for A cannot be compiled for Arch (an older
+/// architecture: the NVPTX backend would abort on its instructions), nullopt when it can.
+std::optional<std::string> mmaArchError(MathMode M, MmaArch A, std::string_view Arch);
+
 /// Whether the kernel for a spec runs on tensor cores: math is not Simt and the strategy is a
 /// GEMM (1x1 or implicit-GEMM conv; dense with at least MinGemmRows rows; bmm of at most 65535
 /// batches).
 bool usesTensorCores(const ConvSpec &S, ConvStrategy Resolved);
 bool usesTensorCores(const GemmSpec &S);
 bool usesTensorCores(const BatchMatMulSpec &S);
+
+/// Whether an activation has an f16 form in the kernels: none, relu and relu6 (max and min).
+/// Sigmoid, swish, tanh, gelu, hardsigmoid and hardswish stay f32, as PyTorch computes them (in
+/// float).
+bool halfActivation(ActivationKind A);
+/// Whether an elementwise kernel computes in f16x2 (docs/lowering.md, "Half-precision math"):
+/// math F16 on f16 data, an add, multiply or fma (add, mul, their scalar forms, the channel
+/// scale, batch norm, a lone activation) and an activation with an f16 form; the channel scale
+/// and batch norm need an even spatial size (the two elements of a pair then share a channel).
+bool halfElementwise(const ElementwiseSpec &S);
 
 /// The strategy Auto picks for `S` (an explicit strategy is returned unchanged).
 ConvStrategy resolveStrategy(const ConvSpec &S);
