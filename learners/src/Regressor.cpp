@@ -73,10 +73,13 @@ bool takesParam(std::string_view Learner, std::string_view Key) {
   auto R = createRegressor(Learner);
   if (!R)
     return false;
-  for (const auto &[K, V] : (*R)->params())
-    if (K == Key ||
-        (K.size() > Key.size() && K.ends_with(Key) && K[K.size() - Key.size() - 1] == '.'))
+  // An ensemble lists its members' parameters as "member.key".
+  for (const auto &[K, V] : (*R)->params()) {
+    std::string_view Name = K;
+    if (Name == Key ||
+        (Name.ends_with(Key) && Name.substr(0, Name.size() - Key.size()).ends_with('.')))
       return true;
+  }
   return false;
 }
 

@@ -145,9 +145,6 @@ support::Expected<learners::Dataset> loadDataset(const DataOptions &Opts) {
 
 support::Expected<learners::ModelSpec> modelSpec(const ModelOptions &Opts,
                                                  const std::string &Learner, learners::Dataset &D) {
-  auto Defaults = learners::createRegressor(Learner);
-  if (!Defaults)
-    return Defaults.error();
   // An unprefixed parameter goes to the learners that take it (`--param nthread=2` with
   // `--learners all` sets XGBoost's threads); learnerSpecs checks that one of them does.
   std::vector<std::string> Mine;

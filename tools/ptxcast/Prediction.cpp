@@ -223,9 +223,8 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
 support::Expected<double> learnedGpuMs(const std::vector<hardware::LaunchWork> &Work,
                                        const NetworkAnalysis &N, const Predictor &P,
                                        const hardware::GpuSpec &Gpu, const PredictSettings &S) {
-  learners::Dataset D = datasetColumns();
-  addRow(D, hardware::groupFeatures(Work, Gpu, executionFor(N, Gpu, S)));
-  auto Pred = P.predict(D);
+  hardware::GroupFeatures Network;
+  auto Pred = P.predict(featureTable(Work, Gpu, executionFor(N, Gpu, S), Network, false));
   if (!Pred)
     return Pred.error();
   return Pred->front();
