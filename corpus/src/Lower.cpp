@@ -55,6 +55,12 @@ std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
 
 uint32_t u32(int64_t V) { return static_cast<uint32_t>(V); }
 
+/// A library kernel's shape arguments, after its buffers.
+void appendShapeArgs(const KernelLaunch &K, WorkloadLaunch &L) {
+  for (const ShapeArg &A : K.shapeArgs)
+    L.args.push_back({"", 0, A.name, A.value});
+}
+
 class Lowerer {
 public:
   Lowerer(const Network &Net, const LowerOptions &O)
@@ -63,6 +69,8 @@ public:
       for (LayerId In : L.inputs)
         Consumers[In].push_back(static_cast<LayerId>(&L - Net.layers().data()));
     Emitter.splitModules(KernelsPerModule);
+    Emitter.useKernelSet(O.kernels);
+    Emitter.checkNames(O.checkKernelNames);
   }
 
   support::Expected<Workload> run();
@@ -224,8 +232,9 @@ std::optional<support::Error> Lowerer::emit(LayerId Head, support::Expected<Kern
         W.buffers.back().max = 1.5;
       }
     }
-    L.args.push_back({Buf, 0});
+    L.args.push_back({Buf, 0, "", 0});
   }
+  appendShapeArgs(*K, L);
   L.layers.push_back(HeadName);
   L.macs = Net.layer(Head).macs;
   BufferOf[Head] = OutBuf;
@@ -468,8 +477,9 @@ std::optional<support::Error> Lowerer::lowerConcat(LayerId Id) {
     WorkloadLaunch Launch{K->kernel,      K->strategy, K->grid,  K->block,
                           K->sharedBytes, {},          {L.name}, Next ? 0 : L.macs};
     for (size_t I = 0; I < S.channels.size(); ++I)
-      Launch.args.push_back({BufferOf[L.inputs[Next + I]], 0});
-    Launch.args.push_back({Out, 0});
+      Launch.args.push_back({BufferOf[L.inputs[Next + I]], 0, "", 0});
+    Launch.args.push_back({Out, 0, "", 0});
+    appendShapeArgs(*K, Launch);
     W.launches.push_back(std::move(Launch));
     Next += S.channels.size();
   }
@@ -552,6 +562,7 @@ support::Expected<Workload> Lowerer::run() {
   W.arch = O.arch;
   W.dtype = O.dtype;
   W.math = O.math;
+  W.kernels = O.kernels;
   if (auto E = mathModeError(O.math, O.dtype, O.arch))
     return support::Error("lower: " + *E);
   for (LayerId Id = 0; Id < Net.size(); ++Id)

@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cassert>
 #include <filesystem>
 #include <fstream>
 #include <system_error>
@@ -19,6 +21,13 @@ std::vector<std::string> ptxFileNames(const Workload &W) {
     Names.push_back(W.ptx.size() == 1 ? std::string("kernels.ptx")
                                       : "kernels_" + std::to_string(I) + ".ptx");
   return Names;
+}
+
+const std::string &outputBuffer(const WorkloadLaunch &L) {
+  auto It = std::find_if(L.args.rbegin(), L.args.rend(),
+                         [](const WorkloadArg &A) { return !A.buffer.empty(); });
+  assert(It != L.args.rend() && "a launch without buffers");
+  return It->buffer;
 }
 
 std::string manifestJson(const Workload &W) {
@@ -39,6 +48,10 @@ std::string manifestJson(const Workload &W) {
   for (const WorkloadLaunch &L : W.launches) {
     ordered_json Args = ordered_json::array();
     for (const WorkloadArg &A : L.args) {
+      if (A.buffer.empty()) {
+        Args.push_back({{"u32", A.value}});
+        continue;
+      }
       ordered_json J = {{"buffer", A.buffer}};
       if (A.offset)
         J["offset"] = A.offset;
@@ -66,6 +79,12 @@ std::string workloadJson(const Workload &W) {
       J["math"] = mathModeName(L.math);
     J["layers"] = L.layers;
     J["macs"] = L.macs;
+    ordered_json Shapes = ordered_json::object();
+    for (const WorkloadArg &A : L.args)
+      if (A.buffer.empty())
+        Shapes[A.shape] = A.value;
+    if (!Shapes.empty())
+      J["shape_args"] = Shapes;
     Launches.push_back(J);
     Macs += L.macs;
   }
@@ -76,6 +95,7 @@ std::string workloadJson(const Workload &W) {
                     {"arch", W.arch},
                     {"dtype", W.dtype == DType::F16 ? "f16" : "f32"},
                     {"math", mathModeName(W.math)},
+                    {"kernel_set", kernelSetName(W.kernels)},
                     {"kernels", W.kernelCount},
                     {"launches_count", W.launches.size()},
                     {"macs", Macs},

@@ -285,14 +285,25 @@ void checkCopies(const std::string &Ptx, MmaConfig Cfg) {
   CHECK(Ptx.find(F32 ? "st.shared.f32" : "st.shared.b16") != std::string::npos);
 }
 
+/// Every config once with specialised kernels and once with library kernels.
+std::vector<std::pair<MmaConfig, KernelSet>> withKernelSets(const std::vector<MmaConfig> &Cfgs) {
+  std::vector<std::pair<MmaConfig, KernelSet>> Out;
+  for (const MmaConfig &C : Cfgs)
+    for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library})
+      Out.emplace_back(C, Set);
+  return Out;
+}
+
 } // namespace
 
 TEST_CASE("tensor-core kernels match the CPU reference within their rounding, counts padded") {
-  for (const MmaConfig &Cfg : mmaConfigs()) {
-    INFO(configName(Cfg));
+  for (const auto &[Cfg, Set] : withKernelSets(mmaConfigs())) {
+    INFO(configName(Cfg) << ", " << kernelSetName(Set));
     const MathMode M = Cfg.math;
     const DType T = Cfg.dtype;
     KernelEmitter E;
+    E.useKernelSet(Set);
+    E.checkNames(true);
     std::vector<std::pair<Case, KernelLaunch>> Launches;
     for (const Case &C : mmaCases(Cfg)) {
       auto L = addCase(E, C);
@@ -340,15 +351,17 @@ TEST_CASE("fast mode counts the tensor-core kernels within 1 % of exact mode, pe
                               MmaConfig{MathMode::F16, DType::F32, MmaArch::Sm75},
                               MmaConfig{MathMode::F16, DType::F16, MmaArch::Sm70},
                               MmaConfig{MathMode::F16, DType::F32, MmaArch::Sm70}}) {
-    for (const Case &C : mmaCases(Cfg)) {
-      INFO(configName(Cfg) << ": " << C.label);
-      KernelEmitter E;
-      auto L = addCase(E, C);
-      REQUIRE(L);
-      auto Ptx = E.emitPtx(Cfg.arch == MmaArch::Sm80 ? "sm_90" : mmaArchName(Cfg.arch));
-      REQUIRE(Ptx);
-      checkFastMatchesExact(*L, *Ptx);
-    }
+    for (const Case &C : mmaCases(Cfg))
+      for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
+        INFO(configName(Cfg) << ": " << C.label << ", " << kernelSetName(Set));
+        KernelEmitter E;
+        E.useKernelSet(Set);
+        auto L = addCase(E, C);
+        REQUIRE(L);
+        auto Ptx = E.emitPtx(Cfg.arch == MmaArch::Sm80 ? "sm_90" : mmaArchName(Cfg.arch));
+        REQUIRE(Ptx);
+        checkFastMatchesExact(*L, *Ptx);
+      }
   }
 }
 

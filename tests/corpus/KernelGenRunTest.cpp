@@ -52,8 +52,12 @@ RangeFn caseRange(const Case &C) {
   };
 }
 
-void checkCases(const std::vector<Case> &Cases, double Tolerance) {
+/// Runs every case (kernels of `Set`, names checked) and compares it with the CPU reference.
+void checkCases(const std::vector<Case> &Cases, double Tolerance,
+                KernelSet Set = KernelSet::Specialised) {
   KernelEmitter E;
+  E.useKernelSet(Set);
+  E.checkNames(true);
   std::vector<std::pair<Case, KernelLaunch>> Launches;
   for (const Case &C : Cases) {
     auto L = addCase(E, C);
@@ -93,6 +97,26 @@ TEST_CASE("f32 kernels match the CPU reference in the PTX interpreter") {
 TEST_CASE("f16 kernels match the CPU reference within half-precision rounding") {
   // Storage rounding of the result alone is up to 2^-11 relative; f32 accumulation inside.
   checkCases(allCases(DType::F16), 1e-3);
+}
+
+TEST_CASE("library kernels (shapes as parameters) match the CPU reference, f32 and f16") {
+  // Cases of one strategy share a kernel: each runs code built for the first case's shapes.
+  checkCases(allCases(DType::F32), 1e-4, KernelSet::Library);
+  checkCases(allCases(DType::F16), 1e-3, KernelSet::Library);
+}
+
+TEST_CASE("library kernels: fast mode counts each case within 1 % of exact mode") {
+  for (const Case &C : allCases(DType::F32)) {
+    INFO(C.label);
+    KernelEmitter E;
+    E.useKernelSet(KernelSet::Library);
+    auto L = addCase(E, C);
+    REQUIRE(L);
+    CHECK_FALSE(L->shapeArgs.empty());
+    auto Ptx = E.emitPtx("sm_90");
+    REQUIRE(Ptx);
+    checkFastMatchesExact(*L, *Ptx);
+  }
 }
 
 TEST_CASE("kernels forced to 64-bit index arithmetic match the CPU reference, f32 and f16") {

@@ -89,6 +89,8 @@ inline std::vector<float> runCase(const analyzer::Program &Prog, const KernelLau
     Data[P.role] = kernelref::randomData(P.elements, Seed++, Lo, Hi, L.dtype);
     REQUIRE(D.write(*Base, toBytes(Data[P.role], L.dtype)));
   }
+  for (const ShapeArg &A : L.shapeArgs) // a library kernel's shapes
+    Cfg.args.push_back(analyzer::KernelArg::u32(A.value));
   analyzer::RunResult R = analyzer::runKernel(Prog, L.kernel, Cfg, D);
   if (Profile)
     *Profile = R.profile;
@@ -118,6 +120,12 @@ inline analyzer::LaunchAnalysis analyseLaunch(const KernelLaunch &L, const std::
     analyzer::ArgSpec A;
     A.isBuffer = true;
     A.buffer = B.name;
+    Launch.args.push_back(A);
+  }
+  for (const ShapeArg &Shape : L.shapeArgs) {
+    analyzer::ArgSpec A;
+    A.type = ptx::Type::U32;
+    A.bits = Shape.value;
     Launch.args.push_back(A);
   }
   In.launches.push_back(Launch);

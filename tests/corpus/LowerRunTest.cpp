@@ -84,7 +84,7 @@ TEST_CASE("lower+analyzer: a lowered residual network computes what the network 
   std::map<std::string, Tensor> Buf;
   for (const analyzer::BufferSpec &B : M->buffers)
     Buf[B.name] = initial(B);
-  const std::string Out = W->launches.back().args.back().buffer;
+  const std::string Out = outputBuffer(W->launches.back());
   for (analyzer::BufferSpec &B : M->buffers)
     if (B.name == Out)
       B.output = (Dir / "out.bin").string();
@@ -153,7 +153,7 @@ TEST_CASE("lower+analyzer: zoo models at small sizes run without traps") {
     REQUIRE(!writeWorkload(*W, Dir.string()));
     auto M = analyzer::loadManifest((Dir / "manifest.json").string());
     REQUIRE(M);
-    const std::string Out = W->launches.back().args.back().buffer;
+    const std::string Out = outputBuffer(W->launches.back());
     for (analyzer::BufferSpec &B : M->buffers)
       if (B.name == Out)
         B.output = (Dir / "out.bin").string();

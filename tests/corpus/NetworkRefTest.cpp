@@ -139,10 +139,13 @@ Network transformerBlock(int64_t Batch) {
   return std::move(*N);
 }
 
-/// Lowers `Net` (f32), runs it in the interpreter, evaluates it on the CPU, and checks the output
-/// of every launch (the final one included) against the reference.
-void checkNetwork(const Network &Net) {
-  auto W = lower(Net);
+/// Lowers `Net` (f32) to kernels of `Set`, runs it in the interpreter, evaluates it on the CPU,
+/// and checks the output of every launch (the final one included) against the reference.
+void checkNetwork(const Network &Net, KernelSet Set = KernelSet::Specialised) {
+  LowerOptions O;
+  O.kernels = Set;
+  O.checkKernelNames = true;
+  auto W = lower(Net, O);
   REQUIRE_MESSAGE(bool(W), support::errorText(W));
   fs::path Dir = fs::temp_directory_path() /
                  ("ptxcast_netref_" + Net.name() + "_" + std::to_string(::getpid()));
@@ -187,7 +190,7 @@ void checkNetwork(const Network &Net) {
     ByName[Net.layer(Id).name] = Id;
   for (const WorkloadLaunch &L : W->launches) {
     CAPTURE(L.kernel);
-    const std::string Out = L.args.back().buffer;
+    const std::string Out = outputBuffer(L);
     REQUIRE(ByName.count(L.layers.back()));
     REQUIRE(Out == bufferName(L.layers.back(), "out"));
     const Tensor &Expected = Values[ByName[L.layers.back()]];
@@ -198,7 +201,7 @@ void checkNetwork(const Network &Net) {
   // The network output is the last launch's output.
   LayerId Final = Net.outputs().at(0);
   CHECK(W->launches.back().layers.back() == Net.layer(Final).name);
-  Tensor Got = readFile(Dir / (W->launches.back().args.back().buffer + ".bin"));
+  Tensor Got = readFile(Dir / (outputBuffer(W->launches.back()) + ".bin"));
   double Err = relError(Got, Values[Final]);
   MESSAGE(Net.name() << " batch " << Net.layer(0).shape[0] << ": " << W->launches.size()
                      << " launches, output max relative error " << Err);
@@ -265,6 +268,19 @@ TEST_CASE("network reference: bmm, layer norm, gelu, div, pow and scalar ops mat
 
 TEST_CASE("network reference: mobilenetv2-0.35 at 32x32 matches the CPU reference") {
   checkNetwork(zoo("mobilenetv2-0.35", 1, 32));
+}
+
+TEST_CASE("network reference: library kernels (shapes as parameters) compute the same networks") {
+  // One kernel serves layers of different shapes here: every launch after the first of a kernel
+  // runs code compiled for another layer's shapes, with its own shape arguments.
+  for (int64_t Batch : {1, 2}) {
+    CAPTURE(Batch);
+    checkNetwork(zoo("lenet5", Batch), KernelSet::Library);
+  }
+  checkNetwork(reducedMobileStack(2), KernelSet::Library);
+  checkNetwork(concatBlock(2), KernelSet::Library);
+  checkNetwork(transformerBlock(2), KernelSet::Library);
+  checkNetwork(zoo("mobilenetv2-0.35", 1, 32), KernelSet::Library);
 }
 
 TEST_CASE("network reference: a lowered zoo model is accepted by ptxas in f32 and f16") {

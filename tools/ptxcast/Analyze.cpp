@@ -54,6 +54,11 @@ support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeOptions &O) {
     return support::Error("unknown math mode '" + O.math +
                           "' (expected auto, simt, tf32, f16 or bf16)");
   LO.math = *Math;
+  auto Kernels = corpus::parseKernelSet(O.kernels);
+  if (!Kernels)
+    return support::Error("unknown kernel set '" + O.kernels +
+                          "' (expected library or specialised)");
+  LO.kernels = *Kernels;
   support::Expected<corpus::Workload> W = corpus::lower(*N, LO);
   if (!W)
     return W.error();
@@ -245,6 +250,9 @@ void addAnalyzeCommand(CLI::App &App) {
   Cmd->add_option("--arch", O->arch, "target architecture")->capture_default_str();
   Cmd->add_option("--math", O->math, "convolution/dense/bmm math (ptxcast lower --math)")
       ->check(CLI::IsMember({"auto", "simt", "tf32", "f16", "bf16"}))
+      ->capture_default_str();
+  Cmd->add_option("--kernels", O->kernels, "kernel set (ptxcast lower --kernels)")
+      ->check(CLI::IsMember({"library", "specialised"}))
       ->capture_default_str();
   Cmd->add_option("--mode", O->mode, "fast (shortcuts) or exact (real data, every CTA)")
       ->check(CLI::IsMember({"fast", "exact"}))

@@ -66,6 +66,8 @@ struct AnalyzeOptions {
   std::string arch = "sm_90";
   /// The lowering's math mode (corpus::MathMode by name); auto: what PyTorch runs per layer.
   std::string math = "auto";
+  /// The lowering's kernels (corpus::KernelSet by name): library or specialised.
+  std::string kernels = "library";
   std::string mode = "fast";
   std::string format = "table";
   int64_t batch = 1;

@@ -24,6 +24,7 @@ struct LowerCommandOptions {
   std::string dtype = "f32";
   std::string arch = "sm_90";
   std::string math = "auto";
+  std::string kernels = "library";
   int64_t batch = 1;
   int64_t imageSize = 0;
 };
@@ -51,7 +52,8 @@ int runLower(const LowerCommandOptions &O) {
   corpus::LowerOptions LO;
   LO.dtype = Type;
   LO.arch = O.arch;
-  LO.math = *corpus::parseMathMode(O.math); // CLI11 checked the name
+  LO.math = *corpus::parseMathMode(O.math); // CLI11 checked the names
+  LO.kernels = *corpus::parseKernelSet(O.kernels);
   auto W = corpus::lower(*N, LO);
   if (!W) {
     fmt::print(stderr, "{}\n", W.error().str());
@@ -64,9 +66,10 @@ int runLower(const LowerCommandOptions &O) {
   uint64_t Bytes = 0;
   for (const corpus::WorkloadBuffer &B : W->buffers)
     Bytes += B.bytes;
-  fmt::print("{}: {} launches, {} distinct kernels, {} buffers ({:.1f} MiB) -> {}/manifest.json\n",
-             N->name(), W->launches.size(), W->kernelCount, W->buffers.size(),
-             static_cast<double>(Bytes) / (1024.0 * 1024.0), O.out);
+  fmt::print("{}: {} launches, {} distinct {} kernels, {} buffers ({:.1f} MiB) -> "
+             "{}/manifest.json\n",
+             N->name(), W->launches.size(), W->kernelCount, corpus::kernelSetName(LO.kernels),
+             W->buffers.size(), static_cast<double>(Bytes) / (1024.0 * 1024.0), O.out);
   return 0;
 }
 
@@ -91,12 +94,19 @@ void addLowerCommand(CLI::App &App) {
   Cmd->add_option("--arch", Opts->arch, "target architecture")
       ->check(CLI::IsMember({"sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90"}))
       ->capture_default_str();
-  Cmd->add_option("--math", Opts->math,
-                  "convolution/dense/bmm math: auto (what PyTorch runs per layer: tf32 convolutions "
-                  "for f32 on sm_80+, f16 tensor cores for f16 on sm_70+, else simt), simt "
-                  "(CUDA-core FMAs), or tensor cores with tf32 or bf16 (sm_80+) or f16 (sm_70+) "
-                  "operands")
+  Cmd->add_option(
+         "--math", Opts->math,
+         "convolution/dense/bmm math: auto (what PyTorch runs per layer: tf32 convolutions "
+         "for f32 on sm_80+, f16 tensor cores for f16 on sm_70+, else simt), simt "
+         "(CUDA-core FMAs), or tensor cores with tf32 or bf16 (sm_80+) or f16 (sm_70+) "
+         "operands")
       ->check(CLI::IsMember({"auto", "simt", "tf32", "f16", "bf16"}))
+      ->capture_default_str();
+  Cmd->add_option("--kernels", Opts->kernels,
+                  "library (kernels that take shapes as parameters, shared by layers of any "
+                  "shape) or specialised (one kernel per layer shape, shapes as constants: the "
+                  "kernels the shipped model and the measured H100 data describe)")
+      ->check(CLI::IsMember({"library", "specialised"}))
       ->capture_default_str();
   Cmd->callback([Opts] {
     if (int Status = runLower(*Opts); Status != 0)

@@ -16,4 +16,14 @@ enum class DType : uint8_t { F32, F16 };
 /// target (corpus::autoMath); a kernel spec or launch is never Auto.
 enum class MathMode : uint8_t { Simt, Tf32, F16, Bf16, Auto };
 
+/// Which kernels a lowering uses (docs/lowering.md, "Kernel library").
+/// - Specialised: every shape, stride and padding folded into the kernel as constants, one kernel
+///   per layer shape. The shipped predictor and the measured H100 kernels describe these.
+/// - Library: shapes, strides and padding are u32 kernel parameters (KernelLaunch::shapeArgs),
+///   divisions by them use precomputed multipliers (fastDivisor), and a kernel is specialised
+///   only by what cuDNN, cuBLAS and CUTLASS specialise: strategy, tile and block shape, filter
+///   size and stride, which bounds checks it needs, epilogue, data type, math mode and
+///   architecture. Layers of different shapes share kernels, so lowering is mostly a lookup.
+enum class KernelSet : uint8_t { Specialised, Library };
+
 } // namespace corpus

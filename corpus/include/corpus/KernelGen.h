@@ -1,5 +1,6 @@
 // Kernel generators: CNN layers with fused epilogues -> LLVM IR (IRBuilder) -> O3 -> PTX (NVPTX).
-// Every kernel is specialised to its shapes (no scalar parameters); see docs/lowering.md.
+// Two kernel sets (KernelSet): specialised kernels fold every shape in as constants; library
+// kernels take shapes as u32 parameters. See docs/lowering.md.
 //
 // Index arithmetic is 32-bit unless a tensor the kernel touches has 2^31 elements or more (or the
 // spec's `index64` asks for it): then offsets across images, rows and planes are 64-bit (offsets
@@ -211,6 +212,23 @@ struct LayerNormSpec {
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
 };
 
+/// KernelSet (corpus/DType.h): specialised or library kernels.
+
+/// "specialised", "library".
+const char *kernelSetName(KernelSet K);
+/// The set named `Name` (as kernelSetName spells it), or nullopt.
+std::optional<KernelSet> parseKernelSet(std::string_view Name);
+
+/// The multiplier and shift that divide by `D` (1 <= D < 2^31) without a division instruction:
+/// for every x < 2^31, x / D == (umulhi(x, multiplier) + x) >> shift (Granlund and Montgomery,
+/// "Division by invariant integers using multiplication", 1994, section 4). Library kernels get
+/// these as parameters beside each divisor, as CUTLASS's FastDivmod precomputes them on the host.
+struct FastDivisor {
+  uint32_t multiplier = 0;
+  uint32_t shift = 0;
+};
+FastDivisor fastDivisor(uint32_t D);
+
 /// What a kernel parameter points to. Parameters appear in this order (absent ones skipped):
 /// Input, Input2, Weight, Bias, BnScale, BnShift, SeScale, Residual, Output. A concatenation
 /// kernel has one Input parameter per input, in input order, then Output.
@@ -232,7 +250,15 @@ struct KernelParam {
   uint64_t elements = 0;
 };
 
-/// How to launch an emitted kernel. All parameters are buffers (no scalars: shapes are baked in).
+/// A u32 scalar argument of a library kernel: a shape (`wo`), or a divisor's fast-division
+/// multiplier (`wo_mul`) or shift (`wo_shr`).
+struct ShapeArg {
+  std::string name;
+  uint32_t value = 0;
+};
+
+/// How to launch an emitted kernel: the buffer parameters, then (library kernels) the shape
+/// arguments.
 struct KernelLaunch {
   std::string kernel; ///< the PTX entry name, stable for a spec (dedup key)
   /// conv_direct, conv_depthwise, conv_gemm, conv_implicit_gemm, dense_gemm, dense_gemv,
@@ -245,9 +271,10 @@ struct KernelLaunch {
   std::array<uint32_t, 3> block = {1, 1, 1};
   uint32_t sharedBytes = 0; ///< dynamic shared memory (always 0: tiles are static)
   DType dtype = DType::F32;
-  MathMode math = MathMode::Simt; ///< tensor-core operand type; Simt for CUDA-core kernels
+  MathMode math = MathMode::Simt;  ///< tensor-core operand type; Simt for CUDA-core kernels
   MmaArch mmaArch = MmaArch::Sm80; ///< the tensor-core instructions used (with math != Simt)
   std::vector<KernelParam> params;
+  std::vector<ShapeArg> shapeArgs; ///< u32 parameters after the buffers; empty when specialised
 };
 
 /// Bytes of one element of `T`.
@@ -318,6 +345,12 @@ public:
   support::Expected<KernelLaunch> add(const ConcatSpec &S);
   support::Expected<KernelLaunch> add(const SoftmaxSpec &S);
   support::Expected<KernelLaunch> add(const LayerNormSpec &S);
+
+  /// The kernels added from now on (default Specialised). Call before adding kernels.
+  void useKernelSet(KernelSet K);
+  /// Builds every added layer's IR, also when a kernel of its name exists, and fails when the
+  /// IR differs from that kernel's: a check that names carry every specialisation (tests).
+  void checkNames(bool On);
 
   /// Spreads the kernels over up to four PTX modules, runs of `KernelsPerModule` kernels each
   /// in turn. Call before adding kernels.

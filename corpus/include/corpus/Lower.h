@@ -34,6 +34,13 @@ struct LowerOptions {
   /// (autoMath). Simt, the library's default, keeps every kernel on CUDA cores: the shipped
   /// predictor was trained on those counts (`ptxcast lower` and `analyze` default to auto).
   MathMode math = MathMode::Simt;
+  /// Specialised kernels (one per layer shape; what the shipped predictor was trained on) or the
+  /// kernel library (shapes as parameters; `ptxcast lower` and `analyze` default to it). Kernels
+  /// with 64-bit index arithmetic are specialised in both.
+  KernelSet kernels = KernelSet::Specialised;
+  /// Tests: build every layer's kernel IR, also when a kernel of its name exists, and fail when
+  /// one name would stand for two different kernels (KernelEmitter::checkNames).
+  bool checkKernelNames = false;
 };
 
 /// What `--math auto` lowers a layer of kind `Kind` to on data of type `T` for `Arch`, as PyTorch

@@ -22,10 +22,12 @@ struct WorkloadBuffer {
   double min = 0, max = 0; ///< random range (values of the workload's dtype)
 };
 
-/// A kernel argument: a buffer (kernels generated here take no scalars).
+/// A kernel argument: a buffer at a byte offset, or (a library kernel's shape) a u32 scalar.
 struct WorkloadArg {
-  std::string buffer;
-  uint64_t offset = 0;
+  std::string buffer;  ///< the buffer; empty for a scalar
+  uint64_t offset = 0; ///< bytes into the buffer
+  std::string shape;   ///< a scalar: the shape it gives the kernel (KernelLaunch::shapeArgs)
+  uint32_t value = 0;  ///< a scalar's value
 };
 
 /// One kernel launch and the network layers it computes.
@@ -45,12 +47,16 @@ struct Workload {
   std::string network;
   std::string arch;
   DType dtype = DType::F32;
-  MathMode math = MathMode::Simt; ///< LowerOptions::math
-  std::vector<std::string> ptx;   ///< module texts, written as kernels[_N].ptx
+  MathMode math = MathMode::Simt;             ///< LowerOptions::math
+  KernelSet kernels = KernelSet::Specialised; ///< LowerOptions::kernels
+  std::vector<std::string> ptx;               ///< module texts, written as kernels[_N].ptx
   std::vector<WorkloadBuffer> buffers;
   std::vector<WorkloadLaunch> launches;
   size_t kernelCount = 0; ///< distinct kernels (identical layer shapes share one)
 };
+
+/// The buffer a launch writes: its last buffer argument (shape arguments come after it).
+const std::string &outputBuffer(const WorkloadLaunch &L);
 
 /// File names the PTX modules get: "kernels.ptx", or "kernels_0.ptx", ... when several.
 std::vector<std::string> ptxFileNames(const Workload &W);

@@ -53,11 +53,11 @@ Value *elementwiseValue(KernelBuilder &K, const ElementwiseSpec &S, Value *A, Va
   case ElementwiseOp::Mul:
     return B.CreateFMul(A, K.load(ParamRole::Input2, I));
   case ElementwiseOp::ScaleChannels:
-    return B.CreateFMul(A, K.load(ParamRole::Input2, B.CreateUDiv(I, K.ix(S.spatial))));
+    return B.CreateFMul(A, K.load(ParamRole::Input2, K.udiv(I, "spatial")));
   case ElementwiseOp::Activation:
     return A;
   case ElementwiseOp::BatchNorm: {
-    Value *C = B.CreateURem(B.CreateUDiv(I, K.ix(S.spatial)), K.ix(S.channels));
+    Value *C = K.urem(K.udiv(I, "spatial"), "channels");
     return K.fma(A, K.load(ParamRole::BnScale, C), K.load(ParamRole::BnShift, C));
   }
   case ElementwiseOp::Div:
@@ -80,16 +80,15 @@ Value *elementwiseValue(KernelBuilder &K, const ElementwiseSpec &S, Value *A, Va
 /// halfElementwise's ops in f16 arithmetic on H.width() elements starting at I (index type).
 Value *halfElementwiseValue(KernelBuilder &K, HalfOps &H, const ElementwiseSpec &S, Value *A,
                             Value *I) {
-  IRBuilder<> &B = K.ir();
   switch (S.op) {
   case ElementwiseOp::Add:
     return H.add(A, H.load(ParamRole::Input2, I));
   case ElementwiseOp::Mul:
     return H.mul(A, H.load(ParamRole::Input2, I));
   case ElementwiseOp::ScaleChannels: // an even spatial size: both elements in one channel
-    return H.mul(A, H.broadcast(ParamRole::Input2, B.CreateUDiv(I, K.ix(S.spatial))));
+    return H.mul(A, H.broadcast(ParamRole::Input2, K.udiv(I, "spatial")));
   case ElementwiseOp::BatchNorm: {
-    Value *C = B.CreateURem(B.CreateUDiv(I, K.ix(S.spatial)), K.ix(S.channels));
+    Value *C = K.urem(K.udiv(I, "spatial"), "channels");
     return H.fma(A, H.broadcast(ParamRole::BnScale, C), H.broadcast(ParamRole::BnShift, C));
   }
   case ElementwiseOp::AddScalar:
@@ -115,9 +114,9 @@ void buildHalfElementwiseBody(KernelBuilder &K, const ElementwiseSpec &S, uint64
     Value *Y = halfElementwiseValue(K, H, S, H.load(ParamRole::Input, I), I);
     H.store(ParamRole::Output, I, H.activation(S.activation, Y));
   };
-  K.ifThen(B.CreateICmpULT(G, K.ix(Count / 2)), [&] { Compute(2); });
+  K.ifThen(B.CreateICmpULT(G, K.dimIx("pairs")), [&] { Compute(2); });
   if (Count % 2)
-    K.ifThen(B.CreateICmpEQ(G, K.ix(Count / 2)), [&] { Compute(1); });
+    K.ifThen(B.CreateICmpEQ(G, K.dimIx("pairs")), [&] { Compute(1); });
 }
 
 /// PyTorch's contiguous cat launch (getCatGridContig): 128 threads a block, grid x capped at
@@ -157,19 +156,33 @@ struct CatInput {
   Value *ptr, *units, *slice, *outBase;
 };
 
+/// The shapes a concatenation computes with: grid x, the output's units per image, and per input
+/// its units, units per image and first output unit.
+ShapeDims concatDims(const ConcatSpec &S, const ConcatLayout &Lay, uint32_t Gx) {
+  ShapeDims D = {{"gx", Gx}, {"out_slice", Lay.outSlice}};
+  for (size_t I = 0, Offset = S.channelOffset; I < S.channels.size(); Offset += S.channels[I++]) {
+    const uint64_t Slice = uint64_t(S.channels[I]) * S.spatial / Lay.perUnit;
+    const std::string In = std::to_string(I);
+    D.push_back({"units" + In, S.batch * Slice});
+    D.push_back({"slice" + In, Slice});
+    D.push_back({"base" + In, uint64_t(Offset) * S.spatial / Lay.perUnit});
+  }
+  return D;
+}
+
 /// A switch on %ctaid.y (PyTorch reads the same from a by-value metadata parameter): one case
 /// block per input, merged by phis.
-CatInput selectCatInput(KernelBuilder &K, const ConcatSpec &S, const ConcatLayout &Lay) {
+CatInput selectCatInput(KernelBuilder &K, const ConcatSpec &S) {
   IRBuilder<> &B = K.ir();
   Function &F = K.function();
   const unsigned N = static_cast<unsigned>(S.channels.size());
-  auto Values = [&](unsigned I, uint32_t Offset) {
-    const uint64_t Slice = uint64_t(S.channels[I]) * S.spatial / Lay.perUnit;
-    return CatInput{F.getArg(I), K.ix(S.batch * Slice), K.ix(Slice),
-                    K.ix(uint64_t(Offset) * S.spatial / Lay.perUnit)};
+  auto Values = [&](unsigned I) {
+    const std::string In = std::to_string(I);
+    return CatInput{F.getArg(I), K.dimIx("units" + In), K.dimIx("slice" + In),
+                    K.dimIx("base" + In)};
   };
   if (N == 1)
-    return Values(0, S.channelOffset);
+    return Values(0);
   LLVMContext &Ctx = F.getContext();
   BasicBlock *Merge = BasicBlock::Create(Ctx, "input_selected", &F);
   std::vector<BasicBlock *> Cases;
@@ -183,8 +196,8 @@ CatInput selectCatInput(KernelBuilder &K, const ConcatSpec &S, const ConcatLayou
   PHINode *Units = B.CreatePHI(K.indexType(), N, "in_units");
   PHINode *Slice = B.CreatePHI(K.indexType(), N, "in_slice");
   PHINode *Base = B.CreatePHI(K.indexType(), N, "out_base");
-  for (unsigned I = 0, Offset = S.channelOffset; I < N; Offset += S.channels[I++]) {
-    CatInput V = Values(I, Offset);
+  for (unsigned I = 0; I < N; ++I) {
+    CatInput V = Values(I);
     BranchInst::Create(Merge, Cases[I]);
     Ptr->addIncoming(V.ptr, Cases[I]);
     Units->addIncoming(V.units, Cases[I]);
@@ -196,10 +209,45 @@ CatInput selectCatInput(KernelBuilder &K, const ConcatSpec &S, const ConcatLayou
 
 } // namespace
 
-KernelLaunch buildElementwise(Module &M, const ElementwiseSpec &S, const std::string &Name) {
+namespace {
+
+/// Threads of an elementwise launch (f16x2: a pair each, the odd last element alone) and block.
+uint64_t elementwiseThreads(const ElementwiseSpec &S) {
+  const uint64_t Count = uint64_t(S.batch) * S.channels * S.spatial;
+  return halfElementwise(S) ? (Count + 1) / 2 : Count;
+}
+
+/// The shapes an elementwise kernel computes with: its element (or pair) count, and the channel
+/// split for the ops that read per-channel operands.
+ShapeDims elementwiseDims(const ElementwiseSpec &S) {
+  const uint64_t Count = uint64_t(S.batch) * S.channels * S.spatial;
+  ShapeDims D = {halfElementwise(S) ? ShapeDim{"pairs", Count / 2} : ShapeDim{"count", Count}};
+  if (S.op == ElementwiseOp::ScaleChannels || S.op == ElementwiseOp::BatchNorm)
+    D.push_back({"spatial", S.spatial, true});
+  if (S.op == ElementwiseOp::BatchNorm)
+    D.push_back({"channels", S.channels, true});
+  return D;
+}
+
+} // namespace
+
+std::string libraryName(const ElementwiseSpec &S) {
+  std::string N = opStrategy(S.op);
+  if (isScalarOp(S.op))
+    N += "_s" + scalarName(S.scalar);
+  N += "_b" + std::to_string(warpRoundedBlock(elementwiseThreads(S), MaxBlock));
+  if (halfElementwise(S))
+    N += uint64_t(S.batch) * S.channels * S.spatial % 2 ? "_x2_odd" : "_x2";
+  Epilogue E;
+  E.activation = S.activation;
+  return libraryKernelName(N, S.dtype, E, wideIndex(S));
+}
+
+KernelLaunch buildElementwise(Module *M, const ElementwiseSpec &S, const std::string &Name,
+                              KernelSet Set) {
   const uint64_t Count = uint64_t(S.batch) * S.channels * S.spatial;
   const bool Half = halfElementwise(S);
-  const uint64_t Threads = Half ? (Count + 1) / 2 : Count; // f16x2: a pair per thread
+  const uint64_t Threads = elementwiseThreads(S);
   const uint32_t Bx = warpRoundedBlock(Threads, MaxBlock);
   std::vector<ParamRole> Roles = {ParamRole::Input};
   if (S.op == ElementwiseOp::BatchNorm) {
@@ -217,7 +265,11 @@ KernelLaunch buildElementwise(Module &M, const ElementwiseSpec &S, const std::st
                                   return uint64_t(S.channels);
                                 return Count;
                               });
-  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
+  const ShapeDims Dims = elementwiseDims(S);
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
   if (Half) {
     buildHalfElementwiseBody(K, S, Count, Bx);
     K.finish();
@@ -225,7 +277,7 @@ KernelLaunch buildElementwise(Module &M, const ElementwiseSpec &S, const std::st
   }
   IRBuilder<> &B = K.ir();
   Value *I = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(0)), K.ix(Bx)), K.widen(K.tid(0)), "i");
-  K.ifThen(B.CreateICmpULT(I, K.ix(Count)), [&] {
+  K.ifThen(B.CreateICmpULT(I, K.dimIx("count")), [&] {
     Value *Y = elementwiseValue(K, S, K.load(ParamRole::Input, I), I);
     K.store(ParamRole::Output, I, K.activation(S.activation, Y));
   });
@@ -233,7 +285,14 @@ KernelLaunch buildElementwise(Module &M, const ElementwiseSpec &S, const std::st
   return L;
 }
 
-KernelLaunch buildConcat(Module &M, const ConcatSpec &S, const std::string &Name) {
+std::string libraryName(const ConcatSpec &S) {
+  const ConcatLayout Lay = concatLayout(S);
+  return libraryKernelName("concat_in" + std::to_string(S.channels.size()) + "_u" +
+                               std::to_string(Lay.unitBytes) + (S.batch > 1 ? "_batched" : ""),
+                           S.dtype, {}, wideIndex(S));
+}
+
+KernelLaunch buildConcat(Module *M, const ConcatSpec &S, const std::string &Name, KernelSet Set) {
   const ConcatLayout Lay = concatLayout(S);
   const size_t Inputs = S.channels.size();
   std::vector<ParamRole> Roles(Inputs, ParamRole::Input);
@@ -244,13 +303,17 @@ KernelLaunch buildConcat(Module &M, const ConcatSpec &S, const std::string &Name
   for (uint32_t C : S.channels)
     L.params.push_back({ParamRole::Input, uint64_t(S.batch) * C * S.spatial});
   L.params.push_back({ParamRole::Output, uint64_t(S.batch) * S.totalChannels * S.spatial});
-  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
+  const ShapeDims Dims = concatDims(S, Lay, Gx);
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
   IRBuilder<> &B = K.ir();
   Type *Unit = Lay.unitBytes == 16  ? static_cast<Type *>(FixedVectorType::get(B.getInt32Ty(), 4))
                : Lay.unitBytes == 4 ? B.getFloatTy()
                                     : B.getHalfTy();
   const Align A(Lay.unitBytes);
-  CatInput In = selectCatInput(K, S, Lay);
+  CatInput In = selectCatInput(K, S);
   Value *Out = K.param(ParamRole::Output);
   // Every block of row y copies an equal share of input y, [x U / Gx, (x + 1) U / Gx), in
   // strides of the block. (PyTorch's blocks stride the grid over each input, so the blocks past
@@ -260,7 +323,8 @@ KernelLaunch buildConcat(Module &M, const ConcatSpec &S, const std::string &Name
   Value *X64 = B.CreateZExt(K.ctaid(0), B.getInt64Ty());
   Value *U64 = B.CreateZExt(In.units, B.getInt64Ty());
   auto Share = [&](Value *Xv) { // the index type (no truncation when it is i64)
-    return B.CreateTrunc(B.CreateUDiv(B.CreateMul(Xv, U64), B.getInt64(Gx)), K.indexType());
+    Value *Blocks = K.library() ? B.CreateZExt(K.dim("gx"), B.getInt64Ty()) : B.getInt64(Gx);
+    return B.CreateTrunc(B.CreateUDiv(B.CreateMul(Xv, U64), Blocks), K.indexType());
   };
   Value *Begin = B.CreateAdd(Share(X64), K.widen(K.tid(0)), "i");
   Value *End = Share(B.CreateAdd(X64, B.getInt64(1)));
@@ -269,7 +333,7 @@ KernelLaunch buildConcat(Module &M, const ConcatSpec &S, const std::string &Name
     Value *O = B.CreateAdd(I, In.outBase);
     if (S.batch > 1) {
       Value *N = B.CreateUDiv(I, In.slice);
-      O = B.CreateAdd(O, B.CreateMul(N, B.CreateSub(K.ix(Lay.outSlice), In.slice)));
+      O = B.CreateAdd(O, B.CreateMul(N, B.CreateSub(K.dimIx("out_slice"), In.slice)));
     }
     Value *V = B.CreateAlignedLoad(Unit, B.CreateInBoundsGEP(Unit, In.ptr, I), A);
     B.CreateAlignedStore(V, B.CreateInBoundsGEP(Unit, Out, O), A);

@@ -15,11 +15,18 @@ constexpr uint32_t Threads = Side * Side;
 constexpr uint32_t KStep = 16; // K advances KStep per shared-memory tile
 constexpr uint32_t MaxGridZ = 65535;
 
+/// The K loop's trip count: ceil(K / KStep), a constant or computed from the parameter k.
+Value *kTiles(KernelBuilder &K, const GemmShape &G) {
+  if (!G.Library)
+    return K.i32(ceilDiv(G.K, KStep));
+  return K.ir().CreateLShr(K.ir().CreateAdd(G.V.K, K.i32(KStep - 1)), K.i32(4));
+}
+
 /// The block's threads load the tile cooperatively, Rows * Cols / 256 elements each. Consecutive
 /// threads walk the tile axis that is contiguous in global memory, so a warp's loads coalesce.
 void loadTile(KernelBuilder &K, Value *Shared, const TileSource &T, Value *Linear) {
   IRBuilder<> &B = K.ir();
-  const bool ColsContiguous = T.Im2col || T.ColStride == 1 || T.RowStride != 1;
+  const bool ColsContiguous = T.Im2col || T.UnitColStride || !T.UnitRowStride;
   for (uint32_t I = 0; I < T.Rows * T.Cols / Threads; ++I) {
     Value *L = B.CreateAdd(Linear, K.i32(I * Threads));
     Value *R = ColsContiguous ? B.CreateUDiv(L, K.i32(T.Cols)) : B.CreateURem(L, K.i32(T.Rows));
@@ -63,13 +70,12 @@ void buildGemmTile(KernelBuilder &K, const GemmShape &G, const Epilogue &E, Valu
   std::vector<Value *> Acc;
   for (uint32_t I = 0; I < Mi * Mi; ++I)
     Acc.push_back(K.accumulator(0.0f));
-  Value *ABase = B.CreateMul(Img, K.ix(G.ABatch));
-  Value *BBase = B.CreateMul(Img, K.ix(G.BBatch));
-  K.forRange(0, ceilDiv(G.K, KStep), [&](Value *Kt) {
+  Value *ABase = B.CreateMul(Img, G.V.ABatch);
+  Value *BBase = B.CreateMul(Img, G.V.BBatch);
+  K.forRange(K.i32(0), kTiles(K, G), 1, [&](Value *Kt) {
     Value *K0 = B.CreateMul(Kt, K.i32(KStep));
-    loadTile(K, As, {G.ARole, ABase, Row0, G.M, G.AM, K0, G.K, G.AK, Tile, KStep}, Linear);
-    loadTile(K, Bs, {G.BRole, BBase, K0, G.K, G.BK, Col0, G.N, G.BN, KStep, Tile, G.Im2col},
-             Linear);
+    loadTile(K, As, tileA(G, ABase, Row0, K0, Tile, KStep), Linear);
+    loadTile(K, Bs, tileB(G, BBase, K0, Col0, KStep, Tile), Linear);
     K.barrier();
     K.forRange(0, KStep, [&](Value *Kk) {
       std::vector<Value *> A(Mi), Bv(Mi);
@@ -88,78 +94,128 @@ void buildGemmTile(KernelBuilder &K, const GemmShape &G, const Epilogue &E, Valu
   storeOutputs(K, G, E, Acc, B.CreateAdd(Row0, Ty), B.CreateAdd(Col0, Tx), Img);
 }
 
-void buildGemmBody(KernelBuilder &K, const GemmShape &G, const Epilogue &E) {
+void buildGemmBody(KernelBuilder &K, GemmShape &G, const Epilogue &E) {
+  bindGemm(K, G);
   if (G.BatchPerCta == 1) {
     buildGemmTile(K, G, E, nullptr); // batch = %ctaid.z
   } else {
     // Batches z * BatchPerCta + j, j < BatchPerCta (the last CTA stops at the batch's end);
     // the condition is uniform over the block, so the barriers inside stay block-wide.
     IRBuilder<> &B = K.ir();
-    Value *First = B.CreateMul(K.widen(K.ctaid(2)), K.ix(G.BatchPerCta));
-    K.forRange(0, G.BatchPerCta, [&](Value *J) {
+    Value *First = B.CreateMul(K.widen(K.ctaid(2)), K.dimIx("batch_per_cta"));
+    K.forRange(K.i32(0), K.dim("batch_per_cta"), 1, [&](Value *J) {
       Value *Img = B.CreateAdd(First, K.widen(J));
-      K.ifThen(B.CreateICmpULT(Img, K.ix(G.Batch)), [&] { buildGemmTile(K, G, E, Img); });
+      K.ifThen(B.CreateICmpULT(Img, G.V.Batch), [&] { buildGemmTile(K, G, E, Img); });
     });
   }
   K.finish();
 }
 
+/// The CUDA-core GEMM's specialisations: the micro tile, and whether CTAs loop over batches.
+std::string simtGemmKeys(const GemmShape &G) {
+  return "_t" + std::to_string(G.tile()) + (G.BatchPerCta > 1 ? "_zloop" : "");
+}
+
+/// The launch of GEMM G (grid from its tile), and with a module its kernel.
+KernelLaunch buildSimtGemm(Module *M, GemmShape G, const std::string &Name, KernelSet Set,
+                           const char *Strategy, DType T, const Epilogue &E,
+                           const std::vector<ParamRole> &Roles, bool Wide, uint32_t GridZ,
+                           const std::function<uint64_t(ParamRole)> &Count) {
+  KernelLaunch L =
+      makeLaunch(Name, Strategy, T, {ceilDiv(G.N, G.tile()), ceilDiv(G.M, G.tile()), GridZ},
+                 {Side, Side, 1}, Roles, Count);
+  const ShapeDims Dims = gemmDims(G);
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, T, L, Wide, Dims);
+  buildGemmBody(K, G, E);
+  return L;
+}
+
+uint32_t gemvWarps() { return 8; }
+
 } // namespace
 
-KernelLaunch buildConvGemm(Module &M, const ConvSpec &S, const std::string &Name) {
-  const uint32_t HW = S.inHeight * S.inWidth;
+std::string libraryName(const GemmSpec &S) {
+  if (S.rows < MinGemmRows)
+    return libraryKernelName("gemv", S.dtype, S.epilogue, wideIndex(S));
+  if (usesTensorCores(S))
+    return libraryMmaName("dense", denseGemmShape(S), S.math, S.mmaArch, S.dtype, S.epilogue,
+                          wideIndex(S));
+  return libraryKernelName("dense" + simtGemmKeys(denseGemmShape(S)), S.dtype, S.epilogue,
+                           wideIndex(S));
+}
+
+std::string libraryName(const BatchMatMulSpec &S) {
+  if (usesTensorCores(S))
+    return libraryMmaName("bmm", bmmGemmShape(S), S.math, S.mmaArch, S.dtype, {}, wideIndex(S));
+  GemmShape G = bmmGemmShape(S);
+  G.BatchPerCta = ceilDiv(S.batch, MaxGridZ);
+  return libraryKernelName("bmm" + simtGemmKeys(G), S.dtype, {}, wideIndex(S));
+}
+
+std::string libraryGemmName(const ConvSpec &S, ConvStrategy Resolved) {
+  const bool Pointwise = Resolved == ConvStrategy::Gemm;
+  GemmShape G = Pointwise ? convGemmShape(S) : implicitGemmShape(S);
+  std::string Body = Pointwise ? "conv_gemm" : "conv_igemm";
+  if (!Pointwise) {
+    Body += "_k" + shapePair(S.kernelH, S.kernelW) + "_s" + shapePair(S.strideH, S.strideW);
+    if (S.dilationH != 1 || S.dilationW != 1)
+      Body += "_d" + shapePair(S.dilationH, S.dilationW);
+    if (S.padTop || S.padLeft || S.padBottom || S.padRight)
+      Body += "_pad";
+  }
+  if (usesTensorCores(S, Resolved))
+    return libraryMmaName(Body, G, S.math, S.mmaArch, S.dtype, S.epilogue, wideIndex(S));
+  return libraryKernelName(Body + simtGemmKeys(G), S.dtype, S.epilogue, wideIndex(S));
+}
+
+KernelLaunch buildConvGemm(Module *M, const ConvSpec &S, const std::string &Name, KernelSet Set) {
   // Out[b][cout][pix] = sum_cin W[cout][cin] * In[b][cin][pix]: A = weights, B = the image.
-  GemmShape G = convGemmShape(S);
-  std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
-  KernelLaunch L =
-      makeLaunch(Name, "conv_gemm", S.dtype,
-                 {ceilDiv(HW, G.tile()), ceilDiv(S.outChannels, G.tile()), S.batch},
-                 {Side, Side, 1}, Roles, [&](ParamRole R) { return convParamElements(S, R); });
-  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
-  buildGemmBody(K, G, S.epilogue);
-  return L;
+  return buildSimtGemm(M, convGemmShape(S), Name, Set, "conv_gemm", S.dtype, S.epilogue,
+                       gemmRoles(S.epilogue), wideIndex(S), S.batch,
+                       [&](ParamRole R) { return convParamElements(S, R); });
 }
 
-KernelLaunch buildImplicitGemmConv(Module &M, const ConvSpec &S, const std::string &Name) {
-  const uint32_t Pixels = S.outHeight() * S.outWidth();
+KernelLaunch buildImplicitGemmConv(Module *M, const ConvSpec &S, const std::string &Name,
+                                   KernelSet Set) {
   // Out[b][cout][pix] = sum_k W[cout][k] * im2col(In[b])[k][pix], k = (cin, kh, kw).
-  GemmShape G = implicitGemmShape(S);
-  std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
-  KernelLaunch L =
-      makeLaunch(Name, "conv_implicit_gemm", S.dtype,
-                 {ceilDiv(Pixels, G.tile()), ceilDiv(S.outChannels, G.tile()), S.batch},
-                 {Side, Side, 1}, Roles, [&](ParamRole R) { return convParamElements(S, R); });
-  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
-  buildGemmBody(K, G, S.epilogue);
-  return L;
+  return buildSimtGemm(M, implicitGemmShape(S), Name, Set, "conv_implicit_gemm", S.dtype,
+                       S.epilogue, gemmRoles(S.epilogue), wideIndex(S), S.batch,
+                       [&](ParamRole R) { return convParamElements(S, R); });
 }
 
-KernelLaunch buildDenseGemv(Module &M, const GemmSpec &S, const std::string &Name) {
-  constexpr uint32_t WarpsPerBlock = 8;
+KernelLaunch buildDenseGemv(Module *M, const GemmSpec &S, const std::string &Name, KernelSet Set) {
+  const uint32_t WarpsPerBlock = gemvWarps();
   std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
   KernelLaunch L = makeLaunch(
       Name, "dense_gemv", S.dtype, {ceilDiv(S.outFeatures, WarpsPerBlock), S.rows, 1},
       {32 * WarpsPerBlock, 1, 1}, Roles, [&](ParamRole R) { return denseParamElements(S, R); });
-  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
+  const ShapeDims Dims = {{"k", S.inFeatures}, {"n", S.outFeatures}};
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
   IRBuilder<> &B = K.ir();
   Value *Tid = K.tid(0), *Row = K.ctaid(1);
   Value *Lane = B.CreateAnd(Tid, K.i32(31));
   Value *O =
       B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(WarpsPerBlock)), B.CreateLShr(Tid, K.i32(5)));
   // One warp per output feature; the whole warp exits together, so shuffles stay full-warp.
-  K.ifThen(B.CreateICmpULT(O, K.i32(S.outFeatures)), [&] {
-    Value *XBase = B.CreateMul(K.widen(Row), K.ix(S.inFeatures));
+  K.ifThen(B.CreateICmpULT(O, K.dim("n")), [&] {
+    Value *XBase = B.CreateMul(K.widen(Row), K.dimIx("k"));
     Value *Ow = K.widen(O);
-    Value *WBase = B.CreateMul(Ow, K.ix(S.inFeatures));
+    Value *WBase = B.CreateMul(Ow, K.dimIx("k"));
     Value *Acc = K.accumulator(0.0f);
-    K.forRange(Lane, K.i32(S.inFeatures), 32, [&](Value *I) {
+    K.forRange(Lane, K.dim("k"), 32, [&](Value *I) {
       Value *X = K.load(ParamRole::Input, B.CreateAdd(XBase, K.widen(I)));
       Value *W = K.load(ParamRole::Weight, B.CreateAdd(WBase, K.widen(I)));
       K.set(Acc, K.fma(X, W, K.get(Acc)));
     });
     Value *Sum = K.warpSum(K.get(Acc));
     K.ifThen(B.CreateICmpEQ(Lane, K.i32(0)), [&] {
-      Value *Out = B.CreateAdd(B.CreateMul(K.widen(Row), K.ix(S.outFeatures)), Ow);
+      Value *Out = B.CreateAdd(B.CreateMul(K.widen(Row), K.dimIx("n")), Ow);
       K.store(ParamRole::Output, Out, K.epilogue(S.epilogue, Sum, Ow, Ow, Out));
     });
   });
@@ -167,30 +223,22 @@ KernelLaunch buildDenseGemv(Module &M, const GemmSpec &S, const std::string &Nam
   return L;
 }
 
-KernelLaunch buildDenseGemm(Module &M, const GemmSpec &S, const std::string &Name) {
+KernelLaunch buildDenseGemm(Module *M, const GemmSpec &S, const std::string &Name, KernelSet Set) {
   // Y[r][o] = sum_i X[r][i] * W[o][i]: A = activations, B(k = i, n = o) = W[o][i].
-  GemmShape G = denseGemmShape(S);
-  std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
-  KernelLaunch L = makeLaunch(
-      Name, "dense_gemm", S.dtype, {ceilDiv(S.outFeatures, G.tile()), ceilDiv(S.rows, G.tile()), 1},
-      {Side, Side, 1}, Roles, [&](ParamRole R) { return denseParamElements(S, R); });
-  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
-  buildGemmBody(K, G, S.epilogue);
-  return L;
+  return buildSimtGemm(M, denseGemmShape(S), Name, Set, "dense_gemm", S.dtype, S.epilogue,
+                       gemmRoles(S.epilogue), wideIndex(S), 1,
+                       [&](ParamRole R) { return denseParamElements(S, R); });
 }
 
-KernelLaunch buildBatchMatMul(Module &M, const BatchMatMulSpec &S, const std::string &Name) {
+KernelLaunch buildBatchMatMul(Module *M, const BatchMatMulSpec &S, const std::string &Name,
+                              KernelSet Set) {
   // torch.bmm: C[b] (m x k) = A[b] (m x n) x B[b] (n x k), row-major; GEMM M = m, N = k, K = n.
   GemmShape G = bmmGemmShape(S);
   G.BatchPerCta = ceilDiv(S.batch, MaxGridZ);
-  const uint32_t GridZ = ceilDiv(S.batch, G.BatchPerCta);
-  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Input2, ParamRole::Output};
-  KernelLaunch L =
-      makeLaunch(Name, "bmm_gemm", S.dtype, {ceilDiv(S.k, G.tile()), ceilDiv(S.m, G.tile()), GridZ},
-                 {Side, Side, 1}, Roles, [&](ParamRole R) { return bmmParamElements(S, R); });
-  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
-  buildGemmBody(K, G, {});
-  return L;
+  return buildSimtGemm(M, G, Name, Set, "bmm_gemm", S.dtype, {},
+                       {ParamRole::Input, ParamRole::Input2, ParamRole::Output}, wideIndex(S),
+                       ceilDiv(S.batch, G.BatchPerCta),
+                       [&](ParamRole R) { return bmmParamElements(S, R); });
 }
 
 } // namespace corpus::kernels

@@ -10,7 +10,8 @@ namespace corpus::kernels {
 
 GemmShape convGemmShape(const ConvSpec &S) {
   const uint32_t HW = S.inHeight * S.inWidth;
-  return GemmShape{.Batch = S.batch,
+  return GemmShape{.Kind = GemmKind::ConvGemm,
+                   .Batch = S.batch,
                    .M = S.outChannels,
                    .N = HW,
                    .K = S.inChannels,
@@ -32,7 +33,8 @@ GemmShape convGemmShape(const ConvSpec &S) {
 GemmShape implicitGemmShape(const ConvSpec &S) {
   const uint32_t Pixels = S.outHeight() * S.outWidth();
   const uint32_t Taps = S.inChannels * S.kernelH * S.kernelW;
-  return GemmShape{.Batch = S.batch,
+  return GemmShape{.Kind = GemmKind::ImplicitGemm,
+                   .Batch = S.batch,
                    .M = S.outChannels,
                    .N = Pixels,
                    .K = Taps,
@@ -53,7 +55,8 @@ GemmShape implicitGemmShape(const ConvSpec &S) {
 }
 
 GemmShape denseGemmShape(const GemmSpec &S) {
-  return GemmShape{.Batch = 1,
+  return GemmShape{.Kind = GemmKind::Dense,
+                   .Batch = 1,
                    .M = S.rows,
                    .N = S.outFeatures,
                    .K = S.inFeatures,
@@ -73,7 +76,8 @@ GemmShape denseGemmShape(const GemmSpec &S) {
 }
 
 GemmShape bmmGemmShape(const BatchMatMulSpec &S) {
-  return GemmShape{.Batch = S.batch,
+  return GemmShape{.Kind = GemmKind::Bmm,
+                   .Batch = S.batch,
                    .M = S.m,
                    .N = S.k,
                    .K = S.n,
@@ -130,32 +134,132 @@ std::vector<ParamRole> gemmRoles(const Epilogue &E) {
   return R;
 }
 
+ShapeDims gemmDims(const GemmShape &G) {
+  ShapeDims D = {{"m", G.M}, {"n", G.N}, {"k", G.K}};
+  if (G.BatchPerCta > 1) {
+    D.push_back({"batch", G.Batch});
+    D.push_back({"batch_per_cta", G.BatchPerCta});
+  }
+  if (const ConvSpec *S = G.Im2col) {
+    D.push_back({"c_in", S->inChannels});
+    D.push_back({"h", S->inHeight});
+    D.push_back({"w", S->inWidth});
+    D.push_back({"wo", S->outWidth(), true});
+    D.push_back({"pad_t", S->padTop});
+    D.push_back({"pad_l", S->padLeft});
+  }
+  return D;
+}
+
+void bindGemm(KernelBuilder &K, GemmShape &G) {
+  GemmValues &V = G.V;
+  G.Library = K.library();
+  if (!G.Library) {
+    V = {K.i32(G.M), K.i32(G.N),     K.i32(G.K),       K.ix(G.ABatch), K.ix(G.AM),
+         K.ix(G.AK), K.ix(G.BBatch), K.ix(G.BK),       K.ix(G.BN),     K.ix(G.CBatch),
+         K.ix(G.CM), K.ix(G.CN),     K.ix(G.Channels), K.ix(G.Batch)};
+    return;
+  }
+  IRBuilder<> &B = K.ir();
+  Value *M = K.dimIx("m"), *N = K.dimIx("n"), *Kd = K.dimIx("k"), *Zero = K.ix(0), *One = K.ix(1);
+  V.M = K.dim("m");
+  V.N = K.dim("n");
+  V.K = K.dim("k");
+  V.AM = Kd;
+  V.AK = One;
+  V.CM = N;
+  V.CN = One;
+  V.Batch = G.BatchPerCta > 1 ? K.dimIx("batch") : K.ix(G.Batch);
+  switch (G.Kind) {
+  case GemmKind::ConvGemm:
+    V.ABatch = Zero, V.BBatch = B.CreateMul(Kd, N), V.BK = N, V.BN = One;
+    V.CBatch = B.CreateMul(M, N), V.Channels = M;
+    break;
+  case GemmKind::ImplicitGemm:
+    V.ABatch = Zero, V.BK = Zero, V.BN = Zero;
+    V.BBatch = B.CreateMul(K.dimIx("c_in"), B.CreateMul(K.dimIx("h"), K.dimIx("w")));
+    V.CBatch = B.CreateMul(M, N), V.Channels = M;
+    break;
+  case GemmKind::Dense:
+    V.ABatch = Zero, V.BBatch = Zero, V.BK = One, V.BN = Kd;
+    V.CBatch = Zero, V.Channels = N;
+    break;
+  case GemmKind::Bmm:
+    V.ABatch = B.CreateMul(M, Kd), V.BBatch = B.CreateMul(Kd, N), V.BK = N, V.BN = One;
+    V.CBatch = B.CreateMul(M, N), V.Channels = N;
+    break;
+  }
+}
+
+bool unitStride(const GemmShape &G, bool OperandA, bool Rows) {
+  if (!G.Library)
+    return (OperandA ? (Rows ? G.AM : G.AK) : (Rows ? G.BK : G.BN)) == 1;
+  if (OperandA)
+    return !Rows; // A(m, k) = A[m * K + k] in every kind
+  if (G.Kind == GemmKind::ImplicitGemm)
+    return false;
+  return G.Kind == GemmKind::Dense ? Rows : !Rows; // dense: B(k, n) = W[n * K + k]
+}
+
+TileSource tileA(const GemmShape &G, Value *Base, Value *Row0, Value *K0, uint32_t Rows,
+                 uint32_t Cols) {
+  const GemmValues &V = G.V;
+  return {G.ARole,
+          Base,
+          Row0,
+          V.M,
+          V.AM,
+          K0,
+          V.K,
+          V.AK,
+          Rows,
+          Cols,
+          nullptr,
+          unitStride(G, true, true),
+          unitStride(G, true, false)};
+}
+
+TileSource tileB(const GemmShape &G, Value *Base, Value *K0, Value *Col0, uint32_t Rows,
+                 uint32_t Cols) {
+  const GemmValues &V = G.V;
+  return {G.BRole,
+          Base,
+          K0,
+          V.K,
+          V.BK,
+          Col0,
+          V.N,
+          V.BN,
+          Rows,
+          Cols,
+          G.Im2col,
+          unitStride(G, false, true),
+          unitStride(G, false, false)};
+}
+
 std::pair<Value *, Value *> elementAt(KernelBuilder &K, const TileSource &T, Value *GR, Value *GC) {
   IRBuilder<> &B = K.ir();
-  Value *Inside =
-      B.CreateAnd(B.CreateICmpULT(GR, K.i32(T.RowLimit)), B.CreateICmpULT(GC, K.i32(T.ColLimit)));
+  Value *Inside = B.CreateAnd(B.CreateICmpULT(GR, T.RowLimit), B.CreateICmpULT(GC, T.ColLimit));
   if (!T.Im2col) {
-    Value *Idx = B.CreateAdd(T.Base, B.CreateAdd(B.CreateMul(K.widen(GR), K.ix(T.RowStride)),
-                                                 B.CreateMul(K.widen(GC), K.ix(T.ColStride))));
+    Value *Idx = B.CreateAdd(T.Base, B.CreateAdd(B.CreateMul(K.widen(GR), T.RowStride),
+                                                 B.CreateMul(K.widen(GC), T.ColStride)));
     return {Inside, Idx};
   }
   const ConvSpec &S = *T.Im2col;
-  const uint32_t Wo = S.outWidth();
   Value *Ci = B.CreateUDiv(GR, K.i32(S.kernelH * S.kernelW));
   Value *Tap = B.CreateURem(GR, K.i32(S.kernelH * S.kernelW));
   Value *Kh = B.CreateUDiv(Tap, K.i32(S.kernelW)), *Kw = B.CreateURem(Tap, K.i32(S.kernelW));
-  Value *Oh = B.CreateUDiv(GC, K.i32(Wo)), *Ow = B.CreateURem(GC, K.i32(Wo));
-  Value *Ih = B.CreateAdd(B.CreateSub(B.CreateMul(Oh, K.i32(S.strideH)), K.i32(S.padTop)),
+  Value *Oh = K.udiv(GC, "wo"), *Ow = K.urem(GC, "wo");
+  Value *Ih = B.CreateAdd(B.CreateSub(B.CreateMul(Oh, K.i32(S.strideH)), K.dim("pad_t")),
                           B.CreateMul(Kh, K.i32(S.dilationH)));
-  Value *Iw = B.CreateAdd(B.CreateSub(B.CreateMul(Ow, K.i32(S.strideW)), K.i32(S.padLeft)),
+  Value *Iw = B.CreateAdd(B.CreateSub(B.CreateMul(Ow, K.i32(S.strideW)), K.dim("pad_l")),
                           B.CreateMul(Kw, K.i32(S.dilationW)));
   if (S.padTop || S.padLeft || S.padBottom || S.padRight)
-    Inside = B.CreateAnd(Inside, B.CreateAnd(B.CreateICmpULT(Ih, K.i32(S.inHeight)),
-                                             B.CreateICmpULT(Iw, K.i32(S.inWidth))));
+    Inside = B.CreateAnd(
+        Inside, B.CreateAnd(B.CreateICmpULT(Ih, K.dim("h")), B.CreateICmpULT(Iw, K.dim("w"))));
   // The offset inside the image is i32 (an image has fewer than 2^31 elements).
-  Value *Row = B.CreateAdd(B.CreateMul(Ci, K.i32(S.inHeight)), Ih);
-  Value *Idx =
-      B.CreateAdd(T.Base, K.widenSigned(B.CreateAdd(B.CreateMul(Row, K.i32(S.inWidth)), Iw)));
+  Value *Row = B.CreateAdd(B.CreateMul(Ci, K.dim("h")), Ih);
+  Value *Idx = B.CreateAdd(T.Base, K.widenSigned(B.CreateAdd(B.CreateMul(Row, K.dim("w")), Iw)));
   return {Inside, Idx};
 }
 
@@ -166,13 +270,14 @@ namespace {
 void atOutput(KernelBuilder &K, const GemmShape &G, Value *Row, Value *Col, Value *Img,
               const std::function<void(Value *, Value *, Value *)> &Fn) {
   IRBuilder<> &B = K.ir();
-  Value *Inside = B.CreateAnd(B.CreateICmpULT(Row, K.i32(G.M)), B.CreateICmpULT(Col, K.i32(G.N)));
+  const GemmValues &V = G.V;
+  Value *Inside = B.CreateAnd(B.CreateICmpULT(Row, V.M), B.CreateICmpULT(Col, V.N));
   K.ifThen(Inside, [&] {
-    Value *Out = B.CreateAdd(
-        B.CreateMul(Img, K.ix(G.CBatch)),
-        B.CreateAdd(B.CreateMul(K.widen(Row), K.ix(G.CM)), B.CreateMul(K.widen(Col), K.ix(G.CN))));
+    Value *Out =
+        B.CreateAdd(B.CreateMul(Img, V.CBatch),
+                    B.CreateAdd(B.CreateMul(K.widen(Row), V.CM), B.CreateMul(K.widen(Col), V.CN)));
     Value *Ch = K.widen(G.ChannelIsRow ? Row : Col);
-    Fn(Out, Ch, B.CreateAdd(B.CreateMul(Img, K.ix(G.Channels)), Ch));
+    Fn(Out, Ch, B.CreateAdd(B.CreateMul(Img, V.Channels), Ch));
   });
 }
 

@@ -9,8 +9,22 @@
 
 namespace corpus::kernels {
 
-/// C[b][m][n] = sum_k A(b, m, k) * B(b, k, n), every operand addressed by constant strides.
+/// Which layer a GEMM computes: the strides follow from m, n and k by kind.
+enum class GemmKind : uint8_t { ConvGemm, ImplicitGemm, Dense, Bmm };
+
+/// A GEMM's sizes (i32) and strides (index type) as IR values of one kernel: constants in a
+/// specialised kernel, computed from the shape parameters in a library kernel (bindGemm).
+struct GemmValues {
+  llvm::Value *M = nullptr, *N = nullptr, *K = nullptr;
+  llvm::Value *ABatch = nullptr, *AM = nullptr, *AK = nullptr;
+  llvm::Value *BBatch = nullptr, *BK = nullptr, *BN = nullptr;
+  llvm::Value *CBatch = nullptr, *CM = nullptr, *CN = nullptr;
+  llvm::Value *Channels = nullptr, *Batch = nullptr;
+};
+
+/// C[b][m][n] = sum_k A(b, m, k) * B(b, k, n), every operand addressed by strides.
 struct GemmShape {
+  GemmKind Kind;
   uint32_t Batch, M, N, K;
   uint64_t ABatch, AM, AK; // A(b, m, k) = A[b * ABatch + m * AM + k * AK]
   uint64_t BBatch, BK, BN;
@@ -30,7 +44,24 @@ struct GemmShape {
   /// block tile).
   uint32_t micro() const { return M >= 64 && N >= 64 ? 4 : 1; }
   uint32_t tile() const { return 16 * micro(); }
+
+  GemmValues V = {};    ///< set by bindGemm for the kernel being built
+  bool Library = false; ///< the kernel takes the shapes as parameters (bindGemm)
 };
+
+/// The shapes a GEMM kernel takes as parameters: m, n, k; bmm's batch count and batches per CTA
+/// when a CTA loops over batches; an implicit GEMM's convolution input and window placement.
+ShapeDims gemmDims(const GemmShape &G);
+/// Sets G.V for kernel K (whose ShapeDims came from gemmDims).
+void bindGemm(KernelBuilder &K, GemmShape &G);
+/// Whether operand A's (or B's) stride along its rows or columns is 1: read off the strides in a
+/// specialised kernel, by kind in a library kernel (where a stride of 1 may be a shape's accident).
+bool unitStride(const GemmShape &G, bool OperandA, bool Rows);
+/// The library name of tensor-core GEMM G (Body names the layer and its convolution keys).
+std::string libraryMmaName(const std::string &Body, const GemmShape &G, MathMode Math, MmaArch Arch,
+                           DType T, const Epilogue &E, bool Wide);
+/// The library name of a 1x1 or implicit-GEMM convolution, on CUDA or tensor cores.
+std::string libraryGemmName(const ConvSpec &S, ConvStrategy Resolved);
 
 /// 1x1 convolution per image: Out[b][cout][pix] = sum_cin W[cout][cin] * In[b][cin][pix].
 GemmShape convGemmShape(const ConvSpec &S);
@@ -51,20 +82,23 @@ uint64_t bmmParamElements(const BatchMatMulSpec &S, ParamRole R);
 std::vector<ParamRole> gemmRoles(const Epilogue &E);
 
 /// One operand tile of Rows x Cols elements starting at (RowStart, ColStart), zero outside
-/// [0, RowLimit) x [0, ColLimit). Base (the batch's first element) has the index type; rows and
-/// columns are i32.
+/// [0, RowLimit) x [0, ColLimit). Base (the batch's first element) and the strides have the
+/// index type; rows, columns and limits are i32.
 struct TileSource {
   ParamRole Role;
   llvm::Value *Base;
-  llvm::Value *RowStart;
-  uint32_t RowLimit;
-  uint64_t RowStride;
-  llvm::Value *ColStart;
-  uint32_t ColLimit;
-  uint64_t ColStride;
+  llvm::Value *RowStart, *RowLimit, *RowStride;
+  llvm::Value *ColStart, *ColLimit, *ColStride;
   uint32_t Rows, Cols;
-  const ConvSpec *Im2col = nullptr; ///< see GemmShape::Im2col
+  const ConvSpec *Im2col = nullptr;                  ///< see GemmShape::Im2col
+  bool UnitRowStride = false, UnitColStride = false; ///< unitStride()
 };
+
+/// The Rows x Cols tile of A at (Row0, K0) and of B at (K0, Col0), of the batch at Base.
+TileSource tileA(const GemmShape &G, llvm::Value *Base, llvm::Value *Row0, llvm::Value *K0,
+                 uint32_t Rows, uint32_t Cols);
+TileSource tileB(const GemmShape &G, llvm::Value *Base, llvm::Value *K0, llvm::Value *Col0,
+                 uint32_t Rows, uint32_t Cols);
 
 /// Whether global element (GR, GC) of the operand exists, and its index.
 std::pair<llvm::Value *, llvm::Value *> elementAt(KernelBuilder &K, const TileSource &T,

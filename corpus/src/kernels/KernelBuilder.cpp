@@ -28,8 +28,9 @@ void annotate(Module &M, Function *F, const char *Key, uint32_t V) {
 
 KernelBuilder::KernelBuilder(Module &Mod, const std::string &Name,
                              const std::vector<ParamRole> &ParamRoles, DType T,
-                             const KernelLaunch &L, bool WideIndex)
-    : M(Mod), Ctx(Mod.getContext()), B(Mod.getContext()), Roles(ParamRoles), Wide(WideIndex) {
+                             const KernelLaunch &L, bool WideIndex, const ShapeDims &ShapeDims)
+    : M(Mod), Ctx(Mod.getContext()), B(Mod.getContext()), Roles(ParamRoles), Dims(ShapeDims),
+      Wide(WideIndex) {
   assert(
       (Wide || std::all_of(L.params.begin(), L.params.end(),
                            [](const KernelParam &P) { return P.elements < WideIndexElements; })) &&
@@ -38,6 +39,7 @@ KernelBuilder::KernelBuilder(Module &Mod, const std::string &Name,
   IndexTy = Wide ? B.getInt64Ty() : B.getInt32Ty();
   Storage = T == DType::F16 ? B.getHalfTy() : B.getFloatTy();
   std::vector<Type *> ParamTys(Roles.size(), PointerType::get(Ctx, 0));
+  ParamTys.resize(Roles.size() + L.shapeArgs.size(), B.getInt32Ty());
   auto *FT = FunctionType::get(B.getVoidTy(), ParamTys, false);
   F = Function::Create(FT, GlobalValue::ExternalLinkage, Name, M);
   F->setCallingConv(CallingConv::PTX_Kernel);
@@ -48,6 +50,11 @@ KernelBuilder::KernelBuilder(Module &Mod, const std::string &Name,
     A->addAttr(Attribute::NoAlias);
     A->addAttr(Attribute::NoCapture);
     A->addAttr(Roles[I] == ParamRole::Output ? Attribute::WriteOnly : Attribute::ReadOnly);
+  }
+  for (size_t I = 0; I < L.shapeArgs.size(); ++I) {
+    Argument *A = F->getArg(unsigned(Roles.size() + I));
+    A->setName(L.shapeArgs[I].name);
+    ShapeParams.emplace_back(L.shapeArgs[I].name, A);
   }
   annotate(M, F, "kernel", 1);
   annotate(M, F, "reqntidx", Block[0]);
@@ -64,6 +71,54 @@ Value *KernelBuilder::param(ParamRole R) const {
 
 bool KernelBuilder::hasParam(ParamRole R) const {
   return std::find(Roles.begin(), Roles.end(), R) != Roles.end();
+}
+
+const ShapeDim &KernelBuilder::shape(std::string_view Name) const {
+  auto It =
+      std::find_if(Dims.begin(), Dims.end(), [&](const ShapeDim &D) { return D.name == Name; });
+  assert(It != Dims.end() && "the kernel declares no shape of this name");
+  return *It;
+}
+
+Value *KernelBuilder::shapeParam(const std::string &Name) const {
+  for (const auto &[N, A] : ShapeParams)
+    if (N == Name)
+      return A;
+  assert(false && "the library kernel has no shape parameter of this name");
+  return nullptr;
+}
+
+Value *KernelBuilder::dim(std::string_view Name) {
+  const ShapeDim &D = shape(Name);
+  assert((library() || D.value <= UINT32_MAX) && "an i32 shape past 32 bits");
+  return library() ? shapeParam(D.name) : B.getInt32(static_cast<uint32_t>(D.value));
+}
+
+Value *KernelBuilder::dimIx(std::string_view Name) {
+  const ShapeDim &D = shape(Name);
+  return library() ? widen(shapeParam(D.name)) : ix(D.value);
+}
+
+Value *KernelBuilder::udiv(Value *X, std::string_view Name) {
+  const ShapeDim &D = shape(Name);
+  assert(D.divisor && "division by a shape that is not declared a divisor");
+  if (!library())
+    return B.CreateUDiv(X, ConstantInt::get(X->getType(), D.value));
+  if (!X->getType()->isIntegerTy(32))
+    return B.CreateUDiv(X, B.CreateZExt(shapeParam(D.name), X->getType()));
+  const std::string N = D.name;
+  Value *Hi = B.CreateIntrinsic(Intrinsic::nvvm_mulhi_ui, {}, {X, shapeParam(N + "_mul")});
+  return B.CreateLShr(B.CreateAdd(Hi, X), shapeParam(N + "_shr"));
+}
+
+Value *KernelBuilder::urem(Value *X, std::string_view Name) {
+  const ShapeDim &D = shape(Name);
+  if (!library())
+    return B.CreateURem(X, ConstantInt::get(X->getType(), D.value));
+  Value *Div = shapeParam(D.name);
+  if (!X->getType()->isIntegerTy(32))
+    Div = B.CreateZExt(Div, X->getType());
+  return B.CreateSub(X, B.CreateMul(udiv(X, Name), Div));
 }
 
 Value *KernelBuilder::f32(float V) { return ConstantFP::get(B.getFloatTy(), V); }
@@ -285,6 +340,22 @@ KernelLaunch makeLaunch(const std::string &Name, const char *Strategy, DType T,
   for (ParamRole R : Roles)
     L.params.push_back({R, Count(R)});
   return L;
+}
+
+void bindShapes(KernelLaunch &L, const ShapeDims &Dims, KernelSet Set) {
+  L.shapeArgs.clear();
+  if (Set == KernelSet::Specialised)
+    return;
+  for (const ShapeDim &D : Dims) {
+    assert(D.value <= UINT32_MAX && "a library kernel's shapes are u32");
+    L.shapeArgs.push_back({D.name, static_cast<uint32_t>(D.value)});
+    if (!D.divisor)
+      continue;
+    assert(D.value >= 1 && "a divisor shape of 0");
+    FastDivisor F = fastDivisor(static_cast<uint32_t>(D.value));
+    L.shapeArgs.push_back({std::string(D.name) + "_mul", F.multiplier});
+    L.shapeArgs.push_back({std::string(D.name) + "_shr", F.shift});
+  }
 }
 
 uint32_t ceilDiv(uint64_t A, uint64_t Bv) { return static_cast<uint32_t>((A + Bv - 1) / Bv); }

@@ -8,6 +8,8 @@
 #include <llvm/IR/Module.h>
 
 #include <functional>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace corpus::kernels {
@@ -15,8 +17,23 @@ namespace corpus::kernels {
 /// Tensors of this many elements or more need 64-bit index arithmetic.
 constexpr uint64_t WideIndexElements = uint64_t(1) << 31;
 
+/// A shape a kernel computes with: a constant in a specialised kernel, a u32 parameter (the
+/// ShapeArg of the same name) in a library kernel. A divisor's parameter comes with its
+/// fast-division multiplier `NAME_mul` and shift `NAME_shr` (fastDivisor).
+struct ShapeDim {
+  std::string name;
+  uint64_t value; ///< below 2^32 in a library kernel (kernels with 64-bit indices are specialised)
+  bool divisor = false;
+};
+using ShapeDims = std::vector<ShapeDim>;
+
+/// Gives L its shape arguments: none for Specialised; for Library every dim in order, each
+/// divisor followed by its multiplier and shift.
+void bindShapes(KernelLaunch &L, const ShapeDims &Dims, KernelSet Set);
+
 /// Builds one kernel function `Name` in a module. The constructor creates the function with one
-/// pointer parameter per role (in the order given) and an entry block; finish() returns.
+/// pointer parameter per role (in the order given), then one u32 parameter per shape argument of
+/// `L` (a library kernel), and an entry block; finish() returns.
 ///
 /// Element indices into global buffers have the kernel's index type: i32, or i64 when `Wide`
 /// (a tensor of 2^31 elements or more). Kernels build offsets with ix() constants and widen()ed
@@ -25,8 +42,9 @@ constexpr uint64_t WideIndexElements = uint64_t(1) << 31;
 class KernelBuilder {
 public:
   /// `L` gives the block size (reqntid) and, for the index width check, the buffers' sizes.
+  /// `Dims` are the shapes dim() and udiv() read (bindShapes(L, Dims, ...) gave L's arguments).
   KernelBuilder(llvm::Module &M, const std::string &Name, const std::vector<ParamRole> &Roles,
-                DType T, const KernelLaunch &L, bool Wide);
+                DType T, const KernelLaunch &L, bool Wide, const ShapeDims &Dims = {});
 
   llvm::IRBuilder<> &ir() { return B; }
   llvm::Function &function() { return *F; }
@@ -35,6 +53,16 @@ public:
   bool hasParam(ParamRole R) const;
 
   llvm::Value *i32(uint32_t V) { return B.getInt32(V); }
+  /// Whether shapes are parameters (a library kernel) rather than constants.
+  bool library() const { return !ShapeParams.empty(); }
+  /// Shape `Name` of the kernel's ShapeDims as i32, and in the index type.
+  llvm::Value *dim(std::string_view Name);
+  llvm::Value *dimIx(std::string_view Name);
+  /// X / D and X % D for the divisor shape D (X i32 below 2^31, or of the index type): LLVM's
+  /// division by a constant in a specialised kernel; mul.hi, add and shift with D's multiplier in
+  /// a library kernel (a 64-bit X divides with div.u64 there).
+  llvm::Value *udiv(llvm::Value *X, std::string_view D);
+  llvm::Value *urem(llvm::Value *X, std::string_view D);
   llvm::Value *f32(float V);
   /// Index arithmetic (see the class comment): whether it is 64-bit, its type, a constant of it,
   /// and an i32 value converted to it (zero- or sign-extended; unchanged in narrow kernels).
@@ -111,7 +139,12 @@ private:
   llvm::LLVMContext &Ctx;
   llvm::IRBuilder<> B;
   llvm::Function *F = nullptr;
+  const ShapeDim &shape(std::string_view Name) const;
+  llvm::Value *shapeParam(const std::string &Name) const;
+
   std::vector<ParamRole> Roles;
+  ShapeDims Dims;
+  std::vector<std::pair<std::string, llvm::Argument *>> ShapeParams; ///< library kernels
   llvm::Type *Storage = nullptr;
   bool Wide = false;
   llvm::IntegerType *IndexTy = nullptr;

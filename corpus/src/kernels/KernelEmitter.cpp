@@ -153,6 +153,15 @@ support::Expected<std::string> emitModule(const ModulePart &Part,
   return std::string(Buf.str());
 }
 
+/// Kernel `Name` of M as IR text (tests of kernel names).
+std::string functionIr(const Module &M, const std::string &Name) {
+  std::string S;
+  raw_string_ostream OS(S);
+  if (const Function *F = M.getFunction(Name))
+    F->print(OS);
+  return OS.str();
+}
+
 } // namespace
 
 struct KernelEmitter::Impl {
@@ -173,17 +182,36 @@ struct KernelEmitter::Impl {
     return KernelsPerModule == 0 ? 0 : (K / KernelsPerModule) % MaxModules;
   }
 
+  KernelSet Set = KernelSet::Specialised; ///< useKernelSet
+  bool CheckNames = false;
+  std::map<std::string, std::string> IrOf; ///< CheckNames: each kernel's IR
+
+  /// The set a kernel comes from: kernels with 64-bit index arithmetic stay specialised (their
+  /// shapes can pass 32 bits).
+  KernelSet setFor(bool Wide) const { return Wide ? KernelSet::Specialised : Set; }
+
+  /// Adds kernel `Name` of set `Kind` (once): Build(M, Name, Kind) plans the launch and, with a
+  /// module, adds the kernel to it. A library kernel's launch is planned for every layer.
   template <class BuildFn>
-  support::Expected<KernelLaunch> addKernel(std::optional<std::string> Invalid,
+  support::Expected<KernelLaunch> addKernel(std::optional<std::string> Invalid, KernelSet Kind,
                                             const std::string &Name, BuildFn &&Build) {
     if (Invalid)
       return support::Error(*Invalid);
-    if (auto It = Launches.find(Name); It != Launches.end())
-      return It->second;
+    if (auto It = Launches.find(Name); It != Launches.end()) {
+      if (CheckNames) {
+        ModulePart Scratch(DataLayout);
+        Build(Scratch.M.get(), Name, Kind);
+        if (functionIr(*Scratch.M, Name) != IrOf[Name])
+          return support::Error("kernel name " + Name + " stands for two different kernels");
+      }
+      return Kind == KernelSet::Specialised ? It->second : Build(nullptr, Name, Kind);
+    }
     if (Launches.size() % CompileRun == 0)
       Parts.push_back(std::make_unique<ModulePart>(DataLayout));
     Parts.back()->Kernels.push_back(Name);
-    KernelLaunch L = Build(*Parts.back()->M, Name);
+    KernelLaunch L = Build(Parts.back()->M.get(), Name, Kind);
+    if (CheckNames)
+      IrOf[Name] = functionIr(*Parts.back()->M, Name);
     Launches.emplace(Name, L);
     return L;
   }
@@ -257,73 +285,96 @@ KernelEmitter &KernelEmitter::operator=(KernelEmitter &&) noexcept = default;
 
 support::Expected<KernelLaunch> KernelEmitter::add(const ConvSpec &S) {
   ConvStrategy R = kernels::resolveStrategy(S);
-  return P->addKernel(kernels::validate(S, R), kernels::kernelName(S, R),
-                      [&](Module &M, const std::string &Name) {
+  const KernelSet K = P->setFor(kernels::wideIndex(S));
+  return P->addKernel(kernels::validate(S, R), K, kernels::kernelName(S, R, K),
+                      [&](Module *M, const std::string &Name, KernelSet Set) {
                         if (kernels::usesTensorCores(S, R))
-                          return kernels::buildMmaConv(M, S, Name, R);
+                          return kernels::buildMmaConv(M, S, Name, Set, R);
                         if (R == ConvStrategy::Gemm)
-                          return kernels::buildConvGemm(M, S, Name);
+                          return kernels::buildConvGemm(M, S, Name, Set);
                         if (R == ConvStrategy::ImplicitGemm)
-                          return kernels::buildImplicitGemmConv(M, S, Name);
-                        return kernels::buildDirectConv(M, S, Name, R == ConvStrategy::Depthwise);
+                          return kernels::buildImplicitGemmConv(M, S, Name, Set);
+                        return kernels::buildDirectConv(M, S, Name, Set,
+                                                        R == ConvStrategy::Depthwise);
                       });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const GemmSpec &S) {
-  return P->addKernel(kernels::validate(S), kernels::kernelName(S),
-                      [&](Module &M, const std::string &Name) {
+  const KernelSet K = P->setFor(kernels::wideIndex(S));
+  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
+                      [&](Module *M, const std::string &Name, KernelSet Set) {
                         if (S.rows < kernels::MinGemmRows)
-                          return kernels::buildDenseGemv(M, S, Name);
+                          return kernels::buildDenseGemv(M, S, Name, Set);
                         if (kernels::usesTensorCores(S))
-                          return kernels::buildMmaDense(M, S, Name);
-                        return kernels::buildDenseGemm(M, S, Name);
+                          return kernels::buildMmaDense(M, S, Name, Set);
+                        return kernels::buildDenseGemm(M, S, Name, Set);
                       });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const BatchMatMulSpec &S) {
-  return P->addKernel(kernels::validate(S), kernels::kernelName(S),
-                      [&](Module &M, const std::string &Name) {
+  const KernelSet K = P->setFor(kernels::wideIndex(S));
+  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
+                      [&](Module *M, const std::string &Name, KernelSet Set) {
                         if (kernels::usesTensorCores(S))
-                          return kernels::buildMmaBatchMatMul(M, S, Name);
-                        return kernels::buildBatchMatMul(M, S, Name);
+                          return kernels::buildMmaBatchMatMul(M, S, Name, Set);
+                        return kernels::buildBatchMatMul(M, S, Name, Set);
                       });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const PoolSpec &S) {
-  return P->addKernel(
-      kernels::validate(S), kernels::kernelName(S),
-      [&](Module &M, const std::string &Name) { return kernels::buildPool(M, S, Name); });
+  const KernelSet K = P->setFor(kernels::wideIndex(S));
+  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
+                      [&](Module *M, const std::string &Name, KernelSet Set) {
+                        return kernels::buildPool(M, S, Name, Set);
+                      });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const ReduceSpec &S) {
-  return P->addKernel(
-      kernels::validate(S), kernels::kernelName(S),
-      [&](Module &M, const std::string &Name) { return kernels::buildGlobalAvgPool(M, S, Name); });
+  const KernelSet K = P->setFor(kernels::wideIndex(S));
+  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
+                      [&](Module *M, const std::string &Name, KernelSet Set) {
+                        return kernels::buildGlobalAvgPool(M, S, Name, Set);
+                      });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const ElementwiseSpec &S) {
-  return P->addKernel(
-      kernels::validate(S), kernels::kernelName(S),
-      [&](Module &M, const std::string &Name) { return kernels::buildElementwise(M, S, Name); });
+  const KernelSet K = P->setFor(kernels::wideIndex(S));
+  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
+                      [&](Module *M, const std::string &Name, KernelSet Set) {
+                        return kernels::buildElementwise(M, S, Name, Set);
+                      });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const ConcatSpec &S) {
-  return P->addKernel(
-      kernels::validate(S), kernels::kernelName(S),
-      [&](Module &M, const std::string &Name) { return kernels::buildConcat(M, S, Name); });
+  const KernelSet K = P->setFor(kernels::wideIndex(S));
+  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
+                      [&](Module *M, const std::string &Name, KernelSet Set) {
+                        return kernels::buildConcat(M, S, Name, Set);
+                      });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const SoftmaxSpec &S) {
-  return P->addKernel(
-      kernels::validate(S), kernels::kernelName(S),
-      [&](Module &M, const std::string &Name) { return kernels::buildSoftmax(M, S, Name); });
+  const KernelSet K = P->setFor(kernels::wideIndex(S));
+  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
+                      [&](Module *M, const std::string &Name, KernelSet Set) {
+                        return kernels::buildSoftmax(M, S, Name, Set);
+                      });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const LayerNormSpec &S) {
-  return P->addKernel(
-      kernels::validate(S), kernels::kernelName(S),
-      [&](Module &M, const std::string &Name) { return kernels::buildLayerNorm(M, S, Name); });
+  const KernelSet K = P->setFor(kernels::wideIndex(S));
+  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
+                      [&](Module *M, const std::string &Name, KernelSet Set) {
+                        return kernels::buildLayerNorm(M, S, Name, Set);
+                      });
 }
+
+void KernelEmitter::useKernelSet(KernelSet K) {
+  assert(P->Launches.empty() && "choose the kernel set before adding kernels");
+  P->Set = K;
+}
+
+void KernelEmitter::checkNames(bool On) { P->CheckNames = On; }
 
 size_t KernelEmitter::kernelCount() const { return P->Launches.size(); }
 

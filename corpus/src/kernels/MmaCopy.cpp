@@ -21,8 +21,7 @@ void forEachOperandCopy(MmaGen &X, GlobalVariable *Shared, const TileSource &T, 
                         Value *Stage, const std::function<void(const CopyItem &)> &Fn) {
   IRBuilder<> &B = X.ir();
   const uint32_t Outer = OuterIsRow ? T.Rows : T.Cols;
-  const uint64_t KStride = OuterIsRow ? T.ColStride : T.RowStride;
-  const bool KContiguous = !T.Im2col && KStride == 1;
+  const bool KContiguous = !T.Im2col && (OuterIsRow ? T.UnitColStride : T.UnitRowStride);
   const uint32_t Vec = KContiguous && X.G.K % 4 == 0 ? 4 : 1, Runs = KStep / Vec;
   Value *StageBase = B.CreateMul(Stage, X.i32(Outer * X.Pitch));
   for (uint32_t I = 0; I < Outer * Runs / Threads; ++I) {
@@ -53,11 +52,8 @@ void forEachCopy(MmaGen &X, Value *Kt, Value *Stage, Value *Row0, Value *Col0, V
                  Value *BBase, const std::function<void(const CopyItem &)> &Fn) {
   const GemmShape &G = X.G;
   Value *K0 = X.ir().CreateMul(Kt, X.i32(KStep));
-  forEachOperandCopy(X, X.As, {G.ARole, ABase, Row0, G.M, G.AM, K0, G.K, G.AK, X.Tile.m, KStep},
-                     true, Stage, Fn);
-  forEachOperandCopy(X, X.Bs,
-                     {G.BRole, BBase, K0, G.K, G.BK, Col0, G.N, G.BN, KStep, X.Tile.n, G.Im2col},
-                     false, Stage, Fn);
+  forEachOperandCopy(X, X.As, tileA(G, ABase, Row0, K0, X.Tile.m, KStep), true, Stage, Fn);
+  forEachOperandCopy(X, X.Bs, tileB(G, BBase, K0, Col0, KStep, X.Tile.n), false, Stage, Fn);
 }
 
 /// With cp.async (f32 data, or four f16 elements: 4, 8 or 16 bytes) src-size 0 fills zeros and

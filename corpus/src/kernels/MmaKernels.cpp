@@ -17,6 +17,28 @@ namespace {
 
 using namespace mma;
 
+/// The K loop's trip count, a constant or computed from the shape parameter k.
+Value *kTiles(MmaGen &X) {
+  if (!X.G.Library)
+    return X.i32(ceilDiv(X.G.K, KStep));
+  return X.ir().CreateLShr(X.ir().CreateAdd(X.G.V.K, X.i32(KStep - 1)), X.i32(4));
+}
+
+/// Runs Body(Kt) for Kt < Tiles - 1 (no loop when a specialised kernel has one tile), then
+/// returns the stage of the last tile.
+Value *forEachTileButLast(MmaGen &X, const std::function<void(Value *)> &Body) {
+  IRBuilder<> &B = X.ir();
+  if (!X.G.Library) {
+    const uint32_t Tiles = ceilDiv(X.G.K, KStep);
+    if (Tiles > 1)
+      X.K.forRange(0, Tiles - 1, Body);
+    return X.i32((Tiles - 1) % Stages);
+  }
+  Value *Last = B.CreateSub(kTiles(X), X.i32(1));
+  X.K.forRange(X.i32(0), Last, 1, Body);
+  return B.CreateAnd(Last, X.i32(Stages - 1));
+}
+
 /// sm_80's K loop: stage 0 is loaded first; iteration Kt < Tiles - 1 starts the cp.async copy of
 /// tile Kt + 1 into the other stage, waits for tile Kt (cp.async.wait_group 1), multiplies it and
 /// synchronises; the last tile is multiplied after the loop. Every iteration does the same work,
@@ -24,7 +46,6 @@ using namespace mma;
 void buildAsyncKLoop(MmaGen &X, Value *Row0, Value *Col0, Value *ABase, Value *BBase) {
   IRBuilder<> &B = X.ir();
   KernelBuilder &K = X.K;
-  const uint32_t Tiles = ceilDiv(X.G.K, KStep);
   // Every tensor-core kernel commits and waits (with f16 data only the vector copies are
   // asynchronous; a wait without outstanding copies returns at once).
   auto Wait = [&](uint32_t Pending) {
@@ -38,16 +59,15 @@ void buildAsyncKLoop(MmaGen &X, Value *Row0, Value *Col0, Value *ABase, Value *B
     Commit();
   };
   Load(X.i32(0), X.i32(0));
-  if (Tiles > 1)
-    K.forRange(0, Tiles - 1, [&](Value *Kt) {
-      Value *Next = B.CreateAdd(Kt, X.i32(1));
-      Load(Next, B.CreateAnd(Next, X.i32(Stages - 1)));
-      Wait(1);
-      multiplyStage(X, B.CreateAnd(Kt, X.i32(Stages - 1)));
-      K.barrier();
-    });
+  Value *LastStage = forEachTileButLast(X, [&](Value *Kt) {
+    Value *Next = B.CreateAdd(Kt, X.i32(1));
+    Load(Next, B.CreateAnd(Next, X.i32(Stages - 1)));
+    Wait(1);
+    multiplyStage(X, B.CreateAnd(Kt, X.i32(Stages - 1)));
+    K.barrier();
+  });
   Wait(0);
-  multiplyStage(X, X.i32((Tiles - 1) % Stages));
+  multiplyStage(X, LastStage);
 }
 
 /// sm_75 and sm_70 (no cp.async): the register-staged double buffer of CUTLASS's pipelined
@@ -58,7 +78,6 @@ void buildAsyncKLoop(MmaGen &X, Value *Row0, Value *Col0, Value *ABase, Value *B
 void buildStagedKLoop(MmaGen &X, Value *Row0, Value *Col0, Value *ABase, Value *BBase) {
   IRBuilder<> &B = X.ir();
   KernelBuilder &K = X.K;
-  const uint32_t Tiles = ceilDiv(X.G.K, KStep);
   using Staged = std::vector<std::pair<CopyItem, Value *>>;
   auto Fetch = [&](Value *Kt, Value *Stage) {
     Staged Regs;
@@ -72,14 +91,13 @@ void buildStagedKLoop(MmaGen &X, Value *Row0, Value *Col0, Value *ABase, Value *
     K.barrier();
   };
   Deposit(Fetch(X.i32(0), X.i32(0)));
-  if (Tiles > 1)
-    K.forRange(0, Tiles - 1, [&](Value *Kt) {
-      Value *Next = B.CreateAdd(Kt, X.i32(1));
-      Staged Regs = Fetch(Next, B.CreateAnd(Next, X.i32(Stages - 1)));
-      multiplyStage(X, B.CreateAnd(Kt, X.i32(Stages - 1)));
-      Deposit(Regs);
-    });
-  multiplyStage(X, X.i32((Tiles - 1) % Stages));
+  Value *LastStage = forEachTileButLast(X, [&](Value *Kt) {
+    Value *Next = B.CreateAdd(Kt, X.i32(1));
+    Staged Regs = Fetch(Next, B.CreateAnd(Next, X.i32(Stages - 1)));
+    multiplyStage(X, B.CreateAnd(Kt, X.i32(Stages - 1)));
+    Deposit(Regs);
+  });
+  multiplyStage(X, LastStage);
 }
 
 /// The thread's lane roles, its warp's place in the CTA tile and the zeroed accumulators.
@@ -122,9 +140,10 @@ void storeAccumulators(MmaGen &X, const Epilogue &E, Value *Row0, Value *Col0, V
       }
 }
 
-void buildMmaBody(KernelBuilder &K, const GemmShape &G, const Epilogue &E, MathMode Math,
-                  MmaArch Arch, MmaTile Tile, bool HalfTiles) {
+void buildMmaBody(KernelBuilder &K, GemmShape &G, const Epilogue &E, MathMode Math, MmaArch Arch,
+                  MmaTile Tile, bool HalfTiles) {
   assert(G.BatchPerCta == 1 && "the tensor-core GEMM takes one batch per CTA");
+  bindGemm(K, G);
   assert((Arch == MmaArch::Sm80 || Math == MathMode::F16) && "tf32 and bf16 mma need sm_80");
   IRBuilder<> &B = K.ir();
   MmaGen X{K, G, Math, Arch, Tile, HalfTiles, KStep + (HalfTiles ? 8u : 4u)};
@@ -135,7 +154,7 @@ void buildMmaBody(KernelBuilder &K, const GemmShape &G, const Epilogue &E, MathM
   Value *Row0 = B.CreateMul(K.ctaid(1), K.i32(Tile.m));
   Value *Col0 = B.CreateMul(K.ctaid(0), K.i32(Tile.n));
   Value *Img = K.widen(K.ctaid(2));
-  Value *ABase = B.CreateMul(Img, K.ix(G.ABatch)), *BBase = B.CreateMul(Img, K.ix(G.BBatch));
+  Value *ABase = B.CreateMul(Img, G.V.ABatch), *BBase = B.CreateMul(Img, G.V.BBatch);
   if (Arch == MmaArch::Sm80)
     buildAsyncKLoop(X, Row0, Col0, ABase, BBase);
   else
@@ -151,8 +170,8 @@ struct MmaKind {
 };
 
 /// The launch and kernel of GEMM G with parameters Roles, whose sizes `Count` gives.
-KernelLaunch buildMma(Module &M, const std::string &Name, const char *Strategy, DType T,
-                      MmaKind Kind, const GemmShape &G, const Epilogue &E,
+KernelLaunch buildMma(Module *M, const std::string &Name, KernelSet Set, const char *Strategy,
+                      DType T, MmaKind Kind, GemmShape G, const Epilogue &E,
                       const std::vector<ParamRole> &Roles, bool Wide,
                       const std::function<uint64_t(ParamRole)> &Count) {
   const MmaTile Tile = chooseMmaTile(G.M, G.N);
@@ -161,7 +180,11 @@ KernelLaunch buildMma(Module &M, const std::string &Name, const char *Strategy, 
                  {Threads, 1, 1}, Roles, Count);
   L.math = Kind.math;
   L.mmaArch = Kind.arch;
-  KernelBuilder K(M, Name, Roles, T, L, Wide);
+  const ShapeDims Dims = gemmDims(G);
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, T, L, Wide, Dims);
   buildMmaBody(K, G, E, Kind.math, Kind.arch, Tile, T == DType::F16);
   return L;
 }
@@ -176,23 +199,36 @@ MmaTile chooseMmaTile(uint32_t M, uint32_t N) {
   return {64, 64};
 }
 
-KernelLaunch buildMmaConv(Module &M, const ConvSpec &S, const std::string &Name,
+std::string libraryMmaName(const std::string &Body, const GemmShape &G, MathMode Math, MmaArch Arch,
+                           DType T, const Epilogue &E, bool Wide) {
+  const MmaTile Tile = chooseMmaTile(G.M, G.N);
+  std::string N = Body + tensorCoreInfix(true, Math, Arch) + "_t" + std::to_string(Tile.m) + "x" +
+                  std::to_string(Tile.n);
+  if (G.K % 4 == 0) // four-element copies along k
+    N += "_k4";
+  if (T == DType::F16 && halfActivation(E.activation) && G.N % 2 == 0) // f16x2 epilogue pairs
+    N += "_n2";
+  return libraryKernelName(N, T, E, Wide);
+}
+
+KernelLaunch buildMmaConv(Module *M, const ConvSpec &S, const std::string &Name, KernelSet Set,
                           ConvStrategy Resolved) {
   const bool Pointwise = Resolved == ConvStrategy::Gemm;
   GemmShape G = Pointwise ? convGemmShape(S) : implicitGemmShape(S);
-  return buildMma(M, Name, Pointwise ? "conv_gemm_mma" : "conv_implicit_gemm_mma", S.dtype,
+  return buildMma(M, Name, Set, Pointwise ? "conv_gemm_mma" : "conv_implicit_gemm_mma", S.dtype,
                   {S.math, S.mmaArch}, G, S.epilogue, gemmRoles(S.epilogue), wideIndex(S),
                   [&](ParamRole R) { return convParamElements(S, R); });
 }
 
-KernelLaunch buildMmaDense(Module &M, const GemmSpec &S, const std::string &Name) {
-  return buildMma(M, Name, "dense_gemm_mma", S.dtype, {S.math, S.mmaArch}, denseGemmShape(S),
+KernelLaunch buildMmaDense(Module *M, const GemmSpec &S, const std::string &Name, KernelSet Set) {
+  return buildMma(M, Name, Set, "dense_gemm_mma", S.dtype, {S.math, S.mmaArch}, denseGemmShape(S),
                   S.epilogue, gemmRoles(S.epilogue), wideIndex(S),
                   [&](ParamRole R) { return denseParamElements(S, R); });
 }
 
-KernelLaunch buildMmaBatchMatMul(Module &M, const BatchMatMulSpec &S, const std::string &Name) {
-  return buildMma(M, Name, "bmm_gemm_mma", S.dtype, {S.math, S.mmaArch}, bmmGemmShape(S),
+KernelLaunch buildMmaBatchMatMul(Module *M, const BatchMatMulSpec &S, const std::string &Name,
+                                 KernelSet Set) {
+  return buildMma(M, Name, Set, "bmm_gemm_mma", S.dtype, {S.math, S.mmaArch}, bmmGemmShape(S),
                   Epilogue(), {ParamRole::Input, ParamRole::Input2, ParamRole::Output},
                   wideIndex(S), [&](ParamRole R) { return bmmParamElements(S, R); });
 }

@@ -25,41 +25,82 @@ KernelLaunch poolLaunch(const PoolSpec &S, const std::string &Name, uint32_t Bx)
                     });
 }
 
+/// Whether windows can leave the input: padding, or ceil mode.
+bool poolPadded(const PoolSpec &S) {
+  return S.padTop || S.padLeft || S.padBottom || S.padRight || S.ceilMode;
+}
+
+uint32_t poolBlock(const PoolSpec &S) {
+  return warpRoundedBlock(uint64_t(S.outHeight()) * S.outWidth(), MaxBlock);
+}
+
+/// The shapes a pooling kernel computes with (the window and stride are specialisations).
+ShapeDims poolDims(const PoolSpec &S) {
+  ShapeDims D = {{"c", S.channels},          {"h", S.inHeight},
+                 {"w", S.inWidth},           {"pixels", S.outHeight() * S.outWidth()},
+                 {"wo", S.outWidth(), true}, {"pad_t", S.padTop},
+                 {"pad_l", S.padLeft}};
+  if (S.kind == PoolKind::Avg && S.countIncludePad && S.ceilMode) {
+    D.push_back({"h_end", S.inHeight + S.padBottom});
+    D.push_back({"w_end", S.inWidth + S.padRight});
+  }
+  return D;
+}
+
 /// PyTorch's avg-pool divisor with count_include_pad in ceil mode: the window clipped to the padded
 /// input, (min(ih0 + KH, H + padBottom) - ih0) x (min(iw0 + KW, W + padRight) - iw0).
 Value *paddedWindowSize(KernelBuilder &K, const PoolSpec &S, Value *IhBase, Value *IwBase) {
   IRBuilder<> &B = K.ir();
-  auto Extent = [&](Value *Start, uint32_t Window, uint32_t PaddedEnd) {
+  auto Extent = [&](Value *Start, uint32_t Window, Value *Limit) {
     Value *End = B.CreateAdd(Start, K.i32(Window));
-    Value *Limit = K.i32(PaddedEnd);
     return B.CreateSub(B.CreateSelect(B.CreateICmpSLT(End, Limit), End, Limit), Start);
   };
-  Value *Rows = Extent(IhBase, S.kernelH, S.inHeight + S.padBottom);
-  Value *Cols = Extent(IwBase, S.kernelW, S.inWidth + S.padRight);
+  Value *Rows = Extent(IhBase, S.kernelH, K.dim("h_end"));
+  Value *Cols = Extent(IwBase, S.kernelW, K.dim("w_end"));
   return B.CreateSIToFP(B.CreateMul(Rows, Cols), B.getFloatTy());
+}
+
+/// The average's divisor: the clipped window, the in-bounds count, or the whole window.
+Value *poolDivisor(KernelBuilder &K, const PoolSpec &S, Value *IhBase, Value *IwBase,
+                   Value *Count) {
+  if (S.countIncludePad && S.ceilMode)
+    return paddedWindowSize(K, S, IhBase, IwBase);
+  if (S.countIncludePad || !poolPadded(S))
+    return K.f32(float(S.kernelH * S.kernelW));
+  return K.get(Count);
 }
 
 } // namespace
 
-KernelLaunch buildPool(Module &M, const PoolSpec &S, const std::string &Name) {
-  const uint32_t Wo = S.outWidth();
-  const uint64_t Pixels = uint64_t(S.outHeight()) * Wo;
-  const uint32_t Bx = warpRoundedBlock(Pixels, MaxBlock);
+std::string libraryName(const PoolSpec &S) {
+  std::string N = std::string(S.kind == PoolKind::Max ? "maxpool" : "avgpool") + "_k" +
+                  shapePair(S.kernelH, S.kernelW) + "_s" + shapePair(S.strideH, S.strideW) +
+                  (poolPadded(S) ? "_pad" : "") + "_b" + std::to_string(poolBlock(S));
+  if (S.kind == PoolKind::Avg && S.countIncludePad)
+    N += S.ceilMode ? "_incpad_ceil" : "_incpad";
+  return libraryKernelName(N, S.dtype, {}, wideIndex(S));
+}
+
+KernelLaunch buildPool(Module *M, const PoolSpec &S, const std::string &Name, KernelSet Set) {
+  const uint32_t Bx = poolBlock(S);
   const bool IsMax = S.kind == PoolKind::Max;
+  const ShapeDims Dims = poolDims(S);
   KernelLaunch L = poolLaunch(S, Name, Bx);
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
-  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
+  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
   IRBuilder<> &B = K.ir();
   Value *Pix = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0), "pix");
   Value *PlaneIdx =
-      B.CreateAdd(B.CreateMul(K.widen(K.ctaid(2)), K.ix(S.channels)), K.widen(K.ctaid(1)));
-  // Windows can leave the input only with padding or in ceil mode.
-  const bool Padded = S.padTop || S.padLeft || S.padBottom || S.padRight || S.ceilMode;
-  K.ifThen(B.CreateICmpULT(Pix, K.i32(static_cast<uint32_t>(Pixels))), [&] {
-    Value *Oh = B.CreateUDiv(Pix, K.i32(Wo)), *Ow = B.CreateURem(Pix, K.i32(Wo));
-    Value *IhBase = B.CreateSub(B.CreateMul(Oh, K.i32(S.strideH)), K.i32(S.padTop));
-    Value *IwBase = B.CreateSub(B.CreateMul(Ow, K.i32(S.strideW)), K.i32(S.padLeft));
-    Value *Plane = B.CreateMul(PlaneIdx, K.ix(S.inHeight * S.inWidth));
+      B.CreateAdd(B.CreateMul(K.widen(K.ctaid(2)), K.dimIx("c")), K.widen(K.ctaid(1)));
+  const bool Padded = poolPadded(S);
+  K.ifThen(B.CreateICmpULT(Pix, K.dim("pixels")), [&] {
+    Value *Oh = K.udiv(Pix, "wo"), *Ow = K.urem(Pix, "wo");
+    Value *IhBase = B.CreateSub(B.CreateMul(Oh, K.i32(S.strideH)), K.dim("pad_t"));
+    Value *IwBase = B.CreateSub(B.CreateMul(Ow, K.i32(S.strideW)), K.dim("pad_l"));
+    Value *Plane = B.CreateMul(PlaneIdx, B.CreateMul(K.dimIx("h"), K.dimIx("w")));
     Value *Acc = K.accumulator(IsMax ? -std::numeric_limits<float>::infinity() : 0.0f);
     Value *Count = K.accumulator(0.0f);
     K.forRange(0, S.kernelH, [&](Value *Kh) {
@@ -67,34 +108,34 @@ KernelLaunch buildPool(Module &M, const PoolSpec &S, const std::string &Name) {
       K.forRange(0, S.kernelW, [&](Value *Kw) {
         Value *Iw = B.CreateAdd(IwBase, Kw);
         auto Body = [&] {
-          Value *InPlane = B.CreateAdd(B.CreateMul(Ih, K.i32(S.inWidth)), Iw);
+          Value *InPlane = B.CreateAdd(B.CreateMul(Ih, K.dim("w")), Iw);
           Value *X = K.load(ParamRole::Input, B.CreateAdd(Plane, K.widenSigned(InPlane)));
           K.set(Acc, IsMax ? K.maxf(K.get(Acc), X) : B.CreateFAdd(K.get(Acc), X));
           K.set(Count, B.CreateFAdd(K.get(Count), K.f32(1.0f)));
         };
         if (!Padded)
           return Body();
-        K.ifThen(B.CreateAnd(B.CreateICmpULT(Ih, K.i32(S.inHeight)),
-                             B.CreateICmpULT(Iw, K.i32(S.inWidth))),
+        K.ifThen(B.CreateAnd(B.CreateICmpULT(Ih, K.dim("h")), B.CreateICmpULT(Iw, K.dim("w"))),
                  Body);
       });
     });
     Value *Y = K.get(Acc);
-    if (!IsMax && S.countIncludePad && S.ceilMode) {
-      Y = B.CreateFDiv(Y, paddedWindowSize(K, S, IhBase, IwBase));
-    } else if (!IsMax) {
-      bool ConstDivisor = S.countIncludePad || !Padded;
-      Value *Div = ConstDivisor ? K.f32(float(S.kernelH * S.kernelW)) : K.get(Count);
-      Y = B.CreateFDiv(Y, Div);
-    }
-    Value *Out = B.CreateAdd(B.CreateMul(PlaneIdx, K.ix(Pixels)), K.widen(Pix));
+    if (!IsMax)
+      Y = B.CreateFDiv(Y, poolDivisor(K, S, IhBase, IwBase, Count));
+    Value *Out = B.CreateAdd(B.CreateMul(PlaneIdx, K.dimIx("pixels")), K.widen(Pix));
     K.store(ParamRole::Output, Out, Y);
   });
   K.finish();
   return L;
 }
 
-KernelLaunch buildGlobalAvgPool(Module &M, const ReduceSpec &S, const std::string &Name) {
+std::string libraryName(const ReduceSpec &S) {
+  return libraryKernelName("gap_b" + std::to_string(warpRoundedBlock(S.spatial, MaxBlock)), S.dtype,
+                           S.epilogue, wideIndex(S));
+}
+
+KernelLaunch buildGlobalAvgPool(Module *M, const ReduceSpec &S, const std::string &Name,
+                                KernelSet Set) {
   const uint32_t Bx = warpRoundedBlock(S.spatial, MaxBlock);
   const uint32_t Warps = Bx / WarpSize;
   const uint64_t Outputs = uint64_t(S.batch) * S.channels;
@@ -110,13 +151,17 @@ KernelLaunch buildGlobalAvgPool(Module &M, const ReduceSpec &S, const std::strin
                                   return Outputs;
                                 return epilogueElements(R, S.channels, S.batch, Outputs);
                               });
-  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
+  const ShapeDims Dims = {{"c", S.channels}, {"spatial", S.spatial}};
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
   IRBuilder<> &B = K.ir();
   Value *Tid = K.tid(0), *Ch = K.widen(K.ctaid(0));
-  Value *OutIdx = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(1)), K.ix(S.channels)), Ch);
-  Value *Base = B.CreateMul(OutIdx, K.ix(S.spatial));
+  Value *OutIdx = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(1)), K.dimIx("c")), Ch);
+  Value *Base = B.CreateMul(OutIdx, K.dimIx("spatial"));
   Value *Acc = K.accumulator(0.0f);
-  K.forRange(Tid, K.i32(S.spatial), Bx, [&](Value *I) {
+  K.forRange(Tid, K.dim("spatial"), Bx, [&](Value *I) {
     K.set(Acc, B.CreateFAdd(K.get(Acc), K.load(ParamRole::Input, B.CreateAdd(Base, K.widen(I)))));
   });
   Value *Sum = K.warpSum(K.get(Acc));
@@ -132,7 +177,9 @@ KernelLaunch buildGlobalAvgPool(Module &M, const ReduceSpec &S, const std::strin
              [&] { K.set(Mine, K.loadShared(Partial, Lane)); });
     Value *Total = K.warpSum(K.get(Mine));
     K.ifThen(B.CreateICmpEQ(Lane, K.i32(0)), [&] {
-      Value *Mean = B.CreateFDiv(Total, K.f32(float(S.spatial)));
+      Value *Count =
+          K.library() ? B.CreateUIToFP(K.dim("spatial"), B.getFloatTy()) : K.f32(float(S.spatial));
+      Value *Mean = B.CreateFDiv(Total, Count);
       K.store(ParamRole::Output, OutIdx, K.epilogue(S.epilogue, Mean, Ch, OutIdx, OutIdx));
     });
   });

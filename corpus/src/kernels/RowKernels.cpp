@@ -34,19 +34,43 @@ Value *blockAllReduce(KernelBuilder &K, Value *V, uint32_t Warps, bool Max, cons
   return R;
 }
 
+/// 1 / cols: a constant, or computed once from the shape parameter.
+Value *inverseCols(KernelBuilder &K, uint32_t Cols) {
+  if (!K.library())
+    return K.f32(1.0f / float(Cols));
+  IRBuilder<> &B = K.ir();
+  return B.CreateFDiv(K.f32(1.0f), B.CreateUIToFP(K.dim("cols"), B.getFloatTy()));
+}
+
 } // namespace
 
-KernelLaunch buildSoftmax(Module &M, const SoftmaxSpec &S, const std::string &Name) {
+std::string libraryName(const SoftmaxSpec &S) {
+  return libraryKernelName("softmax_b" + std::to_string(warpRoundedBlock(S.cols, MaxBlock)),
+                           S.dtype, {}, wideIndex(S));
+}
+
+std::string libraryName(const LayerNormSpec &S) {
+  std::string N = "layernorm_b" + std::to_string(warpRoundedBlock(S.cols, MaxBlock));
+  if (S.epsilon != 1e-5f)
+    N += "_eps" + scalarName(S.epsilon);
+  return libraryKernelName(N, S.dtype, {}, wideIndex(S));
+}
+
+KernelLaunch buildSoftmax(Module *M, const SoftmaxSpec &S, const std::string &Name, KernelSet Set) {
   const uint32_t Bx = warpRoundedBlock(S.cols, MaxBlock);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
   KernelLaunch L = makeLaunch(Name, "softmax", S.dtype, {S.rows, 1, 1}, {Bx, 1, 1}, Roles,
                               [&](ParamRole) { return uint64_t(S.rows) * S.cols; });
-  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
+  const ShapeDims Dims = {{"cols", S.cols}};
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
   IRBuilder<> &B = K.ir();
   Value *Tid = K.tid(0);
-  Value *Base = B.CreateMul(K.widen(K.ctaid(0)), K.ix(S.cols));
+  Value *Base = B.CreateMul(K.widen(K.ctaid(0)), K.dimIx("cols"));
   auto ForCols = [&](const std::function<void(Value *)> &Body) {
-    K.forRange(Tid, K.i32(S.cols), Bx, [&](Value *C) { Body(B.CreateAdd(Base, K.widen(C))); });
+    K.forRange(Tid, K.dim("cols"), Bx, [&](Value *C) { Body(B.CreateAdd(Base, K.widen(C))); });
   };
   Value *MaxSlot = K.accumulator(-std::numeric_limits<float>::infinity());
   ForCols([&](Value *I) { K.set(MaxSlot, K.maxf(K.get(MaxSlot), K.load(ParamRole::Input, I))); });
@@ -66,7 +90,8 @@ KernelLaunch buildSoftmax(Module &M, const SoftmaxSpec &S, const std::string &Na
   return L;
 }
 
-KernelLaunch buildLayerNorm(Module &M, const LayerNormSpec &S, const std::string &Name) {
+KernelLaunch buildLayerNorm(Module *M, const LayerNormSpec &S, const std::string &Name,
+                            KernelSet Set) {
   const uint32_t Bx = warpRoundedBlock(S.cols, MaxBlock);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Weight, ParamRole::Bias,
                                         ParamRole::Output};
@@ -76,12 +101,16 @@ KernelLaunch buildLayerNorm(Module &M, const LayerNormSpec &S, const std::string
           return uint64_t(S.cols);
         return uint64_t(S.rows) * S.cols;
       });
-  KernelBuilder K(M, Name, Roles, S.dtype, L, wideIndex(S));
+  const ShapeDims Dims = {{"cols", S.cols}};
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
   IRBuilder<> &B = K.ir();
   Value *Tid = K.tid(0);
-  Value *Base = B.CreateMul(K.widen(K.ctaid(0)), K.ix(S.cols));
+  Value *Base = B.CreateMul(K.widen(K.ctaid(0)), K.dimIx("cols"));
   auto ForCols = [&](const std::function<void(Value *, Value *)> &Body) {
-    K.forRange(Tid, K.i32(S.cols), Bx, [&](Value *C) {
+    K.forRange(Tid, K.dim("cols"), Bx, [&](Value *C) {
       Value *Col = K.widen(C);
       Body(Col, B.CreateAdd(Base, Col));
     });
@@ -95,11 +124,11 @@ KernelLaunch buildLayerNorm(Module &M, const LayerNormSpec &S, const std::string
     K.set(Sum, B.CreateFAdd(K.get(Sum), D));
     K.set(SumSq, K.fma(D, D, K.get(SumSq)));
   });
-  const float InvCols = 1.0f / float(S.cols);
+  Value *InvCols = inverseCols(K, S.cols);
   Value *MeanD =
-      B.CreateFMul(blockAllReduce(K, K.get(Sum), Bx / WarpSize, false, "red_sum"), K.f32(InvCols));
+      B.CreateFMul(blockAllReduce(K, K.get(Sum), Bx / WarpSize, false, "red_sum"), InvCols);
   Value *MeanSq =
-      B.CreateFMul(blockAllReduce(K, K.get(SumSq), Bx / WarpSize, false, "red_sq"), K.f32(InvCols));
+      B.CreateFMul(blockAllReduce(K, K.get(SumSq), Bx / WarpSize, false, "red_sq"), InvCols);
   Value *Var = K.maxf(B.CreateFSub(MeanSq, B.CreateFMul(MeanD, MeanD)), K.f32(0.0f));
   Value *Rstd = K.rsqrt(B.CreateFAdd(Var, K.f32(S.epsilon)));
   Value *Mean = B.CreateFAdd(Shift, MeanD);

@@ -1,5 +1,6 @@
 // Layer specs: output shapes, validation, stable kernel names and the concat launch plan.
 #include "kernels/Specs.h"
+#include "kernels/Strategies.h"
 
 #include <algorithm>
 #include <cmath>
@@ -461,7 +462,19 @@ bool wideIndex(const LayerNormSpec &S) {
   return S.index64 || uint64_t(S.rows) * S.cols >= WideElements;
 }
 
-std::string kernelName(const ConvSpec &S, ConvStrategy Resolved) {
+std::string shapePair(uint32_t A, uint32_t B) { return pair(A, B); }
+std::string scalarName(float V) { return floatName(V); }
+std::string tensorCoreInfix(bool TensorCores, MathMode M, MmaArch A) {
+  return mathInfix(TensorCores, M, A);
+}
+
+std::string libraryKernelName(const std::string &Body, DType T, const Epilogue &E, bool Wide) {
+  return shorten("lib_" + Body + "_" + dtypeName(T) + epilogueSuffix(E) + indexSuffix(Wide));
+}
+
+std::string kernelName(const ConvSpec &S, ConvStrategy Resolved, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S, Resolved);
   std::string N = std::string("conv_") + strategyName(Resolved) +
                   mathInfix(usesTensorCores(S, Resolved), S.math, S.mmaArch) + "_n" + num(S.batch) +
                   "_c" + num(S.inChannels) + "x" + num(S.outChannels) + "_h" + num(S.inHeight) +
@@ -476,20 +489,26 @@ std::string kernelName(const ConvSpec &S, ConvStrategy Resolved) {
                  indexSuffix(wideIndex(S)));
 }
 
-std::string kernelName(const GemmSpec &S) {
+std::string kernelName(const GemmSpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
   return shorten(std::string(S.rows < MinGemmRows ? "gemv" : "dense") +
                  mathInfix(usesTensorCores(S), S.math, S.mmaArch) + "_m" + num(S.rows) + "_k" +
                  num(S.inFeatures) + "_n" + num(S.outFeatures) + "_" + dtypeName(S.dtype) +
                  epilogueSuffix(S.epilogue) + indexSuffix(wideIndex(S)));
 }
 
-std::string kernelName(const BatchMatMulSpec &S) {
+std::string kernelName(const BatchMatMulSpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
   return shorten("bmm" + mathInfix(usesTensorCores(S), S.math, S.mmaArch) + "_b" + num(S.batch) +
                  "_m" + num(S.m) + "_n" + num(S.n) + "_k" + num(S.k) + "_" + dtypeName(S.dtype) +
                  indexSuffix(wideIndex(S)));
 }
 
-std::string kernelName(const PoolSpec &S) {
+std::string kernelName(const PoolSpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
   std::string N = std::string(S.kind == PoolKind::Max ? "maxpool" : "avgpool") + "_n" +
                   num(S.batch) + "_c" + num(S.channels) + "_h" + num(S.inHeight) + "w" +
                   num(S.inWidth) + "_k" + pair(S.kernelH, S.kernelW) + "_s" +
@@ -502,12 +521,16 @@ std::string kernelName(const PoolSpec &S) {
   return shorten(N + "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 
-std::string kernelName(const ReduceSpec &S) {
+std::string kernelName(const ReduceSpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
   return shorten("gap_n" + num(S.batch) + "_c" + num(S.channels) + "_s" + num(S.spatial) + "_" +
                  dtypeName(S.dtype) + epilogueSuffix(S.epilogue) + indexSuffix(wideIndex(S)));
 }
 
-std::string kernelName(const ElementwiseSpec &S) {
+std::string kernelName(const ElementwiseSpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
   static constexpr const char *Ops[] = {"add", "mul",  "scalech", "act",  "bn",  "div",
                                         "pow", "adds", "muls",    "divs", "pows"};
   std::string N = std::string("eltwise_") + Ops[static_cast<unsigned>(S.op)];
@@ -525,7 +548,9 @@ std::string kernelName(const ElementwiseSpec &S) {
   return shorten(N + indexSuffix(wideIndex(S)));
 }
 
-std::string kernelName(const ConcatSpec &S) {
+std::string kernelName(const ConcatSpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
   std::string N = "concat_n" + num(S.batch) + "_of" + num(S.totalChannels) + "_at" +
                   num(S.channelOffset) + "_s" + num(S.spatial) + "_c";
   for (size_t K = 0; K < S.channels.size(); ++K) {
@@ -536,12 +561,16 @@ std::string kernelName(const ConcatSpec &S) {
   return shorten(N + "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 
-std::string kernelName(const SoftmaxSpec &S) {
+std::string kernelName(const SoftmaxSpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
   return shorten("softmax_r" + num(S.rows) + "_c" + num(S.cols) + "_" + dtypeName(S.dtype) +
                  indexSuffix(wideIndex(S)));
 }
 
-std::string kernelName(const LayerNormSpec &S) {
+std::string kernelName(const LayerNormSpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
   std::string N = "layernorm_r" + num(S.rows) + "_c" + num(S.cols);
   if (S.epsilon != 1e-5f)
     N += "_eps" + floatName(S.epsilon);

@@ -66,15 +66,25 @@ bool wideIndex(const LayerNormSpec &S);
 
 /// Stable kernel names: every field that changes the code appears in the name, so equal names
 /// mean equal kernels (64-bit index arithmetic appends `_i64`). Names longer than 100
-/// characters keep a prefix plus an FNV-1a hash.
-std::string kernelName(const ConvSpec &S, ConvStrategy Resolved);
-std::string kernelName(const GemmSpec &S);
-std::string kernelName(const BatchMatMulSpec &S);
-std::string kernelName(const PoolSpec &S);
-std::string kernelName(const ReduceSpec &S);
-std::string kernelName(const ElementwiseSpec &S);
-std::string kernelName(const ConcatSpec &S);
-std::string kernelName(const SoftmaxSpec &S);
-std::string kernelName(const LayerNormSpec &S);
+/// characters keep a prefix plus an FNV-1a hash. A library kernel's name (Strategies.h,
+/// libraryName) starts with `lib_` and spells out its specialisations, not its shapes.
+std::string kernelName(const ConvSpec &S, ConvStrategy Resolved,
+                       KernelSet Set = KernelSet::Specialised);
+std::string kernelName(const GemmSpec &S, KernelSet Set = KernelSet::Specialised);
+std::string kernelName(const BatchMatMulSpec &S, KernelSet Set = KernelSet::Specialised);
+std::string kernelName(const PoolSpec &S, KernelSet Set = KernelSet::Specialised);
+std::string kernelName(const ReduceSpec &S, KernelSet Set = KernelSet::Specialised);
+std::string kernelName(const ElementwiseSpec &S, KernelSet Set = KernelSet::Specialised);
+std::string kernelName(const ConcatSpec &S, KernelSet Set = KernelSet::Specialised);
+std::string kernelName(const SoftmaxSpec &S, KernelSet Set = KernelSet::Specialised);
+std::string kernelName(const LayerNormSpec &S, KernelSet Set = KernelSet::Specialised);
+
+/// Name pieces for library kernels: "3" or "3x1"; a float as an identifier fragment ("0p5");
+/// "_mma_tf32" and the like for a tensor-core kernel, "" otherwise.
+std::string shapePair(uint32_t A, uint32_t B);
+std::string scalarName(float V);
+std::string tensorCoreInfix(bool TensorCores, MathMode M, MmaArch A);
+/// "lib_" + Body + data type + epilogue + index suffix, shortened like every name.
+std::string libraryKernelName(const std::string &Body, DType T, const Epilogue &E, bool Wide);
 
 } // namespace corpus::kernels

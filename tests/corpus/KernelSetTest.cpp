@@ -1,0 +1,164 @@
+// Kernel sets: the fast-division constants of library kernels, library kernel names (shared by
+// layers of different shapes, never by different code), and whole-zoo lowering with them.
+#include "corpus/KernelGen.h"
+#include "corpus/Lower.h"
+#include "corpus/Zoo.h"
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+using namespace corpus;
+
+namespace {
+
+/// What a library kernel computes for x / d: (umulhi(x, multiplier) + x) >> shift.
+uint32_t fastQuotient(uint32_t X, FastDivisor F) {
+  const uint32_t Hi = static_cast<uint32_t>((uint64_t(X) * F.multiplier) >> 32);
+  return (Hi + X) >> F.shift;
+}
+
+/// Dividends near every multiple boundary that matters for D, plus the extremes.
+std::vector<uint32_t> dividends(uint32_t D, std::mt19937 &Rng) {
+  std::vector<uint32_t> X = {0, 1, D - 1, D, D + 1, (1u << 31) - 1, (1u << 31) - 2};
+  const uint32_t Top = ((1u << 31) - 1) / D; // the largest quotient below 2^31
+  for (uint32_t Q : {Top, Top - 1, Top / 2, 2u, 3u})
+    if (Q >= 1 && uint64_t(Q) * D < (1u << 31)) {
+      X.push_back(Q * D);
+      X.push_back(Q * D - 1);
+    }
+  std::uniform_int_distribution<uint32_t> Any(0, (1u << 31) - 1);
+  for (int I = 0; I < 64; ++I)
+    X.push_back(Any(Rng));
+  return X;
+}
+
+} // namespace
+
+TEST_CASE("fast division: exact for every dividend below 2^31, divisors small to 2^31 - 1") {
+  std::mt19937 Rng(11);
+  std::vector<uint32_t> Divisors;
+  for (uint32_t D = 1; D <= 4096; ++D)
+    Divisors.push_back(D);
+  for (uint32_t K = 12; K < 31; ++K)
+    for (uint32_t D : {(1u << K) - 1, 1u << K, (1u << K) + 1, 3u << (K - 1)})
+      Divisors.push_back(D);
+  Divisors.push_back((1u << 31) - 1);
+  std::uniform_int_distribution<uint32_t> AnyDivisor(1, (1u << 31) - 1);
+  for (int I = 0; I < 2000; ++I)
+    Divisors.push_back(AnyDivisor(Rng));
+  size_t Wrong = 0;
+  for (uint32_t D : Divisors) {
+    const FastDivisor F = fastDivisor(D);
+    for (uint32_t X : dividends(D, Rng))
+      if (X < (1u << 31) && fastQuotient(X, F) != X / D && Wrong++ < 5)
+        FAIL_CHECK("x = " << X << ", d = " << D);
+  }
+  CHECK(Wrong == 0);
+  // Exhaustive over every dividend for a few divisors with awkward multipliers.
+  for (uint32_t D : {7u, 641u, 6700417u}) {
+    const FastDivisor F = fastDivisor(D);
+    uint32_t Bad = 0;
+    for (uint32_t X = 0; X < (1u << 31); X += 1 + (X >> 20))
+      Bad += fastQuotient(X, F) != X / D;
+    CHECK(Bad == 0);
+  }
+  CHECK(fastDivisor(1).shift == 0);
+  CHECK(fastDivisor(1).multiplier == 1);
+}
+
+TEST_CASE("kernel sets: names and parsing") {
+  CHECK(std::string(kernelSetName(KernelSet::Library)) == "library");
+  CHECK(parseKernelSet("specialised") == KernelSet::Specialised);
+  CHECK(parseKernelSet("library") == KernelSet::Library);
+  CHECK_FALSE(parseKernelSet("generic"));
+}
+
+TEST_CASE("library kernels: layers of other shapes share a kernel, other code does not") {
+  auto Conv = [](uint32_t C, uint32_t K, uint32_t H, uint32_t Pad) {
+    ConvSpec S;
+    S.inChannels = C;
+    S.outChannels = K;
+    S.inHeight = S.inWidth = H;
+    S.kernelH = S.kernelW = 3;
+    S.padTop = S.padLeft = S.padBottom = S.padRight = Pad;
+    return S;
+  };
+  KernelEmitter Spec, Lib;
+  Lib.useKernelSet(KernelSet::Library);
+  Lib.checkNames(true);
+  for (KernelEmitter *E : {&Spec, &Lib})
+    for (const ConvSpec &S : {Conv(32, 64, 56, 1), Conv(48, 96, 28, 1), Conv(64, 128, 30, 1)})
+      REQUIRE(E->add(S));
+  CHECK(Spec.kernelCount() == 3);
+  CHECK(Lib.kernelCount() == 1);
+  auto L = Lib.add(Conv(48, 96, 28, 1));
+  REQUIRE(L);
+  CHECK(L->kernel.rfind("lib_conv_igemm_k3_s1_pad", 0) == 0);
+  CHECK(L->grid == Spec.add(Conv(48, 96, 28, 1))->grid);
+  // The shapes travel as arguments, each divisor with its fast-division constants.
+  std::set<std::string> Names;
+  for (const ShapeArg &A : L->shapeArgs)
+    Names.insert(A.name);
+  for (const char *N : {"m", "n", "k", "h", "w", "wo", "wo_mul", "wo_shr", "pad_t", "pad_l"})
+    CHECK_MESSAGE(Names.count(N), N);
+  // An unpadded convolution needs no bounds checks on the input: another kernel.
+  REQUIRE(Lib.add(Conv(48, 96, 28, 0)));
+  CHECK(Lib.kernelCount() == 2);
+  // Kernels with 64-bit index arithmetic stay specialised.
+  ConvSpec Wide = Conv(48, 96, 28, 1);
+  Wide.index64 = true;
+  auto W = Lib.add(Wide);
+  REQUIRE(W);
+  CHECK(W->shapeArgs.empty());
+  CHECK(W->kernel.rfind("lib_", 0) == std::string::npos);
+}
+
+TEST_CASE("library lowering of the whole zoo: one name never stands for two kernels") {
+  struct Config {
+    DType dtype;
+    const char *arch;
+    MathMode math;
+  };
+  size_t Specialised = 0, Library = 0; // distinct kernels of the zoo per configuration
+  for (const Config &C :
+       {Config{DType::F32, "sm_90", MathMode::Simt}, Config{DType::F32, "sm_80", MathMode::Auto},
+        Config{DType::F16, "sm_90", MathMode::Auto}, Config{DType::F16, "sm_75", MathMode::F16},
+        Config{DType::F16, "sm_70", MathMode::F16}}) {
+    std::set<std::string> Lib, Spec;
+    for (const ZooModel &M : zooModels()) {
+      const std::string &Name = M.name;
+      CAPTURE(Name);
+      CAPTURE(C.arch);
+      auto Net = buildZooModel(Name, ZooOptions{2, 0, C.dtype});
+      REQUIRE(Net);
+      LowerOptions O;
+      O.dtype = C.dtype;
+      O.arch = C.arch;
+      O.math = C.math;
+      O.emitPtx = false;
+      O.kernels = KernelSet::Library;
+      O.checkKernelNames = true;
+      auto W = lower(*Net, O);
+      REQUIRE_MESSAGE(W, support::errorText(W));
+      for (const WorkloadLaunch &L : W->launches)
+        Lib.insert(L.kernel);
+      O.kernels = KernelSet::Specialised;
+      O.checkKernelNames = false;
+      auto S = lower(*Net, O);
+      REQUIRE(S);
+      for (const WorkloadLaunch &L : S->launches)
+        Spec.insert(L.kernel);
+      CHECK(W->launches.size() == S->launches.size());
+    }
+    Library += Lib.size();
+    Specialised += Spec.size();
+  }
+  MESSAGE("distinct kernels of the zoo at batch 2, summed over 5 configurations: specialised "
+          << Specialised << ", library " << Library);
+  CHECK(Library * 5 < Specialised);
+}
