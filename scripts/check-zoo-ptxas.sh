@@ -3,13 +3,14 @@
 # runs ptxas on every emitted PTX module; prints a summary table and exits non-zero on any failure.
 #
 #   scripts/check-zoo-ptxas.sh [--ptxcast PATH] [--ptxas PATH] [--arch sm_XX] [--math LIST]
-#                              [--keep DIR] [MODEL...]
+#                              [--kernels LIST] [--keep DIR] [MODEL...]
 #
 # --math: comma-separated `ptxcast lower --math` modes (simt, tf32, f16, bf16, auto) or `all`
 # (simt, tf32, f16, bf16; default simt); combinations the lowering refuses (tf32/bf16 on f16 data,
-# tf32/bf16 below sm_80) are skipped. Without MODEL arguments the model list comes from `ptxcast zoo --format json`. The
-# "seconds" column is the wall time of `ptxcast lower` (LLVM O3 + NVPTX codegen); ptxas time is
-# separate.
+# tf32/bf16 below sm_80) are skipped. --kernels: `ptxcast lower --kernels` sets, comma-separated
+# (default specialised,library). Without MODEL arguments the model list comes from `ptxcast zoo
+# --format json`. The "lower_s" column is the wall time of `ptxcast lower` (LLVM O3 + NVPTX
+# codegen, or a lookup of library kernels already compiled); ptxas time is separate.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,6 +18,7 @@ PTXCAST=${PTXCAST:-$ROOT/build/tools/ptxcast/ptxcast}
 PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
 ARCH=sm_90
 MATH=simt
+KERNELS=specialised,library
 KEEP=""
 MODELS=()
 while [[ $# -gt 0 ]]; do
@@ -25,8 +27,9 @@ while [[ $# -gt 0 ]]; do
   --ptxas) PTXAS=$2; shift 2 ;;
   --arch) ARCH=$2; shift 2 ;;
   --math) MATH=$2; shift 2 ;;
+  --kernels) KERNELS=$2; shift 2 ;;
   --keep) KEEP=$2; shift 2 ;;
-  -h | --help) sed -n '2,13p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
   -*) echo "check-zoo-ptxas.sh: error: unknown option '$1'" >&2; exit 2 ;;
   *) MODELS+=("$1"); shift ;;
   esac
@@ -48,6 +51,7 @@ mkdir -p "$WORK"
 
 [[ $MATH == all ]] && MATH=simt,tf32,f16,bf16
 IFS=, read -r -a MATHS <<<"$MATH"
+IFS=, read -r -a SETS <<<"$KERNELS"
 
 # Whether `ptxcast lower` takes --math $1 with --dtype $2 on $ARCH.
 supported() {
@@ -58,22 +62,23 @@ supported() {
 
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 
-ROW='%-18s %5s %5s %5s %8s %8s %8s %8s %8s\n'
-printf "$ROW" model batch dtype math launches kernels ptxas lower_s ptxas_s
+ROW='%-18s %5s %5s %5s %11s %8s %8s %8s %8s %8s\n'
+printf "$ROW" model batch dtype math kernel_set launches kernels ptxas lower_s ptxas_s
 FAILED=0
 TOTAL=0
 for Model in "${MODELS[@]}"; do
   for Batch in 1 8; do
     for DType in f32 f16; do
       for Math in "${MATHS[@]}"; do
+       for Set in "${SETS[@]}"; do
         supported "$Math" "$DType" || continue
         TOTAL=$((TOTAL + 1))
-        Dir=$WORK/$Model-b$Batch-$DType-$Math
+        Dir=$WORK/$Model-b$Batch-$DType-$Math-$Set
         Start=$(date +%s.%N)
         if ! "$PTXCAST" lower "$Model" --batch "$Batch" --dtype "$DType" --arch "$ARCH" \
-          --math "$Math" -o "$Dir" >"$WORK/lower.log" 2>&1; then
+          --math "$Math" --kernels "$Set" -o "$Dir" >"$WORK/lower.log" 2>&1; then
           End=$(date +%s.%N)
-          printf "$ROW" "$Model" "$Batch" "$DType" "$Math" - - lower-fail \
+          printf "$ROW" "$Model" "$Batch" "$DType" "$Math" "$Set" - - lower-fail \
             "$(elapsed "$Start" "$End")" -
           sed 's/^/    /' "$WORK/lower.log" >&2
           FAILED=$((FAILED + 1))
@@ -93,9 +98,10 @@ for Model in "${MODELS[@]}"; do
         done
         PtxasEnd=$(date +%s.%N)
         [[ $Status == ok ]] || FAILED=$((FAILED + 1))
-        printf "$ROW" "$Model" "$Batch" "$DType" "$Math" "$Launches" \
+        printf "$ROW" "$Model" "$Batch" "$DType" "$Math" "$Set" "$Launches" \
           "$Kernels" "$Status" "$(elapsed "$Start" "$End")" "$(elapsed "$PtxasStart" "$PtxasEnd")"
         [[ -n $KEEP ]] || rm -rf "$Dir"
+       done
       done
     done
   done

@@ -14,8 +14,7 @@ std::string dims(const Dim3 &D) {
 }
 
 /// Checks the launch against the kernel; an error reason or empty.
-std::string checkLaunch(const ProgramImpl &P, const DFunction &F, const LaunchConfig &L,
-                        const RunSettings &S) {
+std::string checkLaunch(const DFunction &F, const LaunchConfig &L, const RunSettings &S) {
   uint64_t Threads = uint64_t(L.block[0]) * L.block[1] * L.block[2];
   if (Threads == 0 || Threads > S.maxThreadsPerBlock)
     return "block " + dims(L.block) + " has " + std::to_string(Threads) +
@@ -30,7 +29,9 @@ std::string checkLaunch(const ProgramImpl &P, const DFunction &F, const LaunchCo
       return "argument " + std::to_string(A) + " is " + std::to_string(L.args[A].bytes.size()) +
              " bytes; parameter '" + F.kernelParams[A].name + "' is " +
              std::to_string(F.kernelParams[A].size) + " bytes";
-  uint64_t Shared = uint64_t(P.dynamicSharedOffset) + L.sharedBytes;
+  // The kernel's own static shared memory (the variables it and its callees use: other kernels'
+  // variables in the module are not part of its CTA's allocation, as with the CUDA driver).
+  uint64_t Shared = uint64_t(F.resources.staticSharedBytes) + L.sharedBytes;
   if (Shared > S.maxSharedBytes)
     return std::to_string(Shared) + " bytes of shared memory exceed the limit of " +
            std::to_string(S.maxSharedBytes);
@@ -282,7 +283,7 @@ RunResult runKernelSkipping(const Program &Prog, std::string_view Kernel, const 
   std::vector<support::Error> Unsup = Prog.unsupported(Kernel);
   if (!Unsup.empty())
     return Fail(TrapKind::Unsupported, Unsup[0].message, Unsup[0].line);
-  if (std::string Why = checkLaunch(P, *It, L, S); !Why.empty())
+  if (std::string Why = checkLaunch(*It, L, S); !Why.empty())
     return Fail(TrapKind::BadLaunch, Why, It->line);
   Exec X;
   X.prog = &P;
@@ -310,8 +311,7 @@ RunResult runKernelSkipping(const Program &Prog, std::string_view Kernel, const 
   LoopSkipper *Skip = nullptr;
   // Module .global variables are real memory the snapshots do not cover, nor are bar.red's
   // partial reductions.
-  if (Skipper && Skipper->options().enabled && P.globals.empty() &&
-      !reducesAtBarriers(P, Pcs)) {
+  if (Skipper && Skipper->options().enabled && P.globals.empty() && !reducesAtBarriers(P, Pcs)) {
     Skip = Skipper;
     Skip->beginLaunch(Pcs);
     Skip->prepare(P, Func);

@@ -114,6 +114,7 @@ std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec
   const bool Check =
       Mode == AnalysisMode::Fast && S.abstractMemory && S.checkDataDependence && Local.sampleCtas;
   const bool Rerun = Check && dataMaySteer(Dec.byLaunch[K]->impl(), Spec.kernel);
+  Local.run.valuesUnused = Check && !Rerun; // loaded data (abstract) reaches no count
   SampleJob J{*Dec.byLaunch[K], Spec.kernel, std::move(*L), D, Local, Rerun, Skipper};
   if (std::optional<Trap> T = sampleLaunch(J, Out))
     return trapError(K, *T);

@@ -136,8 +136,8 @@ TEST_CASE("trap: unsupported instruction is reported before running") {
   RunResult R = analyzer::runKernel(P, "un", threads(32, {}), D);
   REQUIRE(R.trap);
   CHECK(R.trap->kind == TrapKind::Unsupported);
-  CHECK(R.trap->str() == at(Text, "stacksave") +
-                             "trap in kernel 'un': unsupported instruction 'stacksave.u64'");
+  CHECK(R.trap->str() ==
+        at(Text, "stacksave") + "trap in kernel 'un': unsupported instruction 'stacksave.u64'");
   CHECK(R.profile.warpInstructionsTotal() == 0);
 }
 
@@ -282,4 +282,40 @@ TEST_CASE("trap: bad launches are refused before running") {
   CHECK(R.trap->reason == "block 2048,1,1 has 2048 threads; the limit is 1024");
   R = analyzer::runKernel(P, "nope", threads(1, {}), D);
   CHECK(R.trap->str() == "k.ptx: trap in kernel 'nope': no kernel named 'nope'");
+}
+
+TEST_CASE("trap: the shared-memory limit is per kernel, not per module") {
+  // Two kernels with 150 KB of static shared memory each: 300 KB in the module, but a CTA of
+  // either needs only its own 150 KB (the driver allocates a kernel's variables, not the
+  // module's). 100 KB of dynamic shared memory on top passes the 228 KB limit.
+  const char *Two = R"(
+.shared .align 4 .b8 a_buf[153600];
+.shared .align 4 .b8 b_buf[153600];
+.visible .entry ka()
+{
+  .reg .b32 %r<2>;
+  mov.u32 %r1, 1;
+  st.shared.u32 [a_buf], %r1;
+  ret;
+}
+.visible .entry kb()
+{
+  .reg .b32 %r<2>;
+  mov.u32 %r1, 2;
+  st.shared.u32 [b_buf+4], %r1;
+  ret;
+}
+)";
+  Device D;
+  analyzer::Program P = decode(module(Two));
+  for (const char *K : {"ka", "kb"}) {
+    CAPTURE(K);
+    RunResult R = analyzer::runKernel(P, K, threads(32, {}), D);
+    CHECK_FALSE(R.trap);
+    LaunchConfig Big = threads(32, {});
+    Big.sharedBytes = 100 * 1024;
+    R = analyzer::runKernel(P, K, Big, D);
+    REQUIRE(R.trap);
+    CHECK(R.trap->reason == "256000 bytes of shared memory exceed the limit of 233472");
+  }
 }

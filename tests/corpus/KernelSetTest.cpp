@@ -7,10 +7,14 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 using namespace corpus;
 
@@ -161,4 +165,46 @@ TEST_CASE("library lowering of the whole zoo: one name never stands for two kern
   MESSAGE("distinct kernels of the zoo at batch 2, summed over 5 configurations: specialised "
           << Specialised << ", library " << Library);
   CHECK(Library * 5 < Specialised);
+}
+
+TEST_CASE("kernel cache directory: library kernels persist across processes, nothing else") {
+  namespace fs = std::filesystem;
+  const fs::path Dir = fs::temp_directory_path() / ("ptxcast_kcache_" + std::to_string(::getpid()));
+  fs::remove_all(Dir);
+  auto Net = buildZooModel("mobilenetv2-0.35", ZooOptions{1, 32, DType::F32});
+  REQUIRE(Net);
+  auto Lower = [&](KernelSet Set, KernelCache &Cache) {
+    LowerOptions O;
+    O.kernels = Set;
+    O.cache = &Cache;
+    auto W = lower(*Net, O);
+    REQUIRE_MESSAGE(W, support::errorText(W));
+    return std::move(*W);
+  };
+  KernelCache First(Dir.string());
+  const Workload A = Lower(KernelSet::Library, First);
+  size_t Files = 0;
+  for (const auto &E : fs::recursive_directory_iterator(Dir))
+    Files += E.is_regular_file() && E.path().extension() == ".ptx";
+  CHECK(Files == A.kernelCount);
+  // A later process (a fresh cache on the same directory) compiles nothing, and gets the same PTX.
+  KernelCache Second(Dir.string());
+  const Workload B = Lower(KernelSet::Library, Second);
+  CHECK(Second.hits() == B.kernelCount);
+  CHECK(B.ptx == A.ptx);
+  // A damaged file is a miss: compiled again and rewritten.
+  const fs::path Some = fs::directory_iterator(Dir / "sm_90")->path();
+  std::ofstream(Some, std::ios::trunc) << "garbage";
+  KernelCache Third(Dir.string());
+  CHECK(Lower(KernelSet::Library, Third).ptx == A.ptx);
+  CHECK(Third.hits() == B.kernelCount - 1);
+  CHECK(fs::file_size(Some) > 100);
+  // Specialised kernels (one per layer shape: unbounded) stay in memory.
+  KernelCache Fourth(Dir.string());
+  Lower(KernelSet::Specialised, Fourth);
+  size_t After = 0;
+  for (const auto &E : fs::recursive_directory_iterator(Dir))
+    After += E.is_regular_file();
+  CHECK(After == Files);
+  fs::remove_all(Dir);
 }

@@ -59,6 +59,8 @@ support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeOptions &O) {
     return support::Error("unknown kernel set '" + O.kernels +
                           "' (expected library or specialised)");
   LO.kernels = *Kernels;
+  corpus::KernelCache Cache(corpus::kernelCacheDir()); // library kernels compiled earlier
+  LO.cache = &Cache;
   support::Expected<corpus::Workload> W = corpus::lower(*N, LO);
   if (!W)
     return W.error();

@@ -54,6 +54,8 @@ int runLower(const LowerCommandOptions &O) {
   LO.arch = O.arch;
   LO.math = *corpus::parseMathMode(O.math); // CLI11 checked the names
   LO.kernels = *corpus::parseKernelSet(O.kernels);
+  corpus::KernelCache Cache(corpus::kernelCacheDir()); // library kernels compiled earlier
+  LO.cache = &Cache;
   auto W = corpus::lower(*N, LO);
   if (!W) {
     fmt::print(stderr, "{}\n", W.error().str());

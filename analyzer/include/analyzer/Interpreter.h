@@ -48,6 +48,9 @@ struct RunSettings {
   uint32_t maxLocalBytesPerThread = 512 * 1024;     ///< local + call-param stack per thread
   uint32_t maxCallDepth = 1024;
   uint32_t maxThreadsPerBlock = 1024;
+  /// No value the kernel computes can change its counts (fast mode, where the data-dependence
+  /// analysis proved it): tensor-core products are not computed (their registers read zero).
+  bool valuesUnused = false;
 };
 
 enum class TrapKind : uint8_t {

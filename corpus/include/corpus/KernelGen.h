@@ -308,8 +308,16 @@ struct CompiledKernel {
 /// compare`, the zoo in analyze_bench): a kernel already compiled for the same architecture is
 /// reused, not compiled again. A kernel's name spells out every parameter of its IR, so it is the
 /// key. Thread-safe.
+///
+/// With a directory, library kernels (names `lib_...`: a bounded set) also persist across
+/// processes, one file per architecture and kernel (DIR/sm_90/lib_....ptx, written atomically),
+/// so that lowering with a warm cache compiles nothing. The directory must be specific to the
+/// kernels' version (kernelCacheDir()); an unreadable or malformed file is a miss.
 class KernelCache {
 public:
+  KernelCache() = default;
+  explicit KernelCache(std::string Dir) : Dir(std::move(Dir)) {}
+
   /// The kernel compiled for Arch, or null.
   std::shared_ptr<const CompiledKernel> find(const std::string &Arch,
                                              const std::string &Kernel) const;
@@ -318,12 +326,20 @@ public:
   /// Kernels held, and finds that returned one.
   size_t size() const;
   size_t hits() const;
+  const std::string &directory() const { return Dir; }
 
 private:
+  std::string Dir;
   mutable std::mutex Mutex;
   mutable size_t Hits = 0;
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<const CompiledKernel>> Kernels;
+  mutable std::map<std::pair<std::string, std::string>, std::shared_ptr<const CompiledKernel>>
+      Kernels; ///< mutable: find() adds what it reads from the directory
 };
+
+/// The persistent kernel cache's directory for this build's kernels: $PTXCAST_KERNEL_CACHE (off or
+/// empty: none), else $XDG_CACHE_HOME/ptxcast, else $HOME/.cache/ptxcast; then `kernels-VERSION`,
+/// VERSION a hash of the kernel generators' sources and LLVM's version. Empty when there is none.
+std::string kernelCacheDir();
 
 /// Collects kernels, each in an LLVM module of its own, and emits them as PTX modules (one unless
 /// split). A spec added twice yields the same launch and one kernel. Not thread-safe; one emitter
