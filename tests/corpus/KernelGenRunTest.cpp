@@ -103,6 +103,22 @@ TEST_CASE("library kernels (shapes as parameters) match the CPU reference, f32 a
   // Cases of one strategy share a kernel: each runs code built for the first case's shapes.
   checkCases(allCases(DType::F32), 1e-4, KernelSet::Library);
   checkCases(allCases(DType::F16), 1e-3, KernelSet::Library);
+  // f32 elementwise with counts divisible by 4: four elements per thread, 128-bit accesses.
+  using AK = ActivationKind;
+  const std::vector<Case> Vector = {
+      {"add relu x4", ElementwiseSpec{ElementwiseOp::Add, 2, 4, 8, AK::Relu, DType::F32}},
+      {"div x4", ElementwiseSpec{ElementwiseOp::Div, 1, 2, 32, AK::None, DType::F32}},
+      {"pow x4", ElementwiseSpec{ElementwiseOp::Pow, 1, 1, 36, AK::Swish, DType::F32}, true},
+      {"add x4, another size", ElementwiseSpec{ElementwiseOp::Add, 3, 5, 4, AK::None, DType::F32}}};
+  for (const Case &C : Vector) {
+    KernelEmitter E;
+    E.useKernelSet(KernelSet::Library);
+    auto L = addCase(E, C);
+    REQUIRE(L);
+    CHECK(L->kernel.find("_v4") != std::string::npos);
+    CHECK(E.emitPtx("sm_90")->find("ld.global.nc.v4.f32") != std::string::npos);
+  }
+  checkCases(Vector, 1e-4, KernelSet::Library);
 }
 
 TEST_CASE("library kernels: fast mode counts each case within 1 % of exact mode") {

@@ -2,10 +2,12 @@
 // layers of different shapes, never by different code), and whole-zoo lowering with them.
 #include "corpus/KernelGen.h"
 #include "corpus/Lower.h"
+#include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -207,4 +209,32 @@ TEST_CASE("kernel cache directory: library kernels persist across processes, not
     After += E.is_regular_file();
   CHECK(After == Files);
   fs::remove_all(Dir);
+}
+
+TEST_CASE("library lowering of the measured ONNX networks: names stand for one kernel each") {
+  namespace fs = std::filesystem;
+  const fs::path Dir = fs::path(PTXCAST_SOURCE_DIR) / "corpus/data/measured/h100/onnx";
+  std::vector<fs::path> Files;
+  for (const auto &E : fs::directory_iterator(Dir))
+    if (E.path().extension() == ".onnx")
+      Files.push_back(E.path());
+  std::sort(Files.begin(), Files.end());
+  REQUIRE(Files.size() >= 20);
+  for (const fs::path &F : Files)
+    for (DType T : {DType::F32, DType::F16}) {
+      CAPTURE(F.filename().string());
+      OnnxImportOptions Import;
+      Import.batch = 2;
+      Import.dtype = T;
+      auto Net = importOnnxFile(F.string(), Import);
+      REQUIRE_MESSAGE(Net, support::errorText(Net));
+      LowerOptions O;
+      O.dtype = T;
+      O.math = MathMode::Auto;
+      O.emitPtx = false;
+      O.kernels = KernelSet::Library;
+      O.checkKernelNames = true;
+      auto W = lower(*Net, O);
+      CHECK_MESSAGE(W, support::errorText(W));
+    }
 }

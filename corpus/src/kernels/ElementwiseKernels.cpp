@@ -211,22 +211,68 @@ CatInput selectCatInput(KernelBuilder &K, const ConcatSpec &S) {
 
 namespace {
 
-/// Threads of an elementwise launch (f16x2: a pair each, the odd last element alone) and block.
-uint64_t elementwiseThreads(const ElementwiseSpec &S) {
+/// Whether a library kernel moves four f32 elements per thread with 128-bit loads and stores, as
+/// PyTorch's vectorized elementwise kernels do when every tensor is 16-byte aligned: f32 data
+/// and an element count divisible by 4 (buffers start 256-byte aligned).
+bool vectorElementwise(const ElementwiseSpec &S, KernelSet Set) {
+  return Set == KernelSet::Library && S.dtype == DType::F32 &&
+         uint64_t(S.batch) * S.channels * S.spatial % 4 == 0;
+}
+
+/// Threads of an elementwise launch (f16x2: a pair each, the odd last element alone; vector
+/// kernels: four elements each).
+uint64_t elementwiseThreads(const ElementwiseSpec &S, KernelSet Set) {
   const uint64_t Count = uint64_t(S.batch) * S.channels * S.spatial;
+  if (vectorElementwise(S, Set))
+    return Count / 4;
   return halfElementwise(S) ? (Count + 1) / 2 : Count;
 }
 
-/// The shapes an elementwise kernel computes with: its element (or pair) count, and the channel
-/// split for the ops that read per-channel operands.
-ShapeDims elementwiseDims(const ElementwiseSpec &S) {
+/// The shapes an elementwise kernel computes with: its element (pair, vector) count, and the
+/// channel split for the ops that read per-channel operands.
+ShapeDims elementwiseDims(const ElementwiseSpec &S, KernelSet Set) {
   const uint64_t Count = uint64_t(S.batch) * S.channels * S.spatial;
-  ShapeDims D = {halfElementwise(S) ? ShapeDim{"pairs", Count / 2} : ShapeDim{"count", Count}};
+  ShapeDims D = {vectorElementwise(S, Set) ? ShapeDim{"vecs", Count / 4}
+                 : halfElementwise(S)      ? ShapeDim{"pairs", Count / 2}
+                                           : ShapeDim{"count", Count}};
   if (S.op == ElementwiseOp::ScaleChannels || S.op == ElementwiseOp::BatchNorm)
     D.push_back({"spatial", S.spatial, true});
   if (S.op == ElementwiseOp::BatchNorm)
     D.push_back({"channels", S.channels, true});
   return D;
+}
+
+/// The vector kernel (vectorElementwise): thread g computes elements 4g ... 4g + 3 from 128-bit
+/// loads of each operand that has an element per output, and stores them with one 128-bit store.
+void buildVectorElementwiseBody(KernelBuilder &K, const ElementwiseSpec &S, uint32_t Bx) {
+  IRBuilder<> &B = K.ir();
+  Type *V4 = FixedVectorType::get(B.getFloatTy(), 4);
+  Value *G = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(0)), K.ix(Bx)), K.widen(K.tid(0)), "g");
+  K.ifThen(B.CreateICmpULT(G, K.dimIx("vecs")), [&] {
+    Value *I0 = B.CreateShl(G, 2);
+    auto Load = [&](ParamRole R) {
+      return B.CreateAlignedLoad(V4, K.elementPtr(R, I0), Align(16));
+    };
+    const bool Pairwise = S.op == ElementwiseOp::Add || S.op == ElementwiseOp::Mul ||
+                          S.op == ElementwiseOp::Div || S.op == ElementwiseOp::Pow;
+    Value *A = Load(ParamRole::Input), *Bv = Pairwise ? Load(ParamRole::Input2) : nullptr;
+    Value *Out = PoisonValue::get(V4);
+    for (uint32_t J = 0; J < 4; ++J) {
+      Value *X = B.CreateExtractElement(A, J);
+      Value *Y = nullptr;
+      if (!Pairwise) {
+        Y = elementwiseValue(K, S, X, B.CreateAdd(I0, K.ix(J)));
+      } else {
+        Value *Z = B.CreateExtractElement(Bv, J);
+        Y = S.op == ElementwiseOp::Add   ? B.CreateFAdd(X, Z)
+            : S.op == ElementwiseOp::Mul ? B.CreateFMul(X, Z)
+            : S.op == ElementwiseOp::Div ? B.CreateFDiv(X, Z)
+                                         : K.pow(X, Z);
+      }
+      Out = B.CreateInsertElement(Out, K.activation(S.activation, Y), J);
+    }
+    B.CreateAlignedStore(Out, K.elementPtr(ParamRole::Output, I0), Align(16));
+  });
 }
 
 } // namespace
@@ -235,8 +281,10 @@ std::string libraryName(const ElementwiseSpec &S) {
   std::string N = opStrategy(S.op);
   if (isScalarOp(S.op))
     N += "_s" + scalarName(S.scalar);
-  N += "_b" + std::to_string(warpRoundedBlock(elementwiseThreads(S), MaxBlock));
-  if (halfElementwise(S))
+  N += "_b" + std::to_string(warpRoundedBlock(elementwiseThreads(S, KernelSet::Library), MaxBlock));
+  if (vectorElementwise(S, KernelSet::Library))
+    N += "_v4";
+  else if (halfElementwise(S))
     N += uint64_t(S.batch) * S.channels * S.spatial % 2 ? "_x2_odd" : "_x2";
   Epilogue E;
   E.activation = S.activation;
@@ -247,7 +295,7 @@ KernelLaunch buildElementwise(Module *M, const ElementwiseSpec &S, const std::st
                               KernelSet Set) {
   const uint64_t Count = uint64_t(S.batch) * S.channels * S.spatial;
   const bool Half = halfElementwise(S);
-  const uint64_t Threads = elementwiseThreads(S);
+  const uint64_t Threads = elementwiseThreads(S, Set);
   const uint32_t Bx = warpRoundedBlock(Threads, MaxBlock);
   std::vector<ParamRole> Roles = {ParamRole::Input};
   if (S.op == ElementwiseOp::BatchNorm) {
@@ -265,11 +313,16 @@ KernelLaunch buildElementwise(Module *M, const ElementwiseSpec &S, const std::st
                                   return uint64_t(S.channels);
                                 return Count;
                               });
-  const ShapeDims Dims = elementwiseDims(S);
+  const ShapeDims Dims = elementwiseDims(S, Set);
   bindShapes(L, Dims, Set);
   if (!M)
     return L;
   KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
+  if (vectorElementwise(S, Set)) {
+    buildVectorElementwiseBody(K, S, Bx);
+    K.finish();
+    return L;
+  }
   if (Half) {
     buildHalfElementwiseBody(K, S, Count, Bx);
     K.finish();
