@@ -8,6 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -237,4 +238,29 @@ TEST_CASE("library lowering of the measured ONNX networks: names stand for one k
       auto W = lower(*Net, O);
       CHECK_MESSAGE(W, support::errorText(W));
     }
+}
+
+TEST_CASE("kernel cache directory: a new kernel version keeps the two most recent older ones") {
+  namespace fs = std::filesystem;
+  const fs::path Root = fs::temp_directory_path() / ("ptxcast_kroot_" + std::to_string(::getpid()));
+  fs::remove_all(Root);
+  const auto Now = fs::file_time_type::clock::now();
+  int Age = 10;
+  for (const char *Old : {"kernels-a", "kernels-b", "kernels-c", "kernels-d"}) {
+    fs::create_directories(Root / Old / "sm_90");
+    fs::last_write_time(Root / Old, Now - std::chrono::hours(Age--));
+  }
+  fs::create_directories(Root / "other"); // not a kernel version: left alone
+  auto Net = buildZooModel("lenet5", ZooOptions{1, 0, DType::F32});
+  REQUIRE(Net);
+  KernelCache Cache((Root / "kernels-new").string());
+  LowerOptions O;
+  O.kernels = KernelSet::Library;
+  O.cache = &Cache;
+  REQUIRE(lower(*Net, O));
+  std::set<std::string> Left;
+  for (const auto &E : fs::directory_iterator(Root))
+    Left.insert(E.path().filename().string());
+  CHECK(Left == std::set<std::string>{"kernels-c", "kernels-d", "kernels-new", "other"});
+  fs::remove_all(Root);
 }

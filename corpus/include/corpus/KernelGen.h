@@ -312,7 +312,8 @@ struct CompiledKernel {
 /// With a directory, library kernels (names `lib_...`: a bounded set) also persist across
 /// processes, one file per architecture and kernel (DIR/sm_90/lib_....ptx, written atomically),
 /// so that lowering with a warm cache compiles nothing. The directory must be specific to the
-/// kernels' version (kernelCacheDir()); an unreadable or malformed file is a miss.
+/// kernels' version (kernelCacheDir()); an unreadable or malformed file is a miss. Creating a
+/// version's directory removes its `kernels-*` siblings but the three most recent.
 class KernelCache {
 public:
   KernelCache() = default;

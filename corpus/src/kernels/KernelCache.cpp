@@ -2,12 +2,15 @@
 // across processes in a versioned directory (KernelGen.h).
 #include "corpus/KernelGen.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <system_error>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include <unistd.h>
 
@@ -50,15 +53,35 @@ std::shared_ptr<const CompiledKernel> readKernel(const std::string &Dir, const s
   return std::make_shared<const CompiledKernel>(std::move(K));
 }
 
+/// Versions of the kernels kept side by side (builds used in turn); older ones are removed.
+constexpr size_t KeptVersions = 3;
+
+/// Removes the `kernels-*` directories beside Dir but the KeptVersions most recently written
+/// (Dir, just created, among them), so rebuilt generators do not fill the disk.
+void pruneVersions(const fs::path &Dir) {
+  std::error_code Ec;
+  std::vector<std::pair<fs::file_time_type, fs::path>> Versions;
+  for (const fs::directory_entry &E : fs::directory_iterator(Dir.parent_path(), Ec))
+    if (E.is_directory(Ec) && E.path().filename().string().rfind("kernels-", 0) == 0)
+      Versions.emplace_back(E.last_write_time(Ec), E.path());
+  std::sort(Versions.begin(), Versions.end(), std::greater<>());
+  for (size_t I = KeptVersions; I < Versions.size(); ++I)
+    if (Versions[I].second != Dir)
+      fs::remove_all(Versions[I].second, Ec);
+}
+
 /// Writes the kernel's file through a temporary and a rename; a failure leaves no file (the
 /// cache is an optimisation: the kernel is compiled again next time).
 void writeKernel(const std::string &Dir, const std::string &Arch, const std::string &Kernel,
                  const CompiledKernel &K) {
   std::error_code Ec;
   const fs::path Path = fileOf(Dir, Arch, Kernel);
+  const bool NewVersion = !fs::exists(Dir, Ec);
   fs::create_directories(Path.parent_path(), Ec);
   if (Ec)
     return;
+  if (NewVersion)
+    pruneVersions(Dir);
   fs::path Tmp = Path;
   Tmp += ".tmp." + std::to_string(::getpid()) + "." +
          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
