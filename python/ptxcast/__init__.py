@@ -101,9 +101,9 @@ def compare(models, gpus, batches=(1,), budget_ms=None, *, dtype=None, image_siz
 
 def analyze(model, batch=1, dtype=None, image_size=None, *, mode="fast", input_shape=None,
             name=None, threads=0):
-    """The counts per launch and network totals of `ptxcast analyze MODEL --math simt --format
-    json` (CUDA-core kernels, as predict() counts them), as a dict ("launches": a table, "total":
-    a dict). model: as for predict()."""
+    """The counts per launch and network totals of `ptxcast analyze MODEL --math simt --kernels
+    specialised --format json` (CUDA-core kernels, as predict() counts them), as a dict
+    ("launches": a table, "total": a dict). model: as for predict()."""
     dtype, image_size = _dtype(dtype), _image_size(image_size)
     mode = _check_member("--mode", mode, ("fast", "exact"))
     network, onnx = resolve(model, input_shape, name)

@@ -112,6 +112,7 @@ std::string analyze(const std::string &Input, const py::bytes &Onnx, int64_t Bat
   O.imageSize = ImageSize;
   O.mode = Mode;
   O.math = "simt"; // as predict and compare: the counts the shipped model describes
+  O.kernels = "specialised";
   O.threads = Threads;
   py::gil_scoped_release NoGil;
   return text(analyzeDocument(O));
