@@ -17,7 +17,10 @@ namespace corpus::kernels::mma {
 
 constexpr uint32_t Threads = 128; // four warps, 2 x 2 over the CTA tile
 constexpr uint32_t KStep = 16;    // K per shared-memory stage
-constexpr uint32_t Stages = 2;    // one stage loads while the other is multiplied
+/// Shared-memory stages of the K loop: three on sm_80 (cp.async keeps two tiles in flight while
+/// one is multiplied; CUTLASS's sm_80 mainloops use 3 to 5), two on sm_75 and sm_70 (the
+/// register-staged double buffer).
+constexpr uint32_t stagesOf(MmaArch A) { return A == MmaArch::Sm80 ? 3 : 2; }
 
 /// Everything the pieces of one kernel share.
 struct MmaGen {
@@ -28,7 +31,7 @@ struct MmaGen {
   MmaTile Tile;
   bool HalfTiles; ///< shared tiles hold f16 (f16 data), else f32 (converted per fragment)
   uint32_t Pitch; ///< elements per shared row (k contiguous): KStep + 4 (f32) or + 8 (f16)
-  llvm::GlobalVariable *As = nullptr, *Bs = nullptr; ///< [Stages][TM][Pitch], [Stages][TN][Pitch]
+  llvm::GlobalVariable *As = nullptr, *Bs = nullptr; ///< [stages][TM][Pitch], [stages][TN][Pitch]
   llvm::Value *Tid = nullptr, *Lane = nullptr, *Group = nullptr, *InGroup = nullptr;
   llvm::Value *WarpRow = nullptr, *WarpCol = nullptr; ///< first row / column of the warp's tile
   std::vector<llvm::Value *> Acc = {};                ///< accumulator slots: [i][j][accPerTile()]
@@ -41,6 +44,7 @@ struct MmaGen {
   llvm::Value *&acc(uint32_t I, uint32_t J, uint32_t C) {
     return Acc[(I * ni() + J) * accPerTile() + C];
   }
+  uint32_t stages() const { return stagesOf(Arch); }
   llvm::IRBuilder<> &ir() { return K.ir(); }
   llvm::Value *i32(uint32_t V) { return K.i32(V); }
 };

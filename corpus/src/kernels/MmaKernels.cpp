@@ -1,8 +1,8 @@
 // Tensor-core GEMM kernels (mma.sync, PTX ISA 9.7.15): 1x1 and implicit-GEMM convolutions, dense
 // layers and bmm with tf32, f16 or bf16 operands and f32 accumulators. Four warps per CTA (2 x 2),
 // each owning a (TM / 2) x (TN / 2) block of accumulator tiles; K advances 16 per stage through
-// two shared-memory stages: filled by cp.async on sm_80, through registers on sm_75 and sm_70
-// (MmaCopy.cpp); multiplied with the architecture's mma (MmaFragments.cpp). See
+// shared-memory stages: three filled by cp.async on sm_80, two through registers on sm_75 and
+// sm_70 (MmaCopy.cpp); multiplied with the architecture's mma (MmaFragments.cpp). See
 // docs/lowering.md, "Tensor-core GEMM".
 #include "kernels/MmaGen.h"
 #include "kernels/Specs.h"
@@ -25,49 +25,48 @@ Value *kTiles(MmaGen &X) {
 }
 
 /// Runs Body(Kt) for Kt < Tiles - 1 (no loop when a specialised kernel has one tile), then
-/// returns the stage of the last tile.
+/// returns the stage of the last tile (two stages).
 Value *forEachTileButLast(MmaGen &X, const std::function<void(Value *)> &Body) {
   IRBuilder<> &B = X.ir();
   if (!X.G.Library) {
     const uint32_t Tiles = ceilDiv(X.G.K, KStep);
     if (Tiles > 1)
       X.K.forRange(0, Tiles - 1, Body);
-    return X.i32((Tiles - 1) % Stages);
+    return X.i32((Tiles - 1) % 2);
   }
   Value *Last = B.CreateSub(kTiles(X), X.i32(1));
   X.K.forRange(X.i32(0), Last, 1, Body);
-  return B.CreateAnd(Last, X.i32(Stages - 1));
+  return B.CreateAnd(Last, X.i32(1));
 }
 
-/// sm_80's K loop: stage 0 is loaded first; iteration Kt < Tiles - 1 starts the cp.async copy of
-/// tile Kt + 1 into the other stage, waits for tile Kt (cp.async.wait_group 1), multiplies it and
-/// synchronises; the last tile is multiplied after the loop. Every iteration does the same work,
-/// so fast mode's loop-trip extrapolation can jump over the loop (docs/fast-mode.md).
+/// sm_80's multistage K loop (CUTLASS's MmaMultistage): tiles 0 ... S - 2 are requested first,
+/// one cp.async group each; iteration Kt waits until tile Kt has landed (cp.async.wait_group
+/// S - 2) and synchronises, requests tile Kt + S - 1 into the stage iteration Kt - 1 read, and
+/// multiplies stage Kt mod S. Requests past the last tile copy nothing (src-size 0: every
+/// element lies beyond K), as CUTLASS's cleared predicates, so every iteration does the same
+/// work and fast mode's loop-trip extrapolation can jump over the loop (docs/fast-mode.md).
 void buildAsyncKLoop(MmaGen &X, Value *Row0, Value *Col0, Value *ABase, Value *BBase) {
   IRBuilder<> &B = X.ir();
   KernelBuilder &K = X.K;
-  // Every tensor-core kernel commits and waits (with f16 data only the vector copies are
-  // asynchronous; a wait without outstanding copies returns at once).
-  auto Wait = [&](uint32_t Pending) {
-    B.CreateIntrinsic(Intrinsic::nvvm_cp_async_wait_group, {}, {X.i32(Pending)});
-    K.barrier();
-  };
-  auto Commit = [&] { B.CreateIntrinsic(Intrinsic::nvvm_cp_async_commit_group, {}, {}); };
+  const uint32_t S = X.stages();
   auto Load = [&](Value *Kt, Value *Stage) {
     forEachCopy(X, Kt, Stage, Row0, Col0, ABase, BBase,
                 [&](const CopyItem &C) { copyAsync(X, C); });
-    Commit();
+    B.CreateIntrinsic(Intrinsic::nvvm_cp_async_commit_group, {}, {});
   };
-  Load(X.i32(0), X.i32(0));
-  Value *LastStage = forEachTileButLast(X, [&](Value *Kt) {
-    Value *Next = B.CreateAdd(Kt, X.i32(1));
-    Load(Next, B.CreateAnd(Next, X.i32(Stages - 1)));
-    Wait(1);
-    multiplyStage(X, B.CreateAnd(Kt, X.i32(Stages - 1)));
+  auto Wait = [&](uint32_t Pending) {
+    B.CreateIntrinsic(Intrinsic::nvvm_cp_async_wait_group, {}, {X.i32(Pending)});
+  };
+  for (uint32_t T = 0; T + 1 < S; ++T)
+    Load(X.i32(T), X.i32(T));
+  K.forRange(X.i32(0), kTiles(X), 1, [&](Value *Kt) {
+    Wait(S - 2);
     K.barrier();
+    Value *Next = B.CreateAdd(Kt, X.i32(S - 1));
+    Load(Next, B.CreateURem(Next, X.i32(S)));
+    multiplyStage(X, B.CreateURem(Kt, X.i32(S)));
   });
   Wait(0);
-  multiplyStage(X, LastStage);
 }
 
 /// sm_75 and sm_70 (no cp.async): the register-staged double buffer of CUTLASS's pipelined
@@ -93,8 +92,8 @@ void buildStagedKLoop(MmaGen &X, Value *Row0, Value *Col0, Value *ABase, Value *
   Deposit(Fetch(X.i32(0), X.i32(0)));
   Value *LastStage = forEachTileButLast(X, [&](Value *Kt) {
     Value *Next = B.CreateAdd(Kt, X.i32(1));
-    Staged Regs = Fetch(Next, B.CreateAnd(Next, X.i32(Stages - 1)));
-    multiplyStage(X, B.CreateAnd(Kt, X.i32(Stages - 1)));
+    Staged Regs = Fetch(Next, B.CreateAnd(Next, X.i32(1)));
+    multiplyStage(X, B.CreateAnd(Kt, X.i32(1)));
     Deposit(Regs);
   });
   multiplyStage(X, LastStage);
@@ -148,8 +147,8 @@ void buildMmaBody(KernelBuilder &K, GemmShape &G, const Epilogue &E, MathMode Ma
   IRBuilder<> &B = K.ir();
   MmaGen X{K, G, Math, Arch, Tile, HalfTiles, KStep + (HalfTiles ? 8u : 4u)};
   Type *Elem = HalfTiles ? B.getHalfTy() : B.getFloatTy();
-  X.As = K.sharedArrayOf("a_tiles", Elem, Stages * Tile.m * X.Pitch);
-  X.Bs = K.sharedArrayOf("b_tiles", Elem, Stages * Tile.n * X.Pitch);
+  X.As = K.sharedArrayOf("a_tiles", Elem, X.stages() * Tile.m * X.Pitch);
+  X.Bs = K.sharedArrayOf("b_tiles", Elem, X.stages() * Tile.n * X.Pitch);
   initWarp(X);
   Value *Row0 = B.CreateMul(K.ctaid(1), K.i32(Tile.m));
   Value *Col0 = B.CreateMul(K.ctaid(0), K.i32(Tile.n));
