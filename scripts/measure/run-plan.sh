@@ -4,8 +4,8 @@
 #   scripts/measure/run-plan.sh MEASURE_BIN MANIFEST_ROOT PLAN OUT_DIR [SECONDS]
 #
 # PLAN has one line per run: `NAME SMS REPEAT WARMUP [TAG]`, where NAME is a folder under
-# MANIFEST_ROOT holding manifest.json (as `ptxcast lower MODEL --batch N --math simt -o ROOT/NAME`
-# writes it: the measured rows are the CUDA-core kernels),
+# MANIFEST_ROOT holding manifest.json (as `ptxcast lower MODEL --batch N --math simt --kernels
+# specialised -o ROOT/NAME` writes it: the measured rows are those CUDA-core kernels),
 # SMS is `all` or an SM count for --sms, and TAG (default run1) tells repeated runs apart. Each run
 # writes OUT_DIR/NAME.sms-SMS.TAG.csv and appends one line to OUT_DIR/runs.log (exit status, wall
 # seconds). Lines starting with # are skipped. Once SECONDS (default 540) have passed, the
