@@ -68,10 +68,13 @@ int runLower(const LowerCommandOptions &O) {
   uint64_t Bytes = 0;
   for (const corpus::WorkloadBuffer &B : W->buffers)
     Bytes += B.bytes;
-  fmt::print("{}: {} launches, {} distinct {} kernels, {} buffers ({:.1f} MiB) -> "
+  const std::string Reused = Cache.directory().empty() || LO.kernels != corpus::KernelSet::Library
+                                 ? ""
+                                 : fmt::format(" ({} from the kernel cache)", Cache.hits());
+  fmt::print("{}: {} launches, {} distinct {} kernels{}, {} buffers ({:.1f} MiB) -> "
              "{}/manifest.json\n",
              N->name(), W->launches.size(), W->kernelCount, corpus::kernelSetName(LO.kernels),
-             W->buffers.size(), static_cast<double>(Bytes) / (1024.0 * 1024.0), O.out);
+             Reused, W->buffers.size(), static_cast<double>(Bytes) / (1024.0 * 1024.0), O.out);
   return 0;
 }
 
