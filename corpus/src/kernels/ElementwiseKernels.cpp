@@ -45,13 +45,17 @@ const char *opStrategy(ElementwiseOp Op) {
 }
 
 /// The op's value for element I (index type) whose first operand is A, before the activation.
-Value *elementwiseValue(KernelBuilder &K, const ElementwiseSpec &S, Value *A, Value *I) {
+/// The second operand of add, mul, div and pow is `Second` when given (loaded already), else
+/// element I of Input2.
+Value *elementwiseValue(KernelBuilder &K, const ElementwiseSpec &S, Value *A, Value *I,
+                        Value *Second = nullptr) {
   IRBuilder<> &B = K.ir();
+  auto Other = [&] { return Second ? Second : K.load(ParamRole::Input2, I); };
   switch (S.op) {
   case ElementwiseOp::Add:
-    return B.CreateFAdd(A, K.load(ParamRole::Input2, I));
+    return B.CreateFAdd(A, Other());
   case ElementwiseOp::Mul:
-    return B.CreateFMul(A, K.load(ParamRole::Input2, I));
+    return B.CreateFMul(A, Other());
   case ElementwiseOp::ScaleChannels:
     return B.CreateFMul(A, K.load(ParamRole::Input2, K.udiv(I, "spatial")));
   case ElementwiseOp::Activation:
@@ -61,9 +65,9 @@ Value *elementwiseValue(KernelBuilder &K, const ElementwiseSpec &S, Value *A, Va
     return K.fma(A, K.load(ParamRole::BnScale, C), K.load(ParamRole::BnShift, C));
   }
   case ElementwiseOp::Div:
-    return B.CreateFDiv(A, K.load(ParamRole::Input2, I));
+    return B.CreateFDiv(A, Other());
   case ElementwiseOp::Pow:
-    return K.pow(A, K.load(ParamRole::Input2, I));
+    return K.pow(A, Other());
   case ElementwiseOp::AddScalar:
     return B.CreateFAdd(A, K.f32(S.scalar));
   case ElementwiseOp::MulScalar:
@@ -257,18 +261,10 @@ void buildVectorElementwiseBody(KernelBuilder &K, const ElementwiseSpec &S, uint
                           S.op == ElementwiseOp::Div || S.op == ElementwiseOp::Pow;
     Value *A = Load(ParamRole::Input), *Bv = Pairwise ? Load(ParamRole::Input2) : nullptr;
     Value *Out = PoisonValue::get(V4);
-    for (uint32_t J = 0; J < 4; ++J) {
+    for (uint32_t J = 0; J < 4; ++J) { // one IR statement at a time: a fixed instruction order
       Value *X = B.CreateExtractElement(A, J);
-      Value *Y = nullptr;
-      if (!Pairwise) {
-        Y = elementwiseValue(K, S, X, B.CreateAdd(I0, K.ix(J)));
-      } else {
-        Value *Z = B.CreateExtractElement(Bv, J);
-        Y = S.op == ElementwiseOp::Add   ? B.CreateFAdd(X, Z)
-            : S.op == ElementwiseOp::Mul ? B.CreateFMul(X, Z)
-            : S.op == ElementwiseOp::Div ? B.CreateFDiv(X, Z)
-                                         : K.pow(X, Z);
-      }
+      Value *Z = Bv ? B.CreateExtractElement(Bv, J) : nullptr;
+      Value *Y = elementwiseValue(K, S, X, B.CreateAdd(I0, K.ix(J)), Z);
       Out = B.CreateInsertElement(Out, K.activation(S.activation, Y), J);
     }
     B.CreateAlignedStore(Out, K.elementPtr(ParamRole::Output, I0), Align(16));

@@ -15,13 +15,6 @@ constexpr uint32_t Threads = Side * Side;
 constexpr uint32_t KStep = 16; // K advances KStep per shared-memory tile
 constexpr uint32_t MaxGridZ = 65535;
 
-/// The K loop's trip count: ceil(K / KStep), a constant or computed from the parameter k.
-Value *kTiles(KernelBuilder &K, const GemmShape &G) {
-  if (!G.Library)
-    return K.i32(ceilDiv(G.K, KStep));
-  return K.ir().CreateLShr(K.ir().CreateAdd(G.V.K, K.i32(KStep - 1)), K.i32(4));
-}
-
 /// The block's threads load the tile cooperatively, Rows * Cols / 256 elements each. Consecutive
 /// threads walk the tile axis that is contiguous in global memory, so a warp's loads coalesce.
 void loadTile(KernelBuilder &K, Value *Shared, const TileSource &T, Value *Linear) {
@@ -72,7 +65,7 @@ void buildGemmTile(KernelBuilder &K, const GemmShape &G, const Epilogue &E, Valu
     Acc.push_back(K.accumulator(0.0f));
   Value *ABase = B.CreateMul(Img, G.V.ABatch);
   Value *BBase = B.CreateMul(Img, G.V.BBatch);
-  K.forRange(K.i32(0), kTiles(K, G), 1, [&](Value *Kt) {
+  K.forRange(K.i32(0), kTiles(K, G, KStep), 1, [&](Value *Kt) {
     Value *K0 = B.CreateMul(Kt, K.i32(KStep));
     loadTile(K, As, tileA(G, ABase, Row0, K0, Tile, KStep), Linear);
     loadTile(K, Bs, tileB(G, BBase, K0, Col0, KStep, Tile), Linear);
@@ -133,8 +126,6 @@ KernelLaunch buildSimtGemm(Module *M, GemmShape G, const std::string &Name, Kern
   return L;
 }
 
-uint32_t gemvWarps() { return 8; }
-
 } // namespace
 
 std::string libraryName(const GemmSpec &S) {
@@ -187,7 +178,7 @@ KernelLaunch buildImplicitGemmConv(Module *M, const ConvSpec &S, const std::stri
 }
 
 KernelLaunch buildDenseGemv(Module *M, const GemmSpec &S, const std::string &Name, KernelSet Set) {
-  const uint32_t WarpsPerBlock = gemvWarps();
+  constexpr uint32_t WarpsPerBlock = 8;
   std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
   KernelLaunch L = makeLaunch(
       Name, "dense_gemv", S.dtype, {ceilDiv(S.outFeatures, WarpsPerBlock), S.rows, 1},

@@ -191,6 +191,13 @@ void bindGemm(KernelBuilder &K, GemmShape &G) {
   }
 }
 
+Value *kTiles(KernelBuilder &K, const GemmShape &G, uint32_t Step) {
+  if (!G.Library)
+    return K.i32(ceilDiv(G.K, Step));
+  IRBuilder<> &B = K.ir();
+  return B.CreateUDiv(B.CreateAdd(G.V.K, K.i32(Step - 1)), K.i32(Step));
+}
+
 bool unitStride(const GemmShape &G, bool OperandA, bool Rows) {
   if (!G.Library)
     return (OperandA ? (Rows ? G.AM : G.AK) : (Rows ? G.BK : G.BN)) == 1;
@@ -204,37 +211,19 @@ bool unitStride(const GemmShape &G, bool OperandA, bool Rows) {
 TileSource tileA(const GemmShape &G, Value *Base, Value *Row0, Value *K0, uint32_t Rows,
                  uint32_t Cols) {
   const GemmValues &V = G.V;
-  return {G.ARole,
-          Base,
-          Row0,
-          V.M,
-          V.AM,
-          K0,
-          V.K,
-          V.AK,
-          Rows,
-          Cols,
-          nullptr,
-          unitStride(G, true, true),
-          unitStride(G, true, false)};
+  TileSource T{G.ARole, Base, Row0, V.M, V.AM, K0, V.K, V.AK, Rows, Cols};
+  T.UnitRowStride = unitStride(G, true, true);
+  T.UnitColStride = unitStride(G, true, false);
+  return T;
 }
 
 TileSource tileB(const GemmShape &G, Value *Base, Value *K0, Value *Col0, uint32_t Rows,
                  uint32_t Cols) {
   const GemmValues &V = G.V;
-  return {G.BRole,
-          Base,
-          K0,
-          V.K,
-          V.BK,
-          Col0,
-          V.N,
-          V.BN,
-          Rows,
-          Cols,
-          G.Im2col,
-          unitStride(G, false, true),
-          unitStride(G, false, false)};
+  TileSource T{G.BRole, Base, K0, V.K, V.BK, Col0, V.N, V.BN, Rows, Cols, G.Im2col};
+  T.UnitRowStride = unitStride(G, false, true);
+  T.UnitColStride = unitStride(G, false, false);
+  return T;
 }
 
 std::pair<Value *, Value *> elementAt(KernelBuilder &K, const TileSource &T, Value *GR, Value *GC) {

@@ -54,6 +54,9 @@ struct GemmShape {
 ShapeDims gemmDims(const GemmShape &G);
 /// Sets G.V for kernel K (whose ShapeDims came from gemmDims).
 void bindGemm(KernelBuilder &K, GemmShape &G);
+/// The K loop's trip count ceil(K / Step): a constant in a specialised kernel, computed from the
+/// parameter k in a library kernel (after bindGemm).
+llvm::Value *kTiles(KernelBuilder &K, const GemmShape &G, uint32_t Step);
 /// Whether operand A's (or B's) stride along its rows or columns is 1: read off the strides in a
 /// specialised kernel, by kind in a library kernel (where a stride of 1 may be a shape's accident).
 bool unitStride(const GemmShape &G, bool OperandA, bool Rows);

@@ -106,9 +106,8 @@ Value *KernelBuilder::udiv(Value *X, std::string_view Name) {
     return B.CreateUDiv(X, ConstantInt::get(X->getType(), D.value));
   if (!X->getType()->isIntegerTy(32))
     return B.CreateUDiv(X, B.CreateZExt(shapeParam(D.name), X->getType()));
-  const std::string N = D.name;
-  Value *Hi = B.CreateIntrinsic(Intrinsic::nvvm_mulhi_ui, {}, {X, shapeParam(N + "_mul")});
-  return B.CreateLShr(B.CreateAdd(Hi, X), shapeParam(N + "_shr"));
+  Value *Hi = B.CreateIntrinsic(Intrinsic::nvvm_mulhi_ui, {}, {X, shapeParam(D.name + "_mul")});
+  return B.CreateLShr(B.CreateAdd(Hi, X), shapeParam(D.name + "_shr"));
 }
 
 Value *KernelBuilder::urem(Value *X, std::string_view Name) {
@@ -353,8 +352,8 @@ void bindShapes(KernelLaunch &L, const ShapeDims &Dims, KernelSet Set) {
       continue;
     assert(D.value >= 1 && "a divisor shape of 0");
     FastDivisor F = fastDivisor(static_cast<uint32_t>(D.value));
-    L.shapeArgs.push_back({std::string(D.name) + "_mul", F.multiplier});
-    L.shapeArgs.push_back({std::string(D.name) + "_shr", F.shift});
+    L.shapeArgs.push_back({D.name + "_mul", F.multiplier});
+    L.shapeArgs.push_back({D.name + "_shr", F.shift});
   }
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -23,7 +24,7 @@ namespace fs = std::filesystem;
 constexpr const char *KernelVersion =
 #include "KernelVersion.inc"
     ;
-constexpr const char *BodyMark = "\n// ptxcast kernel cache: body\n";
+constexpr std::string_view BodyMark = "\n// ptxcast kernel cache: body\n";
 
 bool persistent(const std::string &Kernel) { return Kernel.rfind("lib_", 0) == 0; }
 
@@ -49,7 +50,7 @@ std::shared_ptr<const CompiledKernel> readKernel(const std::string &Dir, const s
     return nullptr;
   CompiledKernel K;
   K.header = S.substr(First.size(), Mark - First.size());
-  K.body = S.substr(Mark + std::string(BodyMark).size());
+  K.body = S.substr(Mark + BodyMark.size());
   return std::make_shared<const CompiledKernel>(std::move(K));
 }
 

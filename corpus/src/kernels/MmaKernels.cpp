@@ -17,13 +17,6 @@ namespace {
 
 using namespace mma;
 
-/// The K loop's trip count, a constant or computed from the shape parameter k.
-Value *kTiles(MmaGen &X) {
-  if (!X.G.Library)
-    return X.i32(ceilDiv(X.G.K, KStep));
-  return X.ir().CreateLShr(X.ir().CreateAdd(X.G.V.K, X.i32(KStep - 1)), X.i32(4));
-}
-
 /// Runs Body(Kt) for Kt < Tiles - 1 (no loop when a specialised kernel has one tile), then
 /// returns the stage of the last tile (two stages).
 Value *forEachTileButLast(MmaGen &X, const std::function<void(Value *)> &Body) {
@@ -34,7 +27,7 @@ Value *forEachTileButLast(MmaGen &X, const std::function<void(Value *)> &Body) {
       X.K.forRange(0, Tiles - 1, Body);
     return X.i32((Tiles - 1) % 2);
   }
-  Value *Last = B.CreateSub(kTiles(X), X.i32(1));
+  Value *Last = B.CreateSub(kTiles(X.K, X.G, KStep), X.i32(1));
   X.K.forRange(X.i32(0), Last, 1, Body);
   return B.CreateAnd(Last, X.i32(1));
 }
@@ -59,7 +52,7 @@ void buildAsyncKLoop(MmaGen &X, Value *Row0, Value *Col0, Value *ABase, Value *B
   };
   for (uint32_t T = 0; T + 1 < S; ++T)
     Load(X.i32(T), X.i32(T));
-  K.forRange(X.i32(0), kTiles(X), 1, [&](Value *Kt) {
+  K.forRange(X.i32(0), kTiles(X.K, X.G, KStep), 1, [&](Value *Kt) {
     Wait(S - 2);
     K.barrier();
     Value *Next = B.CreateAdd(Kt, X.i32(S - 1));

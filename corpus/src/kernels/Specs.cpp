@@ -110,9 +110,6 @@ constexpr uint32_t MinImplicitGemmChannels = 16; // below, most of a 16-row GEMM
 
 std::string num(uint64_t V) { return std::to_string(V); }
 
-/// "3" when both are equal, else "3x1".
-std::string pair(uint32_t A, uint32_t B) { return A == B ? num(A) : num(A) + "x" + num(B); }
-
 std::string pads(uint32_t T, uint32_t L, uint32_t Bm, uint32_t R) {
   if (T == L && L == Bm && Bm == R)
     return num(T);
@@ -120,26 +117,6 @@ std::string pads(uint32_t T, uint32_t L, uint32_t Bm, uint32_t R) {
 }
 
 const char *dtypeName(DType T) { return T == DType::F16 ? "f16" : "f32"; }
-
-/// A float as a PTX identifier fragment: the shortest %g form (6 to 9 significant digits) that
-/// reads back as the same float, '.' -> 'p', '-' -> 'm' (0.5 -> "0p5", -1e-05 -> "m1em05").
-std::string floatName(float V) {
-  char Buf[32];
-  for (int Digits = 6; Digits <= 9; ++Digits) {
-    std::snprintf(Buf, sizeof(Buf), "%.*g", Digits, static_cast<double>(V));
-    if (std::strtof(Buf, nullptr) == V)
-      break;
-  }
-  std::string N;
-  for (const char *C = Buf; *C; ++C)
-    if (*C == '.')
-      N += 'p';
-    else if (*C == '-')
-      N += 'm';
-    else if (*C != '+')
-      N += *C;
-  return N;
-}
 
 /// The epilogue in application order, e.g. "_bias_bn_res_relu".
 std::string epilogueSuffix(const Epilogue &E) {
@@ -206,16 +183,6 @@ const char *strategyName(ConvStrategy S) {
     break;
   }
   return "auto";
-}
-
-/// "_mma_tf32" for a tensor-core kernel ("_mma_f16_sm75" for the sm_75 and sm_70 kernels), ""
-/// for CUDA cores.
-std::string mathInfix(bool TensorCores, MathMode M, MmaArch A) {
-  if (!TensorCores)
-    return std::string();
-  std::string Arch = A == MmaArch::Sm80 ? "" : mmaArchName(A);
-  Arch.erase(std::remove(Arch.begin(), Arch.end(), '_'), Arch.end());
-  return std::string("_mma_") + mathModeName(M) + (Arch.empty() ? "" : "_" + Arch);
 }
 
 /// What the tensor-core kernels of A take in mode M: a resolved mode, data of a type the mode
@@ -298,7 +265,7 @@ std::optional<std::string> validate(const ConvSpec &S, ConvStrategy Resolved) {
     return "conv: channels " + num(S.inChannels) + " -> " + num(S.outChannels) +
            " not divisible by groups " + num(S.groups);
   if (!S.outHeight() || !S.outWidth())
-    return "conv: window " + pair(S.kernelH, S.kernelW) + " does not fit the padded input " +
+    return "conv: window " + shapePair(S.kernelH, S.kernelW) + " does not fit the padded input " +
            num(S.inHeight) + "x" + num(S.inWidth);
   if (S.outChannels > MaxGridYZ || S.batch > MaxGridYZ)
     return "conv: out channels and batch must be at most 65535 (grid y/z)";
@@ -347,7 +314,7 @@ std::optional<std::string> validate(const PoolSpec &S) {
       S.padRight >= S.kernelW)
     return std::string("pool: padding must be smaller than the window");
   if (!S.outHeight() || !S.outWidth())
-    return "pool: window " + pair(S.kernelH, S.kernelW) + " does not fit the padded input";
+    return "pool: window " + shapePair(S.kernelH, S.kernelW) + " does not fit the padded input";
   if (S.channels > MaxGridYZ || S.batch > MaxGridYZ)
     return std::string("pool: channels and batch must be at most 65535 (grid y/z)");
   if (auto E = innerTooLarge("pool", "an input plane", uint64_t(S.inHeight) * S.inWidth))
@@ -462,10 +429,37 @@ bool wideIndex(const LayerNormSpec &S) {
   return S.index64 || uint64_t(S.rows) * S.cols >= WideElements;
 }
 
-std::string shapePair(uint32_t A, uint32_t B) { return pair(A, B); }
-std::string scalarName(float V) { return floatName(V); }
+/// "3" when both are equal, else "3x1".
+std::string shapePair(uint32_t A, uint32_t B) { return A == B ? num(A) : num(A) + "x" + num(B); }
+
+/// A float as a PTX identifier fragment: the shortest %g form (6 to 9 significant digits) that
+/// reads back as the same float, '.' -> 'p', '-' -> 'm' (0.5 -> "0p5", -1e-05 -> "m1em05").
+std::string scalarName(float V) {
+  char Buf[32];
+  for (int Digits = 6; Digits <= 9; ++Digits) {
+    std::snprintf(Buf, sizeof(Buf), "%.*g", Digits, static_cast<double>(V));
+    if (std::strtof(Buf, nullptr) == V)
+      break;
+  }
+  std::string N;
+  for (const char *C = Buf; *C; ++C)
+    if (*C == '.')
+      N += 'p';
+    else if (*C == '-')
+      N += 'm';
+    else if (*C != '+')
+      N += *C;
+  return N;
+}
+
+/// "_mma_tf32" for a tensor-core kernel ("_mma_f16_sm75" for the sm_75 and sm_70 kernels), ""
+/// for CUDA cores.
 std::string tensorCoreInfix(bool TensorCores, MathMode M, MmaArch A) {
-  return mathInfix(TensorCores, M, A);
+  if (!TensorCores)
+    return std::string();
+  std::string Arch = A == MmaArch::Sm80 ? "" : mmaArchName(A);
+  Arch.erase(std::remove(Arch.begin(), Arch.end(), '_'), Arch.end());
+  return std::string("_mma_") + mathModeName(M) + (Arch.empty() ? "" : "_" + Arch);
 }
 
 std::string libraryKernelName(const std::string &Body, DType T, const Epilogue &E, bool Wide) {
@@ -476,13 +470,13 @@ std::string kernelName(const ConvSpec &S, ConvStrategy Resolved, KernelSet Set) 
   if (Set == KernelSet::Library)
     return libraryName(S, Resolved);
   std::string N = std::string("conv_") + strategyName(Resolved) +
-                  mathInfix(usesTensorCores(S, Resolved), S.math, S.mmaArch) + "_n" + num(S.batch) +
-                  "_c" + num(S.inChannels) + "x" + num(S.outChannels) + "_h" + num(S.inHeight) +
-                  "w" + num(S.inWidth) + "_k" + pair(S.kernelH, S.kernelW) + "_s" +
-                  pair(S.strideH, S.strideW) + "_p" +
+                  tensorCoreInfix(usesTensorCores(S, Resolved), S.math, S.mmaArch) + "_n" +
+                  num(S.batch) + "_c" + num(S.inChannels) + "x" + num(S.outChannels) + "_h" +
+                  num(S.inHeight) + "w" + num(S.inWidth) + "_k" + shapePair(S.kernelH, S.kernelW) +
+                  "_s" + shapePair(S.strideH, S.strideW) + "_p" +
                   pads(S.padTop, S.padLeft, S.padBottom, S.padRight);
   if (S.dilationH != 1 || S.dilationW != 1)
-    N += "_d" + pair(S.dilationH, S.dilationW);
+    N += "_d" + shapePair(S.dilationH, S.dilationW);
   if (S.groups != 1)
     N += "_g" + num(S.groups);
   return shorten(N + "_" + dtypeName(S.dtype) + epilogueSuffix(S.epilogue) +
@@ -493,17 +487,17 @@ std::string kernelName(const GemmSpec &S, KernelSet Set) {
   if (Set == KernelSet::Library)
     return libraryName(S);
   return shorten(std::string(S.rows < MinGemmRows ? "gemv" : "dense") +
-                 mathInfix(usesTensorCores(S), S.math, S.mmaArch) + "_m" + num(S.rows) + "_k" +
-                 num(S.inFeatures) + "_n" + num(S.outFeatures) + "_" + dtypeName(S.dtype) +
+                 tensorCoreInfix(usesTensorCores(S), S.math, S.mmaArch) + "_m" + num(S.rows) +
+                 "_k" + num(S.inFeatures) + "_n" + num(S.outFeatures) + "_" + dtypeName(S.dtype) +
                  epilogueSuffix(S.epilogue) + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const BatchMatMulSpec &S, KernelSet Set) {
   if (Set == KernelSet::Library)
     return libraryName(S);
-  return shorten("bmm" + mathInfix(usesTensorCores(S), S.math, S.mmaArch) + "_b" + num(S.batch) +
-                 "_m" + num(S.m) + "_n" + num(S.n) + "_k" + num(S.k) + "_" + dtypeName(S.dtype) +
-                 indexSuffix(wideIndex(S)));
+  return shorten("bmm" + tensorCoreInfix(usesTensorCores(S), S.math, S.mmaArch) + "_b" +
+                 num(S.batch) + "_m" + num(S.m) + "_n" + num(S.n) + "_k" + num(S.k) + "_" +
+                 dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const PoolSpec &S, KernelSet Set) {
@@ -511,8 +505,8 @@ std::string kernelName(const PoolSpec &S, KernelSet Set) {
     return libraryName(S);
   std::string N = std::string(S.kind == PoolKind::Max ? "maxpool" : "avgpool") + "_n" +
                   num(S.batch) + "_c" + num(S.channels) + "_h" + num(S.inHeight) + "w" +
-                  num(S.inWidth) + "_k" + pair(S.kernelH, S.kernelW) + "_s" +
-                  pair(S.strideH, S.strideW) + "_p" +
+                  num(S.inWidth) + "_k" + shapePair(S.kernelH, S.kernelW) + "_s" +
+                  shapePair(S.strideH, S.strideW) + "_p" +
                   pads(S.padTop, S.padLeft, S.padBottom, S.padRight);
   if (S.kind == PoolKind::Avg && S.countIncludePad)
     N += "_incpad";
@@ -541,7 +535,7 @@ std::string kernelName(const ElementwiseSpec &S, KernelSet Set) {
   else
     N += "_e" + num(uint64_t(S.batch) * S.channels * S.spatial);
   if (isScalarOp(S.op))
-    N += "_s" + floatName(S.scalar);
+    N += "_s" + scalarName(S.scalar);
   N += std::string("_") + dtypeName(S.dtype) + (halfElementwise(S) ? "x2" : "");
   if (S.activation != ActivationKind::None)
     N += std::string("_") + activationName(S.activation);
@@ -573,7 +567,7 @@ std::string kernelName(const LayerNormSpec &S, KernelSet Set) {
     return libraryName(S);
   std::string N = "layernorm_r" + num(S.rows) + "_c" + num(S.cols);
   if (S.epsilon != 1e-5f)
-    N += "_eps" + floatName(S.epsilon);
+    N += "_eps" + scalarName(S.epsilon);
   return shorten(N + "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 

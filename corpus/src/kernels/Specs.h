@@ -79,8 +79,9 @@ std::string kernelName(const ConcatSpec &S, KernelSet Set = KernelSet::Specialis
 std::string kernelName(const SoftmaxSpec &S, KernelSet Set = KernelSet::Specialised);
 std::string kernelName(const LayerNormSpec &S, KernelSet Set = KernelSet::Specialised);
 
-/// Name pieces for library kernels: "3" or "3x1"; a float as an identifier fragment ("0p5");
-/// "_mma_tf32" and the like for a tensor-core kernel, "" otherwise.
+/// Name pieces: "3" when both are equal, else "3x1"; a float as an identifier fragment ("0p5");
+/// "_mma_tf32" for a tensor-core kernel ("_mma_f16_sm75" for the sm_75 and sm_70 kernels), ""
+/// for CUDA cores.
 std::string shapePair(uint32_t A, uint32_t B);
 std::string scalarName(float V);
 std::string tensorCoreInfix(bool TensorCores, MathMode M, MmaArch A);
