@@ -156,6 +156,29 @@ unsigned popcount64(uint64_t V) {
   return static_cast<unsigned>((V * 0x0101010101010101ull) >> 56);
 }
 
+/// The most words of one bank in a bitmap of 256 consecutive shared-memory words. Word K is in
+/// bank (first word + K) % 32; a common offset only renames the banks, so the bitmap's 32-bit
+/// groups (one bit per bank) are summed bank by bank as they are. The sums (up to 8) are kept
+/// bit-sliced in four planes and the largest is read from the planes top down.
+unsigned busiestBank(const uint64_t (&Bits)[4]) {
+  uint32_t Plane[4] = {};
+  for (uint64_t V : Bits)
+    for (uint32_t X : {uint32_t(V), uint32_t(V >> 32)})
+      for (uint32_t &P : Plane) { // add X, one bit per bank, to the sums
+        const uint32_t Carry = P & X;
+        P ^= X;
+        X = Carry;
+      }
+  unsigned Max = 0;
+  uint32_t Banks = ~0u; // the banks that can still hold the largest sum
+  for (int B = 3; B >= 0; --B)
+    if (Banks & Plane[B]) {
+      Max |= 1u << B;
+      Banks &= Plane[B];
+    }
+  return Max;
+}
+
 } // namespace
 
 bool RequestCounter::addLanes(MemSpace S, const uint64_t *A, uint64_t Imm, uint32_t M,
@@ -178,16 +201,27 @@ bool RequestCounter::addLanes(MemSpace S, const uint64_t *A, uint64_t Imm, uint3
       Bytes[static_cast<size_t>(S)] += uint64_t(popcount64(M)) * Size;
       return true;
     }
+    static_assert(SpanBits == 256, "the bitmap is four registers");
     uint64_t Bits[SpanBits / 64] = {};
     if (!Straddle && Span <= 64) { // the common case: one register, no stores
       uint64_t B0 = 0;
       forLanes(M, [&](unsigned L) { B0 |= uint64_t(1) << (((A[L] + Imm) >> Shift) - First); });
       Bits[0] = B0;
-    } else if (!Straddle) {
+    } else if (Size <= 16) {
+      // A lane covers one unit, or (shared, 8 or 16 bytes aligned to their size) 2 or 4 words
+      // that never cross a 64-bit word of the bitmap. Four registers, no indexed stores.
+      const uint64_t Unit = Straddle ? (uint64_t(1) << (Size >> 2)) - 1 : 1;
+      uint64_t B0 = 0, B1 = 0, B2 = 0, B3 = 0;
       forLanes(M, [&](unsigned L) {
         uint64_t K = ((A[L] + Imm) >> Shift) - First;
-        Bits[K / 64] |= uint64_t(1) << (K % 64);
+        uint64_t V = Unit << (K % 64);
+        uint64_t W = K / 64;
+        B0 |= W == 0 ? V : 0;
+        B1 |= W == 1 ? V : 0;
+        B2 |= W == 2 ? V : 0;
+        B3 |= W == 3 ? V : 0;
       });
+      Bits[0] = B0, Bits[1] = B1, Bits[2] = B2, Bits[3] = B3;
     } else {
       forLanes(M, [&](unsigned L) {
         uint64_t Addr = A[L] + Imm;
@@ -204,12 +238,7 @@ bool RequestCounter::addLanes(MemSpace S, const uint64_t *A, uint64_t Imm, uint3
       } else if (Span <= 64) { // words K and K + 32 share a bank
         DirectWavefronts = (Bits[0] & (Bits[0] >> 32) & 0xffffffffull) ? 2 : 1;
       } else {
-        unsigned PerBank[32] = {};
-        for (unsigned Wd = 0; Wd < SpanBits / 64; ++Wd)
-          for (uint64_t V = Bits[Wd]; V; V &= V - 1) {
-            uint64_t Word = First + Wd * 64 + static_cast<unsigned>(std::countr_zero(V));
-            DirectWavefronts = std::max(DirectWavefronts, ++PerBank[Word % 32]);
-          }
+        DirectWavefronts = busiestBank(Bits);
       }
     }
   }

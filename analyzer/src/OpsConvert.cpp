@@ -155,6 +155,19 @@ void cvtGeneric(Exec &, Warp &W, const DInstr &I, uint32_t M) {
   });
 }
 
+/// cvt.rna.tf32.f32 d, a (the conversion in front of every tf32 mma): rounding to nearest, ties
+/// away from zero, on the 13 bits tf32 drops is adding half their weight to the magnitude. NaN,
+/// infinity and values that round past the largest tf32 take the general routine.
+void cvtTf32Rna(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  const uint64_t *A = opPtr(W, I, 1);
+  forLanes(M, [&](unsigned L) {
+    const uint32_t B = uint32_t(A[L]);
+    D[L] = (B & 0x7fffffffu) < 0x7f7ff000u ? (B + 0x1000u) & 0xffffe000u
+                                           : S::f32ToTf32(S::f32FromBits(B), S::Round::Rna);
+  });
+}
+
 /// Integer cvt without .sat: Src (its own signedness) extended or truncated to Dst; a signed Dst
 /// is sign-extended and cut to the store width in aux3 (the destination register's width).
 template <class Src, class Dst> void cvtInt(Exec &, Warp &W, const DInstr &I, uint32_t M) {
@@ -347,7 +360,10 @@ bool selectCvt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
       I.linear = (isSigned(Sr) && DB > ptx::typeBits(Sr)) || (isSigned(D) && I.aux3 > DB) ? 0 : 1;
       return true;
     }
-  I.fn = cvtGeneric;
+  I.fn = D == Type::TF32 && Sr == Type::F32 && (Flags & ~uint32_t(7)) == 8 &&
+                 S::Round(Flags & 7) == S::Round::Rna
+             ? cvtTf32Rna
+             : cvtGeneric;
   return true;
 }
 

@@ -5,6 +5,8 @@
 #include "analyzer/ScalarOps.h"
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 
 namespace analyzer {
 namespace {
@@ -34,13 +36,13 @@ struct FastRange {
 
 /// When every active lane's access is aligned and inside one global buffer, or inside the CTA's
 /// shared memory (the common cases), the lanes need no translation of their own.
-FastRange fastRange(Exec &X, const DInstr &I, const uint64_t *A, uint32_t M, unsigned Size) {
-  Space Sp = spaceOf(I);
+FastRange fastRangeIn(Exec &X, Space Sp, int64_t Imm, const uint64_t *A, uint32_t M,
+                      unsigned Size) {
   if (Sp != Space::Global && Sp != Space::Generic && Sp != Space::Shared)
     return {};
   uint64_t Lo = ~uint64_t(0), Hi = 0, Bits = 0;
   forLanes(M, [&](unsigned L) {
-    uint64_t Addr = A[L] + uint64_t(I.imm);
+    uint64_t Addr = A[L] + uint64_t(Imm);
     Lo = std::min(Lo, Addr);
     Hi = std::max(Hi, Addr);
     Bits |= Addr;
@@ -63,6 +65,10 @@ FastRange fastRange(Exec &X, const DInstr &I, const uint64_t *A, uint32_t M, uns
                ? FastRange{nullptr, 0, MemSpace::Global, true, Lo, Hi}
                : FastRange{};
   return {B->data.data(), B->base, MemSpace::Global, false, Lo, Hi};
+}
+
+FastRange fastRange(Exec &X, const DInstr &I, const uint64_t *A, uint32_t M, unsigned Size) {
+  return fastRangeIn(X, spaceOf(I), I.imm, A, M, Size);
 }
 
 /// A load whose address is the same for every lane (a symbol or constant address, e.g. kernel
@@ -337,7 +343,54 @@ void atomOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
 /// src-size, or with aux3 bit 0 the ignore-src predicate (bit 1: negated; true copies no byte);
 /// aux = cp-size. The bytes past src-size are zero. A sequential run completes the copy at
 /// once, so commit_group/wait_group/wait_all are no-ops.
+/// The bytes lane L of a cp.async copies from global memory (the rest of cp-size is zeros).
+unsigned cpAsyncBytes(const DInstr &I, const uint64_t *SrcSize, unsigned L) {
+  const unsigned Size = I.aux;
+  return (I.aux3 & 1) ? (((SrcSize[L] & 1) ^ (I.aux3 >> 1)) ? 0 : Size)
+                      : static_cast<unsigned>(std::min<uint64_t>(SrcSize[L], Size));
+}
+
+/// cp.async whose lanes all copy whole cp-size chunks from one global buffer into shared memory
+/// (the mainloop of every tensor-core GEMM): no lane needs a translation of its own, and each
+/// side is counted as one request at once. False when the general path must run.
+bool cpAsyncWhole(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
+  const uint64_t *Dst = opPtr(W, I, 0), *Src = opPtr(W, I, 1), *SrcSize = opPtr(W, I, 2);
+  const unsigned Size = I.aux;
+  bool Whole = true;
+  forLanes(M, [&](unsigned L) { Whole &= cpAsyncBytes(I, SrcSize, L) == Size; });
+  const int64_t SrcImm = int32_t(I.aux2);
+  if (!Whole)
+    return false;
+  FastRange D = fastRangeIn(X, Space::Shared, I.imm, Dst, M, Size);
+  FastRange S = fastRangeIn(X, Space::Global, SrcImm, Src, M, Size);
+  if (!D.base || (!S.base && !S.zero))
+    return false;
+  auto Copy = [&](auto Bytes) {
+    forLanes(M, [&](unsigned L) {
+      uint8_t *To = D.base + (Dst[L] + uint64_t(I.imm) - D.sub);
+      if (S.zero)
+        std::memset(To, 0, Bytes.value);
+      else
+        std::memcpy(To, S.base + (Src[L] + uint64_t(SrcImm) - S.sub), Bytes.value);
+    });
+  };
+  if (Size == 16)
+    Copy(std::integral_constant<unsigned, 16>());
+  else if (Size == 8)
+    Copy(std::integral_constant<unsigned, 8>());
+  else
+    Copy(std::integral_constant<unsigned, 4>());
+  RequestCounter Loads, Stores;
+  addRequest(Loads, S, Src, SrcImm, M, Size);
+  addRequest(Stores, D, Dst, I.imm, M, Size);
+  Loads.finish(X.prof, 0);
+  Stores.finish(X.prof, 1);
+  return true;
+}
+
 void cpAsyncOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
+  if (cpAsyncWhole(X, W, I, M))
+    return;
   const uint64_t *Dst = opPtr(W, I, 0), *Src = opPtr(W, I, 1), *SrcSize = opPtr(W, I, 2);
   unsigned Size = I.aux;
   RequestCounter Loads, Stores;
@@ -345,8 +398,7 @@ void cpAsyncOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   forLanes(M, [&](unsigned L) {
     if (!Ok)
       return;
-    unsigned N = (I.aux3 & 1) ? (((SrcSize[L] & 1) ^ (I.aux3 >> 1)) ? 0 : Size)
-                              : static_cast<unsigned>(std::min<uint64_t>(SrcSize[L], Size));
+    unsigned N = cpAsyncBytes(I, SrcSize, L);
     uint64_t DA = Dst[L] + uint64_t(I.imm), SA = Src[L] + int64_t(int32_t(I.aux2));
     MemSpace HitD, HitS = MemSpace::Global;
     uint8_t *D = translate(X, W, I, Space::Shared, DA, Size, Size, L, true, "store", HitD);

@@ -93,8 +93,14 @@ void mmaOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   const WideOperands &O = X.prog->wide[I.wide - 1];
   const MmaDesc D = MmaDesc::of(I);
   if (X.settings->valuesUnused) { // no count depends on the product (RunSettings)
-    for (unsigned R = 0; R < D.regs[0]; ++R)
-      std::fill_n(W.base[O.base[R]] + O.op[R], 32, uint64_t(0));
+    for (unsigned R = 0; R < D.regs[0]; ++R) {
+      uint64_t *Reg = W.base[O.base[R]] + O.op[R];
+      uint64_t Any = 0; // the accumulators of a K loop are zero already: reading is cheaper
+      for (unsigned L = 0; L < 32; ++L)
+        Any |= Reg[L];
+      if (Any)
+        std::fill_n(Reg, 32, uint64_t(0));
+    }
     return;
   }
   std::array<double, MaxA> A;

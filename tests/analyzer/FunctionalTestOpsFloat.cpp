@@ -295,9 +295,20 @@ TEST_CASE("ops: cvt between float types, to and from integers, f16/bf16/tf32 pac
            }});
     }
   }
-  run({"cvt.rna.tf32.f32 {d}, {a};", RK::R, {RK::F}, [](uint64_t A, uint64_t, uint64_t) {
-         return uint64_t(f32ToTf32(F(A), Round::Rna));
-       }});
+  OpCase Tf32{"cvt.rna.tf32.f32 {d}, {a};", RK::R, {RK::F}, [](uint64_t A, uint64_t, uint64_t) {
+                return uint64_t(f32ToTf32(F(A), Round::Rna));
+              }};
+  run(Tf32);
+  // The bit-level fast path: exact ties (away from zero), one below and above them, normal and
+  // subnormal, and the last values below and at the rounding to infinity.
+  checkOp(Tf32, [](RegKind K) {
+    std::vector<uint64_t> V = floatEdges(K);
+    for (uint64_t X : {0x3f801000u, 0xbf801000u, 0x3f800fffu, 0x3f801001u, 0x3f803000u, 0x00001000u,
+                       0x80001000u, 0x00000fffu, 0x007ff000u, 0x7f7fefffu, 0x7f7ff000u, 0xff7ff000u,
+                       0x7f7fe000u, 0x3fffffffu})
+      V.push_back(X);
+    return V;
+  });
 }
 
 TEST_CASE("ops: f16/f16x2/bf16/bf16x2 arithmetic") {

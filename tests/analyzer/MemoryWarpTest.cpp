@@ -91,10 +91,14 @@ TEST_CASE("bank conflicts: stride 2 costs one extra wavefront, stride 32 costs 3
 }
 )";
   // Stride 3 spreads over every bank; 4 and 8 put 4 and 8 words in each used bank (spans of
-  // 125 and 249 words); 16 and 32 span more than 256 words.
+  // 125 and 249 words); 16 and 32 span more than 256 words. Within 65-256 words, odd strides 5
+  // and 7 still reach every bank once, stride 6 two words in each of 16 banks.
   for (auto [Stride, Conflicts] : {std::pair{1u, 0u},
                                    {2u, 1u},
                                    {3u, 0u},
+                                   {5u, 0u},
+                                   {6u, 1u},
+                                   {7u, 0u},
                                    {4u, 3u},
                                    {8u, 7u},
                                    {16u, 15u},
