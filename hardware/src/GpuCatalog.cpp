@@ -78,14 +78,15 @@ constexpr Field<ArchLimits> ArchFields[] = {
     {"register_alloc_unit", &ArchLimits::registerAllocUnit, Rule::Positive},
     {"shared_mem_per_sm_kb", &ArchLimits::sharedMemPerSmKB, Rule::Positive},
     {"max_shared_mem_per_cta_kb", &ArchLimits::maxSharedMemPerCtaKB, Rule::Positive},
-    {"shared_mem_per_cta_reserved_kb", &ArchLimits::sharedMemPerCtaReservedKB,
-     Rule::NonNegative},
+    {"shared_mem_per_cta_reserved_kb", &ArchLimits::sharedMemPerCtaReservedKB, Rule::NonNegative},
     {"warp_schedulers_per_sm", &ArchLimits::warpSchedulersPerSm, Rule::Positive},
     {"int32_lanes_per_sm", &ArchLimits::int32LanesPerSm, Rule::Positive},
     {"sfu_lanes_per_sm", &ArchLimits::sfuLanesPerSm, Rule::Positive},
     {"l1_bytes_per_clock_per_sm", &ArchLimits::l1BytesPerClockPerSm, Rule::Positive},
     {"l2_bytes_per_clock_per_sm", &ArchLimits::l2BytesPerClockPerSm, Rule::Positive},
     {"tensor_fp16_flops_per_clock_per_sm", &ArchLimits::tensorFp16FlopsPerClockPerSm,
+     Rule::NonNegative, /*Optional=*/true},
+    {"mma_sync_fp16_flops_per_clock_per_sm", &ArchLimits::mmaSyncFp16FlopsPerClockPerSm,
      Rule::NonNegative, /*Optional=*/true},
 };
 
@@ -131,6 +132,8 @@ Expected<ArchLimits> parseArch(const Json &J, std::string_view File) {
       return Fail(*E);
   if (auto E = readText(J, "source", A.source))
     return Fail(*E);
+  if (A.mmaSyncFp16FlopsPerClockPerSm > A.tensorFp16FlopsPerClockPerSm)
+    return Fail("mma_sync_fp16_flops_per_clock_per_sm exceeds tensor_fp16_flops_per_clock_per_sm");
   auto Shares = J.find("int32_shares_fp32");
   A.int32SharesFp32 = Shares != J.end() && Shares->is_boolean() && Shares->get<bool>();
   return A;

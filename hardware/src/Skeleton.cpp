@@ -77,14 +77,16 @@ std::string_view resourceName(Resource R) {
 
 namespace {
 
+/// The tensor rate of math mode M as warp-level mma.sync reaches it (ArchLimits::mmaSyncShare).
 double tensorTflops(const GpuSpec &Gpu, MathMode M) {
+  const double Share = Gpu.limits.mmaSyncShare();
   switch (M) {
   case MathMode::Tf32:
-    return Gpu.tensor.tf32;
+    return Gpu.tensor.tf32 * Share;
   case MathMode::F16:
-    return Gpu.tensor.fp16;
+    return Gpu.tensor.fp16 * Share;
   case MathMode::Bf16:
-    return Gpu.tensor.bf16;
+    return Gpu.tensor.bf16 * Share;
   case MathMode::Simt:
     return 0;
   }
@@ -215,7 +217,7 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
     Cycles = pipeCycles(W, Gpu);
     // Tensor instructions in the PTX itself (the interpreter counts their multiply-adds), at
     // the rate of the math mode, or the FP16 rate when none is set.
-    const double Rate = Tensor > 0 ? Tensor : Gpu.tensor.fp16;
+    const double Rate = Tensor > 0 ? Tensor : tensorTflops(Gpu, MathMode::F16);
     if (P.tensorMacs > 0 && Rate > 0)
       Cycles[size_t(Resource::Tensor)] =
           double(P.tensorMacs) / (Rate * 1e12 / 2 / (Gpu.smCount * Hz));
@@ -245,11 +247,18 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   B.computeMs = *std::max_element(B.ms.begin(), B.ms.begin() + size_t(Resource::Tensor) + 1);
   B.memoryMs = std::max(B.ms[size_t(Resource::L2)], B.ms[size_t(Resource::Dram)]);
   // A framework runs each fused layer as a kernel of its own, after this one: a launch that
-  // reads and writes the output once more.
-  const double Unfused = E.impl == Implementation::Framework ? W.fusedLayers : 0;
-  B.unfusedMs = Unfused * 2 * double(P.storeBytes[size_t(analyzer::MemSpace::Global)]) /
-                (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
-  B.latencyMs = launchLatencyMs(Gpu) * (1 + Unfused);
+  // reads and writes the output once more. Under autocast it also casts the fp32 parameters
+  // (and input) of the launch's convolutions and dense layers to fp16 first, a kernel per tensor
+  // reading 4 and writing 2 bytes per element.
+  const bool Framework = E.impl == Implementation::Framework;
+  const double Unfused = Framework ? W.fusedLayers : 0;
+  const bool Autocast = Framework && E.half;
+  const double Casts = Autocast ? W.castTensors : 0;
+  const double CastBytes = Autocast ? 6.0 * double(W.castElements) : 0;
+  B.unfusedMs =
+      (Unfused * 2 * double(P.storeBytes[size_t(analyzer::MemSpace::Global)]) + CastBytes) /
+      (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
+  B.latencyMs = launchLatencyMs(Gpu) * (1 + Unfused + Casts);
   B.boundMs = B.workMs + B.unfusedMs + B.latencyMs;
   B.busyCycles = B.workMs * 1e-3 * Hz;
   return B;
@@ -265,9 +274,9 @@ std::vector<double> specLines(const GpuSpec &G) {
           G.boostClockMhz,
           G.fp16Tflops,
           G.fp64Tflops,
-          G.tensor.fp16,
-          G.tensor.bf16,
-          G.tensor.tf32,
+          G.tensor.fp16 * L.mmaSyncShare(),
+          G.tensor.bf16 * L.mmaSyncShare(),
+          G.tensor.tf32 * L.mmaSyncShare(),
           G.memoryBandwidthGBs,
           G.l2MB,
           L.maxThreadsPerSm,

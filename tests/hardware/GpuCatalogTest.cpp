@@ -308,6 +308,15 @@ std::string syntheticArch() {
 
 TEST_CASE("catalog: parse errors") {
   const std::string Arch = syntheticArch();
+  std::string FastMma = Arch;
+  FastMma.replace(FastMma.find(R"("source")"), 0,
+                  R"("tensor_fp16_flops_per_clock_per_sm": 1024,
+                     "mma_sync_fp16_flops_per_clock_per_sm": 2048, )");
+  auto Mma = GpuCatalog::parse(R"({"architectures": [)" + FastMma + R"(], "gpus": []})", "c.json");
+  REQUIRE(!Mma);
+  CHECK(Mma.error().str() == "c.json: error: architecture '5.0': "
+                             "mma_sync_fp16_flops_per_clock_per_sm exceeds "
+                             "tensor_fp16_flops_per_clock_per_sm");
   auto Ok = GpuCatalog::parse(R"({"architectures": [)" + Arch + R"(], "gpus": [)" +
                                   entry("a", "x") + "]}",
                               "c.json");
@@ -340,6 +349,7 @@ TEST_CASE("catalog: a power mode may name its module by any of its names") {
   CHECK(C->lookup("M@Low")->name == "jetson-m@low");
   CHECK(C->lookup("m@max")->name == "jetson-m-super"); // an alias spelled as a mode
   CHECK(C->limits("5.0")->tensorFp16FlopsPerClockPerSm == 0); // optional, absent
+  CHECK(C->limits("5.0")->mmaSyncShare() == 1);               // optional, absent: full rate
   auto Bad = C->lookup("m@99w");
   REQUIRE(!Bad);
   CHECK(Bad.error().message == "unknown power mode 'm@99w' of jetson-m (modes: @low, @max)");

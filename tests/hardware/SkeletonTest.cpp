@@ -128,6 +128,50 @@ TEST_CASE("skeleton: GEMM-like framework launches run on tensor cores in their m
   CHECK(defaultMathMode("f16", 7.0) == MathMode::F16);
 }
 
+TEST_CASE("skeleton: on Hopper tensor multiply-adds run at mma.sync's rate, half the peak") {
+  GpuSpec H100 = catalogGpu("h100-sxm");
+  CHECK(H100.limits.mmaSyncShare() == 0.5); // wgmma reaches the peak, mma.sync and wmma half
+  CHECK(catalogGpu("a100").limits.mmaSyncShare() == 1);
+  CHECK(catalogGpu("rtx-4090").limits.mmaSyncShare() == 1);
+  LaunchWork Conv = launch(1320, 2000);
+  const double Busiest = 10.0 / 1320; // ceil(1320 / 132) CTAs of 1320
+  const double Hz = H100.boostClockMhz * 1e6;
+  for (auto [Mode, Peak] :
+       {std::pair{MathMode::F16, H100.tensor.fp16}, std::pair{MathMode::Tf32, H100.tensor.tf32}}) {
+    const double MacsPerSmClock = Peak * 0.5 * 1e12 / 2 / (132 * Hz);
+    LaunchBound B = bound(Conv, H100, {Mode, Implementation::Framework, Mode == MathMode::F16});
+    CHECK(ms(B, Resource::Tensor) ==
+          doctest::Approx(Conv.macs * Busiest / MacsPerSmClock / Hz * 1e3));
+  }
+  // ptxcast's own tensor-core kernels (mma.sync in their PTX) are charged the same rate.
+  LaunchWork Own = Conv;
+  Own.profile.tensorMacs = uint64_t(Conv.macs);
+  LaunchBound B = bound(Own, H100, {MathMode::F16, Implementation::Ptxcast, true});
+  CHECK(ms(B, Resource::Tensor) ==
+        doctest::Approx(Conv.macs * Busiest / (H100.tensor.fp16 * 0.5e12 / 2 / (132 * Hz)) / Hz *
+                        1e3));
+}
+
+TEST_CASE("skeleton: under autocast a framework first casts fp32 parameters to fp16") {
+  GpuSpec H100 = catalogGpu("h100-sxm");
+  LaunchWork Conv = launch(132, 100);
+  Conv.castElements = 1000000; // a weight and a bias
+  Conv.castTensors = 2;
+  const double Latency = launchLatencyMs(H100);
+  const Execution Amp{MathMode::F16, Implementation::Framework, true};
+  LaunchBound B = bound(Conv, H100, Amp);
+  CHECK(B.latencyMs == doctest::Approx(3 * Latency)); // the launch and two casts
+  CHECK(B.unfusedMs == doctest::Approx(6e6 / (H100.memoryBandwidthGBs * 1e9) * 1e3));
+  CHECK(B.boundMs == doctest::Approx(B.workMs + B.unfusedMs + B.latencyMs));
+  // fp32 networks cast nothing, and ptxcast's own kernels read their parameters as stored.
+  LaunchBound F32 = bound(Conv, H100, {MathMode::Tf32, Implementation::Framework, false});
+  CHECK(F32.latencyMs == doctest::Approx(Latency));
+  CHECK(F32.unfusedMs == 0);
+  LaunchBound Own = bound(Conv, H100, {MathMode::F16, Implementation::Ptxcast, true});
+  CHECK(Own.latencyMs == doctest::Approx(Latency));
+  CHECK(Own.unfusedMs == 0);
+}
+
 TEST_CASE("skeleton: a GPU at least as good on every line never has a larger bound") {
   GpuSpec Base = catalogGpu("a100");
   GpuSpec Better = Base;

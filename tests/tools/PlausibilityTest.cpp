@@ -9,6 +9,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 using Json = nlohmann::json;
@@ -20,11 +21,16 @@ namespace {
 /// The figures of a GPU the skeleton reads, each oriented so that larger is better.
 std::vector<double> specLines(const Json &G) {
   std::vector<double> V;
+  const Json &L = G.at("limits");
+  // Tensor multiply-adds run at the rate warp-level mma.sync reaches (half the peak on Hopper).
+  const double Full = L.value("tensor_fp16_flops_per_clock_per_sm", 0.0);
+  const double MmaSync = L.value("mma_sync_fp16_flops_per_clock_per_sm", 0.0);
+  const double Share = MmaSync > 0 && Full > 0 ? MmaSync / Full : 1.0;
   for (const char *Key : {"sm_count", "fp32_cores_per_sm", "boost_clock_mhz", "fp16_tflops",
                           "fp64_tflops", "tensor_fp16_tflops", "tensor_bf16_tflops",
                           "tensor_tf32_tflops", "memory_bandwidth_gbs", "l2_mb"})
-    V.push_back(G.at(Key).get<double>());
-  const Json &L = G.at("limits");
+    V.push_back(G.at(Key).get<double>() *
+                (std::string_view(Key).starts_with("tensor") ? Share : 1.0));
   for (const char *Key : {"max_threads_per_sm", "max_ctas_per_sm", "max_warps_per_sm",
                           "registers_per_sm", "shared_mem_per_sm_kb", "warp_schedulers_per_sm",
                           "int32_lanes_per_sm", "sfu_lanes_per_sm", "l1_bytes_per_clock_per_sm",

@@ -191,6 +191,18 @@ TEST_CASE("predict: eager PyTorch adds host time per launch, the slower of host 
   CHECK(HostBound);
 }
 
+TEST_CASE("predict: under autocast (--dtype f16) the bound pays PyTorch's fp32->fp16 casts") {
+  // AlexNet: 61,100,840 parameters in 5 convolutions and 3 dense layers, all with a bias. Each
+  // forward pass casts them (and the input) to fp16, a kernel per tensor reading 4 and writing 2
+  // bytes per element: at the H100's 3,350 GB/s and 2.5 us per launch (4,950 cycles at 1,980
+  // MHz) that alone is 0.109 ms + 17 x 2.5 us, more than the rest of AlexNet's bound at batch 1.
+  const double Casts = (61100840.0 + 3 * 224 * 224) * 6 / 3350e9 * 1e3 + 17 * 4950 / 1980e3;
+  const double F16 = predictJson("alexnet --gpu h100 --dtype f16")["bound_ms"].get<double>();
+  const double F32 = predictJson("alexnet --gpu h100")["bound_ms"].get<double>();
+  CHECK(F16 > Casts);
+  CHECK(F16 - Casts < F32); // what is left: fp16 layers, faster than the fp32 ones
+}
+
 TEST_CASE("predict: math modes follow PyTorch's defaults unless --math says otherwise") {
   CHECK(predictJson("lenet5 --gpu a100")["math"] == "tf32");
   CHECK(predictJson("lenet5 --gpu a100 --dtype f16")["math"] == "f16");

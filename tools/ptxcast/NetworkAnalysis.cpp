@@ -40,6 +40,34 @@ uint64_t footprint(const corpus::Workload &W,
   return Sum;
 }
 
+/// The tensors autocast casts to fp16 for a launch: the weights and biases of its convolutions
+/// and dense layers (PyTorch's autocast runs those in fp16 and casts their fp32 parameters on
+/// every forward pass), and a network input such a layer reads. One cast kernel per tensor.
+void autocastOf(const corpus::Network &Net, const std::map<std::string, corpus::LayerId> &ByName,
+                LaunchRecord &Rec) {
+  for (const std::string &Name : Rec.layers) {
+    auto It = ByName.find(Name);
+    if (It == ByName.end())
+      continue;
+    const corpus::Layer &L = Net.layer(It->second);
+    if (L.kind != corpus::LayerKind::Conv && L.kind != corpus::LayerKind::Dense)
+      continue;
+    const bool Bias = L.kind == corpus::LayerKind::Conv
+                          ? std::get<corpus::ConvAttrs>(L.attrs).bias
+                          : std::get<corpus::DenseAttrs>(L.attrs).bias;
+    Rec.castElements += uint64_t(L.params);
+    Rec.castTensors += Bias ? 2 : 1;
+    for (corpus::LayerId In : L.inputs)
+      if (const corpus::Layer &X = Net.layer(In); X.kind == corpus::LayerKind::Input) {
+        uint64_t Elements = 1;
+        for (int64_t D : X.shape)
+          Elements *= uint64_t(D);
+        Rec.castElements += Elements;
+        ++Rec.castTensors;
+      }
+  }
+}
+
 /// The static resources (estimated registers, static shared memory) of each launch's kernel,
 /// which the analysis cache does not store: they follow from the PTX alone.
 std::optional<support::Error> fillResources(const corpus::Workload &W, NetworkAnalysis &Out) {
@@ -120,6 +148,8 @@ std::vector<hardware::LaunchWork> NetworkAnalysis::work() const {
     W.footprintBytes = L.footprintBytes;
     W.macs = double(L.macs);
     W.fusedLayers = L.layers.empty() ? 0 : uint32_t(L.layers.size() - 1);
+    W.castElements = L.castElements;
+    W.castTensors = L.castTensors;
   }
   return Out;
 }
@@ -136,6 +166,9 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
   Out.network = Net.name();
   const corpus::Shape &InShape = Net.layer(Net.inputs().front()).shape;
   Out.imageSize = InShape.size() >= 4 ? InShape[2] : 0;
+  std::map<std::string, corpus::LayerId> ByName;
+  for (corpus::LayerId Id = 0; Id < Net.size(); ++Id)
+    ByName.emplace(Net.layer(Id).name, Id);
   std::vector<const corpus::WorkloadLaunch *> All;
   for (const corpus::WorkloadLaunch &L : W->launches) {
     All.push_back(&L);
@@ -144,6 +177,7 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
     Rec.layers = L.layers;
     Rec.footprintBytes = footprint(*W, {&L});
     Rec.macs = L.macs;
+    autocastOf(Net, ByName, Rec);
   }
   Out.footprintBytes = footprint(*W, All);
   std::string Key;

@@ -36,6 +36,17 @@ struct ArchLimits {
   /// Dense FP16 tensor-core FLOP per clock per SM (FP32 accumulate, full-rate parts); 0 = no tensor
   /// cores. Optional in gpus.json. GeForce parts (and the L40) run FP32 accumulate at half this.
   double tensorFp16FlopsPerClockPerSm = 0;
+  /// The same rate reached by warp-level mma.sync (what ptxcast's kernels and sm_80-style
+  /// library kernels issue), where it is lower than the full rate: Hopper's full rate needs the
+  /// asynchronous warpgroup wgmma. Optional in gpus.json; 0 = the full rate.
+  double mmaSyncFp16FlopsPerClockPerSm = 0;
+  /// The share of the tensor peaks (TensorRates) that mma.sync reaches: 1, or mma.sync's rate over
+  /// the full rate.
+  double mmaSyncShare() const {
+    return mmaSyncFp16FlopsPerClockPerSm > 0 && tensorFp16FlopsPerClockPerSm > 0
+               ? mmaSyncFp16FlopsPerClockPerSm / tensorFp16FlopsPerClockPerSm
+               : 1.0;
+  }
   bool int32SharesFp32 = false;     ///< integer and FP32 instructions share one pipe (pre-Volta)
   std::string source;
 };

@@ -50,13 +50,18 @@ struct LaunchWork {
   /// activation, residual add): a framework that runs every layer as its own kernel (eager or
   /// graph-captured PyTorch) launches each again and passes the output through DRAM again.
   uint32_t fusedLayers = 0;
+  /// fp32 tensors a framework under autocast (Execution::half) casts to fp16 before the launch
+  /// (the weights and biases of its convolutions and dense layers, a network input they read):
+  /// one cast kernel per tensor, reading 4 and writing 2 bytes per element.
+  uint64_t castElements = 0;
+  uint32_t castTensors = 0;
 };
 
 /// How the launch is run: math mode of its GEMM-like work and whose kernels.
 struct Execution {
   MathMode math = MathMode::Simt;
   Implementation impl = Implementation::Framework;
-  bool half = false; ///< 16-bit activations and weights (fp16 networks, AMP)
+  bool half = false; ///< fp16 networks under autocast (AMP): fp32 parameters cast per pass
 };
 
 /// True when a framework runs this kind's multiply-adds on tensor cores in this math mode
@@ -96,7 +101,7 @@ std::string_view resourceName(Resource R);
 struct LaunchBound {
   std::array<double, NumResources> ms{}; ///< busy time per Resource
   double workMs = 0;    ///< the largest busy time
-  double unfusedMs = 0; ///< a framework's separate kernels for the fused layers (DRAM time)
+  double unfusedMs = 0; ///< a framework's separate kernels: fused layers, autocast casts (DRAM)
   double latencyMs = 0; ///< launchLatencyMs per kernel the launch stands for
   double boundMs = 0;   ///< workMs + unfusedMs + latencyMs: T_bound
   Occupancy occ;
