@@ -350,25 +350,32 @@ unsigned cpAsyncBytes(const DInstr &I, const uint64_t *SrcSize, unsigned L) {
                       : static_cast<unsigned>(std::min<uint64_t>(SrcSize[L], Size));
 }
 
-/// cp.async whose lanes all copy whole cp-size chunks from one global buffer into shared memory
-/// (the mainloop of every tensor-core GEMM): no lane needs a translation of its own, and each
-/// side is counted as one request at once. False when the general path must run.
+/// cp.async whose lanes each copy a whole cp-size chunk from one global buffer or zero-fill it
+/// (src-size 0: the padding of an implicit GEMM's border tiles), into shared memory (the
+/// mainloop of every tensor-core GEMM): no lane needs a translation of its own, and each side is
+/// counted as one request at once. False when the general path must run (a partial chunk, or
+/// lanes outside one buffer or misaligned, where it traps or counts lane by lane).
 bool cpAsyncWhole(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   const uint64_t *Dst = opPtr(W, I, 0), *Src = opPtr(W, I, 1), *SrcSize = opPtr(W, I, 2);
   const unsigned Size = I.aux;
+  uint32_t Full = 0; // lanes that copy; the others zero-fill
   bool Whole = true;
-  forLanes(M, [&](unsigned L) { Whole &= cpAsyncBytes(I, SrcSize, L) == Size; });
-  const int64_t SrcImm = int32_t(I.aux2);
+  forLanes(M, [&](unsigned L) {
+    const unsigned N = cpAsyncBytes(I, SrcSize, L);
+    Whole &= N == 0 || N == Size;
+    Full |= N ? uint32_t(1) << L : 0;
+  });
   if (!Whole)
     return false;
+  const int64_t SrcImm = int32_t(I.aux2);
   FastRange D = fastRangeIn(X, Space::Shared, I.imm, Dst, M, Size);
-  FastRange S = fastRangeIn(X, Space::Global, SrcImm, Src, M, Size);
-  if (!D.base || (!S.base && !S.zero))
+  FastRange S = Full ? fastRangeIn(X, Space::Global, SrcImm, Src, Full, Size) : FastRange{};
+  if (!D.base || (Full && !S.base && !S.zero))
     return false;
   auto Copy = [&](auto Bytes) {
     forLanes(M, [&](unsigned L) {
       uint8_t *To = D.base + (Dst[L] + uint64_t(I.imm) - D.sub);
-      if (S.zero)
+      if (!(Full >> L & 1) || S.zero)
         std::memset(To, 0, Bytes.value);
       else
         std::memcpy(To, S.base + (Src[L] + uint64_t(SrcImm) - S.sub), Bytes.value);
@@ -381,7 +388,8 @@ bool cpAsyncWhole(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   else
     Copy(std::integral_constant<unsigned, 4>());
   RequestCounter Loads, Stores;
-  addRequest(Loads, S, Src, SrcImm, M, Size);
+  if (Full)
+    addRequest(Loads, S, Src, SrcImm, Full, Size);
   addRequest(Stores, D, Dst, I.imm, M, Size);
   Loads.finish(X.prof, 0);
   Stores.finish(X.prof, 1);
