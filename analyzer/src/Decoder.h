@@ -100,6 +100,7 @@ bool selectInt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 bool selectFloat(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 bool selectMove(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // mov, cvt, setp, selp...
 bool selectMemory(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
+bool selectCpAsync(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // via selectMemory
 bool selectWarp(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // shfl, vote, nops...
 /// call: direct or through a register (DecodeCalls.cpp).
 bool decodeCall(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);

@@ -60,4 +60,23 @@ private:
   uint64_t Bytes[NumMemSpaces] = {};
 };
 
+/// Where a warp request's lanes all fall: lane pointer = base + (address - sub).
+struct FastRange {
+  uint8_t *base = nullptr;
+  uint64_t sub = 0;
+  MemSpace space = MemSpace::Global;
+  bool zero = false;       ///< all lanes in an abstract buffer that reads as zeros (fast mode)
+  uint64_t lo = 0, hi = 0; ///< lowest and highest lane address (when base or zero is set)
+};
+
+/// When every active lane's access (`A[L] + Imm`, `Size` bytes, in space `Sp`) is aligned and
+/// inside one global buffer, or inside the CTA's shared memory (the common cases), the lanes
+/// need no translation of their own; otherwise an empty range (base null, zero false).
+FastRange fastRangeIn(Exec &X, Space Sp, int64_t Imm, const uint64_t *A, uint32_t M, unsigned Size);
+
+/// Counts a request whose lanes all fall in one range `R` (fastRangeIn): at once when its span
+/// is small, else lane by lane.
+void addRequest(RequestCounter &RC, const FastRange &R, const uint64_t *A, int64_t Imm, uint32_t M,
+                unsigned Size);
+
 } // namespace analyzer

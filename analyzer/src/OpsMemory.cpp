@@ -1,41 +1,15 @@
-// Loads, stores, atomics, cvta and isspacep (PTX ISA 9.7.9.3-9.7.9.9, 9.7.13.5). Cache and
-// eviction modifiers (.nc, .ca, .L1::evict_last, ...) are accepted and ignored.
+// Loads, stores, atomics, cvta and isspacep (PTX ISA 9.7.9.3-9.7.9.9, 9.7.13.5; cp.async is in
+// OpsCpAsync.cpp). Cache and eviction modifiers (.nc, .ca, .L1::evict_last, ...) are accepted
+// and ignored.
 #include "Decoder.h"
 #include "Memory.h"
 #include "analyzer/ScalarOps.h"
 
 #include <algorithm>
 #include <cstring>
-#include <type_traits>
 
 namespace analyzer {
-namespace {
 
-namespace S = scalar;
-
-/// aux: element bytes; aux2: vector count; aux3: space | signed << 8 | extend bits << 16.
-Space spaceOf(const DInstr &I) { return static_cast<Space>(I.aux3 & 0xff); }
-
-uint64_t extend(uint64_t V, unsigned Bytes, bool Signed, unsigned ToBits) {
-  unsigned Bits = Bytes * 8;
-  if (Bits >= 64)
-    return V;
-  if (Signed && (V >> (Bits - 1)) & 1)
-    V |= ~((uint64_t(1) << Bits) - 1);
-  return ToBits >= 64 ? V : V & ((uint64_t(1) << ToBits) - 1);
-}
-
-/// Where a warp request's lanes all fall: lane pointer = base + (address - sub).
-struct FastRange {
-  uint8_t *base = nullptr;
-  uint64_t sub = 0;
-  MemSpace space = MemSpace::Global;
-  bool zero = false;       ///< all lanes in an abstract buffer that reads as zeros (fast mode)
-  uint64_t lo = 0, hi = 0; ///< lowest and highest lane address (when base or zero is set)
-};
-
-/// When every active lane's access is aligned and inside one global buffer, or inside the CTA's
-/// shared memory (the common cases), the lanes need no translation of their own.
 FastRange fastRangeIn(Exec &X, Space Sp, int64_t Imm, const uint64_t *A, uint32_t M,
                       unsigned Size) {
   if (Sp != Space::Global && Sp != Space::Generic && Sp != Space::Shared)
@@ -65,6 +39,29 @@ FastRange fastRangeIn(Exec &X, Space Sp, int64_t Imm, const uint64_t *A, uint32_
                ? FastRange{nullptr, 0, MemSpace::Global, true, Lo, Hi}
                : FastRange{};
   return {B->data.data(), B->base, MemSpace::Global, false, Lo, Hi};
+}
+
+void addRequest(RequestCounter &RC, const FastRange &R, const uint64_t *A, int64_t Imm, uint32_t M,
+                unsigned Size) {
+  MemSpace S = R.space;
+  if (!RC.addLanes(S, A, uint64_t(Imm), M, Size, R.lo, R.hi))
+    forLanes(M, [&](unsigned L) { RC.add(S, A[L] + uint64_t(Imm), Size); });
+}
+
+namespace {
+
+namespace S = scalar;
+
+/// aux: element bytes; aux2: vector count; aux3: space | signed << 8 | extend bits << 16.
+Space spaceOf(const DInstr &I) { return static_cast<Space>(I.aux3 & 0xff); }
+
+uint64_t extend(uint64_t V, unsigned Bytes, bool Signed, unsigned ToBits) {
+  unsigned Bits = Bytes * 8;
+  if (Bits >= 64)
+    return V;
+  if (Signed && (V >> (Bits - 1)) & 1)
+    V |= ~((uint64_t(1) << Bits) - 1);
+  return ToBits >= 64 ? V : V & ((uint64_t(1) << ToBits) - 1);
 }
 
 FastRange fastRange(Exec &X, const DInstr &I, const uint64_t *A, uint32_t M, unsigned Size) {
@@ -101,15 +98,6 @@ bool uniformLoad(Exec &X, Warp &W, const DInstr &I, const uint64_t *A, uint32_t 
   forLanes(M, [&](unsigned) { RC.add(Hit, Addr, Size); });
   RC.finish(X.prof, 0);
   return true;
-}
-
-/// Counts a request whose lanes all fall in one range `R` (fastRange): at once when its span
-/// is small, else lane by lane.
-void addRequest(RequestCounter &RC, const FastRange &R, const uint64_t *A, int64_t Imm, uint32_t M,
-                unsigned Size) {
-  MemSpace S = R.space;
-  if (!RC.addLanes(S, A, uint64_t(Imm), M, Size, R.lo, R.hi))
-    forLanes(M, [&](unsigned L) { RC.add(S, A[L] + uint64_t(Imm), Size); });
 }
 
 /// D[L] = the E-byte element (4 or 8) at Base + (A[L] + Off) for the lanes in M, widened as
@@ -336,140 +324,6 @@ void atomOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   });
   if (Ok)
     RC.finish(X.prof, 2);
-}
-
-/// cp.async.{ca,cg}.shared.global [dst], [src], cp-size{, src-size | ignore-src} (PTX ISA
-/// 9.7.9.25.3): op0 = dst base (imm = its offset), op1 = src base (aux2 = its offset), op2 =
-/// src-size, or with aux3 bit 0 the ignore-src predicate (bit 1: negated; true copies no byte);
-/// aux = cp-size. The bytes past src-size are zero. A sequential run completes the copy at
-/// once, so commit_group/wait_group/wait_all are no-ops.
-/// The bytes lane L of a cp.async copies from global memory (the rest of cp-size is zeros).
-unsigned cpAsyncBytes(const DInstr &I, const uint64_t *SrcSize, unsigned L) {
-  const unsigned Size = I.aux;
-  return (I.aux3 & 1) ? (((SrcSize[L] & 1) ^ (I.aux3 >> 1)) ? 0 : Size)
-                      : static_cast<unsigned>(std::min<uint64_t>(SrcSize[L], Size));
-}
-
-/// cp.async whose lanes each copy a whole cp-size chunk from one global buffer or zero-fill it
-/// (src-size 0: the padding of an implicit GEMM's border tiles), into shared memory (the
-/// mainloop of every tensor-core GEMM): no lane needs a translation of its own, and each side is
-/// counted as one request at once. False when the general path must run (a partial chunk, or
-/// lanes outside one buffer or misaligned, where it traps or counts lane by lane).
-bool cpAsyncWhole(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
-  const uint64_t *Dst = opPtr(W, I, 0), *Src = opPtr(W, I, 1), *SrcSize = opPtr(W, I, 2);
-  const unsigned Size = I.aux;
-  uint32_t Full = 0; // lanes that copy; the others zero-fill
-  bool Whole = true;
-  forLanes(M, [&](unsigned L) {
-    const unsigned N = cpAsyncBytes(I, SrcSize, L);
-    Whole &= N == 0 || N == Size;
-    Full |= N ? uint32_t(1) << L : 0;
-  });
-  if (!Whole)
-    return false;
-  const int64_t SrcImm = int32_t(I.aux2);
-  FastRange D = fastRangeIn(X, Space::Shared, I.imm, Dst, M, Size);
-  FastRange S = Full ? fastRangeIn(X, Space::Global, SrcImm, Src, Full, Size) : FastRange{};
-  if (!D.base || (Full && !S.base && !S.zero))
-    return false;
-  auto Copy = [&](auto Bytes) {
-    forLanes(M, [&](unsigned L) {
-      uint8_t *To = D.base + (Dst[L] + uint64_t(I.imm) - D.sub);
-      if (!(Full >> L & 1) || S.zero)
-        std::memset(To, 0, Bytes.value);
-      else
-        std::memcpy(To, S.base + (Src[L] + uint64_t(SrcImm) - S.sub), Bytes.value);
-    });
-  };
-  if (Size == 16)
-    Copy(std::integral_constant<unsigned, 16>());
-  else if (Size == 8)
-    Copy(std::integral_constant<unsigned, 8>());
-  else
-    Copy(std::integral_constant<unsigned, 4>());
-  RequestCounter Loads, Stores;
-  if (Full)
-    addRequest(Loads, S, Src, SrcImm, Full, Size);
-  addRequest(Stores, D, Dst, I.imm, M, Size);
-  Loads.finish(X.prof, 0);
-  Stores.finish(X.prof, 1);
-  return true;
-}
-
-void cpAsyncOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
-  if (cpAsyncWhole(X, W, I, M))
-    return;
-  const uint64_t *Dst = opPtr(W, I, 0), *Src = opPtr(W, I, 1), *SrcSize = opPtr(W, I, 2);
-  unsigned Size = I.aux;
-  RequestCounter Loads, Stores;
-  bool Ok = true;
-  forLanes(M, [&](unsigned L) {
-    if (!Ok)
-      return;
-    unsigned N = cpAsyncBytes(I, SrcSize, L);
-    uint64_t DA = Dst[L] + uint64_t(I.imm), SA = Src[L] + int64_t(int32_t(I.aux2));
-    MemSpace HitD, HitS = MemSpace::Global;
-    uint8_t *D = translate(X, W, I, Space::Shared, DA, Size, Size, L, true, "store", HitD);
-    const uint8_t *S =
-        D && N ? translate(X, W, I, Space::Global, SA, N, 1, L, false, "load", HitS) : D;
-    if (!D || !S) {
-      Ok = false;
-      return;
-    }
-    std::memmove(D, S, N);
-    std::memset(D + N, 0, Size - N);
-    if (N)
-      Loads.add(HitS, SA, N);
-    Stores.add(HitD, DA, Size);
-  });
-  if (Ok) {
-    Loads.finish(X.prof, 0);
-    Stores.finish(X.prof, 1);
-  }
-}
-
-bool selectCpAsync(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
-  using OK = ptx::Operand::Kind;
-  if (In.hasModifier("commit_group") || In.hasModifier("wait_group") ||
-      In.hasModifier("wait_all")) {
-    I.fn = nopHandler;
-    return true;
-  }
-  if (!In.hasModifier("async") || In.hasModifier("bulk") || In.hasModifier("mbarrier"))
-    return Ctx.fail("only cp.async.{ca,cg}.shared.global is supported");
-  size_t N = In.operands.size();
-  if (N < 3 || In.operands[2].kind != OK::Immediate)
-    return Ctx.fail("cp.async operands");
-  int64_t Size = In.operands[2].value;
-  if (Size != 4 && Size != 8 && Size != 16)
-    return Ctx.fail("cp.async size");
-  I.aux = static_cast<uint32_t>(Size);
-  DInstr Src;
-  Src.line = I.line;
-  Src.col = I.col;
-  if (!Ctx.address(I, 0, In.operands[0]) || !Ctx.address(Src, 0, In.operands[1]))
-    return false;
-  I.op[1] = Src.op[0];
-  I.base[1] = Src.base[0];
-  I.aux2 = static_cast<uint32_t>(static_cast<int32_t>(Src.imm));
-  size_t Hint = In.hasModifier("L2::cache_hint") ? 1 : 0;
-  I.fn = cpAsyncOp;
-  if (N >= 4 + Hint) { // the optional src-size operand, or the ignore-src predicate
-    ptx::Operand Src = In.operands[3];
-    I.aux3 = Src.negated ? 3 : 0;
-    Src.negated = false;
-    if (!Ctx.src(I, 2, Src, ptx::Type::U32))
-      return false;
-    if (I.base[2] == BaseRegs && Ctx.regBits(I, 2) == 1)
-      I.aux3 |= 1;
-    else if (I.aux3)
-      return Ctx.fail("negated cp.async src-size");
-    return true;
-  }
-  I.base[2] = BaseConsts;
-  I.op[2] = Ctx.constant(static_cast<uint64_t>(Size));
-  I.nops = 3;
-  return true;
 }
 
 /// cvta: aux 0 to generic (add window base), 1 from generic (strip); imm = window base;

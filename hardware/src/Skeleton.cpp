@@ -97,6 +97,22 @@ double ctasOf(const analyzer::KernelProfile &P) {
   return double(P.grid[0]) * P.grid[1] * P.grid[2];
 }
 
+/// The launch latency of W and the kernels a framework runs apart from it (unfusedMs,
+/// latencyMs). A framework runs each fused layer as a kernel of its own, after this one: a
+/// launch that reads and writes the output once more. Under autocast it also casts the fp32
+/// parameters (and input) of the launch's convolutions and dense layers to fp16 first, a kernel
+/// per tensor reading 4 and writing 2 bytes per element.
+void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, LaunchBound &B) {
+  const bool Framework = E.impl == Implementation::Framework;
+  const double Unfused = Framework ? W.fusedLayers : 0;
+  const bool Autocast = Framework && E.half;
+  const double Casts = Autocast ? W.castTensors : 0;
+  const double CastBytes = Autocast ? 6.0 * double(W.castElements) : 0;
+  const double Output = double(W.profile.storeBytes[size_t(analyzer::MemSpace::Global)]);
+  B.unfusedMs = (Unfused * 2 * Output + CastBytes) / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
+  B.latencyMs = launchLatencyMs(Gpu) * (1 + Unfused + Casts);
+}
+
 } // namespace
 
 bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E) {
@@ -246,19 +262,7 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   B.workMs = *std::max_element(B.ms.begin(), B.ms.end());
   B.computeMs = *std::max_element(B.ms.begin(), B.ms.begin() + size_t(Resource::Tensor) + 1);
   B.memoryMs = std::max(B.ms[size_t(Resource::L2)], B.ms[size_t(Resource::Dram)]);
-  // A framework runs each fused layer as a kernel of its own, after this one: a launch that
-  // reads and writes the output once more. Under autocast it also casts the fp32 parameters
-  // (and input) of the launch's convolutions and dense layers to fp16 first, a kernel per tensor
-  // reading 4 and writing 2 bytes per element.
-  const bool Framework = E.impl == Implementation::Framework;
-  const double Unfused = Framework ? W.fusedLayers : 0;
-  const bool Autocast = Framework && E.half;
-  const double Casts = Autocast ? W.castTensors : 0;
-  const double CastBytes = Autocast ? 6.0 * double(W.castElements) : 0;
-  B.unfusedMs =
-      (Unfused * 2 * double(P.storeBytes[size_t(analyzer::MemSpace::Global)]) + CastBytes) /
-      (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
-  B.latencyMs = launchLatencyMs(Gpu) * (1 + Unfused + Casts);
+  separateKernels(W, Gpu, E, B);
   B.boundMs = B.workMs + B.unfusedMs + B.latencyMs;
   B.busyCycles = B.workMs * 1e-3 * Hz;
   return B;
