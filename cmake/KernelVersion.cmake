@@ -1,6 +1,7 @@
 # cmake -DOUTPUT=file.inc -DLLVM_VERSION=19.1.7 -P KernelVersion.cmake SOURCE...: writes the
 # SHA-256 of the kernel generators' sources (in the order given) and the LLVM version as a string
-# literal: the version of the kernels a persistent kernel cache holds (corpus/src/KernelCacheDir.cpp).
+# literal: the version of the kernels a persistent kernel cache holds
+# (corpus/src/kernels/KernelCache.cpp).
 set(ALL "llvm ${LLVM_VERSION}\n")
 math(EXPR LAST "${CMAKE_ARGC} - 1")
 foreach(I RANGE 0 ${LAST})

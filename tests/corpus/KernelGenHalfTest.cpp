@@ -48,6 +48,17 @@ std::vector<HalfCase> halfCases() {
 
 uint64_t countOf(const ElementwiseSpec &S) { return uint64_t(S.batch) * S.channels * S.spatial; }
 
+/// Case C's kernel from kernel set Set, and its module's PTX for Arch.
+std::pair<KernelLaunch, std::string> emitCase(const HalfCase &C, KernelSet Set, const char *Arch) {
+  KernelEmitter E;
+  E.useKernelSet(Set);
+  auto L = E.add(C.spec);
+  REQUIRE_MESSAGE(L, support::errorText(L));
+  auto Ptx = E.emitPtx(Arch);
+  REQUIRE_MESSAGE(Ptx, support::errorText(Ptx));
+  return {*L, *Ptx};
+}
+
 } // namespace
 
 TEST_CASE("f16x2 elementwise kernels: one f16 rounding from the reference, a pair per thread") {
@@ -55,28 +66,23 @@ TEST_CASE("f16x2 elementwise kernels: one f16 rounding from the reference, a pai
   for (const HalfCase &C : halfCases())
     for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
       INFO(std::string(C.label) << ", " << kernelSetName(Set));
-      KernelEmitter E;
-      E.useKernelSet(Set);
-      auto L = E.add(C.spec);
-      REQUIRE_MESSAGE(L, support::errorText(L));
-      CHECK(L->kernel.find(Set == KernelSet::Library ? "_x2" : "_f16x2") != std::string::npos);
+      const auto [L, Ptx] = emitCase(C, Set, "sm_90");
+      CHECK(L.kernel.find(Set == KernelSet::Library ? "_x2" : "_f16x2") != std::string::npos);
       const uint64_t Threads = (countOf(C.spec) + 1) / 2;
-      CHECK(uint64_t(L->grid[0]) * L->block[0] >= Threads);
-      CHECK(uint64_t(L->grid[0] - 1) * L->block[0] < Threads);
-      auto Ptx = E.emitPtx("sm_90");
-      REQUIRE_MESSAGE(Ptx, support::errorText(Ptx));
-      CHECK(Ptx->find(C.instruction) != std::string::npos);
+      CHECK(uint64_t(L.grid[0]) * L.block[0] >= Threads);
+      CHECK(uint64_t(L.grid[0] - 1) * L.block[0] < Threads);
+      CHECK(Ptx.find(C.instruction) != std::string::npos);
       if (Set == KernelSet::Specialised) { // a library kernel keeps the pair path for any count
-        CHECK((Ptx->find("st.global.b32") != std::string::npos) == (countOf(C.spec) > 1));
-        CHECK((Ptx->find("st.global.b16") != std::string::npos) == (countOf(C.spec) % 2 == 1));
+        CHECK((Ptx.find("st.global.b32") != std::string::npos) == (countOf(C.spec) > 1));
+        CHECK((Ptx.find("st.global.b16") != std::string::npos) == (countOf(C.spec) % 2 == 1));
       }
-      CHECK(Ptx->find(".f32") == std::string::npos); // no f32 arithmetic or conversion
-      auto Mod = ptx::parseModule(*Ptx, "half.ptx");
+      CHECK(Ptx.find(".f32") == std::string::npos); // no f32 arithmetic or conversion
+      auto Mod = ptx::parseModule(Ptx, "half.ptx");
       REQUIRE_MESSAGE(Mod, support::errorText(Mod));
       auto Prog = analyzer::decodeProgram(*Mod);
       REQUIRE_MESSAGE(Prog, support::errorText(Prog));
       kernelref::Buffers Data;
-      std::vector<float> Got = runCase(*Prog, *L, Seed += 10, Data);
+      std::vector<float> Got = runCase(*Prog, L, Seed += 10, Data);
       REQUIRE(Got.size() == countOf(C.spec));
       // The operands are f16 values and every op is one correctly rounded f16 add, multiply or
       // fma (relu and relu6 are exact): within 2^-11 of the exact result.
@@ -89,13 +95,8 @@ TEST_CASE("fast mode counts the f16x2 elementwise kernels within 1 % of exact mo
   for (const HalfCase &C : halfCases())
     for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
       INFO(std::string(C.label) << ", " << kernelSetName(Set));
-      KernelEmitter E;
-      E.useKernelSet(Set);
-      auto L = E.add(C.spec);
-      REQUIRE(L);
-      auto Ptx = E.emitPtx("sm_80");
-      REQUIRE(Ptx);
-      checkFastMatchesExact(*L, *Ptx);
+      const auto [L, Ptx] = emitCase(C, Set, "sm_80");
+      checkFastMatchesExact(L, Ptx);
     }
 }
 

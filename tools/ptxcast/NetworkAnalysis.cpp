@@ -59,10 +59,7 @@ void autocastOf(const corpus::Network &Net, const std::map<std::string, corpus::
     Rec.castTensors += Bias ? 2 : 1;
     for (corpus::LayerId In : L.inputs)
       if (const corpus::Layer &X = Net.layer(In); X.kind == corpus::LayerKind::Input) {
-        uint64_t Elements = 1;
-        for (int64_t D : X.shape)
-          Elements *= uint64_t(D);
-        Rec.castElements += Elements;
+        Rec.castElements += uint64_t(corpus::elementCount(X.shape));
         ++Rec.castTensors;
       }
   }

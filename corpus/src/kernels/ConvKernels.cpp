@@ -15,8 +15,6 @@ namespace {
 
 constexpr uint32_t MaxBlock = 256;
 
-bool convPadded(const ConvSpec &S) { return S.padTop || S.padLeft || S.padBottom || S.padRight; }
-
 uint32_t directBlock(const ConvSpec &S) {
   return warpRoundedBlock(uint64_t(S.outHeight()) * S.outWidth(), MaxBlock);
 }
@@ -89,11 +87,7 @@ std::string libraryName(const ConvSpec &S, ConvStrategy Resolved) {
   if (Resolved == ConvStrategy::Gemm || Resolved == ConvStrategy::ImplicitGemm)
     return libraryGemmName(S, Resolved);
   std::string N = std::string(Resolved == ConvStrategy::Depthwise ? "conv_dw" : "conv_direct") +
-                  "_k" + shapePair(S.kernelH, S.kernelW) + "_s" + shapePair(S.strideH, S.strideW);
-  if (S.dilationH != 1 || S.dilationW != 1)
-    N += "_d" + shapePair(S.dilationH, S.dilationW);
-  if (convPadded(S))
-    N += "_pad";
+                  convWindowKeys(S);
   if (Resolved != ConvStrategy::Depthwise && S.inChannels / S.groups == 1)
     N += "_cin1";
   return libraryKernelName(N + "_b" + std::to_string(directBlock(S)), S.dtype, S.epilogue,

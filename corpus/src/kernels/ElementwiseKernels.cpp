@@ -219,14 +219,13 @@ namespace {
 /// PyTorch's vectorized elementwise kernels do when every tensor is 16-byte aligned: f32 data
 /// and an element count divisible by 4 (buffers start 256-byte aligned).
 bool vectorElementwise(const ElementwiseSpec &S, KernelSet Set) {
-  return Set == KernelSet::Library && S.dtype == DType::F32 &&
-         uint64_t(S.batch) * S.channels * S.spatial % 4 == 0;
+  return Set == KernelSet::Library && S.dtype == DType::F32 && elementwiseCount(S) % 4 == 0;
 }
 
 /// Threads of an elementwise launch (f16x2: a pair each, the odd last element alone; vector
 /// kernels: four elements each).
 uint64_t elementwiseThreads(const ElementwiseSpec &S, KernelSet Set) {
-  const uint64_t Count = uint64_t(S.batch) * S.channels * S.spatial;
+  const uint64_t Count = elementwiseCount(S);
   if (vectorElementwise(S, Set))
     return Count / 4;
   return halfElementwise(S) ? (Count + 1) / 2 : Count;
@@ -235,7 +234,7 @@ uint64_t elementwiseThreads(const ElementwiseSpec &S, KernelSet Set) {
 /// The shapes an elementwise kernel computes with: its element (pair, vector) count, and the
 /// channel split for the ops that read per-channel operands.
 ShapeDims elementwiseDims(const ElementwiseSpec &S, KernelSet Set) {
-  const uint64_t Count = uint64_t(S.batch) * S.channels * S.spatial;
+  const uint64_t Count = elementwiseCount(S);
   ShapeDims D = {vectorElementwise(S, Set) ? ShapeDim{"vecs", Count / 4}
                  : halfElementwise(S)      ? ShapeDim{"pairs", Count / 2}
                                            : ShapeDim{"count", Count}};
@@ -281,7 +280,7 @@ std::string libraryName(const ElementwiseSpec &S) {
   if (vectorElementwise(S, KernelSet::Library))
     N += "_v4";
   else if (halfElementwise(S))
-    N += uint64_t(S.batch) * S.channels * S.spatial % 2 ? "_x2_odd" : "_x2";
+    N += elementwiseCount(S) % 2 ? "_x2_odd" : "_x2";
   Epilogue E;
   E.activation = S.activation;
   return libraryKernelName(N, S.dtype, E, wideIndex(S));
@@ -289,7 +288,7 @@ std::string libraryName(const ElementwiseSpec &S) {
 
 KernelLaunch buildElementwise(Module *M, const ElementwiseSpec &S, const std::string &Name,
                               KernelSet Set) {
-  const uint64_t Count = uint64_t(S.batch) * S.channels * S.spatial;
+  const uint64_t Count = elementwiseCount(S);
   const bool Half = halfElementwise(S);
   const uint64_t Threads = elementwiseThreads(S, Set);
   const uint32_t Bx = warpRoundedBlock(Threads, MaxBlock);

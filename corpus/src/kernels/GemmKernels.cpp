@@ -149,14 +149,7 @@ std::string libraryName(const BatchMatMulSpec &S) {
 std::string libraryGemmName(const ConvSpec &S, ConvStrategy Resolved) {
   const bool Pointwise = Resolved == ConvStrategy::Gemm;
   GemmShape G = Pointwise ? convGemmShape(S) : implicitGemmShape(S);
-  std::string Body = Pointwise ? "conv_gemm" : "conv_igemm";
-  if (!Pointwise) {
-    Body += "_k" + shapePair(S.kernelH, S.kernelW) + "_s" + shapePair(S.strideH, S.strideW);
-    if (S.dilationH != 1 || S.dilationW != 1)
-      Body += "_d" + shapePair(S.dilationH, S.dilationW);
-    if (S.padTop || S.padLeft || S.padBottom || S.padRight)
-      Body += "_pad";
-  }
+  const std::string Body = Pointwise ? "conv_gemm" : "conv_igemm" + convWindowKeys(S);
   if (usesTensorCores(S, Resolved))
     return libraryMmaName(Body, G, S.math, S.mmaArch, S.dtype, S.epilogue, wideIndex(S));
   return libraryKernelName(Body + simtGemmKeys(G), S.dtype, S.epilogue, wideIndex(S));

@@ -99,6 +99,11 @@ Value *KernelBuilder::dimIx(std::string_view Name) {
   return library() ? widen(shapeParam(D.name)) : ix(D.value);
 }
 
+Value *KernelBuilder::dimF32(std::string_view Name) {
+  const ShapeDim &D = shape(Name);
+  return library() ? B.CreateUIToFP(shapeParam(D.name), B.getFloatTy()) : f32(float(D.value));
+}
+
 Value *KernelBuilder::udiv(Value *X, std::string_view Name) {
   const ShapeDim &D = shape(Name);
   assert(D.divisor && "division by a shape that is not declared a divisor");

@@ -58,6 +58,8 @@ public:
   /// Shape `Name` of the kernel's ShapeDims as i32, and in the index type.
   llvm::Value *dim(std::string_view Name);
   llvm::Value *dimIx(std::string_view Name);
+  /// Shape `Name` as f32: a constant, or the parameter converted.
+  llvm::Value *dimF32(std::string_view Name);
   /// X / D and X % D for the divisor shape D (X i32 below 2^31, or of the index type): LLVM's
   /// division by a constant in a specialised kernel; mul.hi, add and shift with D's multiplier in
   /// a library kernel (a 64-bit X divides with div.u64 there).

@@ -216,6 +216,16 @@ struct KernelEmitter::Impl {
     return L;
   }
 
+  /// addKernel for a layer spec whose kernel set, validity and name follow from the spec alone:
+  /// Build(M, S, Name, Set) plans the launch and, with a module, adds the kernel.
+  template <class Spec, class BuildFn>
+  support::Expected<KernelLaunch> addSpec(const Spec &S, BuildFn &&Build) {
+    const KernelSet K = setFor(kernels::wideIndex(S));
+    return addKernel(
+        kernels::validate(S), K, kernels::kernelName(S, K),
+        [&](Module *M, const std::string &Name, KernelSet Set) { return Build(M, S, Name, Set); });
+  }
+
   using Compiled = std::vector<std::shared_ptr<const CompiledKernel>>;
   /// Compiles the kernels of Parts[I] that Cache lacks into Out (indexed by kernel).
   support::Expected<bool> compilePart(size_t I, const std::string &Arch, TargetMachine &TM,
@@ -300,73 +310,46 @@ support::Expected<KernelLaunch> KernelEmitter::add(const ConvSpec &S) {
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const GemmSpec &S) {
-  const KernelSet K = P->setFor(kernels::wideIndex(S));
-  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
-                      [&](Module *M, const std::string &Name, KernelSet Set) {
-                        if (S.rows < kernels::MinGemmRows)
-                          return kernels::buildDenseGemv(M, S, Name, Set);
-                        if (kernels::usesTensorCores(S))
-                          return kernels::buildMmaDense(M, S, Name, Set);
-                        return kernels::buildDenseGemm(M, S, Name, Set);
-                      });
+  return P->addSpec(S, [](Module *M, const GemmSpec &S, const std::string &Name, KernelSet Set) {
+    if (S.rows < kernels::MinGemmRows)
+      return kernels::buildDenseGemv(M, S, Name, Set);
+    if (kernels::usesTensorCores(S))
+      return kernels::buildMmaDense(M, S, Name, Set);
+    return kernels::buildDenseGemm(M, S, Name, Set);
+  });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const BatchMatMulSpec &S) {
-  const KernelSet K = P->setFor(kernels::wideIndex(S));
-  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
-                      [&](Module *M, const std::string &Name, KernelSet Set) {
-                        if (kernels::usesTensorCores(S))
-                          return kernels::buildMmaBatchMatMul(M, S, Name, Set);
-                        return kernels::buildBatchMatMul(M, S, Name, Set);
-                      });
+  return P->addSpec(
+      S, [](Module *M, const BatchMatMulSpec &S, const std::string &Name, KernelSet Set) {
+        if (kernels::usesTensorCores(S))
+          return kernels::buildMmaBatchMatMul(M, S, Name, Set);
+        return kernels::buildBatchMatMul(M, S, Name, Set);
+      });
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const PoolSpec &S) {
-  const KernelSet K = P->setFor(kernels::wideIndex(S));
-  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
-                      [&](Module *M, const std::string &Name, KernelSet Set) {
-                        return kernels::buildPool(M, S, Name, Set);
-                      });
+  return P->addSpec(S, kernels::buildPool);
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const ReduceSpec &S) {
-  const KernelSet K = P->setFor(kernels::wideIndex(S));
-  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
-                      [&](Module *M, const std::string &Name, KernelSet Set) {
-                        return kernels::buildGlobalAvgPool(M, S, Name, Set);
-                      });
+  return P->addSpec(S, kernels::buildGlobalAvgPool);
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const ElementwiseSpec &S) {
-  const KernelSet K = P->setFor(kernels::wideIndex(S));
-  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
-                      [&](Module *M, const std::string &Name, KernelSet Set) {
-                        return kernels::buildElementwise(M, S, Name, Set);
-                      });
+  return P->addSpec(S, kernels::buildElementwise);
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const ConcatSpec &S) {
-  const KernelSet K = P->setFor(kernels::wideIndex(S));
-  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
-                      [&](Module *M, const std::string &Name, KernelSet Set) {
-                        return kernels::buildConcat(M, S, Name, Set);
-                      });
+  return P->addSpec(S, kernels::buildConcat);
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const SoftmaxSpec &S) {
-  const KernelSet K = P->setFor(kernels::wideIndex(S));
-  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
-                      [&](Module *M, const std::string &Name, KernelSet Set) {
-                        return kernels::buildSoftmax(M, S, Name, Set);
-                      });
+  return P->addSpec(S, kernels::buildSoftmax);
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const LayerNormSpec &S) {
-  const KernelSet K = P->setFor(kernels::wideIndex(S));
-  return P->addKernel(kernels::validate(S), K, kernels::kernelName(S, K),
-                      [&](Module *M, const std::string &Name, KernelSet Set) {
-                        return kernels::buildLayerNorm(M, S, Name, Set);
-                      });
+  return P->addSpec(S, kernels::buildLayerNorm);
 }
 
 void KernelEmitter::useKernelSet(KernelSet K) {

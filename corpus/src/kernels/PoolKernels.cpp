@@ -177,9 +177,7 @@ KernelLaunch buildGlobalAvgPool(Module *M, const ReduceSpec &S, const std::strin
              [&] { K.set(Mine, K.loadShared(Partial, Lane)); });
     Value *Total = K.warpSum(K.get(Mine));
     K.ifThen(B.CreateICmpEQ(Lane, K.i32(0)), [&] {
-      Value *Count =
-          K.library() ? B.CreateUIToFP(K.dim("spatial"), B.getFloatTy()) : K.f32(float(S.spatial));
-      Value *Mean = B.CreateFDiv(Total, Count);
+      Value *Mean = B.CreateFDiv(Total, K.dimF32("spatial"));
       K.store(ParamRole::Output, OutIdx, K.epilogue(S.epilogue, Mean, Ch, OutIdx, OutIdx));
     });
   });

@@ -38,8 +38,7 @@ Value *blockAllReduce(KernelBuilder &K, Value *V, uint32_t Warps, bool Max, cons
 Value *inverseCols(KernelBuilder &K, uint32_t Cols) {
   if (!K.library())
     return K.f32(1.0f / float(Cols));
-  IRBuilder<> &B = K.ir();
-  return B.CreateFDiv(K.f32(1.0f), B.CreateUIToFP(K.dim("cols"), B.getFloatTy()));
+  return K.ir().CreateFDiv(K.f32(1.0f), K.dimF32("cols"));
 }
 
 } // namespace

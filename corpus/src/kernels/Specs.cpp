@@ -212,6 +212,10 @@ bool halfActivation(ActivationKind A) {
   return A == ActivationKind::None || A == ActivationKind::Relu || A == ActivationKind::Relu6;
 }
 
+uint64_t elementwiseCount(const ElementwiseSpec &S) {
+  return uint64_t(S.batch) * S.channels * S.spatial;
+}
+
 bool halfElementwise(const ElementwiseSpec &S) {
   if (S.math != MathMode::F16 || S.dtype != DType::F16 || !halfActivation(S.activation))
     return false;
@@ -340,7 +344,7 @@ bool isScalarOp(ElementwiseOp Op) {
 std::optional<std::string> validate(const ElementwiseSpec &S) {
   if (!S.batch || !S.channels || !S.spatial)
     return std::string("elementwise: zero-sized dimension");
-  if ((uint64_t(S.batch) * S.channels * S.spatial + 255) / 256 > MaxGridX)
+  if ((elementwiseCount(S) + 255) / 256 > MaxGridX)
     return std::string("elementwise: more than 2^31 - 1 blocks of 256 threads (grid x)");
   if (isScalarOp(S.op) && !std::isfinite(S.scalar))
     return std::string("elementwise: the scalar operand must be finite");
@@ -414,7 +418,7 @@ bool wideIndex(const ReduceSpec &S) {
 }
 
 bool wideIndex(const ElementwiseSpec &S) {
-  return S.index64 || uint64_t(S.batch) * S.channels * S.spatial >= WideElements;
+  return S.index64 || elementwiseCount(S) >= WideElements;
 }
 
 bool wideIndex(const ConcatSpec &S) {
@@ -460,6 +464,15 @@ std::string tensorCoreInfix(bool TensorCores, MathMode M, MmaArch A) {
   std::string Arch = A == MmaArch::Sm80 ? "" : mmaArchName(A);
   Arch.erase(std::remove(Arch.begin(), Arch.end(), '_'), Arch.end());
   return std::string("_mma_") + mathModeName(M) + (Arch.empty() ? "" : "_" + Arch);
+}
+
+bool convPadded(const ConvSpec &S) { return S.padTop || S.padLeft || S.padBottom || S.padRight; }
+
+std::string convWindowKeys(const ConvSpec &S) {
+  std::string N = "_k" + shapePair(S.kernelH, S.kernelW) + "_s" + shapePair(S.strideH, S.strideW);
+  if (S.dilationH != 1 || S.dilationW != 1)
+    N += "_d" + shapePair(S.dilationH, S.dilationW);
+  return convPadded(S) ? N + "_pad" : N;
 }
 
 std::string libraryKernelName(const std::string &Body, DType T, const Epilogue &E, bool Wide) {
@@ -533,7 +546,7 @@ std::string kernelName(const ElementwiseSpec &S, KernelSet Set) {
   if (S.op == ElementwiseOp::ScaleChannels || S.op == ElementwiseOp::BatchNorm)
     N += "_n" + num(S.batch) + "_c" + num(S.channels) + "_s" + num(S.spatial);
   else
-    N += "_e" + num(uint64_t(S.batch) * S.channels * S.spatial);
+    N += "_e" + num(elementwiseCount(S));
   if (isScalarOp(S.op))
     N += "_s" + scalarName(S.scalar);
   N += std::string("_") + dtypeName(S.dtype) + (halfElementwise(S) ? "x2" : "");

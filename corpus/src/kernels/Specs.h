@@ -37,6 +37,8 @@ bool halfActivation(ActivationKind A);
 /// scale, batch norm, a lone activation) and an activation with an f16 form; the channel scale
 /// and batch norm need an even spatial size (the two elements of a pair then share a channel).
 bool halfElementwise(const ElementwiseSpec &S);
+/// Elements an elementwise op computes: batch x channels x spatial.
+uint64_t elementwiseCount(const ElementwiseSpec &S);
 
 /// The strategy Auto picks for `S` (an explicit strategy is returned unchanged).
 ConvStrategy resolveStrategy(const ConvSpec &S);
@@ -85,6 +87,10 @@ std::string kernelName(const LayerNormSpec &S, KernelSet Set = KernelSet::Specia
 std::string shapePair(uint32_t A, uint32_t B);
 std::string scalarName(float V);
 std::string tensorCoreInfix(bool TensorCores, MathMode M, MmaArch A);
+/// A library convolution's window specialisations: "_k3_s1", then "_d2" for a dilation and
+/// "_pad" when the window can leave the input (convPadded).
+std::string convWindowKeys(const ConvSpec &S);
+bool convPadded(const ConvSpec &S);
 /// "lib_" + Body + data type + epilogue + index suffix, shortened like every name.
 std::string libraryKernelName(const std::string &Body, DType T, const Epilogue &E, bool Wide);
 
