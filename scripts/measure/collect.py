@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Merge ptxcast-measure CSVs from run-plan.sh folders into one kernel table and one run table.
 
-    python3 scripts/measure/collect.py --manifests ROOT --out DIR RESULT_DIR...
+    python3 scripts/measure/collect.py --manifests ROOT [--manifests ROOT2 ...] --out DIR RESULT_DIR...
 
 Each RESULT_DIR holds NAME.sms-SMS.TAG.csv files as scripts/measure/run-plan.sh writes them, where
-NAME is `NETWORK-bBATCH`, a folder under ROOT with the manifest that was measured. Writes
-DIR/kernels.csv (every row of every file, with network, batch, dtype, arch, sms and run columns in
-front) and DIR/runs.csv (one row per file: its `# key: value` metadata, notes joined by ' | ', and
+NAME is `NETWORK-bBATCH`, a folder under ROOT with the manifest that was measured (one --manifests
+for all RESULT_DIRs, or one per RESULT_DIR in order: lowerings of the same network and batch in
+several math modes live in separate roots). Writes DIR/kernels.csv (every row of every file, with
+network, batch, dtype, arch, math, kernel_set, sms and run columns in front; math and kernel_set as
+the lowering's workload.json records them) and DIR/runs.csv (one row per file: its `# key: value` metadata, notes joined by ' | ', and
 the SHA-256 of the manifest's PTX modules in order, so a later lowering can be checked against
 what was timed). Rows are sorted, so the same inputs give the same bytes.
 """
@@ -53,17 +55,23 @@ def ptx_digest(manifest_dir):
             digest.update(f.read())
     with open(os.path.join(manifest_dir, "workload.json")) as f:
         workload = json.load(f)
-    return digest.hexdigest(), workload["dtype"], workload["arch"]
+    # Manifests from before --math and --kernels: CUDA-core kernels, one per layer shape.
+    return (digest.hexdigest(), workload["dtype"], workload["arch"], workload.get("math", "simt"),
+            workload.get("kernel_set", "specialised"))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--manifests", required=True, help="folder of NETWORK-bBATCH manifests")
+    parser.add_argument("--manifests", required=True, action="append",
+                        help="folder of NETWORK-bBATCH manifests (once, or once per RESULT_DIR)")
     parser.add_argument("--out", required=True)
     parser.add_argument("results", nargs="+")
     args = parser.parse_args()
+    if len(args.manifests) not in (1, len(args.results)):
+        sys.exit("collect.py: error: give --manifests once, or once per result folder")
+    roots = args.manifests * len(args.results) if len(args.manifests) == 1 else args.manifests
     kernel_rows, run_rows, header = [], [], None
-    for result_dir in args.results:
+    for result_dir, root in zip(args.results, roots):
         for file in sorted(os.listdir(result_dir)):
             match = NAME.match(file)
             if not match:
@@ -74,23 +82,24 @@ def main():
             elif head != header:
                 sys.exit(f"collect.py: error: {file}: columns differ from the first file")
             name = f"{match['network']}-b{match['batch']}"
-            sha, dtype, arch = ptx_digest(os.path.join(args.manifests, name))
-            key = [match["network"], int(match["batch"]), dtype, arch, match["sms"], match["run"]]
+            sha, dtype, arch, math, kernel_set = ptx_digest(os.path.join(root, name))
+            key = [match["network"], int(match["batch"]), dtype, arch, math, kernel_set,
+                   match["sms"], match["run"]]
             run_rows.append(key + [meta.get(k, "") for k in RUN_KEYS] +
                             [" | ".join(meta["note"]), sha])
             for row in rows:
                 kernel_rows.append(key + [meta["sms_used"]] + row[:-2])  # device, sms: in runs
     order = {"launch": 0, "workload": 1, "graph": 2}
-    kernel_rows.sort(key=lambda r: (r[0], r[1], r[4] != "all", int(r[4]) if r[4] != "all" else 0,
-                                    r[5], order[r[7]], int(r[8]) if r[8] else 0))
-    run_rows.sort(key=lambda r: (r[0], r[1], r[4] != "all", int(r[4]) if r[4] != "all" else 0,
-                                 r[5]))
+    sms = lambda r: (r[6] != "all", int(r[6]) if r[6] != "all" else 0)  # noqa: E731
+    kernel_rows.sort(key=lambda r: (r[0], r[1], r[2], r[4], r[5], sms(r), r[7], order[r[9]],
+                                    int(r[10]) if r[10] else 0))
+    run_rows.sort(key=lambda r: (r[0], r[1], r[2], r[4], r[5], sms(r), r[7]))
     os.makedirs(args.out, exist_ok=True)
-    front = ["network", "batch", "dtype", "arch", "sms_requested", "run"]
+    front = ["network", "batch", "dtype", "arch", "math", "kernel_set", "sms_requested", "run"]
     for name, head, rows in [
             ("kernels.csv", front + ["sms_used"] + header[:-2], kernel_rows),
             ("runs.csv", front + [k for k in RUN_KEYS if k != "sms_requested"] +
-             ["notes", "ptx_sha256"], [r[:6] + r[6:10] + r[11:] for r in run_rows])]:
+             ["notes", "ptx_sha256"], [r[:8] + r[8:12] + r[13:] for r in run_rows])]:
         tmp = os.path.join(args.out, name + ".tmp")
         with open(tmp, "w", newline="") as f:
             writer = csv.writer(f, lineterminator="\n")

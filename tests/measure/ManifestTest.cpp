@@ -139,7 +139,7 @@ TEST_CASE("measure manifest: unknown keys are warnings with positions, not error
   REQUIRE(M->warnings.size() == 2);
   CHECK(M->warnings[0] ==
         "m.json:1:28: warning: unknown key 'note' in the manifest ignored (expected ptx, "
-        "buffers, launches)");
+        "buffers, launches, math)");
   CHECK(M->warnings[1] == "m.json:2:78: warning: unknown key 'layer' in a launch ignored "
                           "(expected kernel, grid, block, shared_bytes, args)");
 }

@@ -232,6 +232,37 @@ TEST_CASE("dataset kernels: --run keeps one run, --limit the first rows") {
   CHECK(T.at(0, "config") == "batch=1;launch=0;kernel=" + Kernels[0]);
 }
 
+TEST_CASE("dataset kernels: --math and --kernels pick the lowering; other rows are skipped") {
+  // collect.py's math and kernel_set columns: one f16 library run of lenet5 on an H200, one of
+  // the CUDA-core kernels (SYNTHETIC times).
+  const std::string Head = "network,batch,dtype,arch,math,kernel_set,sms_requested,run,sms_used,"
+                           "scope,launch_index,kernel,median_ms\n";
+  const std::string Csv = Head + "lenet5,1,f16,sm_90,auto,library,all,run1,132,launch,2," +
+                          "lib_conv_igemm_k5_s1_mma_f16_t32x32_f16_bias_tanh,0.006\n" +
+                          "lenet5,1,f32,sm_90,simt,specialised,all,run1,132,launch,2," +
+                          Kernels[2] + ",0.008\n";
+  TempDir Dir("dataset_kernels_math");
+  clitest::writeFile(Dir / "kernels.csv", Csv);
+  auto R = runPtxcast("dataset kernels " + Dir / "kernels.csv" +
+                      " --gpu h200 --math auto --kernels library -o " + Dir / "lib.csv");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  CHECK(R.err.find("2 rows read, 1 rows written, 1 rows skipped") != std::string::npos);
+  CHECK(R.err.find("another lowering (--math, --kernels pick which)") != std::string::npos);
+  Table T = parse(readAll(Dir / "lib.csv"));
+  REQUIRE(T.rows.size() == 1);
+  CHECK(T.at(0, "source") == "h200-kernels");
+  CHECK(T.at(0, "math") == "f16"); // auto on sm_90 with f16 data: f16 tensor cores
+  CHECK(T.at(0, "dtype") == "f16");
+  CHECK(T.num(0, "share_tensor") > 0); // the mma.sync the interpreter counted bound the time
+  // The defaults (simt, specialised) take the other row, as for files without the columns.
+  R = runPtxcast("dataset kernels " + Dir / "kernels.csv" + " -o " + Dir / "simt.csv");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  T = parse(readAll(Dir / "simt.csv"));
+  REQUIRE(T.rows.size() == 1);
+  CHECK(T.at(0, "math") == "simt");
+  CHECK(T.num(0, "share_tensor") == 0);
+}
+
 TEST_CASE("dataset kernels: bad input is FILE:LINE: error") {
   TempDir Dir("dataset_kernels_errors");
   std::string NoMedian = Header;

@@ -463,7 +463,8 @@ Expected<Manifest> parseManifest(std::string_view Text, const std::string &Path)
   Validator C(Path, M.warnings);
   if (auto S = C.expectKind(*Root, JsonKind::Object, "the manifest"); !S)
     return S.error();
-  C.warnUnknownKeys(*Root, {"ptx", "buffers", "launches"}, "the manifest");
+  // "math": the lowering's --math, for people (workload.json and collect.py carry it on).
+  C.warnUnknownKeys(*Root, {"ptx", "buffers", "launches", "math"}, "the manifest");
   if (auto S = parsePtxList(C, *Root, M); !S)
     return S.error();
   std::map<std::string, size_t> BufferIndex;

@@ -101,6 +101,15 @@ void addDatasetCommand(CLI::App &App) {
       ->check(CLI::IsMember({"launch", "network"}))
       ->capture_default_str();
   Kern->add_option("--limit", O->limit, "take only the first N rows of the level (0 = all)");
+  Kern->add_option("--math", O->math,
+                   "the rows lowered with this --math (column math; absent = simt) are joined, "
+                   "others skipped")
+      ->check(CLI::IsMember({"simt", "auto", "tf32", "f16", "bf16"}))
+      ->capture_default_str();
+  Kern->add_option("--kernels", O->kernelSet,
+                   "likewise for the kernel set (column kernel_set; absent = specialised)")
+      ->check(CLI::IsMember({"specialised", "library"}))
+      ->capture_default_str();
   Kern->callback([O] {
     if (int Status = dataset::runKernels(*O); Status != 0)
       throw CLI::RuntimeError(Status);

@@ -18,6 +18,8 @@ struct DatasetOptions {
                                    ///< kernels: the measured GPU (default h100-sxm)
   std::string level = "launch";    ///< kernels: one row per launch, or per network ("network")
   std::string run;                 ///< kernels: only the rows of this run (empty: every run)
+  std::string math = "simt";       ///< kernels: the lowering's --math; rows of another are skipped
+  std::string kernelSet = "specialised"; ///< kernels: the lowering's --kernels, likewise
   unsigned threads = 0;            ///< 0 = all cores
   std::string mode = "graph";      ///< frameworks: the timing mode to take (graph or eager)
   std::string onnxDir;             ///< frameworks: folder of MODEL.onnx (default: onnx/ beside

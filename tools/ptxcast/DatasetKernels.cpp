@@ -92,6 +92,25 @@ support::Expected<RowNumbers> parseNumbers(const SourceTable &T, const learners:
   return N;
 }
 
+/// The row's column `Name`, or `Absent` in files from before the column existed.
+std::string optionalField(const SourceTable &T, const learners::CsvRecord &R, std::string_view Name,
+                          std::string_view Absent) {
+  return T.column(Name) ? textField(T, R, Name) : std::string(Absent);
+}
+
+/// The math of the tensor-core launches of a lowering with `--math Math` on `Gpu` (auto: what
+/// PyTorch runs there). CUDA-core launches count no tensor instructions, so one mode per run
+/// is exact.
+hardware::MathMode executedMath(const std::string &Math, corpus::DType T,
+                                const hardware::GpuSpec &Gpu) {
+  if (Math == "auto")
+    return hardware::defaultMathMode(T == corpus::DType::F16 ? "f16" : "f32",
+                                     Gpu.computeCapability);
+  auto M = hardware::parseMathMode(Math);
+  assert(M && "--math is checked by the command line");
+  return *M;
+}
+
 /// Reads one file into G: rows of the level (the first O.limit of them when set), the jobs they
 /// need and, for --level network, every launch row's kernel name.
 std::optional<support::Error> readFile(const std::string &Path, const DatasetOptions &O,
@@ -112,6 +131,16 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
     auto Type = parseDType(*T, R);
     if (!Type)
       return Type.error();
+    std::string Math = optionalField(*T, R, "math", "simt");
+    std::string Set = optionalField(*T, R, "kernel_set", "specialised");
+    if (Math != O.math || Set != O.kernelSet) {
+      if (Scope == Wanted) {
+        ++G.read;
+        G.skips.add("another lowering (--math, --kernels pick which)",
+                    fmt::format("line {}: math {}, kernels {}", R.line, Math, Set));
+      }
+      continue;
+    }
     auto N = parseNumbers(*T, R, Scope == "launch");
     if (!N)
       return N.error();
@@ -135,25 +164,25 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
     auto [It, New] = G.jobIndex.emplace(Key, G.jobs.size());
     if (New)
       G.jobs.push_back({F("network"), N->batch, *Type, F("arch")});
-    // ptxcast's kernels run on the CUDA cores; a launch row is one launch between two CUDA
-    // events, a network row the whole workload replayed as a CUDA graph.
+    // A launch row is one launch between two CUDA events, a network row the whole workload
+    // replayed as a CUDA graph.
+    const hardware::MathMode Executed = executedMath(O.math, *Type, Gpu);
     MeasuredRow M;
     M.row.ids = {Source,
                  Gpu.name,
                  F("sms_requested"),
                  LaunchLevel ? "launch" : "graph",
-                 "simt",
+                 std::string(hardware::mathModeName(Executed)),
                  F("dtype"),
                  F("network"),
-                 LaunchLevel ? fmt::format("batch={};launch={};kernel={}", N->batch,
-                                           N->launchIndex, F("kernel"))
+                 LaunchLevel ? fmt::format("batch={};launch={};kernel={}", N->batch, N->launchIndex,
+                                           F("kernel"))
                              : fmt::format("batch={}", N->batch),
                  F("run")};
     M.row.measuredMs = N->medianMs;
     M.row.job = It->second;
     M.row.gpu = hardware::withSmCount(Gpu, double(N->smsUsed));
-    M.row.exec = {hardware::MathMode::Simt, hardware::Implementation::Ptxcast,
-                  *Type == corpus::DType::F16};
+    M.row.exec = {Executed, hardware::Implementation::Ptxcast, *Type == corpus::DType::F16};
     M.row.launch = LaunchLevel ? N->launchIndex : -1;
     M.config = Config;
     M.kernel = F("kernel");
@@ -227,6 +256,8 @@ int runKernels(const DatasetOptions &O) {
   S.threads = O.threads;
   S.perJob = true;
   S.lower.arch = G.arch.empty() ? O.arch : G.arch;
+  S.lower.math = *corpus::parseMathMode(O.math);
+  S.lower.kernels = *corpus::parseKernelSet(O.kernelSet);
   S.unit = "analysed networks";
   JobOutcome Run = runOrShardJobs("kernels", O, Jobs, S);
   if (Run.done)

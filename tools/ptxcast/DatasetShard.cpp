@@ -32,8 +32,10 @@ std::optional<size_t> positive(std::string_view Text) {
 
 /// The flags that decide a command's rows (not --threads, --cache or -o).
 OJson optionsJson(const DatasetOptions &O) {
-  return {{"inputs", O.inputs}, {"arch", O.arch}, {"gpu", O.gpu},          {"level", O.level},
-          {"run", O.run},       {"mode", O.mode}, {"onnx_dir", O.onnxDir}, {"limit", O.limit}};
+  return {{"inputs", O.inputs},       {"arch", O.arch},   {"gpu", O.gpu},
+          {"level", O.level},         {"run", O.run},     {"mode", O.mode},
+          {"onnx_dir", O.onnxDir},    {"limit", O.limit}, {"math", O.math},
+          {"kernel_set", O.kernelSet}};
 }
 
 void readOptions(const Json &J, DatasetOptions &O) {
@@ -45,6 +47,8 @@ void readOptions(const Json &J, DatasetOptions &O) {
   O.mode = J.at("mode").get<std::string>();
   O.onnxDir = J.at("onnx_dir").get<std::string>();
   O.limit = J.at("limit").get<size_t>();
+  O.math = J.value("math", std::string("simt")); // shards from before the option
+  O.kernelSet = J.value("kernel_set", std::string("specialised"));
 }
 
 OJson analysisJson(const NetworkAnalysis &A) {
