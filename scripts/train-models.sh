@@ -33,6 +33,12 @@ D kernels "$MEASURED/kernels.csv" --run run1 -o "$WORK/h100-kernels-launch.csv"
 D kernels "$MEASURED/kernels.csv" --run run1 --level network -o "$WORK/h100-kernels-network.csv"
 D frameworks "$MEASURED/frameworks.csv" -o "$WORK/h100-frameworks.csv"
 
+# 1b. The project's H200 measurements of the same PyTorch networks (the graphs exported on the H100
+#     run): the test GPU of step 5, not trained on. Trained on, the twin of the H100 made the
+#     leave-one-GPU-out error of every GPU that is not Hopper worse (docs/accuracy.md).
+D frameworks corpus/data/measured/h200/frameworks.csv --onnx-dir "$MEASURED/onnx" \
+  -o "$WORK/h200-frameworks.csv"
+
 # 2. timm: whole-network AMP (f16) inference, eager PyTorch at large batches, RTX 3090 and 4090.
 D timm "$DATASETS"/timm/benchmark-infer-amp-nchw-pt240-cu124-rtx3090.csv \
   "$DATASETS"/timm/benchmark-infer-amp-nchw-pt291-cu128-4090.csv -o "$WORK/timm.csv"
@@ -57,3 +63,6 @@ ALL=(--data "$WORK/h100-kernels-launch.csv" --data "$WORK/h100-kernels-network.c
   --predicts "the GPU time of a network in PyTorch's default execution (each layer its own kernel; TF32 for fp32 convolutions on sm_80+, fp16 tensor cores under autocast), ms per batch: its physical bound on the GPU times a learned efficiency" \
   -o models/cross-gpu.json
 ls -l models/*.json
+
+# 5. The model on a GPU it was not trained on: the H200's PyTorch networks.
+"$PTXCAST" evaluate --data "$WORK/h200-frameworks.csv" --model models/cross-gpu.json --report-by dtype
