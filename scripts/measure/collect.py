@@ -9,8 +9,9 @@ for all RESULT_DIRs, or one per RESULT_DIR in order: lowerings of the same netwo
 several math modes live in separate roots). Writes DIR/kernels.csv (every row of every file, with
 network, batch, dtype, arch, math, kernel_set, sms and run columns in front; math and kernel_set as
 the lowering's workload.json records them) and DIR/runs.csv (one row per file: its `# key: value` metadata, notes joined by ' | ', and
-the SHA-256 of the manifest's PTX modules in order, so a later lowering can be checked against
-what was timed). Rows are sorted, so the same inputs give the same bytes.
+the SHA-256 of the manifest's PTX modules in order, and of its kernels' texts in name order
+whichever modules hold them, so a later lowering can be checked against what was timed:
+scripts/measure/check-ptx.py). Rows are sorted, so the same inputs give the same bytes.
 """
 import argparse
 import csv
@@ -44,19 +45,51 @@ def read_measure_csv(path):
     return meta, rows[0], rows[1:]
 
 
-def ptx_digest(manifest_dir):
-    """SHA-256 over the manifest's PTX files, in manifest order."""
+ENTRY = re.compile(r"^(?:\.visible\s+|\.weak\s+)?\.entry\s+([\w$]+)\s*\(", re.M)
+LABEL = re.compile(r"\$L__BB\d+_")
+
+
+def ptx_files(manifest_dir):
+    """The manifest's PTX texts (bytes), in manifest order."""
     with open(os.path.join(manifest_dir, "manifest.json")) as f:
         manifest = json.load(f)
     ptx = manifest["ptx"] if isinstance(manifest["ptx"], list) else [manifest["ptx"]]
-    digest = hashlib.sha256()
+    texts = []
     for name in ptx:
         with open(os.path.join(manifest_dir, name), "rb") as f:
-            digest.update(f.read())
+            texts.append(f.read())
+    return texts
+
+
+def kernels_digest(texts):
+    """SHA-256 over every kernel's text (its .entry line to the closing brace of its body, with
+    the module's .target line), in name order: the same whichever modules hold the kernels. LLVM
+    numbers block labels by the function's place in its module ($L__BB4_2 in the fifth), so
+    that number is dropped."""
+    kernels = {}
+    for raw in texts:
+        text = raw.decode()
+        target = re.search(r"^\.target\s+\S+", text, re.M)
+        for match in ENTRY.finditer(text):
+            end = text.find("\n}", match.start())
+            assert end >= 0, f"kernel {match[1]}: no closing brace"
+            body = LABEL.sub("$L__BB_", text[match.start():end + 2])
+            kernels[match[1]] = (target[0] if target else "") + "\n" + body
+    digest = hashlib.sha256()
+    for name in sorted(kernels):
+        digest.update(kernels[name].encode())
+    return digest.hexdigest()
+
+
+def ptx_digest(manifest_dir):
+    """(SHA-256 over the PTX files in manifest order, kernels_digest, dtype, arch, math,
+    kernel_set) of a lowering."""
+    texts = ptx_files(manifest_dir)
     with open(os.path.join(manifest_dir, "workload.json")) as f:
         workload = json.load(f)
     # Manifests from before --math and --kernels: CUDA-core kernels, one per layer shape.
-    return (digest.hexdigest(), workload["dtype"], workload["arch"], workload.get("math", "simt"),
+    return (hashlib.sha256(b"".join(texts)).hexdigest(), kernels_digest(texts), workload["dtype"],
+            workload["arch"], workload.get("math", "simt"),
             workload.get("kernel_set", "specialised"))
 
 
@@ -82,11 +115,11 @@ def main():
             elif head != header:
                 sys.exit(f"collect.py: error: {file}: columns differ from the first file")
             name = f"{match['network']}-b{match['batch']}"
-            sha, dtype, arch, math, kernel_set = ptx_digest(os.path.join(root, name))
+            sha, kernels_sha, dtype, arch, math, kernel_set = ptx_digest(os.path.join(root, name))
             key = [match["network"], int(match["batch"]), dtype, arch, math, kernel_set,
                    match["sms"], match["run"]]
             run_rows.append(key + [meta.get(k, "") for k in RUN_KEYS] +
-                            [" | ".join(meta["note"]), sha])
+                            [" | ".join(meta["note"]), sha, kernels_sha])
             for row in rows:
                 kernel_rows.append(key + [meta["sms_used"]] + row[:-2])  # device, sms: in runs
     order = {"launch": 0, "workload": 1, "graph": 2}
@@ -99,7 +132,7 @@ def main():
     for name, head, rows in [
             ("kernels.csv", front + ["sms_used"] + header[:-2], kernel_rows),
             ("runs.csv", front + [k for k in RUN_KEYS if k != "sms_requested"] +
-             ["notes", "ptx_sha256"], [r[:8] + r[8:12] + r[13:] for r in run_rows])]:
+             ["notes", "ptx_sha256", "kernels_sha256"], [r[:8] + r[8:12] + r[13:] for r in run_rows])]:
         tmp = os.path.join(args.out, name + ".tmp")
         with open(tmp, "w", newline="") as f:
             writer = csv.writer(f, lineterminator="\n")

@@ -1,6 +1,8 @@
 """scripts/measure/collect.py on SYNTHETIC ptxcast-measure CSVs (made-up times) of one network in
 two lowerings: the math and kernel_set columns come from each lowering's workload.json (absent:
-simt, specialised), one --manifests root per results folder, the PTX digest, and the errors."""
+simt, specialised), one --manifests root per results folder, the PTX digests, and the errors.
+scripts/measure/check-ptx.py on the measured H100 and H200 runs: ptxcast still lowers the
+kernels they timed."""
 
 import csv
 import hashlib
@@ -10,9 +12,13 @@ import subprocess
 import sys
 import unittest
 
-from support import scratch
+from support import ptxcast_bin, scratch
 
-COLLECT = os.path.join(os.path.dirname(__file__), "..", "..", "scripts", "measure", "collect.py")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+SCRIPTS = os.path.join(ROOT, "scripts", "measure")
+COLLECT = os.path.join(SCRIPTS, "collect.py")
+sys.path.insert(0, SCRIPTS)
+import collect  # noqa: E402
 META = """# tool: ptxcast-measure 0.1.0
 # date_utc: 2026-11-26T06:16:25Z
 # device: NVIDIA H200
@@ -23,14 +29,23 @@ META = """# tool: ptxcast-measure 0.1.0
 HEAD = "scope,launch_index,kernel,median_ms,device,sms\n"
 
 
-def lowering(root, workload, ptx):
-    """ROOT/net-b8/: manifest.json naming one PTX file, the file, and workload.json."""
+KERNEL = ".visible .entry {name}(\n\t.param .u64 p\n)\n{{\n\t{body};\n\t{{ nested }}\n\tret;\n}}\n"
+
+
+def module(*kernels):
+    return ".version 7.8\n.target sm_90\n.address_size 64\n\n" + "".join(
+        KERNEL.format(name=n, body=b) for n, b in kernels)
+
+
+def lowering(root, workload, *ptx):
+    """ROOT/net-b8/: manifest.json naming the PTX files, the files, and workload.json."""
     folder = os.path.join(root, "net-b8")
     os.makedirs(folder)
-    with open(os.path.join(folder, "k.ptx"), "w") as f:
-        f.write(ptx)
+    for i, text in enumerate(ptx):
+        with open(os.path.join(folder, f"k{i}.ptx"), "w") as f:
+            f.write(text)
     with open(os.path.join(folder, "manifest.json"), "w") as f:
-        json.dump({"ptx": ["k.ptx"]}, f)
+        json.dump({"ptx": [f"k{i}.ptx" for i in range(len(ptx))]}, f)
     with open(os.path.join(folder, "workload.json"), "w") as f:
         json.dump(dict(workload, dtype="f32", arch="sm_90"), f)
 
@@ -51,8 +66,9 @@ class CollectTest(unittest.TestCase):
     def setUp(self):
         self.work = scratch()
         w = self.work.name
-        lowering(os.path.join(w, "tf32"), {"math": "auto", "kernel_set": "library"}, "// mma\n")
-        lowering(os.path.join(w, "old"), {}, "// fma\n")  # a manifest from before --math
+        lowering(os.path.join(w, "tf32"), {"math": "auto", "kernel_set": "library"},
+                 module(("a", "mma.sync"), ("b", "cp.async")))
+        lowering(os.path.join(w, "old"), {}, module(("a", "fma.rn.f32")))  # from before --math
         results(os.path.join(w, "r-tf32"), "lib_conv_mma_tf32", 0.25, "tensor cores")
         results(os.path.join(w, "r-old"), "conv_igemm", 1.5, "cuda cores")
 
@@ -82,8 +98,29 @@ class CollectTest(unittest.TestCase):
         self.assertEqual([(r["math"], r["notes"], r["device"]) for r in runs],
                          [("auto", "tensor cores", "NVIDIA H200"),
                           ("simt", "cuda cores", "NVIDIA H200")])
-        self.assertEqual(runs[0]["ptx_sha256"], hashlib.sha256(b"// mma\n").hexdigest())
+        tf32 = module(("a", "mma.sync"), ("b", "cp.async")).encode()
+        self.assertEqual(runs[0]["ptx_sha256"], hashlib.sha256(tf32).hexdigest())
+        self.assertEqual(runs[0]["kernels_sha256"], collect.kernels_digest([tf32]))
+        self.assertNotEqual(runs[0]["kernels_sha256"], runs[1]["kernels_sha256"])
         self.assertNotIn("sms_requested", list(runs[0])[8:])  # once, in front
+
+    def test_kernels_digest_ignores_the_split_into_modules(self):
+        one = module(("a", "mma.sync"), ("b", "cp.async")).encode()
+        two = [module(("b", "cp.async")).encode(), module(("a", "mma.sync")).encode()]
+        self.assertEqual(collect.kernels_digest([one]), collect.kernels_digest(two))
+        self.assertNotEqual(hashlib.sha256(one).hexdigest(),
+                            hashlib.sha256(b"".join(two)).hexdigest())
+        # One instruction more in one kernel, or another target, is another digest.
+        changed = module(("a", "mma.sync;\n\tmma.sync"), ("b", "cp.async")).encode()
+        self.assertNotEqual(collect.kernels_digest([one]), collect.kernels_digest([changed]))
+        self.assertNotEqual(collect.kernels_digest([one]),
+                            collect.kernels_digest([one.replace(b"sm_90", b"sm_80")]))
+        # LLVM numbers block labels by the function's place in its module: not part of it.
+        first = module(("a", "bra $L__BB0_1;\n$L__BB0_1:")).encode()
+        fifth = module(("a", "bra $L__BB4_1;\n$L__BB4_1:")).encode()
+        other = module(("a", "bra $L__BB0_2;\n$L__BB0_2:")).encode()
+        self.assertEqual(collect.kernels_digest([first]), collect.kernels_digest([fifth]))
+        self.assertNotEqual(collect.kernels_digest([first]), collect.kernels_digest([other]))
 
     def test_roots_must_match_results(self):
         w = self.work.name
@@ -92,6 +129,26 @@ class CollectTest(unittest.TestCase):
                                 os.path.join(w, "r-old"))
         self.assertNotEqual(done.returncode, 0)
         self.assertIn("give --manifests once, or once per result folder", done.stderr)
+
+
+class MeasuredPtxTest(unittest.TestCase):
+    """The measured runs still describe the kernels ptxcast lowers: a generator change that alters
+    a measured kernel fails here (re-measure, or keep the measured strategy reachable)."""
+
+    def check(self, runs, *select):
+        done = subprocess.run([sys.executable, os.path.join(SCRIPTS, "check-ptx.py"),
+                               ptxcast_bin(), os.path.join(ROOT, runs), *select],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("(compared: kernels_sha256)", done.stdout)
+
+    def test_h200_library_kernels(self):
+        self.check("corpus/data/measured/h200/runs.csv", "--network", "resnet50", "--network",
+                   "vgg16", "--network", "mobilenetv2")
+
+    def test_h100_specialised_kernels(self):
+        self.check("corpus/data/measured/h100/runs.csv", "--network", "resnet50", "--network",
+                   "efficientnet-b0", "--batch", "8")
 
 
 if __name__ == "__main__":
