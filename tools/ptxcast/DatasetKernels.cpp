@@ -111,11 +111,70 @@ hardware::MathMode executedMath(const std::string &Math, corpus::DType T,
   return *M;
 }
 
+/// Whether row R comes from another lowering than --math and --kernels ask for. A row of the
+/// level asked for is then counted as read and skipped with the reason.
+bool otherLowering(const SourceTable &T, const learners::CsvRecord &R, const DatasetOptions &O,
+                   bool OfLevel, Ingest &G) {
+  std::string Math = optionalField(T, R, "math", "simt");
+  std::string Set = optionalField(T, R, "kernel_set", "specialised");
+  if (Math == O.math && Set == O.kernelSet)
+    return false;
+  if (OfLevel) {
+    ++G.read;
+    G.skips.add("another lowering (--math, --kernels pick which)",
+                fmt::format("line {}: math {}, kernels {}", R.line, Math, Set));
+  }
+  return true;
+}
+
+/// "network|batch|dtype|arch|sms|run": the run row R belongs to.
+std::string runConfig(const SourceTable &T, const learners::CsvRecord &R, int64_t Batch) {
+  auto F = [&](std::string_view Name) { return textField(T, R, Name); };
+  return fmt::format("{}|{}|{}|{}|{}|{}", F("network"), Batch, F("dtype"), F("arch"),
+                     F("sms_requested"), F("run"));
+}
+
+/// What every row of a file shares: the options, the source name and the measured GPU.
+struct FileContext {
+  const DatasetOptions &options;
+  const std::string &source;
+  const hardware::GpuSpec &gpu;
+};
+
+/// The learner row of measured row R of the level (its numbers N), analysed by job Job. A launch
+/// row is one launch between two CUDA events, a network row the whole workload replayed as a
+/// CUDA graph.
+MeasuredRow measuredRow(const SourceTable &T, const learners::CsvRecord &R, const RowNumbers &N,
+                        corpus::DType Type, size_t Job, const FileContext &C) {
+  auto F = [&](std::string_view Name) { return textField(T, R, Name); };
+  const bool LaunchLevel = C.options.level == "launch";
+  const hardware::MathMode Executed = executedMath(C.options.math, Type, C.gpu);
+  MeasuredRow M;
+  M.row.ids = {
+      C.source,
+      C.gpu.name,
+      F("sms_requested"),
+      LaunchLevel ? "launch" : "graph",
+      std::string(hardware::mathModeName(Executed)),
+      F("dtype"),
+      F("network"),
+      LaunchLevel ? fmt::format("batch={};launch={};kernel={}", N.batch, N.launchIndex, F("kernel"))
+                  : fmt::format("batch={}", N.batch),
+      F("run")};
+  M.row.measuredMs = N.medianMs;
+  M.row.job = Job;
+  M.row.gpu = hardware::withSmCount(C.gpu, double(N.smsUsed));
+  M.row.exec = {Executed, hardware::Implementation::Ptxcast, Type == corpus::DType::F16};
+  M.row.launch = LaunchLevel ? N.launchIndex : -1;
+  M.config = runConfig(T, R, N.batch);
+  M.kernel = F("kernel");
+  return M;
+}
+
 /// Reads one file into G: rows of the level (the first O.limit of them when set), the jobs they
 /// need and, for --level network, every launch row's kernel name.
-std::optional<support::Error> readFile(const std::string &Path, const DatasetOptions &O,
-                                       const std::string &Source, const hardware::GpuSpec &Gpu,
-                                       Ingest &G) {
+std::optional<support::Error> readFile(const std::string &Path, const FileContext &C, Ingest &G) {
+  const DatasetOptions &O = C.options;
   auto T = readTable(Path, RequiredColumns);
   if (!T)
     return T.error();
@@ -131,24 +190,14 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
     auto Type = parseDType(*T, R);
     if (!Type)
       return Type.error();
-    std::string Math = optionalField(*T, R, "math", "simt");
-    std::string Set = optionalField(*T, R, "kernel_set", "specialised");
-    if (Math != O.math || Set != O.kernelSet) {
-      if (Scope == Wanted) {
-        ++G.read;
-        G.skips.add("another lowering (--math, --kernels pick which)",
-                    fmt::format("line {}: math {}, kernels {}", R.line, Math, Set));
-      }
+    if (otherLowering(*T, R, O, Scope == Wanted, G))
       continue;
-    }
     auto N = parseNumbers(*T, R, Scope == "launch");
     if (!N)
       return N.error();
     auto F = [&](std::string_view Name) { return textField(*T, R, Name); };
-    std::string Config = fmt::format("{}|{}|{}|{}|{}|{}", F("network"), N->batch, F("dtype"),
-                                     F("arch"), F("sms_requested"), F("run"));
     if (!LaunchLevel && Scope == "launch") {
-      G.launchKernels[Config][N->launchIndex] = F("kernel");
+      G.launchKernels[runConfig(*T, R, N->batch)][N->launchIndex] = F("kernel");
       continue;
     }
     if (O.limit && G.rows.size() - First >= O.limit)
@@ -164,29 +213,7 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
     auto [It, New] = G.jobIndex.emplace(Key, G.jobs.size());
     if (New)
       G.jobs.push_back({F("network"), N->batch, *Type, F("arch")});
-    // A launch row is one launch between two CUDA events, a network row the whole workload
-    // replayed as a CUDA graph.
-    const hardware::MathMode Executed = executedMath(O.math, *Type, Gpu);
-    MeasuredRow M;
-    M.row.ids = {Source,
-                 Gpu.name,
-                 F("sms_requested"),
-                 LaunchLevel ? "launch" : "graph",
-                 std::string(hardware::mathModeName(Executed)),
-                 F("dtype"),
-                 F("network"),
-                 LaunchLevel ? fmt::format("batch={};launch={};kernel={}", N->batch, N->launchIndex,
-                                           F("kernel"))
-                             : fmt::format("batch={}", N->batch),
-                 F("run")};
-    M.row.measuredMs = N->medianMs;
-    M.row.job = It->second;
-    M.row.gpu = hardware::withSmCount(Gpu, double(N->smsUsed));
-    M.row.exec = {Executed, hardware::Implementation::Ptxcast, *Type == corpus::DType::F16};
-    M.row.launch = LaunchLevel ? N->launchIndex : -1;
-    M.config = Config;
-    M.kernel = F("kernel");
-    G.rows.push_back(std::move(M));
+    G.rows.push_back(measuredRow(*T, R, *N, *Type, It->second, C));
   }
   return std::nullopt;
 }
@@ -244,8 +271,10 @@ int runKernels(const DatasetOptions &O) {
   if (!Gpu)
     return Fail(support::Error("--gpu", 0, 0, Gpu.error().message));
   Ingest G;
+  const std::string Source = sourceName(*Gpu);
+  const FileContext Context{O, Source, *Gpu};
   for (const std::string &Path : O.inputs)
-    if (auto E = readFile(Path, O, sourceName(*Gpu), *Gpu, G))
+    if (auto E = readFile(Path, Context, G))
       return Fail(*E);
   std::vector<NetworkFactory> Jobs;
   for (const Job &J : G.jobs)
