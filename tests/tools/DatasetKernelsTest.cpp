@@ -254,6 +254,13 @@ TEST_CASE("dataset kernels: --math and --kernels pick the lowering; other rows a
   CHECK(T.at(0, "math") == "f16"); // auto on sm_90 with f16 data: f16 tensor cores
   CHECK(T.at(0, "dtype") == "f16");
   CHECK(T.num(0, "share_tensor") > 0); // the mma.sync the interpreter counted bound the time
+  // Nothing of the lowering asked for: an error, not an empty dataset.
+  R = runPtxcast("dataset kernels " + Dir / "kernels.csv" + " --math tf32 --kernels library -o " +
+                 Dir / "none.csv");
+  CHECK(R.status == 1);
+  CHECK(R.err.find("2 rows read, 0 rows written, 2 rows skipped") != std::string::npos);
+  CHECK(R.err.find("error: no measured row to join") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(Dir / "none.csv"));
   // The defaults (simt, specialised) take the other row, as for files without the columns.
   R = runPtxcast("dataset kernels " + Dir / "kernels.csv" + " -o " + Dir / "simt.csv");
   REQUIRE_MESSAGE(R.status == 0, R.err);

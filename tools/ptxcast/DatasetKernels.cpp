@@ -276,6 +276,11 @@ int runKernels(const DatasetOptions &O) {
   for (const std::string &Path : O.inputs)
     if (auto E = readFile(Path, Context, G))
       return Fail(*E);
+  if (G.rows.empty()) { // an empty dataset is never what was asked for
+    printSummary("dataset kernels", G.read, 0, G.skips, 0, 0);
+    return Fail(support::Error("no measured row to join: none of the level and run "
+                               "asked for, or every one skipped (reasons above)"));
+  }
   std::vector<NetworkFactory> Jobs;
   for (const Job &J : G.jobs)
     Jobs.push_back([&J] {
