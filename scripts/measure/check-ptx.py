@@ -9,7 +9,7 @@ script lowers every distinct run of RUNS.csv (scripts/measure/collect.py's run t
 batch, dtype, arch, math, kernel_set) again and compares its digest with the run's, as
 collect.py computed them: `kernels_sha256` (the kernels' texts, whichever modules hold them)
 where the table has it, else `ptx_sha256` (the PTX files as they were split). It prints one line
-per lowering and exits 1 when any differs. Needs no GPU.
+per lowering and exits 1 when any differs (or with `error: ...` on bad input). Needs no GPU.
 """
 import argparse
 import csv
@@ -78,4 +78,7 @@ def main():
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except OSError as e:  # a missing or unreadable file, or a binary that does not run
+        sys.exit(f"check-ptx.py: error: {e.filename}: {e.strerror}")

@@ -143,4 +143,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except OSError as e:  # a missing or unreadable file or folder
+        sys.exit(f"collect.py: error: {e.filename}: {e.strerror}")

@@ -142,6 +142,14 @@ class MeasuredPtxTest(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         self.assertIn("(compared: kernels_sha256)", done.stdout)
 
+    def test_bad_input_is_an_error_line(self):
+        done = subprocess.run([sys.executable, os.path.join(SCRIPTS, "check-ptx.py"),
+                               ptxcast_bin(), "/nonexistent/runs.csv"], capture_output=True,
+                              text=True)
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stderr.strip(),
+                         "check-ptx.py: error: /nonexistent/runs.csv: No such file or directory")
+
     def test_h200_library_kernels(self):
         self.check("corpus/data/measured/h200/runs.csv", "--network", "resnet50", "--network",
                    "vgg16", "--network", "mobilenetv2")
