@@ -132,12 +132,13 @@ private:
     }
     size_t K = std::min<size_t>(size_t(Prm.at("k")), Z.rows());
     std::partial_sort(Dist.begin(), Dist.begin() + std::ptrdiff_t(K), Dist.end());
-    bool Weighted = Prm.at("weighted") != 0;
-    if (!Weighted || Dist[0].first == 0.0)
-      return meanOf(Dist, K, Weighted);
+    const double Power = Prm.at("weighted"); // weights 1 / distance^Power
+    if (Power == 0 || Dist[0].first == 0.0)
+      return meanOf(Dist, K, Power != 0);
     double Num = 0, Den = 0;
     for (size_t I = 0; I < K; ++I) {
-      double W = RowWeight[Dist[I].second] / std::sqrt(Dist[I].first);
+      double W = RowWeight[Dist[I].second] /
+                 (Power == 1 ? std::sqrt(Dist[I].first) : std::pow(Dist[I].first, Power / 2));
       Num += W * Target[Dist[I].second];
       Den += W;
     }
@@ -168,7 +169,7 @@ private:
 
 support::Expected<std::unique_ptr<Regressor>> createKnn(const Params &P) {
   static const std::map<std::string, ParamRange> Spec = {
-      {"k", {5, 1, 1e6, true}}, {"weighted", {0, 0, 1, true}}, {"max_rows", {0, 0, 1e9, true}}};
+      {"k", {5, 1, 1e6, true}}, {"weighted", {0, 0, 2, true}}, {"max_rows", {0, 0, 1e9, true}}};
   auto Resolved = resolveParams("knn", Spec, P);
   if (!Resolved)
     return Resolved.error();

@@ -141,6 +141,12 @@ TEST_CASE("knn: k=1 is exact on training points, k=3 mean and weighted (syntheti
   REQUIRE(!Weighted->fit(X, Y));
   // weights 1/0.2, 1/0.8, 1/1.2 (standardising scales all distances alike)
   CHECK(Weighted->predict(Q)[0] == doctest::Approx(7.5 / (5.0 + 1.25 + 1.0 / 1.2)));
+  auto Square = make("knn", {{"k", 3}, {"weighted", 2}});
+  REQUIRE(!Square->fit(X, Y));
+  // weights 1/0.04, 1/0.64, 1/1.44: the closest row counts more than with 1/d
+  const double W0 = 1 / 0.04, W1 = 1 / 0.64, W2 = 1 / 1.44;
+  CHECK(Square->predict(Q)[0] == doctest::Approx((W0 * 1 + W1 * 2 + W2 * 0) / (W0 + W1 + W2)));
+  CHECK(!createRegressor("knn", {{"k", 3}, {"weighted", 3}})); // 0, 1 or 2
 }
 
 TEST_CASE("tree: fits a step function exactly (synthetic)") {
