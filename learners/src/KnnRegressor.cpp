@@ -137,8 +137,9 @@ private:
       return meanOf(Dist, K, Power != 0);
     double Num = 0, Den = 0;
     for (size_t I = 0; I < K; ++I) {
-      double W = RowWeight[Dist[I].second] /
-                 (Power == 1 ? std::sqrt(Dist[I].first) : std::pow(Dist[I].first, Power / 2));
+      // Dist holds squared distances: 1/d is 1/sqrt(D), 1/d^2 is 1/D.
+      double W =
+          RowWeight[Dist[I].second] / (Power == 1 ? std::sqrt(Dist[I].first) : Dist[I].first);
       Num += W * Target[Dist[I].second];
       Den += W;
     }

@@ -38,9 +38,8 @@ def lowerings(path, networks, batches):
                 continue
             if batches and row["batch"] not in batches:
                 continue
-            # Run tables from before collect.py recorded the lowering: CUDA-core kernels.
-            key = tuple(row.get(c) or {"math": "simt", "kernel_set": "specialised"}[c]
-                        if c in ("math", "kernel_set") else row[c] for c in KEY)
+            # Run tables from before collect.py recorded the lowering lack math and kernel_set.
+            key = tuple(row.get(c) or collect.LOWERING_DEFAULTS.get(c, "") for c in KEY)
             wanted.setdefault(key, set()).add(row[column])
     return wanted, column
 

@@ -8,13 +8,15 @@ NAME is `NETWORK-bBATCH`, a folder under ROOT with the manifest that was measure
 for all RESULT_DIRs, or one per RESULT_DIR in order: lowerings of the same network and batch in
 several math modes live in separate roots). Writes DIR/kernels.csv (every row of every file, with
 network, batch, dtype, arch, math, kernel_set, sms and run columns in front; math and kernel_set as
-the lowering's workload.json records them) and DIR/runs.csv (one row per file: its `# key: value` metadata, notes joined by ' | ', and
-the SHA-256 of the manifest's PTX modules in order, and of its kernels' texts in name order
-whichever modules hold them, so a later lowering can be checked against what was timed:
-scripts/measure/check-ptx.py). Rows are sorted, so the same inputs give the same bytes.
+the lowering's workload.json records them) and DIR/runs.csv (one row per file: its `# key: value`
+metadata, notes joined by ' | ', and the SHA-256 of the manifest's PTX modules in order and of its
+kernels' texts in name order whichever modules hold them, so a later lowering can be checked
+against what was timed: scripts/measure/check-ptx.py). Rows are sorted, so the same inputs give
+the same bytes.
 """
 import argparse
 import csv
+import functools
 import hashlib
 import json
 import os
@@ -81,16 +83,19 @@ def kernels_digest(texts):
     return digest.hexdigest()
 
 
+# What a lowering from before --math and --kernels used: CUDA-core kernels, one per layer shape.
+LOWERING_DEFAULTS = {"math": "simt", "kernel_set": "specialised"}
+
+
+@functools.lru_cache(maxsize=None)  # the runs of one manifest (SM counts, repeats) share it
 def ptx_digest(manifest_dir):
     """(SHA-256 over the PTX files in manifest order, kernels_digest, dtype, arch, math,
     kernel_set) of a lowering."""
     texts = ptx_files(manifest_dir)
     with open(os.path.join(manifest_dir, "workload.json")) as f:
-        workload = json.load(f)
-    # Manifests from before --math and --kernels: CUDA-core kernels, one per layer shape.
+        workload = dict(LOWERING_DEFAULTS, **json.load(f))
     return (hashlib.sha256(b"".join(texts)).hexdigest(), kernels_digest(texts), workload["dtype"],
-            workload["arch"], workload.get("math", "simt"),
-            workload.get("kernel_set", "specialised"))
+            workload["arch"], workload["math"], workload["kernel_set"])
 
 
 def main():

@@ -135,17 +135,17 @@ class MeasuredPtxTest(unittest.TestCase):
     """The measured runs still describe the kernels ptxcast lowers: a generator change that alters
     a measured kernel fails here (re-measure, or keep the measured strategy reachable)."""
 
+    def run_check(self, runs, *select):
+        return subprocess.run([sys.executable, os.path.join(SCRIPTS, "check-ptx.py"),
+                               ptxcast_bin(), runs, *select], capture_output=True, text=True)
+
     def check(self, runs, *select):
-        done = subprocess.run([sys.executable, os.path.join(SCRIPTS, "check-ptx.py"),
-                               ptxcast_bin(), os.path.join(ROOT, runs), *select],
-                              capture_output=True, text=True)
+        done = self.run_check(os.path.join(ROOT, runs), *select)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         self.assertIn("(compared: kernels_sha256)", done.stdout)
 
     def test_bad_input_is_an_error_line(self):
-        done = subprocess.run([sys.executable, os.path.join(SCRIPTS, "check-ptx.py"),
-                               ptxcast_bin(), "/nonexistent/runs.csv"], capture_output=True,
-                              text=True)
+        done = self.run_check("/nonexistent/runs.csv")
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr.strip(),
                          "check-ptx.py: error: /nonexistent/runs.csv: No such file or directory")

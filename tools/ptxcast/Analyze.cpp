@@ -251,10 +251,10 @@ void addAnalyzeCommand(CLI::App &App) {
       ->capture_default_str();
   Cmd->add_option("--arch", O->arch, "target architecture")->capture_default_str();
   Cmd->add_option("--math", O->math, "convolution/dense/bmm math (ptxcast lower --math)")
-      ->check(CLI::IsMember({"auto", "simt", "tf32", "f16", "bf16"}))
+      ->check(CLI::IsMember(mathChoices()))
       ->capture_default_str();
   Cmd->add_option("--kernels", O->kernels, "kernel set (ptxcast lower --kernels)")
-      ->check(CLI::IsMember({"library", "specialised"}))
+      ->check(CLI::IsMember(kernelSetChoices()))
       ->capture_default_str();
   Cmd->add_option("--mode", O->mode, "fast (shortcuts) or exact (real data, every CTA)")
       ->check(CLI::IsMember({"fast", "exact"}))

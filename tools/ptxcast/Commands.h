@@ -1,6 +1,9 @@
 // Each ptxcast subcommand registers itself on the root CLI::App through one of these.
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace CLI {
 class App;
 }
@@ -17,6 +20,11 @@ void addDatasetCommand(CLI::App &App);
 void addPredictCommand(CLI::App &App);
 void addCompareCommand(CLI::App &App);
 void addGpusCommand(CLI::App &App);
+
+/// The names `--math` takes (corpus::MathMode: auto, then simt and the tensor-core modes) and
+/// `--kernels` takes (corpus::KernelSet), for the commands that lower.
+inline std::vector<std::string> mathChoices() { return {"auto", "simt", "tf32", "f16", "bf16"}; }
+inline std::vector<std::string> kernelSetChoices() { return {"library", "specialised"}; }
 
 /// Parses and runs `Argv` (Argv[0] is the program name) with every subcommand registered:
 /// 0 on success, else the exit status; help goes to stdout, errors to stderr.

@@ -104,11 +104,11 @@ void addDatasetCommand(CLI::App &App) {
   Kern->add_option("--math", O->math,
                    "the rows lowered with this --math (column math; absent = simt) are joined, "
                    "others skipped")
-      ->check(CLI::IsMember({"simt", "auto", "tf32", "f16", "bf16"}))
+      ->check(CLI::IsMember(mathChoices()))
       ->capture_default_str();
   Kern->add_option("--kernels", O->kernelSet,
                    "likewise for the kernel set (column kernel_set; absent = specialised)")
-      ->check(CLI::IsMember({"specialised", "library"}))
+      ->check(CLI::IsMember(kernelSetChoices()))
       ->capture_default_str();
   Kern->callback([O] {
     if (int Status = dataset::runKernels(*O); Status != 0)

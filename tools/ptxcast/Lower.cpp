@@ -105,13 +105,13 @@ void addLowerCommand(CLI::App &App) {
          "for f32 on sm_80+, f16 tensor cores for f16 on sm_70+, else simt), simt "
          "(CUDA-core FMAs), or tensor cores with tf32 or bf16 (sm_80+) or f16 (sm_70+) "
          "operands")
-      ->check(CLI::IsMember({"auto", "simt", "tf32", "f16", "bf16"}))
+      ->check(CLI::IsMember(mathChoices()))
       ->capture_default_str();
   Cmd->add_option("--kernels", Opts->kernels,
                   "library (kernels that take shapes as parameters, shared by layers of any "
                   "shape) or specialised (one kernel per layer shape, shapes as constants: the "
                   "kernels the shipped model and the measured H100 data describe)")
-      ->check(CLI::IsMember({"library", "specialised"}))
+      ->check(CLI::IsMember(kernelSetChoices()))
       ->capture_default_str();
   Cmd->callback([Opts] {
     if (int Status = runLower(*Opts); Status != 0)
