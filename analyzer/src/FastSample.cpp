@@ -23,12 +23,17 @@ LaunchConfig withSubset(const LaunchConfig &L, std::vector<uint64_t> Ctas) {
   return One;
 }
 
-/// Runs the CTAs `Sub` in one call; adds the work done to Out's statistics.
-RunResult runCtas(const SampleJob &J, std::vector<uint64_t> Sub, ClassRun &Out) {
+/// Runs the CTAs `Sub` in one call, within `Budget` warp instructions when it is not 0 (and
+/// the settings' budget); adds the work done to Out's statistics.
+RunResult runCtas(const SampleJob &J, std::vector<uint64_t> Sub, ClassRun &Out,
+                  uint64_t Budget = 0) {
   J.skipper.setOptions(
       {J.settings.skipLoops, J.device.pattern != AbstractPattern::Zero, J.settings.skipWarpLoops});
+  RunSettings Run = J.settings.run;
+  if (Budget > 0)
+    Run.maxWarpInstructions = std::min(Run.maxWarpInstructions, Budget);
   RunResult R = runKernelSkipping(J.program, J.kernel, withSubset(J.launch, std::move(Sub)),
-                                  J.device, J.settings.run, &J.skipper);
+                                  J.device, Run, &J.skipper);
   const LoopSkipStats &Stats = J.skipper.stats();
   Out.interpreted += Stats.interpreted(R.profile.warpInstructionsTotal());
   Out.skipped += Stats.iterationsSkipped;
@@ -174,7 +179,10 @@ std::optional<Trap> runClass(const SampleJob &J, const std::vector<uint64_t> &Ct
   if (Check && !Ctas.empty()) {
     RunResult Zero = runCta(J, Ctas[0], Cache, Out);
     J.device.pattern = AbstractPattern::AddressHash;
-    RunResult Hashed = runCtas(J, {Ctas[0]}, Out);
+    // Other data may never let a loop end (a spin lock whose compare-and-swap now fails): far
+    // more work than with zeros is data dependence, found without waiting for it to finish.
+    const uint64_t Budget = 8 * Zero.profile.warpInstructionsTotal() + (uint64_t(1) << 20);
+    RunResult Hashed = runCtas(J, {Ctas[0]}, Out, Budget);
     J.device.pattern = AbstractPattern::Zero;
     // A trap with other data is itself data dependence (e.g. a loaded index out of bounds).
     Out.dataDependent = Hashed.trap.has_value() || !sameCounts(Zero.profile, Hashed.profile);

@@ -62,6 +62,23 @@ Dim3 toDim3(const Json &V, const std::string &Field) {
 constexpr std::string_view RandomDtypes[] = {"f32", "f64", "f16", "bf16", "s32",
                                              "u32", "s16", "u16", "s8",   "u8"};
 
+/// The values an integer random-fill dtype holds; nullopt for the floating-point ones.
+std::optional<std::pair<double, double>> integerRange(const std::string &T) {
+  if (T == "s32")
+    return std::pair{-2147483648.0, 2147483647.0};
+  if (T == "u32")
+    return std::pair{0.0, 4294967295.0};
+  if (T == "s16")
+    return std::pair{-32768.0, 32767.0};
+  if (T == "u16")
+    return std::pair{0.0, 65535.0};
+  if (T == "s8")
+    return std::pair{-128.0, 127.0};
+  if (T == "u8")
+    return std::pair{0.0, 255.0};
+  return std::nullopt;
+}
+
 BufferInit parseInit(const Json &V, const std::string &Field, const fs::path &Dir) {
   BufferInit I;
   if (V.is_string()) {
@@ -83,11 +100,16 @@ BufferInit parseInit(const Json &V, const std::string &Field, const fs::path &Di
     bad(Field + ".random", "unknown dtype '" + I.dtype +
                                "' (expected f32, f64, f16, bf16, s32, u32, s16, u16, s8 or u8)");
   I.seed = V.contains("seed") ? toU64(V.at("seed"), Field + ".seed") : 0;
+  const auto Range = integerRange(I.dtype);
   for (auto [Key, Dst] : {std::pair{"min", &I.min}, std::pair{"max", &I.max}})
     if (V.contains(Key)) {
-      if (!V.at(Key).is_number())
+      const Json &B = V.at(Key);
+      if (!B.is_number())
         bad(Field + "." + Key, "expected a number");
-      *Dst = V.at(Key).get<double>();
+      *Dst = B.get<double>();
+      // Integer fills draw integers the type can hold (as ptxcast-measure checks them).
+      if (Range && (!B.is_number_integer() || *Dst < Range->first || *Dst > Range->second))
+        bad(Field + "." + Key, B.dump() + " is not an integer in the range of " + I.dtype);
     }
   if (!(I.min <= I.max))
     bad(Field, "min is greater than max");
@@ -128,6 +150,13 @@ ArgSpec parseArg(const Json &V, const std::string &Field) {
       A.bits = scalar::f64ToBf16(D);
     else
       A.bits = std::bit_cast<uint32_t>(scalar::f64ToF32(D));
+    // A finite value must stay finite: rounding 1e300 to f32 gives infinity, not the number.
+    const bool Inf = *T == ptx::Type::F16    ? (A.bits & 0x7FFF) == 0x7C00
+                     : *T == ptx::Type::BF16 ? (A.bits & 0x7FFF) == 0x7F80
+                     : *T == ptx::Type::F32  ? std::isinf(std::bit_cast<float>(uint32_t(A.bits)))
+                                             : false;
+    if (Inf && std::isfinite(D))
+      bad(F, X.dump() + " does not fit (it rounds to infinity)");
     return A;
   }
   if (!X.is_number_integer())
@@ -254,7 +283,11 @@ support::Expected<std::vector<uint8_t>> randomBytes(const BufferInit &Init, uint
   std::vector<uint8_t> Out(Bytes);
   uint64_t State = Init.seed;
   bool IsFloat = T[0] == 'f' || T[0] == 'b';
-  // Integers: min + draw mod (max - min + 1), with min/max rounded toward zero.
+  // Integers: min + draw mod (max - min + 1), both bounds integers the type holds.
+  if (auto R = integerRange(T);
+      R && !(R->first <= Init.min && Init.min <= Init.max && Init.max <= R->second &&
+             std::trunc(Init.min) == Init.min && std::trunc(Init.max) == Init.max))
+    return support::Error("random " + T + " fill: bounds must be integers the type holds");
   int64_t Lo = static_cast<int64_t>(Init.min), Hi = static_cast<int64_t>(Init.max);
   uint64_t Span = static_cast<uint64_t>(Hi - Lo) + 1;
   for (uint64_t E = 0; E < Bytes / Size; ++E) {

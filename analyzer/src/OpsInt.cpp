@@ -42,6 +42,10 @@ template <bool Signed, bool IsMax, bool IsRelu> struct Packed16x2 {
     return scalar::minMax16x2(A, B, Signed, IsMax, IsRelu);
   }
 };
+/// add/sub on packed .s16x2/.u16x2 (sm_90): each half wraps on its own.
+template <bool IsSub> struct AddSub16x2 {
+  template <class T> static T f(T A, T B) { return scalar::addSub16x2(A, B, IsSub); }
+};
 struct And {
   template <class T> static T f(T A, T B) { return A & B; }
 };
@@ -321,6 +325,13 @@ bool selectInt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   case Opcode::Sub:
     if (Cc)
       return selectCarry(Ctx, In, I, T);
+    if (T == ptx::Type::S16x2 || T == ptx::Type::U16x2) {
+      if (In.hasModifier("sat"))
+        return Ctx.fail("saturating packed add/sub");
+      I.fn = In.opcode == Opcode::Add ? binaryOp<uint32_t, AddSub16x2<false>>
+                                      : binaryOp<uint32_t, AddSub16x2<true>>;
+      return operands(Ctx, In, I, 2, T);
+    }
     if (In.hasModifier("sat")) {
       if (T != ptx::Type::S32)
         return Ctx.fail("saturating add/sub type");

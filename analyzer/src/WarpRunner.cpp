@@ -465,6 +465,9 @@ bool initWarp(Exec &X, Warp &W, uint32_t Index, uint32_t Func) {
 
 namespace {
 
+/// Backward jumps a warp makes in one turn before the next warp of its CTA runs.
+constexpr uint32_t YieldAfterBackJumps = 1u << 16;
+
 /// Appends the operands of compare `I` (lanes `M`) to the trace.
 void traceCompare(Exec &X, const Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
   CmpRecord &R = X.cmpTrace->emplace_back();
@@ -490,6 +493,7 @@ template <bool Trace> void runWarpLoop(Exec &X, Warp &W) {
   uint32_t Pc = W.stack.back().pc;
   uint32_t Active = W.stack.back().mask;
   uint32_t Rpc = W.stack.back().rpc;
+  uint32_t BackJumps = 0;
   for (;;) {
     const DInstr &I = Code[Pc];
     uint32_t M = Active;
@@ -524,6 +528,11 @@ template <bool Trace> void runWarpLoop(Exec &X, Warp &W) {
         return;
       if (I.loopLatch && X.warpSkip) [[unlikely]]
         X.warpSkip->onLatch(X, W, Pc, Active, M);
+      // A warp may wait in a loop for another warp of its CTA to write shared or global
+      // memory, without a barrier: yield now and then, as a GPU's warp scheduler would, so
+      // the others run. Deterministic: every warp yields after the same number of jumps.
+      if (W.stack.back().pc <= Pc && ++BackJumps == YieldAfterBackJumps) [[unlikely]]
+        return;
     }
     Pc = W.stack.back().pc;
     Active = W.stack.back().mask;

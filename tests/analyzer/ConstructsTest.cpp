@@ -481,3 +481,38 @@ TEST_CASE("vector .reg formals take vector registers, a generic access to a vari
 )";
   CHECK(runOut(Body, "k", 4) == std::vector<uint32_t>{0x04030201, 99, 80, 0x08070605});
 }
+
+TEST_CASE("scheduling: a warp waiting on a flag another warp sets, without a barrier, ends") {
+  // Warp 0 spins on a volatile shared flag that warp 1 sets after writing a value (legal on any
+  // GPU: the warp scheduler runs both). The interpreter lets a looping warp yield to the others.
+  const char *Body = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
+  .shared .align 4 .b32 flag;
+  .shared .align 4 .b32 val;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.eq.u32 %p1, %r1, 0;
+  @%p1 bra CONSUMER;
+  setp.ne.u32 %p2, %r1, 32;
+  @%p2 bra DONE;
+  st.volatile.shared.u32 [val], 42;
+  membar.cta;
+  st.volatile.shared.u32 [flag], 1;
+  bra.uni DONE;
+CONSUMER:
+  ld.volatile.shared.u32 %r2, [flag];
+  setp.eq.u32 %p1, %r2, 0;
+  @%p1 bra CONSUMER;
+  ld.volatile.shared.u32 %r3, [val];
+  st.global.u32 [%rd1], %r3;
+DONE:
+  ret;
+}
+)";
+  std::vector<uint32_t> V = runOut(Body, "k", 1, 64);
+  CHECK(V[0] == 42);
+}

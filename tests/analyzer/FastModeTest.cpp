@@ -235,6 +235,39 @@ analyzer::AnalysisInput loadInput(const fs::path &Dir) {
 
 } // namespace
 
+TEST_CASE("fast mode: a spin lock that other data never releases is data-dependent, not a hang") {
+  // One thread takes a lock with compare-and-swap. Zeros let it in at once; the data check's
+  // address-hashed values never do, so that run must stop at its budget and say so.
+  analyzer::AnalysisInput In;
+  In.ptx.push_back({"spin.ptx", R"(.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry spin(.param .u64 lock, .param .u64 out) {
+  .reg .pred %p;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [lock];
+  ld.param.u64 %rd2, [out];
+SPIN:
+  atom.global.cas.b32 %r1, [%rd1], 0, 1;
+  setp.ne.s32 %p, %r1, 0;
+  @%p bra SPIN;
+  st.global.u32 [%rd2], %r1;
+  atom.global.exch.b32 %r2, [%rd1], 0;
+  ret;
+}
+)"});
+  In.buffers = {buffer("lock", 4), buffer("out", 4)};
+  analyzer::LaunchSpec L;
+  L.kernel = "spin";
+  L.args = {bufArg("lock"), bufArg("out")};
+  In.launches = {L};
+  auto Fast = analyzer::analyze(In, AnalysisMode::Fast);
+  REQUIRE_MESSAGE(Fast, support::errorText(Fast));
+  CHECK(Fast->launches[0].dataDependent);
+  CHECK(Fast->launches[0].profile.warpInstructionsTotal() < 100); // the zero run's counts
+}
+
 TEST_CASE("fast mode: nvcc kernels through a manifest") {
   fs::path Dir = fs::temp_directory_path() / "ptxcast_fastmode_nvcc";
   fs::create_directories(Dir);

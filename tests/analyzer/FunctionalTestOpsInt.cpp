@@ -462,8 +462,9 @@ TEST_CASE("ops: more forms (16/64-bit multiply, sad.u64, bfind.u64)") {
        }});
 }
 
-// Regression: these were once unsupported (min/max .s16x2/.u16x2, fns.b32) or wrong (max.relu.s32
-// ran without its clamp). Expected values are ScalarOps', verified independently in its tests.
+// Regression: these were once unsupported (min/max/add/sub .s16x2/.u16x2, fns.b32) or wrong
+// (max.relu.s32 ran without its clamp). Expected values are ScalarOps', verified independently in
+// its tests.
 TEST_CASE("ops: relu and packed min/max, fns") {
   run({"max.relu.s32 {d}, {a}, {b};", RK::R, {RK::R, RK::R}, [](uint64_t A, uint64_t B, uint64_t) {
          return uint32_t(reluS32(std::max(s32(A), s32(B))));
@@ -473,6 +474,18 @@ TEST_CASE("ops: relu and packed min/max, fns") {
        }});
   run({"max.u16x2 {d}, {a}, {b};", RK::R, {RK::R, RK::R}, [](uint64_t A, uint64_t B, uint64_t) {
          return minMax16x2(u32(A), u32(B), false, true);
+       }});
+  // add/sub .s16x2/.u16x2 (sm_90, nvcc's __vadd2/__vsub2): each half wraps on its own.
+  auto Halves = [](uint64_t A, uint64_t B, int Sign) {
+    uint32_t Lo = (uint32_t(A) + uint32_t(Sign * int32_t(B & 0xFFFF))) & 0xFFFF;
+    uint32_t Hi = ((uint32_t(A) >> 16) + uint32_t(Sign * int32_t((B >> 16) & 0xFFFF))) & 0xFFFF;
+    return uint64_t(Hi << 16 | Lo);
+  };
+  run({"add.s16x2 {d}, {a}, {b};", RK::R, {RK::R, RK::R}, [&](uint64_t A, uint64_t B, uint64_t) {
+         return Halves(A, B, 1);
+       }});
+  run({"sub.u16x2 {d}, {a}, {b};", RK::R, {RK::R, RK::R}, [&](uint64_t A, uint64_t B, uint64_t) {
+         return Halves(A, B, -1);
        }});
   OpCase Fns{
       "fns.b32 {d}, {a}, {b}, {c};",

@@ -70,6 +70,22 @@ TEST_CASE("manifest: malformed fields are named in the error") {
         "m.json: error: launches[0].args[0]: unknown scalar type 'q32'");
   CHECK(errorOf(R"({"ptx": "k.ptx", "launches": [{"grid": [1], "block": [1]}]})") ==
         "m.json: error: launches[0]: missing field 'kernel'");
+  // Values a type cannot hold are errors, not wrapped, zeroed or infinite data.
+  CHECK(errorOf(R"({"ptx": "k.ptx", "launches": [{"kernel": "k", "grid": [1], "block": [1],
+                   "args": [{"f32": 1e300}]}]})") ==
+        "m.json: error: launches[0].args[0].f32: 1e+300 does not fit (it rounds to infinity)");
+  CHECK(errorOf(R"({"ptx": "k.ptx", "launches": [{"kernel": "k", "grid": [1], "block": [1],
+                   "args": [{"f16": 70000}]}]})") ==
+        "m.json: error: launches[0].args[0].f16: 70000 does not fit (it rounds to infinity)");
+  CHECK(errorOf(R"({"ptx": "k.ptx", "buffers": [{"name": "x", "bytes": 4,
+                   "init": {"random": "s32", "max": 1099511627776}}], "launches": []})") ==
+        "m.json: error: buffers[0].init.max: 1099511627776 is not an integer in the range of s32");
+  CHECK(errorOf(R"({"ptx": "k.ptx", "buffers": [{"name": "x", "bytes": 4,
+                   "init": {"random": "u8", "min": -5}}], "launches": []})") ==
+        "m.json: error: buffers[0].init.min: -5 is not an integer in the range of u8");
+  CHECK(errorOf(R"({"ptx": "k.ptx", "buffers": [{"name": "x", "bytes": 4,
+                   "init": {"random": "u8", "max": 2.5}}], "launches": []})") ==
+        "m.json: error: buffers[0].init.max: 2.5 is not an integer in the range of u8");
 }
 
 TEST_CASE("manifest: scalar arguments become little-endian bits of their PTX type") {
