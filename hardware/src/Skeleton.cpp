@@ -220,7 +220,7 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   // as direct convolutions) is register- and shared-memory-tiled: its instruction issue,
   // load/store and L2 traffic are small next to its multiply-adds, which our plain kernel's
   // counts are not. So for a framework's GEMM-like launch only the multiply-adds (at the rate of
-  // the pipe they run on) and the compulsory DRAM traffic bound the time.
+  // the pipe they run on) and the compulsory L2 and DRAM traffic bound the time.
   const bool Ideal = E.impl == Implementation::Framework &&
                      (Family == KindFamily::Gemm || Family == KindFamily::DirectConv);
   std::array<double, NumResources> Cycles{};
@@ -243,12 +243,14 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   for (size_t R = 0; R <= size_t(Resource::Issue); ++R)
     B.ms[R] = Cycles[R] * Busiest / Hz * 1e3;
 
-  // L2: every requested sector, at the bandwidth of the SMs that run CTAs.
+  // L2: every requested sector, at the bandwidth of the SMs that run CTAs. A library's tiled
+  // kernel requests each byte of its footprint from L2 at least once (more, re-reading tiles;
+  // those re-reads are its efficiency's business).
   const double ActiveSms = std::min(Ctas, Gpu.smCount);
-  B.l2Bytes = 32.0 * double(P.globalLoadSectors + P.globalStoreSectors + P.globalAtomicSectors);
-  if (!Ideal)
-    B.ms[size_t(Resource::L2)] =
-        B.l2Bytes / (Gpu.limits.l2BytesPerClockPerSm * ActiveSms * Hz) * 1e3;
+  B.l2Bytes =
+      Ideal ? double(W.footprintBytes)
+            : 32.0 * double(P.globalLoadSectors + P.globalStoreSectors + P.globalAtomicSectors);
+  B.ms[size_t(Resource::L2)] = B.l2Bytes / (Gpu.limits.l2BytesPerClockPerSm * ActiveSms * Hz) * 1e3;
   // DRAM: the footprint once, less what is still in L2 from the launch before (the layer that
   // wrote this one's input, or the same launch timed again). Re-reads within the launch are
   // short-lived (a stencil's window, a GEMM tile's rows) and hit L1 or L2; the L2 term above

@@ -128,6 +128,25 @@ TEST_CASE("skeleton: GEMM-like framework launches run on tensor cores in their m
   CHECK(defaultMathMode("f16", 7.0) == MathMode::F16);
 }
 
+TEST_CASE("skeleton: a framework's GEMM-like launch reads its footprint through L2 once") {
+  GpuSpec A100 = catalogGpu("a100"); // 40 MB of L2
+  const Execution Tf32{MathMode::Tf32, Implementation::Framework, false};
+  LaunchWork Conv = launch(216, 1); // 216 CTAs: every SM runs some
+  Conv.footprintBytes = 8u << 20;   // fits in the resident share: no DRAM traffic
+  // Our plain kernel's sectors are not the library's traffic: the footprint is, once.
+  Conv.profile.globalLoadSectors *= 1000;
+  LaunchBound B = bound(Conv, A100, Tf32);
+  const double L2Bps = A100.limits.l2BytesPerClockPerSm * A100.smCount * A100.boostClockMhz * 1e6;
+  CHECK(B.dramBytes == 0);
+  CHECK(B.l2Bytes == doctest::Approx(8.0 * 1024 * 1024));
+  CHECK(ms(B, Resource::L2) == doctest::Approx(8.0 * 1024 * 1024 / L2Bps * 1e3));
+  CHECK(B.workMs == ms(B, Resource::L2)); // 216 x 256 MACs are nothing next to 8 MB
+  // A launch on fewer CTAs than SMs moves its bytes through the L2 slices of the SMs it uses.
+  Conv.profile.grid = {54, 1, 1};
+  CHECK(ms(bound(Conv, A100, Tf32), Resource::L2) ==
+        doctest::Approx(8.0 * 1024 * 1024 / (L2Bps * 54 / A100.smCount) * 1e3));
+}
+
 TEST_CASE("skeleton: on Hopper tensor multiply-adds run at mma.sync's rate, half the peak") {
   GpuSpec H100 = catalogGpu("h100-sxm");
   CHECK(H100.limits.mmaSyncShare() == 0.5); // wgmma reaches the peak, mma.sync and wmma half

@@ -108,7 +108,7 @@ struct LaunchBound {
   double waves = 0;     ///< CTAs / (SMs x CTAs per SM)
   double tailFill = 0;  ///< fill of the last wave, (0, 1]
   double dramBytes = 0; ///< estimated DRAM traffic
-  double l2Bytes = 0;   ///< global sectors x 32
+  double l2Bytes = 0;   ///< global sectors x 32; a framework's GEMM-like launch: its footprint
   double computeMs = 0; ///< largest of the arithmetic pipes
   double memoryMs = 0;  ///< largest of L2 and DRAM
   double busyCycles = 0; ///< workMs in clock cycles of one SM
