@@ -82,10 +82,12 @@ TEST_CASE("inspect --format json: shape, totals and registers match the PTX text
     CAPTURE(Names[K]);
     CHECK(Kern["name"] == Names[K]);
     CHECK(Kern["entry"] == true);
-    for (const char *Key : {"params", "registers", "estimated_registers_per_thread",
-                            "static_shared_bytes", "blocks", "loops", "max_loop_depth"})
+    for (const char *Key :
+         {"params", "registers", "estimated_registers_per_thread", "static_shared_bytes",
+          "interpreter_unsupported", "blocks", "loops", "max_loop_depth"})
       CHECK(Kern.contains(Key));
-    CHECK(Kern.size() == 10);
+    CHECK(Kern.size() == 11);
+    CHECK(Kern["interpreter_unsupported"].empty()); // nvcc's plain kernels run
     CHECK(Kern["estimated_registers_per_thread"].get<int>() > 0);
     CHECK(Kern["static_shared_bytes"] == 0);
     const nlohmann::json &Counts = Kern["static_counts"];
@@ -172,4 +174,32 @@ TEST_CASE("inspect rejects an unknown --format") {
   CHECK(R.status != 0);
   CHECK(R.out.empty());
   CHECK(R.err.find("xml") != std::string::npos);
+}
+
+TEST_CASE("inspect says which kernels the interpreter cannot run, and where") {
+  std::filesystem::path Ptx = std::filesystem::temp_directory_path() /
+                              ("ptxcast_unsup_" + std::to_string(getpid()) + ".ptx");
+  {
+    std::ofstream Out(Ptx);
+    Out << ".version 8.0\n.target sm_90\n.address_size 64\n"
+           ".extern .func (.param .b32 r) vprintf(.param .b64 f, .param .b64 a);\n"
+           ".visible .entry ok()\n{\n  ret;\n}\n"
+           ".visible .entry says()\n{\n  .reg .b32 %r<2>;\n"
+           "  { .param .b64 f; .param .b64 a; .param .b32 r;\n"
+           "    st.param.b64 [f], 0;\n    st.param.b64 [a], 0;\n"
+           "    call.uni (r), vprintf, (f, a);\n  }\n  ret;\n}\n";
+  }
+  RunResult Text = runPtxcast("inspect " + Ptx.string());
+  RunResult Json = runPtxcast("inspect " + Ptx.string() + " --format json");
+  std::filesystem::remove(Ptx);
+  REQUIRE(Text.status == 0);
+  CHECK(Text.out.find("interpreter     runs it") != std::string::npos);
+  CHECK(Text.out.find("interpreter     cannot run it (1 instruction(s)):") != std::string::npos);
+  CHECK(Text.out.find(Ptx.string() + ":15:5: error: unsupported instruction 'call.uni'") !=
+        std::string::npos);
+  REQUIRE(Json.status == 0);
+  nlohmann::json J = nlohmann::json::parse(Json.out);
+  REQUIRE(J["kernels"].size() == 2);
+  CHECK(J["kernels"][0]["interpreter_unsupported"].empty());
+  CHECK(J["kernels"][1]["interpreter_unsupported"].size() == 1);
 }

@@ -3,6 +3,8 @@
 // estimated registers per thread and static shared memory).
 #include "Commands.h"
 
+#include "analyzer/Program.h"
+
 #include "ptx/Cfg.h"
 #include "ptx/Parser.h"
 #include "ptx/Resources.h"
@@ -36,13 +38,23 @@ struct FunctionSummary {
   ptx::ClassCounts counts{};
   uint64_t total = 0;
   ptx::KernelResources resources; ///< kernels only
+  /// Kernels only: what the interpreter cannot execute (`file:line:col: error: ...`), or why
+  /// the module does not decode.
+  std::vector<std::string> unsupported;
 };
 
-FunctionSummary summarize(const ptx::Module &M, const ptx::Function &F) {
+FunctionSummary summarize(const ptx::Module &M, const ptx::Function &F,
+                          const support::Expected<analyzer::Program> &P) {
   FunctionSummary S;
   S.fn = &F;
-  if (F.isEntry)
+  if (F.isEntry) {
     S.resources = ptx::estimateResources(M, F);
+    if (!P)
+      S.unsupported.push_back(P.error().str());
+    else
+      for (const support::Error &E : P->unsupported(F.name))
+        S.unsupported.push_back(E.str());
+  }
   S.registers = ptx::declaredRegisters(F);
   S.blocks = F.blocks.size();
   ptx::Cfg C = ptx::buildCfg(F);
@@ -83,6 +95,7 @@ nlohmann::ordered_json toJson(const FunctionSummary &S) {
   if (S.fn->isEntry) {
     J["estimated_registers_per_thread"] = S.resources.registers;
     J["static_shared_bytes"] = S.resources.staticSharedBytes;
+    J["interpreter_unsupported"] = S.unsupported;
   }
   J.update({{"blocks", S.blocks},
             {"loops", S.loops},
@@ -104,6 +117,14 @@ void printText(const ptx::Module &M, const std::vector<FunctionSummary> &Summari
     if (F.isEntry)
       fmt::print("  {:<16}{} per thread (estimate), {} B static shared\n", "resources",
                  S.resources.registers, S.resources.staticSharedBytes);
+    if (F.isEntry) {
+      fmt::print("  {:<16}{}\n", "interpreter",
+                 S.unsupported.empty()
+                     ? std::string("runs it")
+                     : fmt::format("cannot run it ({} instruction(s)):", S.unsupported.size()));
+      for (size_t I = 0; I < std::min<size_t>(S.unsupported.size(), 5); ++I)
+        fmt::print("    {}\n", S.unsupported[I]);
+    }
     fmt::print("  {:<16}{}\n", "basic blocks", S.blocks);
     fmt::print("  {:<16}{} (max depth {})\n", "loops", S.loops, S.maxLoopDepth);
     fmt::print("  static instructions per class (zero classes omitted):\n");
@@ -122,10 +143,11 @@ int runInspect(const InspectOptions &Opts) {
     fmt::print(stderr, "{}\n", M.error().str());
     return 1;
   }
+  const support::Expected<analyzer::Program> P = analyzer::decodeProgram(*M);
   std::vector<FunctionSummary> Summaries;
   for (const ptx::Function &F : M->functions)
     if (F.hasBody)
-      Summaries.push_back(summarize(*M, F));
+      Summaries.push_back(summarize(*M, F, P));
   if (Opts.format == "json") {
     nlohmann::ordered_json Kernels = nlohmann::ordered_json::array();
     for (const FunctionSummary &S : Summaries)
