@@ -18,10 +18,18 @@ std::string shapeStr(const Shape &S) {
   return R + "]";
 }
 
+namespace {
+/// A * B, or INT64_MAX where it overflows (sizes are positive).
+int64_t saturatingMul(int64_t A, int64_t B) {
+  int64_t P = 0;
+  return __builtin_mul_overflow(A, B, &P) ? std::numeric_limits<int64_t>::max() : P;
+}
+} // namespace
+
 int64_t elementCount(const Shape &S) {
   int64_t N = 1;
   for (int64_t D : S)
-    N *= D;
+    N = saturatingMul(N, D);
   return N;
 }
 
@@ -163,8 +171,8 @@ LayerResult inferConv(const InShapes &In, const ConvAttrs &A) {
   LayerResult R;
   R.shape = {X[0], A.outChannels, Ho, Wo};
   int64_t PerOutput = (Cin / A.groups) * A.kernelH * A.kernelW;
-  R.params = A.outChannels * PerOutput + (A.bias ? A.outChannels : 0);
-  R.macs = X[0] * A.outChannels * Ho * Wo * PerOutput;
+  R.params = saturatingMul(A.outChannels, PerOutput) + (A.bias ? A.outChannels : 0);
+  R.macs = saturatingMul(elementCount(R.shape), PerOutput);
   return R;
 }
 
@@ -178,8 +186,8 @@ LayerResult inferDense(const InShapes &In, const DenseAttrs &A) {
   LayerResult R;
   R.shape = X;
   R.shape.back() = A.outFeatures;
-  R.params = Features * A.outFeatures + (A.bias ? A.outFeatures : 0);
-  R.macs = elementCount(X) / Features * Features * A.outFeatures;
+  R.params = saturatingMul(Features, A.outFeatures) + (A.bias ? A.outFeatures : 0);
+  R.macs = saturatingMul(elementCount(X), A.outFeatures);
   return R;
 }
 
@@ -231,7 +239,7 @@ LayerResult inferMatMul(const InShapes &In) {
   LayerResult R;
   R.shape = A;
   R.shape.back() = B.back();
-  R.macs = elementCount(A) * B.back(); // batch * m * n * k
+  R.macs = saturatingMul(elementCount(A), B.back()); // batch * m * n * k
   return R;
 }
 
@@ -295,7 +303,7 @@ LayerResult inferReshape(const InShapes &In, const ReshapeAttrs &A) {
     }
     if (D <= 0)
       return fail("invalid target dimension " + str(D));
-    Known *= D;
+    Known = saturatingMul(Known, D);
   }
   int64_t Total = elementCount(X);
   if (Infer >= 0) {
@@ -441,6 +449,9 @@ Network::Network(std::string Name, DType Type) : Name(std::move(Name)), Type(Typ
 support::Expected<LayerId> Network::addInput(std::string LayerName, Shape S) {
   if (S.empty() || std::any_of(S.begin(), S.end(), [](int64_t D) { return D <= 0; }))
     return support::Error("input '" + LayerName + "': invalid shape " + shapeStr(S));
+  if (elementCount(S) > MaxTensorElements)
+    return support::Error("input '" + LayerName + "': shape " + shapeStr(S) +
+                          " has more than 2^40 elements");
   Layer L;
   L.name = std::move(LayerName);
   L.kind = LayerKind::Input;
@@ -460,6 +471,10 @@ support::Expected<LayerId> Network::add(std::string LayerName, LayerKind Kind,
     In.push_back(&Layers[Id].shape);
   }
   LayerResult R = infer(Kind, In, Attrs);
+  if (R.error.empty() && elementCount(R.shape) > MaxTensorElements)
+    R.error = "output " + shapeStr(R.shape) + " has more than 2^40 elements";
+  else if (R.error.empty() && (R.params > MaxTensorElements || R.macs > MaxLayerMacs))
+    R.error = "more than 2^40 parameters or 2^60 multiply-adds";
   if (!R.error.empty())
     return support::Error("layer '" + LayerName + "' (" + std::string(layerKindName(Kind)) +
                           "): " + R.error);

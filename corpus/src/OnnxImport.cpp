@@ -153,14 +153,58 @@ const onnx::NodeProto *Importer::soleConsumer(const std::string &Tensor, size_t 
   return &Graph.node(static_cast<int>(*Index));
 }
 
+namespace {
+
+/// Why tensor T's data disagree with its dims and type, if they do. Data may be absent (a
+/// weights-stripped model) or external; present, they must hold exactly the dims' elements.
+std::optional<std::string> checkTensorData(const onnx::TensorProto &T) {
+  using TP = onnx::TensorProto;
+  if (T.data_location() == TP::EXTERNAL)
+    return std::nullopt;
+  const int Type = T.data_type();
+  static const std::map<int, int> Bytes = {
+      {TP::FLOAT, 4},  {TP::UINT8, 1},  {TP::INT8, 1},    {TP::UINT16, 2},  {TP::INT16, 2},
+      {TP::INT32, 4},  {TP::INT64, 8},  {TP::BOOL, 1},    {TP::FLOAT16, 2}, {TP::DOUBLE, 8},
+      {TP::UINT32, 4}, {TP::UINT64, 8}, {TP::BFLOAT16, 2}};
+  auto Size = Bytes.find(Type);
+  if (Size == Bytes.end())
+    return Type == TP::STRING
+               ? std::nullopt
+               : std::optional<std::string>("unsupported data type " + std::to_string(Type));
+  for (int64_t D : T.dims())
+    if (D < 0)
+      return "negative dimension " + std::to_string(D);
+  const int64_t Elements = elementCount(Shape(T.dims().begin(), T.dims().end()));
+  const int64_t Typed = T.float_data_size() + T.int32_data_size() + T.int64_data_size() +
+                        T.double_data_size() + T.uint64_data_size();
+  int64_t Got = -1;
+  if (T.has_raw_data() && !T.raw_data().empty()) {
+    if (T.raw_data().size() % Size->second != 0 ||
+        int64_t(T.raw_data().size() / Size->second) != Elements)
+      return std::to_string(T.raw_data().size()) + " bytes of data for " +
+             std::to_string(Elements) + " elements of " + std::to_string(Size->second) + " bytes";
+  } else if (Typed > 0) {
+    // 16-bit and 8-bit types pack one value per int32_data entry.
+    Got = Typed;
+  }
+  if (Got >= 0 && Got != Elements)
+    return std::to_string(Got) + " values for " + std::to_string(Elements) + " elements";
+  return std::nullopt;
+}
+
+} // namespace
+
 std::optional<support::Error> Importer::prepare() {
   for (const auto &Op : Model.opset_import())
     if (Op.domain().empty() || Op.domain() == "ai.onnx")
       Opset = Op.version();
   if (Opset == 0)
     return support::Error(File, 0, 0, "model imports no default-domain opset");
-  for (const auto &T : Graph.initializer())
+  for (const auto &T : Graph.initializer()) {
+    if (auto Bad = checkTensorData(T))
+      return support::Error(File, 0, 0, "initializer '" + T.name() + "': " + *Bad);
     Inits[T.name()] = &T;
+  }
   for (const auto &O : Graph.output())
     GraphOutputs.insert(O.name());
   for (int I = 0; I < Graph.node_size(); ++I)
@@ -178,6 +222,15 @@ std::optional<support::Error> Importer::prepare() {
     if (!D->has_dim_value())
       D->set_dim_value(Options.batch);
   }
+  // libonnx's shape inference divides by strides and dilations without checking them.
+  for (const auto &N : Graph.node())
+    for (const auto &A : N.attribute())
+      if (A.name() == "strides" || A.name() == "dilations" || A.name() == "kernel_shape")
+        for (int64_t V : A.ints())
+          if (V <= 0)
+            return support::Error(File, 0, 0,
+                                  "node '" + N.name() + "' (" + N.op_type() + "): " + A.name() +
+                                      " must be positive, got " + std::to_string(V));
   try {
     onnx::shape_inference::InferShapes(Model);
   } catch (const std::exception &E) {

@@ -4,6 +4,8 @@
 
 #include <doctest/doctest.h>
 
+#include <limits>
+
 using namespace corpus;
 
 namespace {
@@ -235,4 +237,22 @@ TEST_CASE("builder: keeps the first error and names layers") {
   REQUIRE(!N);
   CHECK(N.error().str() == "error: layer 'conv_2' (conv): 6 output channels, not divisible by "
                            "groups=4");
+}
+
+TEST_CASE("network: sizes that overflow or pass 2^40 elements are errors, never wrapped counts") {
+  Network N("t");
+  LayerId X = must(N.addInput("x", {1, 3, 8, 8}));
+  // A reshape target whose known dimensions overflow int64 (2^62 x 4) cannot hold 192 elements.
+  CHECK(errorOf(N.add("r", LayerKind::Reshape, {X}, ReshapeAttrs{{int64_t(1) << 62, 4, -1}})) ==
+        "error: layer 'r' (reshape): cannot reshape [1,3,8,8] to [4611686018427387904,4,-1]");
+  // Broadcasting against a large operand: 2^20 x 192 elements are fine, 2^34 x 192 are not.
+  LayerId Big = must(N.addInput("big", {int64_t(1) << 20, 1, 1, 1}));
+  LayerId A = must(N.add("a", LayerKind::Add, {X, Big}, EltwiseAttrs{}));
+  CHECK(N.layer(A).shape == Shape{int64_t(1) << 20, 3, 8, 8}); // 2^20 x 192: fine
+  LayerId Huge = must(N.addInput("huge", {int64_t(1) << 34, 1, 1, 1}));
+  CHECK(errorOf(N.add("a2", LayerKind::Add, {X, Huge}, EltwiseAttrs{})) ==
+        "error: layer 'a2' (add): output [17179869184,3,8,8] has more than 2^40 elements");
+  CHECK(errorOf(N.addInput("y", {int64_t(1) << 40, 2})) ==
+        "error: input 'y': shape [1099511627776,2] has more than 2^40 elements");
+  CHECK(elementCount({int64_t(1) << 32, int64_t(1) << 32}) == std::numeric_limits<int64_t>::max());
 }

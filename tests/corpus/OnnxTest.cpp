@@ -335,6 +335,37 @@ TEST_CASE("onnx: errors name the file, node and operator") {
     W.node("Relu", {"x"});
     CHECK(importError(W) == "model.onnx: error: graph input 'x' has unknown dimension 2");
   }
+  SUBCASE("zero stride (libonnx's shape inference would divide by it)") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 8, 8});
+    auto &M = W.node("MaxPool", {"x"}, "mp");
+    setInts(M, "kernel_shape", {2, 2});
+    setInts(M, "strides", {0, 0});
+    CHECK(importError(W) ==
+          "model.onnx: error: node 'mp' (MaxPool): strides must be positive, got 0");
+  }
+  SUBCASE("sizes past 2^40 elements are errors, not wrapped counts") {
+    OnnxWriter W;
+    W.input("x", {int64_t(1) << 31, 3, 1024, 1024});
+    W.node("Relu", {"x"});
+    CHECK(importError(W) == "model.onnx: error: input 'x': shape [2147483648,3,1024,1024] has "
+                            "more than 2^40 elements");
+  }
+  SUBCASE("initializer data that disagree with its dims (stripped data is fine)") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 8, 8});
+    auto &C = W.node("Conv", {"x", W.weight({8, 3, 3, 3})}, "c1");
+    setInts(C, "kernel_shape", {3, 3});
+    onnx::TensorProto *T = W.G->mutable_initializer(0);
+    T->set_raw_data(std::string(40, '\0'));
+    CHECK(importError(W) ==
+          "model.onnx: error: initializer 'w0': 40 bytes of data for 216 elements of 4 bytes");
+    T->set_data_type(99);
+    CHECK(importError(W) == "model.onnx: error: initializer 'w0': unsupported data type 99");
+    T->set_data_type(onnx::TensorProto::FLOAT);
+    T->clear_raw_data();
+    CHECK(importOnnx(W.bytes(), "model.onnx"));
+  }
   SUBCASE("unreadable file") {
     auto N = importOnnxFile("/nonexistent/model.onnx");
     REQUIRE(!N);

@@ -25,18 +25,16 @@ double secondsSince(Clock::time_point T) {
 }
 
 /// Bytes of the distinct buffers named by the launches' arguments.
-uint64_t footprint(const corpus::Workload &W,
+uint64_t footprint(const std::map<std::string, uint64_t> &Bytes,
                    const std::vector<const corpus::WorkloadLaunch *> &L) {
-  std::map<std::string, uint64_t> Bytes;
-  for (const corpus::WorkloadBuffer &B : W.buffers)
-    Bytes[B.name] = B.bytes;
   std::set<std::string> Used;
   for (const corpus::WorkloadLaunch *Launch : L)
     for (const corpus::WorkloadArg &A : Launch->args)
       Used.insert(A.buffer);
   uint64_t Sum = 0;
   for (const std::string &Name : Used)
-    Sum += Bytes[Name];
+    if (auto It = Bytes.find(Name); It != Bytes.end())
+      Sum += It->second;
   return Sum;
 }
 
@@ -166,17 +164,20 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
   std::map<std::string, corpus::LayerId> ByName;
   for (corpus::LayerId Id = 0; Id < Net.size(); ++Id)
     ByName.emplace(Net.layer(Id).name, Id);
+  std::map<std::string, uint64_t> Bytes; // per buffer, built once: networks of 10^5 layers
+  for (const corpus::WorkloadBuffer &B : W->buffers)
+    Bytes.emplace(B.name, B.bytes);
   std::vector<const corpus::WorkloadLaunch *> All;
   for (const corpus::WorkloadLaunch &L : W->launches) {
     All.push_back(&L);
     LaunchRecord &Rec = Out.launches.emplace_back();
     Rec.strategy = L.strategy;
     Rec.layers = L.layers;
-    Rec.footprintBytes = footprint(*W, {&L});
+    Rec.footprintBytes = footprint(Bytes, {&L});
     Rec.macs = L.macs;
     autocastOf(Net, ByName, Rec);
   }
-  Out.footprintBytes = footprint(*W, All);
+  Out.footprintBytes = footprint(Bytes, All);
   std::string Key;
   if (Cache) {
     std::vector<std::string_view> Texts(W->ptx.begin(), W->ptx.end());

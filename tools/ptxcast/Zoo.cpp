@@ -133,8 +133,8 @@ void addZooCommand(CLI::App &App) {
   Cmd->add_option("--format", Opts->format, "output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
-  Cmd->add_option("--batch", Opts->batch, "batch size (with a model)")
-      ->check(CLI::PositiveNumber)
+  Cmd->add_option("--batch", Opts->batch, "batch size (1..4096, with a model)")
+      ->check(CLI::Range(int64_t(1), int64_t(4096)))
       ->capture_default_str();
   Cmd->add_option("--image-size", Opts->imageSize,
                   "input height = width (with a zoo model; default: the model's own)")

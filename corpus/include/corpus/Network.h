@@ -31,8 +31,13 @@ std::string_view dtypeString(DType Type);
 using Shape = std::vector<int64_t>;
 /// "[1,3,224,224]".
 std::string shapeStr(const Shape &S);
-/// Product of the dimensions (1 for a scalar).
+/// Product of the dimensions (1 for a scalar; INT64_MAX where it overflows).
 int64_t elementCount(const Shape &S);
+
+/// Bounds on what a network may hold: a tensor of more elements than this (4 TiB of f32) or a
+/// layer of more multiply-adds is bad input, not a workload (and would overflow the counts).
+constexpr int64_t MaxTensorElements = int64_t(1) << 40;
+constexpr int64_t MaxLayerMacs = int64_t(1) << 60;
 
 /// What a layer computes.
 enum class LayerKind {
