@@ -119,8 +119,9 @@ std::optional<std::vector<int64_t>> Importer::constInts(const std::string &Name)
 
 std::optional<float> Importer::constFloat(const std::string &Name) const {
   const onnx::TensorProto *T = constant(Name);
-  if (!T || T->data_type() != onnx::TensorProto::FLOAT)
-    return std::nullopt;
+  if (!T || T->data_type() != onnx::TensorProto::FLOAT ||
+      elementCount(Shape(T->dims().begin(), T->dims().end())) != 1)
+    return std::nullopt; // a bound is one value
   if (T->has_raw_data() && T->raw_data().size() >= sizeof(float)) {
     float F;
     std::memcpy(&F, T->raw_data().data(), sizeof(float));

@@ -329,6 +329,19 @@ TEST_CASE("onnx: errors name the file, node and operator") {
     CHECK(importError(W).find("node 'clip' (Clip): bound 'w0' must be a constant") !=
           std::string::npos);
   }
+  SUBCASE("clip bound of more than one value") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 4, 4});
+    auto *T = W.G->add_initializer();
+    T->set_name("lo");
+    T->set_data_type(onnx::TensorProto::FLOAT);
+    T->add_dims(2);
+    T->add_float_data(0);
+    T->add_float_data(1);
+    W.node("Clip", {"x", "lo"}, "clip");
+    CHECK(importError(W) ==
+          "model.onnx: error: node 'clip' (Clip): bound 'lo' must be a constant float with data");
+  }
   SUBCASE("unknown spatial dimension") {
     OnnxWriter W;
     W.input("x", {-1, 3, -1, 8}); // symbolic batch is fine, symbolic height is not
