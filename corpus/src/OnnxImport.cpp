@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <sstream>
 
@@ -223,15 +224,17 @@ std::optional<support::Error> Importer::prepare() {
     if (!D->has_dim_value())
       D->set_dim_value(Options.batch);
   }
-  // libonnx's shape inference divides by strides and dilations without checking them.
+  // libonnx's shape inference divides by strides and dilations without checking them, and
+  // the kernels take them as 32-bit values.
   for (const auto &N : Graph.node())
     for (const auto &A : N.attribute())
       if (A.name() == "strides" || A.name() == "dilations" || A.name() == "kernel_shape")
         for (int64_t V : A.ints())
-          if (V <= 0)
+          if (V <= 0 || V > std::numeric_limits<int32_t>::max())
             return support::Error(File, 0, 0,
                                   "node '" + N.name() + "' (" + N.op_type() + "): " + A.name() +
-                                      " must be positive, got " + std::to_string(V));
+                                      (V <= 0 ? " must be positive, got " : " too large: ") +
+                                      std::to_string(V));
   try {
     onnx::shape_inference::InferShapes(Model);
   } catch (const std::exception &E) {

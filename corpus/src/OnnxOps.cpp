@@ -113,17 +113,28 @@ Importer::Result Importer::importGemm(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   if (!X)
     return X;
-  if (attrInt(N, "transA", 0) != 0)
+  const int64_t TransA = attrInt(N, "transA", 0), TransBAttr = attrInt(N, "transB", 0);
+  if (TransA != 0 && TransA != 1)
+    return nodeError(N, "transA must be 0 or 1, got " + std::to_string(TransA));
+  if (TransBAttr != 0 && TransBAttr != 1)
+    return nodeError(N, "transB must be 0 or 1, got " + std::to_string(TransBAttr));
+  if (TransA != 0)
     return nodeError(N, "transA=1 is not supported");
   auto W = hasInput(N, 1) ? staticShape(N.input(1)) : std::nullopt;
   if (!W || W->size() != 2 || !allPositive(*W))
     return nodeError(N, "weight needs a known 2-d shape");
-  bool TransB = attrInt(N, "transB", 0) != 0;
+  bool TransB = TransBAttr != 0;
   int64_t K = TransB ? (*W)[1] : (*W)[0], Out = TransB ? (*W)[0] : (*W)[1];
   const Shape &In = Net.layer(*X).shape;
   if (In.size() != 2 || In[1] != K)
     return nodeError(N, "input " + shapeStr(In) + " does not match weight " + shapeStr(*W) +
                             (TransB ? " (transB=1)" : ""));
+  // The bias broadcasts to [batch, Out] (unidirectionally, ONNX Gemm's rule for C).
+  auto C = hasInput(N, 2) ? staticShape(N.input(2)) : std::nullopt;
+  if (C && (C->size() > 2 || (!C->empty() && C->back() != Out && C->back() != 1) ||
+            (C->size() == 2 && (*C)[0] != In[0] && (*C)[0] != 1)))
+    return nodeError(N, "bias " + shapeStr(*C) + " does not broadcast to [" +
+                            std::to_string(In[0]) + "," + std::to_string(Out) + "]");
   return addLayer(N, LayerKind::Dense, {*X}, DenseAttrs{Out, hasInput(N, 2)});
 }
 

@@ -329,6 +329,16 @@ TEST_CASE("onnx: errors name the file, node and operator") {
     CHECK(importError(W).find("node 'clip' (Clip): bound 'w0' must be a constant") !=
           std::string::npos);
   }
+  SUBCASE("Gemm bias that does not broadcast, transB not 0 or 1") {
+    OnnxWriter W;
+    W.input("x", {1, 16});
+    auto &G = W.node("Gemm", {"x", W.weight({8, 16}), W.weight({7})}, "fc");
+    setInt(G, "transB", 1);
+    CHECK(importError(W) ==
+          "model.onnx: error: node 'fc' (Gemm): bias [7] does not broadcast to [1,8]");
+    G.mutable_attribute(0)->set_i(2);
+    CHECK(importError(W) == "model.onnx: error: node 'fc' (Gemm): transB must be 0 or 1, got 2");
+  }
   SUBCASE("clip bound of more than one value") {
     OnnxWriter W;
     W.input("x", {1, 3, 4, 4});
