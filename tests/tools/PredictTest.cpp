@@ -428,3 +428,27 @@ TEST_CASE("predict: the shipped default model loads and says what it predicts") 
   CHECK(Cmp["results"][1]["time_ms"].get<double>() ==
         doctest::Approx(Json::parse(H.out)["time_ms"].get<double>()));
 }
+
+TEST_CASE("predict and lower name the ONNX file when one of its layers does not lower") {
+  // Clip(x, min = 6, max = 0) on a [1,3,8,8] input: it imports (a valid graph), but the
+  // lowering has no kernel for a clip whose min is above its max. 110 bytes, written by hand.
+  static const char Model[] =
+      "\x08\x08\x12\x04\x66\x75\x7a\x7a\x42\x02\x10\x11\x3a\x60\x0a\x17\x0a\x01\x78\x0a\x02\x6c"
+      "\x6f\x0a\x02\x68\x69\x12\x01\x79\x1a\x01\x63\x22\x04\x43\x6c\x69\x70\x12\x01\x67\x2a\x0c"
+      "\x10\x01\x42\x02\x6c\x6f\x4a\x04\x00\x00\xc0\x40\x2a\x0c\x10\x01\x42\x02\x68\x69\x4a\x04"
+      "\x00\x00\x00\x00\x5a\x1b\x0a\x01\x78\x12\x16\x0a\x14\x08\x01\x12\x10\x0a\x02\x08\x01\x0a"
+      "\x02\x08\x03\x0a\x02\x08\x08\x0a\x02\x08\x08\x62\x09\x0a\x01\x79\x12\x04\x0a\x02\x08\x01";
+  std::filesystem::path Dir =
+      std::filesystem::temp_directory_path() / ("ptxcast_clip_" + std::to_string(getpid()));
+  std::filesystem::create_directories(Dir);
+  std::filesystem::path File = Dir / "clip.onnx";
+  std::ofstream(File, std::ios::binary).write(Model, sizeof(Model) - 1);
+  RunResult P = runPtxcast("predict " + File.string() + " --gpu t4 --model " + bundlePath());
+  RunResult L = runPtxcast("lower " + File.string() + " -o " + (Dir / "out").string());
+  std::filesystem::remove_all(Dir);
+  const std::string Want = File.string() + ": error: layer 'c' (activation): ";
+  CHECK(P.status == 1);
+  CHECK_MESSAGE(P.err.rfind(Want, 0) == 0, P.err);
+  CHECK(L.status == 1);
+  CHECK_MESSAGE(L.err.rfind(Want, 0) == 0, L.err);
+}

@@ -58,7 +58,10 @@ int runLower(const LowerCommandOptions &O) {
   LO.cache = &Cache;
   auto W = corpus::lower(*N, LO);
   if (!W) {
-    fmt::print(stderr, "{}\n", W.error().str());
+    support::Error E = W.error();
+    if (E.file.empty() && Onnx)
+      E.file = O.model; // an ONNX file's layer that does not lower: name the file
+    fmt::print(stderr, "{}\n", E.str());
     return 1;
   }
   if (auto E = corpus::writeWorkload(*W, O.out)) {

@@ -236,8 +236,12 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
   LO.math = *Math;
   auto Out =
       analyseLowered(*N, LO, R.threads, R.progress ? R.progress : terminalProgress(), R.analyses);
-  if (!Out)
-    return Out.error();
+  if (!Out) {
+    support::Error E = Out.error();
+    if (E.file.empty() && (!R.onnxBytes.empty() || isOnnxPath(R.input)))
+      E.file = R.input; // an ONNX file's layer that does not lower: name the file
+    return E;
+  }
   Out->batch = R.batch;
   Out->dtype = R.dtype;
   Out->lowerSeconds += BuildSeconds;
