@@ -59,25 +59,33 @@ Dim3 toDim3(const Json &V, const std::string &Field) {
   return D;
 }
 
-constexpr std::string_view RandomDtypes[] = {"f32", "f64", "f16", "bf16", "s32",
-                                             "u32", "s16", "u16", "s8",   "u8"};
+/// A random-fill dtype: its element size and, for the integer ones, the values it holds.
+struct RandomDtype {
+  std::string_view name;
+  unsigned bytes;
+  bool isFloat;
+  double lo = 0, hi = 0; ///< integer types only
+};
+constexpr RandomDtype RandomDtypes[] = {{"f32", 4, true},
+                                        {"f64", 8, true},
+                                        {"f16", 2, true},
+                                        {"bf16", 2, true},
+                                        {"s32", 4, false, -2147483648.0, 2147483647.0},
+                                        {"u32", 4, false, 0, 4294967295.0},
+                                        {"s16", 2, false, -32768, 32767},
+                                        {"u16", 2, false, 0, 65535},
+                                        {"s8", 1, false, -128, 127},
+                                        {"u8", 1, false, 0, 255}};
 
-/// The values an integer random-fill dtype holds; nullopt for the floating-point ones.
-std::optional<std::pair<double, double>> integerRange(const std::string &T) {
-  if (T == "s32")
-    return std::pair{-2147483648.0, 2147483647.0};
-  if (T == "u32")
-    return std::pair{0.0, 4294967295.0};
-  if (T == "s16")
-    return std::pair{-32768.0, 32767.0};
-  if (T == "u16")
-    return std::pair{0.0, 65535.0};
-  if (T == "s8")
-    return std::pair{-128.0, 127.0};
-  if (T == "u8")
-    return std::pair{0.0, 255.0};
-  return std::nullopt;
+const RandomDtype *randomDtype(std::string_view Name) {
+  for (const RandomDtype &D : RandomDtypes)
+    if (D.name == Name)
+      return &D;
+  return nullptr;
 }
+
+/// Whether an integer fill of D may draw V: an integer D holds.
+bool holds(const RandomDtype &D, double V) { return D.lo <= V && V <= D.hi && std::trunc(V) == V; }
 
 BufferInit parseInit(const Json &V, const std::string &Field, const fs::path &Dir) {
   BufferInit I;
@@ -95,12 +103,11 @@ BufferInit parseInit(const Json &V, const std::string &Field, const fs::path &Di
     bad(Field, "expected \"zero\", {\"random\": ...} or {\"file\": ...}");
   I.kind = BufferInit::Kind::Random;
   I.dtype = toStr(V.at("random"), Field + ".random");
-  if (std::find(std::begin(RandomDtypes), std::end(RandomDtypes), I.dtype) ==
-      std::end(RandomDtypes))
+  const RandomDtype *D = randomDtype(I.dtype);
+  if (!D)
     bad(Field + ".random", "unknown dtype '" + I.dtype +
                                "' (expected f32, f64, f16, bf16, s32, u32, s16, u16, s8 or u8)");
   I.seed = V.contains("seed") ? toU64(V.at("seed"), Field + ".seed") : 0;
-  const auto Range = integerRange(I.dtype);
   for (auto [Key, Dst] : {std::pair{"min", &I.min}, std::pair{"max", &I.max}})
     if (V.contains(Key)) {
       const Json &B = V.at(Key);
@@ -108,7 +115,7 @@ BufferInit parseInit(const Json &V, const std::string &Field, const fs::path &Di
         bad(Field + "." + Key, "expected a number");
       *Dst = B.get<double>();
       // Integer fills draw integers the type can hold (as ptxcast-measure checks them).
-      if (Range && (!B.is_number_integer() || *Dst < Range->first || *Dst > Range->second))
+      if (!D->isFloat && (!B.is_number_integer() || !holds(*D, *Dst)))
         bad(Field + "." + Key, B.dump() + " is not an integer in the range of " + I.dtype);
     }
   if (!(I.min <= I.max))
@@ -273,20 +280,18 @@ support::Expected<Manifest> loadManifest(const std::string &Path) {
 
 support::Expected<std::vector<uint8_t>> randomBytes(const BufferInit &Init, uint64_t Bytes) {
   const std::string &T = Init.dtype;
-  unsigned Size = T == "f64"                                                ? 8
-                  : (T == "f32" || T == "s32" || T == "u32")                ? 4
-                  : (T == "f16" || T == "bf16" || T == "s16" || T == "u16") ? 2
-                                                                            : 1;
+  const RandomDtype *D = randomDtype(T);
+  if (!D)
+    return support::Error("unknown random fill dtype '" + T + "'");
+  const unsigned Size = D->bytes;
   if (Bytes % Size)
     return support::Error(std::to_string(Bytes) + " bytes are not a whole number of " + T +
                           " elements");
   std::vector<uint8_t> Out(Bytes);
   uint64_t State = Init.seed;
-  bool IsFloat = T[0] == 'f' || T[0] == 'b';
+  const bool IsFloat = D->isFloat;
   // Integers: min + draw mod (max - min + 1), both bounds integers the type holds.
-  if (auto R = integerRange(T);
-      R && !(R->first <= Init.min && Init.min <= Init.max && Init.max <= R->second &&
-             std::trunc(Init.min) == Init.min && std::trunc(Init.max) == Init.max))
+  if (!IsFloat && !(holds(*D, Init.min) && holds(*D, Init.max) && Init.min <= Init.max))
     return support::Error("random " + T + " fill: bounds must be integers the type holds");
   int64_t Lo = static_cast<int64_t>(Init.min), Hi = static_cast<int64_t>(Init.max);
   uint64_t Span = static_cast<uint64_t>(Hi - Lo) + 1;

@@ -179,18 +179,29 @@ std::optional<std::string> checkTensorData(const onnx::TensorProto &T) {
   const int64_t Elements = elementCount(Shape(T.dims().begin(), T.dims().end()));
   const int64_t Typed = T.float_data_size() + T.int32_data_size() + T.int64_data_size() +
                         T.double_data_size() + T.uint64_data_size();
-  int64_t Got = -1;
-  if (T.has_raw_data() && !T.raw_data().empty()) {
-    if (T.raw_data().size() % Size->second != 0 ||
-        int64_t(T.raw_data().size() / Size->second) != Elements)
-      return std::to_string(T.raw_data().size()) + " bytes of data for " +
-             std::to_string(Elements) + " elements of " + std::to_string(Size->second) + " bytes";
-  } else if (Typed > 0) {
-    // 16-bit and 8-bit types pack one value per int32_data entry.
-    Got = Typed;
-  }
-  if (Got >= 0 && Got != Elements)
-    return std::to_string(Got) + " values for " + std::to_string(Elements) + " elements";
+  const std::string &Raw = T.raw_data();
+  if (!Raw.empty() &&
+      (Raw.size() % Size->second != 0 || int64_t(Raw.size() / Size->second) != Elements))
+    return std::to_string(Raw.size()) + " bytes of data for " + std::to_string(Elements) +
+           " elements of " + std::to_string(Size->second) + " bytes";
+  // 16-bit and 8-bit types pack one value per int32_data entry.
+  if (Raw.empty() && Typed > 0 && Typed != Elements)
+    return std::to_string(Typed) + " values for " + std::to_string(Elements) + " elements";
+  return std::nullopt;
+}
+
+/// The first node whose strides, dilations or kernel_shape are not in 1..2^31-1: libonnx's
+/// shape inference divides by them without checking, and the kernels take them as 32 bits.
+std::optional<std::string> badWindowAttribute(const onnx::GraphProto &Graph) {
+  for (const auto &N : Graph.node())
+    for (const auto &A : N.attribute()) {
+      if (A.name() != "strides" && A.name() != "dilations" && A.name() != "kernel_shape")
+        continue;
+      for (int64_t V : A.ints())
+        if (V <= 0 || V > std::numeric_limits<int32_t>::max())
+          return "node '" + N.name() + "' (" + N.op_type() + "): " + A.name() +
+                 (V <= 0 ? " must be positive, got " : " too large: ") + std::to_string(V);
+    }
   return std::nullopt;
 }
 
@@ -224,17 +235,8 @@ std::optional<support::Error> Importer::prepare() {
     if (!D->has_dim_value())
       D->set_dim_value(Options.batch);
   }
-  // libonnx's shape inference divides by strides and dilations without checking them, and
-  // the kernels take them as 32-bit values.
-  for (const auto &N : Graph.node())
-    for (const auto &A : N.attribute())
-      if (A.name() == "strides" || A.name() == "dilations" || A.name() == "kernel_shape")
-        for (int64_t V : A.ints())
-          if (V <= 0 || V > std::numeric_limits<int32_t>::max())
-            return support::Error(File, 0, 0,
-                                  "node '" + N.name() + "' (" + N.op_type() + "): " + A.name() +
-                                      (V <= 0 ? " must be positive, got " : " too large: ") +
-                                      std::to_string(V));
+  if (auto Bad = badWindowAttribute(Graph))
+    return support::Error(File, 0, 0, *Bad);
   try {
     onnx::shape_inference::InferShapes(Model);
   } catch (const std::exception &E) {

@@ -114,10 +114,9 @@ void printText(const ptx::Module &M, const std::vector<FunctionSummary> &Summari
     for (const ptx::Variable &P : F.params)
       fmt::print("    {:<40} {:<10} {:>4} B\n", P.name, paramType(P), P.sizeBytes());
     fmt::print("  {:<16}{}\n", "registers", S.registers);
-    if (F.isEntry)
+    if (F.isEntry) {
       fmt::print("  {:<16}{} per thread (estimate), {} B static shared\n", "resources",
                  S.resources.registers, S.resources.staticSharedBytes);
-    if (F.isEntry) {
       fmt::print("  {:<16}{}\n", "interpreter",
                  S.unsupported.empty()
                      ? std::string("runs it")

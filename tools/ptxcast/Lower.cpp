@@ -3,11 +3,10 @@
 // plus a launch manifest (DIR/manifest.json, DIR/kernels_*.ptx, DIR/workload.json), written
 // atomically.
 #include "Commands.h"
+#include "NetworkAnalysis.h"
 
 #include "corpus/KernelGen.h"
 #include "corpus/Lower.h"
-#include "corpus/Onnx.h"
-#include "corpus/Zoo.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -31,20 +30,12 @@ struct LowerCommandOptions {
 
 int runLower(const LowerCommandOptions &O) {
   corpus::DType Type = O.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
-  support::Expected<corpus::Network> N = corpus::Network();
-  bool Onnx = O.model.size() >= 5 && O.model.compare(O.model.size() - 5, 5, ".onnx") == 0;
-  if (Onnx) {
-    if (O.imageSize != 0) {
-      fmt::print(stderr, "error: --image-size applies to zoo models, not ONNX files\n");
-      return 1;
-    }
-    corpus::OnnxImportOptions Opts;
-    Opts.batch = O.batch;
-    Opts.dtype = Type;
-    N = corpus::importOnnxFile(O.model, Opts);
-  } else {
-    N = corpus::buildZooModel(O.model, corpus::ZooOptions{O.batch, O.imageSize, Type});
-  }
+  NetworkRequest Request;
+  Request.input = O.model;
+  Request.batch = O.batch;
+  Request.imageSize = O.imageSize;
+  Request.dtype = O.dtype;
+  support::Expected<corpus::Network> N = buildNetwork(Request);
   if (!N) {
     fmt::print(stderr, "{}\n", N.error().str());
     return 1;
@@ -58,10 +49,7 @@ int runLower(const LowerCommandOptions &O) {
   LO.cache = &Cache;
   auto W = corpus::lower(*N, LO);
   if (!W) {
-    support::Error E = W.error();
-    if (E.file.empty() && Onnx)
-      E.file = O.model; // an ONNX file's layer that does not lower: name the file
-    fmt::print(stderr, "{}\n", E.str());
+    fmt::print(stderr, "{}\n", inInput(W.error(), O.model).str());
     return 1;
   }
   if (auto E = corpus::writeWorkload(*W, O.out)) {

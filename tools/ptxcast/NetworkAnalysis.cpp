@@ -106,6 +106,12 @@ bool isOnnxPath(const std::string &Input) {
   return Input.size() >= 5 && Input.compare(Input.size() - 5, 5, ".onnx") == 0;
 }
 
+support::Error inInput(support::Error E, const std::string &Input) {
+  if (E.file.empty() && isOnnxPath(Input))
+    E.file = Input;
+  return E;
+}
+
 ProgressFn terminalProgress() {
   if (!isatty(STDERR_FILENO))
     return {};
@@ -236,12 +242,8 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
   LO.math = *Math;
   auto Out =
       analyseLowered(*N, LO, R.threads, R.progress ? R.progress : terminalProgress(), R.analyses);
-  if (!Out) {
-    support::Error E = Out.error();
-    if (E.file.empty() && (!R.onnxBytes.empty() || isOnnxPath(R.input)))
-      E.file = R.input; // an ONNX file's layer that does not lower: name the file
-    return E;
-  }
+  if (!Out) // in memory, the model is named as its import errors name it
+    return inInput(Out.error(), R.onnxBytes.empty() ? R.input : R.input + ".onnx");
   Out->batch = R.batch;
   Out->dtype = R.dtype;
   Out->lowerSeconds += BuildSeconds;

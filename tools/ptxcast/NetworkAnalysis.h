@@ -82,6 +82,10 @@ support::Expected<analyzer::AnalysisInput> analysisInput(corpus::Workload &W,
 /// True when Input names an ONNX file rather than a zoo model.
 bool isOnnxPath(const std::string &Input);
 
+/// E naming the ONNX file Input when it names no file itself (a layer of the file that does
+/// not lower, say); E unchanged for zoo models.
+support::Error inInput(support::Error E, const std::string &Input);
+
 /// The network of a request: a zoo model built, or an ONNX model (file or bytes) imported.
 support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R);
 
