@@ -1,14 +1,19 @@
 // ONNX import: parsing, shape inference (libonnx), graph inputs, the node walk and cross-checks.
 #include "OnnxImporter.h"
 
+#include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
+#include <unordered_map>
 
 namespace corpus {
 namespace onnximport {
@@ -205,6 +210,44 @@ std::optional<std::string> badWindowAttribute(const onnx::GraphProto &Graph) {
   return std::nullopt;
 }
 
+/// Why node N's operator schema rejects it (libonnx's checker: input and output counts,
+/// attribute names and types, required attributes), if it does. Nodes of an opset newer than
+/// libonnx knows are checked for duplicate attributes and flag values only: their schemas may have
+/// changed.
+std::optional<std::string> schemaError(const onnx::NodeProto &N, const onnx::ModelProto &Model) {
+  // Flags the importer reads as booleans: any other value would be read as 1.
+  static const std::set<std::string> Flags = {
+      "ceil_mode", "count_include_pad", "keepdims", "allowzero", "transA", "transB"};
+  std::set<std::string> Names;
+  for (const auto &A : N.attribute()) {
+    if (!Names.insert(A.name()).second)
+      return "attribute '" + A.name() + "' appears twice";
+    if (Flags.count(A.name()) && A.i() != 0 && A.i() != 1)
+      return A.name() + " must be 0 or 1, got " + std::to_string(A.i());
+  }
+  const auto &Known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  std::unordered_map<std::string, int> Opsets;
+  for (const auto &Op : Model.opset_import()) {
+    auto Range = Known.find(Op.domain());
+    if (Range != Known.end() && Op.version() > Range->second.second)
+      return std::nullopt;
+    Opsets[Op.domain()] = int(std::max<int64_t>(Op.version(), 1));
+  }
+  onnx::checker::CheckerContext Ctx;
+  // libonnx 1.12 knows IR versions up to 8; later ones add nothing a supported node uses.
+  Ctx.set_ir_version(int(std::clamp<int64_t>(Model.ir_version(), 3, 8)));
+  Ctx.set_opset_imports(Opsets);
+  Ctx.set_schema_registry(onnx::OpSchemaRegistry::Instance());
+  onnx::checker::LexicalScopeContext Lex;
+  try {
+    onnx::checker::check_node(N, Ctx, Lex);
+  } catch (const std::exception &E) {
+    std::string Why = E.what();
+    return Why.substr(0, Why.find('\n'));
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 std::optional<support::Error> Importer::prepare() {
@@ -213,6 +256,8 @@ std::optional<support::Error> Importer::prepare() {
       Opset = Op.version();
   if (Opset == 0)
     return support::Error(File, 0, 0, "model imports no default-domain opset");
+  if (Opset < 0)
+    return support::Error(File, 0, 0, "opset version " + std::to_string(Opset) + " is negative");
   for (const auto &T : Graph.initializer()) {
     if (auto Bad = checkTensorData(T))
       return support::Error(File, 0, 0, "initializer '" + T.name() + "': " + *Bad);
@@ -321,6 +366,8 @@ std::optional<support::Error> Importer::importNode(size_t Index) {
     return nodeError(N, "unsupported operator");
   if (N.output_size() == 0 || N.output(0).empty())
     return nodeError(N, "node has no output");
+  if (auto Bad = schemaError(N, Model))
+    return nodeError(N, *Bad);
   OutputNode = Index;
   Result Id = (this->*(H->second))(N);
   if (!Id)
@@ -343,10 +390,25 @@ support::Expected<Network> Importer::run() {
   for (size_t I = 0; I < static_cast<size_t>(Graph.node_size()); ++I)
     if (auto E = importNode(I))
       return *E;
+  if (Graph.output_size() == 0)
+    return support::Error(File, 0, 0, "malformed file: graph has no output");
   for (const auto &O : Graph.output())
     if (!Values.count(O.name()))
       return support::Error(File, 0, 0, "graph output '" + O.name() + "' is not computed");
   return std::move(Net);
+}
+
+std::string escapeControl(const std::string &S) {
+  std::string Out;
+  for (unsigned char C : S) {
+    if (C >= 0x20 && C != 0x7f) {
+      Out += char(C);
+      continue;
+    }
+    constexpr char Hex[] = "0123456789abcdef";
+    Out += {'\\', 'x', Hex[C >> 4], Hex[C & 15]};
+  }
+  return Out;
 }
 
 } // namespace onnximport
@@ -358,7 +420,12 @@ support::Expected<Network> importOnnx(std::string_view Bytes, const std::string 
       !Model.ParseFromArray(Bytes.data(), static_cast<int>(Bytes.size())))
     return support::Error(FileName, 0, 0, "malformed file: not an ONNX model protobuf");
   onnximport::Importer I(Model, FileName, Options);
-  return I.run();
+  auto Net = I.run();
+  if (Net)
+    return Net;
+  support::Error E = Net.error(); // names come from the file: control bytes escaped, not raw
+  E.message = onnximport::escapeControl(E.message);
+  return E;
 }
 
 support::Expected<Network> importOnnxFile(const std::string &Path,

@@ -97,4 +97,7 @@ private:
   size_t OutputNode = 0;  ///< node whose output the current layer produces (after fusion)
 };
 
+/// S with bytes below 0x20 and 0x7f written as \xNN (names in error messages come from files).
+std::string escapeControl(const std::string &S);
+
 } // namespace corpus::onnximport

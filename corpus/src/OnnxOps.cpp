@@ -114,10 +114,6 @@ Importer::Result Importer::importGemm(const onnx::NodeProto &N) {
   if (!X)
     return X;
   const int64_t TransA = attrInt(N, "transA", 0), TransBAttr = attrInt(N, "transB", 0);
-  if (TransA != 0 && TransA != 1)
-    return nodeError(N, "transA must be 0 or 1, got " + std::to_string(TransA));
-  if (TransBAttr != 0 && TransBAttr != 1)
-    return nodeError(N, "transB must be 0 or 1, got " + std::to_string(TransBAttr));
   if (TransA != 0)
     return nodeError(N, "transA=1 is not supported");
   auto W = hasInput(N, 1) ? staticShape(N.input(1)) : std::nullopt;

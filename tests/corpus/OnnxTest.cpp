@@ -379,6 +379,7 @@ TEST_CASE("onnx: errors name the file, node and operator") {
     W.input("x", {1, 3, 8, 8});
     auto &C = W.node("Conv", {"x", W.weight({8, 3, 3, 3})}, "c1");
     setInts(C, "kernel_shape", {3, 3});
+    W.output("c1_out");
     onnx::TensorProto *T = W.G->mutable_initializer(0);
     T->set_raw_data(std::string(40, '\0'));
     CHECK(importError(W) ==
@@ -388,6 +389,55 @@ TEST_CASE("onnx: errors name the file, node and operator") {
     T->set_data_type(onnx::TensorProto::FLOAT);
     T->clear_raw_data();
     CHECK(importOnnx(W.bytes(), "model.onnx"));
+  }
+  SUBCASE("nodes their operator's schema rejects (libonnx's checker)") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 8, 8});
+    W.node("Relu", {"x", "x"}, "r");
+    CHECK(importError(W) == "model.onnx: error: node 'r' (Relu): Node (r) has input size 2 not "
+                            "in range [min=1, max=1].");
+    W.G->mutable_node(0)->mutable_input()->RemoveLast();
+    setInt(*W.G->mutable_node(0), "alpha", 1);
+    CHECK(importError(W) ==
+          "model.onnx: error: node 'r' (Relu): Unrecognized attribute: alpha for operator Relu");
+  }
+  SUBCASE("an attribute twice, a flag other than 0 or 1, an attribute of the wrong type") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 8, 8});
+    auto &M = W.node("MaxPool", {"x"}, "mp");
+    setInts(M, "kernel_shape", {2, 2});
+    setInt(M, "ceil_mode", 7);
+    CHECK(importError(W) == "model.onnx: error: node 'mp' (MaxPool): ceil_mode must be 0 or 1, "
+                            "got 7");
+    M.mutable_attribute(1)->set_i(1);
+    setInts(M, "kernel_shape", {3, 3});
+    CHECK(importError(W) ==
+          "model.onnx: error: node 'mp' (MaxPool): attribute 'kernel_shape' appears twice");
+    M.mutable_attribute()->RemoveLast();
+    M.mutable_attribute(1)->set_type(onnx::AttributeProto::FLOAT);
+    CHECK(importError(W) == "model.onnx: error: node 'mp' (MaxPool): type field and data field "
+                            "mismatch in attribute ceil_mode.");
+  }
+  SUBCASE("a negative opset") {
+    OnnxWriter W(-3);
+    W.input("x", {1, 3, 8, 8});
+    W.node("Relu", {"x"}, "r");
+    CHECK(importError(W) == "model.onnx: error: opset version -3 is negative");
+  }
+  SUBCASE("no graph output") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 8, 8});
+    W.node("Relu", {"x"}, "r");
+    W.G->clear_output();
+    CHECK(importError(W) == "model.onnx: error: malformed file: graph has no output");
+  }
+  SUBCASE("control bytes in names are escaped in messages") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 8, 8});
+    W.node("Relu", {"x"});
+    W.node("Relu", {"nowhere\x1b[2J"}, std::string("r\n\0", 3));
+    CHECK(importError(W) == "model.onnx: error: node 'r\\x0a\\x00' (Relu): unknown input tensor "
+                            "'nowhere\\x1b[2J' (nodes must be topologically sorted)");
   }
   SUBCASE("unreadable file") {
     auto N = importOnnxFile("/nonexistent/model.onnx");
