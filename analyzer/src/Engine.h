@@ -331,6 +331,7 @@ struct Warp {
   uint32_t tid[32][3];
   WarpState state = WarpState::Ready;
   uint32_t barrierId = 0;
+  uint64_t yieldState = 0; ///< hash of the warp's state when it last yielded (0: never)
 };
 
 /// Per-launch execution state shared by all handlers.

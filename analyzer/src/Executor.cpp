@@ -151,6 +151,23 @@ void deadlock(Exec &X, const Warp &W) {
             static_cast<uint32_t>(std::countr_zero(T.mask)));
 }
 
+/// Full scheduling rounds without progress after which a CTA is livelocked.
+constexpr unsigned LivelockRounds = 2;
+
+/// Every warp of the CTA still running is back in the state it yielded in a round before
+/// (WarpRunner.h yieldedUnchanged): a deterministic machine that repeats its state loops forever.
+void livelock(Exec &X, const std::vector<Warp> &Warps) {
+  size_t W = 0;
+  while (Warps[W].state != WarpState::Ready)
+    ++W;
+  const StackEntry &T = Warps[W].stack.back();
+  raiseTrap(X, Warps[W], X.prog->code[T.pc], TrapKind::Livelock,
+            "no progress: every running warp of the CTA loops back to the same state (a lock "
+            "between threads of one warp needs independent thread scheduling, which the "
+            "interpreter does not model; a wait for another CTA never ends)",
+            static_cast<uint32_t>(std::countr_zero(T.mask)));
+}
+
 /// Runs the current CTA (X.ctaid) to completion; false on a trap. `Skip` (may be null) sees
 /// every barrier release and may extrapolate loop iterations.
 bool runCta(Exec &X, std::vector<Warp> &Warps, uint32_t Func, LoopSkipper *Skip) {
@@ -207,6 +224,9 @@ void aggregate(Exec &X, const ProgramImpl &P) {
 
 CtaEvent advanceCta(Exec &X, std::vector<Warp> &Warps, size_t N, size_t &Pos, uint32_t &ReleasePc) {
   uint32_t Threads = X.block[0] * X.block[1] * X.block[2];
+  // Rounds in a row in which every warp that ran yielded in the state it yielded in before.
+  unsigned Stuck = 0;
+  bool Progress = false;
   for (;;) {
     for (; Pos < N; ++Pos) {
       if (Warps[Pos].state != WarpState::Ready)
@@ -214,6 +234,8 @@ CtaEvent advanceCta(Exec &X, std::vector<Warp> &Warps, size_t N, size_t &Pos, ui
       runWarp(X, Warps[Pos]);
       if (X.trap)
         return CtaEvent::Failed;
+      if (Warps[Pos].state != WarpState::Ready || !yieldedUnchanged(X, Warps[Pos]))
+        Progress = true;
       ReleasePc = tryRelease(X, Warps, N, Threads);
       if (ReleasePc != NoPc)
         return CtaEvent::Released;
@@ -230,6 +252,12 @@ CtaEvent advanceCta(Exec &X, std::vector<Warp> &Warps, size_t N, size_t &Pos, ui
       return CtaEvent::Finished;
     if (!AnyReady) {
       deadlock(X, *Waiting);
+      return CtaEvent::Failed;
+    }
+    Stuck = Progress ? 0 : Stuck + 1;
+    Progress = false;
+    if (Stuck == LivelockRounds) {
+      livelock(X, Warps);
       return CtaEvent::Failed;
     }
   }

@@ -442,6 +442,7 @@ bool initWarp(Exec &X, Warp &W, uint32_t Index, uint32_t Func) {
   uint32_t Threads = X.block[0] * X.block[1] * X.block[2];
   W.index = Index;
   W.state = WarpState::Ready;
+  W.yieldState = 0;
   W.liveMask = 0;
   for (unsigned L = 0; L < 32; ++L) {
     uint32_t T = Index * 32 + L;
@@ -547,6 +548,29 @@ void runWarp(Exec &X, Warp &W) {
     runWarpLoop<true>(X, W);
   else
     runWarpLoop<false>(X, W);
+}
+
+bool yieldedUnchanged(const Exec &X, Warp &W) {
+  uint64_t H = 14695981039346656037ull; // FNV-1a over the state's bytes
+  auto Mix = [&H](const void *P, size_t Bytes) {
+    const auto *B = static_cast<const uint8_t *>(P);
+    for (size_t I = 0; I < Bytes; ++I)
+      H = (H ^ B[I]) * 1099511628211ull;
+  };
+  for (const StackEntry &E : W.stack) {
+    Mix(&E.pc, sizeof E.pc);
+    Mix(&E.rpc, sizeof E.rpc);
+    Mix(&E.mask, sizeof E.mask);
+  }
+  Mix(W.regs.data(), W.regs.size() * sizeof(uint64_t));
+  for (const std::vector<uint8_t> &L : W.local)
+    Mix(L.data(), std::min<size_t>(L.size(), W.localTop));
+  const uint64_t Stores = X.prof.globalStoreRequests + X.prof.sharedStoreRequests;
+  Mix(&Stores, sizeof Stores);
+  H |= 1; // never 0, the "never yielded" mark
+  const bool Same = H == W.yieldState;
+  W.yieldState = H;
+  return Same;
 }
 
 void rebindWarp(Exec &X, Warp &W) {

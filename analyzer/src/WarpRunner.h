@@ -18,6 +18,11 @@ inline uint32_t guardMask(const uint64_t *P, bool Neg) {
 bool initWarp(Exec &X, Warp &W, uint32_t Index, uint32_t Func);
 /// Runs `W` until it exits (state Done), waits at a barrier (AtBarrier) or traps (X.trap).
 void runWarp(Exec &X, Warp &W);
+/// After `W` yielded (runWarp returned with it Ready): whether its state (pc, reconvergence
+/// stack, registers, local memory) and the launch's count of global and shared stores are what
+/// they were when it yielded last time. Atomics are not counted: a failing compare-and-swap
+/// writes nothing, and one that writes returns a value that changes a register.
+bool yieldedUnchanged(const Exec &X, Warp &W);
 /// Points `W`'s operand bases at its innermost frame again (after `W` was copied).
 void rebindWarp(Exec &X, Warp &W);
 

@@ -206,6 +206,75 @@ LOOP:
   CHECK(R.result.profile.warpInstructionsTotal() == 1000);
 }
 
+TEST_CASE("trap: a lock between threads of one warp is a livelock, reported in seconds") {
+  // Every thread takes one lock with compare-and-swap. On a GPU with independent thread
+  // scheduling (sm_70+) the holder releases it; with one program counter per warp the holder
+  // waits at the loop's exit for lanes that spin forever. The interpreter sees the warp come
+  // back to the same state and stops, long before the instruction budget.
+  const char *Body = R"(
+.visible .entry lk(.param .u64 lock, .param .u64 sum)
+{
+  .reg .pred %p;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<3>;
+  ld.param.u64 %rd1, [lock];
+  ld.param.u64 %rd2, [sum];
+SPIN:
+  atom.global.cas.b32 %r1, [%rd1], 0, 1;
+  setp.ne.s32 %p, %r1, 0;
+  @%p bra SPIN;
+  atom.global.add.u32 %r2, [%rd2], 1;
+  atom.global.exch.b32 %r2, [%rd1], 0;
+  ret;
+}
+)";
+  Device D;
+  uint64_t Lock = makeBuffer(D, "lock", std::vector<uint32_t>(1, 0));
+  uint64_t Sum = makeBuffer(D, "sum", std::vector<uint32_t>(1, 0));
+  Run R = run(Body, "lk", threads(64, {KernelArg::pointer(Lock), KernelArg::pointer(Sum)}), D);
+  REQUIRE(R.result.trap);
+  CHECK(R.result.trap->kind == TrapKind::Livelock);
+  CHECK(R.result.trap->str() ==
+        at(R.text, "atom.global.cas") +
+            "trap in kernel 'lk' (ctaid 0,0,0 tid 1,0,0): no progress: every running warp of the "
+            "CTA loops back to the same state (a lock between threads of one warp needs "
+            "independent thread scheduling, which the interpreter does not model; a wait for "
+            "another CTA never ends)");
+  CHECK(R.result.profile.warpInstructionsTotal() < 10'000'000);
+}
+
+TEST_CASE("trap: a loop that only stores, with its registers the same at every latch, is not a "
+          "livelock") {
+  // Each pass adds one to a shared counter and reloads it into a register the loop then resets:
+  // the registers repeat, the memory does not, and the loop ends after 2^20 passes.
+  const char *Body = R"(
+.visible .entry cnt(.param .u64 out)
+{
+  .reg .pred %p;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  .shared .align 4 .b32 c;
+  ld.param.u64 %rd1, [out];
+  st.shared.u32 [c], 0;
+  mov.u32 %r1, 0;
+LOOP:
+  ld.shared.u32 %r1, [c];
+  add.u32 %r1, %r1, 1;
+  st.shared.u32 [c], %r1;
+  setp.lt.u32 %p, %r1, 1048576;
+  mov.u32 %r1, 0;
+  @%p bra LOOP;
+  ld.shared.u32 %r2, [c];
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+)";
+  Device D;
+  uint64_t Out = makeBuffer(D, "out", std::vector<uint32_t>(1, 0));
+  Run R = run(Body, "cnt", threads(1, {KernelArg::pointer(Out)}), D);
+  REQUIRE_FALSE(R.result.trap);
+}
+
 TEST_CASE("trap: the trap instruction") {
   const char *Body = R"(
 .visible .entry tr()

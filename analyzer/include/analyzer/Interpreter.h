@@ -62,6 +62,7 @@ enum class TrapKind : uint8_t {
   TrapInstruction, ///< the kernel executed `trap` or `brkpt`
   BadLaunch,       ///< launch configuration does not fit the kernel (args, sizes, limits)
   StackOverflow,   ///< call depth or local memory limit
+  Livelock,        ///< every running warp of a CTA loops with its state unchanged
 };
 
 /// A runtime fault. `str()` renders
