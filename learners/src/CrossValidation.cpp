@@ -126,6 +126,33 @@ Expected<std::vector<Fold>> groupSplit(const Dataset &D, std::string_view Column
   return Folds;
 }
 
+Expected<std::vector<Fold>> splitUnseen(const std::vector<Fold> &Folds, const Dataset &D,
+                                        std::string_view Column,
+                                        const std::function<std::string(std::string_view)> &Key) {
+  auto I = D.idIndex(Column);
+  if (!I)
+    return Error("no identifier column named '" + std::string(Column) + "'");
+  std::vector<std::string> Keys(D.size());
+  for (size_t R = 0; R < D.size(); ++R)
+    Keys[R] = Key ? Key(D.ids[R][*I]) : D.ids[R][*I];
+  std::vector<Fold> Out;
+  for (const Fold &F : Folds) {
+    std::map<std::string_view, std::vector<size_t>> ByKey;
+    for (size_t R : F.test)
+      ByKey[Keys[R]].push_back(R);
+    for (auto &[K, Rows] : ByKey) {
+      Fold &G = Out.emplace_back();
+      G.name = F.name + " / " + std::string(K);
+      G.test = std::move(Rows);
+      std::copy_if(F.train.begin(), F.train.end(), std::back_inserter(G.train),
+                   [&, K = K](size_t R) { return Keys[R] != K; });
+      if (G.train.empty())
+        return Error("fold '" + G.name + "' has no training rows left");
+    }
+  }
+  return Out;
+}
+
 Expected<Ranking> permutationImportance(const Model &M, const Dataset &D, uint64_t Seed) {
   auto All = D.selectFeatures(M.featureNames());
   if (!All)

@@ -60,6 +60,48 @@ TEST_CASE("group split: one fold per group, never split, sorted by value") {
   CHECK(!groupSplit(D, "nope"));
 }
 
+TEST_CASE("unseen split: each group's rows one value at a time, the value out of training too") {
+  // Synthetic: 3 GPUs x 4 networks, named two ways ("net-1" and "NET_1" are one network).
+  learners::Dataset D;
+  D.idNames = {"gpu", "workload"};
+  D.featureNames = {"x"};
+  D.targetName = "y";
+  for (int G = 0; G < 3; ++G)
+    for (int W = 0; W < 4; ++W)
+      D.addRow({"gpu" + std::to_string(G), (G == 1 ? "NET_" : "net-") + std::to_string(W)},
+               std::vector<double>{double(W)}, double(G + W));
+  auto Folds = groupSplit(D, "gpu");
+  REQUIRE(Folds);
+  auto Key = [](std::string_view V) {
+    std::string K;
+    for (char C : V)
+      if (C != '-' && C != '_')
+        K += char(std::tolower(static_cast<unsigned char>(C)));
+    return K;
+  };
+  auto Split = splitUnseen(*Folds, D, "workload", Key);
+  REQUIRE(Split);
+  REQUIRE(Split->size() == 12);
+  CHECK((*Split)[0].name == "gpu0 / net0");
+  std::vector<int> Seen(D.size(), 0);
+  for (const Fold &F : *Split) {
+    REQUIRE(F.test.size() == 1);
+    const size_t T = F.test[0];
+    ++Seen[T];
+    CHECK(F.train.size() == 6); // the other 2 GPUs' rows of the other 3 networks
+    for (size_t R : F.train) {
+      CHECK(D.ids[R][0] != D.ids[T][0]);
+      CHECK(Key(D.ids[R][1]) != Key(D.ids[T][1]));
+    }
+  }
+  CHECK(std::all_of(Seen.begin(), Seen.end(), [](int C) { return C == 1; }));
+  // Without the key, "NET_0" and "net-0" are different networks: gpu1's NET_0 stays in training.
+  auto Raw = splitUnseen(*Folds, D, "workload");
+  REQUIRE(Raw);
+  CHECK((*Raw)[0].train.size() == 7);
+  CHECK(!splitUnseen(*Folds, D, "nope"));
+}
+
 TEST_CASE("cross-validation: linear on noise-free data is exact out of fold (synthetic)") {
   auto D = synthetic::make(
       40, 2, 3, [](const std::vector<double> &X) { return 1.0 + 3.0 * X[0] + 0.1 * X[1]; });

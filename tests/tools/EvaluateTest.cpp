@@ -216,6 +216,29 @@ TEST_CASE("evaluate --model: a predictor bundle scores dataset rows by column na
   CHECK(std::stod(Predicted[1]) == doctest::Approx(2 * 0.5));
 }
 
+TEST_CASE("evaluate --unseen: each held-out GPU's rows one workload at a time, neither in "
+          "training") {
+  TempDir Dir("evaluate_unseen");
+  std::string V100 = crossGpuCsv("v100", false, 8);
+  writeFile(Dir / "d.csv", crossGpuCsv("t4", false, 8) + V100.substr(V100.find('\n') + 1));
+  RunResult R = runPtxcast("evaluate --data " + (Dir / "d.csv") +
+                           " --learners linear --param lambda=0 --cv group=gpu --unseen config "
+                           "--format json");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  auto J = nlohmann::json::parse(R.out);
+  CHECK(J["protocol"] ==
+        "leave-one-group-out by 'gpu' and one 'config' value with it (neither in training)");
+  const auto &Folds = J["learners"][0]["folds"];
+  REQUIRE(Folds.size() == 16);
+  CHECK(Folds[0]["name"] == "t4 / c0");
+  CHECK(Folds[0]["n"] == 1);
+  // Every workload is "conv": holding it out leaves nothing to train on.
+  RunResult Empty = runPtxcast("evaluate --data " + (Dir / "d.csv") +
+                               " --learners linear --cv group=gpu --unseen workload");
+  CHECK(Empty.status != 0);
+  CHECK(Empty.err.find("fold 't4 / conv' has no training rows left") != std::string::npos);
+}
+
 TEST_CASE("evaluate: ptxcast dataset files default to ln((measured - overhead) / bound)") {
   TempDir Dir("evaluate_cross_gpu");
   writeFile(Dir / "d.csv", crossGpuCsv("t4", false, 24));
@@ -345,6 +368,8 @@ TEST_CASE("evaluate: bad options are clear errors") {
        "ensemble of them joined by '+', e.g. knn+forest)"},
       {"--cv 1", "--cv takes a fold count of 2 or more, or group=COLUMN; got '1'"},
       {"--cv group=nope", "nope"},
+      {"--cv 3 --unseen gpu", "--unseen needs --cv group=COLUMN"},
+      {"--cv group=gpu --unseen nope", "no identifier column named 'nope'"},
       {"--where gpu=a100", "no rows match the --where filters"},
       {"--where x1=3", "--where takes COLUMN=VALUE with an identifier column; got 'x1=3'"},
       {"--param knn:k=0", "k"},

@@ -1,7 +1,7 @@
-// `ptxcast evaluate --data CSV... [--learners all|A,B] [--cv K | --cv group=COL]`: cross-validates
-// learners on a dataset and reports MAPE, RMSE, MAE, R^2 and adjusted R^2 per learner, per fold,
-// and the most influencing predictors. `ptxcast evaluate --model MODEL.json --data CSV...` scores
-// a trained model on new data.
+// `ptxcast evaluate --data CSV... [--learners all|A,B] [--cv K | --cv group=COL [--unseen COL]]`:
+// cross-validates learners on a dataset and reports MAPE, RMSE, MAE, R^2 and adjusted R^2 per
+// learner, per fold, and the most influencing predictors. `ptxcast evaluate --model MODEL.json
+// --data CSV...` scores a trained model on new data.
 #include "Commands.h"
 #include "LearnerOptions.h"
 
@@ -24,6 +24,7 @@ struct EvaluateOptions {
   ModelOptions model;
   std::string learners = "all";
   std::string cv = "5";
+  std::string unseen; ///< --unseen COLUMN
   uint64_t seed = 1;
   std::string format = "table";
   std::string predictions;
@@ -96,6 +97,7 @@ support::Expected<std::vector<learners::CvReport>> evaluate(const EvaluateOption
   auto Cv = parseCv(Opts.cv);
   if (!Names || !Cv)
     return !Names ? Names.error() : Cv.error();
+  Cv->unseenColumn = Opts.unseen;
   auto Plan = planCv(D, *Cv, Opts.seed);
   if (!Plan)
     return Plan.error();
@@ -163,6 +165,10 @@ void addEvaluateCommand(CLI::App &App) {
   Cmd->add_option("--cv", Opts->cv,
                   "K (shuffled K-fold) or group=COLUMN (leave one group out, e.g. group=gpu)")
       ->capture_default_str();
+  Cmd->add_option("--unseen", Opts->unseen,
+                  "with --cv group=: hold out each group's rows one value of this identifier "
+                  "column at a time, training on neither (e.g. --cv group=gpu --unseen workload: "
+                  "each network on each GPU, both unseen)");
   Cmd->add_option("--seed", Opts->seed, "shuffle and permutation seed")->capture_default_str();
   Cmd->add_option("--model", Opts->trained,
                   "score this trained model (ptxcast train -o) on the data instead of "

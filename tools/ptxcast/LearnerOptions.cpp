@@ -228,16 +228,39 @@ support::Expected<CvChoice> parseCv(const std::string &Text) {
   return Cv;
 }
 
+std::string sameNetworkKey(std::string_view Name) {
+  std::string Key;
+  if (Name.ends_with("-1.0")) // the default width multiplier: mobilenetv2-1.0 is mobilenetv2
+    Name.remove_suffix(4);
+  for (char C : Name)
+    if (C != '-' && C != '_')
+      Key += char(std::tolower(static_cast<unsigned char>(C)));
+  return Key;
+}
+
 support::Expected<CvPlan> planCv(const learners::Dataset &D, const CvChoice &Cv, uint64_t Seed) {
   CvPlan Plan;
   auto Folds = Cv.groupColumn.empty() ? learners::kFoldSplit(D.size(), Cv.folds, Seed)
                                       : learners::groupSplit(D, Cv.groupColumn);
   if (!Folds)
     return Folds.error();
+  if (!Cv.unseenColumn.empty()) {
+    if (Cv.groupColumn.empty())
+      return support::Error("--unseen needs --cv group=COLUMN");
+    std::function<std::string(std::string_view)> Key;
+    if (Cv.unseenColumn == "workload")
+      Key = sameNetworkKey;
+    Folds = learners::splitUnseen(*Folds, D, Cv.unseenColumn, Key);
+    if (!Folds)
+      return Folds.error();
+  }
   Plan.folds = std::move(*Folds);
   Plan.protocol = Cv.groupColumn.empty()
                       ? fmt::format("{}-fold cross-validation (shuffle seed {})", Cv.folds, Seed)
                       : fmt::format("leave-one-group-out by '{}'", Cv.groupColumn);
+  if (!Cv.unseenColumn.empty())
+    Plan.protocol +=
+        fmt::format(" and one '{}' value with it (neither in training)", Cv.unseenColumn);
   return Plan;
 }
 

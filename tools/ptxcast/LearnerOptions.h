@@ -45,6 +45,9 @@ struct ModelOptions {
 struct CvChoice {
   size_t folds = 5;
   std::string groupColumn; ///< non-empty: leave one group out
+  /// non-empty (with groupColumn): each held-out group is split by this column's value, which
+  /// training then lacks too (learners::splitUnseen; "workload" values by sameNetworkKey)
+  std::string unseenColumn;
 };
 
 void addDataOptions(CLI::App &Cmd, DataOptions &Opts);
@@ -73,6 +76,10 @@ struct CvPlan {
   std::vector<learners::Fold> folds;
   std::string protocol;
 };
+/// One key for the names the datasets give one network: the zoo's (efficientnet-b0,
+/// mobilenetv2-1.0), torchvision's (efficientnet_b0, mobilenet_v2) and timm's after mapping.
+/// Case, '-' and '_' are ignored, and a width suffix "-1.0" (the default) is dropped.
+std::string sameNetworkKey(std::string_view Name);
 support::Expected<CvPlan> planCv(const learners::Dataset &D, const CvChoice &Cv, uint64_t Seed);
 
 /// Parses `all` or a comma-separated list of learner names (each checked).

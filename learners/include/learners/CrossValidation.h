@@ -8,6 +8,7 @@
 #include "support/Expected.h"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -29,6 +30,16 @@ support::Expected<std::vector<Fold>> kFoldSplit(size_t N, size_t K, uint64_t See
 /// Leave-one-group-out: one fold per distinct value of `Column` (an identifier or a feature
 /// column), folds sorted by that value; a group is never split. Needs at least two groups.
 support::Expected<std::vector<Fold>> groupSplit(const Dataset &D, std::string_view Column);
+
+/// Each fold split by the key of identifier `Column` among its test rows: fold "G / K" tests
+/// G's rows whose value has key K and trains on G's training rows whose value has another key.
+/// `Key` maps a value to its key (names that mean the same thing get one key; identity when
+/// empty). Leaving a GPU out with Column "workload" so leaves each (GPU, network) pair out:
+/// every network is predicted on a GPU and as a network that training never saw. A fold left
+/// without training rows is an error.
+support::Expected<std::vector<Fold>>
+splitUnseen(const std::vector<Fold> &Folds, const Dataset &D, std::string_view Column,
+            const std::function<std::string(std::string_view)> &Key = {});
 
 /// Feature importance as (name, value) sorted by value, descending (ties by name).
 using Ranking = std::vector<std::pair<std::string, double>>;
