@@ -122,6 +122,20 @@ std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec
   return std::nullopt;
 }
 
+/// What of argument A decides a launch's counts under abstract memory (equivalentLaunches).
+std::string argKey(const ArgSpec &A, std::map<std::string, uint64_t> &Size) {
+  if (A.isStruct) {
+    std::string Key = ";{";
+    for (const ArgSpec &F : A.fields)
+      Key += argKey(F, Size);
+    return Key + "}";
+  }
+  if (A.isBuffer)
+    return ";b" + std::to_string(A.offset % 256) + ":" +
+           std::to_string(Size[A.buffer] - std::min(Size[A.buffer], A.offset));
+  return ";s" + std::to_string(int(A.type)) + ":" + std::to_string(A.bits);
+}
+
 /// Launches that must count alike under abstract memory: same module, kernel, geometry and
 /// scalars, buffer arguments with the same offset within a 256-byte line (buffer bases are
 /// 256-aligned) and the same bytes after it. Returns, per launch, the first equivalent launch.
@@ -138,9 +152,7 @@ std::vector<size_t> equivalentLaunches(const AnalysisInput &In, const Decoded &D
          {L.grid[0], L.grid[1], L.grid[2], L.block[0], L.block[1], L.block[2], L.sharedBytes})
       Key += ',' + std::to_string(V);
     for (const ArgSpec &A : L.args)
-      Key += A.isBuffer ? ";b" + std::to_string(A.offset % 256) + ":" +
-                              std::to_string(Size[A.buffer] - std::min(Size[A.buffer], A.offset))
-                        : ";s" + std::to_string(int(A.type)) + ":" + std::to_string(A.bits);
+      Key += argKey(A, Size);
     Rep[K] = First.emplace(Key, K).first->second;
   }
   return Rep;

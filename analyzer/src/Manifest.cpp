@@ -123,10 +123,40 @@ BufferInit parseInit(const Json &V, const std::string &Field, const fs::path &Di
   return I;
 }
 
+ArgSpec parseArg(const Json &V, const std::string &Field);
+
+/// {"struct": [FIELD, ...]}: each field an argument, or {"<ptx type>": [v, ...]} for an array.
+ArgSpec parseStruct(const Json &V, const std::string &Field) {
+  const Json &L = V.at("struct");
+  if (V.size() != 1)
+    bad(Field, "a struct argument has exactly one key, \"struct\"");
+  if (!L.is_array() || L.empty())
+    bad(Field + ".struct", "expected a non-empty array of fields");
+  ArgSpec A;
+  A.isStruct = true;
+  for (size_t K = 0; K < L.size(); ++K) {
+    const std::string F = Field + ".struct[" + std::to_string(K) + "]";
+    const Json &E = L[K];
+    if (!E.is_object() || E.size() != 1 || !E.begin().value().is_array() || E.contains("struct")) {
+      A.fields.push_back(parseArg(E, F));
+      continue;
+    }
+    const Json &Values = E.begin().value();
+    if (Values.empty())
+      bad(F, "expected a non-empty array of values");
+    for (size_t I = 0; I < Values.size(); ++I)
+      A.fields.push_back(
+          parseArg(Json{{E.begin().key(), Values[I]}}, F + "[" + std::to_string(I) + "]"));
+  }
+  return A;
+}
+
 ArgSpec parseArg(const Json &V, const std::string &Field) {
   ArgSpec A;
   if (!V.is_object() || V.size() == 0)
-    bad(Field, "expected {\"buffer\": NAME} or {\"<ptx type>\": value}");
+    bad(Field, "expected {\"buffer\": NAME}, {\"<ptx type>\": value} or {\"struct\": [...]}");
+  if (V.contains("struct"))
+    return parseStruct(V, Field);
   if (V.contains("buffer")) {
     A.isBuffer = true;
     A.buffer = toStr(V.at("buffer"), Field + ".buffer");

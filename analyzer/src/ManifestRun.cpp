@@ -4,6 +4,7 @@
 #include "LaunchArgs.h"
 
 #include "ptx/Parser.h"
+#include "support/StructLayout.h"
 
 #include <filesystem>
 #include <fstream>
@@ -64,6 +65,39 @@ std::optional<support::Error> writeAtomically(const Manifest &M, const std::stri
 
 } // namespace
 
+namespace {
+
+/// Argument A's bytes: a scalar's, a buffer's address plus offset, or a struct laid out as C
+/// does. `Field` names A in errors.
+support::Expected<support::StructLayout>
+argBytes(const ArgSpec &A, Device &D, const std::string &Field, const std::string &File) {
+  support::StructLayout Out;
+  if (A.isStruct) {
+    for (size_t K = 0; K < A.fields.size(); ++K) {
+      auto F = argBytes(A.fields[K], D, Field + ".struct[" + std::to_string(K) + "]", File);
+      if (!F)
+        return F.error();
+      Out.add(*F);
+    }
+    return Out;
+  }
+  KernelArg Arg = KernelArg::raw(A.bits, ptx::typeBits(A.type));
+  if (A.isBuffer) {
+    const Buffer *B = D.find(A.buffer);
+    if (!B)
+      return support::Error(File, 0, 0, Field + ": unknown buffer '" + A.buffer + "'");
+    if (A.offset > B->bytes())
+      return support::Error(File, 0, 0,
+                            Field + ": offset " + std::to_string(A.offset) +
+                                " is past the end of '" + A.buffer + "'");
+    Arg = KernelArg::pointer(B->base + A.offset);
+  }
+  Out.add(Arg.bytes.data(), Arg.bytes.size(), Arg.bytes.size());
+  return Out;
+}
+
+} // namespace
+
 support::Expected<LaunchConfig> makeLaunch(const LaunchSpec &S, size_t Index, Device &D,
                                            const std::string &File) {
   LaunchConfig L;
@@ -71,20 +105,11 @@ support::Expected<LaunchConfig> makeLaunch(const LaunchSpec &S, size_t Index, De
   L.block = S.block;
   L.sharedBytes = S.sharedBytes;
   for (size_t K = 0; K < S.args.size(); ++K) {
-    const ArgSpec &A = S.args[K];
-    if (!A.isBuffer) {
-      L.args.push_back(KernelArg::raw(A.bits, ptx::typeBits(A.type)));
-      continue;
-    }
-    const Buffer *B = D.find(A.buffer);
     std::string F = "launches[" + std::to_string(Index) + "].args[" + std::to_string(K) + "]";
-    if (!B)
-      return support::Error(File, 0, 0, F + ": unknown buffer '" + A.buffer + "'");
-    if (A.offset > B->bytes())
-      return support::Error(File, 0, 0,
-                            F + ": offset " + std::to_string(A.offset) + " is past the end of '" +
-                                A.buffer + "'");
-    L.args.push_back(KernelArg::pointer(B->base + A.offset));
+    auto Bytes = argBytes(S.args[K], D, F, File);
+    if (!Bytes)
+      return Bytes.error();
+    L.args.push_back(KernelArg{Bytes->bytes()});
   }
   return L;
 }

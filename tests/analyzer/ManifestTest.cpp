@@ -178,6 +178,75 @@ TEST_CASE("manifest: an end-to-end run writes its output atomically") {
   fs::remove_all(Dir);
 }
 
+TEST_CASE("manifest: a struct passed by value is laid out as C lays it out") {
+  // struct { uint32_t n; float a; float *x; uint16_t tag[3]; float *y; }: x at 8, tag at 16,
+  // y at 24 after two bytes of padding, 32 bytes; y[i] = a x[i] + tag[2].
+  const char *Ptx = R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry ssaxpy(.param .align 8 .b8 p[32])
+{
+  .reg .pred %p<2>;
+  .reg .b16 %h<2>;
+  .reg .b32 %r<7>;
+  .reg .f32 %f<5>;
+  .reg .b64 %rd<8>;
+  ld.param.u32 %r1, [p];
+  ld.param.f32 %f1, [p+4];
+  ld.param.u64 %rd1, [p+8];
+  ld.param.u16 %h1, [p+20];
+  ld.param.u64 %rd2, [p+24];
+  mov.u32 %r4, %tid.x;
+  setp.ge.u32 %p1, %r4, %r1;
+  @%p1 bra DONE;
+  mul.wide.u32 %rd5, %r4, 4;
+  add.s64 %rd6, %rd1, %rd5;
+  add.s64 %rd7, %rd2, %rd5;
+  ld.global.f32 %f2, [%rd6];
+  cvt.rn.f32.u16 %f3, %h1;
+  fma.rn.f32 %f4, %f1, %f2, %f3;
+  st.global.f32 [%rd7], %f4;
+DONE:
+  ret;
+}
+)";
+  fs::path Dir = fs::temp_directory_path() / "ptxcast_manifest_struct";
+  fs::create_directories(Dir);
+  std::ofstream(Dir / "k.ptx") << Ptx;
+  std::ofstream(Dir / "m.json") << R"({"ptx": ["k.ptx"],
+    "buffers": [{"name": "x", "bytes": 64, "init": {"random": "u8", "max": 0}},
+                {"name": "y", "bytes": 64, "output": "y.bin"}],
+    "launches": [{"kernel": "ssaxpy", "grid": [1], "block": [32],
+                  "args": [{"struct": [{"u32": 12}, {"f32": 3.0}, {"buffer": "x"},
+                                       {"u16": [1, 5, 2]}, {"buffer": "y"}]}]}]})";
+  auto M = analyzer::loadManifest((Dir / "m.json").string());
+  REQUIRE_MESSAGE(M, support::errorText(M));
+  REQUIRE(M->launches[0].args[0].fields.size() == 7); // the array is three u16 fields
+  auto R = analyzer::runManifest(*M);
+  REQUIRE_MESSAGE(R, support::errorText(R));
+  std::vector<float> Y(16);
+  std::ifstream(Dir / "y.bin", std::ios::binary).read(reinterpret_cast<char *>(Y.data()), 64);
+  for (int I = 0; I < 16; ++I)
+    CHECK(Y[I] == (I < 12 ? 2.0f : 0.0f)); // 3 x 0 + tag[2]
+  // A struct whose layout does not match the parameter's size is the interpreter's size error.
+  std::ofstream(Dir / "m.json") << R"({"ptx": ["k.ptx"], "buffers": [{"name": "x", "bytes": 64}],
+    "launches": [{"kernel": "ssaxpy", "grid": [1], "block": [32],
+                  "args": [{"struct": [{"u32": 12}, {"buffer": "x"}]}]}]})";
+  M = analyzer::loadManifest((Dir / "m.json").string());
+  REQUIRE(M);
+  R = analyzer::runManifest(*M);
+  REQUIRE(!R);
+  CHECK(R.error().message.find("argument 0 is 16 bytes; parameter 'p' is 32 bytes") !=
+        std::string::npos);
+  CHECK(errorOf(R"({"ptx": "k.ptx", "launches": [{"kernel": "k", "grid": [1], "block": [1],
+                   "args": [{"struct": []}]}]})") ==
+        "m.json: error: launches[0].args[0].struct: expected a non-empty array of fields");
+  CHECK(errorOf(R"({"ptx": "k.ptx", "launches": [{"kernel": "k", "grid": [1], "block": [1],
+                   "args": [{"struct": [{"f32": 1}, {"u8": [1, 300]}]}]}]})") ==
+        "m.json: error: launches[0].args[0].struct[1][1].u8: 300 does not fit");
+  fs::remove_all(Dir);
+}
+
 TEST_CASE("manifest: a trap in a launch is an error naming the launch") {
   fs::path Dir = fs::temp_directory_path() / "ptxcast_manifest_trap";
   fs::create_directories(Dir);

@@ -49,6 +49,11 @@ bool scanEntry(const std::string &Ptx, const std::string &Name, std::vector<size
   std::string Params = Ptx.substr(At, End - At);
   for (size_t P = Params.find(".param"); P != std::string::npos; P = Params.find(".param", P + 6)) {
     size_t Type = Params.find('.', P + 6);
+    if (Params.compare(Type, 7, ".align ") == 0) { // .param .align A .b8 name[N]: N bytes
+      size_t Open = Params.find('[', Type);
+      Sizes.push_back(std::stoul(Params.substr(Open + 1)));
+      continue;
+    }
     std::string Width = Params.substr(Type + 2, 2);
     Sizes.push_back(Width == "64" ? 8 : Width == "32" ? 4 : Width == "16" ? 2 : 1);
   }
@@ -232,6 +237,12 @@ CUresult cuLaunchKernel(CUfunction F, unsigned int Gx, unsigned int Gy, unsigned
   }
   if (Name == "fake_fault")
     S.faulted = true; // like an illegal address: reported at the next synchronisation
+  if (Name == "fake_struct") { // a 24-byte struct: its first 16 bytes to the pointer at 16
+    const auto *P = static_cast<const uint8_t *>(Params[0]);
+    CUdeviceptr To;
+    std::memcpy(&To, P + 16, 8);
+    std::memcpy(reinterpret_cast<void *>(To), P, 16);
+  }
   double Micros = double(Gx) * Gy * Gz;
   (S.capturing ? S.captureMicros : S.clockMicros) += Micros;
   return CUDA_SUCCESS;

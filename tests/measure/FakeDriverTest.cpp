@@ -23,6 +23,7 @@ const char *FakePtx = R"(.version 8.0
 .address_size 64
 .visible .entry scale(.param .u64 p0, .param .u32 p1) { ret; }
 .visible .entry fake_fault(.param .u64 p0) { ret; }
+.visible .entry fake_struct(.param .align 8 .b8 p0[24]) { ret; }
 )";
 
 // Writes k.ptx and m.json (with Launches as the "launches" array) into Dir.
@@ -140,6 +141,28 @@ TEST_CASE("measure fake driver: faults and mismatches name their launch") {
   CHECK(S3 == 1);
   CHECK(E3 == "ptxcast-measure: error: kernel 'nope' is in none of the PTX files (" +
                   (Dir / "k.ptx").string() + ")\n");
+  fs::remove_all(Dir);
+}
+
+TEST_CASE("measure fake driver: a struct argument arrives laid out as C lays it out") {
+  // struct { uint32_t n; float a; uint16_t tag[3]; float *out; }: tag at 8, out at 16 after
+  // two bytes of padding, 24 bytes. The fake kernel copies the first 16 bytes to `out`.
+  fs::path Dir = makeDir("ptxcast_measure_fake_struct");
+  writeCase(Dir, R"([{"kernel": "fake_struct", "grid": [1], "block": [1],
+    "args": [{"struct": [{"u32": 7}, {"f32": 2.0}, {"u16": [1, 2, 3]}, {"buffer": "x"}]}]}])");
+  auto [Status, Err] = runFake(Dir, "--repeat 1 --warmup 0");
+  REQUIRE_MESSAGE(Status == 0, Err);
+  std::string X = readAll(Dir / "x_out.bin");
+  REQUIRE(X.size() == 16);
+  const uint8_t Want[16] = {7, 0, 0, 0, 0, 0, 0, 0x40, 1, 0, 2, 0, 3, 0, 0, 0};
+  CHECK(std::memcmp(X.data(), Want, 16) == 0);
+  // A struct of another size is the parameter size check's error.
+  writeCase(Dir, R"([{"kernel": "fake_struct", "grid": [1], "block": [1],
+    "args": [{"struct": [{"u32": 7}, {"buffer": "x"}]}]}])");
+  auto [S1, E1] = runFake(Dir, "");
+  CHECK(S1 == 1);
+  CHECK(E1 == "ptxcast-measure: error: launch 0 ('fake_struct'): argument 0 has 16 bytes, the "
+              "kernel parameter has 24\n");
   fs::remove_all(Dir);
 }
 

@@ -170,6 +170,29 @@ TEST_CASE("measure manifest: validation errors point at the offending value") {
         "s8..s64, b8..b64, f16, bf16, f32, f64)");
 }
 
+TEST_CASE("measure manifest: a struct argument's fields, its bytes and its errors") {
+  auto M = parseManifest(withArgs(R"({"struct": [{"u8": 1}, {"f64": 2}, {"u16": [3, 4]},
+                                    {"buffer": "x", "offset": 8}]})"),
+                         "dir/m.json");
+  REQUIRE_MESSAGE(M, M.error().str());
+  const Arg &A = M->launches[0].args[0];
+  REQUIRE(A.isStruct);
+  CHECK(A.fields.size() == 5);
+  // u8 at 0, f64 at 8, u16 at 16 and 18, the pointer at 24: 32 bytes.
+  std::vector<uint8_t> B = argBytes(A, [](size_t) { return uint64_t(0x1000); });
+  REQUIRE(B.size() == 32);
+  CHECK(B[0] == 1);
+  CHECK(B[15] == 0x40); // 2.0 as f64: 0x4000000000000000
+  CHECK(B[16] == 3);
+  CHECK(B[18] == 4);
+  CHECK(B[24] == 0x08);
+  CHECK(B[25] == 0x10); // 0x1000 + 8
+  CHECK(manifestError(withArgs(R"({"struct": []})")) ==
+        "dir/m.json:2:78: error: a struct needs at least one field");
+  CHECK(manifestError(withArgs(R"({"struct": [{"u8": [1, 256]}]})")) ==
+        "dir/m.json:2:90: error: u8 argument must be in [0, 255], got 256");
+}
+
 TEST_CASE("measure manifest: buffer and launch rules") {
   auto Buf = [](const std::string &B) {
     return manifestError(

@@ -4,6 +4,7 @@
 
 #include "Fill.h"
 #include "Json.h"
+#include "support/StructLayout.h"
 
 #include <cassert>
 #include <cmath>
@@ -307,12 +308,59 @@ Expected<uint64_t> scalarBits(const Validator &C, const JsonValue &V, ScalarType
   return C.uintIn(V, 0, Hi, std::string(Name) + " argument");
 }
 
-// arg := {"buffer": name, "offset"?: n} | {TYPE: value}
+Expected<Arg> parseArg(const Validator &C, const JsonValue &V,
+                       const std::map<std::string, size_t> &BufferIndex,
+                       const std::vector<Buffer> &Buffers);
+
+// struct := {"struct": [arg | {TYPE: [value, ...]}, ...]} (an array field is one field per value)
+Expected<Arg> parseStruct(const Validator &C, const JsonValue &V,
+                          const std::map<std::string, size_t> &BufferIndex,
+                          const std::vector<Buffer> &Buffers) {
+  const JsonValue &L = *V.find("struct");
+  C.warnUnknownKeys(V, {"struct"}, "a struct argument");
+  if (auto S = C.expectKind(L, JsonKind::Array, "struct"); !S)
+    return S.error();
+  if (L.items.empty())
+    return C.at(L, "a struct needs at least one field");
+  Arg A;
+  A.isStruct = true;
+  for (const JsonValue &E : L.items) {
+    const bool Array = E.kind == JsonKind::Object && E.members.size() == 1 &&
+                       E.members.front().key != "struct" &&
+                       E.members.front().value.kind == JsonKind::Array;
+    if (!Array) {
+      auto F = parseArg(C, E, BufferIndex, Buffers);
+      if (!F)
+        return F.error();
+      A.fields.push_back(std::move(*F));
+      continue;
+    }
+    const auto &[Key, Values] = E.members.front();
+    if (Values.items.empty())
+      return C.at(Values, "an array field needs at least one value");
+    for (const JsonValue &X : Values.items) {
+      JsonValue One;
+      One.kind = JsonKind::Object;
+      One.line = X.line;
+      One.col = X.col;
+      One.members.push_back({Key, X});
+      auto F = parseArg(C, One, BufferIndex, Buffers);
+      if (!F)
+        return F.error();
+      A.fields.push_back(std::move(*F));
+    }
+  }
+  return A;
+}
+
+// arg := {"buffer": name, "offset"?: n} | {TYPE: value} | struct
 Expected<Arg> parseArg(const Validator &C, const JsonValue &V,
                        const std::map<std::string, size_t> &BufferIndex,
                        const std::vector<Buffer> &Buffers) {
   if (auto S = C.expectKind(V, JsonKind::Object, "a kernel argument"); !S)
     return S.error();
+  if (V.find("struct"))
+    return parseStruct(C, V, BufferIndex, Buffers);
   Arg A;
   if (const JsonValue *B = V.find("buffer")) {
     C.warnUnknownKeys(V, {"buffer", "offset"}, "a buffer argument");
@@ -440,6 +488,30 @@ Status parseBuffers(const Validator &C, const JsonValue &Root, Manifest &M,
 const char *scalarTypeName(ScalarType T) {
   assert(TypeTable[static_cast<int>(T)].type == T && "TypeTable is out of enum order");
   return TypeTable[static_cast<int>(T)].name;
+}
+
+namespace {
+
+support::StructLayout layoutOf(const Arg &A, const std::function<uint64_t(size_t)> &Address) {
+  support::StructLayout Out;
+  if (A.isStruct) {
+    for (const Arg &F : A.fields)
+      Out.add(layoutOf(F, Address));
+    return Out;
+  }
+  const uint64_t Bits = A.isBuffer ? Address(A.buffer) + A.offset : A.bits;
+  const size_t Size = A.isBuffer ? 8 : scalarTypeSize(A.type);
+  uint8_t Bytes[8];
+  for (size_t I = 0; I < 8; ++I)
+    Bytes[I] = uint8_t(Bits >> (8 * I));
+  Out.add(Bytes, Size, Size);
+  return Out;
+}
+
+} // namespace
+
+std::vector<uint8_t> argBytes(const Arg &A, const std::function<uint64_t(size_t)> &Address) {
+  return layoutOf(A, Address).bytes();
 }
 
 uint32_t scalarTypeSize(ScalarType T) {

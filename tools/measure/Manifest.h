@@ -5,6 +5,7 @@
 #include "Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -63,14 +64,21 @@ struct Buffer {
   std::string output; ///< file to write the final contents to (resolved), empty if none
 };
 
-/// A kernel argument: a typed scalar (its bytes, little-endian) or a buffer address + offset.
+/// A kernel argument: a typed scalar (its bytes, little-endian), a buffer address + offset, or a
+/// struct of them passed by value (laid out as C does: support/StructLayout.h).
 struct Arg {
+  bool isStruct = false;
+  std::vector<Arg> fields; ///< isStruct: the fields in order
   bool isBuffer = false;
   ScalarType type = ScalarType::U64;
   uint64_t bits = 0;   ///< scalar bit pattern in the low scalarTypeSize(type) bytes
   size_t buffer = 0;   ///< index into Manifest::buffers
   uint64_t offset = 0; ///< byte offset added to the buffer's address
 };
+
+/// The bytes the kernel receives for A, with `Address(buffer index)` each buffer's device
+/// address.
+std::vector<uint8_t> argBytes(const Arg &A, const std::function<uint64_t(size_t)> &Address);
 
 struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;

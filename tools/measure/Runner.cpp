@@ -21,7 +21,7 @@ namespace {
 struct PreparedLaunch {
   CUfunction function = nullptr;
   const Launch *launch = nullptr;
-  std::vector<uint64_t> storage;
+  std::vector<std::vector<uint8_t>> storage; ///< each argument's bytes
   std::vector<void *> params;
 };
 
@@ -49,7 +49,7 @@ Status checkParams(const Driver &D, CUfunction F, const Launch &L, size_t Index)
       return Ok{};
     if (Count < L.args.size()) {
       const Arg &A = L.args[Count];
-      size_t Want = A.isBuffer ? 8 : scalarTypeSize(A.type);
+      size_t Want = argBytes(A, [](size_t) { return uint64_t(0); }).size();
       if (Want != Size)
         return Error("ptxcast-measure", 0, 0,
                      launchName(Index, L) + ": argument " + std::to_string(Count) + " has " +
@@ -87,12 +87,10 @@ prepareLaunches(const Driver &D, Session &S, const Manifest &M, std::vector<Kern
     PreparedLaunch P;
     P.function = *F;
     P.launch = &L;
-    for (const Arg &A : L.args) {
-      uint64_t Slot = A.isBuffer ? uint64_t(S.address(A.buffer)) + A.offset : A.bits;
-      P.storage.push_back(Slot); // little-endian: a scalar's bytes are the slot's low bytes
-    }
-    for (uint64_t &Slot : P.storage)
-      P.params.push_back(&Slot);
+    for (const Arg &A : L.args)
+      P.storage.push_back(argBytes(A, [&](size_t B) { return uint64_t(S.address(B)); }));
+    for (std::vector<uint8_t> &Bytes : P.storage)
+      P.params.push_back(Bytes.data());
     Out.push_back(std::move(P));
   }
   return Out;

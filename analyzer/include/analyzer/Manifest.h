@@ -27,8 +27,12 @@ struct BufferSpec {
   std::string output; ///< absolute path written after all launches; empty = none
 };
 
-/// One kernel argument as written in the manifest: a typed scalar or a buffer reference.
+/// One kernel argument as written in the manifest: a typed scalar, a buffer reference or a struct
+/// of them.
 struct ArgSpec {
+  /// A struct passed by value: `fields` in order, laid out as C does (support/StructLayout.h).
+  bool isStruct = false;
+  std::vector<ArgSpec> fields;
   bool isBuffer = false;
   std::string buffer;  ///< isBuffer: the buffer's name
   uint64_t offset = 0; ///< isBuffer: bytes added to the buffer's address
