@@ -282,6 +282,16 @@ std::optional<support::Error> Importer::prepare() {
   }
   if (auto Bad = badWindowAttribute(Graph))
     return support::Error(File, 0, 0, *Bad);
+  // Every node the importer reads (fused ones included) against its schema, before libonnx's
+  // shape inference reads them too.
+  for (int I = 0; I < Graph.node_size(); ++I) {
+    const onnx::NodeProto &N = Graph.node(I);
+    if ((N.domain().empty() || N.domain() == "ai.onnx") && handlers().count(N.op_type())) {
+      Current = size_t(I);
+      if (auto Bad = schemaError(N, Model))
+        return nodeError(N, *Bad);
+    }
+  }
   try {
     onnx::shape_inference::InferShapes(Model);
   } catch (const std::exception &E) {
@@ -366,8 +376,6 @@ std::optional<support::Error> Importer::importNode(size_t Index) {
     return nodeError(N, "unsupported operator");
   if (N.output_size() == 0 || N.output(0).empty())
     return nodeError(N, "node has no output");
-  if (auto Bad = schemaError(N, Model))
-    return nodeError(N, *Bad);
   OutputNode = Index;
   Result Id = (this->*(H->second))(N);
   if (!Id)

@@ -400,6 +400,13 @@ TEST_CASE("onnx: errors name the file, node and operator") {
     setInt(*W.G->mutable_node(0), "alpha", 1);
     CHECK(importError(W) ==
           "model.onnx: error: node 'r' (Relu): Unrecognized attribute: alpha for operator Relu");
+    // A node folded into the layer before it (MatMul + Add as one dense layer) is checked too.
+    OnnxWriter V;
+    V.input("x", {1, 16});
+    V.node("MatMul", {"x", V.weight({16, 8})}, "mm");
+    setInt(V.node("Add", {"mm_out", V.weight({8})}, "bias"), "axis", 1);
+    CHECK(importError(V) ==
+          "model.onnx: error: node 'bias' (Add): Unrecognized attribute: axis for operator Add");
   }
   SUBCASE("an attribute twice, a flag other than 0 or 1, an attribute of the wrong type") {
     OnnxWriter W;
