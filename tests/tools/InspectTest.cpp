@@ -203,3 +203,30 @@ TEST_CASE("inspect says which kernels the interpreter cannot run, and where") {
   CHECK(J["kernels"][0]["interpreter_unsupported"].empty());
   CHECK(J["kernels"][1]["interpreter_unsupported"].size() == 1);
 }
+
+TEST_CASE("inspect lists where a kernel reads a struct parameter, to write its manifest") {
+  std::filesystem::path Ptx = std::filesystem::temp_directory_path() /
+                              ("ptxcast_struct_" + std::to_string(getpid()) + ".ptx");
+  std::ofstream(Ptx) << ".version 8.0\n.target sm_90\n.address_size 64\n"
+                        ".visible .entry s(.param .align 8 .b8 p[24], .param .u32 n)\n{\n"
+                        "  .reg .b32 %r<3>;\n  .reg .f32 %f<2>;\n  .reg .b64 %rd<3>;\n"
+                        "  ld.param.u64 %rd1, [p+8];\n  ld.param.u32 %r1, [p];\n"
+                        "  ld.param.f32 %f1, [p+4];\n  ld.param.u64 %rd2, [p+8];\n"
+                        "  ld.param.u32 %r2, [n];\n  ret;\n}\n"
+                        ".visible .entry t(.param .align 8 .b8 q[16])\n{\n"
+                        "  .reg .b64 %rd<2>;\n  mov.u64 %rd1, q;\n  ret;\n}\n";
+  RunResult Text = runPtxcast("inspect " + Ptx.string());
+  RunResult Json = runPtxcast("inspect " + Ptx.string() + " --format json");
+  std::filesystem::remove(Ptx);
+  REQUIRE(Text.status == 0);
+  CHECK(Text.out.find("      reads +0 u32, +4 f32, +8 u64\n") != std::string::npos);
+  CHECK(Text.out.find("      reads address taken\n") != std::string::npos);
+  REQUIRE(Json.status == 0);
+  nlohmann::json J = nlohmann::json::parse(Json.out);
+  const nlohmann::json &P = J["kernels"][0]["params"];
+  REQUIRE(P[0]["reads"].size() == 3);
+  CHECK(P[0]["reads"][2] == nlohmann::json{{"offset", 8}, {"type", "u64"}});
+  CHECK(P[0]["address_taken"] == false);
+  CHECK_FALSE(P[1].contains("reads")); // a scalar parameter
+  CHECK(J["kernels"][1]["params"][0]["address_taken"] == true);
+}

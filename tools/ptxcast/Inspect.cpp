@@ -78,12 +78,62 @@ std::string paramType(const ptx::Variable &V) {
   return T;
 }
 
+/// How a function reads an array parameter (a struct passed by value): the distinct
+/// (offset, type) of its `ld.param` loads, in offset order, so a manifest's `{"struct": [...]}`
+/// can be written to match. `addressTaken` when the parameter's address goes to a register
+/// (its fields are then read through it and not listed).
+struct ParamReads {
+  std::vector<std::pair<int64_t, std::string>> fields;
+  bool addressTaken = false;
+};
+
+ParamReads paramReads(const ptx::Function &F, const std::string &Param) {
+  ParamReads R;
+  for (const ptx::BasicBlock &B : F.blocks)
+    for (const ptx::Instruction &I : B.instrs)
+      for (size_t K = 0; K < I.operands.size(); ++K) {
+        const ptx::Operand &O = I.operands[K];
+        if (O.name != Param)
+          continue;
+        if (I.opcode == ptx::Opcode::Ld && I.space() == ptx::StateSpace::Param &&
+            O.kind == ptx::Operand::Kind::Address) {
+          std::string T(ptx::typeName(I.type()));
+          if (I.vectorWidth() > 1)
+            T = fmt::format("v{}.{}", I.vectorWidth(), T);
+          R.fields.emplace_back(O.value, T);
+        } else {
+          R.addressTaken = true;
+        }
+      }
+  std::sort(R.fields.begin(), R.fields.end());
+  R.fields.erase(std::unique(R.fields.begin(), R.fields.end()), R.fields.end());
+  return R;
+}
+
+std::string readsText(const ParamReads &R) {
+  std::string S;
+  for (const auto &[Offset, Type] : R.fields)
+    S += fmt::format("{}+{} {}", S.empty() ? "" : ", ", Offset, Type);
+  if (R.addressTaken)
+    S += std::string(S.empty() ? "" : "; ") + "address taken";
+  return S.empty() ? "nothing" : S;
+}
+
 ptx::InstrClass classAt(size_t I) { return static_cast<ptx::InstrClass>(I); }
 
 nlohmann::ordered_json toJson(const FunctionSummary &S) {
   nlohmann::ordered_json Params = nlohmann::ordered_json::array();
-  for (const ptx::Variable &P : S.fn->params)
-    Params.push_back({{"name", P.name}, {"type", paramType(P)}, {"size", P.sizeBytes()}});
+  for (const ptx::Variable &P : S.fn->params) {
+    nlohmann::ordered_json J = {{"name", P.name}, {"type", paramType(P)}, {"size", P.sizeBytes()}};
+    if (!P.dims.empty()) {
+      ParamReads R = paramReads(*S.fn, P.name);
+      J["reads"] = nlohmann::ordered_json::array();
+      for (const auto &[Offset, Type] : R.fields)
+        J["reads"].push_back({{"offset", Offset}, {"type", Type}});
+      J["address_taken"] = R.addressTaken;
+    }
+    Params.push_back(std::move(J));
+  }
   nlohmann::ordered_json Counts = nlohmann::ordered_json::object();
   for (size_t I = 0; I < ptx::NumInstrClasses; ++I)
     Counts[std::string(ptx::className(classAt(I)))] = S.counts[I];
@@ -111,8 +161,11 @@ void printText(const ptx::Module &M, const std::vector<FunctionSummary> &Summari
     const ptx::Function &F = *S.fn;
     fmt::print("\n{} ({})\n", F.name, F.isEntry ? ".entry" : ".func");
     fmt::print("  {:<16}{}\n", "parameters", F.params.size());
-    for (const ptx::Variable &P : F.params)
+    for (const ptx::Variable &P : F.params) {
       fmt::print("    {:<40} {:<10} {:>4} B\n", P.name, paramType(P), P.sizeBytes());
+      if (!P.dims.empty()) // a struct passed by value: where the function reads it
+        fmt::print("      reads {}\n", readsText(paramReads(F, P.name)));
+    }
     fmt::print("  {:<16}{}\n", "registers", S.registers);
     if (F.isEntry) {
       fmt::print("  {:<16}{} per thread (estimate), {} B static shared\n", "resources",
