@@ -160,6 +160,33 @@ TEST_CASE("onnx: MatMul+Add, HardSigmoid*x, Reshape, Concat, Pad, Softmax, Dropo
   CHECK(N.layer(8).shape == Shape{1, 10});
 }
 
+TEST_CASE("onnx: opsets past libonnx's 17 import (PyTorch's newer exporters write 18 to 21)") {
+  // The same network at opset 17 and 21 (IR version 10): the schema check is skipped past 17,
+  // libonnx's shape inference still runs, and the graphs agree.
+  auto Build = [](int64_t Opset) {
+    OnnxWriter W(Opset);
+    W.M.set_ir_version(Opset > 17 ? 10 : 8);
+    W.input("x", {-1, 3, 16, 16});
+    auto &C = W.node("Conv", {"x", W.weight({8, 3, 3, 3}), W.weight({8})}, "conv");
+    setInts(C, "kernel_shape", {3, 3});
+    setInts(C, "pads", {1, 1, 1, 1});
+    std::string X = unary(W, "Relu", out(C));
+    auto &MP = W.node("MaxPool", {X}, "pool");
+    setInts(MP, "kernel_shape", {2, 2});
+    setInts(MP, "strides", {2, 2});
+    X = out(W.node("Flatten", {out(MP)}, "flat"));
+    auto &G = W.node("Gemm", {X, W.weight({10, 512}), W.weight({10})}, "fc");
+    setInt(G, "transB", 1);
+    W.output(out(G));
+    return W;
+  };
+  OnnxImportOptions O;
+  O.batch = 4;
+  Network A = import(Build(17), O), B = import(Build(21), O);
+  checkSameGraph(A, B);
+  CHECK(B.layer(B.size() - 1).shape == Shape{4, 10});
+}
+
 TEST_CASE("onnx: MatMul of two activations is a batched matmul, of a 2-d weight, dense") {
   // Attention scores and context: q [2,4,8] x kt [2,8,4] (both graph inputs: kt, of rank 3 at
   // MatMul's weight position, is an activation), softmax, x v [2,4,8] (a Relu's output).
