@@ -1,6 +1,7 @@
-// Launch manifests: field errors, the documented random generator, and an end-to-end run with an
-// output file.
+// Launch manifests: field errors, the documented random generator, an end-to-end run with an
+// output file, and struct arguments (layout, and launch deduplication in fast mode).
 #include "analyzer/Manifest.h"
+#include "analyzer/FastMode.h"
 
 #include <doctest/doctest.h>
 
@@ -263,4 +264,52 @@ TEST_CASE("manifest: a trap in a launch is an error naming the launch") {
   CHECK(R.error().message.find("trap in kernel 'saxpy' (ctaid 0,0,0 tid 4,0,0): out-of-bounds "
                                "global load of 4 bytes") != std::string::npos);
   fs::remove_all(Dir);
+}
+
+TEST_CASE("fast mode: struct arguments count as their fields when launches are deduplicated") {
+  // struct { uint32_t n; uint32_t *out; }: each thread loops n times. Launches with the same
+  // struct share one analysis; a different n is analysed on its own.
+  analyzer::AnalysisInput In;
+  In.ptx.push_back({"s.ptx", R"(.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry loopn(.param .align 8 .b8 p[16]) {
+  .reg .pred %p;
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<2>;
+  ld.param.u32 %r1, [p];
+  ld.param.u64 %rd1, [p+8];
+  mov.u32 %r2, 0;
+L:
+  add.u32 %r2, %r2, 1;
+  setp.lt.u32 %p, %r2, %r1;
+  @%p bra L;
+  st.global.u32 [%rd1], %r2;
+  ret;
+}
+)"});
+  In.buffers = {analyzer::BufferSpec{"out", 4, {}, ""}};
+  auto Launch = [](uint32_t N) {
+    analyzer::ArgSpec Count, Out;
+    Count.type = ptx::Type::U32;
+    Count.bits = N;
+    Out.isBuffer = true;
+    Out.buffer = "out";
+    analyzer::ArgSpec S;
+    S.isStruct = true;
+    S.fields = {Count, Out};
+    analyzer::LaunchSpec L;
+    L.kernel = "loopn";
+    L.block = {32, 1, 1};
+    L.args = {S};
+    return L;
+  };
+  In.launches = {Launch(10), Launch(10), Launch(20)};
+  auto R = analyzer::analyze(In, analyzer::AnalysisMode::Fast);
+  REQUIRE_MESSAGE(R, support::errorText(R));
+  CHECK(R->launches[1].reusedFrom == 0);
+  CHECK(R->launches[2].reusedFrom == -1);
+  const uint64_t A = R->launches[0].profile.warpInstructionsTotal();
+  const uint64_t B = R->launches[2].profile.warpInstructionsTotal();
+  CHECK(B - A == 10 * 3); // ten more turns of a three-instruction loop
 }
