@@ -250,6 +250,20 @@ std::optional<std::string> schemaError(const onnx::NodeProto &N, const onnx::Mod
 
 } // namespace
 
+std::optional<support::Error> Importer::checkSchemas() {
+  // Every node the importer reads (fused ones included), before libonnx's shape inference
+  // reads them too.
+  for (int I = 0; I < Graph.node_size(); ++I) {
+    const onnx::NodeProto &N = Graph.node(I);
+    if ((N.domain().empty() || N.domain() == "ai.onnx") && handlers().count(N.op_type())) {
+      Current = size_t(I);
+      if (auto Bad = schemaError(N, Model))
+        return nodeError(N, *Bad);
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<support::Error> Importer::prepare() {
   for (const auto &Op : Model.opset_import())
     if (Op.domain().empty() || Op.domain() == "ai.onnx")
@@ -282,16 +296,8 @@ std::optional<support::Error> Importer::prepare() {
   }
   if (auto Bad = badWindowAttribute(Graph))
     return support::Error(File, 0, 0, *Bad);
-  // Every node the importer reads (fused ones included) against its schema, before libonnx's
-  // shape inference reads them too.
-  for (int I = 0; I < Graph.node_size(); ++I) {
-    const onnx::NodeProto &N = Graph.node(I);
-    if ((N.domain().empty() || N.domain() == "ai.onnx") && handlers().count(N.op_type())) {
-      Current = size_t(I);
-      if (auto Bad = schemaError(N, Model))
-        return nodeError(N, *Bad);
-    }
-  }
+  if (auto E = checkSchemas())
+    return E;
   try {
     onnx::shape_inference::InferShapes(Model);
   } catch (const std::exception &E) {

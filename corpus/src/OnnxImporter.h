@@ -25,6 +25,8 @@ private:
 
   // Graph setup (OnnxImport.cpp).
   std::optional<support::Error> prepare();
+  /// Every supported node against its operator's schema (OnnxImport.cpp schemaError).
+  std::optional<support::Error> checkSchemas();
   std::optional<support::Error> addInputs();
   std::optional<support::Error> importNode(size_t Index);
   std::optional<support::Error> checkShape(const onnx::NodeProto &N, LayerId Id);
