@@ -354,6 +354,8 @@ RunResult runKernelSkipping(const Program &Prog, std::string_view Kernel, const 
                static_cast<uint32_t>(C / (GX * GY))};
     if (runCta(X, Warps, Func, Skip))
       ++X.prof.ctasRun;
+    if (S.ctaProgress && ((K & 4095) == 4095 || K + 1 == Count))
+      S.ctaProgress(K + 1, Count);
   }
   aggregate(X, P);
   R.profile = X.prof;

@@ -275,6 +275,25 @@ LOOP:
   REQUIRE_FALSE(R.result.trap);
 }
 
+TEST_CASE("run settings: a progress call every 4,096 CTAs and after the last") {
+  const char *Body = R"(
+.visible .entry nop()
+{
+  ret;
+}
+)";
+  Device D;
+  analyzer::RunSettings S;
+  std::vector<std::pair<uint64_t, uint64_t>> Calls;
+  S.ctaProgress = [&](uint64_t Done, uint64_t Total) { Calls.emplace_back(Done, Total); };
+  LaunchConfig L = threads(32, {});
+  L.grid = {100, 100, 1};
+  Run R = run(Body, "nop", L, D, S);
+  REQUIRE_FALSE(R.result.trap);
+  using P = std::pair<uint64_t, uint64_t>;
+  CHECK(Calls == std::vector<P>{{4096, 10000}, {8192, 10000}, {10000, 10000}});
+}
+
 TEST_CASE("trap: the trap instruction") {
   const char *Body = R"(
 .visible .entry tr()

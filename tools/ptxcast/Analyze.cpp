@@ -208,6 +208,8 @@ support::Expected<analyzer::AnalysisResult> analyseInput(const AnalyzeOptions &O
     };
   analyzer::AnalysisMode Mode =
       O.mode == "exact" ? analyzer::AnalysisMode::Exact : analyzer::AnalysisMode::Fast;
+  if (Mode == analyzer::AnalysisMode::Exact) // one launch at a time: a line for huge grids
+    S.run.ctaProgress = terminalCtaProgress();
   return analyzer::analyze(*In, Mode, S);
 }
 

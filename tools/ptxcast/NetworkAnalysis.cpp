@@ -112,6 +112,17 @@ support::Error inInput(support::Error E, const std::string &Input) {
   return E;
 }
 
+std::function<void(uint64_t, uint64_t)> terminalCtaProgress() {
+  if (!isatty(STDERR_FILENO))
+    return {};
+  return [](uint64_t Done, uint64_t Total) {
+    if (Done == Total)
+      fmt::print(stderr, "\r\033[K");
+    else
+      fmt::print(stderr, "\rCTA {}/{}", Done, Total);
+  };
+}
+
 ProgressFn terminalProgress() {
   if (!isatty(STDERR_FILENO))
     return {};

@@ -26,6 +26,9 @@ using ProgressFn = std::function<void(size_t Done, size_t Total)>;
 
 /// The progress line `ptxcast predict` prints on stderr while it is a terminal (else none).
 ProgressFn terminalProgress();
+/// For RunSettings::ctaProgress: "CTA done/total" of the running launch on stderr, only when it
+/// is a terminal (empty otherwise), the line cleared when the launch ends.
+std::function<void(uint64_t, uint64_t)> terminalCtaProgress();
 
 /// What to lower and how.
 struct NetworkRequest {

@@ -1,6 +1,7 @@
 // `ptxcast run MANIFEST.json [--format text|json] [--budget N]`: runs a launch manifest exactly on
 // the interpreter, writes the output buffers, and prints the dynamic counts of every launch.
 #include "Commands.h"
+#include "NetworkAnalysis.h"
 #include "ProfileJson.h"
 
 #include "analyzer/Manifest.h"
@@ -64,6 +65,7 @@ int runRun(const RunOptions &Opts) {
   }
   analyzer::RunSettings S;
   S.maxWarpInstructions = Opts.budget;
+  S.ctaProgress = terminalCtaProgress();
   support::Expected<analyzer::ManifestRun> R = analyzer::runManifest(*M, S);
   if (!R) {
     fmt::print(stderr, "{}\n", R.error().str());

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,9 @@ struct RunSettings {
   /// No value the kernel computes can change its counts (fast mode, where the data-dependence
   /// analysis proved it): tensor-core products are not computed (their registers read zero).
   bool valuesUnused = false;
+  /// Called with (CTAs run, CTAs to run) after every 4,096th CTA of a launch and after its
+  /// last, on the thread that runs it; may be empty (a progress line for huge grids).
+  std::function<void(uint64_t, uint64_t)> ctaProgress;
 };
 
 enum class TrapKind : uint8_t {
