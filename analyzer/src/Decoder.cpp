@@ -134,6 +134,9 @@ void FunctionDecoder::decodeOne(const ptx::Instruction &Orig, uint32_t Block) {
     case ptx::Opcode::Pmevent:
     case ptx::Opcode::Redux:
     case ptx::Opcode::Match:
+    case ptx::Opcode::Elect:
+    case ptx::Opcode::Griddepcontrol:
+    case ptx::Opcode::Setmaxnreg:
       Ok = selectWarp(Ctx, In, I);
       break;
     case ptx::Opcode::Mma:
@@ -296,8 +299,13 @@ support::Expected<Program> decodeProgram(const ptx::Module &M) {
     D.name = F.name;
     D.isEntry = F.isEntry;
     D.line = F.loc.line;
-    if (F.isEntry)
+    if (F.isEntry) {
       D.resources = ptx::estimateResources(M, F);
+      for (auto [Name, To] : {std::pair{"maxntid", &D.maxntid}, std::pair{"reqntid", &D.reqntid},
+                              std::pair{"reqnctapercluster", &D.reqnctapercluster}})
+        if (const std::vector<uint32_t> *V = F.directive(Name))
+          *To = *V;
+    }
     P.funcs.push_back(std::move(D));
   }
   support::Expected<ModuleLayout> L = layoutModule(P, M, Bodies, FuncByName);

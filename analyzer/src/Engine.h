@@ -145,6 +145,7 @@ enum class SpecialKind : uint8_t {
   DynSmem,
   TotalSmem,
   Zero,
+  One,
   GridId,
   LocalAddr,      ///< frame local base + value
   FrameParamAddr, ///< frame-param window + frame param base + value
@@ -196,6 +197,8 @@ struct DFunction {
   std::vector<uint32_t> callees;     ///< function indices called
   std::vector<uint32_t> unsupported; ///< pcs of Flow::Unsup instructions
   ptx::KernelResources resources;    ///< kernels only: ptx::estimateResources, once at decode
+  /// Kernels only: the launch-shape directives' values (empty when absent).
+  std::vector<uint32_t> maxntid, reqntid, reqnctapercluster;
 };
 
 struct CallSite {

@@ -13,6 +13,33 @@ std::string dims(const Dim3 &D) {
   return std::to_string(D[0]) + "," + std::to_string(D[1]) + "," + std::to_string(D[2]);
 }
 
+/// A directive's dimensions, missing trailing ones 1.
+Dim3 directiveDims(const std::vector<uint32_t> &V) {
+  Dim3 D{1, 1, 1};
+  for (size_t K = 0; K < std::min<size_t>(V.size(), 3); ++K)
+    D[K] = V[K];
+  return D;
+}
+
+/// Why launch L breaks the kernel's .maxntid, .reqntid or .reqnctapercluster, or "". Launches
+/// are clusters of one CTA, so a kernel that requires more cannot be run as written.
+std::string checkShapeDirectives(const DFunction &F, const LaunchConfig &L) {
+  const uint64_t Threads = uint64_t(L.block[0]) * L.block[1] * L.block[2];
+  auto Product = [](const Dim3 &D) { return uint64_t(D[0]) * D[1] * D[2]; };
+  if (!F.maxntid.empty() && Threads > Product(directiveDims(F.maxntid)))
+    return "block " + dims(L.block) + " has " + std::to_string(Threads) +
+           " threads; the kernel's .maxntid allows " +
+           std::to_string(Product(directiveDims(F.maxntid)));
+  if (!F.reqntid.empty() && L.block != directiveDims(F.reqntid))
+    return "block " + dims(L.block) + " is not the kernel's .reqntid " +
+           dims(directiveDims(F.reqntid));
+  if (!F.reqnctapercluster.empty() && Product(directiveDims(F.reqnctapercluster)) > 1)
+    return "the kernel requires clusters of " +
+           std::to_string(Product(directiveDims(F.reqnctapercluster))) +
+           " CTAs (.reqnctapercluster); launches are modelled as clusters of one CTA";
+  return {};
+}
+
 /// Checks the launch against the kernel; an error reason or empty.
 std::string checkLaunch(const DFunction &F, const LaunchConfig &L, const RunSettings &S) {
   uint64_t Threads = uint64_t(L.block[0]) * L.block[1] * L.block[2];
@@ -21,6 +48,8 @@ std::string checkLaunch(const DFunction &F, const LaunchConfig &L, const RunSett
            " threads; the limit is " + std::to_string(S.maxThreadsPerBlock);
   if (L.grid[0] == 0 || L.grid[1] == 0 || L.grid[2] == 0)
     return "grid " + dims(L.grid) + " is empty";
+  if (std::string Why = checkShapeDirectives(F, L); !Why.empty())
+    return Why;
   if (L.args.size() != F.kernelParams.size())
     return "kernel takes " + std::to_string(F.kernelParams.size()) + " arguments, " +
            std::to_string(L.args.size()) + " given";

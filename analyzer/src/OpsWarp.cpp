@@ -1,7 +1,10 @@
-// Warp-level instructions: shfl, vote, match, activemask, redux (PTX ISA 9.7.13.6-9.7.13.12); memory
-// fences and nanosleep are no-ops in a sequential run.
+// Warp-level instructions: shfl, vote, match, activemask, redux, elect (PTX ISA
+// 9.7.13.6-9.7.13.12); memory fences, nanosleep, griddepcontrol and setmaxnreg are no-ops in a
+// sequential run.
 #include "Decoder.h"
 #include "Lanes.h"
+
+#include <bit>
 
 namespace analyzer {
 namespace {
@@ -99,6 +102,20 @@ void matchOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
     D[L] = All ? Group[L] : 0;
     if (P)
       P[L] = All;
+  });
+}
+
+/// elect.sync d|p, membermask: the lowest executing lane of the member mask leads; every lane
+/// gets its lane id in d, only the leader a true p.
+void electOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0), *P = opPtr(W, I, 3);
+  const uint64_t *Members = opPtr(W, I, 2);
+  uint32_t Group = 0;
+  forLanes(M, [&](unsigned L) { Group |= M & uint32_t(Members[L]); });
+  const unsigned Leader = Group ? unsigned(std::countr_zero(Group)) : 32;
+  forLanes(M, [&](unsigned L) {
+    D[L] = Leader;
+    P[L] = L == Leader;
   });
 }
 
@@ -221,6 +238,14 @@ bool selectWarp(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   case Opcode::Activemask:
     I.fn = activemaskOp;
     return In.operands.size() == 1 && Ctx.dst(I, 0, In.operands[0]);
+  case Opcode::Elect: {
+    if (In.operands.size() != 2 || In.operands[0].kind != ptx::Operand::Kind::PredPair)
+      return Ctx.fail("elect form");
+    const ptx::Operand &D = In.operands[0];
+    I.fn = electOp;
+    return Ctx.dst(I, 0, D.elems[0]) && Ctx.dst(I, 3, D.elems[1]) &&
+           Ctx.src(I, 2, In.operands[1], ptx::Type::B32);
+  }
   case Opcode::Redux: {
     constexpr std::string_view Ops[] = {"add", "min", "max", "and", "or", "xor"};
     int Op = pick(In, Ops);
@@ -235,6 +260,10 @@ bool selectWarp(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   case Opcode::Fence:
   case Opcode::Nanosleep:
   case Opcode::Pmevent:
+  // Launches run one after another: a dependent grid's wait is over before it starts, and
+  // the register reallocation hint changes no count.
+  case Opcode::Griddepcontrol:
+  case Opcode::Setmaxnreg:
     if (In.opcode == Opcode::Fence && (In.hasModifier("proxy") && In.hasModifier("tensormap")))
       return Ctx.fail("tensormap proxy fence");
     I.fn = nopHandler;

@@ -63,6 +63,8 @@ uint64_t specialValue(const Exec &X, const Warp &W, const SpecialSlot &S, unsign
     return X.shared.size();
   case SpecialKind::Zero:
     return 0;
+  case SpecialKind::One:
+    return 1;
   case SpecialKind::GridId:
     return 1;
   case SpecialKind::LocalAddr:

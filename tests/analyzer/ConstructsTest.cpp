@@ -341,6 +341,46 @@ TEST_CASE("match.any/all.sync group lanes by value, bar.red reduces a predicate 
   }
 }
 
+TEST_CASE("elect.sync, cluster registers of a one-CTA cluster, griddepcontrol and setmaxnreg") {
+  const char *Body = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .pred %p<3>;
+  .reg .b32 %r<9>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %tid.x;
+  setp.ge.u32 %p1, %r1, 5;
+  griddepcontrol.wait;
+  setmaxnreg.inc.sync.aligned.u32 240;
+  @!%p1 bra DONE;
+  elect.sync %r2|%p2, 0xffffffe0;
+  selp.u32 %r3, 1, 0, %p2;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  add.u32 %r3, %r3, %r2;
+  st.global.u32 [%rd3], %r3;
+  @!%p2 bra DONE;
+  mov.u32 %r4, %clusterid.x;
+  mov.u32 %r5, %cluster_ctarank;
+  mov.u32 %r6, %cluster_nctarank;
+  mov.u32 %r7, %cluster_nctaid.x;
+  st.global.v4.u32 [%rd1], {%r4, %r5, %r6, %r7};
+DONE:
+  griddepcontrol.launch_dependents;
+  ret;
+}
+)";
+  // Lanes 5..31 run the elect with exactly them as members: lane 5 leads and every lane reads
+  // 5; the leader adds 1. Lanes 0..3 then hold the cluster registers.
+  std::vector<uint32_t> V = runOut(Body, "k", 32, 32);
+  CHECK(std::vector<uint32_t>(V.begin(), V.begin() + 4) == std::vector<uint32_t>{0, 0, 1, 1});
+  CHECK(V[4] == 0xdeadbeef);
+  CHECK(V[5] == 6);
+  for (unsigned L = 6; L < 32; ++L)
+    CHECK(V[L] == 5);
+}
+
 TEST_CASE("brx.idx branches each lane through a target list, guard-false lanes fall through") {
   // Lane L takes target L % 3 (lanes 30, 31 are guarded off and skip the switch): 10, 20, 30
   // plus 100 after the join, where all lanes meet again.

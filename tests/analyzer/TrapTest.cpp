@@ -294,6 +294,25 @@ TEST_CASE("run settings: a progress call every 4,096 CTAs and after the last") {
   CHECK(Calls == std::vector<P>{{4096, 10000}, {8192, 10000}, {10000, 10000}});
 }
 
+TEST_CASE("trap: a launch against the kernel's .maxntid, .reqntid or .reqnctapercluster") {
+  Device D;
+  auto Launch = [&](const std::string &Directive, uint32_t X, uint32_t Y) {
+    LaunchConfig L = threads(X, {});
+    L.block[1] = Y;
+    Run R = run(".visible .entry d()\n" + Directive + "\n{\n  ret;\n}\n", "d", L, D);
+    return R.result.trap ? R.result.trap->reason : std::string();
+  };
+  CHECK(Launch(".maxntid 64, 2", 64, 2).empty());
+  CHECK(Launch(".maxntid 64, 2", 32, 8) ==
+        "block 32,8,1 has 256 threads; the kernel's .maxntid allows 128");
+  CHECK(Launch(".reqntid 32, 4", 32, 4).empty());
+  CHECK(Launch(".reqntid 32, 4", 128, 1) == "block 128,1,1 is not the kernel's .reqntid 32,4,1");
+  CHECK(Launch(".reqnctapercluster 1, 1, 1", 32, 1).empty());
+  CHECK(Launch(".reqnctapercluster 2, 1, 1", 32, 1) ==
+        "the kernel requires clusters of 2 CTAs (.reqnctapercluster); launches are modelled as "
+        "clusters of one CTA");
+}
+
 TEST_CASE("trap: the trap instruction") {
   const char *Body = R"(
 .visible .entry tr()
