@@ -113,6 +113,9 @@ void FunctionDecoder::decodeOne(const ptx::Instruction &Orig, uint32_t Block) {
     case ptx::Opcode::Cvta:
     case ptx::Opcode::Prefetch:
     case ptx::Opcode::Prefetchu:
+    case ptx::Opcode::Discard:
+    case ptx::Opcode::Applypriority:
+    case ptx::Opcode::Createpolicy:
     case ptx::Opcode::Isspacep:
     case ptx::Opcode::Cp:
       Ok = selectMemory(Ctx, In, I);

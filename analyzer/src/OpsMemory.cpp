@@ -387,6 +387,11 @@ Space accessSpace(ptx::StateSpace Instr, ptx::StateSpace Symbol) {
   return spaceOfIr(Instr);
 }
 
+void zeroDestOp(Exec &, Warp &W, const DInstr &I, uint32_t M) {
+  uint64_t *D = opPtr(W, I, 0);
+  forLanes(M, [&](unsigned L) { D[L] = 0; });
+}
+
 bool selectLdSt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, bool Load) {
   ptx::Type T = In.type();
   unsigned N = In.vectorWidth();
@@ -395,7 +400,9 @@ bool selectLdSt(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I, bool Load
     N *= 2;
   }
   unsigned E = std::max(1u, ptx::typeBits(T) / 8);
-  if (T == ptx::Type::None || ptx::typeBits(T) > 64 || In.operands.size() != 2 || N > 8)
+  // .L2::cache_hint adds a cache-policy operand (createpolicy's): a hint, no count changes.
+  const size_t Operands = In.hasModifier("L2::cache_hint") ? 3 : 2;
+  if (T == ptx::Type::None || ptx::typeBits(T) > 64 || In.operands.size() != Operands || N > 8)
     return Ctx.fail("load/store form");
   I.aux = E;
   I.aux2 = N;
@@ -498,8 +505,15 @@ bool selectMemory(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   }
   case Opcode::Prefetch:
   case Opcode::Prefetchu:
+  case Opcode::Discard:       // the line's data become undefined: ours stay as they were
+  case Opcode::Applypriority: // a cache priority
     I.fn = nopHandler;
     return true;
+  case Opcode::Createpolicy: // an opaque cache policy for .L2::cache_hint operands: 0
+    if (In.operands.empty())
+      return Ctx.fail("createpolicy form");
+    I.fn = zeroDestOp;
+    return Ctx.dst(I, 0, In.operands[0]);
   case Opcode::Cp:
     return selectCpAsync(Ctx, In, I);
   default:

@@ -286,6 +286,35 @@ TEST_CASE("cp.async with an ignore-src predicate, a cache hint and .ca/.cg copie
   CHECK(R.profile.storeBytes[size_t(analyzer::MemSpace::Shared)] == 32 * 16 + 32 * 8);
 }
 
+TEST_CASE(
+    "cache policies: createpolicy, .L2::cache_hint loads and stores, discard, applypriority") {
+  // Hints only: each lane copies its word through a hinted load and store, as without them.
+  const char *Body = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<3>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.u32 %r1, %laneid;
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r1;
+  createpolicy.fractional.L2::evict_last.b64 %rd2, 1.0;
+  ld.global.L1::no_allocate.L2::cache_hint.u32 %r2, [%rd3], %rd2;
+  add.u32 %r2, %r2, 100;
+  applypriority.global.L2::evict_normal [%rd3], 128;
+  discard.global.L2 [%rd3], 128;
+  st.global.L2::cache_hint.u32 [%rd3+128], %r2, %rd2;
+  ret;
+}
+)";
+  std::vector<uint32_t> V = runOut(Body, "k", 64, 32);
+  for (uint32_t L = 0; L < 32; ++L) {
+    CHECK(V[L] == L);
+    CHECK(V[32 + L] == 100 + L);
+  }
+}
+
 TEST_CASE("match.any/all.sync group lanes by value, bar.red reduces a predicate over the CTA") {
   // Lane L holds L % 3 (match.any: the lanes with the same residue), then 7 everywhere but lane
   // 5 (match.all: 0 and p false), then 9 everywhere (the whole mask and p true). Two warps meet
