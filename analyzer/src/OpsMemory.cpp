@@ -294,14 +294,16 @@ uint64_t atomApply(uint32_t Op, ptx::Type T, uint64_t Old, uint64_t B, uint64_t 
 
 /// atom: op0 = d, op1 = address, op2 = b, op3 = c; red: op0 = address, op1 = b.
 /// aux: element bytes; aux2: AtomOp | type << 8 | red << 16; aux3: space.
+/// atom/red: aux = element bytes | vector count << 8 (1 for scalars); aux2 = op | type << 8 |
+/// red << 16. Operands: N destinations (atom), the address, N sources (and cas's new value).
 void atomOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   bool Red = (I.aux2 >> 16) & 1;
   uint32_t Op = I.aux2 & 0xff;
   auto T = static_cast<ptx::Type>((I.aux2 >> 8) & 0xff);
-  unsigned Size = I.aux;
-  uint64_t *D = Red ? nullptr : opPtr(W, I, 0);
-  const uint64_t *A = opPtr(W, I, Red ? 0 : 1), *B = opPtr(W, I, Red ? 1 : 2);
-  const uint64_t *C = Op == ACas ? opPtr(W, I, 3) : nullptr;
+  const unsigned Size = I.aux & 0xff, N = std::max(1u, I.aux >> 8);
+  const unsigned AddrK = Red ? 0 : N;
+  const uint64_t *A = opPtr(W, I, AddrK);
+  const uint64_t *C = Op == ACas ? opPtr(W, I, AddrK + 2) : nullptr;
   RequestCounter RC;
   bool Ok = true;
   forLanes(M, [&](unsigned L) {
@@ -309,18 +311,20 @@ void atomOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
       return;
     uint64_t Addr = A[L] + uint64_t(I.imm);
     MemSpace Hit;
-    uint8_t *P = translate(X, W, I, spaceOf(I), Addr, Size, Size, L, true, "atomic", Hit);
+    uint8_t *P = translate(X, W, I, spaceOf(I), Addr, Size * N, Size * N, L, true, "atomic", Hit);
     if (!P) {
       Ok = false;
       return;
     }
-    RC.add(Hit, Addr, Size);
-    uint64_t Old = 0;
-    std::memcpy(&Old, P, Size);
-    uint64_t New = atomApply(Op, T, Old, B[L], C ? C[L] : 0);
-    std::memcpy(P, &New, Size);
-    if (D)
-      D[L] = Old;
+    RC.add(Hit, Addr, Size * N);
+    for (unsigned E = 0; E < N; ++E) {
+      uint64_t Old = 0;
+      std::memcpy(&Old, P + E * Size, Size);
+      uint64_t New = atomApply(Op, T, Old, opPtr(W, I, AddrK + 1 + E)[L], C ? C[L] : 0);
+      std::memcpy(P + E * Size, &New, Size);
+      if (!Red)
+        opPtr(W, I, E)[L] = Old;
+    }
   });
   if (Ok)
     RC.finish(X.prof, 2);
@@ -438,27 +442,38 @@ bool selectAtom(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
       Op = K;
   ptx::Type T = In.type();
   bool Red = In.opcode == ptx::Opcode::Red;
-  if (Op == 99 || T == ptx::Type::None || In.vectorWidth() != 1)
+  // sm_90's vector forms: .v2/.v4 (.v8 for 16-bit types) of float add, min and max, global.
+  const unsigned N = In.vectorWidth();
+  const bool Vec =
+      N > 1 && ptx::typeKind(T) == ptx::TypeKind::Float && (Op == AAdd || Op == AMin || Op == AMax);
+  if (Op == 99 || T == ptx::Type::None || (N != 1 && !Vec) || (Red ? N : 2 * N) + 1 > MaxOps)
     return Ctx.fail("atomic operation");
   unsigned Bits = ptx::typeBits(T);
   if (Bits != 16 && Bits != 32 && Bits != 64)
     return Ctx.fail("atomic type");
-  I.aux = Bits / 8;
+  I.aux = Bits / 8 | N << 8;
   I.aux2 = Op | (uint32_t(T) << 8) | (Red ? 1u << 16 : 0);
   size_t Want = (Red ? 2 : 3) + (Op == ACas ? 1 : 0);
   if (In.operands.size() != Want)
     return Ctx.fail("operand count");
+  std::vector<ptx::Operand> Dst = Red ? std::vector<ptx::Operand>{} : valueElements(In.operands[0]);
+  std::vector<ptx::Operand> Src = valueElements(In.operands[Red ? 1 : 2]);
+  if ((!Red && Dst.size() != N) || Src.size() != N)
+    return Ctx.fail("vector operand has the wrong number of elements");
   I.fn = atomOp;
   unsigned K = 0;
-  if (!Red && !Ctx.dst(I, K++, In.operands[0]))
-    return false;
+  for (const ptx::Operand &D : Dst)
+    if (!Ctx.dst(I, K++, D))
+      return false;
   ptx::StateSpace SymSpace;
-  if (!Ctx.address(I, K, In.operands[K], &SymSpace))
+  if (!Ctx.address(I, K, In.operands[Red ? 0 : 1], &SymSpace))
     return false;
   I.aux3 = static_cast<uint32_t>(accessSpace(In.space(), SymSpace));
-  for (++K; K < Want; ++K)
-    if (!Ctx.src(I, K, In.operands[K], T))
+  for (const ptx::Operand &S : Src)
+    if (!Ctx.src(I, ++K, S, T))
       return false;
+  if (Op == ACas && !Ctx.src(I, ++K, In.operands[3], T))
+    return false;
   return true;
 }
 

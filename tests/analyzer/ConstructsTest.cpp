@@ -1,6 +1,7 @@
 // PTX that other compilers and people write, run on hand-written kernels with hand-derived
 // results: condition-code chains, symbols in initialisers, vector registers, .reg parameters,
-// 128-bit moves, cp.async forms, match/bar.red, brx.idx and indirect calls.
+// 128-bit moves, cp.async forms, cache policies, vector atomics, elect.sync and cluster
+// registers, match/bar.red, brx.idx and indirect calls.
 #include "InterpTestUtil.h"
 
 using namespace interp_test;
@@ -313,6 +314,44 @@ TEST_CASE(
     CHECK(V[L] == L);
     CHECK(V[32 + L] == 100 + L);
   }
+}
+
+TEST_CASE("vector atomics (sm_90): atom.v2.f32.add returns each element's old value, red.v4") {
+  // Lanes in order add {1, 2} to out[0..1] (each gets the old pair back) and {1, 1, 1, 0.5} to
+  // out[68..71], both zeroed first; the old pairs go to out[4 + 2 lane ...].
+  const char *Body = R"(
+.visible .entry k(.param .u64 out)
+{
+  .reg .b32 %r<2>;
+  .reg .f32 %f<8>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [out];
+  mov.f32 %f1, 0f3F800000;
+  mov.f32 %f2, 0f40000000;
+  mov.f32 %f3, 0f00000000;
+  st.global.v2.f32 [%rd1], {%f3, %f3};
+  st.global.v4.f32 [%rd1+272], {%f3, %f3, %f3, %f3};
+  atom.global.v2.f32.add {%f4, %f5}, [%rd1], {%f1, %f2};
+  mov.f32 %f6, 0f3F000000;
+  red.global.add.v4.f32 [%rd1+272], {%f1, %f1, %f1, %f6};
+  mov.u32 %r1, %laneid;
+  mul.wide.u32 %rd2, %r1, 8;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.v2.f32 [%rd3+16], {%f4, %f5};
+  ret;
+}
+)";
+  std::vector<uint32_t> V = runOut(Body, "k", 72, 32);
+  auto F = [&](size_t K) { return std::bit_cast<float>(V[K]); };
+  CHECK(F(0) == 32.0f);
+  CHECK(F(1) == 64.0f);
+  for (unsigned L = 0; L < 32; ++L) {
+    CHECK(F(4 + 2 * L) == float(L));
+    CHECK(F(5 + 2 * L) == float(2 * L));
+  }
+  CHECK(F(68) == 32.0f);
+  CHECK(F(70) == 32.0f);
+  CHECK(F(71) == 16.0f);
 }
 
 TEST_CASE("match.any/all.sync group lanes by value, bar.red reduces a predicate over the CTA") {
