@@ -316,7 +316,9 @@ bool DecodeCtx::src(DInstr &I, unsigned K, const ptx::Operand &O, ptx::Type T) {
     for (const SpecialName &S : SpecialNames)
       if (S.name == O.name) {
         I.base[K] = BaseRegs;
-        I.op[K] = special(S.kind, 0);
+        // A kernel declared .explicitcluster is launched with cluster dimensions (of 1 CTA).
+        const bool Explicit = O.name == "%is_explicit_cluster" && Fn.directive("explicitcluster");
+        I.op[K] = special(Explicit ? SpecialKind::One : S.kind, 0);
         if (S.kind == SpecialKind::Clock || S.kind == SpecialKind::Clock64)
           I.readsClock = true;
         return true;

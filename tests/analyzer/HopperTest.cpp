@@ -113,3 +113,15 @@ DONE:
   for (unsigned L = 6; L < 32; ++L)
     CHECK(V[L] == 5);
 }
+
+TEST_CASE("%is_explicit_cluster is 1 in a kernel declared .explicitcluster, else 0") {
+  auto Read = [](const std::string &Directive) {
+    std::string Body = ".visible .entry k(.param .u64 out)\n" + Directive +
+                       "\n{\n  .reg .pred %p;\n  .reg .b32 %r;\n  .reg .b64 %rd;\n"
+                       "  ld.param.u64 %rd, [out];\n  mov.pred %p, %is_explicit_cluster;\n"
+                       "  selp.u32 %r, 1, 0, %p;\n  st.global.u32 [%rd], %r;\n  ret;\n}\n";
+    return runOut(Body, "k", 1, 1)[0];
+  };
+  CHECK(Read("") == 0);
+  CHECK(Read(".explicitcluster") == 1);
+}
