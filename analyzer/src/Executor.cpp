@@ -24,18 +24,17 @@ Dim3 directiveDims(const std::vector<uint32_t> &V) {
 /// Why launch L breaks the kernel's .maxntid, .reqntid or .reqnctapercluster, or "". Launches
 /// are clusters of one CTA, so a kernel that requires more cannot be run as written.
 std::string checkShapeDirectives(const DFunction &F, const LaunchConfig &L) {
-  const uint64_t Threads = uint64_t(L.block[0]) * L.block[1] * L.block[2];
   auto Product = [](const Dim3 &D) { return uint64_t(D[0]) * D[1] * D[2]; };
-  if (!F.maxntid.empty() && Threads > Product(directiveDims(F.maxntid)))
+  const uint64_t Threads = Product(L.block), MaxThreads = Product(directiveDims(F.maxntid));
+  const uint64_t ClusterCtas = Product(directiveDims(F.reqnctapercluster));
+  if (!F.maxntid.empty() && Threads > MaxThreads)
     return "block " + dims(L.block) + " has " + std::to_string(Threads) +
-           " threads; the kernel's .maxntid allows " +
-           std::to_string(Product(directiveDims(F.maxntid)));
+           " threads; the kernel's .maxntid allows " + std::to_string(MaxThreads);
   if (!F.reqntid.empty() && L.block != directiveDims(F.reqntid))
     return "block " + dims(L.block) + " is not the kernel's .reqntid " +
            dims(directiveDims(F.reqntid));
-  if (!F.reqnctapercluster.empty() && Product(directiveDims(F.reqnctapercluster)) > 1)
-    return "the kernel requires clusters of " +
-           std::to_string(Product(directiveDims(F.reqnctapercluster))) +
+  if (ClusterCtas > 1)
+    return "the kernel requires clusters of " + std::to_string(ClusterCtas) +
            " CTAs (.reqnctapercluster); launches are modelled as clusters of one CTA";
   return {};
 }

@@ -292,10 +292,9 @@ uint64_t atomApply(uint32_t Op, ptx::Type T, uint64_t Old, uint64_t B, uint64_t 
   return Old;
 }
 
-/// atom: op0 = d, op1 = address, op2 = b, op3 = c; red: op0 = address, op1 = b.
-/// aux: element bytes; aux2: AtomOp | type << 8 | red << 16; aux3: space.
-/// atom/red: aux = element bytes | vector count << 8 (1 for scalars); aux2 = op | type << 8 |
-/// red << 16. Operands: N destinations (atom), the address, N sources (and cas's new value).
+/// atom/red: aux = element bytes | vector count N << 8 (1 for scalars); aux2 = AtomOp | type
+/// << 8 | red << 16; aux3: space. Operands: N destinations (atom only), the address, N sources,
+/// and cas's new value.
 void atomOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   bool Red = (I.aux2 >> 16) & 1;
   uint32_t Op = I.aux2 & 0xff;

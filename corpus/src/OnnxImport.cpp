@@ -11,6 +11,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -210,12 +211,31 @@ std::optional<std::string> badWindowAttribute(const onnx::GraphProto &Graph) {
   return std::nullopt;
 }
 
-/// Why node N's operator schema rejects it (libonnx's checker: input and output counts,
-/// attribute names and types, required attributes), if it does. Nodes of an opset newer than
-/// libonnx knows are checked for duplicate attributes and flag values only: their schemas may have
-/// changed.
-std::optional<std::string> schemaError(const onnx::NodeProto &N, const onnx::ModelProto &Model) {
-  // Flags the importer reads as booleans: any other value would be read as 1.
+/// libonnx's checker set up for Model's opsets, or null when an opset is newer than libonnx
+/// knows: operators changed there (ReduceMean's axes became an input in 18), so their schemas
+/// here would reject valid nodes.
+std::unique_ptr<onnx::checker::CheckerContext> checkerFor(const onnx::ModelProto &Model) {
+  const auto &Known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  std::unordered_map<std::string, int> Opsets;
+  for (const auto &Op : Model.opset_import()) {
+    auto Range = Known.find(Op.domain());
+    if (Range != Known.end() && Op.version() > Range->second.second)
+      return nullptr;
+    Opsets[Op.domain()] = int(std::max<int64_t>(Op.version(), 1));
+  }
+  auto Ctx = std::make_unique<onnx::checker::CheckerContext>();
+  // libonnx 1.12 knows IR versions up to 8; later ones add nothing a supported node uses.
+  Ctx->set_ir_version(int(std::clamp<int64_t>(Model.ir_version(), 3, 8)));
+  Ctx->set_opset_imports(Opsets);
+  Ctx->set_schema_registry(onnx::OpSchemaRegistry::Instance());
+  return Ctx;
+}
+
+/// Why node N is malformed, if it is: an attribute given twice, a flag the importer reads as a
+/// boolean that is not 0 or 1, or (with a checker) what its operator's schema rejects (input
+/// and output counts, attribute names and types, required attributes).
+std::optional<std::string> schemaError(const onnx::NodeProto &N,
+                                       const onnx::checker::CheckerContext *Checker) {
   static const std::set<std::string> Flags = {
       "ceil_mode", "count_include_pad", "keepdims", "allowzero", "transA", "transB"};
   std::set<std::string> Names;
@@ -225,22 +245,11 @@ std::optional<std::string> schemaError(const onnx::NodeProto &N, const onnx::Mod
     if (Flags.count(A.name()) && A.i() != 0 && A.i() != 1)
       return A.name() + " must be 0 or 1, got " + std::to_string(A.i());
   }
-  const auto &Known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
-  std::unordered_map<std::string, int> Opsets;
-  for (const auto &Op : Model.opset_import()) {
-    auto Range = Known.find(Op.domain());
-    if (Range != Known.end() && Op.version() > Range->second.second)
-      return std::nullopt;
-    Opsets[Op.domain()] = int(std::max<int64_t>(Op.version(), 1));
-  }
-  onnx::checker::CheckerContext Ctx;
-  // libonnx 1.12 knows IR versions up to 8; later ones add nothing a supported node uses.
-  Ctx.set_ir_version(int(std::clamp<int64_t>(Model.ir_version(), 3, 8)));
-  Ctx.set_opset_imports(Opsets);
-  Ctx.set_schema_registry(onnx::OpSchemaRegistry::Instance());
+  if (!Checker)
+    return std::nullopt;
   onnx::checker::LexicalScopeContext Lex;
   try {
-    onnx::checker::check_node(N, Ctx, Lex);
+    onnx::checker::check_node(N, *Checker, Lex);
   } catch (const std::exception &E) {
     std::string Why = E.what();
     return Why.substr(0, Why.find('\n'));
@@ -253,11 +262,12 @@ std::optional<std::string> schemaError(const onnx::NodeProto &N, const onnx::Mod
 std::optional<support::Error> Importer::checkSchemas() {
   // Every node the importer reads (fused ones included), before libonnx's shape inference
   // reads them too.
+  const std::unique_ptr<onnx::checker::CheckerContext> Checker = checkerFor(Model);
   for (int I = 0; I < Graph.node_size(); ++I) {
     const onnx::NodeProto &N = Graph.node(I);
     if ((N.domain().empty() || N.domain() == "ai.onnx") && handlers().count(N.op_type())) {
       Current = size_t(I);
-      if (auto Bad = schemaError(N, Model))
+      if (auto Bad = schemaError(N, Checker.get()))
         return nodeError(N, *Bad);
     }
   }

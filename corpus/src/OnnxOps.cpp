@@ -113,13 +113,12 @@ Importer::Result Importer::importGemm(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   if (!X)
     return X;
-  const int64_t TransA = attrInt(N, "transA", 0), TransBAttr = attrInt(N, "transB", 0);
-  if (TransA != 0)
+  if (attrInt(N, "transA", 0) != 0)
     return nodeError(N, "transA=1 is not supported");
   auto W = hasInput(N, 1) ? staticShape(N.input(1)) : std::nullopt;
   if (!W || W->size() != 2 || !allPositive(*W))
     return nodeError(N, "weight needs a known 2-d shape");
-  bool TransB = TransBAttr != 0;
+  bool TransB = attrInt(N, "transB", 0) != 0;
   int64_t K = TransB ? (*W)[1] : (*W)[0], Out = TransB ? (*W)[0] : (*W)[1];
   const Shape &In = Net.layer(*X).shape;
   if (In.size() != 2 || In[1] != K)
