@@ -207,7 +207,7 @@ std::map<std::string, ParamRange> xgbSpec(std::string_view Name) {
       {"num_parallel_tree", {Forest ? 100.0 : 1.0, 1, 100000, true}},
       {"seed", {0, 0, 2147483647, true}},
       {"nthread", {1, 1, 1024, true}},
-      {"hist", {0, 0, 1, true}},
+      {"hist", {Tree ? 0.0 : 1.0, 0, 1, true}},
   };
 }
 

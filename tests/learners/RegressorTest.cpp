@@ -174,6 +174,35 @@ TEST_CASE("tree: fits a step function exactly (synthetic)") {
   CHECK(Imp[0] > 0);
 }
 
+TEST_CASE("xgboost and the forest split on histogram bins by default, the tree exactly "
+          "(synthetic)") {
+  // 2048 distinct x with a step between two neighbours: an exact split finds it; 256 quantile
+  // bins hold 8 points each, so a histogram split cannot separate x = 1029 / 2048 from 1028.
+  learners::Dataset D;
+  D.featureNames = {"x"};
+  D.targetName = std::string("y");
+  for (int I = 0; I < 2048; ++I)
+    D.addRow({}, std::vector<double>{I / 2048.0}, I >= 1029 ? 1.0 : 0.0);
+  auto worstError = [&](const std::string &Name, learners::Params P) {
+    auto R = make(Name, std::move(P));
+    REQUIRE(!R->fit(D.features, D.target));
+    double Worst = 0;
+    auto Pred = R->predict(D.features);
+    for (size_t I = 0; I < Pred.size(); ++I)
+      Worst = std::max(Worst, std::abs(Pred[I] - D.target[I]));
+    return Worst;
+  };
+  const learners::Params Stump = {{"num_round", 1}, {"eta", 1}, {"lambda", 0}, {"max_depth", 1}};
+  CHECK(make("tree")->params().at("hist") == 0);
+  CHECK(make("forest")->params().at("hist") == 1);
+  CHECK(make("xgboost")->params().at("hist") == 1);
+  CHECK(worstError("tree", {{"max_depth", 1}}) < 1e-6);
+  CHECK(worstError("xgboost", Stump) > 0.1);
+  learners::Params Exact = Stump;
+  Exact["hist"] = 0;
+  CHECK(worstError("xgboost", Exact) < 1e-6);
+}
+
 TEST_CASE("forest and xgboost beat the mean predictor on a nonlinear function (synthetic)") {
   auto F = [](const std::vector<double> &X) {
     return std::sin(6 * X[0]) + 2 * X[1] * X[1] + (X[2] > 0.5 ? 1.0 : 0.0);
