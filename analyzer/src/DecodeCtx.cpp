@@ -35,6 +35,11 @@ constexpr SpecialName SpecialNames[] = {
     {"%lanemask_gt", SpecialKind::LanemaskGt},
     {"%clock", SpecialKind::Clock},
     {"%clock64", SpecialKind::Clock64},
+    // A nanosecond timer: one nanosecond per warp instruction issued, as %clock64 counts them
+    // (deterministic; what a kernel's timeout or back-off reads).
+    {"%globaltimer", SpecialKind::Clock64},
+    {"%globaltimer_lo", SpecialKind::Clock},
+    {"%globaltimer_hi", SpecialKind::ClockHi},
     {"%dynamic_smem_size", SpecialKind::DynSmem},
     {"%total_smem_size", SpecialKind::TotalSmem},
     {"%smid", SpecialKind::Zero},
@@ -319,7 +324,7 @@ bool DecodeCtx::src(DInstr &I, unsigned K, const ptx::Operand &O, ptx::Type T) {
         // A kernel declared .explicitcluster is launched with cluster dimensions (of 1 CTA).
         const bool Explicit = O.name == "%is_explicit_cluster" && Fn.directive("explicitcluster");
         I.op[K] = special(Explicit ? SpecialKind::One : S.kind, 0);
-        if (S.kind == SpecialKind::Clock || S.kind == SpecialKind::Clock64)
+        if (isClock(S.kind))
           I.readsClock = true;
         return true;
       }

@@ -142,6 +142,9 @@ void FunctionDecoder::decodeOne(const ptx::Instruction &Orig, uint32_t Block) {
     case ptx::Opcode::Setmaxnreg:
       Ok = selectWarp(Ctx, In, I);
       break;
+    case ptx::Opcode::Mbarrier:
+      Ok = selectMbarrier(Ctx, In, I);
+      break;
     case ptx::Opcode::Mma:
     case ptx::Opcode::Wmma:
     case ptx::Opcode::Ldmatrix:

@@ -101,6 +101,9 @@ bool selectFloat(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 bool selectMove(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // mov, cvt, setp, selp...
 bool selectMemory(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 bool selectCpAsync(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // via selectMemory
+bool selectMbarrier(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
+bool selectCpAsyncMbarrier(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // via cp.async
+bool selectBulkCopy(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);        // via cp.async
 bool selectWarp(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // shfl, vote, nops...
 /// call: direct or through a register (DecodeCalls.cpp).
 bool decodeCall(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);

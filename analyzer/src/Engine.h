@@ -34,6 +34,7 @@ enum class Flow : uint8_t {
   Ret,   ///< return from a .func (exit in a kernel)
   Exit,  ///< exit
   Bar,   ///< bar.sync / barrier.sync / bar.arrive
+  Wait,  ///< mbarrier.test_wait/try_wait: the handler runs; a wait not yet over yields the warp
   Trap,  ///< trap / brkpt instruction
   Unsup, ///< an instruction that cannot be executed (message in ProgramImpl::messages)
 };
@@ -142,6 +143,7 @@ enum class SpecialKind : uint8_t {
   LanemaskGt,
   Clock,
   Clock64,
+  ClockHi, ///< the upper 32 bits of Clock64 (%globaltimer_hi)
   DynSmem,
   TotalSmem,
   Zero,
@@ -150,6 +152,11 @@ enum class SpecialKind : uint8_t {
   LocalAddr,      ///< frame local base + value
   FrameParamAddr, ///< frame-param window + frame param base + value
 };
+
+/// The special registers that read the issue clock (%clock, %clock64, %globaltimer...).
+inline bool isClock(SpecialKind K) {
+  return K == SpecialKind::Clock || K == SpecialKind::Clock64 || K == SpecialKind::ClockHi;
+}
 
 struct SpecialSlot {
   uint32_t slot;
@@ -335,6 +342,8 @@ struct Warp {
   WarpState state = WarpState::Ready;
   uint32_t barrierId = 0;
   uint64_t yieldState = 0; ///< hash of the warp's state when it last yielded (0: never)
+  /// Set by a Flow::Wait handler when some lane's wait is not over: the warp yields.
+  bool waitPending = false;
 };
 
 /// Per-launch execution state shared by all handlers.

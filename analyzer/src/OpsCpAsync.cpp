@@ -109,8 +109,12 @@ bool selectCpAsync(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
     I.fn = nopHandler;
     return true;
   }
-  if (!In.hasModifier("async") || In.hasModifier("bulk") || In.hasModifier("mbarrier"))
-    return Ctx.fail("only cp.async.{ca,cg}.shared.global is supported");
+  if (In.hasModifier("async") && In.hasModifier("bulk"))
+    return selectBulkCopy(Ctx, In, I);
+  if (In.hasModifier("async") && In.hasModifier("mbarrier") && In.hasModifier("arrive"))
+    return selectCpAsyncMbarrier(Ctx, In, I);
+  if (!In.hasModifier("async"))
+    return Ctx.fail("only cp.async forms are supported");
   size_t N = In.operands.size();
   if (N < 3 || In.operands[2].kind != OK::Immediate)
     return Ctx.fail("cp.async operands");

@@ -57,6 +57,8 @@ uint64_t specialValue(const Exec &X, const Warp &W, const SpecialSlot &S, unsign
     return static_cast<uint32_t>(X.budget - X.budgetLeft);
   case SpecialKind::Clock64:
     return X.budget - X.budgetLeft;
+  case SpecialKind::ClockHi:
+    return (X.budget - X.budgetLeft) >> 32;
   case SpecialKind::DynSmem:
     return X.dynShared;
   case SpecialKind::TotalSmem:
@@ -96,8 +98,7 @@ bool perLane(SpecialKind K) {
 void fillSpecials(const Exec &X, Warp &W, const Frame &Fr, bool ClockOnly) {
   const DFunction &F = X.prog->funcs[Fr.func];
   for (const SpecialSlot &S : F.specials) {
-    bool IsClock = S.kind == SpecialKind::Clock || S.kind == SpecialKind::Clock64;
-    if (ClockOnly && !IsClock)
+    if (ClockOnly && !isClock(S.kind))
       continue;
     uint64_t *R = W.regs.data() + Fr.regBase + S.slot * 32;
     if (!perLane(S.kind)) { // the same in every lane: computed once
@@ -423,6 +424,15 @@ bool control(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
     }
     break;
   }
+  case Flow::Wait: // mbarrier.test_wait/try_wait: a wait not over yields, the others run
+    T.pc = Pc + 1;
+    if (M)
+      I.fn(X, W, I, M);
+    if (X.trap || W.waitPending) {
+      W.waitPending = false;
+      return false;
+    }
+    break;
   case Flow::Trap:
     if (!M)
       break;

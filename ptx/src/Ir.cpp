@@ -166,8 +166,10 @@ InstrClass classify(Opcode Op, const std::vector<std::string> &Mods) {
   case ClassRule::Store:
     return classOfMemory(Mods, /*IsLoad=*/false);
   case ClassRule::CpAsync:
-    return hasAny(Mods, {"commit_group", "wait_group", "wait_all"}) ? InstrClass::Barrier
-                                                                    : InstrClass::LdGlobal;
+    if (hasAny(Mods, {"commit_group", "wait_group", "wait_all", "arrive"}))
+      return InstrClass::Barrier;
+    // A copy into global memory (cp.async.bulk.global.shared::cta) stores; the others load.
+    return firstSpace(Mods) == StateSpace::Global ? InstrClass::StGlobal : InstrClass::LdGlobal;
   default:
     return static_cast<InstrClass>(static_cast<size_t>(Rule) -
                                    static_cast<size_t>(ClassRule::IntArith));

@@ -67,6 +67,7 @@ enum class TrapKind : uint8_t {
   BadLaunch,       ///< launch configuration does not fit the kernel (args, sizes, limits)
   StackOverflow,   ///< call depth or local memory limit
   Livelock,        ///< every running warp of a CTA loops with its state unchanged
+  Undefined,       ///< an operation the PTX ISA leaves undefined (an mbarrier used before init)
 };
 
 /// A runtime fault. `str()` renders
