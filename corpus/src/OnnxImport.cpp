@@ -404,9 +404,46 @@ std::optional<support::Error> Importer::importNode(size_t Index) {
   return checkShape(Last, *Id);
 }
 
+std::optional<support::Error> Importer::unsupportedOperators() {
+  std::map<std::string, size_t> Count; // "Op" or "domain:Op" -> nodes
+  const onnx::NodeProto *First = nullptr;
+  for (int I = 0; I < Graph.node_size(); ++I) {
+    const onnx::NodeProto &N = Graph.node(I);
+    const bool Default = N.domain().empty() || N.domain() == "ai.onnx";
+    if (Default && handlers().count(N.op_type()))
+      continue;
+    ++Count[(Default ? "" : N.domain() + ":") + N.op_type()];
+    if (!First) {
+      First = &N;
+      Current = size_t(I); // names an unnamed node by its index
+    }
+  }
+  if (!First)
+    return std::nullopt;
+  const bool Default = First->domain().empty() || First->domain() == "ai.onnx";
+  std::string Message =
+      Default ? "unsupported operator" : "unsupported operator (domain '" + First->domain() + "')";
+  size_t Nodes = 0;
+  for (const auto &[Op, N] : Count)
+    Nodes += N;
+  if (Nodes == 1)
+    return nodeError(*First, Message);
+  std::vector<std::pair<std::string, size_t>> Ops(Count.begin(), Count.end());
+  std::stable_sort(Ops.begin(), Ops.end(),
+                   [](const auto &A, const auto &B) { return A.second > B.second; });
+  Message += "; the model has " + std::to_string(Nodes) + " nodes of " +
+             std::to_string(Ops.size()) + " unsupported operator" + (Ops.size() > 1 ? "s" : "") +
+             ":";
+  for (size_t I = 0; I < Ops.size(); ++I)
+    Message += (I ? ", " : " ") + Ops[I].first + " (" + std::to_string(Ops[I].second) + ")";
+  return nodeError(*First, Message + " (supported operators: docs/onnx.md)");
+}
+
 support::Expected<Network> Importer::run() {
   if (!Model.has_graph() || Graph.node_size() == 0)
     return support::Error(File, 0, 0, "malformed file: model has no graph nodes");
+  if (auto E = unsupportedOperators())
+    return *E;
   if (auto E = prepare())
     return *E;
   if (auto E = addInputs())

@@ -27,6 +27,9 @@ private:
   std::optional<support::Error> prepare();
   /// Every supported node against its operator's schema (OnnxImport.cpp schemaError).
   std::optional<support::Error> checkSchemas();
+  /// The first node of an operator the importer lacks, with every such operator of the model
+  /// and its node count, so a user sees at once what a model needs.
+  std::optional<support::Error> unsupportedOperators();
   std::optional<support::Error> addInputs();
   std::optional<support::Error> importNode(size_t Index);
   std::optional<support::Error> checkShape(const onnx::NodeProto &N, LayerId Id);
