@@ -344,6 +344,8 @@ struct Warp {
   uint64_t yieldState = 0; ///< hash of the warp's state when it last yielded (0: never)
   /// Set by a Flow::Wait handler when some lane's wait is not over: the warp yields.
   bool waitPending = false;
+  /// The warp's last yield was at a wait that was not over (yieldedUnchanged).
+  bool yieldedInWait = false;
 };
 
 /// Per-launch execution state shared by all handlers.
@@ -388,6 +390,9 @@ struct Exec {
   alignas(16) uint8_t abstractScratch[256] = {};
   uint64_t budget = 0; ///< maxWarpInstructions of this launch
   /// Barrier bookkeeping for the current CTA (16 named barriers).
+  /// mbarrier objects changed in the launch so far (init, arrivals, transactions): a warp
+  /// waiting on one can only get further once this or a store count moves.
+  uint64_t mbarrierUpdates = 0;
   uint32_t barArrived[16] = {};
   uint32_t barExpected[16] = {};
   /// bar.red: popc count, and, or of the predicates arrived so far (reset at each release).

@@ -189,10 +189,14 @@ void livelock(Exec &X, const std::vector<Warp> &Warps) {
   while (Warps[W].state != WarpState::Ready)
     ++W;
   const StackEntry &T = Warps[W].stack.back();
+  const std::string Why =
+      Warps[W].yieldedInWait
+          ? "an mbarrier wait that no arrival or transaction of the CTA can end (fewer arrivals "
+            "than the barrier expects?)"
+          : "a lock between threads of one warp needs independent thread scheduling, which the "
+            "interpreter does not model; a wait for another CTA never ends";
   raiseTrap(X, Warps[W], X.prog->code[T.pc], TrapKind::Livelock,
-            "no progress: every running warp of the CTA loops back to the same state (a lock "
-            "between threads of one warp needs independent thread scheduling, which the "
-            "interpreter does not model; a wait for another CTA never ends)",
+            "no progress: every running warp of the CTA loops back to the same state (" + Why + ")",
             static_cast<uint32_t>(std::countr_zero(T.mask)));
 }
 

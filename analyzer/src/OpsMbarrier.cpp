@@ -161,6 +161,7 @@ void mbarrierOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
     }
     }
     B.write(P);
+    ++X.mbarrierUpdates;
   });
   if (!X.trap)
     RC.finish(X.prof, 2);
@@ -239,6 +240,7 @@ void bulkCopyOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
       return;
     B.completeIfDone();
     B.write(P);
+    ++X.mbarrierUpdates;
   });
 }
 

@@ -429,6 +429,7 @@ bool control(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
     if (M)
       I.fn(X, W, I, M);
     if (X.trap || W.waitPending) {
+      W.yieldedInWait = W.waitPending;
       W.waitPending = false;
       return false;
     }
@@ -501,6 +502,7 @@ template <bool Trace> void runWarpLoop(Exec &X, Warp &W) {
   uint64_t *TC = X.threadCount.data();
   const uint32_t Lo = X.pcLo;
   W.state = WarpState::Ready;
+  W.yieldedInWait = false;
   if (!settle(X, W))
     return;
   uint32_t Pc = W.stack.back().pc;
@@ -574,10 +576,16 @@ bool yieldedUnchanged(const Exec &X, Warp &W) {
     Mix(&E.rpc, sizeof E.rpc);
     Mix(&E.mask, sizeof E.mask);
   }
-  Mix(W.regs.data(), W.regs.size() * sizeof(uint64_t));
-  for (const std::vector<uint8_t> &L : W.local)
-    Mix(L.data(), std::min<size_t>(L.size(), W.localTop));
-  const uint64_t Stores = X.prof.globalStoreRequests + X.prof.sharedStoreRequests;
+  // A warp waiting on an mbarrier may count its tries or read a timer while it waits (nvcc's
+  // back-off loop for cuda::barrier): its registers change, but it gets no further until a
+  // barrier or memory does, so only those count.
+  if (!W.yieldedInWait) {
+    Mix(W.regs.data(), W.regs.size() * sizeof(uint64_t));
+    for (const std::vector<uint8_t> &L : W.local)
+      Mix(L.data(), std::min<size_t>(L.size(), W.localTop));
+  }
+  const uint64_t Stores =
+      X.prof.globalStoreRequests + X.prof.sharedStoreRequests + X.mbarrierUpdates;
   Mix(&Stores, sizeof Stores);
   H |= 1; // never 0, the "never yielded" mark
   const bool Same = H == W.yieldState;

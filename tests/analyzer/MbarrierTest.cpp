@@ -243,3 +243,32 @@ W:
   REQUIRE(Stuck.trap);
   CHECK(Stuck.trap->kind == analyzer::TrapKind::Livelock);
 }
+
+TEST_CASE("mbarrier: a wait that backs off on %globaltimer and never ends is a livelock too") {
+  // nvcc's cuda::barrier wait counts its tries and reads %globaltimer between them, so the
+  // waiting warp's registers change every time: the wait, not the registers, must decide.
+  const std::string Body = handKernel(R"(
+  mbarrier.init.shared.b64 [%r2], 64;
+  mbarrier.arrive.shared.b64 %rd1, [%r2];
+  mov.u32 %r3, 0;
+W:
+  mbarrier.try_wait.shared.b64 %p1, [%r2], %rd1;
+  @%p1 bra DONE;
+  add.u32 %r3, %r3, 1;
+  mov.u64 %rd2, %globaltimer;
+  nanosleep.u32 100;
+  bra W;
+DONE:)");
+  analyzer::Program P = interp_test::decode(interp_test::module(Body));
+  analyzer::Device D;
+  uint64_t Out = interp_test::makeBuffer(D, "out", std::vector<uint32_t>(4, 0));
+  analyzer::LaunchConfig L;
+  L.block = {32, 1, 1};
+  L.args = {analyzer::KernelArg::pointer(Out)};
+  analyzer::RunSettings S;
+  S.maxWarpInstructions = 1000000; // a regression shows as a budget trap, not hours
+  analyzer::RunResult R = analyzer::runKernel(P, "k", L, D, S);
+  REQUIRE(R.trap);
+  CHECK(R.trap->kind == analyzer::TrapKind::Livelock);
+  CHECK(R.trap->str().find("an mbarrier wait that no arrival") != std::string::npos);
+}
