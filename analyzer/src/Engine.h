@@ -389,10 +389,10 @@ struct Exec {
   /// abstract pattern here, stores land here and are dropped.
   alignas(16) uint8_t abstractScratch[256] = {};
   uint64_t budget = 0; ///< maxWarpInstructions of this launch
-  /// Barrier bookkeeping for the current CTA (16 named barriers).
   /// mbarrier objects changed in the launch so far (init, arrivals, transactions): a warp
   /// waiting on one can only get further once this or a store count moves.
   uint64_t mbarrierUpdates = 0;
+  /// Barrier bookkeeping for the current CTA (16 named barriers).
   uint32_t barArrived[16] = {};
   uint32_t barExpected[16] = {};
   /// bar.red: popc count, and, or of the predicates arrived so far (reset at each release).
