@@ -41,7 +41,7 @@ run() {
     nvidia-smi
     nvidia-smi -q -d CLOCK,PERFORMANCE | head -60
   } >"$Out/system.txt" 2>&1
-  local Build=/tmp/ptxcast-measure
+  local Build=${MEASURE_BUILD:-/tmp/ptxcast-measure}
   cmake -S tools/measure -B "$Build" -DCMAKE_BUILD_TYPE=Release >"$Out/build.log" 2>&1 &&
     cmake --build "$Build" -j >>"$Out/build.log" 2>&1 || {
     echo "ptxcast-measure did not build: $Out/build.log" >&2

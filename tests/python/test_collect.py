@@ -159,5 +159,59 @@ class MeasuredPtxTest(unittest.TestCase):
                    "efficientnet-b0", "--batch", "8")
 
 
+FAKE_MEASURE = """#!/bin/sh
+# Stand-in for ptxcast-measure (SYNTHETIC: a made-up time): MANIFEST -o CSV ...
+printf '%s' '""" + META.format(note="stand-in") + HEAD + """' > "$3"
+echo "launch,0,k,1.0,NVIDIA H200,132" >> "$3"
+"""
+
+
+class LibrarySessionTest(unittest.TestCase):
+    """scripts/measure/library-session.sh: `prepare` for real (ptxcast lower), then `run` with
+    stand-ins for nvidia-smi, cmake and ptxcast-measure and without PyTorch, so the plumbing a
+    device session relies on (plans, folders, collect.py's two roots) is checked without a GPU."""
+
+    def test_prepare_then_run_with_stand_ins(self):
+        script = os.path.join(SCRIPTS, "library-session.sh")
+        with scratch() as tmp:
+            root, out, stubs = (os.path.join(tmp, n) for n in ("lib", "out", "bin"))
+            env = dict(os.environ, PTXCAST=ptxcast_bin())
+            done = subprocess.run(["bash", script, "prepare", root], env=env, cwd=ROOT,
+                                  capture_output=True, text=True)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            with open(os.path.join(root, "plan.txt")) as f:
+                names = [line.split()[0] for line in f]
+            self.assertEqual(names, ["resnet50-b32", "resnet50-b64", "vgg16-b32", "vgg16-b64"])
+            for math, dtype in (("tf32", "f32"), ("f16", "f16")):
+                for name in names:
+                    with open(os.path.join(root, math, name, "workload.json")) as f:
+                        w = json.load(f)
+                    self.assertEqual((w["math"], w["dtype"], w["kernel_set"]),
+                                     ("auto", dtype, "library"))
+            os.makedirs(stubs)
+            for name, text in {
+                    "nvidia-smi": "#!/bin/sh\necho stand-in nvidia-smi\n",
+                    "cmake": "#!/bin/sh\n[ \"$1\" = --build ] && cp \"$FAKE\" \"$2/ptxcast-measure\""
+                             " || mkdir -p \"$4\"\n"}.items():
+                with open(os.path.join(stubs, name), "w") as f:
+                    f.write(text)
+                os.chmod(os.path.join(stubs, name), 0o755)
+            fake = os.path.join(stubs, "fake-measure")
+            with open(fake, "w") as f:
+                f.write(FAKE_MEASURE)
+            os.chmod(fake, 0o755)
+            env.update(PATH=stubs + os.pathsep + env["PATH"], FAKE=fake,
+                       MEASURE_BUILD=os.path.join(tmp, "measure"))
+            done = subprocess.run(["bash", script, "run", root, out, "40"], env=env, cwd=ROOT,
+                                  capture_output=True, text=True)
+            self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+            rows = table(os.path.join(out, "merged", "kernels.csv"))
+            self.assertEqual(sorted({(r["network"], r["batch"], r["dtype"]) for r in rows}),
+                             sorted((n, b, d) for n in ("resnet50", "vgg16") for b in ("32", "64")
+                                    for d in ("f16", "f32")))
+            with open(os.path.join(out, "system.txt")) as f:
+                self.assertIn("stand-in nvidia-smi", f.read())
+
+
 if __name__ == "__main__":
     unittest.main()
