@@ -395,6 +395,19 @@ bool DecodeCtx::address(DInstr &I, unsigned K, const ptx::Operand &O, ptx::State
   return symbolValue(I, K, O.name, 0);
 }
 
+bool DecodeCtx::addressAt(DInstr &I, unsigned K, const ptx::Operand &O, int64_t &Offset) {
+  DInstr Tmp;
+  Tmp.line = I.line;
+  Tmp.col = I.col;
+  if (!address(Tmp, 0, O))
+    return false;
+  I.op[K] = Tmp.op[0];
+  I.base[K] = Tmp.base[0];
+  I.nops = static_cast<uint8_t>(std::max<unsigned>(I.nops, K + 1));
+  Offset = Tmp.imm;
+  return true;
+}
+
 WideOperands &DecodeCtx::wideOf(DInstr &I) {
   if (I.wide == 0) {
     P.wide.emplace_back();

@@ -61,6 +61,9 @@ public:
   /// Resolves `[reg+off]`, `[sym+off]` or `[imm]` into slot K (the base) and I.imm (the offset).
   /// Returns the state space of a symbol base (Generic when the base is a register).
   bool address(DInstr &I, unsigned K, const ptx::Operand &O, ptx::StateSpace *SymSpace = nullptr);
+  /// A second address of an instruction (I.imm holds the first's offset): its base into slot
+  /// K, its offset into `Offset`.
+  bool addressAt(DInstr &I, unsigned K, const ptx::Operand &O, int64_t &Offset);
   /// Appends `O` to I's wide operand list (ProgramImpl::wide, created on first use) as kind K:
   /// an address operand `[r+off]` (its offset goes to I.imm), else a destination register or a
   /// source read as `T` (a source of kind Address is a value that steers an address: a stride).

@@ -342,9 +342,8 @@ struct Warp {
   WarpState state = WarpState::Ready;
   uint32_t barrierId = 0;
   uint64_t yieldState = 0; ///< hash of the warp's state when it last yielded (0: never)
-  /// Set by a Flow::Wait handler when some lane's wait is not over: the warp yields.
-  bool waitPending = false;
-  /// The warp's last yield was at a wait that was not over (yieldedUnchanged).
+  /// Set by a Flow::Wait handler when some lane's wait is not over: the warp yields there, and
+  /// the livelock check (yieldedUnchanged) sees that it did. Cleared when the warp runs again.
   bool yieldedInWait = false;
 };
 

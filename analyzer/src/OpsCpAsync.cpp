@@ -122,14 +122,10 @@ bool selectCpAsync(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   if (Size != 4 && Size != 8 && Size != 16)
     return Ctx.fail("cp.async size");
   I.aux = static_cast<uint32_t>(Size);
-  DInstr Src;
-  Src.line = I.line;
-  Src.col = I.col;
-  if (!Ctx.address(I, 0, In.operands[0]) || !Ctx.address(Src, 0, In.operands[1]))
+  int64_t SrcOffset = 0;
+  if (!Ctx.address(I, 0, In.operands[0]) || !Ctx.addressAt(I, 1, In.operands[1], SrcOffset))
     return false;
-  I.op[1] = Src.op[0];
-  I.base[1] = Src.base[0];
-  I.aux2 = static_cast<uint32_t>(static_cast<int32_t>(Src.imm));
+  I.aux2 = static_cast<uint32_t>(static_cast<int32_t>(SrcOffset));
   size_t Hint = In.hasModifier("L2::cache_hint") ? 1 : 0;
   I.fn = cpAsyncOp;
   if (N >= 4 + Hint) { // the optional src-size operand, or the ignore-src predicate

@@ -56,12 +56,11 @@ struct Mbar {
   }
 };
 
-/// Lane L's mbarrier object (operand K at offset Imm): its 8 bytes in shared memory, or nullptr
-/// after a trap (outside shared memory, misaligned, or not initialised unless `Initialising`).
-uint8_t *mbarAt(Exec &X, Warp &W, const DInstr &I, unsigned K, int64_t Imm, unsigned L,
+/// Lane L's mbarrier object at Addr: its 8 bytes in shared memory, or nullptr after a trap
+/// (outside shared memory, misaligned, or not initialised unless `Initialising`).
+uint8_t *mbarAt(Exec &X, Warp &W, const DInstr &I, uint64_t Addr, unsigned L,
                 bool Initialising = false) {
   const Space Sp = (I.aux2 & SharedSpace) ? Space::Shared : Space::Generic;
-  const uint64_t Addr = opPtr(W, I, K)[L] + uint64_t(Imm);
   MemSpace Hit = MemSpace::Shared;
   uint8_t *P = translate(X, W, I, Sp, Addr, 8, 8, L, true, "mbarrier access", Hit);
   if (P && Hit != MemSpace::Shared) {
@@ -83,6 +82,18 @@ bool addTx(Exec &X, Warp &W, const DInstr &I, Mbar &B, int64_t Delta, unsigned L
               "mbarrier transaction count " + std::to_string(B.tx) + " out of range", L);
     return false;
   }
+  return true;
+}
+
+/// Completes `Bytes` of the transaction count of the mbarrier at P (complete_tx, a bulk copy);
+/// false after a trap.
+bool completeTx(Exec &X, Warp &W, const DInstr &I, uint8_t *P, int64_t Bytes, unsigned L) {
+  Mbar B = Mbar::read(P);
+  if (!addTx(X, W, I, B, -Bytes, L))
+    return false;
+  B.completeIfDone();
+  B.write(P);
+  ++X.mbarrierUpdates;
   return true;
 }
 
@@ -125,10 +136,11 @@ void mbarrierOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   forLanes(M, [&](unsigned L) {
     if (X.trap)
       return;
-    uint8_t *P = mbarAt(X, W, I, Addr, I.imm, L, I.aux == Init || I.aux == Inval);
+    const uint64_t At = opPtr(W, I, Addr)[L] + uint64_t(I.imm);
+    uint8_t *P = mbarAt(X, W, I, At, L, I.aux == Init || I.aux == Inval);
     if (!P)
       return;
-    RC.add(MemSpace::Shared, opPtr(W, I, Addr)[L] + uint64_t(I.imm), 8);
+    RC.add(MemSpace::Shared, At, 8);
     Mbar B = Mbar::read(P);
     const int64_t N = I.aux == CpAsync ? 1 : int64_t(uint32_t(opPtr(W, I, Addr + 1)[L]));
     switch (I.aux) {
@@ -175,10 +187,11 @@ void mbarrierWaitOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   forLanes(M, [&](unsigned L) {
     if (X.trap)
       return;
-    const uint8_t *P = mbarAt(X, W, I, 1, I.imm, L);
+    const uint64_t At = opPtr(W, I, 1)[L] + uint64_t(I.imm);
+    const uint8_t *P = mbarAt(X, W, I, At, L);
     if (!P)
       return;
-    RC.add(MemSpace::Shared, opPtr(W, I, 1)[L] + uint64_t(I.imm), 8);
+    RC.add(MemSpace::Shared, At, 8);
     const uint64_t Token = opPtr(W, I, 2)[L];
     const bool Phase = (I.aux2 & Parity) ? (Token & 1) : (Token >> 63);
     const bool Over = Phase != Mbar::read(P).parity;
@@ -188,7 +201,7 @@ void mbarrierWaitOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
   if (X.trap)
     return;
   RC.finish(X.prof, 0);
-  W.waitPending = Pending;
+  W.yieldedInWait = Pending;
 }
 
 /// Counts `Bytes` at `Addr` in space S as 128-byte requests of kind Kind (0 load, 1 store).
@@ -232,15 +245,8 @@ void bulkCopyOp(Exec &X, Warp &W, const DInstr &I, uint32_t M) {
     countBulk(X, HitD, DA, Size, 1);
     if (!(I.aux2 & 1))
       return;
-    uint8_t *P = mbarAt(X, W, I, 3, 0, L);
-    if (!P)
-      return;
-    Mbar B = Mbar::read(P);
-    if (!addTx(X, W, I, B, -int64_t(Size), L))
-      return;
-    B.completeIfDone();
-    B.write(P);
-    ++X.mbarrierUpdates;
+    if (uint8_t *P = mbarAt(X, W, I, opPtr(W, I, 3)[L], L))
+      completeTx(X, W, I, P, int64_t(Size), L);
   });
 }
 
@@ -331,26 +337,16 @@ bool selectBulkCopy(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   I.aux = uint32_t(Spaces[0]) | uint32_t(Spaces[1]) << 8;
   I.aux2 = (WithBar ? 1 : 0) | SharedSpace; // the mbarrier: a shared::cluster (own CTA) address
   I.fn = bulkCopyOp;
-  DInstr Src;
-  Src.line = I.line;
-  Src.col = I.col;
-  if (!Ctx.address(I, 0, Ops[0]) || !Ctx.address(Src, 0, Ops[1]) ||
+  int64_t SrcOffset = 0, BarOffset = 0;
+  if (!Ctx.address(I, 0, Ops[0]) || !Ctx.addressAt(I, 1, Ops[1], SrcOffset) ||
       !Ctx.src(I, 2, Ops[2], ptx::Type::U32))
     return false;
-  I.op[1] = Src.op[0];
-  I.base[1] = Src.base[0];
-  I.aux3 = static_cast<uint32_t>(static_cast<int32_t>(Src.imm));
+  I.aux3 = static_cast<uint32_t>(static_cast<int32_t>(SrcOffset));
   if (!WithBar)
     return true;
-  DInstr Bar;
-  Bar.line = I.line;
-  Bar.col = I.col;
-  if (!Ctx.address(Bar, 0, Ops[3]) || Bar.imm != 0)
-    return Ctx.fail("cp.async.bulk mbarrier address with an offset");
-  I.op[3] = Bar.op[0];
-  I.base[3] = Bar.base[0];
-  I.nops = 4;
-  return true;
+  if (!Ctx.addressAt(I, 3, Ops[3], BarOffset))
+    return false;
+  return BarOffset == 0 || Ctx.fail("cp.async.bulk mbarrier address with an offset");
 }
 
 } // namespace analyzer

@@ -428,11 +428,8 @@ bool control(Exec &X, Warp &W, const DInstr &I, uint32_t Pc, uint32_t M) {
     T.pc = Pc + 1;
     if (M)
       I.fn(X, W, I, M);
-    if (X.trap || W.waitPending) {
-      W.yieldedInWait = W.waitPending;
-      W.waitPending = false;
+    if (X.trap || W.yieldedInWait)
       return false;
-    }
     break;
   case Flow::Trap:
     if (!M)

@@ -6,6 +6,7 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -265,7 +266,7 @@ std::optional<support::Error> Importer::checkSchemas() {
   const std::unique_ptr<onnx::checker::CheckerContext> Checker = checkerFor(Model);
   for (int I = 0; I < Graph.node_size(); ++I) {
     const onnx::NodeProto &N = Graph.node(I);
-    if ((N.domain().empty() || N.domain() == "ai.onnx") && handlers().count(N.op_type())) {
+    if (supported(N)) {
       Current = size_t(I);
       if (auto Bad = schemaError(N, Checker.get()))
         return nodeError(N, *Bad);
@@ -385,11 +386,8 @@ std::optional<support::Error> Importer::importNode(size_t Index) {
   const onnx::NodeProto &N = Graph.node(static_cast<int>(Index));
   if (Fused.count(Index))
     return std::nullopt;
-  if (!N.domain().empty() && N.domain() != "ai.onnx")
-    return nodeError(N, "unsupported operator (domain '" + N.domain() + "')");
+  assert(supported(N) && "unsupportedOperators() refuses the model first");
   auto H = handlers().find(N.op_type());
-  if (H == handlers().end())
-    return nodeError(N, "unsupported operator");
   if (N.output_size() == 0 || N.output(0).empty())
     return nodeError(N, "node has no output");
   OutputNode = Index;
@@ -404,15 +402,22 @@ std::optional<support::Error> Importer::importNode(size_t Index) {
   return checkShape(Last, *Id);
 }
 
+bool Importer::defaultDomain(const onnx::NodeProto &N) {
+  return N.domain().empty() || N.domain() == "ai.onnx";
+}
+
+bool Importer::supported(const onnx::NodeProto &N) {
+  return defaultDomain(N) && handlers().count(N.op_type()) != 0;
+}
+
 std::optional<support::Error> Importer::unsupportedOperators() {
   std::map<std::string, size_t> Count; // "Op" or "domain:Op" -> nodes
   const onnx::NodeProto *First = nullptr;
   for (int I = 0; I < Graph.node_size(); ++I) {
     const onnx::NodeProto &N = Graph.node(I);
-    const bool Default = N.domain().empty() || N.domain() == "ai.onnx";
-    if (Default && handlers().count(N.op_type()))
+    if (supported(N))
       continue;
-    ++Count[(Default ? "" : N.domain() + ":") + N.op_type()];
+    ++Count[(defaultDomain(N) ? "" : N.domain() + ":") + N.op_type()];
     if (!First) {
       First = &N;
       Current = size_t(I); // names an unnamed node by its index
@@ -420,9 +425,9 @@ std::optional<support::Error> Importer::unsupportedOperators() {
   }
   if (!First)
     return std::nullopt;
-  const bool Default = First->domain().empty() || First->domain() == "ai.onnx";
-  std::string Message =
-      Default ? "unsupported operator" : "unsupported operator (domain '" + First->domain() + "')";
+  std::string Message = defaultDomain(*First)
+                            ? "unsupported operator"
+                            : "unsupported operator (domain '" + First->domain() + "')";
   size_t Nodes = 0;
   for (const auto &[Op, N] : Count)
     Nodes += N;

@@ -34,6 +34,9 @@ private:
   std::optional<support::Error> importNode(size_t Index);
   std::optional<support::Error> checkShape(const onnx::NodeProto &N, LayerId Id);
   static const std::map<std::string, Handler> &handlers();
+  static bool defaultDomain(const onnx::NodeProto &N); ///< "" or "ai.onnx"
+  /// A default-domain node of an operator with a handler.
+  static bool supported(const onnx::NodeProto &N);
 
   // Lookups.
   support::Error nodeError(const onnx::NodeProto &N, const std::string &Message) const;

@@ -124,13 +124,14 @@ TEST_CASE("mbarrier waits yield the warp: no spinning, and fast mode counts what
 namespace {
 
 /// Runs `k(.param .u64 out)` on one CTA of `Threads` threads; the result (trap or not).
-analyzer::RunResult runHand(const std::string &Body, uint32_t Threads, analyzer::Device &D) {
+analyzer::RunResult runHand(const std::string &Body, uint32_t Threads, analyzer::Device &D,
+                            const analyzer::RunSettings &S = {}) {
   analyzer::Program P = interp_test::decode(interp_test::module(Body));
   uint64_t Out = interp_test::makeBuffer(D, "out", std::vector<uint32_t>(128, 0xdeadbeef));
   analyzer::LaunchConfig L;
   L.block = {Threads, 1, 1};
   L.args = {analyzer::KernelArg::pointer(Out)};
-  return analyzer::runKernel(P, "k", L, D);
+  return analyzer::runKernel(P, "k", L, D, S);
 }
 
 /// A kernel of 32 threads whose body `Code` uses a shared mbarrier at %r2.
@@ -259,15 +260,10 @@ W:
   nanosleep.u32 100;
   bra W;
 DONE:)");
-  analyzer::Program P = interp_test::decode(interp_test::module(Body));
   analyzer::Device D;
-  uint64_t Out = interp_test::makeBuffer(D, "out", std::vector<uint32_t>(4, 0));
-  analyzer::LaunchConfig L;
-  L.block = {32, 1, 1};
-  L.args = {analyzer::KernelArg::pointer(Out)};
   analyzer::RunSettings S;
   S.maxWarpInstructions = 1000000; // a regression shows as a budget trap, not hours
-  analyzer::RunResult R = analyzer::runKernel(P, "k", L, D, S);
+  analyzer::RunResult R = runHand(Body, 32, D, S);
   REQUIRE(R.trap);
   CHECK(R.trap->kind == analyzer::TrapKind::Livelock);
   CHECK(R.trap->str().find("an mbarrier wait that no arrival") != std::string::npos);
