@@ -107,6 +107,18 @@ LayerId NetworkBuilder::batchMatMul(LayerId A, LayerId B) {
   return add(LayerKind::MatMul, {A, B}, MatMulAttrs{});
 }
 
+LayerId NetworkBuilder::transpose(LayerId X, std::vector<int64_t> Perm) {
+  return add(LayerKind::Transpose, {X}, TransposeAttrs{std::move(Perm)});
+}
+
+LayerId NetworkBuilder::slice(LayerId X, int64_t Axis, int64_t Start, int64_t End, int64_t Step) {
+  return add(LayerKind::Slice, {X}, SliceAttrs{{Axis}, {Start}, {End}, {Step}});
+}
+
+LayerId NetworkBuilder::reshape(LayerId X, Shape Target) {
+  return add(LayerKind::Reshape, {X}, ReshapeAttrs{std::move(Target)});
+}
+
 LayerId NetworkBuilder::layerNorm(LayerId X, float Epsilon) {
   return add(LayerKind::LayerNorm, {X}, LayerNormAttrs{Epsilon});
 }

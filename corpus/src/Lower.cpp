@@ -1,9 +1,8 @@
 // The lowering driver: walks a Network in order, fuses each conv/dense layer's elementwise tail
 // into one kernel, and collects kernels, buffers and launches into a Workload.
-#include "corpus/Lower.h"
+#include "Lowerer.h"
 
-#include "corpus/KernelGen.h"
-
+#include <algorithm>
 #include <cassert>
 #include <cctype>
 #include <cmath>
@@ -12,18 +11,7 @@
 #include <thread>
 
 namespace corpus {
-namespace {
-
-/// Buffers a launch reads, by parameter role (the output is created by emit()).
-using RoleBuffers = std::map<ParamRole, std::string>;
-
-/// A layer's elementwise tail fused into its kernel.
-struct Tail {
-  Epilogue epilogue;
-  std::string residual;        ///< residual buffer, when epilogue.residual != None
-  std::vector<LayerId> layers; ///< the fused layers, in order (head excluded)
-  LayerId last = InvalidLayer; ///< the layer whose output the kernel writes
-};
+namespace lowering {
 
 std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
   switch (A.kind) {
@@ -53,79 +41,10 @@ std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
   return std::nullopt;
 }
 
-uint32_t u32(int64_t V) { return static_cast<uint32_t>(V); }
-
-/// A library kernel's shape arguments, after its buffers.
 void appendShapeArgs(const KernelLaunch &K, WorkloadLaunch &L) {
   for (const ShapeArg &A : K.shapeArgs)
     L.args.push_back({"", 0, A.name, A.value});
 }
-
-class Lowerer {
-public:
-  Lowerer(const Network &Net, const LowerOptions &O)
-      : Net(Net), O(O), Consumers(Net.size()), BufferOf(Net.size()) {
-    for (const Layer &L : Net.layers())
-      for (LayerId In : L.inputs)
-        Consumers[In].push_back(static_cast<LayerId>(&L - Net.layers().data()));
-    Emitter.splitModules(KernelsPerModule);
-    Emitter.useKernelSet(O.kernels);
-    Emitter.checkNames(O.checkKernelNames);
-  }
-
-  support::Expected<Workload> run();
-
-private:
-  support::Error error(LayerId Id, const std::string &Message) const {
-    const Layer &L = Net.layer(Id);
-    return support::Error("layer '" + L.name + "' (" + std::string(layerKindName(L.kind)) +
-                          "): " + Message);
-  }
-  /// The math of a layer of kind K: the option, or autoMath's choice.
-  MathMode mathOf(LayerKind K) const {
-    return O.math == MathMode::Auto ? autoMath(K, O.dtype, O.arch) : O.math;
-  }
-  /// Standalone elementwise kernels compute in f16x2 where the op allows (F16) when an f16
-  /// network's GEMM layers run on f16 tensor cores, else in f32 (Simt).
-  MathMode elementwiseMath() const {
-    const bool Half = O.dtype == DType::F16 && mathOf(LayerKind::Conv) == MathMode::F16;
-    return Half ? MathMode::F16 : MathMode::Simt;
-  }
-  /// The only consumer of a layer that is not a network output, else InvalidLayer.
-  LayerId sole(LayerId Id) const {
-    return Consumers[Id].size() == 1 ? Consumers[Id][0] : InvalidLayer;
-  }
-  std::string newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range);
-  Tail fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const;
-  /// Records the launch of kernel `K` for layer `Head` and its fused tail `T`. The output goes to
-  /// a new buffer, or into `Into` when given (one slice of a concatenation).
-  std::optional<support::Error> emit(LayerId Head, support::Expected<KernelLaunch> K,
-                                     RoleBuffers In, const Tail &T, int64_t FanIn,
-                                     const std::string &Into = {});
-  std::optional<support::Error> lowerLayer(LayerId Id);
-  std::optional<support::Error> lowerConv(LayerId Id);
-  std::optional<support::Error> lowerDense(LayerId Id);
-  std::optional<support::Error> lowerPool(LayerId Id);
-  std::optional<support::Error> lowerGlobalPool(LayerId Id);
-  std::optional<support::Error> lowerElementwise(LayerId Id);
-  std::optional<support::Error> lowerBinary(LayerId Id, ElementwiseSpec S);
-  std::optional<support::Error> lowerMatMul(LayerId Id);
-  std::optional<support::Error> lowerLayerNorm(LayerId Id);
-  std::optional<support::Error> lowerBatchNorm(LayerId Id);
-  std::optional<support::Error> lowerConcat(LayerId Id);
-  std::optional<support::Error> lowerSoftmax(LayerId Id);
-  std::optional<support::Error> lowerPad(LayerId Id);
-
-  const Network &Net;
-  LowerOptions O;
-  KernelEmitter Emitter;
-  Workload W;
-  std::vector<std::vector<LayerId>> Consumers;
-  std::vector<std::string> BufferOf;   ///< activation buffer holding each layer's output
-  std::set<LayerId> Fused;             ///< layers computed inside an earlier kernel
-  std::map<LayerId, PadAttrs> PadInto; ///< conv -> zero padding folded into it
-  std::set<std::string> Names;
-};
 
 std::string Lowerer::newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range) {
   std::string Name;
@@ -330,78 +249,6 @@ std::optional<support::Error> Lowerer::lowerGlobalPool(LayerId Id) {
   return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
 }
 
-/// The elementwise op of an Add/Mul/Div/Pow layer with a second layer or a scalar operand.
-ElementwiseOp binaryOp(LayerKind Kind, bool Scalar) {
-  switch (Kind) {
-  case LayerKind::Add:
-    return Scalar ? ElementwiseOp::AddScalar : ElementwiseOp::Add;
-  case LayerKind::Mul:
-    return Scalar ? ElementwiseOp::MulScalar : ElementwiseOp::Mul;
-  case LayerKind::Div:
-    return Scalar ? ElementwiseOp::DivScalar : ElementwiseOp::Div;
-  default:
-    assert(Kind == LayerKind::Pow && "not an elementwise layer");
-    return Scalar ? ElementwiseOp::PowScalar : ElementwiseOp::Pow;
-  }
-}
-
-std::optional<support::Error> Lowerer::lowerElementwise(LayerId Id) {
-  const Layer &L = Net.layer(Id);
-  ElementwiseSpec S;
-  S.dtype = O.dtype;
-  S.math = elementwiseMath();
-  const Shape &Y = L.shape;
-  S.batch = u32(Y[0]);
-  S.channels = Y.size() > 1 ? u32(Y[1]) : 1;
-  S.spatial = u32(elementCount(Y) / (int64_t(S.batch) * S.channels));
-  RoleBuffers In{{ParamRole::Input, BufferOf[L.inputs[0]]}};
-  Tail T;
-  if (L.kind == LayerKind::Activation) {
-    auto K = kernelActivation(std::get<ActivationAttrs>(L.attrs));
-    if (!K)
-      return error(Id, "this activation's parameters are not supported by the lowering");
-    S.op = ElementwiseOp::Activation;
-    S.activation = *K;
-    T.last = Id;
-    return emit(Id, Emitter.add(S), In, T, 0);
-  }
-  const auto &A = std::get<EltwiseAttrs>(L.attrs);
-  if (A.constant)
-    return error(Id, "a constant operand is not supported by the lowering");
-  if (!A.scalar)
-    return lowerBinary(Id, S);
-  S.op = binaryOp(L.kind, true);
-  S.scalar = *A.scalar;
-  T = fuseTail(Id, false, false);
-  S.activation = T.epilogue.activation;
-  return emit(Id, Emitter.add(S), In, T, 0);
-}
-
-/// An elementwise op of two layers: same shapes, or (Mul) a [N, C, 1, 1] channel scale; Add and
-/// Mul take the full-size operand first.
-std::optional<support::Error> Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
-  const Layer &L = Net.layer(Id);
-  const Shape &Y = L.shape;
-  const bool Commutes = L.kind == LayerKind::Add || L.kind == LayerKind::Mul;
-  LayerId A = L.inputs[0], B = L.inputs[1];
-  if (Commutes && Net.layer(A).shape != Y) // the full-size operand goes first
-    std::swap(A, B);
-  const Shape &SB = Net.layer(B).shape;
-  if (Net.layer(A).shape != Y)
-    return error(Id, "broadcasting both operands is not supported by the lowering");
-  if (SB == Y) {
-    S.op = binaryOp(L.kind, false);
-  } else if (L.kind == LayerKind::Mul && Y.size() == 4 && SB == Shape{Y[0], Y[1], 1, 1}) {
-    S.op = ElementwiseOp::ScaleChannels;
-  } else {
-    return error(Id, "broadcast " + shapeStr(SB) + " is not supported by the lowering");
-  }
-  RoleBuffers In = {{ParamRole::Input, BufferOf[A]}, {ParamRole::Input2, BufferOf[B]}};
-  Tail T = fuseTail(Id, false, false);
-  S.activation = T.epilogue.activation;
-  return emit(Id, Emitter.add(S), In, T, 0);
-}
-
 std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const Shape &A = Net.layer(L.inputs[0]).shape, &B = Net.layer(L.inputs[1]).shape;
@@ -418,100 +265,6 @@ std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
   RoleBuffers In = {{ParamRole::Input, BufferOf[L.inputs[0]]},
                     {ParamRole::Input2, BufferOf[L.inputs[1]]}};
   return emit(Id, Emitter.add(S), In, T, 0);
-}
-
-std::optional<support::Error> Lowerer::lowerLayerNorm(LayerId Id) {
-  const Layer &L = Net.layer(Id);
-  LayerNormSpec S;
-  S.cols = u32(L.shape.back());
-  S.rows = u32(elementCount(L.shape) / L.shape.back());
-  S.epsilon = std::get<LayerNormAttrs>(L.attrs).epsilon;
-  S.dtype = O.dtype;
-  Tail T;
-  T.last = Id;
-  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 1);
-}
-
-std::optional<support::Error> Lowerer::lowerBatchNorm(LayerId Id) {
-  const Layer &L = Net.layer(Id);
-  const Shape &Y = L.shape;
-  if (Y.size() < 2)
-    return error(Id, "batch-norm needs a channel dimension");
-  ElementwiseSpec S;
-  S.op = ElementwiseOp::BatchNorm;
-  S.dtype = O.dtype;
-  S.math = elementwiseMath();
-  S.batch = u32(Y[0]);
-  S.channels = u32(Y[1]);
-  S.spatial = u32(elementCount(Y) / (Y[0] * Y[1]));
-  Tail T = fuseTail(Id, false, false);
-  S.activation = T.epilogue.activation;
-  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
-}
-
-std::optional<support::Error> Lowerer::lowerConcat(LayerId Id) {
-  const Layer &L = Net.layer(Id);
-  const int64_t Rank = static_cast<int64_t>(L.shape.size());
-  const int64_t Axis = std::get<ConcatAttrs>(L.attrs).axis;
-  if (Rank < 2 || (Axis != 1 && Axis != 1 - Rank))
-    return error(Id, "concatenation along axis " + std::to_string(Axis) + " of " +
-                         shapeStr(L.shape) +
-                         " is not supported by the lowering (only channels, axis 1)");
-  const std::string Out =
-      newBuffer(L.name + ".out", static_cast<uint64_t>(elementCount(L.shape)) * dtypeBytes(O.dtype),
-                false, 0);
-  std::vector<uint32_t> Channels;
-  for (LayerId In : L.inputs)
-    Channels.push_back(u32(Net.layer(In).shape[1]));
-  // PyTorch's torch.cat: one batched copy launch per run of up to 128 inputs, each input into its
-  // channel slice of the one output (emit() maps a role to one buffer, so the launch is built
-  // here).
-  size_t Next = 0; // the first input of the next launch
-  for (const ConcatSpec &S :
-       planConcat(u32(L.shape[0]), Channels, u32(elementCount(L.shape) / (L.shape[0] * L.shape[1])),
-                  O.dtype)) {
-    auto K = Emitter.add(S);
-    if (!K)
-      return error(Id, K.error().message);
-    assert(K->params.size() == S.channels.size() + 1 && "concat: inputs, then the output");
-    WorkloadLaunch Launch{K->kernel,      K->strategy, K->grid,  K->block,
-                          K->sharedBytes, {},          {L.name}, Next ? 0 : L.macs};
-    for (size_t I = 0; I < S.channels.size(); ++I)
-      Launch.args.push_back({BufferOf[L.inputs[Next + I]], 0, "", 0});
-    Launch.args.push_back({Out, 0, "", 0});
-    appendShapeArgs(*K, Launch);
-    W.launches.push_back(std::move(Launch));
-    Next += S.channels.size();
-  }
-  BufferOf[Id] = Out;
-  return std::nullopt;
-}
-
-std::optional<support::Error> Lowerer::lowerSoftmax(LayerId Id) {
-  const Layer &L = Net.layer(Id);
-  int64_t Axis = std::get<SoftmaxAttrs>(L.attrs).axis;
-  int64_t Rank = static_cast<int64_t>(L.shape.size());
-  if (Axis != -1 && Axis != Rank - 1)
-    return error(Id, "softmax over a dimension other than the last is not supported");
-  SoftmaxSpec S;
-  S.cols = u32(L.shape.back());
-  S.rows = u32(elementCount(L.shape) / L.shape.back());
-  S.dtype = O.dtype;
-  Tail T;
-  T.last = Id;
-  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
-}
-
-std::optional<support::Error> Lowerer::lowerPad(LayerId Id) {
-  const Layer &L = Net.layer(Id);
-  const auto &P = std::get<PadAttrs>(L.attrs);
-  LayerId C = sole(Id);
-  if (C == InvalidLayer || Net.layer(C).kind != LayerKind::Conv || P.mode != PadMode::Constant ||
-      P.value != 0.0f)
-    return error(Id, "only zero padding feeding a convolution is supported by the lowering");
-  PadInto[C] = P;
-  BufferOf[Id] = BufferOf[L.inputs[0]];
-  return std::nullopt;
 }
 
 std::optional<support::Error> Lowerer::lowerLayer(LayerId Id) {
@@ -553,6 +306,9 @@ std::optional<support::Error> Lowerer::lowerLayer(LayerId Id) {
     return lowerBatchNorm(Id);
   case LayerKind::Concat:
     return lowerConcat(Id);
+  case LayerKind::Transpose:
+  case LayerKind::Slice:
+    return lowerCopy(Id);
   }
   return error(Id, "not supported by the lowering");
 }
@@ -580,10 +336,10 @@ support::Expected<Workload> Lowerer::run() {
   return std::move(W);
 }
 
-} // namespace
+} // namespace lowering
 
 support::Expected<Workload> lower(const Network &Net, const LowerOptions &Options) {
-  Lowerer L(Net, Options);
+  lowering::Lowerer L(Net, Options);
   return L.run();
 }
 

@@ -75,6 +75,10 @@ std::string_view layerKindName(LayerKind Kind) {
     return "div";
   case LayerKind::Pow:
     return "pow";
+  case LayerKind::Transpose:
+    return "transpose";
+  case LayerKind::Slice:
+    return "slice";
   }
   return "?";
 }
@@ -107,6 +111,51 @@ std::pair<int64_t, int64_t> samePadding(int64_t In, int64_t Kernel, int64_t Stri
   int64_t Effective = Dilation * (Kernel - 1) + 1;
   int64_t Total = std::max<int64_t>((Out - 1) * Stride + Effective - In, 0);
   return {Total / 2, Total - Total / 2};
+}
+
+std::vector<int64_t> resolvePerm(const TransposeAttrs &A, size_t Rank) {
+  if (!A.perm.empty())
+    return A.perm;
+  std::vector<int64_t> Perm(Rank);
+  for (size_t I = 0; I < Rank; ++I)
+    Perm[I] = int64_t(Rank - 1 - I);
+  return Perm;
+}
+
+support::Expected<std::vector<SliceRange>> resolveSlice(const Shape &In, const SliceAttrs &A) {
+  const size_t N = A.axes.size();
+  if (A.starts.size() != N || A.ends.size() != N || (!A.steps.empty() && A.steps.size() != N))
+    return support::Error("axes, starts, ends and steps differ in length");
+  const int64_t Rank = int64_t(In.size());
+  std::vector<SliceRange> R(In.size());
+  for (size_t D = 0; D < In.size(); ++D)
+    R[D] = {0, In[D], 1};
+  std::vector<bool> Seen(In.size(), false);
+  for (size_t I = 0; I < N; ++I) {
+    const int64_t Axis = A.axes[I] < 0 ? A.axes[I] + Rank : A.axes[I];
+    if (Axis < 0 || Axis >= Rank || Seen[size_t(Axis)])
+      return support::Error("axis " + std::to_string(A.axes[I]) +
+                            " is out of range or repeated for " + shapeStr(In));
+    Seen[size_t(Axis)] = true;
+    const int64_t Step = A.steps.empty() ? 1 : A.steps[I];
+    if (Step <= 0)
+      return support::Error("step " + std::to_string(Step) + " on axis " + std::to_string(Axis) +
+                            ": only positive steps are supported");
+    const int64_t Dim = In[size_t(Axis)];
+    // ONNX: negative positions count from the end; both are clamped to [0, Dim] (INT64_MAX and
+    // INT64_MIN are the exporters' "to the end" and "from the start").
+    auto Clamp = [Dim](int64_t P) {
+      return std::clamp(P < 0 ? std::max(P, -Dim) + Dim : P, int64_t(0), Dim);
+    };
+    const int64_t Start = Clamp(A.starts[I]), End = Clamp(A.ends[I]);
+    const int64_t Count = End > Start ? (End - Start - 1) / Step + 1 : 0;
+    if (Count == 0)
+      return support::Error("slice [" + std::to_string(A.starts[I]) + ", " +
+                            std::to_string(A.ends[I]) + ") of axis " + std::to_string(Axis) +
+                            " of " + shapeStr(In) + " is empty");
+    R[size_t(Axis)] = {Start, Count, Step};
+  }
+  return R;
 }
 
 namespace {
@@ -352,6 +401,31 @@ LayerResult inferPad(const InShapes &In, const PadAttrs &A) {
   return R;
 }
 
+LayerResult inferTranspose(const Shape &X, const TransposeAttrs &A) {
+  const std::vector<int64_t> Perm = resolvePerm(A, X.size());
+  if (Perm.size() != X.size())
+    return fail("perm has " + str(int64_t(Perm.size())) + " entries for " + shapeStr(X));
+  std::vector<bool> Seen(X.size(), false);
+  LayerResult R;
+  for (int64_t P : Perm) {
+    if (P < 0 || P >= int64_t(X.size()) || Seen[size_t(P)])
+      return fail("perm is not a permutation of the " + str(int64_t(X.size())) + " dimensions");
+    Seen[size_t(P)] = true;
+    R.shape.push_back(X[size_t(P)]);
+  }
+  return R;
+}
+
+LayerResult inferSlice(const Shape &X, const SliceAttrs &A) {
+  auto Ranges = resolveSlice(X, A);
+  if (!Ranges)
+    return fail(Ranges.error().message);
+  LayerResult R;
+  for (const SliceRange &S : *Ranges)
+    R.shape.push_back(S.count);
+  return R;
+}
+
 LayerResult inferUnary(LayerKind Kind, const Shape &X) {
   LayerResult R;
   R.shape = X;
@@ -408,6 +482,10 @@ LayerResult inferUnary(LayerKind Kind, const Shape &X) {
     return std::holds_alternative<MatMulAttrs>(A);
   case LayerKind::LayerNorm:
     return std::holds_alternative<LayerNormAttrs>(A);
+  case LayerKind::Transpose:
+    return std::holds_alternative<TransposeAttrs>(A);
+  case LayerKind::Slice:
+    return std::holds_alternative<SliceAttrs>(A);
   }
   return false;
 }
@@ -437,6 +515,10 @@ LayerResult infer(LayerKind Kind, const InShapes &In, const LayerAttrs &A) {
     return inferConcat(In, *C);
   if (auto *P = std::get_if<PadAttrs>(&A))
     return inferPad(In, *P);
+  if (auto *T = std::get_if<TransposeAttrs>(&A))
+    return inferTranspose(*In[0], *T);
+  if (auto *S = std::get_if<SliceAttrs>(&A))
+    return inferSlice(*In[0], *S);
   if (auto *S = std::get_if<SoftmaxAttrs>(&A); S && resolveAxis(S->axis, In[0]->size()) < 0)
     return fail("axis " + str(S->axis) + " out of range for " + shapeStr(*In[0]));
   return inferUnary(Kind, *In[0]);

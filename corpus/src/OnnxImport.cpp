@@ -29,7 +29,8 @@ bool isWeightPosition(const std::string &Op, int Index) {
     return Index == 1;
   if (Op == "BatchNormalization")
     return Index >= 1;
-  if (Op == "Clip" || Op == "Reshape" || Op == "Pad" || Op == "ReduceMean")
+  if (Op == "Clip" || Op == "Reshape" || Op == "Pad" || Op == "ReduceMean" ||
+      Op == "LayerNormalization" || Op == "Slice" || Op == "Split")
     return Index >= 1;
   return false;
 }
@@ -363,11 +364,24 @@ std::optional<support::Error> Importer::addInputs() {
 }
 
 std::optional<support::Error> Importer::checkShape(const onnx::NodeProto &N, LayerId Id) {
-  for (int I = 1; I < N.output_size(); ++I)
-    if (!N.output(I).empty() && (Consumers.count(N.output(I)) || GraphOutputs.count(N.output(I))))
-      return nodeError(N, "output " + std::to_string(I) + " ('" + N.output(I) +
+  for (int I = 1; I < N.output_size(); ++I) {
+    const std::string &Out = N.output(I);
+    if (Out.empty())
+      continue;
+    if (auto V = Values.find(Out); V != Values.end()) { // a multi-output operator (Split)
+      if (auto E = checkInferred(N, Out, V->second))
+        return E;
+    } else if (Consumers.count(Out) || GraphOutputs.count(Out)) {
+      return nodeError(N, "output " + std::to_string(I) + " ('" + Out +
                               "') is used but not supported");
-  auto It = Known.find(N.output(0));
+    }
+  }
+  return checkInferred(N, N.output(0), Id);
+}
+
+std::optional<support::Error> Importer::checkInferred(const onnx::NodeProto &N,
+                                                      const std::string &Output, LayerId Id) {
+  auto It = Known.find(Output);
   if (It == Known.end())
     return std::nullopt;
   const Shape &Theirs = It->second;

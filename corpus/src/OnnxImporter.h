@@ -6,10 +6,12 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <array>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace corpus::onnximport {
@@ -32,7 +34,11 @@ private:
   std::optional<support::Error> unsupportedOperators();
   std::optional<support::Error> addInputs();
   std::optional<support::Error> importNode(size_t Index);
+  /// Output 0 is layer Id and agrees with libonnx's inferred shape; every other used output is a
+  /// layer too (Split) and agrees likewise.
   std::optional<support::Error> checkShape(const onnx::NodeProto &N, LayerId Id);
+  std::optional<support::Error> checkInferred(const onnx::NodeProto &N, const std::string &Output,
+                                              LayerId Id);
   static const std::map<std::string, Handler> &handlers();
   static bool defaultDomain(const onnx::NodeProto &N); ///< "" or "ai.onnx"
   /// A default-domain node of an operator with a handler.
@@ -68,6 +74,8 @@ private:
   Result importHardSwish(const onnx::NodeProto &N);
   Result importTanh(const onnx::NodeProto &N);
   Result importClip(const onnx::NodeProto &N);
+  /// Add, Mul, Sub (an add layer: the same kernel), Div and Pow; a Div that starts PyTorch's erf
+  /// GELU, x * 0.5 * (1 + erf(x / sqrt 2)) over five nodes, becomes one gelu activation.
   Result importEltwise(const onnx::NodeProto &N);
   Result importPool(const onnx::NodeProto &N);
   Result importGlobalAvgPool(const onnx::NodeProto &N);
@@ -80,6 +88,16 @@ private:
   Result importPad(const onnx::NodeProto &N);
   Result importIdentity(const onnx::NodeProto &N);
   Result importConstant(const onnx::NodeProto &N);
+  // Layout and transformer-style operators (OnnxTensorOps.cpp).
+  Result importTranspose(const onnx::NodeProto &N);
+  Result importSlice(const onnx::NodeProto &N);
+  /// One Slice layer per output, named `<node>/<k>`; returns output 0's.
+  Result importSplit(const onnx::NodeProto &N);
+  Result importLayerNorm(const onnx::NodeProto &N);
+  /// Erf outside the GELU pattern: an error naming the pattern.
+  Result importErf(const onnx::NodeProto &N);
+  /// The indices of the nodes after Div in a GELU pattern (Erf, Add, Mul, Mul), if N starts one.
+  std::optional<std::array<size_t, 4>> geluPattern(const onnx::NodeProto &N) const;
   /// Sigmoid / HardSigmoid followed by a Mul with its own input: one fused activation.
   Result fuseGatedActivation(const onnx::NodeProto &N, ActivationAttrs Plain,
                              ActivationAttrs Fused);
@@ -104,6 +122,14 @@ private:
   size_t Current = 0;     ///< index of the node being imported
   size_t OutputNode = 0;  ///< node whose output the current layer produces (after fusion)
 };
+
+/// A node's attribute `Name`, or null; its value, or Default when absent.
+const onnx::AttributeProto *attr(const onnx::NodeProto &N, std::string_view Name);
+int64_t attrInt(const onnx::NodeProto &N, std::string_view Name, int64_t Default);
+float attrFloat(const onnx::NodeProto &N, std::string_view Name, float Default);
+std::string attrString(const onnx::NodeProto &N, std::string_view Name, std::string Default);
+std::vector<int64_t> attrInts(const onnx::NodeProto &N, std::string_view Name,
+                              std::vector<int64_t> Default);
 
 /// S with bytes below 0x20 and 0x7f written as \xNN (names in error messages come from files).
 std::string escapeControl(const std::string &S);

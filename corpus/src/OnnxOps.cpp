@@ -6,7 +6,6 @@
 #include <limits>
 
 namespace corpus::onnximport {
-namespace {
 
 const onnx::AttributeProto *attr(const onnx::NodeProto &N, std::string_view Name) {
   for (const auto &A : N.attribute())
@@ -35,6 +34,8 @@ std::vector<int64_t> attrInts(const onnx::NodeProto &N, std::string_view Name,
   const auto *A = attr(N, Name);
   return A ? std::vector<int64_t>(A->ints().begin(), A->ints().end()) : Default;
 }
+
+namespace {
 
 bool allPositive(const std::vector<int64_t> &V) {
   for (int64_t X : V)
@@ -246,7 +247,19 @@ Importer::Result Importer::importClip(const onnx::NodeProto &N) {
 }
 
 Importer::Result Importer::importEltwise(const onnx::NodeProto &N) {
-  LayerKind Kind = N.op_type() == "Add" ? LayerKind::Add : LayerKind::Mul;
+  const std::string &Op = N.op_type();
+  if (Op == "Div")
+    if (auto Gelu = geluPattern(N)) {
+      Fused.insert(Gelu->begin(), Gelu->end());
+      OutputNode = Gelu->back();
+      return addLayer(N, LayerKind::Activation, {Values[N.input(0)]},
+                      ActivationAttrs{ActKind::Gelu});
+    }
+  // Sub is an add layer: the same kernel, and operand values are never used.
+  const LayerKind Kind = Op == "Mul"   ? LayerKind::Mul
+                         : Op == "Div" ? LayerKind::Div
+                         : Op == "Pow" ? LayerKind::Pow
+                                       : LayerKind::Add;
   if (N.input_size() != 2)
     return nodeError(N, "expects two inputs");
   bool L0 = isLayer(N.input(0)), L1 = isLayer(N.input(1));
@@ -255,6 +268,10 @@ Importer::Result Importer::importEltwise(const onnx::NodeProto &N) {
   if (!L0 && !L1)
     return nodeError(N, "both operands are constants (constant folding is not supported)");
   const std::string &Const = L0 ? N.input(1) : N.input(0);
+  // x / c and x ** c with one known number: the scalar kernels (x ** 2 is x * x, as PyTorch's).
+  if (L0 && (Kind == LayerKind::Div || Kind == LayerKind::Pow))
+    if (auto C = constFloat(Const); C && std::isfinite(*C) && (Kind == LayerKind::Pow || *C != 0))
+      return addLayer(N, Kind, {Values[N.input(0)]}, EltwiseAttrs{std::nullopt, *C});
   auto S = staticShape(Const);
   if (!S)
     return nodeError(N, "operand '" + Const + "' is neither an activation nor a known constant");
@@ -455,6 +472,14 @@ const std::map<std::string, Importer::Handler> &Importer::handlers() {
       {"Dropout", &Importer::importIdentity},
       {"Identity", &Importer::importIdentity},
       {"Constant", &Importer::importConstant},
+      {"Sub", &Importer::importEltwise},
+      {"Div", &Importer::importEltwise},
+      {"Pow", &Importer::importEltwise},
+      {"Erf", &Importer::importErf},
+      {"Transpose", &Importer::importTranspose},
+      {"Slice", &Importer::importSlice},
+      {"Split", &Importer::importSplit},
+      {"LayerNormalization", &Importer::importLayerNorm},
   };
   return Table;
 }

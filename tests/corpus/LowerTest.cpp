@@ -287,6 +287,53 @@ TEST_CASE("lower: a concat along another axis is refused with a clear message") 
                            "is not supported by the lowering (only channels, axis 1)");
 }
 
+TEST_CASE("lower: transposes and slices are strided copies; a view is no launch") {
+  NetworkBuilder B("n");
+  LayerId X = B.input({1, 8, 6, 5}, "x");
+  LayerId View = B.transpose(X, {1, 0, 2, 3}); // moves a dimension of 1: same order
+  LayerId Whole = B.slice(View, 0, 0, 8);      // every element: a view too
+  LayerId T = B.transpose(B.reshape(Whole, {2, 4, 30}), {1, 0, 2}); // [4, 2, 30]
+  B.slice(B.reshape(T, {1, 8, 6, 5}), 2, 1, 5, 2);                  // rows 1 and 3
+  auto N = B.finish();
+  REQUIRE(N);
+  Workload W = lowerOk(*N);
+  REQUIRE(W.launches.size() == 2);
+  CHECK(W.launches[0].strategy == "copy_strided");
+  // [4, 2, 30] from strides [30, 120, 1] of the 240-element input: nothing merges.
+  CHECK(W.launches[0].kernel == "copy_4s30_2s120_30s1_at0_of240_f32");
+  CHECK(W.launches[0].grid[0] == 1);
+  // rows 1, 3 of every (n, c) plane: the 5 columns of a row merge with nothing else.
+  CHECK(W.launches[1].kernel == "copy_8s30_2s10_5s1_at5_of240_f32");
+  CHECK(W.launches[0].args[0].buffer == "x"); // the views read the input's own buffer
+}
+
+TEST_CASE("lower: a constant operand is a scalar, per-channel, last-axis or full-size kernel") {
+  NetworkBuilder B("n");
+  LayerId X = B.input({2, 4, 3, 5}, "x");
+  X = B.add(LayerKind::Add, {X}, EltwiseAttrs{Shape{1, 4, 1, 1}}, "per_channel"); // x - mean
+  X = B.add(LayerKind::Mul, {X}, EltwiseAttrs{Shape{5}}, "per_last");             // layer scale
+  X = B.add(LayerKind::Div, {X}, EltwiseAttrs{Shape{1}}, "one");                  // no data
+  X = B.add(LayerKind::Add, {X}, EltwiseAttrs{Shape{2, 4, 3, 5}}, "full");
+  auto N = B.finish();
+  REQUIRE(N);
+  Workload W = lowerOk(*N);
+  REQUIRE(W.launches.size() == 4);
+  CHECK(W.launches[0].kernel == "eltwise_bn_n2_c4_s15_f32");
+  CHECK(W.launches[1].kernel == "eltwise_bn_n24_c5_s1_f32");
+  CHECK(W.launches[2].kernel == "eltwise_divs_e120_s1_f32");
+  CHECK(W.launches[3].kernel == "eltwise_add_e120_f32");
+  CHECK(W.launches[3].args[1].buffer == "full.constant");
+
+  NetworkBuilder P("p");
+  P.add(LayerKind::Pow, {P.input({2, 4, 3, 5})}, EltwiseAttrs{Shape{4, 1, 1}}, "pow");
+  auto NP = P.finish();
+  REQUIRE(NP);
+  auto WP = lower(*NP);
+  REQUIRE(!WP);
+  CHECK(WP.error().str() == "error: layer 'pow' (pow): a constant operand of shape [4,1,1] "
+                            "broadcast to [2,4,3,5] is not supported by the lowering");
+}
+
 TEST_CASE("lower: ceil-mode pooling gets the ceil kernel only where it changes the shape") {
   NetworkBuilder B("ceil");
   LayerId X = B.input({1, 2, 8, 7}, "x");

@@ -96,6 +96,9 @@ private:
     case LayerKind::Reshape:
     case LayerKind::Identity:
       return in(L, 0); // same elements in the same (row-major) order
+    case LayerKind::Transpose:
+    case LayerKind::Slice:
+      return gather(L);
     case LayerKind::Input:
       break;
     }
@@ -368,6 +371,46 @@ private:
         const int64_t Chunk = static_cast<int64_t>(X.size()) / Outer;
         Y.insert(Y.end(), X.begin() + o * Chunk, X.begin() + (o + 1) * Chunk);
       }
+    return Y;
+  }
+
+  /// Transpose (output dim k is input dim perm[k], reversed when perm is empty) and Slice (ONNX:
+  /// negative positions count from the end, clamped to the axis; steps default to 1): every
+  /// output element read from its input coordinates.
+  Tensor gather(const corpus::Layer &L) {
+    const corpus::Shape &S = inShape(L, 0);
+    const size_t Rank = S.size();
+    std::vector<int64_t> Perm(Rank), Start(Rank, 0), Step(Rank, 1);
+    for (size_t D = 0; D < Rank; ++D)
+      Perm[D] = static_cast<int64_t>(L.kind == corpus::LayerKind::Transpose ? Rank - 1 - D : D);
+    if (const auto *T = std::get_if<corpus::TransposeAttrs>(&L.attrs); T && !T->perm.empty())
+      Perm = T->perm;
+    if (const auto *A = std::get_if<corpus::SliceAttrs>(&L.attrs))
+      for (size_t I = 0; I < A->axes.size(); ++I) {
+        const int64_t Ax = A->axes[I] < 0 ? A->axes[I] + int64_t(Rank) : A->axes[I];
+        const int64_t Dim = S[size_t(Ax)];
+        const int64_t P = A->starts[I] < -Dim ? 0
+                          : A->starts[I] < 0  ? A->starts[I] + Dim
+                                              : A->starts[I];
+        Start[size_t(Ax)] = std::min(P, Dim);
+        Step[size_t(Ax)] = A->steps.empty() ? 1 : A->steps[I];
+      }
+    const Tensor &X = in(L, 0);
+    Tensor Y(static_cast<size_t>(corpus::elementCount(L.shape)));
+    std::vector<int64_t> Out(Rank, 0), InCoord(Rank);
+    for (size_t I = 0; I < Y.size(); ++I) {
+      for (size_t K = 0; K < Rank; ++K)
+        InCoord[size_t(Perm[K])] = Start[size_t(Perm[K])] + Out[K] * Step[size_t(Perm[K])];
+      int64_t Flat = 0;
+      for (size_t D = 0; D < Rank; ++D)
+        Flat = Flat * S[D] + InCoord[D];
+      Y[I] = X[static_cast<size_t>(Flat)];
+      for (size_t K = Rank; K-- > 0;) // next output coordinate, row-major
+        if (++Out[K] < L.shape[K])
+          break;
+        else
+          Out[K] = 0;
+    }
     return Y;
   }
 };

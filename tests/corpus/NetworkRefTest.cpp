@@ -147,6 +147,31 @@ Network transformerBlock(int64_t Batch) {
   return std::move(*N);
 }
 
+/// ShuffleNetV2 and ConvNeXt pieces: a channel split (two slices), a channel shuffle (reshape to
+/// [N, 2, C/2, H, W], transpose, reshape back), strided slices of H and W (negative and
+/// past-the-end bounds), and a ConvNeXt block's channels-last detour (permute to NHWC, layer
+/// norm, dense, GELU, dense, permute back, residual add).
+Network shuffleBlock(int64_t Batch) {
+  NetworkBuilder B("shuffle-block");
+  LayerId X = B.input({Batch, 3, 9, 8});
+  LayerId Stem = B.relu(B.batchNorm(B.conv(X, 8, 3, 1, 1)));
+  LayerId Left = B.slice(Stem, 1, 0, 4);
+  LayerId Right = B.relu(B.batchNorm(B.conv(B.slice(Stem, 1, 4, INT64_MAX), 4, 1, 1, 0)));
+  LayerId Cat = B.add(LayerKind::Concat, {Left, Right}, ConcatAttrs{1}, "cat");
+  LayerId Shuffled = B.reshape(B.transpose(B.reshape(Cat, {Batch, 2, 4, 9, 8}), {0, 2, 1, 3, 4}),
+                               {Batch, 8, 9, 8});
+  LayerId Sub = B.slice(B.slice(Shuffled, 2, 1, -1, 2), -1, -7, 100, 3); // rows 1,3,5,7; cols 1,4,7
+  LayerId Nhwc = B.transpose(Sub, {0, 2, 3, 1});
+  LayerId F = B.dense(B.gelu(B.dense(B.layerNorm(Nhwc), 16)), 8);
+  LayerId Y = B.addLayers(B.transpose(F, {0, 3, 1, 2}), Sub);
+  B.softmax(B.dense(B.flatten(B.globalAvgPool(Y)), 5));
+  auto N = B.finish();
+  REQUIRE_MESSAGE(bool(N), support::errorText(N));
+  REQUIRE(N->layer(Sub).shape == Shape{Batch, 8, 4, 3});
+  REQUIRE(N->layer(Nhwc).shape == Shape{Batch, 4, 3, 8});
+  return std::move(*N);
+}
+
 /// How a network is lowered and how close its outputs must come to the reference.
 struct Check {
   KernelSet kernels = KernelSet::Specialised;
@@ -284,6 +309,17 @@ TEST_CASE("network reference: bmm, layer norm, gelu, div, pow and scalar ops mat
   checkNetwork(transformerBlock(2));
 }
 
+TEST_CASE("network reference: slices, splits, channel shuffles and permutes match") {
+  for (int64_t Batch : {1, 2})
+    for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
+      CAPTURE(Batch);
+      CAPTURE(std::string(kernelSetName(Set)));
+      checkNetwork(shuffleBlock(Batch), {Set});
+    }
+  // f16: the copies move the bytes as they are; the tolerance is the f16 tests' (below).
+  checkNetwork(shuffleBlock(2), {KernelSet::Library, DType::F16, MathMode::F16, 3e-2});
+}
+
 TEST_CASE("network reference: mobilenetv2-0.35 at 32x32 matches the CPU reference") {
   checkNetwork(zoo("mobilenetv2-0.35", 1, 32));
 }
@@ -334,6 +370,16 @@ TEST_CASE("network reference: a lowered zoo model is accepted by ptxas in f32 an
     auto W = lower(Net, O);
     REQUIRE_MESSAGE(bool(W), support::errorText(W));
     REQUIRE(!W->ptx.empty());
+    CHECK(ptxasErrors(*W) == "");
+  }
+  // The strided copies (transpose, slice) in both kernel sets, at the oldest arch ptxas takes.
+  for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
+    CAPTURE(std::string(kernelSetName(Set)));
+    LowerOptions O;
+    O.kernels = Set;
+    O.arch = "sm_75";
+    auto W = lower(shuffleBlock(2), O);
+    REQUIRE_MESSAGE(bool(W), support::errorText(W));
     CHECK(ptxasErrors(*W) == "");
   }
 }

@@ -196,6 +196,39 @@ TEST_CASE("network: flatten, reshape, concat, softmax, pad, batch-norm, dense") 
         "error: layer 's2' (softmax): axis 2 out of range for [2,10]");
 }
 
+TEST_CASE("network: transpose and slice shapes, ONNX clamping, and errors") {
+  Network N("t");
+  LayerId X = must(N.addInput("x", {2, 3, 5, 7}));
+  CHECK(N.layer(must(N.add("t", LayerKind::Transpose, {X}, TransposeAttrs{{0, 2, 3, 1}}))).shape ==
+        Shape{2, 5, 7, 3});
+  CHECK(N.layer(must(N.add("r", LayerKind::Transpose, {X}, TransposeAttrs{}))).shape ==
+        Shape{7, 5, 3, 2}); // no perm: reversed
+  // Negative positions count from the end; INT64_MAX and INT64_MIN clamp to the axis.
+  constexpr int64_t Max = std::numeric_limits<int64_t>::max();
+  constexpr int64_t Min = std::numeric_limits<int64_t>::min();
+  LayerId S = must(N.add("s", LayerKind::Slice, {X},
+                         SliceAttrs{{-1, 2, 1}, {-6, Min, 1}, {Max, -1, 2}, {3, 2, 1}}));
+  CHECK(N.layer(S).shape == Shape{2, 1, 2, 2}); // C [1, 2); H 0, 2 (of [0, 4)); W 1, 4 (of [1, 7))
+  auto R = resolveSlice({2, 3, 5, 7}, SliceAttrs{{-1}, {-6}, {Max}, {3}});
+  REQUIRE(R);
+  CHECK((*R)[3].start == 1);
+  CHECK((*R)[3].count == 2); // 1, 4 (7 is past the end)
+  CHECK((*R)[0].count == 2); // unlisted axes are whole
+
+  CHECK(errorOf(N.add("p", LayerKind::Transpose, {X}, TransposeAttrs{{0, 1, 1, 3}})) ==
+        "error: layer 'p' (transpose): perm is not a permutation of the 4 dimensions");
+  CHECK(errorOf(N.add("q", LayerKind::Transpose, {X}, TransposeAttrs{{1, 0}})) ==
+        "error: layer 'q' (transpose): perm has 2 entries for [2,3,5,7]");
+  CHECK(errorOf(N.add("e", LayerKind::Slice, {X}, SliceAttrs{{1}, {2}, {2}, {}})) ==
+        "error: layer 'e' (slice): slice [2, 2) of axis 1 of [2,3,5,7] is empty");
+  CHECK(errorOf(N.add("z", LayerKind::Slice, {X}, SliceAttrs{{1}, {2}, {0}, {-1}})) ==
+        "error: layer 'z' (slice): step -1 on axis 1: only positive steps are supported");
+  CHECK(errorOf(N.add("a", LayerKind::Slice, {X}, SliceAttrs{{1, -3}, {0, 0}, {1, 1}, {}})) ==
+        "error: layer 'a' (slice): axis -3 is out of range or repeated for [2,3,5,7]");
+  CHECK(errorOf(N.add("l", LayerKind::Slice, {X}, SliceAttrs{{1}, {0, 1}, {1}, {}})) ==
+        "error: layer 'l' (slice): axes, starts, ends and steps differ in length");
+}
+
 TEST_CASE("network: TensorFlow SAME padding") {
   CHECK(samePadding(56, 3, 2) == std::pair<int64_t, int64_t>{0, 1});  // out 28: 27*2+3-56 = 1
   CHECK(samePadding(147, 3, 2) == std::pair<int64_t, int64_t>{1, 1}); // out 74: 73*2+3-147 = 2

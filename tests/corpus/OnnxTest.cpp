@@ -307,16 +307,17 @@ TEST_CASE("onnx: errors name the file, node and operator") {
     CHECK(importError(W) == "model.onnx: error: node 'conv_7' (LSTM): unsupported operator");
   }
   SUBCASE("every unsupported operator of the model at once, the first node named") {
-    OnnxWriter W; // a ShuffleNet-style channel shuffle and a ConvNeXt-style GELU
+    OnnxWriter W; // a recurrent layer and an exporter's contrib GELU
     W.input("x", {1, 4, 8, 8});
     W.node("Relu", {"x"}, "r");
-    W.node("Transpose", {"r_out"}, "t1");
+    W.node("GRU", {"r_out"}, "t1");
     W.node("Erf", {"t1_out"}, "e");
-    W.node("Transpose", {"e_out"}, "t2");
-    W.node("Gelu", {"t2_out"}, "g").set_domain("com.microsoft");
+    W.node("GRU", {"e_out"}, "t2");
+    W.node("Where", {"t2_out"}, "w");
+    W.node("Gelu", {"w_out"}, "g").set_domain("com.microsoft");
     CHECK(importError(W) ==
-          "model.onnx: error: node 't1' (Transpose): unsupported operator; the model has 4 nodes "
-          "of 3 unsupported operators: Transpose (2), Erf (1), com.microsoft:Gelu (1) "
+          "model.onnx: error: node 't1' (GRU): unsupported operator; the model has 4 nodes "
+          "of 3 unsupported operators: GRU (2), Where (1), com.microsoft:Gelu (1) "
           "(supported operators: docs/onnx.md)");
   }
   SUBCASE("malformed protobuf") {

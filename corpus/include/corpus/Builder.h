@@ -57,6 +57,12 @@ public:
   LayerId globalAvgPool(LayerId X);
   LayerId flatten(LayerId X, int64_t Axis = 1);
   LayerId softmax(LayerId X, int64_t Axis = -1);
+  /// Permutes the dimensions (torch.permute(...).contiguous()).
+  LayerId transpose(LayerId X, std::vector<int64_t> Perm);
+  /// Elements Start, Start + Step, ... before End of one axis (x[:, Start:End:Step]).
+  LayerId slice(LayerId X, int64_t Axis, int64_t Start, int64_t End, int64_t Step = 1);
+  /// ONNX Reshape (0 copies a dimension, -1 is inferred).
+  LayerId reshape(LayerId X, Shape Target);
 
   /// Output shape of a layer (empty when Id is InvalidLayer).
   Shape shape(LayerId Id) const;

@@ -195,6 +195,35 @@ struct ConcatSpec {
 std::vector<ConcatSpec> planConcat(uint32_t Batch, const std::vector<uint32_t> &Channels,
                                    uint32_t Spatial, DType T);
 
+/// Most dimensions a strided copy indexes (after merging); PyTorch's OffsetCalculator allows 25,
+/// a CNN's permutes and slices need at most 5.
+constexpr size_t MaxCopyRank = 6;
+
+/// A strided gather into a new contiguous tensor, as PyTorch's `contiguous()` of a permuted or
+/// sliced view (its elementwise copy kernel with an offset calculator): output element
+/// (i_0, ..., i_r-1) of `dims` (outermost first) is input element offset + sum_k i_k strides[k].
+/// Transpose, Slice and Split lower to it (planCopy). One thread per output element; each
+/// output coordinate but the outermost costs one division by its dimension.
+struct CopySpec {
+  std::vector<uint64_t> dims;    ///< output dimensions, 1 to MaxCopyRank
+  std::vector<uint64_t> strides; ///< input element stride of each output dimension
+  uint64_t offset = 0;           ///< input element of output element 0
+  uint64_t inputElements = 0;    ///< elements of the input tensor
+  DType dtype = DType::F32;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+};
+
+/// What a copy reads of one input axis: elements start, start + step, ... (count of them).
+struct CopyAxis {
+  uint64_t start = 0, count = 1, step = 1;
+};
+/// The copy that reads `Axes` (one per dimension) of a contiguous tensor of shape `In` in the
+/// dimension order `Perm` (output dimension k is input dimension Perm[k]), with dimensions of
+/// one element dropped and neighbours that stay neighbours in the input merged; nullopt when the
+/// result is the whole input in its own order (a view: no copy).
+std::optional<CopySpec> planCopy(const std::vector<uint64_t> &In, const std::vector<CopyAxis> &Axes,
+                                 const std::vector<size_t> &Perm, DType T);
+
 /// Softmax over the last (contiguous) axis of a [rows, cols] tensor, one block per row.
 struct SoftmaxSpec {
   uint32_t rows = 1, cols = 0;
@@ -362,6 +391,7 @@ public:
   support::Expected<KernelLaunch> add(const ConcatSpec &S);
   support::Expected<KernelLaunch> add(const SoftmaxSpec &S);
   support::Expected<KernelLaunch> add(const LayerNormSpec &S);
+  support::Expected<KernelLaunch> add(const CopySpec &S);
 
   /// The kernels added from now on (default Specialised). Call before adding kernels.
   void useKernelSet(KernelSet K);

@@ -61,6 +61,8 @@ enum class LayerKind {
   LayerNorm,     ///< normalisation over the last axis with a learned scale and shift
   Div,           ///< elementwise division with numpy broadcasting
   Pow,           ///< elementwise power with numpy broadcasting
+  Transpose,     ///< permutation of the dimensions (a copy into the new order)
+  Slice,         ///< a strided window of the input (ONNX Slice; Split is one Slice per output)
 };
 /// "conv", "dense", ... (lower case).
 std::string_view layerKindName(LayerKind Kind);
@@ -164,12 +166,34 @@ struct LayerNormAttrs {
   float epsilon = 1e-5f;
 };
 
+/// ONNX Transpose: output dimension i is input dimension perm[i]; an empty perm reverses them.
+struct TransposeAttrs {
+  std::vector<int64_t> perm;
+};
+
+/// ONNX Slice with constant operands: for each listed axis (negative counts from the end), the
+/// elements start, start + step, ... before end; a negative start or end counts from the end of
+/// the axis, and both are clamped to it. Steps must be positive; unlisted axes are whole.
+struct SliceAttrs {
+  std::vector<int64_t> axes, starts, ends, steps; ///< equal lengths; steps empty = all 1
+};
+
+/// One axis of a resolved slice: elements start, start + step, ... (count of them).
+struct SliceRange {
+  int64_t start = 0, count = 0, step = 1;
+};
+/// The slice of every axis of `In` (ONNX clamping applied), or an error message (no layer name)
+/// for a repeated or out-of-range axis, a step <= 0 or an empty result.
+support::Expected<std::vector<SliceRange>> resolveSlice(const Shape &In, const SliceAttrs &A);
+/// The permutation of a Transpose of a rank-`Rank` input (the default reversal filled in).
+std::vector<int64_t> resolvePerm(const TransposeAttrs &A, size_t Rank);
+
 /// Attributes of a layer; the alternative must match the layer's kind (Add/Mul/Div/Pow:
 /// EltwiseAttrs, MaxPool/AvgPool: PoolAttrs, GlobalAvgPool: GlobalPoolAttrs).
 using LayerAttrs =
     std::variant<InputAttrs, ConvAttrs, DenseAttrs, BatchNormAttrs, ActivationAttrs, EltwiseAttrs,
                  PoolAttrs, GlobalPoolAttrs, FlattenAttrs, ReshapeAttrs, ConcatAttrs, SoftmaxAttrs,
-                 PadAttrs, IdentityAttrs, MatMulAttrs, LayerNormAttrs>;
+                 PadAttrs, IdentityAttrs, MatMulAttrs, LayerNormAttrs, TransposeAttrs, SliceAttrs>;
 
 /// Index of a layer in its Network (layers are stored in topological order).
 using LayerId = uint32_t;

@@ -352,6 +352,10 @@ support::Expected<KernelLaunch> KernelEmitter::add(const LayerNormSpec &S) {
   return P->addSpec(S, kernels::buildLayerNorm);
 }
 
+support::Expected<KernelLaunch> KernelEmitter::add(const CopySpec &S) {
+  return P->addSpec(S, kernels::buildCopy);
+}
+
 void KernelEmitter::useKernelSet(KernelSet K) {
   assert(P->Launches.empty() && "choose the kernel set before adding kernels");
   P->Set = K;

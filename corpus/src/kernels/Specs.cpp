@@ -136,7 +136,8 @@ std::string epilogueSuffix(const Epilogue &E) {
   return S;
 }
 
-/// Long names keep their first 80 characters and gain a 64-bit FNV-1a hash of the whole.
+} // namespace
+
 std::string shorten(std::string Name) {
   if (Name.size() <= MaxNameLength)
     return Name;
@@ -147,6 +148,8 @@ std::string shorten(std::string Name) {
   std::snprintf(Hex, sizeof(Hex), "%016llx", static_cast<unsigned long long>(H));
   return Name.substr(0, 80) + "_h" + Hex;
 }
+
+namespace {
 
 /// The part of a tensor whose offsets stay 32-bit (an image, a plane, a row) must stay below 2^31.
 std::optional<std::string> innerTooLarge(const char *Layer, const char *What, uint64_t Elements) {

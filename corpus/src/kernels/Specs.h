@@ -53,6 +53,7 @@ std::optional<std::string> validate(const ElementwiseSpec &S);
 std::optional<std::string> validate(const ConcatSpec &S);
 std::optional<std::string> validate(const SoftmaxSpec &S);
 std::optional<std::string> validate(const LayerNormSpec &S);
+std::optional<std::string> validate(const CopySpec &S);
 
 /// Whether the kernel for a spec uses 64-bit index arithmetic: the spec asks for it, or a tensor
 /// it touches has 2^31 elements or more.
@@ -65,6 +66,7 @@ bool wideIndex(const ElementwiseSpec &S);
 bool wideIndex(const ConcatSpec &S);
 bool wideIndex(const SoftmaxSpec &S);
 bool wideIndex(const LayerNormSpec &S);
+bool wideIndex(const CopySpec &S);
 
 /// Stable kernel names: every field that changes the code appears in the name, so equal names
 /// mean equal kernels (64-bit index arithmetic appends `_i64`). Names longer than 100
@@ -80,6 +82,9 @@ std::string kernelName(const ElementwiseSpec &S, KernelSet Set = KernelSet::Spec
 std::string kernelName(const ConcatSpec &S, KernelSet Set = KernelSet::Specialised);
 std::string kernelName(const SoftmaxSpec &S, KernelSet Set = KernelSet::Specialised);
 std::string kernelName(const LayerNormSpec &S, KernelSet Set = KernelSet::Specialised);
+std::string kernelName(const CopySpec &S, KernelSet Set = KernelSet::Specialised);
+/// Names past 100 characters keep their first 80 and gain a 64-bit FNV-1a hash of the whole.
+std::string shorten(std::string Name);
 
 /// Name pieces: "3" when both are equal, else "3x1"; a float as an identifier fragment ("0p5");
 /// "_mma_tf32" for a tensor-core kernel ("_mma_f16_sm75" for the sm_75 and sm_70 kernels), ""

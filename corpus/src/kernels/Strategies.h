@@ -71,6 +71,9 @@ KernelLaunch buildSoftmax(llvm::Module *M, const SoftmaxSpec &S, const std::stri
 KernelLaunch buildLayerNorm(llvm::Module *M, const LayerNormSpec &S, const std::string &Name,
                             KernelSet Set);
 
+/// Strided copy (Transpose, Slice, Split): one thread per output element.
+KernelLaunch buildCopy(llvm::Module *M, const CopySpec &S, const std::string &Name, KernelSet Set);
+
 /// Library kernel names (Specs.h, kernelName): the strategy and every specialisation its builder
 /// makes for this spec, none of its shapes.
 std::string libraryName(const ConvSpec &S, ConvStrategy Resolved);
@@ -82,5 +85,6 @@ std::string libraryName(const ElementwiseSpec &S);
 std::string libraryName(const ConcatSpec &S);
 std::string libraryName(const SoftmaxSpec &S);
 std::string libraryName(const LayerNormSpec &S);
+std::string libraryName(const CopySpec &S);
 
 } // namespace corpus::kernels

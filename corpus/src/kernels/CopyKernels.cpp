@@ -1,0 +1,154 @@
+// Strided copies (Transpose, Slice, Split): the plan that merges dimensions, the spec's checks
+// and names, and the kernel, one thread per output element as PyTorch's elementwise copy of a
+// non-contiguous view (its OffsetCalculator divides the linear index by each dimension).
+#include "kernels/KernelBuilder.h"
+#include "kernels/Specs.h"
+#include "kernels/Strategies.h"
+
+#include <cassert>
+
+using namespace llvm;
+
+namespace corpus {
+
+namespace {
+
+constexpr uint32_t CopyBlock = 256;
+constexpr uint64_t CopyWideElements = uint64_t(1) << 31;
+constexpr uint64_t MaxCopyBlocks = 2147483647; // grid x
+
+uint64_t copyCount(const CopySpec &S) {
+  uint64_t N = 1;
+  for (uint64_t D : S.dims)
+    N *= D;
+  return N;
+}
+
+/// Shape argument names: "d0", "s0", ... (appended: GCC 12 warns on "d" + std::to_string).
+std::string argName(char Prefix, size_t K) {
+  std::string N(1, Prefix);
+  return N.append(std::to_string(K));
+}
+std::string dimName(size_t K) { return argName('d', K); }
+std::string strideName(size_t K) { return argName('s', K); }
+
+} // namespace
+
+std::optional<CopySpec> planCopy(const std::vector<uint64_t> &In, const std::vector<CopyAxis> &Axes,
+                                 const std::vector<size_t> &Perm, DType T) {
+  assert(Axes.size() == In.size() && Perm.size() == In.size() && "one axis per dimension");
+  std::vector<uint64_t> Contiguous(In.size(), 1); // the input's own strides
+  for (size_t D = In.size(); D-- > 1;)
+    Contiguous[D - 1] = Contiguous[D] * In[D];
+  CopySpec S;
+  S.dtype = T;
+  S.inputElements = In.empty() ? 1 : Contiguous[0] * In[0];
+  for (size_t D = 0; D < In.size(); ++D)
+    S.offset += Axes[D].start * Contiguous[D];
+  // Output dimensions, innermost first while merging: an outer dimension whose stride is the
+  // inner one's span continues it.
+  std::vector<uint64_t> Dims, Strides;
+  for (size_t K = Perm.size(); K-- > 0;) {
+    const CopyAxis &A = Axes[Perm[K]];
+    const uint64_t Stride = A.step * Contiguous[Perm[K]];
+    if (A.count == 1)
+      continue;
+    if (!Dims.empty() && Stride == Strides.back() * Dims.back()) {
+      Dims.back() *= A.count;
+      continue;
+    }
+    Dims.push_back(A.count);
+    Strides.push_back(Stride);
+  }
+  if (Dims.empty()) {
+    Dims = {1};
+    Strides = {1};
+  }
+  S.dims.assign(Dims.rbegin(), Dims.rend());
+  S.strides.assign(Strides.rbegin(), Strides.rend());
+  if (S.dims.size() == 1 && S.strides[0] == 1 && S.offset == 0 && S.dims[0] == S.inputElements)
+    return std::nullopt; // the whole input in its own order
+  return S;
+}
+
+namespace kernels {
+
+std::optional<std::string> validate(const CopySpec &S) {
+  if (S.dims.empty() || S.dims.size() > MaxCopyRank)
+    return "copy: " + std::to_string(S.dims.size()) + " dimensions after merging (1 to " +
+           std::to_string(MaxCopyRank) + " are supported)";
+  if (S.strides.size() != S.dims.size())
+    return std::string("copy: one stride per dimension");
+  uint64_t Last = S.offset; // the input element of the last output element
+  for (size_t K = 0; K < S.dims.size(); ++K) {
+    if (!S.dims[K])
+      return std::string("copy: zero-sized dimension");
+    Last += (S.dims[K] - 1) * S.strides[K];
+  }
+  if (Last >= S.inputElements)
+    return "copy: reads element " + std::to_string(Last) + " of an input of " +
+           std::to_string(S.inputElements);
+  if ((copyCount(S) + CopyBlock - 1) / CopyBlock > MaxCopyBlocks)
+    return std::string("copy: more than 2^31 - 1 blocks of 256 threads (grid x)");
+  return std::nullopt;
+}
+
+bool wideIndex(const CopySpec &S) {
+  return S.index64 || std::max(copyCount(S), S.inputElements) >= CopyWideElements;
+}
+
+std::string libraryName(const CopySpec &S) {
+  std::string Body = "copy_r";
+  return libraryKernelName(Body.append(std::to_string(S.dims.size())), S.dtype, {}, wideIndex(S));
+}
+
+std::string kernelName(const CopySpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
+  std::string N = "copy";
+  for (size_t K = 0; K < S.dims.size(); ++K)
+    N.append("_").append(std::to_string(S.dims[K])).append("s").append(std::to_string(S.strides[K]));
+  N.append("_at").append(std::to_string(S.offset)).append("_of");
+  N.append(std::to_string(S.inputElements)).append(S.dtype == DType::F16 ? "_f16" : "_f32");
+  return shorten(N.append(wideIndex(S) ? "_i64" : ""));
+}
+
+KernelLaunch buildCopy(Module *M, const CopySpec &S, const std::string &Name, KernelSet Set) {
+  const uint64_t Count = copyCount(S);
+  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
+  KernelLaunch L = makeLaunch(
+      Name, "copy_strided", S.dtype, {ceilDiv(Count, CopyBlock), 1, 1}, {CopyBlock, 1, 1}, Roles,
+      [&](ParamRole R) { return R == ParamRole::Input ? S.inputElements : Count; });
+  const size_t Rank = S.dims.size();
+  ShapeDims Dims = {{"count", Count}, {"offset", S.offset}};
+  for (size_t K = 0; K < Rank; ++K) {
+    Dims.push_back({dimName(K), S.dims[K], K > 0}); // the outermost is never divided by
+    Dims.push_back({strideName(K), S.strides[K]});
+  }
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
+  IRBuilder<> &B = K.ir();
+  Value *I = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(0)), K.ix(CopyBlock)), K.widen(K.tid(0)), "i");
+  K.ifThen(B.CreateICmpULT(I, K.dimIx("count")), [&] {
+    // Peel the coordinates off the linear index, innermost first.
+    Value *Rest = I, *From = K.dimIx("offset");
+    for (size_t D = Rank; D-- > 1;) {
+      Value *Q = K.udiv(Rest, dimName(D));
+      Value *Coord = B.CreateSub(Rest, B.CreateMul(Q, K.dimIx(dimName(D))));
+      From = B.CreateAdd(From, B.CreateMul(Coord, K.dimIx(strideName(D))));
+      Rest = Q;
+    }
+    From = B.CreateAdd(From, B.CreateMul(Rest, K.dimIx(strideName(0))));
+    // The bytes as they are: no conversion through f32.
+    const Align A(K.storageType()->getPrimitiveSizeInBits() / 8);
+    Value *V = B.CreateAlignedLoad(K.storageType(), K.elementPtr(ParamRole::Input, From), A);
+    B.CreateAlignedStore(V, K.elementPtr(ParamRole::Output, I), A);
+  });
+  K.finish();
+  return L;
+}
+
+} // namespace kernels
+} // namespace corpus

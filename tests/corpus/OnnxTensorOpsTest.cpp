@@ -1,0 +1,200 @@
+// ONNX import of layout and transformer-style operators: a ShuffleNetV2 unit (Split, channel
+// shuffle as Reshape-Transpose-Reshape) imports to the graph the builder gives, a ConvNeXt block
+// (Transpose, LayerNormalization, the five-node erf GELU) to one gelu activation, and both lower
+// with strided copies; Sub, Div and Pow import, and misuse is an error naming the node.
+#include "corpus/Builder.h"
+#include "corpus/Lower.h"
+#include "corpus/Onnx.h"
+
+#include "OnnxWriter.h"
+
+#include <onnx/onnx_pb.h>
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+using namespace corpus;
+using namespace onnxtest;
+
+namespace {
+
+std::vector<std::string> kinds(const Network &N) {
+  std::vector<std::string> K;
+  for (const Layer &L : N.layers())
+    K.push_back(std::string(layerKindName(L.kind)));
+  return K;
+}
+
+size_t copies(const Network &N) {
+  auto W = lower(N);
+  REQUIRE_MESSAGE(bool(W), support::errorText(W));
+  size_t C = 0;
+  for (const WorkloadLaunch &L : W->launches)
+    C += L.strategy == "copy_strided";
+  return C;
+}
+
+/// torchvision's ShuffleNetV2 InvertedResidual (stride 1): x1, x2 = x.chunk(2, dim=1); x2 through
+/// 1x1 conv-bn-relu, depthwise 3x3 conv-bn, 1x1 conv-bn-relu; cat(x1, x2); channel_shuffle(2).
+OnnxWriter shuffleUnit(int64_t N, int64_t C, int64_t H) {
+  OnnxWriter W(13);
+  W.input("x", {N, C, H, H});
+  auto &Split = W.node("Split", {"x", W.ints({C / 2, C / 2})}, "split");
+  setInt(Split, "axis", 1);
+  Split.set_output(0, "x1");
+  Split.add_output("x2");
+  std::string B = unary(W, "Relu", bn(W, conv(W, "x2", C / 2, C / 2, 1, 1, 0), C / 2));
+  B = bn(W, conv(W, B, C / 2, C / 2, 3, 1, 1, C / 2), C / 2);
+  B = unary(W, "Relu", bn(W, conv(W, B, C / 2, C / 2, 1, 1, 0), C / 2));
+  auto &Cat = W.node("Concat", {"x1", B});
+  setInt(Cat, "axis", 1);
+  std::string X = out(W.node("Reshape", {out(Cat), W.ints({N, 2, C / 2, H, H})}));
+  auto &T = W.node("Transpose", {X});
+  setInts(T, "perm", {0, 2, 1, 3, 4});
+  X = out(W.node("Reshape", {out(T), W.ints({N, C, H, H})}));
+  W.output(X);
+  return W;
+}
+
+/// The same unit through the builder, layer for layer.
+Network shuffleUnitBuilt(int64_t N, int64_t C, int64_t H) {
+  NetworkBuilder B("built");
+  LayerId X = B.input({N, C, H, H}, "x");
+  LayerId X1 = B.slice(X, 1, 0, C / 2);
+  LayerId X2 = B.slice(X, 1, C / 2, C);
+  LayerId Y = B.relu(B.batchNorm(B.conv(X2, C / 2, 1, 1, 0)));
+  ConvAttrs Dw{C / 2, 3, 3, 1, 1, 1, 1, 1, 1};
+  Dw.groups = C / 2;
+  Y = B.batchNorm(B.add(LayerKind::Conv, {Y}, Dw));
+  Y = B.relu(B.batchNorm(B.conv(Y, C / 2, 1, 1, 0)));
+  LayerId Cat = B.add(LayerKind::Concat, {X1, Y}, ConcatAttrs{1});
+  B.reshape(B.transpose(B.reshape(Cat, {N, 2, C / 2, H, H}), {0, 2, 1, 3, 4}), {N, C, H, H});
+  auto Net = B.finish();
+  REQUIRE_MESSAGE(bool(Net), support::errorText(Net));
+  return std::move(*Net);
+}
+
+/// torch.nn.GELU() as torch.onnx exports it, on tensor X.
+std::string gelu(OnnxWriter &W, const std::string &X) {
+  std::string E = unary(W, "Erf", binary(W, "Div", X, W.scalar(1.41421356f)));
+  return binary(W, "Mul", binary(W, "Mul", X, binary(W, "Add", E, W.scalar(1.0f))),
+                W.scalar(0.5f));
+}
+
+/// torchvision's ConvNeXt CNBlock: depthwise 7x7, permute to NHWC, LayerNorm, Linear, GELU,
+/// Linear, layer scale, permute back, residual.
+OnnxWriter convNextBlock(int64_t C, int64_t H) {
+  OnnxWriter W(17);
+  W.input("x", {1, C, H, H});
+  std::string X = conv(W, "x", C, C, 7, 1, 3, C, true);
+  auto &T = W.node("Transpose", {X});
+  setInts(T, "perm", {0, 2, 3, 1});
+  auto &Ln = W.node("LayerNormalization", {out(T), W.weight({C}), W.weight({C})});
+  setFloat(Ln, "epsilon", 1e-6f);
+  X = binary(W, "Add", out(W.node("MatMul", {out(Ln), W.weight({C, 4 * C})})), W.weight({4 * C}));
+  X = gelu(W, X);
+  X = binary(W, "Add", out(W.node("MatMul", {X, W.weight({4 * C, C})})), W.weight({C}));
+  X = binary(W, "Mul", X, W.weight({C}));
+  auto &Back = W.node("Transpose", {X});
+  setInts(Back, "perm", {0, 3, 1, 2});
+  W.output(binary(W, "Add", out(Back), "x"));
+  return W;
+}
+
+} // namespace
+
+TEST_CASE("onnx: a ShuffleNetV2 unit (Split, channel shuffle) imports and lowers with copies") {
+  for (int64_t N : {1, 4}) {
+    CAPTURE(N);
+    Network Net = import(shuffleUnit(N, 16, 8));
+    checkSameGraph(Net, shuffleUnitBuilt(N, 16, 8));
+    CHECK(Net.layer(1).name == "split/0");
+    CHECK(Net.layer(2).name == "split/1");
+    // Two halves of the split and the shuffle's transpose: three strided copies.
+    CHECK(copies(Net) == 3);
+  }
+}
+
+TEST_CASE("onnx: a ConvNeXt block imports its erf GELU as one activation") {
+  Network N = import(convNextBlock(8, 7));
+  CHECK(kinds(N) == std::vector<std::string>{"input", "conv", "transpose", "layernorm", "dense",
+                                             "activation", "dense", "mul", "transpose", "add"});
+  CHECK(std::get<ActivationAttrs>(N.layer(5).attrs).kind == ActKind::Gelu);
+  CHECK(std::get<LayerNormAttrs>(N.layer(3).attrs).epsilon == 1e-6f);
+  CHECK(N.layer(3).shape == Shape{1, 7, 7, 8});
+  CHECK(N.layer(4).shape == Shape{1, 7, 7, 32});
+  CHECK(N.layer(3).params == 16);
+  CHECK(copies(N) == 2);
+}
+
+TEST_CASE("onnx: Sub, Div and Pow import; a number as divisor or exponent is a scalar") {
+  OnnxWriter W(13);
+  W.input("x", {1, 4, 3, 3});
+  W.input("y", {1, 4, 3, 3});
+  std::string X = binary(W, "Sub", "x", "y");
+  X = binary(W, "Pow", X, W.scalar(2.0f));
+  X = binary(W, "Div", X, W.scalar(3.0f));
+  X = binary(W, "Div", X, "y");
+  W.output(binary(W, "Sub", X, W.weight({4, 1, 1})));
+  Network N = import(W);
+  CHECK(kinds(N) == std::vector<std::string>{"input", "input", "add", "pow", "div", "div", "add"});
+  CHECK(std::get<EltwiseAttrs>(N.layer(3).attrs).scalar == 2.0f);
+  CHECK(std::get<EltwiseAttrs>(N.layer(4).attrs).scalar == 3.0f);
+  CHECK(N.layer(6).params == 4); // a constant tensor operand
+  CHECK(bool(lower(N)));
+}
+
+TEST_CASE("onnx: Slice with inputs and steps, and before opset 10 with attributes") {
+  OnnxWriter W(13);
+  W.input("x", {2, 6, 9, 9});
+  auto &S = W.node("Slice", {"x", W.ints({1, -8}), W.ints({INT64_MAX, 9}), W.ints({2, 3}),
+                             W.ints({2, 3})});
+  W.output(out(S));
+  Network N = import(W);
+  CHECK(N.layer(1).shape == Shape{2, 6, 4, 3}); // rows 1,3,5,7; columns 1,4,7
+
+  OnnxWriter Old(9);
+  Old.input("x", {2, 6, 9, 9});
+  auto &A = Old.node("Slice", {"x"});
+  setInts(A, "starts", {2});
+  setInts(A, "ends", {-1});
+  setInts(A, "axes", {1});
+  Old.output(out(A));
+  CHECK(import(Old).layer(1).shape == Shape{2, 3, 9, 9});
+}
+
+TEST_CASE("onnx: Split, Slice, LayerNormalization and Erf misuse name the node") {
+  OnnxWriter Erf(13);
+  Erf.input("x", {1, 4});
+  auto &E = Erf.node("Erf", {"x"}, "e");
+  Erf.output(unary(Erf, "Relu", out(E)));
+  CHECK(importError(Erf) ==
+        "model.onnx: error: node 'e' (Erf): Erf is supported only inside GELU, x * 0.5 * (1 + "
+        "erf(x / sqrt 2)) as torch.nn.GELU exports it (Div, Erf, Add, Mul, Mul)");
+
+  OnnxWriter Ln(17);
+  Ln.input("x", {1, 4, 5});
+  auto &L = Ln.node("LayerNormalization", {"x", Ln.weight({4, 5})}, "ln");
+  setInt(L, "axis", 1);
+  Ln.output(out(L));
+  CHECK(importError(Ln) == "model.onnx: error: node 'ln' (LayerNormalization): only a "
+                           "normalisation over the last axis is supported (axis -1), got axis 1");
+
+  OnnxWriter Sp(13);
+  Sp.input("x", {1, 6});
+  auto &P = Sp.node("Split", {"x", Sp.ints({2, 2})}, "sp");
+  setInt(P, "axis", 1);
+  P.add_output("b");
+  Sp.output(out(P));
+  Sp.output("b");
+  CHECK(importError(Sp).find("model.onnx: error: node 'sp' (Split): ") == 0);
+
+  OnnxWriter Sl(13);
+  Sl.input("x", {1, 6});
+  Sl.input("s", {1});
+  auto &Q = Sl.node("Slice", {"x", "s", Sl.ints({4})}, "sl");
+  Sl.output(out(Q));
+  CHECK(importError(Sl) == "model.onnx: error: node 'sl' (Slice): input 's' must be a constant "
+                           "integer tensor with data");
+}
