@@ -94,6 +94,19 @@ private:
   /// One Slice layer per output, named `<node>/<k>`; returns output 0's.
   Result importSplit(const onnx::NodeProto &N);
   Result importLayerNorm(const onnx::NodeProto &N);
+  // Shape arithmetic folded to integer constants (OnnxShapeOps.cpp).
+  Result importShape(const onnx::NodeProto &N);
+  Result importGather(const onnx::NodeProto &N);
+  /// Squeeze and Unsqueeze: of a constant, a constant; of an activation, a reshape layer.
+  Result importSqueeze(const onnx::NodeProto &N);
+  Result importCast(const onnx::NodeProto &N);
+  /// Concat of 1-d integer constants; Add/Sub/Mul/Div of integer constants (one may be a
+  /// single number).
+  std::optional<support::Error> foldConcat(const onnx::NodeProto &N);
+  std::optional<support::Error> foldArithmetic(const onnx::NodeProto &N);
+  /// An integer constant that is not an activation, or nullopt.
+  std::optional<std::vector<int64_t>> foldableInts(const std::string &Name) const;
+  void setConstInts(const std::string &Name, const std::vector<int64_t> &V, const Shape &Dims);
   /// Erf outside the GELU pattern: an error naming the pattern.
   Result importErf(const onnx::NodeProto &N);
   /// The indices of the nodes after Div in a GELU pattern (Erf, Add, Mul, Mul), if N starts one.

@@ -265,8 +265,11 @@ Importer::Result Importer::importEltwise(const onnx::NodeProto &N) {
   bool L0 = isLayer(N.input(0)), L1 = isLayer(N.input(1));
   if (L0 && L1)
     return addLayer(N, Kind, {Values[N.input(0)], Values[N.input(1)]}, EltwiseAttrs{});
-  if (!L0 && !L1)
-    return nodeError(N, "both operands are constants (constant folding is not supported)");
+  if (!L0 && !L1) { // shape arithmetic
+    if (auto E = foldArithmetic(N))
+      return *E;
+    return InvalidLayer;
+  }
   const std::string &Const = L0 ? N.input(1) : N.input(0);
   // x / c and x ** c with one known number: the scalar kernels (x ** 2 is x * x, as PyTorch's).
   if (L0 && (Kind == LayerKind::Div || Kind == LayerKind::Pow))
@@ -362,6 +365,12 @@ Importer::Result Importer::importConcat(const onnx::NodeProto &N) {
   const auto *Axis = attr(N, "axis");
   if (!Axis)
     return nodeError(N, "missing attribute 'axis'");
+  if (std::none_of(N.input().begin(), N.input().end(),
+                   [&](const std::string &In) { return isLayer(In); })) { // shape arithmetic
+    if (auto E = foldConcat(N))
+      return *E;
+    return InvalidLayer;
+  }
   std::vector<LayerId> Inputs;
   for (int I = 0; I < N.input_size(); ++I) {
     Result X = value(N, I);
@@ -480,6 +489,11 @@ const std::map<std::string, Importer::Handler> &Importer::handlers() {
       {"Slice", &Importer::importSlice},
       {"Split", &Importer::importSplit},
       {"LayerNormalization", &Importer::importLayerNorm},
+      {"Shape", &Importer::importShape},
+      {"Gather", &Importer::importGather},
+      {"Squeeze", &Importer::importSqueeze},
+      {"Unsqueeze", &Importer::importSqueeze},
+      {"Cast", &Importer::importCast},
   };
   return Table;
 }

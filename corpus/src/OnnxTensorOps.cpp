@@ -29,7 +29,8 @@ Importer::Result Importer::importTranspose(const onnx::NodeProto &N) {
 }
 
 Importer::Result Importer::importSlice(const onnx::NodeProto &N) {
-  Result X = value(N, 0);
+  const bool Fold = hasInput(N, 0) && !isLayer(N.input(0)) && foldableInts(N.input(0));
+  Result X = Fold ? Result(InvalidLayer) : value(N, 0);
   if (!X)
     return X;
   SliceAttrs A;
@@ -51,7 +52,20 @@ Importer::Result Importer::importSlice(const onnx::NodeProto &N) {
   if (A.axes.empty())
     for (size_t I = 0; I < A.starts.size(); ++I)
       A.axes.push_back(int64_t(I));
-  return addLayer(N, LayerKind::Slice, {*X}, A);
+  if (!Fold)
+    return addLayer(N, LayerKind::Slice, {*X}, A);
+  // Shape arithmetic: a slice of an integer constant (Shape -> Slice gives the batch size).
+  const std::vector<int64_t> V = *foldableInts(N.input(0));
+  auto Ranges = resolveSlice({int64_t(V.size())}, A);
+  if (!Ranges || staticShape(N.input(0))->size() != 1)
+    return nodeError(N, Ranges ? "only a 1-d integer constant is sliced"
+                               : "slice of a constant: " + Ranges.error().message);
+  const SliceRange R = Ranges->front();
+  std::vector<int64_t> Out;
+  for (int64_t I = 0; I < R.count; ++I)
+    Out.push_back(V[size_t(R.start + I * R.step)]);
+  setConstInts(N.output(0), Out, {R.count});
+  return InvalidLayer;
 }
 
 Importer::Result Importer::importSplit(const onnx::NodeProto &N) {
