@@ -41,6 +41,7 @@ std::vector<double> reference(const AnySpec &Spec, const kernelref::Buffers &B) 
       return kernelref::batchMatMul(S, B);
     }
     std::vector<double> operator()(const LayerNormSpec &S) { return kernelref::layerNorm(S, B); }
+    std::vector<double> operator()(const CopySpec &S) { return kernelref::copy(S, B); }
   };
   return std::visit(Visitor{B}, Spec);
 }

@@ -309,6 +309,24 @@ inline std::vector<double> layerNorm(const corpus::LayerNormSpec &S, const Buffe
   return Out;
 }
 
+/// out[i_0, ..., i_r-1] (row-major over dims) = in[offset + sum i_k strides[k]].
+inline std::vector<double> copy(const corpus::CopySpec &S, const Buffers &B) {
+  const auto &In = B.at(ParamRole::Input);
+  uint64_t Count = 1;
+  for (uint64_t D : S.dims)
+    Count *= D;
+  std::vector<double> Out(Count);
+  for (uint64_t I = 0; I < Count; ++I) {
+    uint64_t Rest = I, From = S.offset;
+    for (size_t K = S.dims.size(); K-- > 0;) {
+      From += (Rest % S.dims[K]) * S.strides[K];
+      Rest /= S.dims[K];
+    }
+    Out[I] = In.at(From);
+  }
+  return Out;
+}
+
 /// Largest |Got - Ref| / max(|Ref|, mean |Ref|): relative error, with outputs much smaller than
 /// the tensor's typical magnitude (cancellation) measured against that magnitude instead.
 inline double maxRelError(const std::vector<float> &Got, const std::vector<double> &Ref) {

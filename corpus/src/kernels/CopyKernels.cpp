@@ -5,6 +5,7 @@
 #include "kernels/Specs.h"
 #include "kernels/Strategies.h"
 
+#include <algorithm>
 #include <cassert>
 
 using namespace llvm;
@@ -15,7 +16,8 @@ namespace {
 
 constexpr uint32_t CopyBlock = 256;
 constexpr uint64_t CopyWideElements = uint64_t(1) << 31;
-constexpr uint64_t MaxCopyBlocks = 2147483647; // grid x
+constexpr uint64_t MaxGridX = 2147483647;
+constexpr uint64_t MaxGridYZ = 65535;
 
 uint64_t copyCount(const CopySpec &S) {
   uint64_t N = 1;
@@ -29,6 +31,24 @@ std::string argName(char Prefix, size_t K) {
   std::string N(1, Prefix);
   return N.append(std::to_string(K));
 }
+/// Grid x covers the innermost dimension in blocks of 256 threads; y, and z past 65535, the rows
+/// (every index of the outer dimensions). A row's CTAs differ from another row's only by base
+/// address, which is what fast mode's sampling classes and residue strata expect.
+struct CopyGrid {
+  uint64_t inner, rows;
+  uint32_t gx, gy, gz;
+};
+
+CopyGrid copyGrid(const CopySpec &S) {
+  CopyGrid G;
+  G.inner = S.dims.back();
+  G.rows = copyCount(S) / G.inner;
+  G.gx = uint32_t(std::min<uint64_t>((G.inner + CopyBlock - 1) / CopyBlock, MaxGridX));
+  G.gy = uint32_t(std::min(G.rows, MaxGridYZ));
+  G.gz = uint32_t(std::min((G.rows + G.gy - 1) / G.gy, MaxGridYZ));
+  return G;
+}
+
 std::string dimName(size_t K) { return argName('d', K); }
 std::string strideName(size_t K) { return argName('s', K); }
 
@@ -88,8 +108,10 @@ std::optional<std::string> validate(const CopySpec &S) {
   if (Last >= S.inputElements)
     return "copy: reads element " + std::to_string(Last) + " of an input of " +
            std::to_string(S.inputElements);
-  if ((copyCount(S) + CopyBlock - 1) / CopyBlock > MaxCopyBlocks)
+  if ((S.dims.back() + CopyBlock - 1) / CopyBlock > MaxGridX)
     return std::string("copy: more than 2^31 - 1 blocks of 256 threads (grid x)");
+  if (copyCount(S) / S.dims.back() > MaxGridYZ * MaxGridYZ)
+    return std::string("copy: more than 65535 x 65535 rows (grid y and z)");
   return std::nullopt;
 }
 
@@ -114,15 +136,16 @@ std::string kernelName(const CopySpec &S, KernelSet Set) {
 }
 
 KernelLaunch buildCopy(Module *M, const CopySpec &S, const std::string &Name, KernelSet Set) {
-  const uint64_t Count = copyCount(S);
+  const CopyGrid G = copyGrid(S);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
   KernelLaunch L = makeLaunch(
-      Name, "copy_strided", S.dtype, {ceilDiv(Count, CopyBlock), 1, 1}, {CopyBlock, 1, 1}, Roles,
-      [&](ParamRole R) { return R == ParamRole::Input ? S.inputElements : Count; });
+      Name, "copy_strided", S.dtype, {G.gx, G.gy, G.gz}, {CopyBlock, 1, 1}, Roles,
+      [&](ParamRole R) { return R == ParamRole::Input ? S.inputElements : copyCount(S); });
   const size_t Rank = S.dims.size();
-  ShapeDims Dims = {{"count", Count}, {"offset", S.offset}};
+  ShapeDims Dims = {{"inner", G.inner}, {"rows", G.rows}, {"gy", G.gy}, {"offset", S.offset}};
   for (size_t K = 0; K < Rank; ++K) {
-    Dims.push_back({dimName(K), S.dims[K], K > 0}); // the outermost is never divided by
+    if (K > 0 && K + 1 < Rank) // the dimensions a row index is divided by
+      Dims.push_back({dimName(K), S.dims[K], true});
     Dims.push_back({strideName(K), S.strides[K]});
   }
   bindShapes(L, Dims, Set);
@@ -130,21 +153,27 @@ KernelLaunch buildCopy(Module *M, const CopySpec &S, const std::string &Name, Ke
     return L;
   KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
   IRBuilder<> &B = K.ir();
-  Value *I = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(0)), K.ix(CopyBlock)), K.widen(K.tid(0)), "i");
-  K.ifThen(B.CreateICmpULT(I, K.dimIx("count")), [&] {
-    // Peel the coordinates off the linear index, innermost first.
-    Value *Rest = I, *From = K.dimIx("offset");
-    for (size_t D = Rank; D-- > 1;) {
+  Value *X = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(0)), K.ix(CopyBlock)), K.widen(K.tid(0)), "x");
+  Value *Row = K.widen(B.CreateAdd(B.CreateMul(K.ctaid(2), K.dim("gy")), K.ctaid(1)));
+  Value *In =
+      B.CreateAnd(B.CreateICmpULT(X, K.dimIx("inner")), B.CreateICmpULT(Row, K.dimIx("rows")));
+  K.ifThen(In, [&] {
+    // The row's coordinates, innermost first, then the element's own.
+    Value *From = B.CreateAdd(K.dimIx("offset"), B.CreateMul(X, K.dimIx(strideName(Rank - 1))));
+    Value *Rest = Row;
+    for (size_t D = Rank - 1; D-- > 1;) {
       Value *Q = K.udiv(Rest, dimName(D));
       Value *Coord = B.CreateSub(Rest, B.CreateMul(Q, K.dimIx(dimName(D))));
       From = B.CreateAdd(From, B.CreateMul(Coord, K.dimIx(strideName(D))));
       Rest = Q;
     }
-    From = B.CreateAdd(From, B.CreateMul(Rest, K.dimIx(strideName(0))));
+    if (Rank > 1)
+      From = B.CreateAdd(From, B.CreateMul(Rest, K.dimIx(strideName(0))));
     // The bytes as they are: no conversion through f32.
     const Align A(K.storageType()->getPrimitiveSizeInBits() / 8);
     Value *V = B.CreateAlignedLoad(K.storageType(), K.elementPtr(ParamRole::Input, From), A);
-    B.CreateAlignedStore(V, K.elementPtr(ParamRole::Output, I), A);
+    Value *To = B.CreateAdd(B.CreateMul(Row, K.dimIx("inner")), X);
+    B.CreateAlignedStore(V, K.elementPtr(ParamRole::Output, To), A);
   });
   K.finish();
   return L;
