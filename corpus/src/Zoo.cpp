@@ -62,6 +62,14 @@ std::vector<Entry> registry() {
                 "Chollet 2017, Xception: deep learning with depthwise "
                 "separable convolutions (CVPR)"},
                zoo::buildXception});
+  for (double W : {0.5, 1.0, 1.5, 2.0}) {
+    std::string Name = "shufflenetv2-" + widthName(W);
+    R.push_back({{Name, 3, 224,
+                  "Ma et al. 2018, ShuffleNet V2: practical guidelines for efficient CNN "
+                  "architecture design (ECCV); torchvision, width " +
+                      widthName(W)},
+                 [W, Name](const ZooOptions &O) { return zoo::buildShuffleNetV2(O, W, Name); }});
+  }
   return R;
 }
 

@@ -14,6 +14,8 @@ support::Expected<Network> buildMobileNetV2(const ZooOptions &O, double Width, s
 /// Variant 0..7 selects EfficientNet-B0..B7's width and depth coefficients.
 support::Expected<Network> buildEfficientNet(const ZooOptions &O, int Variant, std::string Name);
 support::Expected<Network> buildXception(const ZooOptions &O);
+/// Width 0.5, 1.0, 1.5 or 2.0 (torchvision's shufflenet_v2_x0_5 ... x2_0).
+support::Expected<Network> buildShuffleNetV2(const ZooOptions &O, double Width, std::string Name);
 
 /// EfficientNet-B<Variant>'s default resolution (224 ... 600).
 int64_t efficientNetResolution(int Variant);

@@ -110,6 +110,24 @@ std::string writeLayer(OnnxWriter &W, const Network &Net, const Layer &L,
     setInt(N, "axis", std::get<FlattenAttrs>(L.attrs).axis);
     return out(N);
   }
+  case LayerKind::Concat: {
+    auto &N = W.node("Concat", In, L.name);
+    setInt(N, "axis", std::get<ConcatAttrs>(L.attrs).axis);
+    return out(N);
+  }
+  case LayerKind::Reshape:
+    return out(W.node("Reshape", {In[0], W.ints(std::get<ReshapeAttrs>(L.attrs).target)}, L.name));
+  case LayerKind::Transpose: {
+    auto &N = W.node("Transpose", In, L.name);
+    setInts(N, "perm", std::get<TransposeAttrs>(L.attrs).perm);
+    return out(N);
+  }
+  case LayerKind::Slice: { // ShuffleNet's chunk(2): exporters write Split or two Slices
+    const auto &A = std::get<SliceAttrs>(L.attrs);
+    return out(W.node("Slice",
+                      {In[0], W.ints(A.starts), W.ints(A.ends), W.ints(A.axes), W.ints(A.steps)},
+                      L.name));
+  }
   default:
     FAIL("layer kind not written by this test");
     return "";

@@ -13,6 +13,8 @@
 // [VGG]  Simonyan & Zisserman 2015, Table 2: 138 M parameters for configuration D.
 // [XC]   Chollet 2017, Xception, Table 3: 22,855,952 parameters (Keras: 22,910,480 with BN
 //        statistics); 8.4 G MACs from osmr/imgclsmob's model table (8,403.63 M).
+// [SHUF] Ma et al. 2018, ShuffleNet V2, Table 5: 41 M, 146 M, 299 M and 591 M FLOPs (= MACs)
+//        for widths 0.5, 1, 1.5 and 2; parameters from [TV] (shufflenetv2.py `num_params`).
 // [LENET] LeNet-5 as re-implemented with full C3 connections: 61,706 parameters and 416,520 MACs,
 //        derived by hand below.
 #include "corpus/Zoo.h"
@@ -82,6 +84,10 @@ TEST_CASE("zoo: published parameter and MAC counts") {
       {"efficientnet-b5", 456, 30389784, 10.266e9, "TV (EFF 9.9 B is 3.7% lower)"},
       {"efficientnet-b6", 528, 43040704, 19e9, "TV params, EFF 19 B"},
       {"efficientnet-b7", 600, 66347960, 37e9, "TV params, EFF 37 B"},
+      {"shufflenetv2-0.5", 224, 1366792, 41e6, "TV params, SHUF 41 M"},
+      {"shufflenetv2-1.0", 224, 2278604, 146e6, "TV params, SHUF 146 M"},
+      {"shufflenetv2-1.5", 224, 3503624, 299e6, "TV params, SHUF 299 M"},
+      {"shufflenetv2-2.0", 224, 7393996, 591e6, "TV params, SHUF 591 M"},
   };
   for (const Published &P : Table) {
     CAPTURE(P.name);
@@ -155,7 +161,8 @@ TEST_CASE("zoo: names, defaults and errors") {
   REQUIRE(!Unknown);
   std::string Msg = Unknown.error().str();
   CHECK(Msg.find("error: unknown model 'resnet51' (valid: lenet5, alexnet,") == 0);
-  CHECK(Msg.find("xception)") != std::string::npos);
+  CHECK(Msg.find("xception, shufflenetv2-0.5,") != std::string::npos);
+  CHECK(Msg.find("shufflenetv2-2.0)") != std::string::npos);
 
   ZooOptions Tiny;
   Tiny.imageSize = 8; // too small for LeNet-5's two 5x5 convolutions
