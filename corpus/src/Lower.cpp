@@ -308,6 +308,7 @@ std::optional<support::Error> Lowerer::lowerLayer(LayerId Id) {
     return lowerConcat(Id);
   case LayerKind::Transpose:
   case LayerKind::Slice:
+  case LayerKind::Upsample:
     return lowerCopy(Id);
   }
   return error(Id, "not supported by the lowering");

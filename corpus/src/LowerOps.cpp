@@ -154,24 +154,27 @@ std::optional<support::Error> Lowerer::lowerBatchNorm(LayerId Id) {
 std::optional<support::Error> Lowerer::lowerConcat(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const int64_t Rank = static_cast<int64_t>(L.shape.size());
-  const int64_t Axis = std::get<ConcatAttrs>(L.attrs).axis;
-  if (Rank < 2 || (Axis != 1 && Axis != 1 - Rank))
-    return error(Id, "concatenation along axis " + std::to_string(Axis) + " of " +
-                         shapeStr(L.shape) +
-                         " is not supported by the lowering (only channels, axis 1)");
+  const int64_t Given = std::get<ConcatAttrs>(L.attrs).axis;
+  const size_t Axis = size_t(Given < 0 ? Given + Rank : Given); // Network::add checked the range
+  // Any axis is [outer, axis, inner] (PyTorch's CatArrayBatchedCopy takes the dimension too):
+  // channels are axis 1 of NCHW, a YOLO head's boxes the last axis (inner 1).
+  int64_t Outer = 1, Inner = 1;
+  for (size_t D = 0; D < L.shape.size(); ++D)
+    (D < Axis ? Outer : Inner) *= D == Axis ? 1 : L.shape[D];
+  if (Outer > UINT32_MAX || Inner > UINT32_MAX || L.shape[Axis] > UINT32_MAX)
+    return error(Id, "concatenation of " + shapeStr(L.shape) + " along axis " +
+                         std::to_string(Given) + ": a dimension past 2^32 elements");
   const std::string Out =
       newBuffer(L.name + ".out", static_cast<uint64_t>(elementCount(L.shape)) * dtypeBytes(O.dtype),
                 false, 0);
   std::vector<uint32_t> Channels;
   for (LayerId In : L.inputs)
-    Channels.push_back(u32(Net.layer(In).shape[1]));
+    Channels.push_back(u32(Net.layer(In).shape[Axis]));
   // PyTorch's torch.cat: one batched copy launch per run of up to 128 inputs, each input into its
   // channel slice of the one output (emit() maps a role to one buffer, so the launch is built
   // here).
   size_t Next = 0; // the first input of the next launch
-  for (const ConcatSpec &S :
-       planConcat(u32(L.shape[0]), Channels, u32(elementCount(L.shape) / (L.shape[0] * L.shape[1])),
-                  O.dtype)) {
+  for (const ConcatSpec &S : planConcat(u32(Outer), Channels, u32(Inner), O.dtype)) {
     auto K = Emitter.add(S);
     if (!K)
       return error(Id, K.error().message);
@@ -220,23 +223,29 @@ std::optional<support::Error> Lowerer::lowerCopy(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const Shape &X = Net.layer(L.inputs[0]).shape;
   std::vector<uint64_t> In(X.begin(), X.end());
-  std::vector<CopyAxis> Axes(X.size());
-  std::vector<size_t> Perm(X.size());
-  for (size_t D = 0; D < X.size(); ++D) {
-    Axes[D].count = In[D];
-    Perm[D] = D;
-  }
-  if (const auto *T = std::get_if<TransposeAttrs>(&L.attrs)) {
-    const std::vector<int64_t> P = resolvePerm(*T, X.size());
-    Perm.assign(P.begin(), P.end());
+  std::optional<CopySpec> S;
+  if (const auto *U = std::get_if<UpsampleAttrs>(&L.attrs)) {
+    S = planUpsample(In[0] * In[1], In[2], In[3], uint64_t(U->scaleH), uint64_t(U->scaleW),
+                     O.dtype);
   } else {
-    auto Ranges = resolveSlice(X, std::get<SliceAttrs>(L.attrs));
-    assert(Ranges && "Network::add validated the slice");
-    for (size_t D = 0; D < X.size(); ++D)
-      Axes[D] = {uint64_t((*Ranges)[D].start), uint64_t((*Ranges)[D].count),
-                 uint64_t((*Ranges)[D].step)};
+    std::vector<CopyAxis> Axes(X.size());
+    std::vector<size_t> Perm(X.size());
+    for (size_t D = 0; D < X.size(); ++D) {
+      Axes[D].count = In[D];
+      Perm[D] = D;
+    }
+    if (const auto *T = std::get_if<TransposeAttrs>(&L.attrs)) {
+      const std::vector<int64_t> P = resolvePerm(*T, X.size());
+      Perm.assign(P.begin(), P.end());
+    } else {
+      auto Ranges = resolveSlice(X, std::get<SliceAttrs>(L.attrs));
+      assert(Ranges && "Network::add validated the slice");
+      for (size_t D = 0; D < X.size(); ++D)
+        Axes[D] = {uint64_t((*Ranges)[D].start), uint64_t((*Ranges)[D].count),
+                   uint64_t((*Ranges)[D].step)};
+    }
+    S = planCopy(In, Axes, Perm, O.dtype);
   }
-  std::optional<CopySpec> S = planCopy(In, Axes, Perm, O.dtype);
   if (!S) { // the same elements in the same order
     BufferOf[Id] = BufferOf[L.inputs[0]];
     return std::nullopt;

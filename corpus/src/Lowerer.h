@@ -90,7 +90,8 @@ private:
   std::optional<support::Error> lowerConcat(LayerId Id);
   std::optional<support::Error> lowerSoftmax(LayerId Id);
   std::optional<support::Error> lowerPad(LayerId Id);
-  /// Transpose and Slice: a strided copy, or no kernel when the layer is its input (a view).
+  /// Transpose, Slice and Upsample: a strided copy, or no kernel when the layer is its input (a
+  /// view).
   std::optional<support::Error> lowerCopy(LayerId Id);
 
   const Network &Net;

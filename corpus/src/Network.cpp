@@ -79,6 +79,8 @@ std::string_view layerKindName(LayerKind Kind) {
     return "transpose";
   case LayerKind::Slice:
     return "slice";
+  case LayerKind::Upsample:
+    return "upsample";
   }
   return "?";
 }
@@ -426,6 +428,18 @@ LayerResult inferSlice(const Shape &X, const SliceAttrs &A) {
   return R;
 }
 
+LayerResult inferUpsample(const Shape &X, const UpsampleAttrs &A) {
+  if (auto R = needRank4(X); !R.error.empty())
+    return R;
+  if (A.scaleH < 1 || A.scaleW < 1 || A.scaleH > (int64_t(1) << 20) ||
+      A.scaleW > (int64_t(1) << 20))
+    return fail("scale factors must be integers in 1..2^20, got " + str(A.scaleH) + "x" +
+                str(A.scaleW));
+  LayerResult R;
+  R.shape = {X[0], X[1], X[2] * A.scaleH, X[3] * A.scaleW};
+  return R;
+}
+
 LayerResult inferUnary(LayerKind Kind, const Shape &X) {
   LayerResult R;
   R.shape = X;
@@ -486,6 +500,8 @@ LayerResult inferUnary(LayerKind Kind, const Shape &X) {
     return std::holds_alternative<TransposeAttrs>(A);
   case LayerKind::Slice:
     return std::holds_alternative<SliceAttrs>(A);
+  case LayerKind::Upsample:
+    return std::holds_alternative<UpsampleAttrs>(A);
   }
   return false;
 }
@@ -519,6 +535,8 @@ LayerResult infer(LayerKind Kind, const InShapes &In, const LayerAttrs &A) {
     return inferTranspose(*In[0], *T);
   if (auto *S = std::get_if<SliceAttrs>(&A))
     return inferSlice(*In[0], *S);
+  if (auto *U = std::get_if<UpsampleAttrs>(&A))
+    return inferUpsample(*In[0], *U);
   if (auto *S = std::get_if<SoftmaxAttrs>(&A); S && resolveAxis(S->axis, In[0]->size()) < 0)
     return fail("axis " + str(S->axis) + " out of range for " + shapeStr(*In[0]));
   return inferUnary(Kind, *In[0]);

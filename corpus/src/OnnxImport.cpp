@@ -141,6 +141,21 @@ std::optional<float> Importer::constFloat(const std::string &Name) const {
   return std::nullopt;
 }
 
+std::optional<std::vector<float>> Importer::constFloats(const std::string &Name) const {
+  const onnx::TensorProto *T = constant(Name);
+  if (!T || T->data_type() != onnx::TensorProto::FLOAT)
+    return std::nullopt;
+  const size_t Count = size_t(elementCount(Shape(T->dims().begin(), T->dims().end())));
+  std::vector<float> V(Count);
+  if (T->has_raw_data() && T->raw_data().size() == Count * sizeof(float))
+    std::memcpy(V.data(), T->raw_data().data(), Count * sizeof(float));
+  else if (size_t(T->float_data_size()) == Count)
+    V.assign(T->float_data().begin(), T->float_data().end());
+  else
+    return std::nullopt; // data stripped or truncated
+  return V;
+}
+
 Importer::Result Importer::addLayer(const onnx::NodeProto &N, LayerKind Kind,
                                     std::vector<LayerId> Inputs, LayerAttrs Attrs) {
   std::string Name = layerName(N);

@@ -57,6 +57,8 @@ private:
   std::optional<Shape> staticShape(const std::string &Name) const;
   std::optional<std::vector<int64_t>> constInts(const std::string &Name) const;
   std::optional<float> constFloat(const std::string &Name) const;
+  /// Every element of a float constant with data.
+  std::optional<std::vector<float>> constFloats(const std::string &Name) const;
   /// Adds a layer named after the node; shape errors name the node.
   Result addLayer(const onnx::NodeProto &N, LayerKind Kind, std::vector<LayerId> Inputs,
                   LayerAttrs Attrs);
@@ -94,6 +96,8 @@ private:
   /// One Slice layer per output, named `<node>/<k>`; returns output 0's.
   Result importSplit(const onnx::NodeProto &N);
   Result importLayerNorm(const onnx::NodeProto &N);
+  /// Resize and Upsample: nearest neighbour, integer factors on H and W.
+  Result importResize(const onnx::NodeProto &N);
   // Shape arithmetic folded to integer constants (OnnxShapeOps.cpp).
   Result importShape(const onnx::NodeProto &N);
   Result importGather(const onnx::NodeProto &N);

@@ -489,6 +489,8 @@ const std::map<std::string, Importer::Handler> &Importer::handlers() {
       {"Slice", &Importer::importSlice},
       {"Split", &Importer::importSplit},
       {"LayerNormalization", &Importer::importLayerNorm},
+      {"Resize", &Importer::importResize},
+      {"Upsample", &Importer::importResize},
       {"Shape", &Importer::importShape},
       {"Gather", &Importer::importGather},
       {"Squeeze", &Importer::importSqueeze},

@@ -127,6 +127,43 @@ Importer::Result Importer::importLayerNorm(const onnx::NodeProto &N) {
                   LayerNormAttrs{attrFloat(N, "epsilon", 1e-5f)});
 }
 
+Importer::Result Importer::importResize(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const Shape In = Net.layer(*X).shape;
+  const std::string Mode = attrString(N, "mode", "nearest");
+  if (Mode != "nearest")
+    return nodeError(N, "only nearest-neighbour resizing is supported, not mode '" + Mode + "'");
+  if (In.size() != 4)
+    return nodeError(N, "expects a 4-d NCHW input, got " + shapeStr(In));
+  // Scales: Upsample's attribute (opset < 9) or input 1; Resize's input 1 (opset 10) or 2.
+  // Sizes: Resize's input 3 (opset >= 11).
+  std::vector<double> Scale;
+  const int ScalesAt = N.op_type() == "Upsample" || Opset < 11 ? 1 : 2;
+  if (N.op_type() == "Upsample" && Opset < 9) {
+    if (const auto *A = attr(N, "scales"))
+      Scale.assign(A->floats().begin(), A->floats().end());
+  } else if (hasInput(N, ScalesAt) && staticShape(N.input(ScalesAt)) &&
+             elementCount(*staticShape(N.input(ScalesAt))) > 0) {
+    auto V = constFloats(N.input(ScalesAt));
+    if (!V)
+      return nodeError(N, "scales '" + N.input(ScalesAt) + "' must be a constant with data");
+    Scale.assign(V->begin(), V->end());
+  } else if (hasInput(N, 3)) {
+    auto V = constInts(N.input(3));
+    if (!V || V->size() != 4)
+      return nodeError(N, "sizes '" + N.input(3) + "' must be a constant of 4 integers with data");
+    for (size_t D = 0; D < 4; ++D)
+      Scale.push_back(double((*V)[D]) / double(In[D]));
+  }
+  auto Whole = [](double S) { return S >= 1 && S <= double(1 << 20) && S == std::floor(S); };
+  if (Scale.size() != 4 || Scale[0] != 1 || Scale[1] != 1 || !Whole(Scale[2]) || !Whole(Scale[3]))
+    return nodeError(N, "only upsampling H and W by integer factors is supported");
+  return addLayer(N, LayerKind::Upsample, {*X},
+                  UpsampleAttrs{int64_t(Scale[2]), int64_t(Scale[3])});
+}
+
 std::optional<std::array<size_t, 4>> Importer::geluPattern(const onnx::NodeProto &N) const {
   // torch.nn.GELU() as torch.onnx exports it: Div(x, sqrt 2) -> Erf -> Add(., 1) -> Mul(x, .)
   // -> Mul(., 0.5), each step the only consumer of the one before.

@@ -200,12 +200,14 @@ inline std::vector<Case> allCases(DType T) {
   Cs.push_back({"softmax 10", SoftmaxSpec{3, 10, T}});
   Cs.push_back({"softmax 1000", SoftmaxSpec{2, 1000, T}});
   addTransformerCases(Cs, T);
-  // Strided copies (transpose, slice): a [2, 4, 30] -> [4, 2, 30] transpose, rows 1 and 3 of
-  // eight 6x5 planes, a contiguous run at an offset, and 65,537 rows (grid z).
+  // Strided copies (transpose, slice, upsample): a [2, 4, 30] -> [4, 2, 30] transpose, rows 1 and
+  // 3 of eight 6x5 planes, a contiguous run at an offset, 65,537 rows (grid z), and six 3x4
+  // planes upsampled 2x (repeats have stride 0).
   Cs.push_back({"copy transpose", CopySpec{{4, 2, 30}, {30, 120, 1}, 0, 240, T}});
   Cs.push_back({"copy strided slice", CopySpec{{8, 2, 5}, {30, 10, 1}, 5, 240, T}});
   Cs.push_back({"copy contiguous run", CopySpec{{100}, {1}, 20, 150, T}});
   Cs.push_back({"copy rows past grid y", CopySpec{{65537, 2}, {1, 65537}, 0, 131074, T}});
+  Cs.push_back({"copy nearest upsample 2x", CopySpec{{6, 2, 4, 2}, {4, 0, 1, 0}, 0, 24, T}});
   return Cs;
 }
 

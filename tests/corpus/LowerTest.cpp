@@ -275,16 +275,18 @@ TEST_CASE("lower: a concat of 130 inputs takes two launches (128 + 2) into one b
   CHECK(W.kernelCount == 1 + 2);
 }
 
-TEST_CASE("lower: a concat along another axis is refused with a clear message") {
+TEST_CASE("lower: a concat along another axis is the batched copy over [outer, axis, inner]") {
   NetworkBuilder B("n");
-  LayerId X = B.input({1, 4, 4, 4});
-  B.add(LayerKind::Concat, {X, X}, ConcatAttrs{2}, "cat");
+  LayerId X = B.input({2, 4, 3, 5});
+  LayerId H = B.add(LayerKind::Concat, {X, X}, ConcatAttrs{2}, "rows"); // [2, 4, 6, 5]
+  B.add(LayerKind::Concat, {H, B.relu(H)}, ConcatAttrs{-1}, "columns"); // [2, 4, 6, 10]
   auto N = B.finish();
   REQUIRE(N);
-  auto W = lower(*N);
-  REQUIRE(!W);
-  CHECK(W.error().str() == "error: layer 'cat' (concat): concatenation along axis 2 of [1,4,8,4] "
-                           "is not supported by the lowering (only channels, axis 1)");
+  Workload W = lowerOk(*N);
+  REQUIRE(W.launches.size() == 3);
+  // outer 2 x 4 = 8, 3 + 3 rows of 5 elements; then outer 48, 5 + 5 columns of 1 element.
+  CHECK(W.launches[0].kernel == "concat_n8_of6_at0_s5_c3_3_f32");
+  CHECK(W.launches[2].kernel == "concat_n48_of10_at0_s1_c5_5_f32");
 }
 
 TEST_CASE("lower: transposes and slices are strided copies; a view is no launch") {
@@ -305,6 +307,14 @@ TEST_CASE("lower: transposes and slices are strided copies; a view is no launch"
   // rows 1, 3 of every (n, c) plane: the 5 columns of a row merge with nothing else.
   CHECK(W.launches[1].kernel == "copy_8s30_2s10_5s1_at5_of240_f32");
   CHECK(W.launches[0].args[0].buffer == "x"); // the views read the input's own buffer
+
+  NetworkBuilder U("u"); // [1, 2, 3, 4] upsampled 2x: [planes x H, 2, W, 2], repeats at stride 0
+  U.upsample(U.upsample(U.input({1, 2, 3, 4}), 2), 1);
+  auto NU = U.finish();
+  REQUIRE(NU);
+  Workload WU = lowerOk(*NU);
+  REQUIRE(WU.launches.size() == 1); // the factor-1 upsample is a view
+  CHECK(WU.launches[0].kernel == "copy_6s4_2s0_4s1_2s0_at0_of24_f32");
 }
 
 TEST_CASE("lower: a constant operand is a scalar, per-channel, last-axis or full-size kernel") {

@@ -99,6 +99,8 @@ private:
     case LayerKind::Transpose:
     case LayerKind::Slice:
       return gather(L);
+    case LayerKind::Upsample:
+      return upsample(L, std::get<corpus::UpsampleAttrs>(L.attrs));
     case LayerKind::Input:
       break;
     }
@@ -371,6 +373,20 @@ private:
         const int64_t Chunk = static_cast<int64_t>(X.size()) / Outer;
         Y.insert(Y.end(), X.begin() + o * Chunk, X.begin() + (o + 1) * Chunk);
       }
+    return Y;
+  }
+
+  /// out[n, c, h, w] = in[n, c, h / scaleH, w / scaleW].
+  Tensor upsample(const corpus::Layer &L, const corpus::UpsampleAttrs &A) {
+    const Tensor &X = in(L, 0);
+    const corpus::Shape &S = inShape(L, 0);
+    const int64_t Planes = S[0] * S[1], H = L.shape[2], W = L.shape[3];
+    Tensor Y(static_cast<size_t>(Planes * H * W));
+    for (int64_t P = 0; P < Planes; ++P)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w)
+          Y[size_t((P * H + h) * W + w)] =
+              X[size_t((P * S[2] + h / A.scaleH) * S[3] + w / A.scaleW)];
     return Y;
   }
 

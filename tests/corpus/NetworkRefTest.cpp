@@ -149,8 +149,9 @@ Network transformerBlock(int64_t Batch) {
 
 /// ShuffleNetV2 and ConvNeXt pieces: a channel split (two slices), a channel shuffle (reshape to
 /// [N, 2, C/2, H, W], transpose, reshape back), strided slices of H and W (negative and
-/// past-the-end bounds), and a ConvNeXt block's channels-last detour (permute to NHWC, layer
-/// norm, dense, GELU, dense, permute back, residual add).
+/// past-the-end bounds), a ConvNeXt block's channels-last detour (permute to NHWC, layer norm,
+/// dense, GELU, dense, permute back, residual add), then nearest upsampling and concatenations
+/// along channels and along the last axis.
 Network shuffleBlock(int64_t Batch) {
   NetworkBuilder B("shuffle-block");
   LayerId X = B.input({Batch, 3, 9, 8});
@@ -164,11 +165,18 @@ Network shuffleBlock(int64_t Batch) {
   LayerId Nhwc = B.transpose(Sub, {0, 2, 3, 1});
   LayerId F = B.dense(B.gelu(B.dense(B.layerNorm(Nhwc), 16)), 8);
   LayerId Y = B.addLayers(B.transpose(F, {0, 3, 1, 2}), Sub);
+  // An FPN / YOLO neck: nearest 2x upsampling (rows and columns repeated), concatenated with a
+  // layer of its size.
+  LayerId Up = B.upsample(Y, 2);
+  LayerId Window = B.slice(B.slice(Shuffled, 2, 0, 8), 3, 1, 7); // [Batch, 8, 8, 6]
+  Y = B.add(LayerKind::Concat, {Up, B.relu(B.conv(Window, 3, 3, 1, 1))}, ConcatAttrs{1});
+  Y = B.add(LayerKind::Concat, {Y, B.sigmoid(Y)}, ConcatAttrs{-1}); // a YOLO head's last axis
   B.softmax(B.dense(B.flatten(B.globalAvgPool(Y)), 5));
   auto N = B.finish();
   REQUIRE_MESSAGE(bool(N), support::errorText(N));
   REQUIRE(N->layer(Sub).shape == Shape{Batch, 8, 4, 3});
   REQUIRE(N->layer(Nhwc).shape == Shape{Batch, 4, 3, 8});
+  REQUIRE(N->layer(Up).shape == Shape{Batch, 8, 8, 6});
   return std::move(*N);
 }
 

@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <map>
 
 using namespace corpus;
 using namespace onnxtest;
@@ -197,4 +198,95 @@ TEST_CASE("onnx: Split, Slice, LayerNormalization and Erf misuse name the node")
   Sl.output(out(Q));
   CHECK(importError(Sl) == "model.onnx: error: node 'sl' (Slice): input 's' must be a constant "
                            "integer tensor with data");
+}
+
+TEST_CASE("onnx: nearest Resize and Upsample by integer factors, from scales or sizes") {
+  auto floats = [](OnnxWriter &W, const std::vector<float> &V) {
+    auto *T = W.G->add_initializer();
+    T->set_name(std::string("f").append(std::to_string(W.G->initializer_size())));
+    T->set_data_type(onnx::TensorProto::FLOAT);
+    T->add_dims(int64_t(V.size()));
+    for (float F : V)
+      T->add_float_data(F);
+    return T->name();
+  };
+  OnnxWriter W(13);
+  W.input("x", {1, 4, 5, 6});
+  auto &R = W.node("Resize", {"x", "", floats(W, {1, 1, 2, 2})});
+  setString(R, "mode", "nearest");
+  std::string X = out(R);                                          // [1, 4, 10, 12]
+  auto &S = W.node("Resize", {X, "", "", W.ints({1, 4, 30, 12})}); // sizes: 3x rows only
+  W.output(out(S));
+  Network N = import(W);
+  CHECK(kinds(N) == std::vector<std::string>{"input", "upsample", "upsample"});
+  CHECK(N.layer(1).shape == Shape{1, 4, 10, 12});
+  CHECK(N.layer(2).shape == Shape{1, 4, 30, 12});
+  auto Wl = lower(N);
+  REQUIRE(bool(Wl));
+  REQUIRE(Wl->launches.size() == 2);
+  CHECK(Wl->launches[0].strategy == "copy_strided");
+
+  OnnxWriter U(9); // Upsample with scales as an input
+  U.input("x", {2, 3, 4, 4});
+  U.output(out(U.node("Upsample", {"x", floats(U, {1, 1, 2, 2})})));
+  CHECK(import(U).layer(1).shape == Shape{2, 3, 8, 8});
+
+  OnnxWriter L(13);
+  L.input("x", {1, 4, 5, 6});
+  auto &Lin = L.node("Resize", {"x", "", floats(L, {1, 1, 2, 2})}, "r");
+  setString(Lin, "mode", "linear");
+  L.output(out(Lin));
+  CHECK(importError(L) ==
+        "model.onnx: error: node 'r' (Resize): only nearest-neighbour resizing is supported, not "
+        "mode 'linear'");
+  OnnxWriter H(13);
+  H.input("x", {1, 4, 5, 6});
+  H.output(out(H.node("Resize", {"x", "", floats(H, {1, 1, 1.5f, 2})}, "h")));
+  CHECK(importError(H) == "model.onnx: error: node 'h' (Resize): only upsampling H and W by "
+                          "integer factors is supported");
+}
+
+TEST_CASE("onnx: a YOLOv5 neck and Detect head (Resize, concat on the last axis) lower") {
+  // Neck: upsample a deep map 2x and concatenate it with a shallow one. Head (export mode):
+  // conv to 3 anchors x 7 outputs, view [1, 3, 7, ny, nx], permute to [1, 3, ny, nx, 7],
+  // sigmoid, xy = y[..., 0:2] * 2 + grid, wh = (y[..., 2:4] * 2) ** 2 * anchor_grid,
+  // cat(xy, wh, y[..., 4:]) on the last axis, view [1, -1, 7].
+  OnnxWriter W(13);
+  W.input("deep", {1, 8, 4, 4});
+  W.input("shallow", {1, 4, 8, 8});
+  auto Scales = W.G->add_initializer();
+  Scales->set_name("scales");
+  Scales->set_data_type(onnx::TensorProto::FLOAT);
+  Scales->add_dims(4);
+  for (float F : {1.0f, 1.0f, 2.0f, 2.0f})
+    Scales->add_float_data(F);
+  auto &Up = W.node("Resize", {"deep", "", "scales"});
+  setString(Up, "mode", "nearest");
+  auto &Neck = W.node("Concat", {out(Up), "shallow"});
+  setInt(Neck, "axis", 1);
+  std::string X = swish(W, conv(W, out(Neck), 12, 21, 1, 1, 0, 1, true));
+  X = out(W.node("Reshape", {X, W.ints({1, 3, 7, 8, 8})}));
+  auto &P = W.node("Transpose", {X});
+  setInts(P, "perm", {0, 1, 3, 4, 2});
+  std::string Y = unary(W, "Sigmoid", out(P));
+  auto Last = [&](int64_t A, int64_t B) {
+    return out(W.node("Slice", {Y, W.ints({A}), W.ints({B}), W.ints({-1})}));
+  };
+  std::string Xy =
+      binary(W, "Add", binary(W, "Mul", Last(0, 2), W.scalar(2)), W.weight({1, 3, 8, 8, 2}));
+  std::string Wh =
+      binary(W, "Mul", binary(W, "Pow", binary(W, "Mul", Last(2, 4), W.scalar(2)), W.scalar(2)),
+             W.weight({1, 3, 8, 8, 2}));
+  auto &Cat = W.node("Concat", {Xy, Wh, Last(4, 7)});
+  setInt(Cat, "axis", -1);
+  W.output(out(W.node("Reshape", {out(Cat), W.ints({1, -1, 7})})));
+  Network N = import(W);
+  CHECK(N.layer(N.outputs().at(0)).shape == Shape{1, 192, 7});
+  auto Wl = lower(N);
+  REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
+  std::map<std::string, int> Strategies;
+  for (const WorkloadLaunch &L : Wl->launches)
+    ++Strategies[L.strategy];
+  CHECK(Strategies["copy_strided"] == 5); // the upsample, the permute, three slices
+  CHECK(Strategies["concat"] == 2);       // the neck on channels, the head on the last axis
 }

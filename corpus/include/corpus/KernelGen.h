@@ -223,6 +223,10 @@ struct CopyAxis {
 /// result is the whole input in its own order (a view: no copy).
 std::optional<CopySpec> planCopy(const std::vector<uint64_t> &In, const std::vector<CopyAxis> &Axes,
                                  const std::vector<size_t> &Perm, DType T);
+/// Nearest-neighbour upsampling of `Planes` H x W planes by integer factors as a copy whose
+/// repeated coordinates have stride 0 (merged like planCopy; nullopt for factors 1 x 1).
+std::optional<CopySpec> planUpsample(uint64_t Planes, uint64_t H, uint64_t W, uint64_t ScaleH,
+                                     uint64_t ScaleW, DType T);
 
 /// Softmax over the last (contiguous) axis of a [rows, cols] tensor, one block per row.
 struct SoftmaxSpec {

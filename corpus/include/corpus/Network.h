@@ -63,6 +63,7 @@ enum class LayerKind {
   Pow,           ///< elementwise power with numpy broadcasting
   Transpose,     ///< permutation of the dimensions (a copy into the new order)
   Slice,         ///< a strided window of the input (ONNX Slice; Split is one Slice per output)
+  Upsample,      ///< nearest-neighbour upsampling of H and W by integer factors
 };
 /// "conv", "dense", ... (lower case).
 std::string_view layerKindName(LayerKind Kind);
@@ -178,6 +179,12 @@ struct SliceAttrs {
   std::vector<int64_t> axes, starts, ends, steps; ///< equal lengths; steps empty = all 1
 };
 
+/// Nearest-neighbour upsampling of an NCHW tensor: out[n, c, h, w] = in[n, c, h / scaleH,
+/// w / scaleW] (torch.nn.Upsample(scale_factor, mode='nearest'); ONNX Resize/Upsample).
+struct UpsampleAttrs {
+  int64_t scaleH = 1, scaleW = 1;
+};
+
 /// One axis of a resolved slice: elements start, start + step, ... (count of them).
 struct SliceRange {
   int64_t start = 0, count = 0, step = 1;
@@ -193,7 +200,8 @@ std::vector<int64_t> resolvePerm(const TransposeAttrs &A, size_t Rank);
 using LayerAttrs =
     std::variant<InputAttrs, ConvAttrs, DenseAttrs, BatchNormAttrs, ActivationAttrs, EltwiseAttrs,
                  PoolAttrs, GlobalPoolAttrs, FlattenAttrs, ReshapeAttrs, ConcatAttrs, SoftmaxAttrs,
-                 PadAttrs, IdentityAttrs, MatMulAttrs, LayerNormAttrs, TransposeAttrs, SliceAttrs>;
+                 PadAttrs, IdentityAttrs, MatMulAttrs, LayerNormAttrs, TransposeAttrs, SliceAttrs,
+                 UpsampleAttrs>;
 
 /// Index of a layer in its Network (layers are stored in topological order).
 using LayerId = uint32_t;

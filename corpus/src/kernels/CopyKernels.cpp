@@ -54,6 +54,37 @@ std::string strideName(size_t K) { return argName('s', K); }
 
 } // namespace
 
+namespace {
+
+/// S with `Dims` / `Strides` (outermost first) after dropping dimensions of one element and
+/// merging neighbours where the outer stride is the inner one's span; nullopt when the copy is
+/// the whole input in its own order (a view).
+std::optional<CopySpec> mergeCopy(CopySpec S, const std::vector<uint64_t> &Dims,
+                                  const std::vector<uint64_t> &Strides) {
+  std::vector<uint64_t> D, St; // innermost first while merging
+  for (size_t K = Dims.size(); K-- > 0;) {
+    if (Dims[K] == 1)
+      continue;
+    if (!D.empty() && Strides[K] == St.back() * D.back()) {
+      D.back() *= Dims[K];
+      continue;
+    }
+    D.push_back(Dims[K]);
+    St.push_back(Strides[K]);
+  }
+  if (D.empty()) {
+    D = {1};
+    St = {1};
+  }
+  S.dims.assign(D.rbegin(), D.rend());
+  S.strides.assign(St.rbegin(), St.rend());
+  if (S.dims.size() == 1 && S.strides[0] == 1 && S.offset == 0 && S.dims[0] == S.inputElements)
+    return std::nullopt;
+  return S;
+}
+
+} // namespace
+
 std::optional<CopySpec> planCopy(const std::vector<uint64_t> &In, const std::vector<CopyAxis> &Axes,
                                  const std::vector<size_t> &Perm, DType T) {
   assert(Axes.size() == In.size() && Perm.size() == In.size() && "one axis per dimension");
@@ -65,30 +96,21 @@ std::optional<CopySpec> planCopy(const std::vector<uint64_t> &In, const std::vec
   S.inputElements = In.empty() ? 1 : Contiguous[0] * In[0];
   for (size_t D = 0; D < In.size(); ++D)
     S.offset += Axes[D].start * Contiguous[D];
-  // Output dimensions, innermost first while merging: an outer dimension whose stride is the
-  // inner one's span continues it.
   std::vector<uint64_t> Dims, Strides;
-  for (size_t K = Perm.size(); K-- > 0;) {
-    const CopyAxis &A = Axes[Perm[K]];
-    const uint64_t Stride = A.step * Contiguous[Perm[K]];
-    if (A.count == 1)
-      continue;
-    if (!Dims.empty() && Stride == Strides.back() * Dims.back()) {
-      Dims.back() *= A.count;
-      continue;
-    }
-    Dims.push_back(A.count);
-    Strides.push_back(Stride);
+  for (size_t P : Perm) {
+    Dims.push_back(Axes[P].count);
+    Strides.push_back(Axes[P].step * Contiguous[P]);
   }
-  if (Dims.empty()) {
-    Dims = {1};
-    Strides = {1};
-  }
-  S.dims.assign(Dims.rbegin(), Dims.rend());
-  S.strides.assign(Strides.rbegin(), Strides.rend());
-  if (S.dims.size() == 1 && S.strides[0] == 1 && S.offset == 0 && S.dims[0] == S.inputElements)
-    return std::nullopt; // the whole input in its own order
-  return S;
+  return mergeCopy(S, Dims, Strides);
+}
+
+std::optional<CopySpec> planUpsample(uint64_t Planes, uint64_t H, uint64_t W, uint64_t ScaleH,
+                                     uint64_t ScaleW, DType T) {
+  CopySpec S;
+  S.dtype = T;
+  S.inputElements = Planes * H * W;
+  // [planes, H, scaleH, W, scaleW]: the repeats read the same element (stride 0).
+  return mergeCopy(S, {Planes, H, ScaleH, W, ScaleW}, {H * W, W, 0, 1, 0});
 }
 
 namespace kernels {
