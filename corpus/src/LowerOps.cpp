@@ -194,13 +194,18 @@ std::optional<support::Error> Lowerer::lowerConcat(LayerId Id) {
 
 std::optional<support::Error> Lowerer::lowerSoftmax(LayerId Id) {
   const Layer &L = Net.layer(Id);
-  int64_t Axis = std::get<SoftmaxAttrs>(L.attrs).axis;
-  int64_t Rank = static_cast<int64_t>(L.shape.size());
-  if (Axis != -1 && Axis != Rank - 1)
-    return error(Id, "softmax over a dimension other than the last is not supported");
+  const int64_t Given = std::get<SoftmaxAttrs>(L.attrs).axis;
+  const int64_t Rank = static_cast<int64_t>(L.shape.size());
+  const size_t Axis = size_t(Given < 0 ? Given + Rank : Given); // Network::add checked the range
+  int64_t Rows = 1, Inner = 1; // [rows, cols, inner] around the axis
+  for (size_t D = 0; D < L.shape.size(); ++D)
+    (D < Axis ? Rows : Inner) *= D == Axis ? 1 : L.shape[D];
+  if (Rows > UINT32_MAX || Inner > UINT32_MAX || L.shape[Axis] > UINT32_MAX)
+    return error(Id, "softmax of " + shapeStr(L.shape) + ": a dimension past 2^32 elements");
   SoftmaxSpec S;
-  S.cols = u32(L.shape.back());
-  S.rows = u32(elementCount(L.shape) / L.shape.back());
+  S.rows = u32(Rows);
+  S.cols = u32(L.shape[Axis]);
+  S.inner = u32(Inner);
   S.dtype = O.dtype;
   Tail T;
   T.last = Id;

@@ -199,6 +199,9 @@ inline std::vector<Case> allCases(DType T) {
                   ElementwiseSpec{ElementwiseOp::Activation, 1, 1, 300, A, T}});
   Cs.push_back({"softmax 10", SoftmaxSpec{3, 10, T}});
   Cs.push_back({"softmax 1000", SoftmaxSpec{2, 1000, T}});
+  // Over an inner axis (channels of NCHW): PyTorch's spatial softmax, one thread per position.
+  Cs.push_back({"spatial softmax", SoftmaxSpec{2, 5, T, false, 7}});
+  Cs.push_back({"spatial softmax two blocks", SoftmaxSpec{1, 3, T, false, 300}});
   addTransformerCases(Cs, T);
   // Strided copies (transpose, slice, upsample): a [2, 4, 30] -> [4, 2, 30] transpose, rows 1 and
   // 3 of eight 6x5 planes, a contiguous run at an offset, 65,537 rows (grid z), and six 3x4

@@ -263,14 +263,17 @@ inline std::vector<double> concat(const corpus::ConcatSpec &S, const Buffers &B)
 inline std::vector<double> softmax(const corpus::SoftmaxSpec &S, const Buffers &B) {
   const auto &In = B.at(ParamRole::Input);
   std::vector<double> Out(In.size());
-  for (uint64_t R = 0; R < S.rows; ++R) {
-    const float *Row = &In[R * S.cols];
-    double Max = *std::max_element(Row, Row + S.cols), Sum = 0;
-    for (uint64_t C = 0; C < S.cols; ++C)
-      Sum += std::exp(Row[C] - Max);
-    for (uint64_t C = 0; C < S.cols; ++C)
-      Out[R * S.cols + C] = std::exp(Row[C] - Max) / Sum;
-  }
+  for (uint64_t R = 0; R < S.rows; ++R)
+    for (uint64_t X = 0; X < S.inner; ++X) {
+      auto At = [&](uint64_t C) { return (R * S.cols + C) * S.inner + X; };
+      double Max = -std::numeric_limits<double>::infinity(), Sum = 0;
+      for (uint64_t C = 0; C < S.cols; ++C)
+        Max = std::max(Max, double(In[At(C)]));
+      for (uint64_t C = 0; C < S.cols; ++C)
+        Sum += std::exp(In[At(C)] - Max);
+      for (uint64_t C = 0; C < S.cols; ++C)
+        Out[At(C)] = std::exp(In[At(C)] - Max) / Sum;
+    }
   return Out;
 }
 

@@ -150,8 +150,8 @@ Network transformerBlock(int64_t Batch) {
 /// ShuffleNetV2 and ConvNeXt pieces: a channel split (two slices), a channel shuffle (reshape to
 /// [N, 2, C/2, H, W], transpose, reshape back), strided slices of H and W (negative and
 /// past-the-end bounds), a ConvNeXt block's channels-last detour (permute to NHWC, layer norm,
-/// dense, GELU, dense, permute back, residual add), then nearest upsampling and concatenations
-/// along channels and along the last axis.
+/// dense, GELU, dense, permute back, residual add), then nearest upsampling, concatenations
+/// along channels and along the last axis, and a softmax over channels.
 Network shuffleBlock(int64_t Batch) {
   NetworkBuilder B("shuffle-block");
   LayerId X = B.input({Batch, 3, 9, 8});
@@ -171,6 +171,7 @@ Network shuffleBlock(int64_t Batch) {
   LayerId Window = B.slice(B.slice(Shuffled, 2, 0, 8), 3, 1, 7); // [Batch, 8, 8, 6]
   Y = B.add(LayerKind::Concat, {Up, B.relu(B.conv(Window, 3, 3, 1, 1))}, ConcatAttrs{1});
   Y = B.add(LayerKind::Concat, {Y, B.sigmoid(Y)}, ConcatAttrs{-1}); // a YOLO head's last axis
+  Y = B.softmax(Y, 1); // a segmentation head's softmax over channels (spatial softmax)
   B.softmax(B.dense(B.flatten(B.globalAvgPool(Y)), 5));
   auto N = B.finish();
   REQUIRE_MESSAGE(bool(N), support::errorText(N));

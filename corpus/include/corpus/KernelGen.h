@@ -228,11 +228,14 @@ std::optional<CopySpec> planCopy(const std::vector<uint64_t> &In, const std::vec
 std::optional<CopySpec> planUpsample(uint64_t Planes, uint64_t H, uint64_t W, uint64_t ScaleH,
                                      uint64_t ScaleW, DType T);
 
-/// Softmax over the last (contiguous) axis of a [rows, cols] tensor, one block per row.
+/// Softmax over the middle axis of a [rows, cols, inner] tensor. inner = 1 (the last axis): one
+/// block per row with block all-reductions. inner > 1 (an inner axis, e.g. channels of NCHW):
+/// PyTorch's spatial softmax, one thread per (row, inner) position looping over the cols.
 struct SoftmaxSpec {
   uint32_t rows = 1, cols = 0;
   DType dtype = DType::F32;
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+  uint32_t inner = 1;   ///< elements between neighbours along the softmax axis
 };
 
 /// Layer normalisation over the last (contiguous) axis of a [rows, cols] tensor with a learned

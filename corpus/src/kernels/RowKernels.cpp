@@ -4,6 +4,7 @@
 #include "kernels/Specs.h"
 #include "kernels/Strategies.h"
 
+#include <algorithm>
 #include <limits>
 
 using namespace llvm;
@@ -44,6 +45,10 @@ Value *inverseCols(KernelBuilder &K, uint32_t Cols) {
 } // namespace
 
 std::string libraryName(const SoftmaxSpec &S) {
+  if (S.inner > 1)
+    return libraryKernelName("softmax_spatial_b" +
+                                 std::to_string(warpRoundedBlock(S.inner, MaxBlock)),
+                             S.dtype, {}, wideIndex(S));
   return libraryKernelName("softmax_b" + std::to_string(warpRoundedBlock(S.cols, MaxBlock)),
                            S.dtype, {}, wideIndex(S));
 }
@@ -55,7 +60,61 @@ std::string libraryName(const LayerNormSpec &S) {
   return libraryKernelName(N, S.dtype, {}, wideIndex(S));
 }
 
+namespace {
+
+/// Softmax over an inner axis, PyTorch's spatial softmax (cunn_SpatialSoftMaxForward): one thread
+/// per (row, inner) position, three passes over the cols (max, sum of exponentials, output),
+/// neighbouring threads reading neighbouring elements. Grid: x over inner, y and z over rows.
+KernelLaunch buildSpatialSoftmax(Module *M, const SoftmaxSpec &S, const std::string &Name,
+                                 KernelSet Set) {
+  const uint32_t Bx = warpRoundedBlock(S.inner, MaxBlock);
+  const uint32_t Gy = std::min<uint32_t>(S.rows, 65535), Gz = ceilDiv(S.rows, Gy);
+  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
+  KernelLaunch L =
+      makeLaunch(Name, "softmax_spatial", S.dtype, {ceilDiv(S.inner, Bx), Gy, Gz}, {Bx, 1, 1},
+                 Roles, [&](ParamRole) { return uint64_t(S.rows) * S.cols * S.inner; });
+  const ShapeDims Dims = {{"rows", S.rows}, {"cols", S.cols}, {"inner", S.inner}, {"gy", Gy}};
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
+  IRBuilder<> &B = K.ir();
+  Value *X = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0));
+  Value *Row = B.CreateAdd(B.CreateMul(K.ctaid(2), K.dim("gy")), K.ctaid(1));
+  Value *Live =
+      B.CreateAnd(B.CreateICmpULT(X, K.dim("inner")), B.CreateICmpULT(Row, K.dim("rows")));
+  K.ifThen(Live, [&] {
+    // Element (row, c, x) is row * cols * inner + c * inner + x.
+    Value *Base = B.CreateAdd(
+        B.CreateMul(B.CreateMul(K.widen(Row), K.dimIx("cols")), K.dimIx("inner")), K.widen(X));
+    auto ForCols = [&](const std::function<void(Value *)> &Body) {
+      K.forRange(K.i32(0), K.dim("cols"), 1, [&](Value *C) {
+        Body(B.CreateAdd(Base, B.CreateMul(K.widen(C), K.dimIx("inner"))));
+      });
+    };
+    Value *MaxSlot = K.accumulator(-std::numeric_limits<float>::infinity());
+    ForCols([&](Value *I) { K.set(MaxSlot, K.maxf(K.get(MaxSlot), K.load(ParamRole::Input, I))); });
+    Value *RowMax = K.get(MaxSlot);
+    Value *SumSlot = K.accumulator(0.0f);
+    ForCols([&](Value *I) {
+      Value *E = K.exp(B.CreateFSub(K.load(ParamRole::Input, I), RowMax));
+      K.set(SumSlot, B.CreateFAdd(K.get(SumSlot), E));
+    });
+    Value *Inv = B.CreateFDiv(K.f32(1.0f), K.get(SumSlot));
+    ForCols([&](Value *I) {
+      Value *E = K.exp(B.CreateFSub(K.load(ParamRole::Input, I), RowMax));
+      K.store(ParamRole::Output, I, B.CreateFMul(E, Inv));
+    });
+  });
+  K.finish();
+  return L;
+}
+
+} // namespace
+
 KernelLaunch buildSoftmax(Module *M, const SoftmaxSpec &S, const std::string &Name, KernelSet Set) {
+  if (S.inner > 1)
+    return buildSpatialSoftmax(M, S, Name, Set);
   const uint32_t Bx = warpRoundedBlock(S.cols, MaxBlock);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
   KernelLaunch L = makeLaunch(Name, "softmax", S.dtype, {S.rows, 1, 1}, {Bx, 1, 1}, Roles,

@@ -387,7 +387,13 @@ static std::optional<std::string> validateRows(const char *Layer, uint32_t Rows,
 }
 
 std::optional<std::string> validate(const SoftmaxSpec &S) {
-  return validateRows("softmax", S.rows, S.cols);
+  if (S.inner == 1)
+    return validateRows("softmax", S.rows, S.cols);
+  if (!S.rows || !S.cols || !S.inner)
+    return std::string("softmax: zero-sized dimension");
+  if (S.rows > uint64_t(MaxGridYZ) * MaxGridYZ)
+    return std::string("softmax: more than 65535 x 65535 rows (grid y and z)");
+  return innerTooLarge("softmax", "a row", uint64_t(S.cols) * S.inner);
 }
 
 std::optional<std::string> validate(const LayerNormSpec &S) {
@@ -429,7 +435,7 @@ bool wideIndex(const ConcatSpec &S) {
 }
 
 bool wideIndex(const SoftmaxSpec &S) {
-  return S.index64 || uint64_t(S.rows) * S.cols >= WideElements;
+  return S.index64 || uint64_t(S.rows) * S.cols * S.inner >= WideElements;
 }
 
 bool wideIndex(const LayerNormSpec &S) {
@@ -574,7 +580,8 @@ std::string kernelName(const ConcatSpec &S, KernelSet Set) {
 std::string kernelName(const SoftmaxSpec &S, KernelSet Set) {
   if (Set == KernelSet::Library)
     return libraryName(S);
-  return shorten("softmax_r" + num(S.rows) + "_c" + num(S.cols) + "_" + dtypeName(S.dtype) +
+  return shorten("softmax_r" + num(S.rows) + "_c" + num(S.cols) +
+                 (S.inner > 1 ? "_i" + num(S.inner) : "") + "_" + dtypeName(S.dtype) +
                  indexSuffix(wideIndex(S)));
 }
 

@@ -63,7 +63,8 @@ KernelLaunch buildElementwise(llvm::Module *M, const ElementwiseSpec &S, const s
 /// slice, in 16-byte vectors when every slice is a multiple of 16 bytes.
 KernelLaunch buildConcat(llvm::Module *M, const ConcatSpec &S, const std::string &Name,
                          KernelSet Set);
-/// Row softmax: one block per row, block all-reduce with shfl.sync.bfly + shared memory.
+/// Row softmax: one block per row, block all-reduce with shfl.sync.bfly + shared memory; over an
+/// inner axis (SoftmaxSpec::inner > 1), PyTorch's spatial softmax, one thread per position.
 KernelLaunch buildSoftmax(llvm::Module *M, const SoftmaxSpec &S, const std::string &Name,
                           KernelSet Set);
 /// Row layer norm: one block per row; the row's shifted sum and sum of squares are block
