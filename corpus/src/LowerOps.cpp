@@ -23,6 +23,26 @@ ElementwiseOp binaryOp(LayerKind Kind, bool Scalar) {
   }
 }
 
+/// A shape as [outer, axis, inner] around one axis (negative counts from the end; the network
+/// checked the range), as PyTorch's cat and softmax kernels see any axis; nullopt when a part
+/// does not fit the kernels' 32-bit sizes.
+struct AxisSplit {
+  uint32_t outer, axis, inner;
+  size_t at; ///< the axis, resolved
+};
+
+std::optional<AxisSplit> splitAround(const Shape &S, int64_t Axis) {
+  const size_t At = size_t(Axis < 0 ? Axis + int64_t(S.size()) : Axis);
+  int64_t Outer = 1, Inner = 1;
+  for (size_t D = 0; D < At; ++D)
+    Outer *= S[D];
+  for (size_t D = At + 1; D < S.size(); ++D)
+    Inner *= S[D];
+  if (Outer > UINT32_MAX || Inner > UINT32_MAX || S[At] > UINT32_MAX)
+    return std::nullopt;
+  return AxisSplit{uint32_t(Outer), uint32_t(S[At]), uint32_t(Inner), At};
+}
+
 } // namespace
 
 std::optional<support::Error> Lowerer::lowerElementwise(LayerId Id) {
@@ -153,15 +173,11 @@ std::optional<support::Error> Lowerer::lowerBatchNorm(LayerId Id) {
 
 std::optional<support::Error> Lowerer::lowerConcat(LayerId Id) {
   const Layer &L = Net.layer(Id);
-  const int64_t Rank = static_cast<int64_t>(L.shape.size());
   const int64_t Given = std::get<ConcatAttrs>(L.attrs).axis;
-  const size_t Axis = size_t(Given < 0 ? Given + Rank : Given); // Network::add checked the range
   // Any axis is [outer, axis, inner] (PyTorch's CatArrayBatchedCopy takes the dimension too):
   // channels are axis 1 of NCHW, a YOLO head's boxes the last axis (inner 1).
-  int64_t Outer = 1, Inner = 1;
-  for (size_t D = 0; D < L.shape.size(); ++D)
-    (D < Axis ? Outer : Inner) *= D == Axis ? 1 : L.shape[D];
-  if (Outer > UINT32_MAX || Inner > UINT32_MAX || L.shape[Axis] > UINT32_MAX)
+  const std::optional<AxisSplit> Split = splitAround(L.shape, Given);
+  if (!Split)
     return error(Id, "concatenation of " + shapeStr(L.shape) + " along axis " +
                          std::to_string(Given) + ": a dimension past 2^32 elements");
   const std::string Out =
@@ -169,12 +185,12 @@ std::optional<support::Error> Lowerer::lowerConcat(LayerId Id) {
                 false, 0);
   std::vector<uint32_t> Channels;
   for (LayerId In : L.inputs)
-    Channels.push_back(u32(Net.layer(In).shape[Axis]));
+    Channels.push_back(u32(Net.layer(In).shape[Split->at]));
   // PyTorch's torch.cat: one batched copy launch per run of up to 128 inputs, each input into its
   // channel slice of the one output (emit() maps a role to one buffer, so the launch is built
   // here).
   size_t Next = 0; // the first input of the next launch
-  for (const ConcatSpec &S : planConcat(u32(Outer), Channels, u32(Inner), O.dtype)) {
+  for (const ConcatSpec &S : planConcat(Split->outer, Channels, Split->inner, O.dtype)) {
     auto K = Emitter.add(S);
     if (!K)
       return error(Id, K.error().message);
@@ -194,18 +210,13 @@ std::optional<support::Error> Lowerer::lowerConcat(LayerId Id) {
 
 std::optional<support::Error> Lowerer::lowerSoftmax(LayerId Id) {
   const Layer &L = Net.layer(Id);
-  const int64_t Given = std::get<SoftmaxAttrs>(L.attrs).axis;
-  const int64_t Rank = static_cast<int64_t>(L.shape.size());
-  const size_t Axis = size_t(Given < 0 ? Given + Rank : Given); // Network::add checked the range
-  int64_t Rows = 1, Inner = 1; // [rows, cols, inner] around the axis
-  for (size_t D = 0; D < L.shape.size(); ++D)
-    (D < Axis ? Rows : Inner) *= D == Axis ? 1 : L.shape[D];
-  if (Rows > UINT32_MAX || Inner > UINT32_MAX || L.shape[Axis] > UINT32_MAX)
+  const std::optional<AxisSplit> Split = splitAround(L.shape, std::get<SoftmaxAttrs>(L.attrs).axis);
+  if (!Split)
     return error(Id, "softmax of " + shapeStr(L.shape) + ": a dimension past 2^32 elements");
   SoftmaxSpec S;
-  S.rows = u32(Rows);
-  S.cols = u32(L.shape[Axis]);
-  S.inner = u32(Inner);
+  S.rows = Split->outer;
+  S.cols = Split->axis;
+  S.inner = Split->inner;
   S.dtype = O.dtype;
   Tail T;
   T.last = Id;

@@ -157,8 +157,10 @@ std::optional<std::vector<float>> Importer::constFloats(const std::string &Name)
 }
 
 Importer::Result Importer::addLayer(const onnx::NodeProto &N, LayerKind Kind,
-                                    std::vector<LayerId> Inputs, LayerAttrs Attrs) {
-  std::string Name = layerName(N);
+                                    std::vector<LayerId> Inputs, LayerAttrs Attrs,
+                                    std::string Name) {
+  if (Name.empty())
+    Name = layerName(N);
   auto Id = Net.add(Name, Kind, std::move(Inputs), std::move(Attrs));
   if (Id)
     return *Id;

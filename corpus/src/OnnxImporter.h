@@ -59,9 +59,9 @@ private:
   std::optional<float> constFloat(const std::string &Name) const;
   /// Every element of a float constant with data.
   std::optional<std::vector<float>> constFloats(const std::string &Name) const;
-  /// Adds a layer named after the node; shape errors name the node.
+  /// Adds a layer named after the node (or `Name`); shape errors name the node.
   Result addLayer(const onnx::NodeProto &N, LayerKind Kind, std::vector<LayerId> Inputs,
-                  LayerAttrs Attrs);
+                  LayerAttrs Attrs, std::string Name = "");
   /// The only node consuming `Tensor`, when exactly one does and it is not a graph output.
   const onnx::NodeProto *soleConsumer(const std::string &Tensor, size_t *Index) const;
 

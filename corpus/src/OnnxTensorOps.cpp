@@ -100,11 +100,11 @@ Importer::Result Importer::importSplit(const onnx::NodeProto &N) {
     const std::string &Out = N.output(int(K));
     if (K > 0 && (Out.empty() || (!Consumers.count(Out) && !GraphOutputs.count(Out))))
       continue; // an unused part: no copy
-    const std::string Name = layerName(N) + "/" + std::to_string(K);
-    auto Id = Net.add(Name, LayerKind::Slice, {*X},
-                      SliceAttrs{{Axis}, {Start}, {Start + Sizes[size_t(K)]}, {1}});
+    Result Id = addLayer(N, LayerKind::Slice, {*X},
+                         SliceAttrs{{Axis}, {Start}, {Start + Sizes[size_t(K)]}, {1}},
+                         layerName(N) + "/" + std::to_string(K));
     if (!Id)
-      return nodeError(N, Id.error().message);
+      return Id;
     if (K == 0)
       First = *Id;
     else

@@ -15,9 +15,6 @@ namespace corpus {
 namespace {
 
 constexpr uint32_t CopyBlock = 256;
-constexpr uint64_t CopyWideElements = uint64_t(1) << 31;
-constexpr uint64_t MaxGridX = 2147483647;
-constexpr uint64_t MaxGridYZ = 65535;
 
 uint64_t copyCount(const CopySpec &S) {
   uint64_t N = 1;
@@ -43,9 +40,9 @@ CopyGrid copyGrid(const CopySpec &S) {
   CopyGrid G;
   G.inner = S.dims.back();
   G.rows = copyCount(S) / G.inner;
-  G.gx = uint32_t(std::min<uint64_t>((G.inner + CopyBlock - 1) / CopyBlock, MaxGridX));
-  G.gy = uint32_t(std::min(G.rows, MaxGridYZ));
-  G.gz = uint32_t(std::min((G.rows + G.gy - 1) / G.gy, MaxGridYZ));
+  G.gx = uint32_t(std::min<uint64_t>((G.inner + CopyBlock - 1) / CopyBlock, kernels::MaxGridX));
+  G.gy = uint32_t(std::min<uint64_t>(G.rows, kernels::MaxGridYZ));
+  G.gz = uint32_t(std::min<uint64_t>((G.rows + G.gy - 1) / G.gy, kernels::MaxGridYZ));
   return G;
 }
 
@@ -132,13 +129,13 @@ std::optional<std::string> validate(const CopySpec &S) {
            std::to_string(S.inputElements);
   if ((S.dims.back() + CopyBlock - 1) / CopyBlock > MaxGridX)
     return std::string("copy: more than 2^31 - 1 blocks of 256 threads (grid x)");
-  if (copyCount(S) / S.dims.back() > MaxGridYZ * MaxGridYZ)
+  if (copyCount(S) / S.dims.back() > uint64_t(MaxGridYZ) * MaxGridYZ)
     return std::string("copy: more than 65535 x 65535 rows (grid y and z)");
   return std::nullopt;
 }
 
 bool wideIndex(const CopySpec &S) {
-  return S.index64 || std::max(copyCount(S), S.inputElements) >= CopyWideElements;
+  return S.index64 || std::max(copyCount(S), S.inputElements) >= WideIndexElements;
 }
 
 std::string libraryName(const CopySpec &S) {

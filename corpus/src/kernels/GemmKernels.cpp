@@ -13,7 +13,6 @@ namespace {
 constexpr uint32_t Side = 16; // the block is Side x Side threads
 constexpr uint32_t Threads = Side * Side;
 constexpr uint32_t KStep = 16; // K advances KStep per shared-memory tile
-constexpr uint32_t MaxGridZ = 65535;
 
 /// The block's threads load the tile cooperatively, Rows * Cols / 256 elements each. Consecutive
 /// threads walk the tile axis that is contiguous in global memory, so a warp's loads coalesce.
@@ -142,7 +141,7 @@ std::string libraryName(const BatchMatMulSpec &S) {
   if (usesTensorCores(S))
     return libraryMmaName("bmm", bmmGemmShape(S), S.math, S.mmaArch, S.dtype, {}, wideIndex(S));
   GemmShape G = bmmGemmShape(S);
-  G.BatchPerCta = ceilDiv(S.batch, MaxGridZ);
+  G.BatchPerCta = ceilDiv(S.batch, MaxGridYZ);
   return libraryKernelName("bmm" + simtGemmKeys(G), S.dtype, {}, wideIndex(S));
 }
 
@@ -218,7 +217,7 @@ KernelLaunch buildBatchMatMul(Module *M, const BatchMatMulSpec &S, const std::st
                               KernelSet Set) {
   // torch.bmm: C[b] (m x k) = A[b] (m x n) x B[b] (n x k), row-major; GEMM M = m, N = k, K = n.
   GemmShape G = bmmGemmShape(S);
-  G.BatchPerCta = ceilDiv(S.batch, MaxGridZ);
+  G.BatchPerCta = ceilDiv(S.batch, MaxGridYZ);
   return buildSimtGemm(M, G, Name, Set, "bmm_gemm", S.dtype, {},
                        {ParamRole::Input, ParamRole::Input2, ParamRole::Output}, wideIndex(S),
                        ceilDiv(S.batch, G.BatchPerCta),

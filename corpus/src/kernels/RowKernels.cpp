@@ -68,7 +68,7 @@ namespace {
 KernelLaunch buildSpatialSoftmax(Module *M, const SoftmaxSpec &S, const std::string &Name,
                                  KernelSet Set) {
   const uint32_t Bx = warpRoundedBlock(S.inner, MaxBlock);
-  const uint32_t Gy = std::min<uint32_t>(S.rows, 65535), Gz = ceilDiv(S.rows, Gy);
+  const uint32_t Gy = std::min(S.rows, MaxGridYZ), Gz = ceilDiv(S.rows, Gy);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
   KernelLaunch L =
       makeLaunch(Name, "softmax_spatial", S.dtype, {ceilDiv(S.inner, Bx), Gy, Gz}, {Bx, 1, 1},

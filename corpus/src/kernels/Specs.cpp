@@ -103,8 +103,6 @@ namespace {
 /// Offsets inside one image, plane or row stay 32-bit (signed: padding makes them negative).
 constexpr uint64_t MaxInnerElements = uint64_t(1) << 31;
 constexpr uint64_t WideElements = uint64_t(1) << 31; // from here on, 64-bit index arithmetic
-constexpr uint32_t MaxGridX = 2147483647;
-constexpr uint32_t MaxGridYZ = 65535;
 constexpr size_t MaxNameLength = 100;
 constexpr uint32_t MinImplicitGemmChannels = 16; // below, most of a 16-row GEMM tile idles
 

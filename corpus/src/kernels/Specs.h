@@ -9,6 +9,10 @@
 
 namespace corpus::kernels {
 
+/// CUDA's grid limits: x up to 2^31 - 1 blocks, y and z up to 65535.
+constexpr uint32_t MaxGridX = 2147483647;
+constexpr uint32_t MaxGridYZ = 65535;
+
 /// Dense layers with fewer rows use the warp-per-output GEMV kernel instead of the tiled GEMM.
 constexpr uint32_t MinGemmRows = 8;
 
