@@ -264,6 +264,8 @@ Manifest parseJson(const Json &J, const std::string &Path) {
         S.init = parseInit(B[K].at("init"), F + ".init", Dir);
       if (B[K].contains("output"))
         S.output = (Dir / toStr(B[K].at("output"), F + ".output")).string();
+      if (B[K].contains("layout"))
+        S.layout = toStr(B[K].at("layout"), F + ".layout");
       for (const BufferSpec &O : M.buffers)
         if (O.name == S.name)
           bad(F + ".name", "buffer '" + S.name + "' is declared twice");

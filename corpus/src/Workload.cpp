@@ -42,6 +42,8 @@ std::string manifestJson(const Workload &W) {
                    {"max", B.max}};
     else
       J["init"] = "zero";
+    if (!B.layout.empty())
+      J["layout"] = B.layout;
     Buffers.push_back(J);
   }
   ordered_json Launches = ordered_json::array();

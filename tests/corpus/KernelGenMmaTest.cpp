@@ -65,6 +65,13 @@ std::vector<Case> mmaCases(MmaConfig Cfg) {
           ConvStrategy::ImplicitGemm);
   AddConv("igemm 5x5 pad 2, 128x64 tile", conv(1, 3, 130, 12, 11, 5, 1, 2), epi(AK::Swish, true),
           Auto);
+  // Tap-major (filters [cout][kh][kw][cin]): input channels in whole K stages of 16.
+  AddConv("igemm 3x3 tap-major, 64x64 tile", conv(2, 32, 40, 9, 7, 3, 1, 1),
+          epi(AK::Relu, false, true), Auto);
+  AddConv("igemm 3x3 stride 2 tap-major, 128x64 tile", conv(1, 16, 130, 17, 16, 3, 2, 1),
+          epi(AK::None, true), Auto);
+  AddConv("igemm 1x1 stride 2 tap-major, 32x32 tile", conv(2, 16, 24, 7, 9, 1, 2, 0),
+          epi(AK::Relu, true, false, ResidualKind::BeforeActivation), Auto);
   AddConv("1x1 ragged", conv(2, 20, 33, 5, 7, 1, 1, 0), epi(AK::HardSwish, true), Auto);
   AddConv("1x1 se", conv(2, 8, 5, 3, 3, 1, 1, 0),
           epi(AK::HardSigmoid, false, false, ResidualKind::None, true), ConvStrategy::Gemm);
@@ -338,6 +345,15 @@ TEST_CASE("tensor-core kernels match the CPU reference within their rounding, co
       Seed += 100;
       if (Got.empty())
         continue;
+      // Tap-major kernels read the weights as [cout][kh][kw][cin]; the reference takes ONNX's
+      // order.
+      const auto *Conv = std::get_if<ConvSpec>(&C.spec);
+      const bool Krsc = Conv && Conv->inChannels % 16 == 0 &&
+                        Conv->kernelH * Conv->kernelW * Conv->strideH * Conv->strideW > 1;
+      CHECK(L.filtersKrsc == Krsc);
+      CHECK((L.kernel.find("_krsc") != std::string::npos) == Krsc);
+      if (L.filtersKrsc)
+        Data[ParamRole::Weight] = kernelref::krscToOihw(*Conv, Data[ParamRole::Weight]);
       checkValues(C, M, T, Got, Data);
       checkCounts(C, Cfg, L, Profile);
     }

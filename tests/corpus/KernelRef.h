@@ -118,6 +118,17 @@ inline double epilogue(const corpus::Epilogue &E, const Buffers &B, double Y, ui
   return Y;
 }
 
+/// Filters stored [cout][kh][kw][cin] (KernelLaunch::filtersKrsc) in ONNX's [cout][cin][kh][kw].
+inline std::vector<float> krscToOihw(const corpus::ConvSpec &S, const std::vector<float> &Krsc) {
+  const uint64_t Cin = S.inChannels / S.groups, Taps = uint64_t(S.kernelH) * S.kernelW;
+  std::vector<float> Oihw(Krsc.size());
+  for (uint64_t Co = 0; Co < S.outChannels; ++Co)
+    for (uint64_t Ci = 0; Ci < Cin; ++Ci)
+      for (uint64_t T = 0; T < Taps; ++T)
+        Oihw[(Co * Cin + Ci) * Taps + T] = Krsc.at((Co * Taps + T) * Cin + Ci);
+  return Oihw;
+}
+
 /// Grouped, strided, padded, dilated NCHW convolution (ONNX Conv).
 inline std::vector<double> conv(const corpus::ConvSpec &S, const Buffers &B) {
   const auto &In = B.at(ParamRole::Input), &W = B.at(ParamRole::Weight);

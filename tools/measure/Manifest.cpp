@@ -216,11 +216,12 @@ Expected<BufferInit> parseInit(const Validator &C, const JsonValue &V, uint64_t 
   return Init;
 }
 
-// buffer := {"name": str, "bytes": n, "init"?: init, "output"?: str}
+// buffer := {"name": str, "bytes": n, "init"?: init, "output"?: str, "layout"?: str}
 Expected<Buffer> parseBuffer(const Validator &C, const JsonValue &V) {
   if (auto S = C.expectKind(V, JsonKind::Object, "a buffer"); !S)
     return S.error();
-  C.warnUnknownKeys(V, {"name", "bytes", "init", "output"}, "a buffer");
+  // "layout" (the element order of a weight buffer) does not change what is timed.
+  C.warnUnknownKeys(V, {"name", "bytes", "init", "output", "layout"}, "a buffer");
   Buffer B;
   auto NameV = C.require(V, "name", "buffer");
   if (!NameV)

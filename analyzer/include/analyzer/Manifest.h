@@ -25,6 +25,9 @@ struct BufferSpec {
   uint64_t bytes = 0;
   BufferInit init;
   std::string output; ///< absolute path written after all launches; empty = none
+  /// Element order of a weight buffer when not ONNX's ("krsc": filters [cout][kh][kw][cin]);
+  /// informational: the interpreter fills and reads bytes.
+  std::string layout = {};
 };
 
 /// One kernel argument as written in the manifest: a typed scalar, a buffer reference or a struct

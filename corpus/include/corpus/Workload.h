@@ -20,6 +20,9 @@ struct WorkloadBuffer {
   bool random = false; ///< else zero-filled
   uint64_t seed = 0;
   double min = 0, max = 0; ///< random range (values of the workload's dtype)
+  /// How a weight buffer's elements are ordered when not as ONNX orders them: "krsc" for filters
+  /// stored [cout][kh][kw][cin] (KernelLaunch::filtersKrsc); empty otherwise.
+  std::string layout;
 };
 
 /// A kernel argument: a buffer at a byte offset, or (a library kernel's shape) a u32 scalar.

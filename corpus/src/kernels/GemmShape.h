@@ -35,6 +35,9 @@ struct GemmShape {
   /// Implicit GEMM: B(k, n) is the im2col matrix of this convolution's input (k = (ci, kh, kw),
   /// n = output pixel), computed on the fly while loading tiles; BK/BN are then unused.
   const ConvSpec *Im2col = nullptr;
+  /// Implicit GEMM with k = (kh * kernelW + kw) * cin + ci (tapMajorFilters): A holds the filters
+  /// as [cout][kh][kw][cin], and a K stage of B is one tap of MmaKStep consecutive channels.
+  bool TapMajor = false;
   /// Batches one CTA computes in turn (grid z = ceil(Batch / BatchPerCta)): 1 unless the batch
   /// exceeds grid z's 65535.
   uint32_t BatchPerCta = 1;

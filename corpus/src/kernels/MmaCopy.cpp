@@ -4,6 +4,7 @@
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include <algorithm>
 #include <cassert>
 
 using namespace llvm;
@@ -38,6 +39,50 @@ void forEachOperandCopy(MmaGen &X, GlobalVariable *Shared, const TileSource &T, 
   }
 }
 
+/// The im2col operand of a tap-major implicit GEMM (GemmShape::TapMajor): K stage k0 is window
+/// tap k0 / c_in of channels k0 mod c_in onwards, so the stage's window position and bounds are
+/// found once, and thread t gathers the Per = Cols * KStep / Threads channels from (t / Cols) *
+/// Per on of column t mod Cols: input elements h * w apart, all inside or all padding. (The same
+/// window arithmetic as elementAt's, which stays as it is: measured kernels use it.)
+void forEachTapMajorCopy(MmaGen &X, GlobalVariable *Shared, const TileSource &T, Value *Stage,
+                         const std::function<void(const CopyItem &)> &Fn) {
+  IRBuilder<> &B = X.ir();
+  KernelBuilder &K = X.K;
+  const ConvSpec &S = *T.Im2col;
+  const uint32_t Cols = T.Cols, Per = Cols * KStep / Threads;
+  assert(Per >= 1 && Cols * KStep % Threads == 0 && "every thread gathers one whole run");
+  Value *O = B.CreateURem(X.Tid, X.i32(Cols));
+  Value *Kk = B.CreateMul(B.CreateUDiv(X.Tid, X.i32(Cols)), X.i32(Per));
+  // The column's output pixel and the stage's window tap (k0 + Kk < K exactly when the tap lies
+  // inside the window: c_in fills whole stages).
+  Value *GC = B.CreateAdd(T.ColStart, O);
+  Value *Tap = K.udiv(T.RowStart, "c_in");
+  Value *Ci = B.CreateAdd(B.CreateSub(T.RowStart, B.CreateMul(Tap, K.dim("c_in"))), Kk);
+  Value *Kh = B.CreateUDiv(Tap, X.i32(S.kernelW)), *Kw = B.CreateURem(Tap, X.i32(S.kernelW));
+  Value *Ih =
+      B.CreateAdd(B.CreateSub(B.CreateMul(K.udiv(GC, "wo"), X.i32(S.strideH)), K.dim("pad_t")),
+                  B.CreateMul(Kh, X.i32(S.dilationH)));
+  Value *Iw =
+      B.CreateAdd(B.CreateSub(B.CreateMul(K.urem(GC, "wo"), X.i32(S.strideW)), K.dim("pad_l")),
+                  B.CreateMul(Kw, X.i32(S.dilationW)));
+  Value *Inside = B.CreateAnd(B.CreateICmpULT(GC, T.ColLimit),
+                              B.CreateICmpULT(Tap, X.i32(S.kernelH * S.kernelW)));
+  if (convPadded(S))
+    Inside = B.CreateAnd(
+        Inside, B.CreateAnd(B.CreateICmpULT(Ih, K.dim("h")), B.CreateICmpULT(Iw, K.dim("w"))));
+  // The offset inside the image is i32 (an image has fewer than 2^31 elements).
+  Value *Row = B.CreateAdd(B.CreateMul(Ci, K.dim("h")), Ih);
+  Value *Idx = B.CreateAdd(T.Base, K.widenSigned(B.CreateAdd(B.CreateMul(Row, K.dim("w")), Iw)));
+  Value *Plane = B.CreateMul(K.dimIx("h"), K.dimIx("w"));
+  CopyItem C{sharedPtr(X, Shared,
+                       B.CreateAdd(B.CreateMul(Stage, X.i32(Cols * X.Pitch)),
+                                   B.CreateAdd(B.CreateMul(O, X.i32(X.Pitch)), Kk))),
+             T.Role, nullptr, nullptr, Per};
+  for (uint32_t J = 0; J < Per; ++J)
+    C.Gather.emplace_back(Inside, B.CreateAdd(Idx, B.CreateMul(K.ix(J), Plane)));
+  Fn(C);
+}
+
 /// The type one copy moves: an element of the shared tile, or a vector of Vec of them.
 Type *copyType(MmaGen &X, uint32_t Vec) {
   Type *Elem = X.HalfTiles ? X.ir().getHalfTy() : X.ir().getFloatTy();
@@ -53,7 +98,11 @@ void forEachCopy(MmaGen &X, Value *Kt, Value *Stage, Value *Row0, Value *Col0, V
   const GemmShape &G = X.G;
   Value *K0 = X.ir().CreateMul(Kt, X.i32(KStep));
   forEachOperandCopy(X, X.As, tileA(G, ABase, Row0, K0, X.Tile.m, KStep), true, Stage, Fn);
-  forEachOperandCopy(X, X.Bs, tileB(G, BBase, K0, Col0, KStep, X.Tile.n), false, Stage, Fn);
+  const TileSource TB = tileB(G, BBase, K0, Col0, KStep, X.Tile.n);
+  if (G.TapMajor)
+    forEachTapMajorCopy(X, X.Bs, TB, Stage, Fn);
+  else
+    forEachOperandCopy(X, X.Bs, TB, false, Stage, Fn);
 }
 
 /// With cp.async (f32 data, or four f16 elements: 4, 8 or 16 bytes) src-size 0 fills zeros and
@@ -62,6 +111,16 @@ void forEachCopy(MmaGen &X, Value *Kt, Value *Stage, Value *Row0, Value *Col0, V
 void copyAsync(MmaGen &X, const CopyItem &C) {
   IRBuilder<> &B = X.ir();
   KernelBuilder &K = X.K;
+  if (!C.Gather.empty()) { // four-byte cp.async per f32 element; f16 through registers
+    if (X.HalfTiles) {
+      deposit(X, C, fetch(X, C));
+      return;
+    }
+    for (uint32_t E = 0; E < C.Vec; ++E)
+      copyAsync(X, CopyItem{B.CreateConstInBoundsGEP1_32(B.getFloatTy(), C.Dst, E), C.Role,
+                            C.Gather[E].first, C.Gather[E].second, 1});
+    return;
+  }
   if (X.HalfTiles && C.Vec == 1) {
     deposit(X, C, fetch(X, C));
     return;
@@ -80,6 +139,17 @@ Value *fetch(MmaGen &X, const CopyItem &C) {
   KernelBuilder &K = X.K;
   Type *Ty = copyType(X, C.Vec);
   assert(K.storageType() == Ty->getScalarType() && "shared tiles hold the data's type");
+  if (!C.Gather.empty()) { // branch-free: every lane loads (element 0 where outside), then selects
+    Value *V = Constant::getNullValue(Ty);
+    for (uint32_t E = 0; E < C.Vec; ++E) {
+      const auto &[Inside, Idx] = C.Gather[E];
+      Value *Ptr = K.elementPtr(C.Role, B.CreateSelect(Inside, Idx, K.ix(0)));
+      Value *Got = B.CreateAlignedLoad(Ty->getScalarType(), Ptr, copyAlign(X, 1));
+      V = B.CreateInsertElement(
+          V, B.CreateSelect(Inside, Got, Constant::getNullValue(Got->getType())), X.i32(E));
+    }
+    return V;
+  }
   Value *Slot = K.zeroSlot(Ty);
   K.ifThen(C.Inside, [&] {
     B.CreateStore(B.CreateAlignedLoad(Ty, K.elementPtr(C.Role, C.Idx), copyAlign(X, C.Vec)), Slot);
@@ -88,7 +158,8 @@ Value *fetch(MmaGen &X, const CopyItem &C) {
 }
 
 void deposit(MmaGen &X, const CopyItem &C, Value *V) {
-  X.ir().CreateAlignedStore(V, C.Dst, copyAlign(X, C.Vec));
+  // Runs of 8 f32 elements are two 16-byte stores: shared rows and runs are 16-byte aligned.
+  X.ir().CreateAlignedStore(V, C.Dst, std::min(copyAlign(X, C.Vec), Align(16)));
 }
 
 } // namespace corpus::kernels::mma

@@ -7,6 +7,7 @@
 
 #include "kernels/GemmShape.h"
 #include "kernels/KernelBuilder.h"
+#include "kernels/Specs.h"
 #include "kernels/Strategies.h"
 
 #include <functional>
@@ -16,7 +17,7 @@
 namespace corpus::kernels::mma {
 
 constexpr uint32_t Threads = 128; // four warps, 2 x 2 over the CTA tile
-constexpr uint32_t KStep = 16;    // K per shared-memory stage
+constexpr uint32_t KStep = MmaKStep;
 /// Shared-memory stages of the K loop: three on sm_80 (cp.async keeps two tiles in flight while
 /// one is multiplied; CUTLASS's sm_80 mainloops use 3 to 5), two on sm_75 and sm_70 (the
 /// register-staged double buffer).
@@ -55,12 +56,14 @@ inline llvm::Value *sharedPtr(MmaGen &X, llvm::GlobalVariable *Array, llvm::Valu
 }
 
 /// One copy a thread makes for a stage: Vec consecutive k elements (1 or 4) of operand Role from
-/// global index Idx to shared Dst, zeros where !Inside.
+/// global index Idx to shared Dst, zeros where !Inside. A gather (im2col) instead reads Vec
+/// elements from their own (inside, index) pairs into Vec consecutive shared elements at Dst.
 struct CopyItem {
   llvm::Value *Dst;
   ParamRole Role;
   llvm::Value *Inside, *Idx;
   uint32_t Vec;
+  std::vector<std::pair<llvm::Value *, llvm::Value *>> Gather = {};
 };
 
 /// Calls Fn for each copy of the thread's share of K tile Kt into stage Stage, A's then B's.

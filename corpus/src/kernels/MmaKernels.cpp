@@ -207,9 +207,12 @@ KernelLaunch buildMmaConv(Module *M, const ConvSpec &S, const std::string &Name,
                           ConvStrategy Resolved) {
   const bool Pointwise = Resolved == ConvStrategy::Gemm;
   GemmShape G = Pointwise ? convGemmShape(S) : implicitGemmShape(S);
-  return buildMma(M, Name, Set, Pointwise ? "conv_gemm_mma" : "conv_implicit_gemm_mma", S.dtype,
-                  {S.math, S.mmaArch}, G, S.epilogue, gemmRoles(S.epilogue), wideIndex(S),
-                  [&](ParamRole R) { return convParamElements(S, R); });
+  G.TapMajor = tapMajorFilters(S, Resolved);
+  KernelLaunch L = buildMma(M, Name, Set, Pointwise ? "conv_gemm_mma" : "conv_implicit_gemm_mma",
+                            S.dtype, {S.math, S.mmaArch}, G, S.epilogue, gemmRoles(S.epilogue),
+                            wideIndex(S), [&](ParamRole R) { return convParamElements(S, R); });
+  L.filtersKrsc = G.TapMajor;
+  return L;
 }
 
 KernelLaunch buildMmaDense(Module *M, const GemmSpec &S, const std::string &Name, KernelSet Set) {

@@ -240,6 +240,11 @@ bool usesTensorCores(const ConvSpec &S, ConvStrategy Resolved) {
          (Resolved == ConvStrategy::Gemm || Resolved == ConvStrategy::ImplicitGemm);
 }
 
+bool tapMajorFilters(const ConvSpec &S, ConvStrategy Resolved) {
+  return usesTensorCores(S, Resolved) && Resolved == ConvStrategy::ImplicitGemm && S.groups == 1 &&
+         S.inChannels % MmaKStep == 0;
+}
+
 bool usesTensorCores(const GemmSpec &S) {
   return S.math != MathMode::Simt && S.rows >= MinGemmRows;
 }
@@ -490,10 +495,11 @@ std::string kernelName(const ConvSpec &S, ConvStrategy Resolved, KernelSet Set) 
   if (Set == KernelSet::Library)
     return libraryName(S, Resolved);
   std::string N = std::string("conv_") + strategyName(Resolved) +
-                  tensorCoreInfix(usesTensorCores(S, Resolved), S.math, S.mmaArch) + "_n" +
-                  num(S.batch) + "_c" + num(S.inChannels) + "x" + num(S.outChannels) + "_h" +
-                  num(S.inHeight) + "w" + num(S.inWidth) + "_k" + shapePair(S.kernelH, S.kernelW) +
-                  "_s" + shapePair(S.strideH, S.strideW) + "_p" +
+                  tensorCoreInfix(usesTensorCores(S, Resolved), S.math, S.mmaArch) +
+                  (tapMajorFilters(S, Resolved) ? "_krsc" : "") + "_n" + num(S.batch) + "_c" +
+                  num(S.inChannels) + "x" + num(S.outChannels) + "_h" + num(S.inHeight) + "w" +
+                  num(S.inWidth) + "_k" + shapePair(S.kernelH, S.kernelW) + "_s" +
+                  shapePair(S.strideH, S.strideW) + "_p" +
                   pads(S.padTop, S.padLeft, S.padBottom, S.padRight);
   if (S.dilationH != 1 || S.dilationW != 1)
     N += "_d" + shapePair(S.dilationH, S.dilationW);

@@ -29,6 +29,13 @@ std::optional<std::string> mmaArchError(MathMode M, MmaArch A, std::string_view 
 /// GEMM (1x1 or implicit-GEMM conv; dense with at least MinGemmRows rows; bmm of at most 65535
 /// batches).
 bool usesTensorCores(const ConvSpec &S, ConvStrategy Resolved);
+/// K per shared-memory stage of the tensor-core GEMM.
+constexpr uint32_t MmaKStep = 16;
+/// Whether a tensor-core implicit GEMM runs tap-major (k = (kh * kernelW + kw) * cin + ci, its
+/// filters stored [cout][kh][kw][cin], as cuDNN's and CUTLASS's NHWC kernels take them): when
+/// the input channels fill whole K stages, so that a stage is one window tap of consecutive
+/// channels (docs/lowering.md, "Tensor-core GEMM").
+bool tapMajorFilters(const ConvSpec &S, ConvStrategy Resolved);
 bool usesTensorCores(const GemmSpec &S);
 bool usesTensorCores(const BatchMatMulSpec &S);
 
