@@ -154,6 +154,9 @@ class MeasuredPtxTest(unittest.TestCase):
         self.check("corpus/data/measured/h200/runs.csv", "--network", "resnet50", "--network",
                    "vgg16", "--network", "mobilenetv2")
 
+    def test_h100_library_kernels(self):
+        self.check("corpus/data/measured/h100-library/runs.csv")
+
     def test_h100_specialised_kernels(self):
         self.check("corpus/data/measured/h100/runs.csv", "--network", "resnet50", "--network",
                    "efficientnet-b0", "--batch", "8")
