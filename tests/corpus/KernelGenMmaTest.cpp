@@ -72,6 +72,9 @@ std::vector<Case> mmaCases(MmaConfig Cfg) {
           epi(AK::None, true), Auto);
   AddConv("igemm 1x1 stride 2 tap-major, 32x32 tile", conv(2, 16, 24, 7, 9, 1, 2, 0),
           epi(AK::Relu, true, false, ResidualKind::BeforeActivation), Auto);
+  // 2 x 32 x 2 = 128 CTAs of 128 x 128 (the rule's least), ragged pixels (64 x 63).
+  AddConv("igemm 3x3 tap-major, tf32 128x128 tile (two stages)", conv(2, 16, 130, 64, 63, 3, 1, 1),
+          epi(AK::Relu, true), Auto);
   AddConv("1x1 ragged", conv(2, 20, 33, 5, 7, 1, 1, 0), epi(AK::HardSwish, true), Auto);
   AddConv("1x1 se", conv(2, 8, 5, 3, 3, 1, 1, 0),
           epi(AK::HardSigmoid, false, false, ResidualKind::None, true), ConvStrategy::Gemm);
@@ -102,8 +105,14 @@ GemmDims dimsOf(const AnySpec &Spec) {
   return {1, D.rows, D.outFeatures, D.inFeatures};
 }
 
-/// The documented tile rule (docs/lowering.md): 128 x 64, 32 x 32 or 64 x 64.
-std::pair<uint64_t, uint64_t> tileOf(const GemmDims &D) {
+/// The documented tile rule (docs/lowering.md): 128 x 128 for big tf32 convolutions with a
+/// window (tap-major) whose grid keeps 128 CTAs, else 128 x 64, 32 x 32 or 64 x 64.
+std::pair<uint64_t, uint64_t> tileOf(const AnySpec &Spec, const GemmDims &D, MathMode M) {
+  const auto *C = std::get_if<ConvSpec>(&Spec);
+  const bool Window = C && C->inChannels % 16 == 0 && C->kernelH * C->kernelW > 1;
+  if (M == MathMode::Tf32 && Window && D.m >= 128 && D.n >= 128 &&
+      (D.m + 127) / 128 * ((D.n + 127) / 128) * D.batch >= 128)
+    return {128, 128};
   if (D.m >= 128 && D.n >= 64)
     return {128, 64};
   if (D.m <= 32 || D.n <= 32)
@@ -234,7 +243,7 @@ uint64_t macsPerMma(MmaConfig Cfg) {
 void checkCounts(const Case &C, MmaConfig Cfg, const KernelLaunch &L,
                  const analyzer::KernelProfile &P) {
   const GemmDims D = dimsOf(C.spec);
-  const auto [Tm, Tn] = tileOf(D);
+  const auto [Tm, Tn] = tileOf(C.spec, D, Cfg.math);
   CHECK(L.grid == std::array<uint32_t, 3>{uint32_t((D.n + Tn - 1) / Tn),
                                           uint32_t((D.m + Tm - 1) / Tm), uint32_t(D.batch)});
   const uint64_t Padded =
@@ -326,12 +335,14 @@ TEST_CASE("tensor-core kernels match the CPU reference within their rounding, co
     REQUIRE_MESSAGE(Ptx, support::errorText(Ptx));
     CHECK(Ptx->find(mmaInstruction(Cfg)) != std::string::npos);
     CHECK((Ptx->find("ldmatrix.sync.aligned.m8n8.x4") != std::string::npos) ==
-          (T == DType::F16 && Cfg.arch != MmaArch::Sm70));
+          ((T == DType::F16 && Cfg.arch != MmaArch::Sm70) || M == MathMode::Tf32));
     checkCopies(*Ptx, Cfg);
     // f16 outputs: relu and identity epilogues in f16x2 (batch norm as fma, pair stores).
     CHECK((Ptx->find("fma.rn.f16x2") != std::string::npos) == (T == DType::F16));
     CHECK((Ptx->find("st.global.b32") != std::string::npos) == (T == DType::F16));
-    CHECK((Ptx->find("cvt.rna.tf32.f32") != std::string::npos) == (M == MathMode::Tf32));
+    // tf32 rounds by adding half of the dropped bits' weight (the mma ignores them), no cvt.
+    CHECK(Ptx->find("cvt.rna.tf32.f32") == std::string::npos);
+    CHECK((Ptx->find(", 4096;") != std::string::npos) == (M == MathMode::Tf32));
     auto Mod = ptx::parseModule(*Ptx, "mma.ptx");
     REQUIRE_MESSAGE(Mod, support::errorText(Mod));
     auto Prog = analyzer::decodeProgram(*Mod);

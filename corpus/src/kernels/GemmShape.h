@@ -4,6 +4,7 @@
 #pragma once
 
 #include "kernels/KernelBuilder.h"
+#include "kernels/Strategies.h"
 
 #include <utility>
 
@@ -63,6 +64,13 @@ llvm::Value *kTiles(KernelBuilder &K, const GemmShape &G, uint32_t Step);
 /// Whether operand A's (or B's) stride along its rows or columns is 1: read off the strides in a
 /// specialised kernel, by kind in a library kernel (where a stride of 1 may be a shape's accident).
 bool unitStride(const GemmShape &G, bool OperandA, bool Rows);
+/// The per-layer tile rule of the tensor-core GEMM (docs/lowering.md): 128 x 128 for a tf32
+/// tap-major convolution with a window (K = taps x cin: long, compute-bound; a tf32 mma does half
+/// an f16 one's work, so these need the larger warp tile's reuse of every fragment) when M and N
+/// are >= 128 and the grid still has >= 128 CTAs (one per SM of the largest GPUs); else 128 x 64
+/// when M >= 128 and N >= 64 (the big layers: fewer CTAs, more reuse per loaded element), 32 x 32
+/// when M <= 32 or N <= 32 (little of a bigger tile would be used), else 64 x 64.
+MmaTile chooseMmaTile(const GemmShape &G, MathMode Math);
 /// The library name of tensor-core GEMM G (Body names the layer and its convolution keys).
 std::string libraryMmaName(const std::string &Body, const GemmShape &G, MathMode Math, MmaArch Arch,
                            DType T, const Epilogue &E, bool Wide);

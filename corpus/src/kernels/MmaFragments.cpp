@@ -1,7 +1,8 @@
 // Fragments and mma.sync of the tensor-core GEMM (MmaGen.h), per architecture (PTX ISA
 // 9.7.15.4). sm_80: m16n8k8 tf32 or m16n8k16 f16/bf16; sm_75: the same f16 fragments as two
-// m16n8k8 each; f16 tiles are read with ldmatrix on both. sm_70: m8n8k4, whose four quad pairs
-// cover a 16 x 16 block, as CUTLASS's Volta warp tiles compose them; no ldmatrix there.
+// m16n8k8 each; f16 tiles are read with ldmatrix on both, f32 tiles for tf32 too. sm_70: m8n8k4,
+// whose four quad pairs cover a 16 x 16 block, as CUTLASS's Volta warp tiles compose them; no
+// ldmatrix there.
 #include "kernels/MmaGen.h"
 
 #include <llvm/IR/IntrinsicsNVPTX.h>
@@ -11,19 +12,6 @@ using namespace llvm;
 namespace corpus::kernels::mma {
 
 namespace {
-
-/// Shared element (Row, InGroup + Kk) of stage Base (f32 tiles), as f32.
-Value *tileAt(MmaGen &X, GlobalVariable *Array, Value *Base, Value *Row, uint32_t Kk) {
-  IRBuilder<> &B = X.ir();
-  Value *Idx = B.CreateAdd(
-      Base, B.CreateAdd(B.CreateMul(Row, X.i32(X.Pitch)), B.CreateAdd(X.InGroup, X.i32(Kk))));
-  return B.CreateAlignedLoad(B.getFloatTy(), sharedPtr(X, Array, Idx), Align(4));
-}
-
-/// A tf32 operand register: cvt.rna.tf32.f32 of shared element (Row, InGroup + Kk).
-Value *tf32At(MmaGen &X, GlobalVariable *Array, Value *Base, Value *Row, uint32_t Kk) {
-  return X.ir().CreateIntrinsic(Intrinsic::nvvm_f2tf32_rna, {}, {tileAt(X, Array, Base, Row, Kk)});
-}
 
 /// A 16-bit pair register from f32 tiles: elements (Row, 2 InGroup + Kk) and the next k, rounded
 /// to f16 (<2 x half>) or bf16 (packed in an i32, as the bf16 mma takes it).
@@ -41,8 +29,14 @@ Value *pairAt(MmaGen &X, GlobalVariable *Array, Value *Base, Value *Row, uint32_
   return X.Math == MathMode::Bf16 ? B.CreateBitCast(Pair, B.getInt32Ty()) : Pair;
 }
 
-/// ldmatrix.sync.aligned.m8n8.x4.b16 at shared element Index of Array: four 8 x 8 f16 matrices
-/// whose row addresses lanes 0-7, 8-15, 16-23, 24-31 give; one <2 x half> per matrix.
+/// ldmatrix.sync.aligned.m8n8.x4.b16 at shared element Index of Array: four 8 x 8 matrices of
+/// 16-bit elements (8 rows of 16 bytes) whose row addresses lanes 0-7, 8-15, 16-23, 24-31 give;
+/// one 32-bit register per matrix, lane l holding row l / 4, bytes 4 (l % 4) ... + 3. f16 tiles:
+/// a <2 x half> pair. f32 tiles: element (l / 4, l % 4) of an 8 x 4 block, which is where the
+/// tf32 m16n8k8 fragments want it (a0: rows g, k t; b0: n g, k t). It is rounded to tf32 as
+/// CUTLASS's round_half_ulp_truncate does: adding half of the 13 dropped bits' weight to the bits
+/// (the mma ignores those 13 bits) rounds to nearest, ties away, as cvt.rna.tf32.f32 would,
+/// in one integer add instead of a move to an f32 register and a cvt.
 std::vector<Value *> ldmatrix4(MmaGen &X, GlobalVariable *Array, Value *Index) {
   IRBuilder<> &B = X.ir();
   // Overloaded on the pointer: llvm.nvvm.ldmatrix.sync.aligned.m8n8.x4.b16.p3.
@@ -50,27 +44,31 @@ std::vector<Value *> ldmatrix4(MmaGen &X, GlobalVariable *Array, Value *Index) {
   Value *R =
       B.CreateIntrinsic(Intrinsic::nvvm_ldmatrix_sync_aligned_m8n8_x4_b16, {Ptr->getType()}, {Ptr});
   std::vector<Value *> Regs;
-  for (unsigned I = 0; I < 4; ++I)
-    Regs.push_back(
-        B.CreateBitCast(B.CreateExtractValue(R, I), FixedVectorType::get(B.getHalfTy(), 2)));
+  for (unsigned I = 0; I < 4; ++I) {
+    Value *V = B.CreateExtractValue(R, I);
+    Regs.push_back(X.HalfTiles ? B.CreateBitCast(V, FixedVectorType::get(B.getHalfTy(), 2))
+                               : B.CreateAdd(V, X.i32(0x1000)));
+  }
   return Regs;
 }
+
+/// Whether fragments come from ldmatrix: f16 tiles, and tf32 from f32 tiles (16 bytes of a row
+/// are 8 halves or 4 floats). bf16 and f16 math on f32 tiles round pairs as they load them.
+bool ldmatrixTiles(const MmaGen &X) { return X.HalfTiles || X.Math == MathMode::Tf32; }
 
 /// A fragments of m16 tile I for k offset Kk (a0 (g, t), a1 (g + 8, t), a2 (g, t + 4),
 /// a3 (g + 8, t + 4) in tf32 units of k; in pairs of k for 16-bit types).
 std::vector<Value *> fragmentA(MmaGen &X, Value *Base, uint32_t I, uint32_t Kk) {
   IRBuilder<> &B = X.ir();
   Value *Row = B.CreateAdd(X.WarpRow, X.i32(16 * I));
-  if (X.HalfTiles) { // matrix q of the x4: rows 8 (q % 2), k 8 (q / 2)
+  if (ldmatrixTiles(X)) { // matrix q of the x4: rows 8 (q % 2), 16 bytes of k at 16 (q / 2)
     Value *Sub = B.CreateAnd(X.Lane, X.i32(7));
     Value *R = B.CreateAdd(Row, B.CreateAdd(Sub, B.CreateAnd(X.Lane, X.i32(8))));
-    Value *Col = B.CreateShl(B.CreateLShr(X.Lane, X.i32(4)), X.i32(3));
+    Value *Col = B.CreateShl(B.CreateLShr(X.Lane, X.i32(4)), X.i32(X.HalfTiles ? 3 : 2));
+    Col = B.CreateAdd(Col, X.i32(Kk));
     return ldmatrix4(X, X.As, B.CreateAdd(Base, B.CreateAdd(B.CreateMul(R, X.i32(X.Pitch)), Col)));
   }
   Value *R0 = B.CreateAdd(Row, X.Group), *R8 = B.CreateAdd(R0, X.i32(8));
-  if (X.Math == MathMode::Tf32)
-    return {tf32At(X, X.As, Base, R0, Kk), tf32At(X, X.As, Base, R8, Kk),
-            tf32At(X, X.As, Base, R0, Kk + 4), tf32At(X, X.As, Base, R8, Kk + 4)};
   return {pairAt(X, X.As, Base, R0, Kk), pairAt(X, X.As, Base, R8, Kk),
           pairAt(X, X.As, Base, R0, Kk + 8), pairAt(X, X.As, Base, R8, Kk + 8)};
 }
@@ -80,22 +78,19 @@ std::vector<Value *> fragmentA(MmaGen &X, Value *Base, uint32_t I, uint32_t Kk) 
 std::vector<Value *> fragmentsB(MmaGen &X, Value *Base, uint32_t J, uint32_t Kk) {
   IRBuilder<> &B = X.ir();
   Value *N0 = B.CreateAdd(X.WarpCol, X.i32(8 * J));
-  if (X.HalfTiles) { // matrix q of the x4: n 8 (q / 2), k 8 (q % 2)
+  if (ldmatrixTiles(X)) { // matrix q of the x4: n 8 (q / 2), 16 bytes of k at 16 (q % 2)
     Value *Sub = B.CreateAnd(X.Lane, X.i32(7));
     Value *N = B.CreateAdd(N0, B.CreateAdd(Sub, B.CreateLShr(B.CreateAnd(X.Lane, X.i32(16)), 1)));
-    Value *Col = B.CreateAnd(X.Lane, X.i32(8));
+    Value *Col = X.HalfTiles
+                     ? B.CreateAnd(X.Lane, X.i32(8))
+                     : B.CreateAdd(B.CreateLShr(B.CreateAnd(X.Lane, X.i32(8)), 1), X.i32(Kk));
     return ldmatrix4(X, X.Bs, B.CreateAdd(Base, B.CreateAdd(B.CreateMul(N, X.i32(X.Pitch)), Col)));
   }
   std::vector<Value *> Regs;
   for (uint32_t T = 0; T < 2; ++T) {
     Value *N = B.CreateAdd(B.CreateAdd(N0, X.i32(8 * T)), X.Group);
-    if (X.Math == MathMode::Tf32) {
-      Regs.push_back(tf32At(X, X.Bs, Base, N, Kk));
-      Regs.push_back(tf32At(X, X.Bs, Base, N, Kk + 4));
-    } else {
-      Regs.push_back(pairAt(X, X.Bs, Base, N, Kk));
-      Regs.push_back(pairAt(X, X.Bs, Base, N, Kk + 8));
-    }
+    Regs.push_back(pairAt(X, X.Bs, Base, N, Kk));
+    Regs.push_back(pairAt(X, X.Bs, Base, N, Kk + 8));
   }
   return Regs;
 }

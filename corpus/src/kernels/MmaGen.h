@@ -19,9 +19,12 @@ namespace corpus::kernels::mma {
 constexpr uint32_t Threads = 128; // four warps, 2 x 2 over the CTA tile
 constexpr uint32_t KStep = MmaKStep;
 /// Shared-memory stages of the K loop: three on sm_80 (cp.async keeps two tiles in flight while
-/// one is multiplied; CUTLASS's sm_80 mainloops use 3 to 5), two on sm_75 and sm_70 (the
-/// register-staged double buffer).
-constexpr uint32_t stagesOf(MmaArch A) { return A == MmaArch::Sm80 ? 3 : 2; }
+/// one is multiplied; CUTLASS's sm_80 mainloops use 3 to 5) where they fit the 48 KB of static
+/// shared memory (a 128 x 128 f32 tile's three would take 60 KB: two), two on sm_75 and sm_70
+/// (the register-staged double buffer).
+constexpr uint32_t stagesOf(MmaArch A, uint32_t StageBytes) {
+  return A == MmaArch::Sm80 && 3 * StageBytes <= 48 * 1024 ? 3 : 2;
+}
 
 /// Everything the pieces of one kernel share.
 struct MmaGen {
@@ -45,7 +48,9 @@ struct MmaGen {
   llvm::Value *&acc(uint32_t I, uint32_t J, uint32_t C) {
     return Acc[(I * ni() + J) * accPerTile() + C];
   }
-  uint32_t stages() const { return stagesOf(Arch); }
+  uint32_t stages() const {
+    return stagesOf(Arch, (Tile.m + Tile.n) * Pitch * (HalfTiles ? 2 : 4));
+  }
   llvm::IRBuilder<> &ir() { return K.ir(); }
   llvm::Value *i32(uint32_t V) { return K.i32(V); }
 };

@@ -166,7 +166,7 @@ KernelLaunch buildMma(Module *M, const std::string &Name, KernelSet Set, const c
                       DType T, MmaKind Kind, GemmShape G, const Epilogue &E,
                       const std::vector<ParamRole> &Roles, bool Wide,
                       const std::function<uint64_t(ParamRole)> &Count) {
-  const MmaTile Tile = chooseMmaTile(G.M, G.N);
+  const MmaTile Tile = chooseMmaTile(G, Kind.math);
   KernelLaunch L =
       makeLaunch(Name, Strategy, T, {ceilDiv(G.N, Tile.n), ceilDiv(G.M, Tile.m), G.Batch},
                  {Threads, 1, 1}, Roles, Count);
@@ -183,17 +183,21 @@ KernelLaunch buildMma(Module *M, const std::string &Name, KernelSet Set, const c
 
 } // namespace
 
-MmaTile chooseMmaTile(uint32_t M, uint32_t N) {
-  if (M >= 128 && N >= 64)
+MmaTile chooseMmaTile(const GemmShape &G, MathMode Math) {
+  const bool Window = G.TapMajor && G.Im2col->kernelH * G.Im2col->kernelW > 1;
+  if (Math == MathMode::Tf32 && Window && G.M >= 128 && G.N >= 128 &&
+      uint64_t(ceilDiv(G.M, 128)) * ceilDiv(G.N, 128) * G.Batch >= 128)
+    return {128, 128};
+  if (G.M >= 128 && G.N >= 64)
     return {128, 64};
-  if (M <= 32 || N <= 32)
+  if (G.M <= 32 || G.N <= 32)
     return {32, 32};
   return {64, 64};
 }
 
 std::string libraryMmaName(const std::string &Body, const GemmShape &G, MathMode Math, MmaArch Arch,
                            DType T, const Epilogue &E, bool Wide) {
-  const MmaTile Tile = chooseMmaTile(G.M, G.N);
+  const MmaTile Tile = chooseMmaTile(G, Math);
   std::string N = Body + tensorCoreInfix(true, Math, Arch) + "_t" + std::to_string(Tile.m) + "x" +
                   std::to_string(Tile.n);
   if (G.K % 4 == 0) // four-element copies along k

@@ -28,10 +28,6 @@ KernelLaunch buildImplicitGemmConv(llvm::Module *M, const ConvSpec &S, const std
 struct MmaTile {
   uint32_t m, n;
 };
-/// The per-layer tile rule: 128 x 64 when M >= 128 and N >= 64 (the big layers: fewer CTAs, more
-/// reuse per loaded element), 32 x 32 when M <= 32 or N <= 32 (little of a bigger tile would be
-/// used), else 64 x 64.
-MmaTile chooseMmaTile(uint32_t M, uint32_t N);
 /// 1x1 (Resolved == Gemm) or implicit-GEMM convolution on tensor cores (mma.sync, S.math).
 KernelLaunch buildMmaConv(llvm::Module *M, const ConvSpec &S, const std::string &Name,
                           KernelSet Set, ConvStrategy Resolved);
