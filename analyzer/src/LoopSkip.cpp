@@ -127,6 +127,14 @@ void LoopSkipper::take(CtaSnapshot &S, const Exec &X, const std::vector<Warp> &W
   S.pos = Pos;
 }
 
+LoopSkipper::Ledger &LoopSkipper::ledgerFor(uint32_t Pc) {
+  for (Ledger &L : Ledgers)
+    if (L.pc == Pc)
+      return L;
+  Ledgers.emplace_back().pc = Pc;
+  return Ledgers.back();
+}
+
 LoopSkipper::History &LoopSkipper::historyFor(uint32_t Pc) {
   for (History &H : Histories)
     if (H.pc == Pc)
@@ -453,6 +461,8 @@ void LoopSkipper::onRelease(Exec &X, std::vector<Warp> &Warps, size_t N, size_t 
       confirm(X, Warps, N, Pos);
     return;
   }
+  if (ledgerFor(Pc).unprofitable())
+    return;
   History &H = historyFor(Pc);
   if (H.wait) { // no period lately: look again later
     --H.wait;
@@ -512,7 +522,7 @@ void LoopSkipper::confirm(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Po
     take(H.ring[1], X, Warps, N, Pos);
     if (!Opts.relaxed && reuseSteps(H)) { // a known key that moved as before: jump now
       X.cmpTrace = nullptr;
-      settle(H, attempt(X, Warps, N, H.ring[1]));
+      finish(X, Warps, N, H, &H.ring[1]);
       return;
     }
     if (Early) { // the first period since the loop began: start over from its end
@@ -528,7 +538,18 @@ void LoopSkipper::confirm(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Po
   }
   X.cmpTrace = nullptr;
   take(H.ring[2], X, Warps, N, Pos);
-  settle(H, affine(H) ? attempt(X, Warps, N, H.ring[2]) : 0);
+  finish(X, Warps, N, H, affine(H) ? &H.ring[2] : nullptr);
+}
+
+void LoopSkipper::finish(Exec &X, std::vector<Warp> &Warps, size_t N, History &H,
+                         const CtaSnapshot *Try) {
+  const uint64_t Probes = Stats.probes;
+  const uint64_t Skipped = Try ? attempt(X, Warps, N, *Try) : 0;
+  Ledger &L = ledgerFor(TraceKey);
+  ++L.tries;
+  L.saved += Skipped * Period;
+  L.spent += (Stats.probes - Probes + 1) * Period;
+  settle(H, Skipped);
 }
 
 void LoopSkipper::settle(History &H, uint64_t Skipped) {

@@ -86,6 +86,7 @@ public:
   /// buffers: the next launch may run another kernel.
   void forgetLaunch() {
     KnownPeriods.clear();
+    Ledgers.clear();
     PreparedProg = nullptr;
   }
   /// Starts a run of a launch whose kernel's pcs are `R`; resets the statistics.
@@ -162,8 +163,24 @@ private:
   /// Some key with a known period has been seen in this CTA and not tried yet.
   bool knownPending() const;
   void confirm(Exec &X, std::vector<Warp> &Warps, size_t N, size_t Pos);
+  /// attempt() (when Try) and settle(), booking the outcome in the key's ledger.
+  void finish(Exec &X, std::vector<Warp> &Warps, size_t N, History &H, const CtaSnapshot *Try);
   void startConfirm(Exec &X, const std::vector<Warp> &Warps, size_t N, size_t Pos, History &H,
                     uint32_t P);
+
+  /// What jumping at a release key has earned in this launch (all its runs): iterations skipped
+  /// against iterations interpreted only to verify (probes, and about one period of snapshots per
+  /// try). A key whose tries keep costing more than they save is left alone for the launch: loops
+  /// whose periods never last (each window tap of a tap-major implicit GEMM runs once) would
+  /// otherwise be probed to no gain in every CTA.
+  struct Ledger {
+    uint32_t pc = NoPc;
+    uint32_t tries = 0;
+    uint64_t saved = 0, spent = 0;
+    bool unprofitable() const { return tries >= 8 && saved < 2 * spent; }
+  };
+  Ledger &ledgerFor(uint32_t Pc);
+  std::vector<Ledger> Ledgers;
 
   LoopSkipOptions Opts;
   LoopSkipStats Stats;
