@@ -234,9 +234,7 @@ std::optional<support::Error> Lowerer::lowerPool(LayerId Id) {
     S.ceilMode = true;
   if (!FloorFits())
     return error(Id, "output shape " + shapeStr(L.shape) + " disagrees with the pool kernel's");
-  Tail T;
-  T.last = Id;
-  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
+  return emitAlone(Id, Emitter.add(S));
 }
 
 std::optional<support::Error> Lowerer::lowerGlobalPool(LayerId Id) {
@@ -267,6 +265,13 @@ std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
   RoleBuffers In = {{ParamRole::Input, BufferOf[L.inputs[0]]},
                     {ParamRole::Input2, BufferOf[L.inputs[1]]}};
   return emit(Id, Emitter.add(S), In, T, 0);
+}
+
+std::optional<support::Error> Lowerer::emitAlone(LayerId Id, support::Expected<KernelLaunch> K,
+                                                 int64_t FanIn) {
+  Tail T;
+  T.last = Id;
+  return emit(Id, std::move(K), {{ParamRole::Input, BufferOf[Net.layer(Id).inputs[0]]}}, T, FanIn);
 }
 
 std::optional<support::Error> Lowerer::lowerLayer(LayerId Id) {

@@ -149,9 +149,7 @@ std::optional<support::Error> Lowerer::lowerLayerNorm(LayerId Id) {
   S.rows = u32(elementCount(L.shape) / L.shape.back());
   S.epsilon = std::get<LayerNormAttrs>(L.attrs).epsilon;
   S.dtype = O.dtype;
-  Tail T;
-  T.last = Id;
-  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 1);
+  return emitAlone(Id, Emitter.add(S), 1);
 }
 
 std::optional<support::Error> Lowerer::lowerBatchNorm(LayerId Id) {
@@ -218,9 +216,7 @@ std::optional<support::Error> Lowerer::lowerSoftmax(LayerId Id) {
   S.cols = Split->axis;
   S.inner = Split->inner;
   S.dtype = O.dtype;
-  Tail T;
-  T.last = Id;
-  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
+  return emitAlone(Id, Emitter.add(S));
 }
 
 std::optional<support::Error> Lowerer::lowerPad(LayerId Id) {
@@ -266,9 +262,7 @@ std::optional<support::Error> Lowerer::lowerCopy(LayerId Id) {
     BufferOf[Id] = BufferOf[L.inputs[0]];
     return std::nullopt;
   }
-  Tail T;
-  T.last = Id;
-  return emit(Id, Emitter.add(*S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
+  return emitAlone(Id, Emitter.add(*S));
 }
 
 } // namespace corpus::lowering

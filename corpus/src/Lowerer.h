@@ -75,6 +75,9 @@ private:
   std::optional<support::Error> emit(LayerId Head, support::Expected<KernelLaunch> K,
                                      RoleBuffers In, const Tail &T, int64_t FanIn,
                                      const std::string &Into = {});
+  /// emit() of a layer that fuses nothing, reading its first input.
+  std::optional<support::Error> emitAlone(LayerId Id, support::Expected<KernelLaunch> K,
+                                          int64_t FanIn = 0);
   std::optional<support::Error> lowerLayer(LayerId Id);
   std::optional<support::Error> lowerConv(LayerId Id);
   std::optional<support::Error> lowerDense(LayerId Id);

@@ -364,7 +364,9 @@ TEST_CASE("tensor-core kernels match the CPU reference within their rounding, co
       CHECK(L.filtersKrsc == Krsc);
       CHECK((L.kernel.find("_krsc") != std::string::npos) == Krsc);
       if (L.filtersKrsc)
-        Data[ParamRole::Weight] = kernelref::krscToOihw(*Conv, Data[ParamRole::Weight]);
+        Data[ParamRole::Weight] =
+            kernelref::krscToOihw(Conv->outChannels, Conv->inChannels / Conv->groups,
+                                  Conv->kernelH * Conv->kernelW, Data[ParamRole::Weight]);
       checkValues(C, M, T, Got, Data);
       checkCounts(C, Cfg, L, Profile);
     }

@@ -118,14 +118,15 @@ inline double epilogue(const corpus::Epilogue &E, const Buffers &B, double Y, ui
   return Y;
 }
 
-/// Filters stored [cout][kh][kw][cin] (KernelLaunch::filtersKrsc) in ONNX's [cout][cin][kh][kw].
-inline std::vector<float> krscToOihw(const corpus::ConvSpec &S, const std::vector<float> &Krsc) {
-  const uint64_t Cin = S.inChannels / S.groups, Taps = uint64_t(S.kernelH) * S.kernelW;
-  std::vector<float> Oihw(Krsc.size());
-  for (uint64_t Co = 0; Co < S.outChannels; ++Co)
+/// Filters stored [cout][kh][kw][cin] (KernelLaunch::filtersKrsc, Taps = kh x kw) in ONNX's
+/// [cout][cin][kh][kw].
+template <class T>
+std::vector<T> krscToOihw(uint64_t Cout, uint64_t Cin, uint64_t Taps, const std::vector<T> &Krsc) {
+  std::vector<T> Oihw(Krsc.size());
+  for (uint64_t Co = 0; Co < Cout; ++Co)
     for (uint64_t Ci = 0; Ci < Cin; ++Ci)
-      for (uint64_t T = 0; T < Taps; ++T)
-        Oihw[(Co * Cin + Ci) * Taps + T] = Krsc.at((Co * Taps + T) * Cin + Ci);
+      for (uint64_t K = 0; K < Taps; ++K)
+        Oihw[(Co * Cin + Ci) * Taps + K] = Krsc.at((Co * Taps + K) * Cin + Ci);
   return Oihw;
 }
 

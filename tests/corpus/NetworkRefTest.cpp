@@ -252,14 +252,9 @@ void checkNetwork(const Network &Net, const Check &C = {}) {
     if (Krsc.count(Name)) { // the reference takes ONNX's [cout][cin][kh][kw], once per buffer
       const auto &A = std::get<ConvAttrs>(L.attrs);
       const uint64_t Cin = uint64_t(netref::dim4(Net.layer(L.inputs[0]).shape, 1) / A.groups);
-      const uint64_t Taps = uint64_t(A.kernelH * A.kernelW);
-      Tensor Oihw(It->second.size());
-      for (uint64_t Co = 0; Co < uint64_t(A.outChannels); ++Co)
-        for (uint64_t Ci = 0; Ci < Cin; ++Ci)
-          for (uint64_t T = 0; T < Taps; ++T)
-            Oihw[(Co * Cin + Ci) * Taps + T] = It->second.at((Co * Taps + T) * Cin + Ci);
+      It->second = kernelref::krscToOihw(uint64_t(A.outChannels), Cin,
+                                         uint64_t(A.kernelH * A.kernelW), It->second);
       Krsc.erase(Name);
-      It->second = std::move(Oihw);
     }
     return It->second;
   };

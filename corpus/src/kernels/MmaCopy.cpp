@@ -42,8 +42,9 @@ void forEachOperandCopy(MmaGen &X, GlobalVariable *Shared, const TileSource &T, 
 /// The im2col operand of a tap-major implicit GEMM (GemmShape::TapMajor): K stage k0 is window
 /// tap k0 / c_in of channels k0 mod c_in onwards, so the stage's window position and bounds are
 /// found once, and thread t gathers the Per = Cols * KStep / Threads channels from (t / Cols) *
-/// Per on of column t mod Cols: input elements h * w apart, all inside or all padding. (The same
-/// window arithmetic as elementAt's, which stays as it is: measured kernels use it.)
+/// Per on of column t mod Cols: input elements h * w apart, all inside or all padding. The window
+/// arithmetic is elementAt's, written out again on purpose: shared, it would reorder the IR of
+/// one kernel family or the other, and the measured kernels' PTX would change (check-ptx.py).
 void forEachTapMajorCopy(MmaGen &X, GlobalVariable *Shared, const TileSource &T, Value *Stage,
                          const std::function<void(const CopyItem &)> &Fn) {
   IRBuilder<> &B = X.ir();
@@ -107,22 +108,19 @@ void forEachCopy(MmaGen &X, Value *Kt, Value *Stage, Value *Row0, Value *Col0, V
 
 /// With cp.async (f32 data, or four f16 elements: 4, 8 or 16 bytes) src-size 0 fills zeros and
 /// nothing is read (the address then stays the buffer's start); single f16 elements are a
-/// guarded load and a shared store.
+/// guarded load and a shared store, f16 gathers loads and one vector store, f32 gathers a
+/// 4-byte cp.async per element.
 void copyAsync(MmaGen &X, const CopyItem &C) {
   IRBuilder<> &B = X.ir();
   KernelBuilder &K = X.K;
-  if (!C.Gather.empty()) { // four-byte cp.async per f32 element; f16 through registers
-    if (X.HalfTiles) {
-      deposit(X, C, fetch(X, C));
-      return;
-    }
+  if (X.HalfTiles && (C.Vec == 1 || !C.Gather.empty())) { // elements under cp.async's 4 bytes
+    deposit(X, C, fetch(X, C));
+    return;
+  }
+  if (!C.Gather.empty()) {
     for (uint32_t E = 0; E < C.Vec; ++E)
       copyAsync(X, CopyItem{B.CreateConstInBoundsGEP1_32(B.getFloatTy(), C.Dst, E), C.Role,
                             C.Gather[E].first, C.Gather[E].second, 1});
-    return;
-  }
-  if (X.HalfTiles && C.Vec == 1) {
-    deposit(X, C, fetch(X, C));
     return;
   }
   const uint32_t Bytes = C.Vec * (X.HalfTiles ? 2 : 4);
