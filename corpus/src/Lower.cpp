@@ -146,8 +146,8 @@ std::optional<support::Error> Lowerer::emit(LayerId Head, support::Expected<Kern
                      : Scale                     ? 0.5
                                                  : 0.1;
       Buf = newBuffer(HeadName + "." + paramRoleName(P.role), P.elements * Elem, true, Range);
-      if (P.role == ParamRole::Weight && K->filtersKrsc)
-        W.buffers.back().layout = "krsc";
+      if (P.role == ParamRole::Weight && K->filtersBlocked)
+        W.buffers.back().layout = "oihw16i";
       if (Scale) { // BN scale in [0.5, 1.5]
         W.buffers.back().min = 0.5;
         W.buffers.back().max = 1.5;

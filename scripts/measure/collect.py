@@ -2,6 +2,7 @@
 """Merge ptxcast-measure CSVs from run-plan.sh folders into one kernel table and one run table.
 
     python3 scripts/measure/collect.py --manifests ROOT [--manifests ROOT2 ...] --out DIR RESULT_DIR...
+    python3 scripts/measure/collect.py --manifests ROOT ... --update DIR RESULT_DIR...
 
 Each RESULT_DIR holds NAME.sms-SMS.TAG.csv files as scripts/measure/run-plan.sh writes them, where
 NAME is `NETWORK-bBATCH`, a folder under ROOT with the manifest that was measured (one --manifests
@@ -12,7 +13,9 @@ the lowering's workload.json records them) and DIR/runs.csv (one row per file: i
 metadata, notes joined by ' | ', and the SHA-256 of the manifest's PTX modules in order and of its
 kernels' texts in name order whichever modules hold them, so a later lowering can be checked
 against what was timed: scripts/measure/check-ptx.py). Rows are sorted, so the same inputs give
-the same bytes.
+the same bytes. With --update, DIR's existing tables are merged: a run in the results replaces
+the rows of the run with the same network, batch, dtype, arch, math, kernel_set, sms_requested and
+run (a re-measurement after a kernel change); the other rows are kept.
 """
 import argparse
 import csv
@@ -98,11 +101,24 @@ def ptx_digest(manifest_dir):
             workload["arch"], workload["math"], workload["kernel_set"])
 
 
+def kept(folder, name, heads, new_runs):
+    """The rows of FOLDER/NAME (a table collect.py wrote) whose run is not among new_runs."""
+    with open(os.path.join(folder, name), newline="") as f:
+        rows = list(csv.reader(f))
+    if not rows or rows[0] != heads[name]:
+        sys.exit(f"collect.py: error: {os.path.join(folder, name)}: columns differ from the results'")
+    replaced = {tuple(r[:8]) for r in new_runs}
+    old = [[r[0], int(r[1])] + r[2:] for r in rows[1:]]
+    return [r for r in old if tuple(r[:8]) not in replaced]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--manifests", required=True, action="append",
                         help="folder of NETWORK-bBATCH manifests (once, or once per RESULT_DIR)")
-    parser.add_argument("--out", required=True)
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--out", help="write new tables into this folder")
+    where.add_argument("--update", help="merge into this folder's tables, replacing re-measured runs")
     parser.add_argument("results", nargs="+")
     args = parser.parse_args()
     if len(args.manifests) not in (1, len(args.results)):
@@ -127,24 +143,33 @@ def main():
                             [" | ".join(meta["note"]), sha, kernels_sha])
             for row in rows:
                 kernel_rows.append(key + [meta["sms_used"]] + row[:-2])  # device, sms: in runs
+    if header is None:
+        sys.exit("collect.py: error: no ptxcast-measure CSVs (NETWORK-bBATCH.sms-SMS.RUN.csv) in "
+                 + ", ".join(args.results))
+    front = ["network", "batch", "dtype", "arch", "math", "kernel_set", "sms_requested", "run"]
+    heads = {"kernels.csv": front + ["sms_used"] + header[:-2],
+             "runs.csv": front + [k for k in RUN_KEYS if k != "sms_requested"] +
+             ["notes", "ptx_sha256", "kernels_sha256"]}
+    run_rows = [r[:8] + r[8:12] + r[13:] for r in run_rows]
+    if args.update:
+        kernel_rows = kept(args.update, "kernels.csv", heads, run_rows) + kernel_rows
+        run_rows = kept(args.update, "runs.csv", heads, run_rows) + run_rows
     order = {"launch": 0, "workload": 1, "graph": 2}
     sms = lambda r: (r[6] != "all", int(r[6]) if r[6] != "all" else 0)  # noqa: E731
     kernel_rows.sort(key=lambda r: (r[0], r[1], r[2], r[4], r[5], sms(r), r[7], order[r[9]],
                                     int(r[10]) if r[10] else 0))
     run_rows.sort(key=lambda r: (r[0], r[1], r[2], r[4], r[5], sms(r), r[7]))
-    os.makedirs(args.out, exist_ok=True)
-    front = ["network", "batch", "dtype", "arch", "math", "kernel_set", "sms_requested", "run"]
-    for name, head, rows in [
-            ("kernels.csv", front + ["sms_used"] + header[:-2], kernel_rows),
-            ("runs.csv", front + [k for k in RUN_KEYS if k != "sms_requested"] +
-             ["notes", "ptx_sha256", "kernels_sha256"], [r[:8] + r[8:12] + r[13:] for r in run_rows])]:
-        tmp = os.path.join(args.out, name + ".tmp")
+    out = args.out or args.update
+    os.makedirs(out, exist_ok=True)
+    for name, rows in [("kernels.csv", kernel_rows), ("runs.csv", run_rows)]:
+        head = heads[name]
+        tmp = os.path.join(out, name + ".tmp")
         with open(tmp, "w", newline="") as f:
             writer = csv.writer(f, lineterminator="\n")
             writer.writerow(head)
             writer.writerows(rows)
-        os.replace(tmp, os.path.join(args.out, name))
-    print(f"{len(run_rows)} runs, {len(kernel_rows)} rows -> {args.out}", file=sys.stderr)
+        os.replace(tmp, os.path.join(out, name))
+    print(f"{len(run_rows)} runs, {len(kernel_rows)} rows -> {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":

@@ -65,15 +65,15 @@ std::vector<Case> mmaCases(MmaConfig Cfg) {
           ConvStrategy::ImplicitGemm);
   AddConv("igemm 5x5 pad 2, 128x64 tile", conv(1, 3, 130, 12, 11, 5, 1, 2), epi(AK::Swish, true),
           Auto);
-  // Tap-major (filters [cout][kh][kw][cin]): input channels in whole K stages of 16.
-  AddConv("igemm 3x3 tap-major, 64x64 tile", conv(2, 32, 40, 9, 7, 3, 1, 1),
+  // Channel-blocked (filters [cout][cin / 16][kh][kw][16]): input channels in whole K stages of 16.
+  AddConv("igemm 3x3 blocked, 64x64 tile", conv(2, 32, 40, 9, 7, 3, 1, 1),
           epi(AK::Relu, false, true), Auto);
-  AddConv("igemm 3x3 stride 2 tap-major, 128x64 tile", conv(1, 16, 130, 17, 16, 3, 2, 1),
+  AddConv("igemm 3x3 stride 2 blocked, 128x64 tile", conv(1, 16, 130, 17, 16, 3, 2, 1),
           epi(AK::None, true), Auto);
-  AddConv("igemm 1x1 stride 2 tap-major, 32x32 tile", conv(2, 16, 24, 7, 9, 1, 2, 0),
+  AddConv("igemm 1x1 stride 2 blocked, 32x32 tile", conv(2, 16, 24, 7, 9, 1, 2, 0),
           epi(AK::Relu, true, false, ResidualKind::BeforeActivation), Auto);
   // 2 x 32 x 2 = 128 CTAs of 128 x 128 (the rule's least), ragged pixels (64 x 63).
-  AddConv("igemm 3x3 tap-major, tf32 128x128 tile (two stages)", conv(2, 16, 130, 64, 63, 3, 1, 1),
+  AddConv("igemm 3x3 blocked, tf32 128x128 tile (two stages)", conv(2, 16, 130, 64, 63, 3, 1, 1),
           epi(AK::Relu, true), Auto);
   AddConv("1x1 ragged", conv(2, 20, 33, 5, 7, 1, 1, 0), epi(AK::HardSwish, true), Auto);
   AddConv("1x1 se", conv(2, 8, 5, 3, 3, 1, 1, 0),
@@ -106,7 +106,7 @@ GemmDims dimsOf(const AnySpec &Spec) {
 }
 
 /// The documented tile rule (docs/lowering.md): 128 x 128 for big tf32 convolutions with a
-/// window (tap-major) whose grid keeps 128 CTAs, else 128 x 64, 32 x 32 or 64 x 64.
+/// window (channel-blocked) whose grid keeps 128 CTAs, else 128 x 64, 32 x 32 or 64 x 64.
 std::pair<uint64_t, uint64_t> tileOf(const AnySpec &Spec, const GemmDims &D, MathMode M) {
   const auto *C = std::get_if<ConvSpec>(&Spec);
   const bool Window = C && C->inChannels % 16 == 0 && C->kernelH * C->kernelW > 1;
@@ -356,17 +356,17 @@ TEST_CASE("tensor-core kernels match the CPU reference within their rounding, co
       Seed += 100;
       if (Got.empty())
         continue;
-      // Tap-major kernels read the weights as [cout][kh][kw][cin]; the reference takes ONNX's
-      // order.
+      // Channel-blocked kernels read the weights as [cout][cin / 16][kh][kw][16]; the reference
+      // takes ONNX's order.
       const auto *Conv = std::get_if<ConvSpec>(&C.spec);
-      const bool Krsc = Conv && Conv->inChannels % 16 == 0 &&
-                        Conv->kernelH * Conv->kernelW * Conv->strideH * Conv->strideW > 1;
-      CHECK(L.filtersKrsc == Krsc);
-      CHECK((L.kernel.find("_krsc") != std::string::npos) == Krsc);
-      if (L.filtersKrsc)
+      const bool Blocked = Conv && Conv->inChannels % 16 == 0 &&
+                           Conv->kernelH * Conv->kernelW * Conv->strideH * Conv->strideW > 1;
+      CHECK(L.filtersBlocked == Blocked);
+      CHECK((L.kernel.find("_oihw16i") != std::string::npos) == Blocked);
+      if (L.filtersBlocked)
         Data[ParamRole::Weight] =
-            kernelref::krscToOihw(Conv->outChannels, Conv->inChannels / Conv->groups,
-                                  Conv->kernelH * Conv->kernelW, Data[ParamRole::Weight]);
+            kernelref::blockedToOihw(Conv->outChannels, Conv->inChannels / Conv->groups,
+                                     Conv->kernelH * Conv->kernelW, Data[ParamRole::Weight]);
       checkValues(C, M, T, Got, Data);
       checkCounts(C, Cfg, L, Profile);
     }

@@ -118,15 +118,17 @@ inline double epilogue(const corpus::Epilogue &E, const Buffers &B, double Y, ui
   return Y;
 }
 
-/// Filters stored [cout][kh][kw][cin] (KernelLaunch::filtersKrsc, Taps = kh x kw) in ONNX's
-/// [cout][cin][kh][kw].
+/// Filters stored [cout][cin / 16][kh][kw][16] (KernelLaunch::filtersBlocked, Taps = kh x kw) in
+/// ONNX's [cout][cin][kh][kw].
 template <class T>
-std::vector<T> krscToOihw(uint64_t Cout, uint64_t Cin, uint64_t Taps, const std::vector<T> &Krsc) {
-  std::vector<T> Oihw(Krsc.size());
+std::vector<T> blockedToOihw(uint64_t Cout, uint64_t Cin, uint64_t Taps,
+                             const std::vector<T> &Blocked) {
+  std::vector<T> Oihw(Blocked.size());
   for (uint64_t Co = 0; Co < Cout; ++Co)
     for (uint64_t Ci = 0; Ci < Cin; ++Ci)
       for (uint64_t K = 0; K < Taps; ++K)
-        Oihw[(Co * Cin + Ci) * Taps + K] = Krsc.at((Co * Taps + K) * Cin + Ci);
+        Oihw[(Co * Cin + Ci) * Taps + K] =
+            Blocked.at(((Co * (Cin / 16) + Ci / 16) * Taps + K) * 16 + Ci % 16);
   return Oihw;
 }
 

@@ -106,9 +106,9 @@ Network reducedMobileStack(int64_t Batch) {
 /// on channels, a batch norm + relu on the concat (not after a conv), a ceil-mode average pool, a
 /// concat of one layer with itself on axis -3, then the usual head.
 /// 3x3 convolutions of 16 and 32 input channels, stride 1 and 2, and a 1x1 stride-2 shortcut:
-/// tap-major implicit GEMMs under tensor-core math.
-Network tapMajorStack(int64_t Batch) {
-  NetworkBuilder B("tap-major-stack");
+/// channel-blocked implicit GEMMs under tensor-core math.
+Network blockedStack(int64_t Batch) {
+  NetworkBuilder B("blocked-stack");
   LayerId X = B.input({Batch, 16, 9, 11});
   LayerId A = B.relu(B.batchNorm(B.conv(X, 32, 3, 1, 1)));
   LayerId C = B.relu(B.batchNorm(B.conv(A, 40, 3, 2, 1)));
@@ -222,13 +222,13 @@ void checkNetwork(const Network &Net, const Check &C = {}) {
 
   // The seeded buffers as the interpreter fills them; every launch output is written back.
   std::map<std::string, Tensor> Buf;
-  std::set<std::string> Krsc; // filters stored [cout][kh][kw][cin]
+  std::set<std::string> Blocked; // filters stored [cout][cin / 16][kh][kw][16]
   for (analyzer::BufferSpec &B : M->buffers) {
     auto Bytes = analyzer::randomBytes(B.init, B.bytes);
     REQUIRE(Bytes);
     Buf[B.name] = floats(*Bytes, C.dtype);
-    if (B.layout == "krsc")
-      Krsc.insert(B.name);
+    if (B.layout == "oihw16i")
+      Blocked.insert(B.name);
     else
       REQUIRE(B.layout.empty());
     if (B.init.kind == analyzer::BufferInit::Kind::Zero)
@@ -249,12 +249,12 @@ void checkNetwork(const Network &Net, const Check &C = {}) {
     std::string Name = bufferName(Folded ? Producer.name : L.name, Role);
     auto It = Buf.find(Name);
     REQUIRE_MESSAGE(It != Buf.end(), "no buffer " << Name);
-    if (Krsc.count(Name)) { // the reference takes ONNX's [cout][cin][kh][kw], once per buffer
+    if (Blocked.count(Name)) { // the reference takes ONNX's [cout][cin][kh][kw], once per buffer
       const auto &A = std::get<ConvAttrs>(L.attrs);
       const uint64_t Cin = uint64_t(netref::dim4(Net.layer(L.inputs[0]).shape, 1) / A.groups);
-      It->second = kernelref::krscToOihw(uint64_t(A.outChannels), Cin,
-                                         uint64_t(A.kernelH * A.kernelW), It->second);
-      Krsc.erase(Name);
+      It->second = kernelref::blockedToOihw(uint64_t(A.outChannels), Cin,
+                                            uint64_t(A.kernelH * A.kernelW), It->second);
+      Blocked.erase(Name);
     }
     return It->second;
   };
@@ -386,16 +386,16 @@ TEST_CASE("network reference: f16 networks under f16 tensor math (f16x2 elementw
     checkNetwork(reducedMobileStack(2), Half);
     checkNetwork(concatBlock(2), Half);
     checkNetwork(zoo("mobilenetv2-0.35", 1, 32), Half);
-    checkNetwork(tapMajorStack(2), Half);
+    checkNetwork(blockedStack(2), Half);
   }
 }
 
-TEST_CASE("network reference: tap-major tensor-core convolutions (filters [cout][kh][kw][cin])") {
-  // Manifests mark those weight buffers "layout": "krsc"; the harness hands the reference ONNX's
+TEST_CASE("network reference: channel-blocked tensor-core convolutions (filters OIhw16i)") {
+  // Manifests mark those weight buffers "layout": "oihw16i"; the harness hands the reference ONNX's
   // order. tf32 rounds the operands to 2^-11 (f32 storage in between): measured worst launch
   // 3.7e-3 in both kernel sets; a weight read in the wrong order gives errors of order 1.
   for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library})
-    checkNetwork(tapMajorStack(2), {Set, DType::F32, MathMode::Tf32, 1e-2});
+    checkNetwork(blockedStack(2), {Set, DType::F32, MathMode::Tf32, 1e-2});
 }
 
 TEST_CASE("network reference: a lowered zoo model is accepted by ptxas in f32 and f16") {

@@ -78,12 +78,17 @@ class CollectTest(unittest.TestCase):
     def run_collect(self, *args):
         return subprocess.run([sys.executable, COLLECT, *args], capture_output=True, text=True)
 
-    def test_one_root_per_results_folder(self):
-        w, out = self.work.name, os.path.join(self.work.name, "out")
+    def collect_both(self, out):
+        """Both lowerings' results into new tables in `out`, one root per results folder."""
+        w = self.work.name
         done = self.run_collect("--manifests", os.path.join(w, "tf32"), "--manifests",
                                 os.path.join(w, "old"), "--out", out, os.path.join(w, "r-tf32"),
                                 os.path.join(w, "r-old"))
         self.assertEqual(done.returncode, 0, done.stderr)
+
+    def test_one_root_per_results_folder(self):
+        out = os.path.join(self.work.name, "out")
+        self.collect_both(out)
         kernels = table(os.path.join(out, "kernels.csv"))
         self.assertEqual(list(kernels[0])[:9], ["network", "batch", "dtype", "arch", "math",
                                                 "kernel_set", "sms_requested", "run", "sms_used"])
@@ -121,6 +126,27 @@ class CollectTest(unittest.TestCase):
         other = module(("a", "bra $L__BB0_2;\n$L__BB0_2:")).encode()
         self.assertEqual(collect.kernels_digest([first]), collect.kernels_digest([fifth]))
         self.assertNotEqual(collect.kernels_digest([first]), collect.kernels_digest([other]))
+
+    def test_update_replaces_the_remeasured_runs(self):
+        w, out = self.work.name, os.path.join(self.work.name, "out")
+        self.collect_both(out)
+        results(os.path.join(w, "r-again"), "lib_conv_mma_tf32", 0.2, "after a kernel change")
+        done = self.run_collect("--manifests", os.path.join(w, "tf32"), "--update", out,
+                                os.path.join(w, "r-again"))
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual([(r["math"], r["scope"], r["median_ms"])
+                          for r in table(os.path.join(out, "kernels.csv"))],
+                         [("auto", "launch", "0.2"), ("auto", "graph", "0.4"),
+                          ("simt", "launch", "1.5"), ("simt", "graph", "3.0")])
+        self.assertEqual([(r["math"], r["notes"]) for r in table(os.path.join(out, "runs.csv"))],
+                         [("auto", "after a kernel change"), ("simt", "cuda cores")])
+        # A table of other columns is not merged into.
+        with open(os.path.join(out, "runs.csv"), "w") as f:
+            f.write("network,batch\nnet,8\n")
+        done = self.run_collect("--manifests", os.path.join(w, "tf32"), "--update", out,
+                                os.path.join(w, "r-again"))
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("columns differ", done.stderr)
 
     def test_roots_must_match_results(self):
         w = self.work.name

@@ -25,8 +25,8 @@ struct BufferSpec {
   uint64_t bytes = 0;
   BufferInit init;
   std::string output; ///< absolute path written after all launches; empty = none
-  /// Element order of a weight buffer when not ONNX's ("krsc": filters [cout][kh][kw][cin]);
-  /// informational: the interpreter fills and reads bytes.
+  /// Element order of a weight buffer when not ONNX's ("oihw16i": filters
+  /// [cout][cin / 16][kh][kw][16]); informational: the interpreter fills and reads bytes.
   std::string layout = {};
 };
 

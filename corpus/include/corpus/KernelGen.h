@@ -309,9 +309,9 @@ struct KernelLaunch {
   DType dtype = DType::F32;
   MathMode math = MathMode::Simt;  ///< tensor-core operand type; Simt for CUDA-core kernels
   MmaArch mmaArch = MmaArch::Sm80; ///< the tensor-core instructions used (with math != Simt)
-  /// The weight parameter holds the filters as [cout][kh][kw][cin] (a tap-major tensor-core
-  /// implicit GEMM, docs/lowering.md) instead of ONNX's [cout][cin][kh][kw].
-  bool filtersKrsc = false;
+  /// The weight parameter holds the filters as [cout][cin / 16][kh][kw][16] (a channel-blocked
+  /// tensor-core implicit GEMM, docs/lowering.md) instead of ONNX's [cout][cin][kh][kw].
+  bool filtersBlocked = false;
   std::vector<KernelParam> params;
   std::vector<ShapeArg> shapeArgs; ///< u32 parameters after the buffers; empty when specialised
 };

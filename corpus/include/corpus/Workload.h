@@ -20,8 +20,8 @@ struct WorkloadBuffer {
   bool random = false; ///< else zero-filled
   uint64_t seed = 0;
   double min = 0, max = 0; ///< random range (values of the workload's dtype)
-  /// How a weight buffer's elements are ordered when not as ONNX orders them: "krsc" for filters
-  /// stored [cout][kh][kw][cin] (KernelLaunch::filtersKrsc); empty otherwise.
+  /// How a weight buffer's elements are ordered when not as ONNX orders them: "oihw16i" for
+  /// filters stored [cout][cin / 16][kh][kw][16] (KernelLaunch::filtersBlocked); empty otherwise.
   std::string layout;
 };
 

@@ -148,9 +148,9 @@ std::string libraryName(const BatchMatMulSpec &S) {
 std::string libraryGemmName(const ConvSpec &S, ConvStrategy Resolved) {
   const bool Pointwise = Resolved == ConvStrategy::Gemm;
   GemmShape G = Pointwise ? convGemmShape(S) : implicitGemmShape(S);
-  G.TapMajor = tapMajorFilters(S, Resolved); // as buildMmaConv builds it (the tile rule reads it)
+  G.Blocked = blockedFilters(S, Resolved); // as buildMmaConv builds it (the tile rule reads it)
   const std::string Body =
-      Pointwise ? "conv_gemm" : "conv_igemm" + convWindowKeys(S) + (G.TapMajor ? "_krsc" : "");
+      Pointwise ? "conv_gemm" : "conv_igemm" + convWindowKeys(S) + (G.Blocked ? "_oihw16i" : "");
   if (usesTensorCores(S, Resolved))
     return libraryMmaName(Body, G, S.math, S.mmaArch, S.dtype, S.epilogue, wideIndex(S));
   return libraryKernelName(Body + simtGemmKeys(G), S.dtype, S.epilogue, wideIndex(S));

@@ -141,7 +141,7 @@ ShapeDims gemmDims(const GemmShape &G) {
     D.push_back({"batch_per_cta", G.BatchPerCta});
   }
   if (const ConvSpec *S = G.Im2col) {
-    D.push_back({"c_in", S->inChannels, G.TapMajor}); // tap-major: a stage's tap is k / c_in
+    D.push_back({"c_in", S->inChannels});
     D.push_back({"h", S->inHeight});
     D.push_back({"w", S->inWidth});
     D.push_back({"wo", S->outWidth(), true});

@@ -36,9 +36,9 @@ struct GemmShape {
   /// Implicit GEMM: B(k, n) is the im2col matrix of this convolution's input (k = (ci, kh, kw),
   /// n = output pixel), computed on the fly while loading tiles; BK/BN are then unused.
   const ConvSpec *Im2col = nullptr;
-  /// Implicit GEMM with k = (kh * kernelW + kw) * cin + ci (tapMajorFilters): A holds the filters
-  /// as [cout][kh][kw][cin], and a K stage of B is one tap of MmaKStep consecutive channels.
-  bool TapMajor = false;
+  /// Implicit GEMM with k = (ci / 16, kh, kw, ci mod 16) (blockedFilters): A holds the filters as
+  /// [cout][cin / 16][kh][kw][16], and a K stage of B is one tap of MmaKStep consecutive channels.
+  bool Blocked = false;
   /// Batches one CTA computes in turn (grid z = ceil(Batch / BatchPerCta)): 1 unless the batch
   /// exceeds grid z's 65535.
   uint32_t BatchPerCta = 1;
@@ -65,9 +65,9 @@ llvm::Value *kTiles(KernelBuilder &K, const GemmShape &G, uint32_t Step);
 /// specialised kernel, by kind in a library kernel (where a stride of 1 may be a shape's accident).
 bool unitStride(const GemmShape &G, bool OperandA, bool Rows);
 /// The per-layer tile rule of the tensor-core GEMM (docs/lowering.md): 128 x 128 for a tf32
-/// tap-major convolution with a window (K = taps x cin: long, compute-bound; a tf32 mma does half
-/// an f16 one's work, so these need the larger warp tile's reuse of every fragment) when M and N
-/// are >= 128 and the grid still has >= 128 CTAs (one per SM of the largest GPUs); else 128 x 64
+/// channel-blocked convolution with a window (K = taps x cin: long, compute-bound; a tf32 mma does
+/// half an f16 one's work, so these need the larger warp tile's reuse of every fragment) when M and
+/// N are >= 128 and the grid still has >= 128 CTAs (one per SM of the largest GPUs); else 128 x 64
 /// when M >= 128 and N >= 64 (the big layers: fewer CTAs, more reuse per loaded element), 32 x 32
 /// when M <= 32 or N <= 32 (little of a bigger tile would be used), else 64 x 64.
 MmaTile chooseMmaTile(const GemmShape &G, MathMode Math);

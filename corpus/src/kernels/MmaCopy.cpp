@@ -39,26 +39,29 @@ void forEachOperandCopy(MmaGen &X, GlobalVariable *Shared, const TileSource &T, 
   }
 }
 
-/// The im2col operand of a tap-major implicit GEMM (GemmShape::TapMajor): K stage k0 is window
-/// tap k0 / c_in of channels k0 mod c_in onwards, so the stage's window position and bounds are
-/// found once, and thread t gathers the Per = Cols * KStep / Threads channels from (t / Cols) *
-/// Per on of column t mod Cols: input elements h * w apart, all inside or all padding. The window
-/// arithmetic is elementAt's, written out again on purpose: shared, it would reorder the IR of
-/// one kernel family or the other, and the measured kernels' PTX would change (check-ptx.py).
-void forEachTapMajorCopy(MmaGen &X, GlobalVariable *Shared, const TileSource &T, Value *Stage,
-                         const std::function<void(const CopyItem &)> &Fn) {
+/// The im2col operand of a channel-blocked implicit GEMM (GemmShape::Blocked): k = (ci / 16,
+/// tap, ci mod 16), so K stage k0 is window tap (k0 / 16) mod taps of the 16 channels from
+/// k0 / (16 taps) * 16 on: the stage's window position and bounds are found once, by constant
+/// divisions, and thread t gathers the Per = Cols * KStep / Threads channels from (t / Cols) * Per
+/// on of column t mod Cols: input elements h * w apart, all inside or all padding. The stages
+/// repeat with the window's taps as period (what fast mode's loop extrapolation needs). The window
+/// arithmetic is elementAt's, written out again on purpose: shared, it would reorder the IR of one
+/// kernel family or the other, and the measured kernels' PTX would change (check-ptx.py).
+void forEachBlockedCopy(MmaGen &X, GlobalVariable *Shared, const TileSource &T, Value *Stage,
+                        const std::function<void(const CopyItem &)> &Fn) {
   IRBuilder<> &B = X.ir();
   KernelBuilder &K = X.K;
   const ConvSpec &S = *T.Im2col;
-  const uint32_t Cols = T.Cols, Per = Cols * KStep / Threads;
+  const uint32_t Cols = T.Cols, Per = Cols * KStep / Threads, Taps = S.kernelH * S.kernelW;
   assert(Per >= 1 && Cols * KStep % Threads == 0 && "every thread gathers one whole run");
   Value *O = B.CreateURem(X.Tid, X.i32(Cols));
   Value *Kk = B.CreateMul(B.CreateUDiv(X.Tid, X.i32(Cols)), X.i32(Per));
-  // The column's output pixel and the stage's window tap (k0 + Kk < K exactly when the tap lies
-  // inside the window: c_in fills whole stages).
+  // The column's output pixel and the stage's window tap and channel block (k0 < K exactly when
+  // the block lies inside c_in: c_in fills whole stages).
   Value *GC = B.CreateAdd(T.ColStart, O);
-  Value *Tap = K.udiv(T.RowStart, "c_in");
-  Value *Ci = B.CreateAdd(B.CreateSub(T.RowStart, B.CreateMul(Tap, K.dim("c_in"))), Kk);
+  Value *Step = B.CreateUDiv(T.RowStart, X.i32(KStep));
+  Value *Tap = B.CreateURem(Step, X.i32(Taps));
+  Value *Ci = B.CreateAdd(B.CreateMul(B.CreateUDiv(Step, X.i32(Taps)), X.i32(KStep)), Kk);
   Value *Kh = B.CreateUDiv(Tap, X.i32(S.kernelW)), *Kw = B.CreateURem(Tap, X.i32(S.kernelW));
   Value *Ih =
       B.CreateAdd(B.CreateSub(B.CreateMul(K.udiv(GC, "wo"), X.i32(S.strideH)), K.dim("pad_t")),
@@ -66,8 +69,8 @@ void forEachTapMajorCopy(MmaGen &X, GlobalVariable *Shared, const TileSource &T,
   Value *Iw =
       B.CreateAdd(B.CreateSub(B.CreateMul(K.urem(GC, "wo"), X.i32(S.strideW)), K.dim("pad_l")),
                   B.CreateMul(Kw, X.i32(S.dilationW)));
-  Value *Inside = B.CreateAnd(B.CreateICmpULT(GC, T.ColLimit),
-                              B.CreateICmpULT(Tap, X.i32(S.kernelH * S.kernelW)));
+  Value *Inside =
+      B.CreateAnd(B.CreateICmpULT(GC, T.ColLimit), B.CreateICmpULT(T.RowStart, T.RowLimit));
   if (convPadded(S))
     Inside = B.CreateAnd(
         Inside, B.CreateAnd(B.CreateICmpULT(Ih, K.dim("h")), B.CreateICmpULT(Iw, K.dim("w"))));
@@ -100,8 +103,8 @@ void forEachCopy(MmaGen &X, Value *Kt, Value *Stage, Value *Row0, Value *Col0, V
   Value *K0 = X.ir().CreateMul(Kt, X.i32(KStep));
   forEachOperandCopy(X, X.As, tileA(G, ABase, Row0, K0, X.Tile.m, KStep), true, Stage, Fn);
   const TileSource TB = tileB(G, BBase, K0, Col0, KStep, X.Tile.n);
-  if (G.TapMajor)
-    forEachTapMajorCopy(X, X.Bs, TB, Stage, Fn);
+  if (G.Blocked)
+    forEachBlockedCopy(X, X.Bs, TB, Stage, Fn);
   else
     forEachOperandCopy(X, X.Bs, TB, false, Stage, Fn);
 }

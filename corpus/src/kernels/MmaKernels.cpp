@@ -184,7 +184,7 @@ KernelLaunch buildMma(Module *M, const std::string &Name, KernelSet Set, const c
 } // namespace
 
 MmaTile chooseMmaTile(const GemmShape &G, MathMode Math) {
-  const bool Window = G.TapMajor && G.Im2col->kernelH * G.Im2col->kernelW > 1;
+  const bool Window = G.Blocked && G.Im2col->kernelH * G.Im2col->kernelW > 1;
   if (Math == MathMode::Tf32 && Window && G.M >= 128 && G.N >= 128 &&
       uint64_t(ceilDiv(G.M, 128)) * ceilDiv(G.N, 128) * G.Batch >= 128)
     return {128, 128};
@@ -211,11 +211,11 @@ KernelLaunch buildMmaConv(Module *M, const ConvSpec &S, const std::string &Name,
                           ConvStrategy Resolved) {
   const bool Pointwise = Resolved == ConvStrategy::Gemm;
   GemmShape G = Pointwise ? convGemmShape(S) : implicitGemmShape(S);
-  G.TapMajor = tapMajorFilters(S, Resolved);
+  G.Blocked = blockedFilters(S, Resolved);
   KernelLaunch L = buildMma(M, Name, Set, Pointwise ? "conv_gemm_mma" : "conv_implicit_gemm_mma",
                             S.dtype, {S.math, S.mmaArch}, G, S.epilogue, gemmRoles(S.epilogue),
                             wideIndex(S), [&](ParamRole R) { return convParamElements(S, R); });
-  L.filtersKrsc = G.TapMajor;
+  L.filtersBlocked = G.Blocked;
   return L;
 }
 

@@ -240,7 +240,7 @@ bool usesTensorCores(const ConvSpec &S, ConvStrategy Resolved) {
          (Resolved == ConvStrategy::Gemm || Resolved == ConvStrategy::ImplicitGemm);
 }
 
-bool tapMajorFilters(const ConvSpec &S, ConvStrategy Resolved) {
+bool blockedFilters(const ConvSpec &S, ConvStrategy Resolved) {
   return usesTensorCores(S, Resolved) && Resolved == ConvStrategy::ImplicitGemm && S.groups == 1 &&
          S.inChannels % MmaKStep == 0;
 }
@@ -496,7 +496,7 @@ std::string kernelName(const ConvSpec &S, ConvStrategy Resolved, KernelSet Set) 
     return libraryName(S, Resolved);
   std::string N = std::string("conv_") + strategyName(Resolved) +
                   tensorCoreInfix(usesTensorCores(S, Resolved), S.math, S.mmaArch) +
-                  (tapMajorFilters(S, Resolved) ? "_krsc" : "") + "_n" + num(S.batch) + "_c" +
+                  (blockedFilters(S, Resolved) ? "_oihw16i" : "") + "_n" + num(S.batch) + "_c" +
                   num(S.inChannels) + "x" + num(S.outChannels) + "_h" + num(S.inHeight) + "w" +
                   num(S.inWidth) + "_k" + shapePair(S.kernelH, S.kernelW) + "_s" +
                   shapePair(S.strideH, S.strideW) + "_p" +

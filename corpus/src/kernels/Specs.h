@@ -31,11 +31,11 @@ std::optional<std::string> mmaArchError(MathMode M, MmaArch A, std::string_view 
 bool usesTensorCores(const ConvSpec &S, ConvStrategy Resolved);
 /// K per shared-memory stage of the tensor-core GEMM.
 constexpr uint32_t MmaKStep = 16;
-/// Whether a tensor-core implicit GEMM runs tap-major (k = (kh * kernelW + kw) * cin + ci, its
-/// filters stored [cout][kh][kw][cin], as cuDNN's and CUTLASS's NHWC kernels take them): when
-/// the input channels fill whole K stages, so that a stage is one window tap of consecutive
-/// channels (docs/lowering.md, "Tensor-core GEMM").
-bool tapMajorFilters(const ConvSpec &S, ConvStrategy Resolved);
+/// Whether a tensor-core implicit GEMM runs channel-blocked (k = (ci / 16, kh, kw, ci mod 16), its
+/// filters stored [cout][cin / 16][kh][kw][16], oneDNN's OIhw16i): when the input channels fill
+/// whole K stages, so that a stage is one window tap of 16 consecutive channels
+/// (docs/lowering.md, "Tensor-core GEMM").
+bool blockedFilters(const ConvSpec &S, ConvStrategy Resolved);
 bool usesTensorCores(const GemmSpec &S);
 bool usesTensorCores(const BatchMatMulSpec &S);
 
