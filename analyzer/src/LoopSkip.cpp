@@ -84,6 +84,7 @@ void LoopSkipper::beginCta() {
     H.knownTried = false;
     H.wait = 0;
     H.backoff = 1;
+    H.minPeriod = 1;
   }
   TraceKey = NoPc;
 }
@@ -426,11 +427,17 @@ uint32_t LoopSkipper::findPeriod(const History &H) const {
     return H.hashes[(H.head + H.hashes.size() - 1 - Back) % H.hashes.size()];
   };
   uint32_t Known = knownPeriod(H.pc);
-  for (uint32_t P = 1; P <= MaxPeriod && 2 * P < H.hcount; ++P) {
+  // P + 1 phases, so that the 3P + 1 releases compared span more than one of the loop's real
+  // periods: a sub-period (one row of a window's taps) is affine inside a period, not across.
+  for (uint32_t P = H.minPeriod; P <= MaxPeriod && 3 * P < H.hcount; ++P) {
     if (Opts.relaxed && P != 1 && P != Known)
       continue;
-    HashPair A = At(0), B = At(P), C = At(2 * P);
-    if (A.shape == B.shape && B.shape == C.shape && A.lin - 2 * B.lin + C.lin == 0)
+    bool Affine = true;
+    for (uint32_t S = 0; S <= P && Affine; ++S) {
+      HashPair A = At(S), B = At(S + P), C = At(S + 2 * P);
+      Affine = A.shape == B.shape && B.shape == C.shape && A.lin - 2 * B.lin + C.lin == 0;
+    }
+    if (Affine)
       return P;
   }
   return 0;
@@ -557,9 +564,11 @@ void LoopSkipper::settle(History &H, uint64_t Skipped) {
     Stats.iterationsSkipped += Skipped * Period;
     Stats.skippedWarpInstructions += Skipped * (0 - CounterDelta.back());
     ++Stats.skips;
-    if (!Opts.relaxed)
+    if (!Opts.relaxed && Skipped >= MinJump)
       remember(TraceKey);
   }
+  if (Skipped < MinJump) // short or none: a multiple of this period may be the loop's
+    H.minPeriod = Period + 1;
   // The state jumped (or this candidate failed): every key starts over; a failed one waits.
   for (History &G : Histories)
     G.hcount = 0;

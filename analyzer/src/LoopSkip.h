@@ -119,6 +119,10 @@ private:
     uint32_t head = 0, hcount = 0;
     uint32_t wait = 0, backoff = 1;  ///< releases to let pass after no period was found
     bool knownTried = false;         ///< a known period was tried since the last jump
+    /// The least period to look for: one above a period that jumped short (under MinJump
+    /// periods) in this CTA. A 3x3 window's K loop is affine over the three taps of a row
+    /// (period 3) but not across rows; its real period is the window's 9 taps.
+    uint32_t minPeriod = 1;
     std::array<CtaSnapshot, 3> ring; ///< full snapshots 0, P and 2P releases after detection
   };
   static constexpr uint32_t MaxPeriod = 32;
@@ -171,8 +175,8 @@ private:
   /// What jumping at a release key has earned in this launch (all its runs): iterations skipped
   /// against iterations interpreted only to verify (probes, and about one period of snapshots per
   /// try). A key whose tries keep costing more than they save is left alone for the launch: loops
-  /// whose periods never last (each window tap of a tap-major implicit GEMM runs once) would
-  /// otherwise be probed to no gain in every CTA.
+  /// whose periods never last (a K loop whose window taps each run once) would otherwise be probed
+  /// to no gain in every CTA.
   struct Ledger {
     uint32_t pc = NoPc;
     uint32_t tries = 0;

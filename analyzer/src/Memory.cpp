@@ -190,6 +190,10 @@ bool RequestCounter::addLanes(MemSpace S, const uint64_t *A, uint64_t Imm, uint3
   unsigned Shift = S == MemSpace::Global ? 5 : S == MemSpace::Shared ? 2 : 0;
   if (Shift && M) {
     uint64_t First = Lo >> Shift, Span = ((Hi + Size - 1) >> Shift) - First + 1;
+    if (Span > SpanBits && S == MemSpace::Shared && Size == 16) {
+      sharedChunks(A, Imm, M); // ldmatrix rows and 128-bit shared accesses over a wide tile
+      return true;
+    }
     if (Span > SpanBits)
       return false;
     if (S == MemSpace::Shared && Span <= 32) {
@@ -245,6 +249,23 @@ bool RequestCounter::addLanes(MemSpace S, const uint64_t *A, uint64_t Imm, uint3
   Direct = true;
   Bytes[static_cast<size_t>(S)] += uint64_t(popcount64(M)) * Size;
   return true;
+}
+
+void RequestCounter::sharedChunks(const uint64_t *A, uint64_t Imm, uint32_t M) {
+  // A 16-byte chunk c covers words 4c .. 4c + 3, in banks 4 (c mod 8) .. 4 (c mod 8) + 3: the
+  // busiest bank holds as many distinct words as the busiest chunk group c mod 8 has chunks.
+  uint64_t C[32];
+  unsigned K = 0;
+  forLanes(M, [&](unsigned L) { C[K++] = (A[L] + Imm) >> 4; });
+  std::sort(C, C + K);
+  K = static_cast<unsigned>(std::unique(C, C + K) - C);
+  unsigned Group[8] = {};
+  DirectWavefronts = 0;
+  for (unsigned I = 0; I < K; ++I)
+    DirectWavefronts = std::max(DirectWavefronts, ++Group[C[I] % 8]);
+  DirectDistinct = 4 * K;
+  Direct = true;
+  Bytes[static_cast<size_t>(MemSpace::Shared)] += uint64_t(popcount64(M)) * 16;
 }
 
 void RequestCounter::finish(KernelProfile &P, int Kind) {

@@ -49,6 +49,8 @@ public:
   void finish(KernelProfile &P, int Kind);
 
 private:
+  /// addLanes for 16-byte shared accesses (aligned) whose span exceeds the bitmap.
+  void sharedChunks(const uint64_t *A, uint64_t Imm, uint32_t M);
   static constexpr unsigned MaxSec = 32 * 8, MaxWords = 32 * 8;
   static constexpr unsigned SpanBits = 256; ///< addLanes bitmap: sectors or words from the lowest
   bool Direct = false;                      ///< counted by addLanes

@@ -31,6 +31,21 @@ bool matrixRows(Exec &X, Warp &W, const DInstr &I, Matrices &Mat, bool Store) {
   const WideOperands &O = X.prog->wide[I.wide - 1];
   const uint64_t *A = W.base[O.base[I.aux]] + O.op[I.aux];
   RequestCounter RC;
+  const uint32_t Rows = I.aux == 4 ? ~0u : (1u << (8 * I.aux)) - 1;
+  // Every row aligned and inside shared memory (the common case): no per-row translation.
+  if (FastRange R = fastRangeIn(X, static_cast<Space>(I.aux3), I.imm, A, Rows, 16);
+      R.base && R.space == MemSpace::Shared) {
+    forLanes(Rows, [&](unsigned Lane) {
+      uint8_t *P = R.base + (A[Lane] + uint64_t(I.imm) - R.sub);
+      if (Store)
+        std::memcpy(P, Mat[Lane / 8][Lane % 8].data(), 16);
+      else
+        std::memcpy(Mat[Lane / 8][Lane % 8].data(), P, 16);
+    });
+    addRequest(RC, R, A, I.imm, Rows, 16);
+    RC.finish(X.prof, Store ? 1 : 0);
+    return true;
+  }
   for (unsigned Lane = 0; Lane < 8 * I.aux; ++Lane) {
     uint64_t Addr = A[Lane] + uint64_t(I.imm);
     MemSpace Hit;
