@@ -350,6 +350,34 @@ TEST_CASE("loop skip: later CTAs reuse the steps an earlier CTA confirmed") {
   CHECK(Later * 100 < First * 78);
 }
 
+TEST_CASE("loop skip: a channel-blocked tensor-core convolution jumps at the window's period") {
+  // The tf32 library kernel runs the 9 taps of each 16-channel block in turn: 144 K stages of a
+  // 3x3 window over 256 channels, periodic every 9. Inside a period the three taps of one window
+  // row advance affinely (period 3) but not across rows; taken for the loop's period, that failed
+  // its probes in every CTA and the loop was interpreted whole (VGG-16's 28x28 layers).
+  corpus::NetworkBuilder B("blocked");
+  corpus::LayerId X = B.input({1, 256, 28, 28});
+  X = B.conv(X, 128, 3, 1, 1);
+  auto Net = B.finish();
+  REQUIRE_MESSAGE(Net, support::errorText(Net));
+  analyzer::AnalysisInput In =
+      loweredInput(*Net, corpus::DType::F32, corpus::MathMode::Tf32, corpus::KernelSet::Library);
+  REQUIRE(In.launches.size() == 1);
+  REQUIRE(In.launches[0].kernel.find("_oihw16i_mma_tf32") != std::string::npos);
+  analyzer::FastSettings S;
+  auto Skip = analyzer::analyze(In, AnalysisMode::Fast, S);
+  S.skipLoops = false;
+  auto NoSkip = analyzer::analyze(In, AnalysisMode::Fast, S);
+  REQUIRE_MESSAGE(Skip, support::errorText(Skip));
+  REQUIRE_MESSAGE(NoSkip, support::errorText(NoSkip));
+  const analyzer::LaunchAnalysis &A = Skip->launches[0], &N = NoSkip->launches[0];
+  CHECK(sameCounts(A.profile, N.profile));
+  MESSAGE(A.loopIterationsSkipped << " iterations skipped; " << A.interpreted << " of "
+                                  << N.interpreted << " warp instructions interpreted");
+  CHECK(A.loopIterationsSkipped > 0);
+  CHECK(A.interpreted * 2 < N.interpreted);
+}
+
 namespace {
 
 // Synthetic: 64 threads (2 warps) run n iterations of a barrier-free loop, one warp at a time

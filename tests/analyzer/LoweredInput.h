@@ -11,10 +11,14 @@
 #include <string>
 #include <vector>
 
-inline analyzer::AnalysisInput loweredInput(const corpus::Network &Net,
-                                            corpus::DType Type = corpus::DType::F32) {
+inline analyzer::AnalysisInput
+loweredInput(const corpus::Network &Net, corpus::DType Type = corpus::DType::F32,
+             corpus::MathMode Math = corpus::MathMode::Simt,
+             corpus::KernelSet Set = corpus::KernelSet::Specialised) {
   corpus::LowerOptions O;
   O.dtype = Type;
+  O.math = Math;
+  O.kernels = Set;
   auto W = corpus::lower(Net, O);
   REQUIRE_MESSAGE(W, support::errorText(W));
   auto M = analyzer::parseManifest(corpus::manifestJson(*W), Net.name() + "/manifest.json");

@@ -430,6 +430,48 @@ TEST_CASE("ldmatrix x1/x2/x4 (.trans), stmatrix and movmatrix move 8x8 b16 matri
   CHECK(R.profile.loadBytes[size_t(analyzer::MemSpace::Shared)] == 512 * 2 + 256 + 128 + 512);
 }
 
+TEST_CASE("ldmatrix bank conflicts over rows spread wider than 1 KB") {
+  // ldmatrix.x4: lane L gives row L's address, sm + (L mod Rows) * Pitch. 32 rows of 16 bytes
+  // are 128 words, 4 wavefronts when the rows spread over the banks. A 16-byte row covers banks
+  // 4 (c mod 8) .. + 3 of its chunk c = address / 16, so the busiest bank holds as many distinct
+  // rows as the busiest chunk group c mod 8: pitch 80 (f32 tiles of 16 + 4): 4 per group, no
+  // conflict; pitch 64: groups 0 and 4, 16 each; pitch 128: all in group 0; lanes 16-31 repeating
+  // rows 0-15 (64 distinct words, ideal 2): 16 rows in group 0.
+  struct Case {
+    unsigned pitch, rows;
+    uint64_t conflicts;
+  };
+  for (Case C : {Case{80, 32, 0}, Case{64, 32, 12}, Case{128, 32, 28}, Case{128, 16, 14}}) {
+    CAPTURE(C.pitch);
+    CAPTURE(C.rows);
+    const std::string Body = R"(
+.visible .entry k()
+{
+  .reg .b32 %r<20>;
+  .shared .align 16 .b8 sm[4096];
+  mov.u32 %r1, %laneid;
+  rem.u32 %r2, %r1, )" + std::to_string(C.rows) +
+                             R"(;
+  mul.lo.u32 %r3, %r2, )" + std::to_string(C.pitch) +
+                             R"(;
+  mov.u32 %r4, sm;
+  add.u32 %r5, %r4, %r3;
+  ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r10, %r11, %r12, %r13}, [%r5];
+  ret;
+}
+)";
+    analyzer::Program P = decode(module(Body));
+    analyzer::Device D;
+    analyzer::LaunchConfig L;
+    L.block = {32, 1, 1};
+    analyzer::RunResult R = analyzer::runKernel(P, "k", L, D);
+    REQUIRE_MESSAGE(R.ok(), R.trap->str());
+    CHECK(R.profile.sharedLoadRequests == 1);
+    CHECK(R.profile.loadBytes[size_t(analyzer::MemSpace::Shared)] == 512);
+    CHECK(R.profile.sharedBankConflicts == C.conflicts);
+  }
+}
+
 TEST_CASE("tensor-core instructions need the whole warp, unsupported forms name opcode and line") {
   const char *Partial = R"(
 .visible .entry k(.param .u64 out)
