@@ -103,12 +103,18 @@ def ptx_digest(manifest_dir):
 
 def kept(folder, name, heads, new_runs):
     """The rows of FOLDER/NAME (a table collect.py wrote) whose run is not among new_runs."""
-    with open(os.path.join(folder, name), newline="") as f:
+    path = os.path.join(folder, name)
+    with open(path, newline="") as f:
         rows = list(csv.reader(f))
     if not rows or rows[0] != heads[name]:
-        sys.exit(f"collect.py: error: {os.path.join(folder, name)}: columns differ from the results'")
+        sys.exit(f"collect.py: error: {path}: columns differ from the results'")
+    old = []
+    for line, r in enumerate(rows[1:], start=2):
+        if len(r) != len(rows[0]) or not r[1].isdigit():
+            sys.exit(f"collect.py: error: {path}:{line}: not a row of {len(rows[0])} fields "
+                     "with a batch size second")
+        old.append([r[0], int(r[1])] + r[2:])
     replaced = {tuple(r[:8]) for r in new_runs}
-    old = [[r[0], int(r[1])] + r[2:] for r in rows[1:]]
     return [r for r in old if tuple(r[:8]) not in replaced]
 
 
@@ -118,7 +124,8 @@ def main():
                         help="folder of NETWORK-bBATCH manifests (once, or once per RESULT_DIR)")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--out", help="write new tables into this folder")
-    where.add_argument("--update", help="merge into this folder's tables, replacing re-measured runs")
+    where.add_argument("--update",
+                       help="merge into this folder's tables, replacing re-measured runs")
     parser.add_argument("results", nargs="+")
     args = parser.parse_args()
     if len(args.manifests) not in (1, len(args.results)):

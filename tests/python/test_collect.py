@@ -140,13 +140,15 @@ class CollectTest(unittest.TestCase):
                           ("simt", "launch", "1.5"), ("simt", "graph", "3.0")])
         self.assertEqual([(r["math"], r["notes"]) for r in table(os.path.join(out, "runs.csv"))],
                          [("auto", "after a kernel change"), ("simt", "cuda cores")])
-        # A table of other columns is not merged into.
-        with open(os.path.join(out, "runs.csv"), "w") as f:
-            f.write("network,batch\nnet,8\n")
-        done = self.run_collect("--manifests", os.path.join(w, "tf32"), "--update", out,
-                                os.path.join(w, "r-again"))
-        self.assertNotEqual(done.returncode, 0)
-        self.assertIn("columns differ", done.stderr)
+        # A row that is not one of the table's, or a table of other columns, is not merged into.
+        for mode, text, error in [("a", "net,eight,f32\n", "kernels.csv:6: not a row of"),
+                                  ("w", "network,batch\nnet,8\n", "columns differ")]:
+            with open(os.path.join(out, "kernels.csv"), mode) as f:
+                f.write(text)
+            done = self.run_collect("--manifests", os.path.join(w, "tf32"), "--update", out,
+                                    os.path.join(w, "r-again"))
+            self.assertNotEqual(done.returncode, 0)
+            self.assertIn(error, done.stderr)
 
     def test_roots_must_match_results(self):
         w = self.work.name
