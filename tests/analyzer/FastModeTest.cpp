@@ -44,6 +44,26 @@ const char *GuardPtx = R"(.version 8.0
 DONE:
   ret;
 }
+// Synthetic: like inc, and CTA `odd` stores one element more (an irregular CTA inside a class).
+.visible .entry oneoff(.param .u64 pout, .param .u32 odd) {
+  .reg .pred %p<2>;
+  .reg .b32 %r<6>;
+  .reg .b64 %rd<4>;
+  ld.param.u64 %rd1, [pout];
+  ld.param.u32 %r1, [odd];
+  mov.u32 %r2, %ctaid.x;
+  mov.u32 %r3, %ntid.x;
+  mov.u32 %r4, %tid.x;
+  mad.lo.s32 %r5, %r2, %r3, %r4;
+  mul.wide.u32 %rd2, %r5, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  st.global.u32 [%rd3], %r5;
+  setp.ne.u32 %p1, %r2, %r1;
+  @%p1 bra DONE;
+  st.global.u32 [%rd3+4], %r5;
+DONE:
+  ret;
+}
 // Synthetic: loops over a loaded count (data-dependent control flow).
 .visible .entry loop(.param .u64 pin, .param .u64 pout) {
   .reg .pred %p<2>;
@@ -159,26 +179,52 @@ TEST_CASE("fast mode: abstract buffers keep the exact address layout and hold no
 }
 
 TEST_CASE("fast mode: index-dependent guard is extrapolated exactly") {
-  // 1000 elements, 64 threads per CTA: 16 CTAs, the last one half full (40 threads).
-  analyzer::AnalysisInput In = guardInput(1000, 64);
+  // 4000 elements, 64 threads per CTA: 63 CTAs, the last one half full (32 threads). (A class
+  // of at most 8x its samples that is cheap to count whole is run whole.)
+  analyzer::AnalysisInput In = guardInput(4000, 64);
   analyzer::FastSettings S;
-  S.interiorSamples = 3; // 14 interior CTAs, 3 interpreted
+  S.interiorSamples = 3; // 61 interior CTAs, 3 interpreted
   auto Exact = analyzer::analyze(In, AnalysisMode::Exact, S);
   auto Fast = analyzer::analyze(In, AnalysisMode::Fast, S);
   REQUIRE_MESSAGE(Exact, support::errorText(Exact));
   REQUIRE_MESSAGE(Fast, support::errorText(Fast));
   const analyzer::LaunchAnalysis &F = Fast->launches[0];
-  CHECK(F.ctasTotal == 16);
+  CHECK(F.ctasTotal == 63);
   CHECK(F.classes == 3);
   CHECK(F.ctasSampled == 5);
   CHECK(F.extrapolated);
   CHECK(F.errorEstimate == 0);
   CHECK(!F.dataDependent);
   CHECK(sameCounts(F.profile, Exact->launches[0].profile));
-  // By hand: 1000 threads store 4 bytes each; 1000*4/32 = 125 store sectors.
-  CHECK(F.profile.storeBytes[size_t(analyzer::MemSpace::Global)] == 4000);
-  CHECK(F.profile.globalStoreSectors == 125);
-  CHECK(Fast->total.globalStoreSectors == 250);
+  // By hand: 4000 threads store 4 bytes each; 4000*4/32 = 500 store sectors.
+  CHECK(F.profile.storeBytes[size_t(analyzer::MemSpace::Global)] == 16000);
+  CHECK(F.profile.globalStoreSectors == 500);
+  CHECK(Fast->total.globalStoreSectors == 1000);
+}
+
+TEST_CASE("fast mode: a small class is counted whole, so no irregular CTA escapes its samples") {
+  // 16 CTAs of 32 threads, 14 interior; CTA `Odd` stores once more per thread. Samples that
+  // agree cannot tell whether an unsampled CTA differs; a class this small and cheap is run
+  // whole (docs/fast-mode.md, "Small classes whole"), so every choice of Odd counts exactly.
+  for (uint32_t Odd = 1; Odd < 15; ++Odd) {
+    CAPTURE(Odd);
+    analyzer::AnalysisInput In;
+    In.ptx.push_back({"guard.ptx", GuardPtx});
+    In.buffers = {buffer("out", 16 * 32 * 4 + 4)};
+    analyzer::LaunchSpec L;
+    L.kernel = "oneoff";
+    L.grid = {16, 1, 1};
+    L.block = {32, 1, 1};
+    L.args = {bufArg("out"), u32Arg(Odd)};
+    In.launches = {L};
+    auto Exact = analyzer::analyze(In, AnalysisMode::Exact);
+    auto Fast = analyzer::analyze(In, AnalysisMode::Fast);
+    REQUIRE_MESSAGE(Exact, support::errorText(Exact));
+    REQUIRE_MESSAGE(Fast, support::errorText(Fast));
+    CHECK(sameCounts(Fast->launches[0].profile, Exact->launches[0].profile));
+    CHECK(Fast->launches[0].profile.storeBytes[size_t(analyzer::MemSpace::Global)] ==
+          (16 * 32 + 32) * 4);
+  }
 }
 
 TEST_CASE("fast mode: results do not depend on the thread count") {
