@@ -30,34 +30,32 @@ uint32_t packRow(const Matrices &Mat, unsigned Mi, unsigned L, bool Trans) {
 bool matrixRows(Exec &X, Warp &W, const DInstr &I, Matrices &Mat, bool Store) {
   const WideOperands &O = X.prog->wide[I.wide - 1];
   const uint64_t *A = W.base[O.base[I.aux]] + O.op[I.aux];
+  auto Move = [&](uint8_t *P, unsigned Lane) {
+    uint16_t *Row = Mat[Lane / 8][Lane % 8].data();
+    if (Store)
+      std::memcpy(P, Row, 16);
+    else
+      std::memcpy(Row, P, 16);
+  };
   RequestCounter RC;
   const uint32_t Rows = I.aux == 4 ? ~0u : (1u << (8 * I.aux)) - 1;
   // Every row aligned and inside shared memory (the common case): no per-row translation.
   if (FastRange R = fastRangeIn(X, static_cast<Space>(I.aux3), I.imm, A, Rows, 16);
       R.base && R.space == MemSpace::Shared) {
-    forLanes(Rows, [&](unsigned Lane) {
-      uint8_t *P = R.base + (A[Lane] + uint64_t(I.imm) - R.sub);
-      if (Store)
-        std::memcpy(P, Mat[Lane / 8][Lane % 8].data(), 16);
-      else
-        std::memcpy(Mat[Lane / 8][Lane % 8].data(), P, 16);
-    });
+    forLanes(Rows,
+             [&](unsigned Lane) { Move(R.base + (A[Lane] + uint64_t(I.imm) - R.sub), Lane); });
     addRequest(RC, R, A, I.imm, Rows, 16);
-    RC.finish(X.prof, Store ? 1 : 0);
-    return true;
-  }
-  for (unsigned Lane = 0; Lane < 8 * I.aux; ++Lane) {
-    uint64_t Addr = A[Lane] + uint64_t(I.imm);
-    MemSpace Hit;
-    uint8_t *P = translate(X, W, I, static_cast<Space>(I.aux3), Addr, 16, 16, Lane, Store,
-                           Store ? "store" : "load", Hit);
-    if (!P)
-      return false;
-    if (Store)
-      std::memcpy(P, Mat[Lane / 8][Lane % 8].data(), 16);
-    else
-      std::memcpy(Mat[Lane / 8][Lane % 8].data(), P, 16);
-    RC.add(Hit, Addr, 16);
+  } else {
+    for (unsigned Lane = 0; Lane < 8 * I.aux; ++Lane) {
+      uint64_t Addr = A[Lane] + uint64_t(I.imm);
+      MemSpace Hit;
+      uint8_t *P = translate(X, W, I, static_cast<Space>(I.aux3), Addr, 16, 16, Lane, Store,
+                             Store ? "store" : "load", Hit);
+      if (!P)
+        return false;
+      Move(P, Lane);
+      RC.add(Hit, Addr, 16);
+    }
   }
   RC.finish(X.prof, Store ? 1 : 0);
   return true;

@@ -167,6 +167,19 @@ Three runThree(const analyzer::AnalysisInput &In, analyzer::FastSettings S = {})
   return {std::move(*Skip), std::move(*NoSkip), std::move(*Exact)};
 }
 
+/// One 3x3 convolution (stride 1, padding 1) of input `In` to `Cout` channels, lowered.
+analyzer::AnalysisInput loweredConv3x3(std::vector<int64_t> In, int64_t Cout,
+                                       corpus::MathMode Math = corpus::MathMode::Simt,
+                                       corpus::KernelSet Set = corpus::KernelSet::Specialised) {
+  corpus::NetworkBuilder B("conv");
+  B.conv(B.input(std::move(In)), Cout, 3, 1, 1);
+  auto Net = B.finish();
+  REQUIRE_MESSAGE(Net, support::errorText(Net));
+  analyzer::AnalysisInput A = loweredInput(*Net, corpus::DType::F32, Math, Set);
+  REQUIRE(A.launches.size() == 1);
+  return A;
+}
+
 uint64_t skippedTotal(const analyzer::AnalysisResult &R) {
   uint64_t S = 0;
   for (const analyzer::LaunchAnalysis &L : R.launches)
@@ -326,13 +339,7 @@ TEST_CASE("loop skip: later CTAs reuse the steps an earlier CTA confirmed") {
   // hash window and confirms it over two periods; the next ones start confirming at once and
   // take one period that moves by the first CTA's steps (docs/fast-mode.md, shortcut 6, known
   // steps).
-  corpus::NetworkBuilder B("conv");
-  corpus::LayerId X = B.input({1, 256, 8, 8});
-  X = B.conv(X, 256, 3, 1, 1);
-  auto Net = B.finish();
-  REQUIRE_MESSAGE(Net, support::errorText(Net));
-  analyzer::AnalysisInput In = loweredInput(*Net);
-  REQUIRE(In.launches.size() == 1);
+  analyzer::AnalysisInput In = loweredConv3x3({1, 256, 8, 8}, 256);
   analyzer::FastSettings S;
   S.sampleCtas = false; // every CTA
   Three R = runThree(In, S);
@@ -355,14 +362,8 @@ TEST_CASE("loop skip: a channel-blocked tensor-core convolution jumps at the win
   // 3x3 window over 256 channels, periodic every 9. Inside a period the three taps of one window
   // row advance affinely (period 3) but not across rows; taken for the loop's period, that failed
   // its probes in every CTA and the loop was interpreted whole (VGG-16's 28x28 layers).
-  corpus::NetworkBuilder B("blocked");
-  corpus::LayerId X = B.input({1, 256, 28, 28});
-  X = B.conv(X, 128, 3, 1, 1);
-  auto Net = B.finish();
-  REQUIRE_MESSAGE(Net, support::errorText(Net));
   analyzer::AnalysisInput In =
-      loweredInput(*Net, corpus::DType::F32, corpus::MathMode::Tf32, corpus::KernelSet::Library);
-  REQUIRE(In.launches.size() == 1);
+      loweredConv3x3({1, 256, 28, 28}, 128, corpus::MathMode::Tf32, corpus::KernelSet::Library);
   REQUIRE(In.launches[0].kernel.find("_oihw16i_mma_tf32") != std::string::npos);
   analyzer::FastSettings S;
   auto Skip = analyzer::analyze(In, AnalysisMode::Fast, S);
