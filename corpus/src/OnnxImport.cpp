@@ -312,17 +312,8 @@ std::optional<support::Error> Importer::prepare() {
     for (const std::string &In : Graph.node(I).input())
       if (!In.empty())
         Consumers[In].push_back(static_cast<size_t>(I));
-  // A symbolic first (batch) dimension of a graph input becomes Options.batch, then libonnx
-  // shape inference runs on the concrete shapes.
-  auto *G = Model.mutable_graph();
-  for (auto &In : *G->mutable_input()) {
-    if (Inits.count(In.name()) || !In.type().has_tensor_type() ||
-        In.type().tensor_type().shape().dim_size() == 0)
-      continue;
-    auto *D = In.mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0);
-    if (!D->has_dim_value())
-      D->set_dim_value(Options.batch);
-  }
+  if (auto E = setInputDimensions())
+    return E;
   if (auto Bad = badWindowAttribute(Graph))
     return support::Error(File, 0, 0, *Bad);
   if (auto E = checkSchemas())
@@ -342,6 +333,40 @@ std::optional<support::Error> Importer::prepare() {
     Record(V);
   for (const auto &V : Graph.output())
     Record(V);
+  return std::nullopt;
+}
+
+/// A symbolic first (batch) dimension of a graph input becomes Options.batch; with
+/// Options.imageSize, such an input of rank 4 (NCHW images) gets that height and width, and the
+/// shapes the exporter recorded for the old size are dropped. libonnx shape inference then runs
+/// on the concrete shapes, and the importer's own shapes are checked against its.
+std::optional<support::Error> Importer::setInputDimensions() {
+  auto *G = Model.mutable_graph();
+  size_t Resized = 0;
+  for (auto &In : *G->mutable_input()) {
+    if (Inits.count(In.name()) || !In.type().has_tensor_type() ||
+        In.type().tensor_type().shape().dim_size() == 0)
+      continue;
+    auto *S = In.mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (S->dim(0).has_dim_value())
+      continue;
+    S->mutable_dim(0)->set_dim_value(Options.batch);
+    if (Options.imageSize > 0 && S->dim_size() == 4) {
+      S->mutable_dim(2)->set_dim_value(Options.imageSize);
+      S->mutable_dim(3)->set_dim_value(Options.imageSize);
+      ++Resized;
+    }
+  }
+  if (Options.imageSize <= 0)
+    return std::nullopt;
+  if (Resized == 0)
+    return support::Error(File, 0, 0,
+                          "no 4-D graph input with a dynamic batch dimension to give image size " +
+                              std::to_string(Options.imageSize));
+  G->clear_value_info();
+  for (auto &Out : *G->mutable_output())
+    if (Out.type().has_tensor_type())
+      Out.mutable_type()->mutable_tensor_type()->clear_shape();
   return std::nullopt;
 }
 

@@ -32,6 +32,7 @@ private:
   /// The first node of an operator the importer lacks, with every such operator of the model
   /// and its node count, so a user sees at once what a model needs.
   std::optional<support::Error> unsupportedOperators();
+  std::optional<support::Error> setInputDimensions();
   std::optional<support::Error> addInputs();
   std::optional<support::Error> importNode(size_t Index);
   /// Output 0 is layer Id and agrees with libonnx's inferred shape; every other used output is a

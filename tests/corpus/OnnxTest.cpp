@@ -84,6 +84,16 @@ TEST_CASE("onnx: resnet bottlenecks with projection shortcuts") {
   OnnxImportOptions O;
   O.batch = 2;
   checkSameGraph(import(W, O), *Ref);
+
+  // The same graph at another image size is the blocks built at that size.
+  NetworkBuilder B14("ref");
+  LayerId Y = B14.input({2, 64, 14, 14}, "x");
+  Y = resnetBottleneck(B14, Y, 64, 1);
+  resnetBottleneck(B14, Y, 128, 2);
+  auto Ref14 = B14.finish();
+  REQUIRE(Ref14);
+  O.imageSize = 14;
+  checkSameGraph(import(W, O), *Ref14);
 }
 
 TEST_CASE("onnx: efficientnet MBConv with squeeze-excitation (swish as Sigmoid*x)") {
@@ -398,6 +408,15 @@ TEST_CASE("onnx: errors name the file, node and operator") {
     W.input("x", {-1, 3, -1, 8}); // symbolic batch is fine, symbolic height is not
     W.node("Relu", {"x"});
     CHECK(importError(W) == "model.onnx: error: graph input 'x' has unknown dimension 2");
+  }
+  SUBCASE("an image size for a graph without a dynamic batch") {
+    OnnxWriter W;
+    W.input("x", {1, 3, 8, 8});
+    W.node("Relu", {"x"});
+    OnnxImportOptions O;
+    O.imageSize = 16;
+    CHECK(importError(W, O) == "model.onnx: error: no 4-D graph input with a dynamic batch "
+                               "dimension to give image size 16");
   }
   SUBCASE("zero stride (libonnx's shape inference would divide by it)") {
     OnnxWriter W;

@@ -185,8 +185,8 @@ inline Network import(const OnnxWriter &W, const OnnxImportOptions &O = {}) {
   return std::move(*N);
 }
 
-inline std::string importError(const OnnxWriter &W) {
-  auto N = importOnnx(W.bytes(), "model.onnx");
+inline std::string importError(const OnnxWriter &W, const OnnxImportOptions &O = {}) {
+  auto N = importOnnx(W.bytes(), "model.onnx", O);
   REQUIRE(!N);
   return N.error().str();
 }

@@ -556,3 +556,46 @@ TEST_CASE("dataset timm: --limit, --gpu and bad files") {
   CHECK(R.status == 1);
   CHECK(R.err.find("no GPU of the catalog in the file name") != std::string::npos);
 }
+
+TEST_CASE("dataset timm: --onnx-dir takes torchvision architectures from their graphs") {
+  ScratchDir Dir("timmonnx");
+  // Synthetic rows, for mechanics: resnet18 at two sizes the graph was not exported at (one
+  // analysis each), vgg11 at a size its dense layer cannot take, resnet34 absent from the folder.
+  std::string Infer = Dir.write("benchmark-infer-amp-nchw-pt240-cu124-rtx3090.csv",
+                                TimmHeader + "resnet18,64,1.0,2.5,16,11.69,1.82,2.48\n"
+                                             "resnet18,128,1.0,3.5,16,11.69,1.82,2.48\n"
+                                             "vgg11,64,1.0,2.5,16,132.86,7.61,7.44\n");
+  std::string Out = Dir.file("timm.csv");
+  const std::string Onnx = std::string(PTXCAST_SOURCE_DIR) + "/corpus/data/measured/h100/onnx";
+  RunResult Without = runPtxcast("dataset timm " + Infer + " -o " + Out);
+  REQUIRE_MESSAGE(Without.status == 0, Without.err);
+  CHECK(Without.err.find("0 rows written, 3 rows skipped") != std::string::npos);
+  CHECK(Without.err.find("3 model not in zoo") != std::string::npos);
+
+  RunResult R = runPtxcast("dataset timm " + Infer + " --onnx-dir " + Onnx + " -o " + Out);
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  CHECK(R.err.find("3 rows read, 2 rows written, 1 rows skipped, 3 distinct analyses") !=
+        std::string::npos);
+  CHECK(R.err.find("1 rebuild failed (first: " + Onnx + "/vgg11.onnx: error:") !=
+        std::string::npos);
+  Table T = readCsv(Out);
+  REQUIRE(T.rows.size() == 2);
+  for (size_t Row = 0; Row < 2; ++Row) {
+    // Named as the frameworks rows of the same graph are, so a network left out is left out
+    // under both names.
+    checkColumns(T, Row, {{"source", "timm"}, {"workload", "resnet18"}, {"math", "f16"}});
+    checkRowRanges(T, Row);
+  }
+  CHECK(T.at(0, "config") == "batch=16;image=64;layout=nchw");
+  CHECK(T.at(1, "config") == "batch=16;image=128;layout=nchw");
+  // 4x the convolutions' work at 128: the bound grows by over half (launch latency and the
+  // weights' casts are the same at both sizes).
+  CHECK(T.num(1, "bound_ms") > 1.5 * T.num(0, "bound_ms"));
+
+  std::string Empty = Dir.file("no-graphs");
+  std::filesystem::create_directory(Empty);
+  RunResult Missing = runPtxcast("dataset timm " + Infer + " --onnx-dir " + Empty + " -o " + Out);
+  REQUIRE_MESSAGE(Missing.status == 0, Missing.err);
+  CHECK(Missing.err.find("3 no ONNX graph (first: " + Empty + "/resnet18.onnx)") !=
+        std::string::npos);
+}

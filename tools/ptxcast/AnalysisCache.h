@@ -16,7 +16,7 @@ namespace ptxcast {
 class AnalysisCache {
 public:
   /// Bump when the analyzer counts the same PTX differently (it is part of the key).
-  static constexpr int CountingVersion = 1;
+  static constexpr int CountingVersion = 2;
   /// Bump when KernelProfile gains a counter (the file layout); older files stay readable.
   static constexpr int FormatVersion = 2;
 

@@ -246,7 +246,9 @@ void addAnalyzeCommand(CLI::App &App) {
   Cmd->add_option("--batch", O->batch, "batch size")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  Cmd->add_option("--image-size", O->imageSize, "input height = width (zoo models)")
+  Cmd->add_option("--image-size", O->imageSize,
+                  "input height = width (default: the model's own; ONNX: its 4-D input with a "
+                  "dynamic batch)")
       ->check(CLI::PositiveNumber);
   Cmd->add_option("--dtype", O->dtype, "element type")
       ->check(CLI::IsMember({"f32", "f16"}))

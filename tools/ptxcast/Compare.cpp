@@ -267,7 +267,8 @@ void addCompareCommand(CLI::App &App) {
   Cmd->add_option("--format", O->format, "output format")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
-  Cmd->add_option("--image-size", O->imageSize, "input height = width, zoo models (16..1024)")
+  Cmd->add_option("--image-size", O->imageSize,
+                  "input height = width, 16..1024 (default: each model's own)")
       ->check(CLI::Range(int64_t(16), int64_t(1024)));
   Cmd->add_option("--dtype", O->dtype, "element type: f32, or f16 (PyTorch autocast / half)")
       ->check(CLI::IsMember({"f32", "f16"}))

@@ -76,8 +76,11 @@ void addDatasetCommand(CLI::App &App) {
       "timm", "timm whole-network AMP inference step times (benchmark-infer-amp-*.csv; f16)");
   addCommonOptions(Timm, *O);
   Timm->add_option("--gpu", O->gpu, "catalog GPU (default: from the file name)");
+  Timm->add_option("--onnx-dir", O->onnxDir,
+                   "folder of torchvision MODEL.onnx graphs for the timm models that are "
+                   "torchvision architectures (resnet18, densenet121, ...; docs/datasets.md)");
   Timm->add_option("--limit", O->limit,
-                   "take only the first N rows of zoo models of each file (0 = all)");
+                   "take only the first N rows of known models of each file (0 = all)");
   Timm->callback([O] {
     if (int Status = dataset::runTimm(*O); Status != 0)
       throw CLI::RuntimeError(Status);

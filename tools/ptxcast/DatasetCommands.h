@@ -23,9 +23,9 @@ struct DatasetOptions {
   unsigned threads = 0;            ///< 0 = all cores
   std::string mode = "graph";      ///< frameworks: the timing mode to take (graph or eager)
   std::string onnxDir;             ///< frameworks: folder of MODEL.onnx (default: onnx/ beside
-                                   ///< each CSV)
+                                   ///< each CSV); timm: torchvision graphs (default: none)
   size_t limit = 0;                ///< 0 = every row; else the first N rows of each file
-                                   ///< (timm: rows of zoo models)
+                                   ///< (timm: rows of known models)
   std::string cacheDir;            ///< on-disk analysis cache (--cache), empty = none
   std::string shard;               ///< --shard K/N: analyse slice K of N only and write it to
                                    ///< `output` as a shard file (DatasetShard.h); empty = all

@@ -1,10 +1,13 @@
-// `ptxcast dataset timm CSV... -o OUT.csv`: timm whole-network AMP inference step times joined
-// with the fast analysis of the matching zoo model lowered in f16 at the row's batch and image
-// size. Models map to the zoo through one table (docs/datasets.md); other models are skipped.
+// `ptxcast dataset timm CSV... [--onnx-dir DIR] -o OUT.csv`: timm whole-network AMP inference
+// step times joined with the fast analysis of the same network lowered in f16 at the row's batch
+// and image size: a zoo model, or with --onnx-dir the torchvision graph of an architecture timm
+// implements layer for layer. Two tables map the names (docs/datasets.md); other models are
+// skipped.
 #include "DatasetCommands.h"
 #include "DatasetCommon.h"
 #include "DatasetShard.h"
 
+#include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
 
 #include <fmt/core.h>
@@ -40,6 +43,33 @@ std::string zooModelFor(std::string_view Timm) {
         Timm.back() >= '0' && Timm.back() <= '7')
       return "efficientnet-b" + std::string(1, Timm.back());
   return "";
+}
+
+/// timm model name -> the torchvision ONNX graph (DIR/NAME.onnx, as scripts/measure/
+/// time_frameworks.py exports them) of the same layers: timm's ResNets (stride on the 3x3),
+/// ResNeXt, Wide ResNet, DenseNet, Inception v3 and VGG (its 7x7 convolution head has the dense
+/// layer's multiply-adds) are torchvision's architectures; regnety_008_tv is torchvision's
+/// RegNetY-800MF configuration; mnasnet_100 and mobilenetv3_*_100 are the same MNASNet-B1 and
+/// MobileNetV3 blocks and widths (the head's 1x1 convolution for torchvision's dense layer).
+std::string onnxModelFor(std::string_view Timm) {
+  static const std::map<std::string_view, std::string_view> Table = {
+      {"densenet121", "densenet121"},
+      {"inception_v3", "inception_v3"},
+      {"mnasnet_100", "mnasnet1_0"},
+      {"mobilenetv3_large_100", "mobilenet_v3_large"},
+      {"mobilenetv3_small_100", "mobilenet_v3_small"},
+      {"regnety_008_tv", "regnet_y_800mf"},
+      {"resnet18", "resnet18"},
+      {"resnet34", "resnet34"},
+      {"resnet101", "resnet101"},
+      {"resnet152", "resnet152"},
+      {"resnext50_32x4d", "resnext50_32x4d"},
+      {"vgg11", "vgg11"},
+      {"vgg19", "vgg19"},
+      {"wide_resnet50_2", "wide_resnet50_2"},
+  };
+  auto It = Table.find(Timm);
+  return It == Table.end() ? "" : std::string(It->second);
 }
 
 /// What a timm result file's name says: layout and GPU (benchmark-infer-amp-nchw-pt240-cu124-
@@ -86,14 +116,15 @@ support::Expected<FileFacts> fileFacts(const std::string &Path, const std::strin
 }
 
 struct Job {
-  std::string zooModel;
+  std::string zooModel; ///< a zoo model, or
+  std::string onnx;     ///< the path of a torchvision graph
   int64_t batch = 0, imageSize = 0;
 };
 
 struct Ingest {
   std::vector<PendingRow> rows;
   std::vector<Job> jobs;
-  std::map<std::string, size_t> jobIndex; ///< "zoo|batch|size" -> jobs index
+  std::map<std::string, size_t> jobIndex; ///< "model|batch|size" -> jobs index
   SkipLog skips;
   size_t read = 0;
 };
@@ -113,20 +144,28 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
       break;
     ++G.read;
     const std::string &Model = textField(*T, R, "model");
-    std::string Zoo = zooModelFor(Model);
+    std::string Zoo = zooModelFor(Model), Onnx;
     auto Batch = intField(*T, R, "infer_batch_size");
     auto Size = intField(*T, R, "infer_img_size");
     auto Step = numberField(*T, R, "infer_step_time");
     if (!Batch || !Size || !Step)
       return !Batch ? Batch.error() : !Size ? Size.error() : Step.error();
+    if (std::string Tv = onnxModelFor(Model); Zoo.empty() && !Tv.empty() && !O.onnxDir.empty()) {
+      Onnx = (std::filesystem::path(O.onnxDir) / (Tv + ".onnx")).string();
+      if (!std::filesystem::exists(Onnx)) {
+        G.skips.add("no ONNX graph", Onnx);
+        continue;
+      }
+      Zoo = Tv; // the workload's name: torchvision's, as the frameworks rows of the network
+    }
     if (Zoo.empty()) {
-      G.skips.add("model not in zoo");
+      G.skips.add(O.onnxDir.empty() ? "model not in zoo" : "model not in zoo or --onnx-dir");
       continue;
     }
     std::string Key = fmt::format("{}|{}|{}", Zoo, *Batch, *Size);
     auto [It, New] = G.jobIndex.emplace(Key, G.jobs.size());
     if (New)
-      G.jobs.push_back({Zoo, *Batch, *Size});
+      G.jobs.push_back({Onnx.empty() ? Zoo : "", Onnx, *Batch, *Size});
     // AMP inference (fp16 tensor cores for convolutions and GEMMs), eager PyTorch at the largest
     // batch that fit: GPU-bound, so the per-launch host overhead is not modelled (0).
     PendingRow P;
@@ -160,9 +199,15 @@ int runTimm(const DatasetOptions &O) {
   }
   std::vector<NetworkFactory> Jobs;
   for (const Job &J : G.jobs)
-    Jobs.push_back([&J] {
-      return corpus::buildZooModel(J.zooModel,
-                                   corpus::ZooOptions{J.batch, J.imageSize, corpus::DType::F16});
+    Jobs.push_back([&J]() -> support::Expected<corpus::Network> {
+      if (J.onnx.empty())
+        return corpus::buildZooModel(J.zooModel,
+                                     corpus::ZooOptions{J.batch, J.imageSize, corpus::DType::F16});
+      corpus::OnnxImportOptions Opts;
+      Opts.batch = J.batch;
+      Opts.imageSize = J.imageSize;
+      Opts.dtype = corpus::DType::F16; // the timed runs were AMP: f16 tensor cores, autocast
+      return corpus::importOnnxFile(J.onnx, Opts);
     });
   JobSettings S;
   S.threads = O.threads;
@@ -180,7 +225,8 @@ int runTimm(const DatasetOptions &O) {
   double Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - Start).count();
   printSummary("dataset timm", G.read, D.size(), G.skips, Jobs.size(), Seconds);
   for (size_t I = 0; I < Jobs.size(); ++I)
-    fmt::print(stderr, "  {} batch {} size {}: {:.1f} s{}\n", G.jobs[I].zooModel, G.jobs[I].batch,
+    fmt::print(stderr, "  {} batch {} size {}: {:.1f} s{}\n",
+               G.jobs[I].onnx.empty() ? G.jobs[I].zooModel : G.jobs[I].onnx, G.jobs[I].batch,
                G.jobs[I].imageSize, Results[I].seconds, Results[I].analysis ? "" : " (skipped)");
   return 0;
 }

@@ -82,7 +82,8 @@ void addLowerCommand(CLI::App &App) {
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
   Cmd->add_option("--image-size", Opts->imageSize,
-                  "input height = width (zoo models; default: the model's own)")
+                  "input height = width (default: the model's own; ONNX: its 4-D input with a "
+                  "dynamic batch)")
       ->check(CLI::PositiveNumber);
   Cmd->add_option("--dtype", Opts->dtype, "element type")
       ->check(CLI::IsMember({"f32", "f16"}))

@@ -138,11 +138,9 @@ support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R) {
   const bool Onnx = !R.onnxBytes.empty() || isOnnxPath(R.input);
   if (!Onnx)
     return corpus::buildZooModel(R.input, corpus::ZooOptions{R.batch, R.imageSize, Type});
-  if (R.imageSize != 0)
-    return support::Error(R.input, 0, 0,
-                          "--image-size applies to zoo models; an ONNX file fixes its own");
   corpus::OnnxImportOptions Opts;
   Opts.batch = R.batch;
+  Opts.imageSize = R.imageSize; // 0: the size the graph was exported at
   Opts.dtype = Type;
   // In memory, the network takes its name from `input` (importOnnx names it after a file stem).
   if (!R.onnxBytes.empty())

@@ -158,7 +158,8 @@ void addPredictCommand(CLI::App &App) {
       ->check(CLI::Range(int64_t(1), int64_t(4096)))
       ->capture_default_str();
   Cmd->add_option("--image-size", O->network.imageSize,
-                  "input height = width, zoo models (16..1024; default: the model's own)")
+                  "input height = width, 16..1024 (default: the model's own; ONNX: its 4-D input "
+                  "with a dynamic batch)")
       ->check(CLI::Range(int64_t(16), int64_t(1024)));
   Cmd->add_option("--dtype", O->network.dtype,
                   "element type: f32, or f16 (PyTorch autocast / half)")

@@ -78,6 +78,7 @@ int showModel(const ZooCommandOptions &O) {
   if (endsWith(O.model, ".onnx")) {
     corpus::OnnxImportOptions Opts;
     Opts.batch = O.batch;
+    Opts.imageSize = O.imageSize;
     N = corpus::importOnnxFile(O.model, Opts);
   } else {
     N = corpus::buildZooModel(O.model, corpus::ZooOptions{O.batch, O.imageSize});
@@ -137,7 +138,8 @@ void addZooCommand(CLI::App &App) {
       ->check(CLI::Range(int64_t(1), int64_t(4096)))
       ->capture_default_str();
   Cmd->add_option("--image-size", Opts->imageSize,
-                  "input height = width (with a zoo model; default: the model's own)")
+                  "input height = width (default: the model's own; an ONNX graph's 4-D input with "
+                  "a dynamic batch)")
       ->check(CLI::PositiveNumber);
   Cmd->callback([Opts] {
     int Status = Opts->model.empty() ? listZoo(*Opts) : showModel(*Opts);

@@ -12,6 +12,10 @@ namespace corpus {
 struct OnnxImportOptions {
   /// Value of a graph input's symbolic or unknown first dimension (a dynamic batch).
   int64_t batch = 1;
+  /// Height = width of a 4-D graph input with a dynamic batch (NCHW images); 0 keeps the
+  /// exported size. A graph whose layers fix the size (a reshape to a constant) then fails its
+  /// shape checks with an error.
+  int64_t imageSize = 0;
   DType dtype = DType::F32;
   /// Fuse Sigmoid(x)*x into one Swish activation and HardSigmoid(x; 1/6, 1/2)*x into HardSwish.
   bool fuseSwish = true;
