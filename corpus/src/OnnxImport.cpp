@@ -352,6 +352,17 @@ std::optional<support::Error> Importer::setInputDimensions() {
       continue;
     S->mutable_dim(0)->set_dim_value(Options.batch);
     if (Options.imageSize > 0 && S->dim_size() == 4) {
+      // NCHW with H = W (or either unknown); [N, 224, 224, 3] is NHWC, and resizing its last two
+      // dimensions would change its channels.
+      const auto &H = S->dim(2), &W = S->dim(3);
+      if (H.has_dim_value() && W.has_dim_value() && H.dim_value() != W.dim_value())
+        return support::Error(File, 0, 0,
+                              "graph input '" + In.name() + "' is " +
+                                  std::to_string(H.dim_value()) + " x " +
+                                  std::to_string(W.dim_value()) +
+                                  " in dimensions 2 and 3: not a square NCHW image to give "
+                                  "image size " +
+                                  std::to_string(Options.imageSize));
       S->mutable_dim(2)->set_dim_value(Options.imageSize);
       S->mutable_dim(3)->set_dim_value(Options.imageSize);
       ++Resized;

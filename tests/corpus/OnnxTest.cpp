@@ -418,6 +418,15 @@ TEST_CASE("onnx: errors name the file, node and operator") {
     CHECK(importError(W, O) == "model.onnx: error: no 4-D graph input with a dynamic batch "
                                "dimension to give image size 16");
   }
+  SUBCASE("an image size for a channels-last input") {
+    OnnxWriter W;
+    W.input("x", {-1, 8, 8, 3}); // NHWC: resizing dimensions 2 and 3 would change the channels
+    W.node("Relu", {"x"});
+    OnnxImportOptions O;
+    O.imageSize = 16;
+    CHECK(importError(W, O) == "model.onnx: error: graph input 'x' is 8 x 3 in dimensions 2 and "
+                               "3: not a square NCHW image to give image size 16");
+  }
   SUBCASE("zero stride (libonnx's shape inference would divide by it)") {
     OnnxWriter W;
     W.input("x", {1, 3, 8, 8});
