@@ -72,6 +72,26 @@ std::string onnxModelFor(std::string_view Timm) {
   return It == Table.end() ? "" : std::string(It->second);
 }
 
+/// The network a timm model is: a zoo model, or with an ONNX folder a torchvision graph in it.
+struct TimmNetwork {
+  std::string workload; ///< the zoo's or torchvision's name; empty: skipped
+  std::string onnx;     ///< the graph's path, for a torchvision architecture
+  std::string skip, detail;
+};
+
+TimmNetwork networkFor(std::string_view Timm, const std::string &OnnxDir) {
+  if (std::string Zoo = zooModelFor(Timm); !Zoo.empty())
+    return {Zoo, "", "", ""};
+  std::string Tv = onnxModelFor(Timm);
+  if (OnnxDir.empty() || Tv.empty())
+    return {"", "", OnnxDir.empty() ? "model not in zoo" : "model not in zoo or --onnx-dir", ""};
+  std::string Path = (std::filesystem::path(OnnxDir) / (Tv + ".onnx")).string();
+  if (!std::filesystem::exists(Path))
+    return {"", "", "no ONNX graph", Path};
+  // Named as torchvision names it, as the frameworks rows of the same graph are.
+  return {Tv, Path, "", ""};
+}
+
 /// What a timm result file's name says: layout and GPU (benchmark-infer-amp-nchw-pt240-cu124-
 /// rtx3090.csv). A training or non-AMP file is an error.
 struct FileFacts {
@@ -144,32 +164,30 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
       break;
     ++G.read;
     const std::string &Model = textField(*T, R, "model");
-    std::string Zoo = zooModelFor(Model), Onnx;
     auto Batch = intField(*T, R, "infer_batch_size");
     auto Size = intField(*T, R, "infer_img_size");
     auto Step = numberField(*T, R, "infer_step_time");
     if (!Batch || !Size || !Step)
       return !Batch ? Batch.error() : !Size ? Size.error() : Step.error();
-    if (std::string Tv = onnxModelFor(Model); Zoo.empty() && !Tv.empty() && !O.onnxDir.empty()) {
-      Onnx = (std::filesystem::path(O.onnxDir) / (Tv + ".onnx")).string();
-      if (!std::filesystem::exists(Onnx)) {
-        G.skips.add("no ONNX graph", Onnx);
-        continue;
-      }
-      Zoo = Tv; // the workload's name: torchvision's, as the frameworks rows of the network
-    }
-    if (Zoo.empty()) {
-      G.skips.add(O.onnxDir.empty() ? "model not in zoo" : "model not in zoo or --onnx-dir");
+    TimmNetwork N = networkFor(Model, O.onnxDir);
+    if (N.workload.empty()) {
+      G.skips.add(N.skip, N.detail);
       continue;
     }
-    std::string Key = fmt::format("{}|{}|{}", Zoo, *Batch, *Size);
+    std::string Key = fmt::format("{}|{}|{}", N.workload, *Batch, *Size);
     auto [It, New] = G.jobIndex.emplace(Key, G.jobs.size());
     if (New)
-      G.jobs.push_back({Onnx.empty() ? Zoo : "", Onnx, *Batch, *Size});
+      G.jobs.push_back({N.onnx.empty() ? N.workload : "", N.onnx, *Batch, *Size});
     // AMP inference (fp16 tensor cores for convolutions and GEMMs), eager PyTorch at the largest
     // batch that fit: GPU-bound, so the per-launch host overhead is not modelled (0).
     PendingRow P;
-    P.ids = {"timm", F->gpu.name, "all", "eager", "f16", "f16", Zoo,
+    P.ids = {"timm",
+             F->gpu.name,
+             "all",
+             "eager",
+             "f16",
+             "f16",
+             N.workload,
              fmt::format("batch={};image={};layout={}", *Batch, *Size, F->layout),
              Model + " " + F->name};
     P.measuredMs = *Step;
