@@ -13,11 +13,18 @@ using namespace corpus;
 
 namespace {
 
-Workload lowerMeasured(const std::string &Model, int64_t Batch) {
+/// A measured graph at `Batch`, and at `ImageSize` when it is not 0.
+support::Expected<Network> importMeasured(const std::string &Model, int64_t Batch,
+                                          int64_t ImageSize = 0) {
   OnnxImportOptions IO;
   IO.batch = Batch;
-  auto N = importOnnxFile(
+  IO.imageSize = ImageSize;
+  return importOnnxFile(
       std::string(PTXCAST_SOURCE_DIR) + "/corpus/data/measured/h100/onnx/" + Model + ".onnx", IO);
+}
+
+Workload lowerMeasured(const std::string &Model, int64_t Batch) {
+  auto N = importMeasured(Model, Batch);
   REQUIRE_MESSAGE(bool(N), support::errorText(N));
   LowerOptions O;
   O.emitPtx = false;
@@ -56,47 +63,29 @@ TEST_CASE("measured onnx: squeezenet1_1 lowers with one batched copy launch per 
   }
 }
 
-namespace {
-
-double networkMacs(const Network &N) {
-  double Macs = 0;
-  for (LayerId Id = 0; Id < N.size(); ++Id)
-    Macs += double(N.layer(Id).macs);
-  return Macs;
-}
-
-support::Expected<Network> importMeasured(const std::string &Model, int64_t ImageSize) {
-  OnnxImportOptions IO;
-  IO.batch = 2;
-  IO.imageSize = ImageSize;
-  return importOnnxFile(
-      std::string(PTXCAST_SOURCE_DIR) + "/corpus/data/measured/h100/onnx/" + Model + ".onnx", IO);
-}
-
-} // namespace
-
 TEST_CASE("measured onnx: an image size other than the exported one resizes every layer") {
   // resnet18 was exported at 224. At 160 every convolution's output is 5/7 as high and wide
   // (160 and 224 are both multiples of its stride 32), the final dense layer is unchanged.
-  auto At224 = importMeasured("resnet18", 0);
-  auto At160 = importMeasured("resnet18", 160);
+  auto At224 = importMeasured("resnet18", 2);
+  auto At160 = importMeasured("resnet18", 2, 160);
   REQUIRE_MESSAGE(bool(At224), support::errorText(At224));
   REQUIRE_MESSAGE(bool(At160), support::errorText(At160));
   CHECK(At160->layer(At160->inputs().front()).shape == Shape{2, 3, 160, 160});
   CHECK(At224->layer(At224->inputs().front()).shape == Shape{2, 3, 224, 224});
   const double Dense = 2.0 * 512 * 1000;
-  CHECK(networkMacs(*At160) - Dense == doctest::Approx((networkMacs(*At224) - Dense) * 25 / 49));
+  CHECK(double(At160->macs()) - Dense ==
+        doctest::Approx((double(At224->macs()) - Dense) * 25 / 49));
   // The exported size given explicitly is the same graph.
-  auto Same = importMeasured("resnet18", 224);
+  auto Same = importMeasured("resnet18", 2, 224);
   REQUIRE(bool(Same));
-  CHECK(networkMacs(*Same) == networkMacs(*At224));
+  CHECK(Same->macs() == At224->macs());
 }
 
 TEST_CASE("measured onnx: a graph whose layers fix the image size refuses another one") {
   // vgg16 flattens 512 x 7 x 7 features into a dense layer of 25,088 inputs: at 160 the
   // features are 5 x 5, and the import fails with a shape error naming the file, not a network
   // with a wrong dense layer.
-  auto N = importMeasured("vgg16", 160);
+  auto N = importMeasured("vgg16", 2, 160);
   REQUIRE_FALSE(bool(N));
   CHECK(support::errorText(N).find("vgg16.onnx") != std::string::npos);
 }
