@@ -77,9 +77,12 @@ std::string_view resourceName(Resource R) {
 
 namespace {
 
-/// The tensor rate of math mode M as warp-level mma.sync reaches it (ArchLimits::mmaSyncShare).
-double tensorTflops(const GpuSpec &Gpu, MathMode M) {
-  const double Share = Gpu.limits.mmaSyncShare();
+/// The tensor rate of math mode M for I's kernels: a framework's libraries (cuDNN, cuBLAS) issue
+/// the architecture's fastest tensor instructions (Hopper's warpgroup wgmma: their sm90 kernels,
+/// profiled on the H100) and reach the full peak; ptxcast's kernels issue warp-level mma.sync
+/// (ArchLimits::mmaSyncShare).
+double tensorTflops(const GpuSpec &Gpu, MathMode M, Implementation I) {
+  const double Share = I == Implementation::Framework ? 1.0 : Gpu.limits.mmaSyncShare();
   switch (M) {
   case MathMode::Tf32:
     return Gpu.tensor.tf32 * Share;
@@ -99,18 +102,35 @@ double ctasOf(const analyzer::KernelProfile &P) {
 
 /// The launch latency of W and the kernels a framework runs apart from it (unfusedMs,
 /// latencyMs). A framework runs each fused layer as a kernel of its own, after this one: a
-/// launch that reads and writes the output once more. Under autocast it also casts the fp32
-/// parameters (and input) of the launch's convolutions and dense layers to fp16 first, a kernel
-/// per tensor reading 4 and writing 2 bytes per element.
-void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, LaunchBound &B) {
+/// launch that reads and writes the output once more; so is a convolution's bias add. Of those
+/// passes, the ones that run one element per thread (LaunchWork::latencyBoundElements) take at
+/// least their elements over the GPU's element rate at MemoryLatencyNs. Under autocast the
+/// framework also casts the fp32 parameters (and input) of the launch's convolutions and dense
+/// layers to fp16 first, a kernel per tensor reading 4 and writing 2 bytes per element. Around a
+/// tensor-core convolution it transposes input and weights to NHWC and the output back
+/// (OnTensor), each tensor read and written once.
+void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, bool OnTensor,
+                     LaunchBound &B) {
   const bool Framework = E.impl == Implementation::Framework;
-  const double Unfused = Framework ? W.fusedLayers : 0;
-  const bool Autocast = Framework && E.half;
-  const double Casts = Autocast ? W.castTensors : 0;
-  const double CastBytes = Autocast ? 6.0 * double(W.castElements) : 0;
+  if (!Framework) {
+    B.latencyMs = launchLatencyMs(Gpu);
+    return;
+  }
+  const double Bw = Gpu.memoryBandwidthGBs * 1e9;
   const double Output = double(W.profile.storeBytes[size_t(analyzer::MemSpace::Global)]);
-  B.unfusedMs = (Unfused * 2 * Output + CastBytes) / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
-  B.latencyMs = launchLatencyMs(Gpu) * (1 + Unfused + Casts);
+  const double Passes = double(W.fusedLayers) + W.framework.biasAdds;
+  const double SlowBytes =
+      2.0 * W.framework.elementBytes * double(W.framework.latencyBoundElements);
+  const double FastBytes = std::max(0.0, Passes * 2 * Output - SlowBytes);
+  const double Casts = E.half ? W.framework.castTensors : 0;
+  const double CastBytes = E.half ? 6.0 * double(W.framework.castElements) : 0;
+  const double Transposes = OnTensor ? W.framework.layoutTensors : 0;
+  const double LayoutBytes =
+      OnTensor ? 2.0 * W.framework.elementBytes * double(W.framework.layoutElements) : 0;
+  const double SlowSeconds =
+      std::max(SlowBytes / Bw, latencyBoundSeconds(double(W.framework.latencyBoundElements), Gpu));
+  B.unfusedMs = ((FastBytes + CastBytes + LayoutBytes) / Bw + SlowSeconds) * 1e3;
+  B.latencyMs = launchLatencyMs(Gpu) * (1 + Passes + Casts + Transposes);
 }
 
 } // namespace
@@ -119,6 +139,10 @@ bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E) {
   if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt || F != KindFamily::Gemm)
     return false;
   return !(E.math == MathMode::Tf32 && (Kind == "dense_gemm" || Kind.starts_with("bmm")));
+}
+
+double latencyBoundSeconds(double Elements, const GpuSpec &Gpu) {
+  return Elements * MemoryLatencyNs * 1e-9 / (Gpu.smCount * Gpu.limits.maxThreadsPerSm);
 }
 
 double launchLatencyMs(const GpuSpec &Gpu) {
@@ -214,7 +238,7 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
     B.tailFill = 1;
 
   const KindFamily Family = kindFamily(W.kind);
-  const double Tensor = tensorTflops(Gpu, E.math);
+  const double Tensor = tensorTflops(Gpu, E.math, E.impl);
   const bool OnTensor = usesTensorCores(Family, W.kind, E) && Tensor > 0;
   // A library's GEMM-like kernel (and its grouped or narrow convolutions, which ptxcast lowers
   // as direct convolutions) is register- and shared-memory-tiled: its instruction issue,
@@ -233,7 +257,7 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
     Cycles = pipeCycles(W, Gpu);
     // Tensor instructions in the PTX itself (the interpreter counts their multiply-adds), at
     // the rate of the math mode, or the FP16 rate when none is set.
-    const double Rate = Tensor > 0 ? Tensor : tensorTflops(Gpu, MathMode::F16);
+    const double Rate = Tensor > 0 ? Tensor : tensorTflops(Gpu, MathMode::F16, E.impl);
     if (P.tensorMacs > 0 && Rate > 0)
       Cycles[size_t(Resource::Tensor)] =
           double(P.tensorMacs) / (Rate * 1e12 / 2 / (Gpu.smCount * Hz));
@@ -260,11 +284,15 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
       Footprint > 0 ? std::min(1.0, L2ResidentShare * Gpu.l2MB * 1024 * 1024 / Footprint) : 1;
   B.dramBytes = Footprint * (1 - Resident);
   B.ms[size_t(Resource::Dram)] = B.dramBytes / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
+  if (E.impl == Implementation::Framework && W.framework.leadingLatencyBoundElements > 0)
+    B.ms[size_t(Resource::Dram)] =
+        std::max(B.ms[size_t(Resource::Dram)],
+                 latencyBoundSeconds(double(W.framework.leadingLatencyBoundElements), Gpu) * 1e3);
 
   B.workMs = *std::max_element(B.ms.begin(), B.ms.end());
   B.computeMs = *std::max_element(B.ms.begin(), B.ms.begin() + size_t(Resource::Tensor) + 1);
   B.memoryMs = std::max(B.ms[size_t(Resource::L2)], B.ms[size_t(Resource::Dram)]);
-  separateKernels(W, Gpu, E, B);
+  separateKernels(W, Gpu, E, OnTensor, B);
   B.boundMs = B.workMs + B.unfusedMs + B.latencyMs;
   B.busyCycles = B.workMs * 1e-3 * Hz;
   return B;
@@ -280,6 +308,9 @@ std::vector<double> specLines(const GpuSpec &G) {
           G.boostClockMhz,
           G.fp16Tflops,
           G.fp64Tflops,
+          G.tensor.fp16,
+          G.tensor.bf16,
+          G.tensor.tf32,
           G.tensor.fp16 * L.mmaSyncShare(),
           G.tensor.bf16 * L.mmaSyncShare(),
           G.tensor.tf32 * L.mmaSyncShare(),

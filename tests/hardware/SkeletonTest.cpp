@@ -147,7 +147,7 @@ TEST_CASE("skeleton: a framework's GEMM-like launch reads its footprint through 
         doctest::Approx(8.0 * 1024 * 1024 / (L2Bps * 54 / A100.smCount) * 1e3));
 }
 
-TEST_CASE("skeleton: on Hopper tensor multiply-adds run at mma.sync's rate, half the peak") {
+TEST_CASE("skeleton: on Hopper a framework's tensor multiply-adds reach the peak, mma.sync half") {
   GpuSpec H100 = catalogGpu("h100-sxm");
   CHECK(H100.limits.mmaSyncShare() == 0.5); // wgmma reaches the peak, mma.sync and wmma half
   CHECK(catalogGpu("a100").limits.mmaSyncShare() == 1);
@@ -155,14 +155,15 @@ TEST_CASE("skeleton: on Hopper tensor multiply-adds run at mma.sync's rate, half
   LaunchWork Conv = launch(1320, 2000);
   const double Busiest = 10.0 / 1320; // ceil(1320 / 132) CTAs of 1320
   const double Hz = H100.boostClockMhz * 1e6;
+  // cuDNN's and cuBLAS's sm90 kernels issue wgmma.
   for (auto [Mode, Peak] :
        {std::pair{MathMode::F16, H100.tensor.fp16}, std::pair{MathMode::Tf32, H100.tensor.tf32}}) {
-    const double MacsPerSmClock = Peak * 0.5 * 1e12 / 2 / (132 * Hz);
+    const double MacsPerSmClock = Peak * 1e12 / 2 / (132 * Hz);
     LaunchBound B = bound(Conv, H100, {Mode, Implementation::Framework, Mode == MathMode::F16});
     CHECK(ms(B, Resource::Tensor) ==
           doctest::Approx(Conv.macs * Busiest / MacsPerSmClock / Hz * 1e3));
   }
-  // ptxcast's own tensor-core kernels (mma.sync in their PTX) are charged the same rate.
+  // ptxcast's own tensor-core kernels (mma.sync in their PTX) are charged half of it.
   LaunchWork Own = Conv;
   Own.profile.tensorMacs = uint64_t(Conv.macs);
   LaunchBound B = bound(Own, H100, {MathMode::F16, Implementation::Ptxcast, true});
@@ -171,11 +172,61 @@ TEST_CASE("skeleton: on Hopper tensor multiply-adds run at mma.sync's rate, half
                         1e3));
 }
 
+TEST_CASE("skeleton: a framework's bias adds and batch norms are bound by memory latency") {
+  GpuSpec H100 = catalogGpu("h100-sxm");
+  GpuSpec H200 = catalogGpu("h200");
+  LaunchWork Conv = launch(132, 100);
+  Conv.profile.storeBytes[size_t(analyzer::MemSpace::Global)] = 2000000; // 1 M fp16 outputs
+  Conv.framework.elementBytes = 2;
+  Conv.fusedLayers = 2; // a batch norm and a ReLU
+  Conv.framework.biasAdds = 1;
+  Conv.framework.latencyBoundElements = 2000000; // the batch norm's and the bias add's outputs
+  const Execution Amp{MathMode::F16, Implementation::Framework, true};
+  LaunchBound B = bound(Conv, H100, Amp);
+  const double Bw = H100.memoryBandwidthGBs * 1e9;
+  const double Latency = 2e6 * MemoryLatencyNs * 1e-9 / (132 * 2048);
+  CHECK(latencyBoundSeconds(2e6, H100) == doctest::Approx(Latency));
+  CHECK(Latency > 8e6 / Bw); // on the H100 latency, not the 8 MB they move, bounds them
+  CHECK(B.unfusedMs == doctest::Approx((4e6 / Bw + Latency) * 1e3)); // the ReLU moves 4 MB
+  CHECK(B.latencyMs == doctest::Approx(4 * launchLatencyMs(H100)));
+  // The H200's faster memory speeds up the ReLU, not the latency-bound passes.
+  LaunchBound On200 = bound(Conv, H200, Amp);
+  CHECK(On200.unfusedMs - Latency * 1e3 ==
+        doctest::Approx(4e6 / (H200.memoryBandwidthGBs * 1e9) * 1e3));
+  // A batch norm that begins a launch: its DRAM term is at least the latency bound.
+  LaunchWork Bn = launch(1000, 1, "eltwise_batch_norm");
+  Bn.framework.leadingLatencyBoundElements = 50000000;
+  CHECK(ms(bound(Bn, H100, Amp), Resource::Dram) ==
+        doctest::Approx(latencyBoundSeconds(5e7, H100) * 1e3));
+  CHECK(ms(bound(Bn, H100, {MathMode::F16, Implementation::Ptxcast, true}), Resource::Dram) <
+        latencyBoundSeconds(5e7, H100) * 1e3); // ptxcast's own kernel vectorises
+}
+
+TEST_CASE("skeleton: tensor-core convolutions pay NCHW/NHWC transposes, CUDA-core ones do not") {
+  GpuSpec H100 = catalogGpu("h100-sxm");
+  GpuSpec V100 = catalogGpu("v100-sxm2");
+  LaunchWork Conv = launch(132, 100);
+  Conv.framework.layoutElements = 3000000; // input, weights, output
+  Conv.framework.layoutTensors = 3;
+  Conv.framework.elementBytes = 4;
+  const Execution Fp32{MathMode::Tf32, Implementation::Framework, false};
+  LaunchBound B = bound(Conv, H100, Fp32);
+  CHECK(B.unfusedMs == doctest::Approx(2 * 4 * 3e6 / (H100.memoryBandwidthGBs * 1e9) * 1e3));
+  CHECK(B.latencyMs == doctest::Approx(4 * launchLatencyMs(H100)));
+  // fp32 before Ampere runs on CUDA cores in NCHW; so do ptxcast's kernels, and depthwise ones.
+  const Execution Simt{defaultMathMode("f32", 7.0), Implementation::Framework, false};
+  CHECK(bound(Conv, V100, Simt).unfusedMs == 0);
+  CHECK(bound(Conv, H100, {MathMode::Tf32, Implementation::Ptxcast, false}).unfusedMs == 0);
+  LaunchWork Dw = Conv;
+  Dw.kind = "conv_depthwise";
+  CHECK(bound(Dw, H100, Fp32).unfusedMs == 0);
+}
+
 TEST_CASE("skeleton: under autocast a framework first casts fp32 parameters to fp16") {
   GpuSpec H100 = catalogGpu("h100-sxm");
   LaunchWork Conv = launch(132, 100);
-  Conv.castElements = 1000000; // a weight and a bias
-  Conv.castTensors = 2;
+  Conv.framework.castElements = 1000000; // a weight and a bias
+  Conv.framework.castTensors = 2;
   const double Latency = launchLatencyMs(H100);
   const Execution Amp{MathMode::F16, Implementation::Framework, true};
   LaunchBound B = bound(Conv, H100, Amp);

@@ -55,10 +55,7 @@ struct LaunchRecord {
   std::vector<std::string> layers;
   uint64_t footprintBytes = 0; ///< bytes of the distinct buffers this launch uses
   int64_t macs = 0;            ///< multiply-adds of the layers it computes
-  /// What autocast casts from fp32 to fp16 before the launch's convolutions and dense layers
-  /// run (hardware::LaunchWork): their weights and biases, and a network input they read.
-  uint64_t castElements = 0;
-  uint32_t castTensors = 0;
+  hardware::FrameworkPasses framework; ///< what PyTorch runs around the launch's layers
 };
 
 /// The analysed network.

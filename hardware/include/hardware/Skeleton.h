@@ -38,6 +38,32 @@ std::string_view kindFamilyName(KindFamily F);
 /// The family of a lowering strategy ("conv_gemm" -> Gemm, "eltwise_add" -> Elementwise, ...).
 KindFamily kindFamily(std::string_view Strategy);
 
+/// What a framework (PyTorch over cuDNN and cuBLAS) runs apart from a launch's own layers, from
+/// the layers alone (tools/ptxcast/NetworkAnalysis.cpp counts it; docs/cross-gpu.md).
+struct FrameworkPasses {
+  /// fp32 tensors a framework under autocast (Execution::half) casts to fp16 before the launch
+  /// (the weights and biases of its convolutions and dense layers, a network input they read):
+  /// one cast kernel per tensor, reading 4 and writing 2 bytes per element.
+  uint64_t castElements = 0;
+  uint32_t castTensors = 0;
+  /// Convolutions whose bias the framework adds in a kernel of its own after the convolution
+  /// (PyTorch does, broadcasting the bias over N, H and W): each passes the output once more.
+  uint32_t biasAdds = 0;
+  /// Elements of the framework's per-element passes that run one element per thread (NCHW
+  /// batch-norm inference, the broadcast bias add), fused layers and bias adds alike: besides
+  /// their DRAM bytes, memory latency bounds them (MemoryLatencyNs).
+  uint64_t latencyBoundElements = 0;
+  /// The same for the launch's own first layer (a batch norm that begins a launch): its DRAM
+  /// busy time is at least its elements at that rate.
+  uint64_t leadingLatencyBoundElements = 0;
+  /// Elements (input, weights, output) of the launch's convolutions that a framework transposes
+  /// between NCHW and NHWC around a tensor-core kernel, and how many transposes: cuDNN's
+  /// tensor-core convolutions read and write NHWC, PyTorch's default layout is NCHW.
+  uint64_t layoutElements = 0;
+  uint32_t layoutTensors = 0;
+  uint32_t elementBytes = 4; ///< bytes per activation element (2 for f16 networks)
+};
+
 /// One launch, independent of any GPU: the analyzer's counts (with the kernel's estimated
 /// registers per thread and static shared memory; registers 0 = unknown, occupancy then ignores
 /// them) plus what the lowering knows.
@@ -50,11 +76,7 @@ struct LaunchWork {
   /// activation, residual add): a framework that runs every layer as its own kernel (eager or
   /// graph-captured PyTorch) launches each again and passes the output through DRAM again.
   uint32_t fusedLayers = 0;
-  /// fp32 tensors a framework under autocast (Execution::half) casts to fp16 before the launch
-  /// (the weights and biases of its convolutions and dense layers, a network input they read):
-  /// one cast kernel per tensor, reading 4 and writing 2 bytes per element.
-  uint64_t castElements = 0;
-  uint32_t castTensors = 0;
+  FrameworkPasses framework; ///< what a framework runs around the launch's layers
 };
 
 /// How the launch is run: math mode of its GEMM-like work and whose kernels.
@@ -77,6 +99,21 @@ bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E);
 constexpr double LaunchLatencyCycles = 4950;
 /// LaunchLatencyCycles at the GPU's boost clock, ms.
 double launchLatencyMs(const GpuSpec &Gpu);
+
+/// How long a thread of a one-element-per-thread pass waits for its element from DRAM under
+/// load, ns. Such a pass (LaunchWork::latencyBoundElements) has at most max threads per SM x SMs
+/// elements in flight, so it retires at most that many per MemoryLatencyNs, however high the
+/// bandwidth: on the H100, cuDNN's NCHW fp16 batch norm moves 1.2 elements per SM per clock,
+/// 1.25 TB/s of its 3.35, and fp32 barely slows it (profiled:
+/// corpus/data/measured/h100/profile-kernels.csv, docs/cross-gpu.md). The latency is the memory
+/// system's, in ns, not a number of SM clock cycles: counted in cycles of the H100's clock it
+/// made the RTX 3090's (lower-clocked) passes latency-bound, and that GPU 17 % off held out
+/// instead of 11 %.
+constexpr double MemoryLatencyNs = 860;
+
+/// Seconds a one-element-per-thread pass over Elements takes at least on Gpu (MemoryLatencyNs):
+/// max threads per SM x SMs elements in flight.
+double latencyBoundSeconds(double Elements, const GpuSpec &Gpu);
 
 /// The share of the L2 a launch can count on to still hold data from the launch before it (its
 /// input, just written, or itself timed again: every measurement ptxcast learns from is warm).
@@ -101,7 +138,8 @@ std::string_view resourceName(Resource R);
 struct LaunchBound {
   std::array<double, NumResources> ms{}; ///< busy time per Resource
   double workMs = 0;    ///< the largest busy time
-  double unfusedMs = 0; ///< a framework's separate kernels: fused layers, autocast casts (DRAM)
+  double unfusedMs = 0; ///< a framework's separate kernels: fused layers, bias adds, autocast
+                        ///< casts, layout transposes (DRAM, or memory latency)
   double latencyMs = 0; ///< launchLatencyMs per kernel the launch stands for
   double boundMs = 0;   ///< workMs + unfusedMs + latencyMs: T_bound
   Occupancy occ;
