@@ -111,8 +111,7 @@ double ctasOf(const analyzer::KernelProfile &P) {
 /// (OnTensor), each tensor read and written once.
 void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, bool OnTensor,
                      LaunchBound &B) {
-  const bool Framework = E.impl == Implementation::Framework;
-  if (!Framework) {
+  if (E.impl != Implementation::Framework) {
     B.latencyMs = launchLatencyMs(Gpu);
     return;
   }

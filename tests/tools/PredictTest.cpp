@@ -115,6 +115,21 @@ Json predictJson(const std::string &Args) {
   return Json::parse(R.out);
 }
 
+/// FILE.onnx in the scratch directory, encoded by protoc from the text ModelProto `Text`; empty
+/// where protoc or onnx.proto is missing (protobuf-compiler and libonnx-dev come with
+/// scripts/setup.sh).
+std::string encodeOnnx(const std::string &Name, const std::string &Text) {
+  if (std::system("command -v protoc >/dev/null 2>&1") != 0 ||
+      !fs::exists("/usr/include/onnx/onnx.proto"))
+    return "";
+  fs::path TextFile = scratch() / (Name + ".txt"), Onnx = scratch() / (Name + ".onnx");
+  std::ofstream(TextFile) << Text;
+  REQUIRE(std::system(("protoc --encode=onnx.ModelProto -I/usr/include onnx/onnx.proto < " +
+                       TextFile.string() + " > " + Onnx.string())
+                          .c_str()) == 0);
+  return Onnx.string();
+}
+
 /// Tags of an XML document must nest; returns the element names in document order.
 std::vector<std::string> xmlElements(const std::string &Text) {
   std::vector<std::string> Stack, All;
@@ -217,11 +232,7 @@ TEST_CASE("predict: math modes follow PyTorch's defaults unless --math says othe
 }
 
 TEST_CASE("predict: an ONNX file (encoded by protoc from a text ModelProto) with a dynamic batch") {
-  if (std::system("command -v protoc >/dev/null 2>&1") != 0 ||
-      !fs::exists("/usr/include/onnx/onnx.proto"))
-    return; // protobuf-compiler and libonnx-dev come with scripts/setup.sh
-  fs::path Text = scratch() / "tiny.txt", Onnx = scratch() / "tiny.onnx";
-  std::ofstream(Text) << R"(ir_version: 8
+  const std::string Onnx = encodeOnnx("tiny", R"(ir_version: 8
 opset_import { domain: "" version: 13 }
 graph {
   name: "tinyconv"
@@ -235,41 +246,36 @@ graph {
     dim { dim_value: 3 } dim { dim_value: 3 } dim { dim_value: 3 } } } } }
   output { name: "z" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" }
     dim { dim_value: 16 } dim { dim_value: 64 } dim { dim_value: 64 } } } } }
-})";
-  REQUIRE(std::system(("protoc --encode=onnx.ModelProto -I/usr/include onnx/onnx.proto < " +
-                       Text.string() + " > " + Onnx.string())
-                          .c_str()) == 0);
-  Json J = predictJson(Onnx.string() + " --gpu t4 --batch 4");
+})");
+  if (Onnx.empty())
+    return;
+  Json J = predictJson(Onnx + " --gpu t4 --batch 4");
   CHECK(J["network"] == "tiny"); // named after the file, not the graph
   CHECK(J["batch"] == 4);
   CHECK(J["image_size"] == 64);
   CHECK(J["launches"] == 1); // conv with relu fused
   CHECK(J["time_ms"].get<double>() == doctest::Approx(Factor * J["bound_ms"].get<double>()));
   // --image-size resizes the dynamic-batch input: 4x the pixels, more time.
-  Json Large = predictJson(Onnx.string() + " --gpu t4 --batch 4 --image-size 128");
+  Json Large = predictJson(Onnx + " --gpu t4 --batch 4 --image-size 128");
   CHECK(Large["image_size"] == 128);
   CHECK(Large["time_ms"].get<double>() > J["time_ms"].get<double>());
 }
 
 TEST_CASE("predict: PyTorch adds a convolution's bias in a latency-bound kernel of its own") {
-  if (std::system("command -v protoc >/dev/null 2>&1") != 0 ||
-      !fs::exists("/usr/include/onnx/onnx.proto"))
-    return; // protobuf-compiler and libonnx-dev come with scripts/setup.sh
   // One 3x3 convolution, 16 -> 16 channels at 64x64, with and without a bias.
   auto Encode = [](const std::string &Name, bool Bias) {
-    fs::path Text = scratch() / (Name + ".txt"), Onnx = scratch() / (Name + ".onnx");
     const std::string BiasInput = Bias ? R"(input: "b" )" : "";
     const std::string BiasDecl =
         Bias
             ? R"(input { name: "b" type { tensor_type { elem_type: 1 shape { dim { dim_value: 16 } } } } })"
             : "";
-    std::ofstream(Text) << R"(ir_version: 8
+    return encodeOnnx(Name, R"(ir_version: 8
 opset_import { domain: "" version: 13 }
 graph {
   name: "conv"
   node { input: "x" input: "w" )" +
-                               BiasInput +
-                               R"(output: "y" name: "conv1" op_type: "Conv"
+                                BiasInput +
+                                R"(output: "y" name: "conv1" op_type: "Conv"
          attribute { name: "kernel_shape" ints: 3 ints: 3 type: INTS }
          attribute { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 type: INTS } }
   input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" }
@@ -279,13 +285,11 @@ graph {
   )" + BiasDecl + R"(
   output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" }
     dim { dim_value: 16 } dim { dim_value: 64 } dim { dim_value: 64 } } } } }
-})";
-    REQUIRE(std::system(("protoc --encode=onnx.ModelProto -I/usr/include onnx/onnx.proto < " +
-                         Text.string() + " > " + Onnx.string())
-                            .c_str()) == 0);
-    return Onnx.string();
+})");
   };
   const std::string With = Encode("biased", true), Without = Encode("plain", false);
+  if (With.empty())
+    return;
   // The add passes 4 x 16 x 64 x 64 = 262,144 fp32 outputs, one per thread: on the H100 memory
   // latency bounds it (860 ns per element for 2,048 threads on each of 132 SMs: 0.83 us; the
   // 2 MB it moves take 0.63 us), plus a launch of 2.5 us.

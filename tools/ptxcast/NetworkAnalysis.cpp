@@ -38,64 +38,68 @@ uint64_t footprint(const std::map<std::string, uint64_t> &Bytes,
   return Sum;
 }
 
-/// The tensors autocast casts to fp16 for a launch: the weights and biases of its convolutions
-/// and dense layers (PyTorch's autocast runs those in fp16 and casts their fp32 parameters on
-/// every forward pass), and a network input such a layer reads. One cast kernel per tensor.
-void autocastOf(const corpus::Network &Net, const std::map<std::string, corpus::LayerId> &ByName,
-                const std::vector<std::string> &Layers, hardware::FrameworkPasses &F) {
-  for (const std::string &Name : Layers) {
-    auto It = ByName.find(Name);
-    if (It == ByName.end())
-      continue;
-    const corpus::Layer &L = Net.layer(It->second);
-    if (L.kind != corpus::LayerKind::Conv && L.kind != corpus::LayerKind::Dense)
-      continue;
-    const bool Bias = L.kind == corpus::LayerKind::Conv
-                          ? std::get<corpus::ConvAttrs>(L.attrs).bias
-                          : std::get<corpus::DenseAttrs>(L.attrs).bias;
-    F.castElements += uint64_t(L.params);
-    F.castTensors += Bias ? 2 : 1;
-    for (corpus::LayerId In : L.inputs)
-      if (const corpus::Layer &X = Net.layer(In); X.kind == corpus::LayerKind::Input) {
-        F.castElements += uint64_t(corpus::elementCount(X.shape));
-        ++F.castTensors;
-      }
-  }
+/// The tensors autocast casts to fp16 for layer L: the weights and bias of a convolution or
+/// dense layer (PyTorch's autocast runs those in fp16 and casts their fp32 parameters on every
+/// forward pass), and a network input it reads. One cast kernel per tensor.
+void addCasts(const corpus::Network &Net, const corpus::Layer &L, hardware::FrameworkPasses &F) {
+  if (L.kind != corpus::LayerKind::Conv && L.kind != corpus::LayerKind::Dense)
+    return;
+  const bool Bias = L.kind == corpus::LayerKind::Conv ? std::get<corpus::ConvAttrs>(L.attrs).bias
+                                                      : std::get<corpus::DenseAttrs>(L.attrs).bias;
+  F.castElements += uint64_t(L.params);
+  F.castTensors += Bias ? 2 : 1;
+  for (corpus::LayerId In : L.inputs)
+    if (const corpus::Layer &X = Net.layer(In); X.kind == corpus::LayerKind::Input) {
+      F.castElements += uint64_t(corpus::elementCount(X.shape));
+      ++F.castTensors;
+    }
 }
 
-/// What PyTorch and cuDNN run around a launch's layers besides the layers' own kernels
-/// (profiled on the H100, docs/cross-gpu.md): a convolution with a bias gets a broadcast add of
-/// its own; that add and an NCHW batch-norm inference handle one element per thread; a
-/// convolution cuDNN runs on tensor cores in NHWC has its input and weights transposed from
-/// NCHW and its output back, unless it is a plain GEMM (1x1, stride 1, no padding), grouped, or
-/// an image's first layer (under 8 input channels: cuDNN runs those on CUDA cores in NCHW).
-void frameworkPassesOf(const corpus::Network &Net,
-                       const std::map<std::string, corpus::LayerId> &ByName,
-                       const std::vector<std::string> &Layers, hardware::FrameworkPasses &F) {
+/// What PyTorch and cuDNN run around convolution L (profiled on the H100, docs/cross-gpu.md):
+/// a bias gets a broadcast add of its own, one element per thread; a convolution cuDNN runs on
+/// tensor cores in NHWC has its input and weights transposed from NCHW and its output back,
+/// unless it is a plain GEMM (1x1, stride 1, no padding), grouped, or an image's first layer
+/// (under 8 input channels: cuDNN runs those on CUDA cores in NCHW).
+void addConvPasses(const corpus::Network &Net, const corpus::Layer &L,
+                   hardware::FrameworkPasses &F) {
+  const auto &A = std::get<corpus::ConvAttrs>(L.attrs);
+  const uint64_t Out = uint64_t(corpus::elementCount(L.shape));
+  if (A.bias) {
+    ++F.biasAdds;
+    F.latencyBoundElements += Out;
+  }
+  const corpus::Shape &In = Net.layer(L.inputs.front()).shape;
+  const bool Gemm = A.kernelH == 1 && A.kernelW == 1 && A.strideH == 1 && A.strideW == 1 &&
+                    A.padTop + A.padLeft + A.padBottom + A.padRight == 0;
+  if (Gemm || A.groups != 1 || In.size() != 4 || In[1] < 8)
+    return;
+  const uint64_t Weights = uint64_t(L.params) - (A.bias ? uint64_t(A.outChannels) : 0);
+  F.layoutElements += uint64_t(corpus::elementCount(In)) + Weights + Out;
+  F.layoutTensors += 3;
+}
+
+/// What a framework runs around a launch's layers besides their own kernels
+/// (hardware::FrameworkPasses): autocast's casts, the convolutions' bias adds and transposes,
+/// and NCHW batch norms, which handle one element per thread.
+hardware::FrameworkPasses frameworkPassesOf(const corpus::Network &Net,
+                                            const std::map<std::string, corpus::LayerId> &ByName,
+                                            const std::vector<std::string> &Layers,
+                                            corpus::DType Type) {
+  hardware::FrameworkPasses F;
+  F.elementBytes = Type == corpus::DType::F16 ? 2 : 4;
   for (size_t I = 0; I < Layers.size(); ++I) {
     auto It = ByName.find(Layers[I]);
     if (It == ByName.end())
       continue;
     const corpus::Layer &L = Net.layer(It->second);
-    const uint64_t Out = uint64_t(corpus::elementCount(L.shape));
+    addCasts(Net, L, F);
+    if (L.kind == corpus::LayerKind::Conv)
+      addConvPasses(Net, L, F);
     if (L.kind == corpus::LayerKind::BatchNorm) // fused: a pass of its own; first: the launch
-      (I > 0 ? F.latencyBoundElements : F.leadingLatencyBoundElements) += Out;
-    if (L.kind != corpus::LayerKind::Conv)
-      continue;
-    const auto &A = std::get<corpus::ConvAttrs>(L.attrs);
-    if (A.bias) {
-      ++F.biasAdds;
-      F.latencyBoundElements += Out;
-    }
-    const corpus::Shape &In = Net.layer(L.inputs.front()).shape;
-    const bool Gemm = A.kernelH == 1 && A.kernelW == 1 && A.strideH == 1 && A.strideW == 1 &&
-                      A.padTop + A.padLeft + A.padBottom + A.padRight == 0;
-    if (Gemm || A.groups != 1 || In.size() != 4 || In[1] < 8)
-      continue;
-    const uint64_t Weights = uint64_t(L.params) - (A.bias ? uint64_t(A.outChannels) : 0);
-    F.layoutElements += uint64_t(corpus::elementCount(In)) + Weights + Out;
-    F.layoutTensors += 3;
+      (I > 0 ? F.latencyBoundElements : F.leadingLatencyBoundElements) +=
+          uint64_t(corpus::elementCount(L.shape));
   }
+  return F;
 }
 
 /// The static resources (estimated registers, static shared memory) of each launch's kernel,
@@ -224,9 +228,7 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
     Rec.layers = L.layers;
     Rec.footprintBytes = footprint(Bytes, {&L});
     Rec.macs = L.macs;
-    autocastOf(Net, ByName, L.layers, Rec.framework);
-    frameworkPassesOf(Net, ByName, L.layers, Rec.framework);
-    Rec.framework.elementBytes = Lower.dtype == corpus::DType::F16 ? 2 : 4;
+    Rec.framework = frameworkPassesOf(Net, ByName, L.layers, Lower.dtype);
   }
   Out.footprintBytes = footprint(Bytes, All);
   std::string Key;
