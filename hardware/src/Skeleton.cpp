@@ -102,46 +102,49 @@ double ctasOf(const analyzer::KernelProfile &P) {
 
 /// The launch latency of W and the kernels a framework runs apart from it (unfusedMs,
 /// latencyMs). A framework runs each fused layer as a kernel of its own, after this one: a
-/// launch that reads and writes the output once more; so is a convolution's bias add. Of those
-/// passes, the ones that run one element per thread (LaunchWork::latencyBoundElements) take at
-/// least their elements over the GPU's element rate at MemoryLatencyNs. Under autocast the
-/// framework also casts the fp32 parameters (and input) of the launch's convolutions and dense
-/// layers to fp16 first, a kernel per tensor reading 4 and writing 2 bytes per element. Around a
+/// launch that reads and writes the output once more; so is a convolution's bias add. Around a
 /// tensor-core convolution it transposes input and weights to NHWC and the output back
-/// (OnTensor), each tensor read and written once.
+/// (OnTensor), each tensor read and written once. The passes that run one element per thread
+/// (LaunchWork::latencyBoundElements, the transposes) take passSeconds; the others stream at
+/// the memory bandwidth. Under autocast the framework also casts the fp32 parameters (and input)
+/// of the launch's convolutions and dense layers to fp16 first, a kernel per tensor reading 4
+/// and writing 2 bytes per element.
 void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, bool OnTensor,
                      LaunchBound &B) {
   if (E.impl != Implementation::Framework) {
     B.latencyMs = launchLatencyMs(Gpu);
     return;
   }
+  const FrameworkPasses &F = W.framework;
   const double Bw = Gpu.memoryBandwidthGBs * 1e9;
   const double Output = double(W.profile.storeBytes[size_t(analyzer::MemSpace::Global)]);
-  const double Passes = double(W.fusedLayers) + W.framework.biasAdds;
-  const double SlowBytes =
-      2.0 * W.framework.elementBytes * double(W.framework.latencyBoundElements);
-  const double FastBytes = std::max(0.0, Passes * 2 * Output - SlowBytes);
-  const double Casts = E.half ? W.framework.castTensors : 0;
-  const double CastBytes = E.half ? 6.0 * double(W.framework.castElements) : 0;
-  const double Transposes = OnTensor ? W.framework.layoutTensors : 0;
-  const double LayoutBytes =
-      OnTensor ? 2.0 * W.framework.elementBytes * double(W.framework.layoutElements) : 0;
-  const double SlowSeconds =
-      std::max(SlowBytes / Bw, latencyBoundSeconds(double(W.framework.latencyBoundElements), Gpu));
-  B.unfusedMs = ((FastBytes + CastBytes + LayoutBytes) / Bw + SlowSeconds) * 1e3;
+  const double Passes = double(W.fusedLayers) + F.biasAdds;
+  const double PassSlowBytes = 2.0 * F.elementBytes * double(F.latencyBoundElements);
+  const double FastBytes = std::max(0.0, Passes * 2 * Output - PassSlowBytes);
+  const double Casts = E.half ? F.castTensors : 0;
+  const double CastBytes = E.half ? 6.0 * double(F.castElements) : 0;
+  const double Transposes = OnTensor ? F.layoutTensors : 0;
+  const double SlowElements =
+      double(F.latencyBoundElements) + (OnTensor ? double(F.layoutElements) : 0);
+  const double SlowSeconds = passSeconds(2.0 * F.elementBytes * SlowElements, SlowElements, Gpu);
+  B.unfusedMs = ((FastBytes + CastBytes) / Bw + SlowSeconds) * 1e3;
   B.latencyMs = launchLatencyMs(Gpu) * (1 + Passes + Casts + Transposes);
 }
 
 } // namespace
 
-bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E) {
-  if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt || F != KindFamily::Gemm)
+bool usesTensorCores(const LaunchWork &W, const Execution &E) {
+  if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt ||
+      kindFamily(W.kind) != KindFamily::Gemm || W.framework.imageConv)
     return false;
-  return !(E.math == MathMode::Tf32 && (Kind == "dense_gemm" || Kind.starts_with("bmm")));
+  return !(E.math == MathMode::Tf32 && (W.kind == "dense_gemm" || W.kind.starts_with("bmm")));
 }
 
-double latencyBoundSeconds(double Elements, const GpuSpec &Gpu) {
-  return Elements * MemoryLatencyNs * 1e-9 / (Gpu.smCount * Gpu.limits.maxThreadsPerSm);
+double passSeconds(double Bytes, double Elements, const GpuSpec &Gpu) {
+  const double Dram = Bytes / (Gpu.memoryBandwidthGBs * 1e9);
+  const double Latency =
+      Elements * MemoryLatencyNs * 1e-9 / (Gpu.smCount * Gpu.limits.maxThreadsPerSm);
+  return std::hypot(Dram, Latency);
 }
 
 double launchLatencyMs(const GpuSpec &Gpu) {
@@ -238,7 +241,7 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
 
   const KindFamily Family = kindFamily(W.kind);
   const double Tensor = tensorTflops(Gpu, E.math, E.impl);
-  const bool OnTensor = usesTensorCores(Family, W.kind, E) && Tensor > 0;
+  const bool OnTensor = usesTensorCores(W, E) && Tensor > 0;
   // A library's GEMM-like kernel (and its grouped or narrow convolutions, which ptxcast lowers
   // as direct convolutions) is register- and shared-memory-tiled: its instruction issue,
   // load/store and L2 traffic are small next to its multiply-adds, which our plain kernel's
@@ -283,10 +286,11 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
       Footprint > 0 ? std::min(1.0, L2ResidentShare * Gpu.l2MB * 1024 * 1024 / Footprint) : 1;
   B.dramBytes = Footprint * (1 - Resident);
   B.ms[size_t(Resource::Dram)] = B.dramBytes / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
-  if (E.impl == Implementation::Framework && W.framework.leadingLatencyBoundElements > 0)
+  if (const double Leading = double(W.framework.leadingLatencyBoundElements);
+      E.impl == Implementation::Framework && Leading > 0)
     B.ms[size_t(Resource::Dram)] =
         std::max(B.ms[size_t(Resource::Dram)],
-                 latencyBoundSeconds(double(W.framework.leadingLatencyBoundElements), Gpu) * 1e3);
+                 passSeconds(2.0 * W.framework.elementBytes * Leading, Leading, Gpu) * 1e3);
 
   B.workMs = *std::max_element(B.ms.begin(), B.ms.end());
   B.computeMs = *std::max_element(B.ms.begin(), B.ms.begin() + size_t(Resource::Tensor) + 1);

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 
 using namespace hardware;
 
@@ -172,6 +173,23 @@ TEST_CASE("skeleton: on Hopper a framework's tensor multiply-adds reach the peak
                         1e3));
 }
 
+TEST_CASE("skeleton: a framework runs an image's first convolution on CUDA cores") {
+  GpuSpec H100 = catalogGpu("h100-sxm");
+  LaunchWork Conv = launch(1320, 2000, "conv_implicit_gemm");
+  const double Busiest = 10.0 / 1320;
+  const double Hz = H100.boostClockMhz * 1e6;
+  for (bool Half : {false, true}) {
+    const Execution E{Half ? MathMode::F16 : MathMode::Tf32, Implementation::Framework, Half};
+    CHECK(ms(bound(Conv, H100, E), Resource::Tensor) > 0);
+    LaunchWork Image = Conv;
+    Image.framework.imageConv = true; // 3 input channels: no tensor-core kernel takes them
+    LaunchBound B = bound(Image, H100, E);
+    CHECK(ms(B, Resource::Tensor) == 0);
+    CHECK(ms(B, Resource::Fma) == doctest::Approx(Conv.macs * Busiest / 128 / Hz * 1e3));
+    CHECK(B.boundMs > bound(Conv, H100, E).boundMs);
+  }
+}
+
 TEST_CASE("skeleton: a framework's bias adds and batch norms are bound by memory latency") {
   GpuSpec H100 = catalogGpu("h100-sxm");
   GpuSpec H200 = catalogGpu("h200");
@@ -185,21 +203,29 @@ TEST_CASE("skeleton: a framework's bias adds and batch norms are bound by memory
   LaunchBound B = bound(Conv, H100, Amp);
   const double Bw = H100.memoryBandwidthGBs * 1e9;
   const double Latency = 2e6 * MemoryLatencyNs * 1e-9 / (132 * 2048);
-  CHECK(latencyBoundSeconds(2e6, H100) == doctest::Approx(Latency));
-  CHECK(Latency > 8e6 / Bw); // on the H100 latency, not the 8 MB they move, bounds them
-  CHECK(B.unfusedMs == doctest::Approx((4e6 / Bw + Latency) * 1e3)); // the ReLU moves 4 MB
+  const double Slow = std::hypot(8e6 / Bw, Latency); // the 8 MB they move, and their latency
+  CHECK(passSeconds(8e6, 2e6, H100) == doctest::Approx(Slow));
+  CHECK(Latency > 8e6 / Bw); // on the H100 latency, more than bandwidth, bounds them
+  CHECK(B.unfusedMs == doctest::Approx((4e6 / Bw + Slow) * 1e3)); // the ReLU moves 4 MB
   CHECK(B.latencyMs == doctest::Approx(4 * launchLatencyMs(H100)));
-  // The H200's faster memory speeds up the ReLU, not the latency-bound passes.
+  // The H200's 1.43x memory bandwidth speeds up the ReLU by that, the latency-bound passes by
+  // a few percent.
   LaunchBound On200 = bound(Conv, H200, Amp);
-  CHECK(On200.unfusedMs - Latency * 1e3 ==
-        doctest::Approx(4e6 / (H200.memoryBandwidthGBs * 1e9) * 1e3));
-  // A batch norm that begins a launch: its DRAM term is at least the latency bound.
+  const double Slow200 = On200.unfusedMs - 4e6 / (H200.memoryBandwidthGBs * 1e9) * 1e3;
+  CHECK(Slow200 == doctest::Approx(passSeconds(8e6, 2e6, H200) * 1e3));
+  CHECK(Slow200 / (Slow * 1e3) > 0.95);
+  CHECK(Slow200 / (Slow * 1e3) < 1);
+  // fp32's twice the bytes per element cost more than latency alone, less than bandwidth alone.
+  const double F32 = passSeconds(16e6, 2e6, H100) / Slow;
+  CHECK(F32 > 1.1);
+  CHECK(F32 < 1.5);
+  // A batch norm that begins a launch: its DRAM term is at least the pass's time.
   LaunchWork Bn = launch(1000, 1, "eltwise_batch_norm");
   Bn.framework.leadingLatencyBoundElements = 50000000;
-  CHECK(ms(bound(Bn, H100, Amp), Resource::Dram) ==
-        doctest::Approx(latencyBoundSeconds(5e7, H100) * 1e3));
+  const double BnMs = passSeconds(8 * 5e7, 5e7, H100) * 1e3; // fp32: 4 bytes read, 4 written
+  CHECK(ms(bound(Bn, H100, Amp), Resource::Dram) == doctest::Approx(BnMs));
   CHECK(ms(bound(Bn, H100, {MathMode::F16, Implementation::Ptxcast, true}), Resource::Dram) <
-        latencyBoundSeconds(5e7, H100) * 1e3); // ptxcast's own kernel vectorises
+        BnMs); // ptxcast's own kernel vectorises
 }
 
 TEST_CASE("skeleton: tensor-core convolutions pay NCHW/NHWC transposes, CUDA-core ones do not") {
@@ -211,7 +237,9 @@ TEST_CASE("skeleton: tensor-core convolutions pay NCHW/NHWC transposes, CUDA-cor
   Conv.framework.elementBytes = 4;
   const Execution Fp32{MathMode::Tf32, Implementation::Framework, false};
   LaunchBound B = bound(Conv, H100, Fp32);
-  CHECK(B.unfusedMs == doctest::Approx(2 * 4 * 3e6 / (H100.memoryBandwidthGBs * 1e9) * 1e3));
+  // One element per thread, like the batch norm: bytes and memory latency bound them.
+  CHECK(B.unfusedMs == doctest::Approx(passSeconds(2 * 4 * 3e6, 3e6, H100) * 1e3));
+  CHECK(B.unfusedMs > 2 * 4 * 3e6 / (H100.memoryBandwidthGBs * 1e9) * 1e3 * 1.5);
   CHECK(B.latencyMs == doctest::Approx(4 * launchLatencyMs(H100)));
   // fp32 before Ampere runs on CUDA cores in NCHW; so do ptxcast's kernels, and depthwise ones.
   const Execution Simt{defaultMathMode("f32", 7.0), Implementation::Framework, false};

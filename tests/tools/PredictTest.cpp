@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -291,13 +292,19 @@ graph {
   if (With.empty())
     return;
   // The add passes 4 x 16 x 64 x 64 = 262,144 fp32 outputs, one per thread: on the H100 memory
-  // latency bounds it (860 ns per element for 2,048 threads on each of 132 SMs: 0.83 us; the
-  // 2 MB it moves take 0.63 us), plus a launch of 2.5 us.
+  // latency (830 ns per element for 2,048 threads on each of 132 SMs: 0.80 us) and the 2 MB it
+  // moves (0.63 us) bound it together, sqrt(0.80^2 + 0.63^2) = 1.02 us; plus a launch of 2.5 us.
   const double Elements = 4 * 16 * 64 * 64;
-  const double Add = Elements * 860e-9 / (132 * 2048) * 1e3 + 4950 / 1980e3;
-  const double Extra = predictJson(With + " --gpu h100 --batch 4")["bound_ms"].get<double>() -
-                       predictJson(Without + " --gpu h100 --batch 4")["bound_ms"].get<double>();
+  const double Add =
+      std::hypot(Elements * 830e-9 / (132 * 2048), 8 * Elements / 3.35e12) * 1e3 + 4950 / 1980e3;
+  const Json Biased = predictJson(With + " --gpu h100 --batch 4");
+  const Json Plain = predictJson(Without + " --gpu h100 --batch 4");
+  const double Extra = Biased["bound_ms"].get<double>() - Plain["bound_ms"].get<double>();
   CHECK(Extra == doctest::Approx(Add).epsilon(0.01));
+  // One kernel more: the launch latency the output reports grows by one launch.
+  CHECK(Biased["launch_latency_ms"].get<double>() - Plain["launch_latency_ms"].get<double>() ==
+        doctest::Approx(4950 / 1980e3));
+  CHECK(Biased["launches"] == Plain["launches"]);
 }
 
 TEST_CASE("predict: batch, GPU outside the training data, table output") {

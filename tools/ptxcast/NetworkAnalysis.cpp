@@ -59,7 +59,7 @@ void addCasts(const corpus::Network &Net, const corpus::Layer &L, hardware::Fram
 /// a bias gets a broadcast add of its own, one element per thread; a convolution cuDNN runs on
 /// tensor cores in NHWC has its input and weights transposed from NCHW and its output back,
 /// unless it is a plain GEMM (1x1, stride 1, no padding), grouped, or an image's first layer
-/// (under 8 input channels: cuDNN runs those on CUDA cores in NCHW).
+/// (under 8 input channels: cuDNN runs those on CUDA cores in NCHW, FrameworkPasses::imageConv).
 void addConvPasses(const corpus::Network &Net, const corpus::Layer &L,
                    hardware::FrameworkPasses &F) {
   const auto &A = std::get<corpus::ConvAttrs>(L.attrs);
@@ -69,9 +69,10 @@ void addConvPasses(const corpus::Network &Net, const corpus::Layer &L,
     F.latencyBoundElements += Out;
   }
   const corpus::Shape &In = Net.layer(L.inputs.front()).shape;
+  F.imageConv = In.size() == 4 && In[1] < 8;
   const bool Gemm = A.kernelH == 1 && A.kernelW == 1 && A.strideH == 1 && A.strideW == 1 &&
                     A.padTop + A.padLeft + A.padBottom + A.padRight == 0;
-  if (Gemm || A.groups != 1 || In.size() != 4 || In[1] < 8)
+  if (Gemm || A.groups != 1 || In.size() != 4 || F.imageConv)
     return;
   const uint64_t Weights = uint64_t(L.params) - (A.bias ? uint64_t(A.outChannels) : 0);
   F.layoutElements += uint64_t(corpus::elementCount(In)) + Weights + Out;

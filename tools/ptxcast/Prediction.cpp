@@ -194,6 +194,8 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
     return Pred.error();
   Out.gpuMs = Pred->front();
   Out.boundMs = Network.boundMs;
+  for (const hardware::LaunchBound &B : Network.launches)
+    Out.launchLatencyMs += B.latencyMs;
   Out.launches = N.launches.size();
   if (S.breakdown) {
     // The network's time split over its launches in proportion to each launch's own prediction.

@@ -82,6 +82,9 @@ struct GpuPrediction {
   double timeMs = 0;  ///< per batch, under the runtime
   double gpuMs = 0;   ///< the GPU's own time (graph replay)
   double boundMs = 0; ///< the physical skeleton's bound
+  /// The bound's launch latency: every kernel the runtime launches (ptxcast's launches and a
+  /// framework's separate passes) at hardware::launchLatencyMs
+  double launchLatencyMs = 0;
   double hostMs = 0;  ///< host time of the runtime (eager: launches x EagerHostMsPerLaunch)
   Runtime runtime = Runtime::Graph;
   hardware::MathMode math = hardware::MathMode::Simt;

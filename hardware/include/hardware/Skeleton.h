@@ -50,8 +50,8 @@ struct FrameworkPasses {
   /// (PyTorch does, broadcasting the bias over N, H and W): each passes the output once more.
   uint32_t biasAdds = 0;
   /// Elements of the framework's per-element passes that run one element per thread (NCHW
-  /// batch-norm inference, the broadcast bias add), fused layers and bias adds alike: besides
-  /// their DRAM bytes, memory latency bounds them (MemoryLatencyNs).
+  /// batch-norm inference, the broadcast bias add), fused layers and bias adds alike: memory
+  /// latency bounds them as well as their DRAM bytes (passSeconds).
   uint64_t latencyBoundElements = 0;
   /// The same for the launch's own first layer (a batch norm that begins a launch): its DRAM
   /// busy time is at least its elements at that rate.
@@ -62,6 +62,10 @@ struct FrameworkPasses {
   uint64_t layoutElements = 0;
   uint32_t layoutTensors = 0;
   uint32_t elementBytes = 4; ///< bytes per activation element (2 for f16 networks)
+  /// The launch's convolution reads an image's few channels (under 8): cuDNN runs it on CUDA
+  /// cores in NCHW, whatever the math mode (tensor-core kernels need 8 channels per step;
+  /// profiled on the H100: VGG-16's first layer in implicit_convolve_sgemm).
+  bool imageConv = false;
 };
 
 /// One launch, independent of any GPU: the analyzer's counts (with the kernel's estimated
@@ -86,10 +90,11 @@ struct Execution {
   bool half = false; ///< fp16 networks under autocast (AMP): fp32 parameters cast per pass
 };
 
-/// True when a framework runs this kind's multiply-adds on tensor cores in this math mode
-/// (convolutions and GEMMs; fp32 dense layers and batched matmuls stay on CUDA cores: PyTorch's
-/// matmul TF32 default is off). ptxcast's own kernels use tensor cores only where their PTX has tensor instructions.
-bool usesTensorCores(KindFamily F, std::string_view Kind, const Execution &E);
+/// True when a framework runs W's multiply-adds on tensor cores in this math mode: convolutions
+/// and GEMMs, except fp32 dense layers and batched matmuls (PyTorch's matmul TF32 default is off)
+/// and convolutions of an image's few channels (FrameworkPasses::imageConv). ptxcast's own
+/// kernels use tensor cores only where their PTX has tensor instructions.
+bool usesTensorCores(const LaunchWork &W, const Execution &E);
 
 /// The GPU-side latency of one kernel launch in SM clock cycles: what a kernel of no work takes
 /// between two others in a stream or CUDA graph. The front end and the CTA launch run at the
@@ -100,20 +105,23 @@ constexpr double LaunchLatencyCycles = 4950;
 /// LaunchLatencyCycles at the GPU's boost clock, ms.
 double launchLatencyMs(const GpuSpec &Gpu);
 
-/// How long a thread of a one-element-per-thread pass waits for its element from DRAM under
-/// load, ns. Such a pass (LaunchWork::latencyBoundElements) has at most max threads per SM x SMs
-/// elements in flight, so it retires at most that many per MemoryLatencyNs, however high the
-/// bandwidth: on the H100, cuDNN's NCHW fp16 batch norm moves 1.2 elements per SM per clock,
-/// 1.25 TB/s of its 3.35, and fp32 barely slows it (profiled:
-/// corpus/data/measured/h100/profile-kernels.csv, docs/cross-gpu.md). The latency is the memory
-/// system's, in ns, not a number of SM clock cycles: counted in cycles of the H100's clock it
-/// made the RTX 3090's (lower-clocked) passes latency-bound, and that GPU 17 % off held out
-/// instead of 11 %.
-constexpr double MemoryLatencyNs = 860;
+/// How long a thread of a one-element-per-thread pass waits for its element from DRAM, ns. Such
+/// a pass (LaunchWork::latencyBoundElements, and a framework's NCHW/NHWC transposes) has at most
+/// max threads per SM x SMs elements in flight, so it retires at most that many per
+/// MemoryLatencyNs, however high the bandwidth. Fitted on the H100's profile
+/// (corpus/data/measured/h100/profile-kernels.csv, docs/cross-gpu.md): cuDNN's NCHW batch norm
+/// and its layout transposes in five networks at batch 64, fp16 and fp32 alike, 743-968 ns
+/// (median 830). The latency is the memory system's, in ns, not a number of SM clock cycles:
+/// counted in cycles of the H100's clock it made the RTX 3090's (lower-clocked) passes
+/// latency-bound, and that GPU 17 % off held out instead of 11 %.
+constexpr double MemoryLatencyNs = 830;
 
-/// Seconds a one-element-per-thread pass over Elements takes at least on Gpu (MemoryLatencyNs):
-/// max threads per SM x SMs elements in flight.
-double latencyBoundSeconds(double Elements, const GpuSpec &Gpu);
+/// Seconds a one-element-per-thread pass over Elements that moves Bytes takes on Gpu: its DRAM
+/// time and its latency time (Elements at max threads per SM x SMs per MemoryLatencyNs) combined
+/// as sqrt(dram^2 + latency^2). Neither alone: the loaded latency grows as the pass nears the
+/// bandwidth, so fp32's twice the bytes cost the H100's batch norm 1.2-1.3x fp16's time, not
+/// 1.0x (latency alone) or 2x (bandwidth alone).
+double passSeconds(double Bytes, double Elements, const GpuSpec &Gpu);
 
 /// The share of the L2 a launch can count on to still hold data from the launch before it (its
 /// input, just written, or itself timed again: every measurement ptxcast learns from is warm).
