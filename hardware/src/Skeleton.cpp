@@ -100,6 +100,11 @@ double ctasOf(const analyzer::KernelProfile &P) {
   return double(P.grid[0]) * P.grid[1] * P.grid[2];
 }
 
+/// passSeconds of a framework pass over Elements of F's element type, each read and written once.
+double readWriteSeconds(double Elements, const FrameworkPasses &F, const GpuSpec &Gpu) {
+  return passSeconds(2.0 * F.elementBytes * Elements, Elements, Gpu);
+}
+
 /// The launch latency of W and the kernels a framework runs apart from it (unfusedMs,
 /// latencyMs). A framework runs each fused layer as a kernel of its own, after this one: a
 /// launch that reads and writes the output once more; so is a convolution's bias add. Around a
@@ -126,8 +131,7 @@ void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E
   const double Transposes = OnTensor ? F.layoutTensors : 0;
   const double SlowElements =
       double(F.latencyBoundElements) + (OnTensor ? double(F.layoutElements) : 0);
-  const double SlowSeconds = passSeconds(2.0 * F.elementBytes * SlowElements, SlowElements, Gpu);
-  B.unfusedMs = ((FastBytes + CastBytes) / Bw + SlowSeconds) * 1e3;
+  B.unfusedMs = ((FastBytes + CastBytes) / Bw + readWriteSeconds(SlowElements, F, Gpu)) * 1e3;
   B.latencyMs = launchLatencyMs(Gpu) * (1 + Passes + Casts + Transposes);
 }
 
@@ -289,8 +293,7 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   if (const double Leading = double(W.framework.leadingLatencyBoundElements);
       E.impl == Implementation::Framework && Leading > 0)
     B.ms[size_t(Resource::Dram)] =
-        std::max(B.ms[size_t(Resource::Dram)],
-                 passSeconds(2.0 * W.framework.elementBytes * Leading, Leading, Gpu) * 1e3);
+        std::max(B.ms[size_t(Resource::Dram)], readWriteSeconds(Leading, W.framework, Gpu) * 1e3);
 
   B.workMs = *std::max_element(B.ms.begin(), B.ms.end());
   B.computeMs = *std::max_element(B.ms.begin(), B.ms.begin() + size_t(Resource::Tensor) + 1);

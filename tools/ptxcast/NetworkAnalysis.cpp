@@ -69,10 +69,13 @@ void addConvPasses(const corpus::Network &Net, const corpus::Layer &L,
     F.latencyBoundElements += Out;
   }
   const corpus::Shape &In = Net.layer(L.inputs.front()).shape;
-  F.imageConv = In.size() == 4 && In[1] < 8;
+  if (In.size() != 4)
+    return;
+  const bool Image = In[1] < 8;
+  F.imageConv |= Image;
   const bool Gemm = A.kernelH == 1 && A.kernelW == 1 && A.strideH == 1 && A.strideW == 1 &&
                     A.padTop + A.padLeft + A.padBottom + A.padRight == 0;
-  if (Gemm || A.groups != 1 || In.size() != 4 || F.imageConv)
+  if (Gemm || A.groups != 1 || Image)
     return;
   const uint64_t Weights = uint64_t(L.params) - (A.bias ? uint64_t(A.outChannels) : 0);
   F.layoutElements += uint64_t(corpus::elementCount(In)) + Weights + Out;
