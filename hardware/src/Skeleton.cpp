@@ -105,6 +105,18 @@ double readWriteSeconds(double Elements, const FrameworkPasses &F, const GpuSpec
   return passSeconds(2.0 * F.elementBytes * Elements, Elements, Gpu);
 }
 
+/// The least DRAM time of a framework launch whose first layer runs one element per thread: a
+/// batch norm reads and writes each element, a pool reads its input (DramBytes in all), at
+/// memory latency (passSeconds). 0 for other launches.
+double leadingPassMs(const FrameworkPasses &F, const GpuSpec &Gpu, double DramBytes) {
+  double Seconds = 0;
+  if (F.leadingLatencyBoundElements > 0)
+    Seconds = readWriteSeconds(double(F.leadingLatencyBoundElements), F, Gpu);
+  if (F.poolInputElements > 0)
+    Seconds = std::max(Seconds, passSeconds(DramBytes, double(F.poolInputElements), Gpu));
+  return Seconds * 1e3;
+}
+
 /// The launch latency of W and the kernels a framework runs apart from it (unfusedMs,
 /// latencyMs). A framework runs each fused layer as a kernel of its own, after this one: a
 /// launch that reads and writes the output once more; so is a convolution's bias add. Around a
@@ -290,10 +302,9 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
       Footprint > 0 ? std::min(1.0, L2ResidentShare * Gpu.l2MB * 1024 * 1024 / Footprint) : 1;
   B.dramBytes = Footprint * (1 - Resident);
   B.ms[size_t(Resource::Dram)] = B.dramBytes / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
-  if (const double Leading = double(W.framework.leadingLatencyBoundElements);
-      E.impl == Implementation::Framework && Leading > 0)
+  if (E.impl == Implementation::Framework)
     B.ms[size_t(Resource::Dram)] =
-        std::max(B.ms[size_t(Resource::Dram)], readWriteSeconds(Leading, W.framework, Gpu) * 1e3);
+        std::max(B.ms[size_t(Resource::Dram)], leadingPassMs(W.framework, Gpu, B.dramBytes));
 
   B.workMs = *std::max_element(B.ms.begin(), B.ms.end());
   B.computeMs = *std::max_element(B.ms.begin(), B.ms.begin() + size_t(Resource::Tensor) + 1);

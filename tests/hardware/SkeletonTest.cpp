@@ -228,6 +228,29 @@ TEST_CASE("skeleton: a framework's bias adds and batch norms are bound by memory
         BnMs); // ptxcast's own kernel vectorises
 }
 
+TEST_CASE("skeleton: a framework's pool reads its input at memory latency, fp16 as fp32") {
+  GpuSpec H100 = catalogGpu("h100-sxm");
+  // ResNet's 3x3 stride-2 max pool at batch 64: 64 x 64 x 112 x 112 inputs, a quarter as many
+  // outputs; its DRAM bytes are its footprint less what the L2 still holds.
+  const double In = 64.0 * 64 * 112 * 112;
+  const double Resident = L2ResidentShare * H100.l2MB * 1024 * 1024;
+  LaunchWork Pool = launch(50176, 1, "pool_max");
+  Pool.framework.poolInputElements = uint64_t(In);
+  const Execution Fp32{MathMode::Tf32, Implementation::Framework, false};
+  for (uint32_t Bytes : {4u, 2u}) {
+    Pool.footprintBytes = uint64_t(In * 1.25 * Bytes);
+    const double Expected = passSeconds(In * 1.25 * Bytes - Resident, In, H100) * 1e3;
+    CHECK(ms(bound(Pool, H100, Fp32), Resource::Dram) == doctest::Approx(Expected));
+    // Measured 0.204 ms (fp32) and 0.209 ms (fp16): latency, not bandwidth, bounds it.
+    CHECK(Expected > 0.15);
+    CHECK(Expected < 0.21);
+  }
+  // ptxcast's own pool kernel is charged its footprint at the bandwidth only.
+  const Execution Own{MathMode::Simt, Implementation::Ptxcast, false};
+  CHECK(ms(bound(Pool, H100, Own), Resource::Dram) ==
+        doctest::Approx((In * 2.5 - Resident) / (H100.memoryBandwidthGBs * 1e9) * 1e3));
+}
+
 TEST_CASE("skeleton: tensor-core convolutions pay NCHW/NHWC transposes, CUDA-core ones do not") {
   GpuSpec H100 = catalogGpu("h100-sxm");
   GpuSpec V100 = catalogGpu("v100-sxm2");

@@ -102,6 +102,9 @@ hardware::FrameworkPasses frameworkPassesOf(const corpus::Network &Net,
     if (L.kind == corpus::LayerKind::BatchNorm) // fused: a pass of its own; first: the launch
       (I > 0 ? F.latencyBoundElements : F.leadingLatencyBoundElements) +=
           uint64_t(corpus::elementCount(L.shape));
+    const bool Pool = L.kind == corpus::LayerKind::MaxPool || L.kind == corpus::LayerKind::AvgPool;
+    if (I == 0 && Pool)
+      F.poolInputElements += uint64_t(corpus::elementCount(Net.layer(L.inputs.front()).shape));
   }
   return F;
 }

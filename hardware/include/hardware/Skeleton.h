@@ -56,6 +56,12 @@ struct FrameworkPasses {
   /// The same for the launch's own first layer (a batch norm that begins a launch): its DRAM
   /// busy time is at least its elements at that rate.
   uint64_t leadingLatencyBoundElements = 0;
+  /// Input elements of a max or average pool that begins the launch. PyTorch's pool kernels
+  /// (max_pool_forward_nchw, avg_pool2d) compute one output per thread and load its window from
+  /// memory: a pass over the input at memory latency (passSeconds). Profiled on the H100 at
+  /// batch 64, VGG-16's, ResNet's, AlexNet's, DenseNet-121's and SqueezeNet's pools took
+  /// 0.9-1.3x that, in fp16 and fp32 alike.
+  uint64_t poolInputElements = 0;
   /// Elements (input, weights, output) of the launch's convolutions that a framework transposes
   /// between NCHW and NHWC around a tensor-core kernel, and how many transposes: cuDNN's
   /// tensor-core convolutions read and write NHWC, PyTorch's default layout is NCHW.
