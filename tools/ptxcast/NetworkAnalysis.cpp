@@ -84,7 +84,8 @@ void addConvPasses(const corpus::Network &Net, const corpus::Layer &L,
 
 /// What a framework runs around a launch's layers besides their own kernels
 /// (hardware::FrameworkPasses): autocast's casts, the convolutions' bias adds and transposes,
-/// and NCHW batch norms, which handle one element per thread.
+/// and NCHW batch norms, which handle one element per thread; and the input a pool reads at
+/// memory latency (a pool always heads its launch: the lowering fuses elementwise tails only).
 hardware::FrameworkPasses frameworkPassesOf(const corpus::Network &Net,
                                             const std::map<std::string, corpus::LayerId> &ByName,
                                             const std::vector<std::string> &Layers,
