@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -131,6 +132,23 @@ std::string encodeOnnx(const std::string &Name, const std::string &Text) {
   return Onnx.string();
 }
 
+/// A text ModelProto (opset 13) whose graph `GraphName` has `Body`: nodes and value infos.
+std::string onnxModel(const std::string &GraphName, const std::string &Body) {
+  return "ir_version: 8\nopset_import { domain: \"\" version: 13 }\ngraph {\n  name: \"" +
+         GraphName + "\"\n" + Body + "}\n";
+}
+
+/// A graph `input` or `output` of fp32 elements named Name with dimensions Dims; -1 is the
+/// dynamic batch "N".
+std::string valueInfo(const std::string &Role, const std::string &Name,
+                      std::initializer_list<int64_t> Dims) {
+  std::string Shape;
+  for (int64_t D : Dims)
+    Shape += D < 0 ? R"( dim { dim_param: "N" })" : " dim { dim_value: " + std::to_string(D) + " }";
+  return "  " + Role + " { name: \"" + Name + "\" type { tensor_type { elem_type: 1 shape {" +
+         Shape + " } } } }\n";
+}
+
 /// Tags of an XML document must nest; returns the element names in document order.
 std::vector<std::string> xmlElements(const std::string &Text) {
   std::vector<std::string> Stack, All;
@@ -233,21 +251,14 @@ TEST_CASE("predict: math modes follow PyTorch's defaults unless --math says othe
 }
 
 TEST_CASE("predict: an ONNX file (encoded by protoc from a text ModelProto) with a dynamic batch") {
-  const std::string Onnx = encodeOnnx("tiny", R"(ir_version: 8
-opset_import { domain: "" version: 13 }
-graph {
-  name: "tinyconv"
+  const std::string Onnx =
+      encodeOnnx("tiny", onnxModel("tinyconv", R"(
   node { input: "x" input: "w" output: "y" name: "conv1" op_type: "Conv"
          attribute { name: "kernel_shape" ints: 3 ints: 3 type: INTS }
          attribute { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 type: INTS } }
   node { input: "y" output: "z" name: "relu1" op_type: "Relu" }
-  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" }
-    dim { dim_value: 3 } dim { dim_value: 64 } dim { dim_value: 64 } } } } }
-  input { name: "w" type { tensor_type { elem_type: 1 shape { dim { dim_value: 16 }
-    dim { dim_value: 3 } dim { dim_value: 3 } dim { dim_value: 3 } } } } }
-  output { name: "z" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" }
-    dim { dim_value: 16 } dim { dim_value: 64 } dim { dim_value: 64 } } } } }
-})");
+)" + valueInfo("input", "x", {-1, 3, 64, 64}) + valueInfo("input", "w", {16, 3, 3, 3}) +
+                                                   valueInfo("output", "z", {-1, 16, 64, 64})));
   if (Onnx.empty())
     return;
   Json J = predictJson(Onnx + " --gpu t4 --batch 4");
@@ -266,27 +277,14 @@ TEST_CASE("predict: PyTorch adds a convolution's bias in a latency-bound kernel 
   // One 3x3 convolution, 16 -> 16 channels at 64x64, with and without a bias.
   auto Encode = [](const std::string &Name, bool Bias) {
     const std::string BiasInput = Bias ? R"(input: "b" )" : "";
-    const std::string BiasDecl =
-        Bias
-            ? R"(input { name: "b" type { tensor_type { elem_type: 1 shape { dim { dim_value: 16 } } } } })"
-            : "";
-    return encodeOnnx(Name, R"(ir_version: 8
-opset_import { domain: "" version: 13 }
-graph {
-  name: "conv"
-  node { input: "x" input: "w" )" +
-                                BiasInput +
-                                R"(output: "y" name: "conv1" op_type: "Conv"
+    const std::string BiasDecl = Bias ? valueInfo("input", "b", {16}) : "";
+    return encodeOnnx(Name, onnxModel("conv", R"(  node { input: "x" input: "w" )" + BiasInput +
+                                                  R"(output: "y" name: "conv1" op_type: "Conv"
          attribute { name: "kernel_shape" ints: 3 ints: 3 type: INTS }
          attribute { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 type: INTS } }
-  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" }
-    dim { dim_value: 16 } dim { dim_value: 64 } dim { dim_value: 64 } } } } }
-  input { name: "w" type { tensor_type { elem_type: 1 shape { dim { dim_value: 16 }
-    dim { dim_value: 16 } dim { dim_value: 3 } dim { dim_value: 3 } } } } }
-  )" + BiasDecl + R"(
-  output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" }
-    dim { dim_value: 16 } dim { dim_value: 64 } dim { dim_value: 64 } } } } }
-})");
+)" + valueInfo("input", "x", {-1, 16, 64, 64}) + valueInfo("input", "w", {16, 16, 3, 3}) +
+                                                  BiasDecl +
+                                                  valueInfo("output", "y", {-1, 16, 64, 64})));
   };
   const std::string With = Encode("biased", true), Without = Encode("plain", false);
   if (With.empty())
@@ -311,19 +309,12 @@ TEST_CASE("predict: PyTorch's pools read their input at memory latency, fp16 as 
   // One 3x3 stride-2 max pool over 64 x 16 x 64 x 64 elements (21 MB in and out in fp32: still
   // in the H100's L2, so no DRAM time): 4,194,304 input elements, one latency (830 ns) each for
   // 2,048 threads on each of 132 SMs, 12.9 us, plus a launch of 2.5 us, in both precisions.
-  const std::string Onnx = encodeOnnx("pool", R"(ir_version: 8
-opset_import { domain: "" version: 13 }
-graph {
-  name: "pool"
+  const std::string Onnx = encodeOnnx("pool", onnxModel("pool", R"(
   node { input: "x" output: "y" name: "pool1" op_type: "MaxPool"
          attribute { name: "kernel_shape" ints: 3 ints: 3 type: INTS }
          attribute { name: "strides" ints: 2 ints: 2 type: INTS }
          attribute { name: "pads" ints: 1 ints: 1 ints: 1 ints: 1 type: INTS } }
-  input { name: "x" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" }
-    dim { dim_value: 16 } dim { dim_value: 64 } dim { dim_value: 64 } } } } }
-  output { name: "y" type { tensor_type { elem_type: 1 shape { dim { dim_param: "N" }
-    dim { dim_value: 16 } dim { dim_value: 32 } dim { dim_value: 32 } } } } }
-})");
+)" + valueInfo("input", "x", {-1, 16, 64, 64}) + valueInfo("output", "y", {-1, 16, 32, 32})));
   if (Onnx.empty())
     return;
   const double Pass = 64.0 * 16 * 64 * 64 * 830e-9 / (132 * 2048) * 1e3 + 4950 / 1980e3;
