@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -36,74 +37,102 @@ std::string normalise(std::string_view Name) {
   return Key;
 }
 
-/// How a numeric field must look.
+/// How a numeric field must look: positive, or >= 0 with 0 meaning "none" or "unknown".
 enum class Rule { Positive, NonNegative };
+
+/// The values a field may take besides a NonNegative field's 0: [min, max], a whole number where
+/// `whole`. The bounds are far outside every real GPU (the catalog's extremes are 20-100x inside
+/// them) and only keep a typo or a unit slip in a spec file (1e300 SMs, a clock of 1e-300 MHz)
+/// from turning into an infinite or NaN time.
+struct Range {
+  double min, max;
+  bool whole = false;
+};
 
 template <class T> struct Field {
   const char *Key;
   double T::*Member;
   Rule Check;
+  Range Bounds;
   bool Optional = false; ///< may be absent from a catalog entry (0 then)
 };
 
+constexpr Range Peak{1e-5, 1e6}; ///< any TFLOPS or TOPS figure
+constexpr Range PerSm{1, 1e7};   ///< a per-SM limit or width
+constexpr Range Count{1, 1e7, true};
+
 constexpr Field<GpuSpec> GpuFields[] = {
-    {"sm_count", &GpuSpec::smCount, Rule::Positive},
-    {"fp32_cores_per_sm", &GpuSpec::fp32CoresPerSm, Rule::Positive},
-    {"base_clock_mhz", &GpuSpec::baseClockMhz, Rule::NonNegative},
-    {"boost_clock_mhz", &GpuSpec::boostClockMhz, Rule::Positive},
-    {"fp32_tflops", &GpuSpec::fp32Tflops, Rule::Positive},
-    {"fp16_tflops", &GpuSpec::fp16Tflops, Rule::NonNegative},
-    {"bf16_tflops", &GpuSpec::bf16Tflops, Rule::NonNegative},
-    {"fp64_tflops", &GpuSpec::fp64Tflops, Rule::NonNegative},
-    {"memory_bandwidth_gbs", &GpuSpec::memoryBandwidthGBs, Rule::Positive},
-    {"memory_gb", &GpuSpec::memoryGB, Rule::Positive},
-    {"l2_mb", &GpuSpec::l2MB, Rule::Positive},
-    {"tdp_w", &GpuSpec::tdpW, Rule::Positive},
+    {"sm_count", &GpuSpec::smCount, Rule::Positive, {1, 4096, true}},
+    {"fp32_cores_per_sm", &GpuSpec::fp32CoresPerSm, Rule::Positive, {1, 1024, true}},
+    {"base_clock_mhz", &GpuSpec::baseClockMhz, Rule::NonNegative, {10, 1e4}},
+    {"boost_clock_mhz", &GpuSpec::boostClockMhz, Rule::Positive, {10, 1e4}},
+    {"fp32_tflops", &GpuSpec::fp32Tflops, Rule::Positive, Peak},
+    {"fp16_tflops", &GpuSpec::fp16Tflops, Rule::NonNegative, Peak},
+    {"bf16_tflops", &GpuSpec::bf16Tflops, Rule::NonNegative, Peak},
+    {"fp64_tflops", &GpuSpec::fp64Tflops, Rule::NonNegative, Peak},
+    {"memory_bandwidth_gbs", &GpuSpec::memoryBandwidthGBs, Rule::Positive, {1, 1e6}},
+    {"memory_gb", &GpuSpec::memoryGB, Rule::Positive, {0.01, 1e5}},
+    {"l2_mb", &GpuSpec::l2MB, Rule::Positive, {0.01, 1e5}},
+    {"tdp_w", &GpuSpec::tdpW, Rule::Positive, {0.1, 1e5}},
 };
 
 constexpr Field<TensorRates> TensorFields[] = {
-    {"tensor_fp16_tflops", &TensorRates::fp16, Rule::NonNegative},
-    {"tensor_bf16_tflops", &TensorRates::bf16, Rule::NonNegative},
-    {"tensor_tf32_tflops", &TensorRates::tf32, Rule::NonNegative},
-    {"tensor_int8_tops", &TensorRates::int8, Rule::NonNegative},
-    {"tensor_fp8_tflops", &TensorRates::fp8, Rule::NonNegative},
+    {"tensor_fp16_tflops", &TensorRates::fp16, Rule::NonNegative, Peak},
+    {"tensor_bf16_tflops", &TensorRates::bf16, Rule::NonNegative, Peak},
+    {"tensor_tf32_tflops", &TensorRates::tf32, Rule::NonNegative, Peak},
+    {"tensor_int8_tops", &TensorRates::int8, Rule::NonNegative, Peak},
+    {"tensor_fp8_tflops", &TensorRates::fp8, Rule::NonNegative, Peak},
 };
 
 constexpr Field<ArchLimits> ArchFields[] = {
-    {"max_threads_per_sm", &ArchLimits::maxThreadsPerSm, Rule::Positive},
-    {"max_ctas_per_sm", &ArchLimits::maxCtasPerSm, Rule::Positive},
-    {"max_warps_per_sm", &ArchLimits::maxWarpsPerSm, Rule::Positive},
-    {"registers_per_sm", &ArchLimits::registersPerSm, Rule::Positive},
-    {"max_registers_per_thread", &ArchLimits::maxRegistersPerThread, Rule::Positive},
-    {"register_alloc_unit", &ArchLimits::registerAllocUnit, Rule::Positive},
-    {"shared_mem_per_sm_kb", &ArchLimits::sharedMemPerSmKB, Rule::Positive},
-    {"max_shared_mem_per_cta_kb", &ArchLimits::maxSharedMemPerCtaKB, Rule::Positive},
-    {"shared_mem_per_cta_reserved_kb", &ArchLimits::sharedMemPerCtaReservedKB, Rule::NonNegative},
-    {"warp_schedulers_per_sm", &ArchLimits::warpSchedulersPerSm, Rule::Positive},
-    {"int32_lanes_per_sm", &ArchLimits::int32LanesPerSm, Rule::Positive},
-    {"sfu_lanes_per_sm", &ArchLimits::sfuLanesPerSm, Rule::Positive},
-    {"l1_bytes_per_clock_per_sm", &ArchLimits::l1BytesPerClockPerSm, Rule::Positive},
-    {"l2_bytes_per_clock_per_sm", &ArchLimits::l2BytesPerClockPerSm, Rule::Positive},
+    {"max_threads_per_sm", &ArchLimits::maxThreadsPerSm, Rule::Positive, Count},
+    {"max_ctas_per_sm", &ArchLimits::maxCtasPerSm, Rule::Positive, Count},
+    {"max_warps_per_sm", &ArchLimits::maxWarpsPerSm, Rule::Positive, Count},
+    {"registers_per_sm", &ArchLimits::registersPerSm, Rule::Positive, Count},
+    {"max_registers_per_thread", &ArchLimits::maxRegistersPerThread, Rule::Positive, Count},
+    {"register_alloc_unit", &ArchLimits::registerAllocUnit, Rule::Positive, Count},
+    {"shared_mem_per_sm_kb", &ArchLimits::sharedMemPerSmKB, Rule::Positive, PerSm},
+    {"max_shared_mem_per_cta_kb", &ArchLimits::maxSharedMemPerCtaKB, Rule::Positive, PerSm},
+    {"shared_mem_per_cta_reserved_kb", &ArchLimits::sharedMemPerCtaReservedKB, Rule::NonNegative,
+     PerSm},
+    {"warp_schedulers_per_sm", &ArchLimits::warpSchedulersPerSm, Rule::Positive, Count},
+    {"int32_lanes_per_sm", &ArchLimits::int32LanesPerSm, Rule::Positive, Count},
+    {"sfu_lanes_per_sm", &ArchLimits::sfuLanesPerSm, Rule::Positive, Count},
+    {"l1_bytes_per_clock_per_sm", &ArchLimits::l1BytesPerClockPerSm, Rule::Positive, PerSm},
+    {"l2_bytes_per_clock_per_sm", &ArchLimits::l2BytesPerClockPerSm, Rule::Positive, PerSm},
     {"tensor_fp16_flops_per_clock_per_sm", &ArchLimits::tensorFp16FlopsPerClockPerSm,
-     Rule::NonNegative, /*Optional=*/true},
+     Rule::NonNegative, PerSm, /*Optional=*/true},
     {"mma_sync_fp16_flops_per_clock_per_sm", &ArchLimits::mmaSyncFp16FlopsPerClockPerSm,
-     Rule::NonNegative, /*Optional=*/true},
+     Rule::NonNegative, PerSm, /*Optional=*/true},
 };
 
+/// V as printf's %g writes it (1e+06, 0.01).
+std::string shortNumber(double V) {
+  char Buffer[32];
+  std::snprintf(Buffer, sizeof Buffer, "%g", V);
+  return Buffer;
+}
+
 /// Reads field `Key` of object `J` into `Out`; `Optional` fields may be absent.
-std::optional<std::string> readNumber(const Json &J, const char *Key, Rule Check, double &Out,
+template <class T>
+std::optional<std::string> readNumber(const Json &J, const Field<T> &F, double &Out,
                                       bool Optional) {
+  const std::string Key = F.Key;
   auto It = J.find(Key);
   if (It == J.end())
-    return Optional ? std::nullopt : std::optional<std::string>("field '" + std::string(Key) +
-                                                                "' is missing");
+    return Optional ? std::nullopt : std::optional<std::string>("field '" + Key + "' is missing");
   if (!It->is_number())
-    return "field '" + std::string(Key) + "' must be a number, got " + It->dump();
+    return "field '" + Key + "' must be a number, got " + It->dump();
   double V = It->get<double>();
-  if (!std::isfinite(V) || V < 0 || (Check == Rule::Positive && V == 0))
-    return "field '" + std::string(Key) + "' must be " +
-           (Check == Rule::Positive ? "a positive number" : "a number >= 0") + ", got " +
+  if (!std::isfinite(V) || V < 0 || (F.Check == Rule::Positive && V == 0))
+    return "field '" + Key + "' must be " +
+           (F.Check == Rule::Positive ? "a positive number" : "a number >= 0") + ", got " +
            It->dump();
+  const Range &R = F.Bounds;
+  if (V != 0 && (V < R.min || V > R.max || (R.whole && V != std::floor(V))))
+    return "field '" + Key + "' must be " + (R.whole ? "a whole number" : "a number") + " from " +
+           shortNumber(R.min) + " to " + shortNumber(R.max) +
+           (F.Check == Rule::NonNegative ? " (or 0)" : "") + ", got " + It->dump();
   Out = V;
   return std::nullopt;
 }
@@ -128,7 +157,7 @@ Expected<ArchLimits> parseArch(const Json &J, std::string_view File) {
   if (auto E = readText(J, "compute_capability", A.computeCapability))
     return Error(std::string(File), 0, 0, "architecture: " + *E);
   for (const auto &F : ArchFields)
-    if (auto E = readNumber(J, F.Key, F.Check, A.*F.Member, F.Optional))
+    if (auto E = readNumber(J, F, A.*F.Member, F.Optional))
       return Fail(*E);
   if (auto E = readText(J, "source", A.source))
     return Fail(*E);
@@ -164,6 +193,21 @@ std::optional<std::string> checkSources(const GpuSpec &G) {
   for (const char *Key : Needed)
     if (!Covered.count(Key))
       return "sources: no source names field '" + std::string(Key) + "'";
+  return std::nullopt;
+}
+
+/// The figures of a GPU that must agree with each other: the FP32 peak is SMs x cores x 2 FLOP
+/// x boost clock (the skeleton charges FP32 work by cores and clock, every table shows the
+/// peak; the catalog agrees within 1.1 %), and the base clock is not above the boost clock.
+std::optional<std::string> checkConsistency(const GpuSpec &G) {
+  if (G.baseClockMhz > G.boostClockMhz)
+    return "base_clock_mhz " + shortNumber(G.baseClockMhz) + " is above boost_clock_mhz " +
+           shortNumber(G.boostClockMhz);
+  const double Derived = G.smCount * G.fp32CoresPerSm * 2 * G.boostClockMhz / 1e6;
+  if (std::abs(G.fp32Tflops / Derived - 1) > 0.1)
+    return "fp32_tflops " + shortNumber(G.fp32Tflops) +
+           " disagrees with sm_count x fp32_cores_per_sm x 2 x boost_clock_mhz = " +
+           shortNumber(Derived) + " TFLOPS (more than 10 % apart)";
   return std::nullopt;
 }
 
@@ -232,10 +276,12 @@ Expected<GpuSpec> parseGpu(const Json &J, std::string_view File,
     }
   }
   for (const auto &F : GpuFields)
-    if (auto E = readNumber(J, F.Key, F.Check, G.*F.Member, false))
+    if (auto E = readNumber(J, F, G.*F.Member, false))
       return Fail(*E);
+  if (auto E = checkConsistency(G))
+    return Fail(*E);
   for (const auto &F : TensorFields)
-    if (auto E = readNumber(J, F.Key, F.Check, G.tensor.*F.Member, !RequireSources))
+    if (auto E = readNumber(J, F, G.tensor.*F.Member, !RequireSources))
       return Fail(*E);
   std::string Cc;
   if (auto E = readText(J, "compute_capability", Cc))
@@ -251,7 +297,7 @@ Expected<GpuSpec> parseGpu(const Json &J, std::string_view File,
   G.limits = *Arch;
   // A spec may override any per-SM limit of its architecture.
   for (const auto &F : ArchFields)
-    if (auto E = readNumber(J, F.Key, F.Check, G.limits.*F.Member, true))
+    if (auto E = readNumber(J, F, G.limits.*F.Member, true))
       return Fail(*E);
   if (auto S = J.find("sources"); S != J.end()) {
     if (!S->is_object())

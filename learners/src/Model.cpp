@@ -40,6 +40,17 @@ struct FitRows {
   std::vector<double> y;
 };
 
+/// Names row I of D for an error message: its identifiers (the same in every subset of D, so a
+/// cross-validation fold's row is found in the file), else its index.
+std::string rowName(const Dataset &D, size_t I) {
+  if (D.idNames.empty())
+    return "row " + std::to_string(I + 1);
+  std::string S = "the row";
+  for (size_t C = 0; C < D.idNames.size(); ++C)
+    S += (C ? ", " : " ") + D.idNames[C] + "=" + D.ids[I][C];
+  return S;
+}
+
 Expected<FitRows> fitTargets(const Dataset &D, const ModelSpec &Spec) {
   auto Col = [&](const std::string &Name) -> std::optional<size_t> {
     return Name.empty() ? std::nullopt : D.featureIndex(Name);
@@ -48,6 +59,9 @@ Expected<FitRows> fitTargets(const Dataset &D, const ModelSpec &Spec) {
   FitRows F;
   for (size_t I = 0; I < D.size(); ++I) {
     double Y = D.target[I];
+    if (Spec.transform == TargetTransform::Log && !(Y > 0))
+      return Error("log target transform needs positive targets; " + rowName(D, I) + " has " +
+                   D.targetName + " = " + nlohmann::json(Y).dump());
     if (O) {
       double Rest = Y - D.features(I, *O);
       if (!(Rest > 0) || Rest < Spec.minShare * Y)
@@ -57,15 +71,14 @@ Expected<FitRows> fitTargets(const Dataset &D, const ModelSpec &Spec) {
     if (B) {
       double Base = D.features(I, *B);
       if (!(Base > 0))
-        return Error("baseline column '" + Spec.baseline + "' must be positive; row " +
-                     std::to_string(I + 1) + " has " + nlohmann::json(Base).dump());
+        return Error("baseline column '" + Spec.baseline + "' must be positive; " + rowName(D, I) +
+                     " has " + nlohmann::json(Base).dump());
       Y /= Base;
     }
     if (Spec.transform == TargetTransform::Log) {
       if (!(Y > 0))
-        return Error("log target transform needs positive targets; row " +
-                     std::to_string(I + 1) + " has " + D.targetName + " = " +
-                     nlohmann::json(D.target[I]).dump());
+        return Error("log target transform needs positive targets; " + rowName(D, I) + " has " +
+                     D.targetName + " = " + nlohmann::json(D.target[I]).dump());
       Y = std::log(Y);
     }
     F.rows.push_back(I);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cmath>
+#include <optional>
 
 namespace learners {
 
@@ -59,6 +60,18 @@ ErrorBand bandFromJson(const OJson &J) {
   B.ratioMedian = J.at("ratio_median").get<double>();
   B.ratioHigh = J.at("ratio_high").get<double>();
   return B;
+}
+
+/// Why a band read from a bundle cannot be used (a hand-edited or corrupted file), or nothing:
+/// its ratios must be positive and ordered, its coverage a fraction, its MAPE >= 0. A band
+/// [3, 1.3] would print a lower edge above the upper one; a negative ratio, a negative time.
+std::optional<std::string> badBand(const ErrorBand &B) {
+  if (!(B.ratioLow > 0 && B.ratioLow <= B.ratioMedian && B.ratioMedian <= B.ratioHigh &&
+        std::isfinite(B.ratioHigh)))
+    return "error_band needs 0 < ratio_low <= ratio_median <= ratio_high";
+  if (!(B.coverage > 0 && B.coverage <= 1) || !(B.mape >= 0))
+    return "error_band needs a coverage in (0, 1] and a mape >= 0";
+  return std::nullopt;
 }
 
 } // namespace
@@ -153,8 +166,15 @@ Expected<Predictor> Predictor::fromJson(std::string_view Text, std::string_view 
     I.trainingGpus = J.at("training_gpus").get<std::vector<std::string>>();
     if (!J.at("error_band").is_null())
       I.band = bandFromJson(J.at("error_band"));
-    for (const auto &[Name, MinMax] : J.at("feature_ranges").items())
+    if (I.band)
+      if (auto Why = badBand(*I.band))
+        return Fail(*Why);
+    for (const auto &[Name, MinMax] : J.at("feature_ranges").items()) {
       I.ranges.push_back({Name, MinMax.at(0).get<double>(), MinMax.at(1).get<double>()});
+      if (!(I.ranges.back().min <= I.ranges.back().max))
+        return Fail("feature_ranges: the range of '" + Name +
+                    "' has its minimum above its maximum");
+    }
     std::vector<std::string> RangeNames;
     for (const FeatureRange &R : I.ranges)
       RangeNames.push_back(R.name);

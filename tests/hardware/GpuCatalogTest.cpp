@@ -281,12 +281,49 @@ TEST_CASE("catalog: a user spec file inherits its architecture's limits, bad fie
   CHECK(!C.parseSpec("{", "capped.json"));
 }
 
+TEST_CASE("catalog: a spec's figures must be in range and agree with each other") {
+  GpuCatalog C = catalog();
+  const std::string Spec = R"({"name": "g", "compute_capability": "8.6", "sm_count": 10,
+    "fp32_cores_per_sm": 128, "base_clock_mhz": 1000, "boost_clock_mhz": 1500,
+    "fp32_tflops": 3.84, "fp16_tflops": 3.84, "bf16_tflops": 0, "fp64_tflops": 0.06,
+    "memory_bandwidth_gbs": 300, "memory_gb": 8, "l2_mb": 2, "tdp_w": 100})";
+  REQUIRE(C.parseSpec(Spec, "g.json"));
+  // Each edit turns the valid spec into one that gave an infinite or NaN time, or a time from
+  // figures that contradict each other, before these checks.
+  auto Error = [&](const std::string &From, const std::string &To) {
+    std::string Bad = Spec;
+    Bad.replace(Bad.find(From), From.size(), To);
+    auto G = C.parseSpec(Bad, "g.json");
+    REQUIRE(!G);
+    return G.error().str();
+  };
+  CHECK(
+      Error("\"sm_count\": 10", "\"sm_count\": 1e300") ==
+      "g.json: error: gpu 'g': field 'sm_count' must be a whole number from 1 to 4096, got 1e+300");
+  CHECK(Error("\"sm_count\": 10", "\"sm_count\": 0.5") ==
+        "g.json: error: gpu 'g': field 'sm_count' must be a whole number from 1 to 4096, got 0.5");
+  CHECK(Error("\"boost_clock_mhz\": 1500", "\"boost_clock_mhz\": 1e-300") ==
+        "g.json: error: gpu 'g': field 'boost_clock_mhz' must be a number from 10 to 10000, got "
+        "1e-300");
+  CHECK(Error("\"fp16_tflops\": 3.84", "\"fp16_tflops\": 1e9") ==
+        "g.json: error: gpu 'g': field 'fp16_tflops' must be a number from 1e-05 to 1e+06 (or 0), "
+        "got 1000000000.0");
+  CHECK(Error("\"fp32_tflops\": 3.84", "\"fp32_tflops\": 38.4") ==
+        "g.json: error: gpu 'g': fp32_tflops 38.4 disagrees with sm_count x fp32_cores_per_sm x 2 "
+        "x boost_clock_mhz = 3.84 TFLOPS (more than 10 % apart)");
+  CHECK(Error("\"base_clock_mhz\": 1000", "\"base_clock_mhz\": 2000") ==
+        "g.json: error: gpu 'g': base_clock_mhz 2000 is above boost_clock_mhz 1500");
+  CHECK(Error("\"sm_count\": 10", "\"sm_count\": 10, \"max_threads_per_sm\": 1e300")
+            .find("field 'max_threads_per_sm' must be a whole number from 1 to 1e+07") !=
+        std::string::npos);
+}
+
 /// A catalog entry with every field, named `Name` with one alias (synthetic, for mechanics).
 std::string entry(const std::string &Name, const std::string &Alias) {
   return R"({"name": ")" + Name + R"(", "full_name": ")" + Name + R"(", "aliases": [")" + Alias +
          R"("], "architecture": "t", "form_factor": "pcie", "memory_type": "HBM",
-    "compute_capability": "5.0", "sm_count": 1, "fp32_cores_per_sm": 1, "base_clock_mhz": 1,
-    "boost_clock_mhz": 1, "fp32_tflops": 1, "fp16_tflops": 1, "bf16_tflops": 0, "fp64_tflops": 0,
+    "compute_capability": "5.0", "sm_count": 1, "fp32_cores_per_sm": 128, "base_clock_mhz": 500,
+    "boost_clock_mhz": 1000, "fp32_tflops": 0.256, "fp16_tflops": 1, "bf16_tflops": 0, "fp64_tflops": 0,
     "tensor_fp16_tflops": 0, "tensor_bf16_tflops": 0, "tensor_tf32_tflops": 0,
     "tensor_int8_tops": 0, "tensor_fp8_tflops": 0, "memory_bandwidth_gbs": 1, "memory_gb": 1,
     "l2_mb": 1, "tdp_w": 1, "sources": {")" +

@@ -73,7 +73,8 @@ TEST_CASE("model: log target fits ln(y), predicts exp, and is recorded") {
   D.target[3] = 0;
   auto Bad = Model::fit(D, ModelSpec{"linear", {{"lambda", 0}}, TargetTransform::Log});
   REQUIRE(!Bad);
-  CHECK(Bad.error().message == "log target transform needs positive targets; row 4 has y = 0.0");
+  CHECK(Bad.error().message ==
+        "log target transform needs positive targets; the row group=g3 has y = 0.0");
 }
 
 TEST_CASE("model: log features turn a power law into a linear fit, and survive save/load") {
@@ -178,6 +179,13 @@ TEST_CASE("model: a baseline and an offset column: fit ln((y - o) / b), predict 
   auto Unknown = Model::fit(D, Bad);
   REQUIRE(!Unknown);
   CHECK(Unknown.error().message == "no column 'zzzz' in the data");
+  // A time of 0 or less is bad data, not a row the offset dominates: it was left out silently.
+  Spec.transform = TargetTransform::Log;
+  D.target[5] = -1;
+  auto Negative = Model::fit(D, Spec);
+  REQUIRE(!Negative);
+  CHECK(Negative.error().message ==
+        "log target transform needs positive targets; row 6 has y = -1.0");
 }
 
 TEST_CASE("model: row weights pull the fit towards the heavy rows, every learner") {

@@ -5,6 +5,7 @@
 #include "SyntheticData.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -160,4 +161,25 @@ TEST_CASE("predictor: file save/load and bad bundles") {
   REQUIRE(!R);
   CHECK(R.error().message.find("feature_ranges must name the model's features") !=
         std::string::npos);
+}
+
+TEST_CASE("predictor: a bundle whose band or ranges cannot be right is refused") {
+  const nlohmann::json Good = nlohmann::json::parse(bundle("linear").toJson());
+  auto Edited = [&](const std::string &Section, const std::string &Key, nlohmann::json Value) {
+    nlohmann::json Bad = Good;
+    REQUIRE(Bad.at(Section).contains(Key));
+    Bad[Section][Key] = std::move(Value);
+    auto P = Predictor::fromJson(Bad.dump(), "b.json");
+    REQUIRE(!P);
+    return P.error().str();
+  };
+  // Accepted, these printed a band of "0 .. 13" and "30 .. 13" ms for a 10 ms prediction.
+  const std::string Ordered =
+      "b.json: error: error_band needs 0 < ratio_low <= ratio_median <= ratio_high";
+  CHECK(Edited("error_band", "ratio_low", -5) == Ordered);
+  CHECK(Edited("error_band", "ratio_low", 3) == Ordered);
+  CHECK(Edited("error_band", "coverage", 80) ==
+        "b.json: error: error_band needs a coverage in (0, 1] and a mape >= 0");
+  CHECK(Edited("feature_ranges", "x1", {2, 1}) ==
+        "b.json: error: feature_ranges: the range of 'x1' has its minimum above its maximum");
 }
