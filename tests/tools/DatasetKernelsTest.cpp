@@ -289,6 +289,18 @@ TEST_CASE("dataset kernels: bad input is FILE:LINE: error") {
                    ":3: error: column 'median_ms': expected a finite number, got 'fast'") !=
         std::string::npos);
   CHECK_FALSE(std::filesystem::exists(Dir / "o.csv"));
+
+  // A time of 0 or less is a broken measurement: it used to become a row (and the learners then
+  // dropped it without a word).
+  clitest::writeFile(Dir / "zero.csv",
+                     Header + row("all", "run1", 132, "launch", "0", Kernels[0], "0.004") +
+                         row("all", "run1", 132, "launch", "1", Kernels[1], "-0.5"));
+  R = runPtxcast("dataset kernels " + Dir / "zero.csv" + " -o " + Dir / "o.csv");
+  CHECK(R.status == 1);
+  CHECK(R.err.find(Dir / "zero.csv" +
+                   ":3: error: column 'median_ms': a measured time must be above 0, got '-0.5'") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(Dir / "o.csv"));
 }
 
 TEST_CASE("dataset kernels: same input, same bytes, whatever the thread count") {

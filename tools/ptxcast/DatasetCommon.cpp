@@ -95,6 +95,16 @@ support::Expected<double> numberField(const SourceTable &T, const learners::CsvR
   return V;
 }
 
+support::Expected<double> timeField(const SourceTable &T, const learners::CsvRecord &R,
+                                    std::string_view Name) {
+  auto V = numberField(T, R, Name);
+  if (V && !(*V > 0))
+    return support::Error(T.file, R.line, 0,
+                          fmt::format("column '{}': a measured time must be above 0, got '{}'",
+                                      Name, textField(T, R, Name)));
+  return V;
+}
+
 namespace {
 
 JobResult runJobTimed(const NetworkFactory &Build, const corpus::LowerOptions &Lower,

@@ -44,6 +44,10 @@ support::Expected<int64_t> intField(const SourceTable &T, const learners::CsvRec
                                     std::string_view Name);
 support::Expected<double> numberField(const SourceTable &T, const learners::CsvRecord &R,
                                       std::string_view Name);
+/// Field `Name` as a measured time: a finite number above 0 (a time of 0 or less is a broken
+/// measurement, which the log-target learners could not use anyway).
+support::Expected<double> timeField(const SourceTable &T, const learners::CsvRecord &R,
+                                    std::string_view Name);
 /// Field `Name` of a record as text (the column must exist).
 const std::string &textField(const SourceTable &T, const learners::CsvRecord &R,
                              std::string_view Name);

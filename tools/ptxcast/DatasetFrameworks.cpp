@@ -75,7 +75,7 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
       break;
     ++Taken, ++G.read;
     auto Batch = intField(*T, R, "batch");
-    auto Ms = numberField(*T, R, "median_ms");
+    auto Ms = timeField(*T, R, "median_ms");
     if (textField(*T, R, "status") != "ok") {
       G.skips.add("not timed (status " + textField(*T, R, "status") + ")");
       continue;

@@ -73,7 +73,7 @@ support::Expected<RowNumbers> parseNumbers(const SourceTable &T, const learners:
   RowNumbers N;
   auto Batch = intField(T, R, "batch");
   auto Sms = intField(T, R, "sms_used");
-  auto Median = numberField(T, R, "median_ms");
+  auto Median = timeField(T, R, "median_ms");
   if (!Batch || !Sms || !Median)
     return !Batch ? Batch.error() : !Sms ? Sms.error() : Median.error();
   if (*Batch <= 0 || *Sms <= 0)

@@ -154,7 +154,7 @@ std::optional<support::Error> readRow(const SourceTable &T, const learners::CsvR
     I.dims.push_back(*V);
     I.shape += fmt::format("{}{}={}", K ? ";" : "", S->keys[K], *V);
   }
-  auto Latency = numberField(T, R, "latency_ms");
+  auto Latency = timeField(T, R, "latency_ms");
   if (!Latency)
     return Latency.error();
   const std::string &Device = textField(T, R, "device");

@@ -166,7 +166,7 @@ std::optional<support::Error> readFile(const std::string &Path, const DatasetOpt
     const std::string &Model = textField(*T, R, "model");
     auto Batch = intField(*T, R, "infer_batch_size");
     auto Size = intField(*T, R, "infer_img_size");
-    auto Step = numberField(*T, R, "infer_step_time");
+    auto Step = timeField(*T, R, "infer_step_time");
     if (!Batch || !Size || !Step)
       return !Batch ? Batch.error() : !Size ? Size.error() : Step.error();
     TimmNetwork N = networkFor(Model, O.onnxDir);
