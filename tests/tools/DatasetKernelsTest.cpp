@@ -280,27 +280,23 @@ TEST_CASE("dataset kernels: bad input is FILE:LINE: error") {
   CHECK(R.err.find(Dir / "nomedian.csv" + ":1:") != std::string::npos);
   CHECK(R.err.find("error: missing column 'median_ms'") != std::string::npos);
 
-  clitest::writeFile(Dir / "badnum.csv",
-                     Header + row("all", "run1", 132, "launch", "0", Kernels[0], "0.004") +
-                         row("all", "run1", 132, "launch", "1", Kernels[1], "fast"));
-  R = runPtxcast("dataset kernels " + Dir / "badnum.csv" + " -o " + Dir / "o.csv");
-  CHECK(R.status == 1);
-  CHECK(R.err.find(Dir / "badnum.csv" +
-                   ":3: error: column 'median_ms': expected a finite number, got 'fast'") !=
-        std::string::npos);
-  CHECK_FALSE(std::filesystem::exists(Dir / "o.csv"));
-
+  // The second launch's time is Median: the run fails at line 3 with Message, writing nothing.
+  auto BadTime = [&](const std::string &Name, const std::string &Median,
+                     const std::string &Message) {
+    clitest::writeFile(Dir / Name, Header +
+                                       row("all", "run1", 132, "launch", "0", Kernels[0], "0.004") +
+                                       row("all", "run1", 132, "launch", "1", Kernels[1], Median));
+    auto Run = runPtxcast("dataset kernels " + Dir / Name + " -o " + Dir / "o.csv");
+    CHECK(Run.status == 1);
+    CHECK(Run.err.find(Dir / Name + ":3: error: column 'median_ms': " + Message) !=
+          std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(Dir / "o.csv"));
+  };
+  BadTime("badnum.csv", "fast", "expected a finite number, got 'fast'");
   // A time of 0 or less is a broken measurement: it used to become a row (and the learners then
   // dropped it without a word).
-  clitest::writeFile(Dir / "zero.csv",
-                     Header + row("all", "run1", 132, "launch", "0", Kernels[0], "0.004") +
-                         row("all", "run1", 132, "launch", "1", Kernels[1], "-0.5"));
-  R = runPtxcast("dataset kernels " + Dir / "zero.csv" + " -o " + Dir / "o.csv");
-  CHECK(R.status == 1);
-  CHECK(R.err.find(Dir / "zero.csv" +
-                   ":3: error: column 'median_ms': a measured time must be above 0, got '-0.5'") !=
-        std::string::npos);
-  CHECK_FALSE(std::filesystem::exists(Dir / "o.csv"));
+  BadTime("zero.csv", "-0.5", "a measured time must be above 0, got '-0.5'");
+  BadTime("nought.csv", "0", "a measured time must be above 0, got '0'");
 }
 
 TEST_CASE("dataset kernels: same input, same bytes, whatever the thread count") {
