@@ -24,6 +24,11 @@ int64_t saturatingMul(int64_t A, int64_t B) {
   int64_t P = 0;
   return __builtin_mul_overflow(A, B, &P) ? std::numeric_limits<int64_t>::max() : P;
 }
+/// A + B, or INT64_MAX where it overflows (sizes and counts are not negative).
+int64_t saturatingAdd(int64_t A, int64_t B) {
+  int64_t S = 0;
+  return __builtin_add_overflow(A, B, &S) ? std::numeric_limits<int64_t>::max() : S;
+}
 } // namespace
 
 int64_t elementCount(const Shape &S) {
@@ -221,8 +226,9 @@ LayerResult inferConv(const InShapes &In, const ConvAttrs &A) {
                 shapeStr(X));
   LayerResult R;
   R.shape = {X[0], A.outChannels, Ho, Wo};
-  int64_t PerOutput = (Cin / A.groups) * A.kernelH * A.kernelW;
-  R.params = saturatingMul(A.outChannels, PerOutput) + (A.bias ? A.outChannels : 0);
+  // Counts saturate: past the limits (Network::add) they are errors, not wrapped values.
+  int64_t PerOutput = saturatingMul(saturatingMul(Cin / A.groups, A.kernelH), A.kernelW);
+  R.params = saturatingAdd(saturatingMul(A.outChannels, PerOutput), A.bias ? A.outChannels : 0);
   R.macs = saturatingMul(elementCount(R.shape), PerOutput);
   return R;
 }
@@ -237,7 +243,7 @@ LayerResult inferDense(const InShapes &In, const DenseAttrs &A) {
   LayerResult R;
   R.shape = X;
   R.shape.back() = A.outFeatures;
-  R.params = saturatingMul(Features, A.outFeatures) + (A.bias ? A.outFeatures : 0);
+  R.params = saturatingAdd(saturatingMul(Features, A.outFeatures), A.bias ? A.outFeatures : 0);
   R.macs = saturatingMul(elementCount(X), A.outFeatures);
   return R;
 }
@@ -384,7 +390,7 @@ LayerResult inferConcat(const InShapes &In, const ConcatAttrs &A) {
     if (!Match)
       return fail("cannot concatenate " + shapeStr(First) + " and " + shapeStr(S) + " on axis " +
                   str(Axis));
-    R.shape[Axis] += S[Axis];
+    R.shape[Axis] = saturatingAdd(R.shape[Axis], S[Axis]);
   }
   return R;
 }

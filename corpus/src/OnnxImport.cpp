@@ -3,7 +3,6 @@
 
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
-#include <onnx/shape_inference/implementation.h>
 
 #include <algorithm>
 #include <cassert>
@@ -145,15 +144,18 @@ std::optional<std::vector<float>> Importer::constFloats(const std::string &Name)
   const onnx::TensorProto *T = constant(Name);
   if (!T || T->data_type() != onnx::TensorProto::FLOAT)
     return std::nullopt;
-  const size_t Count = size_t(elementCount(Shape(T->dims().begin(), T->dims().end())));
-  std::vector<float> V(Count);
-  if (T->has_raw_data() && T->raw_data().size() == Count * sizeof(float))
-    std::memcpy(V.data(), T->raw_data().data(), Count * sizeof(float));
-  else if (size_t(T->float_data_size()) == Count)
-    V.assign(T->float_data().begin(), T->float_data().end());
-  else
-    return std::nullopt; // data stripped or truncated
-  return V;
+  // Sized by the data the file holds, never by its dims alone (data may be stripped).
+  const int64_t Count = elementCount(Shape(T->dims().begin(), T->dims().end()));
+  const std::string &Raw = T->raw_data();
+  if (T->has_raw_data() && Raw.size() % sizeof(float) == 0 &&
+      int64_t(Raw.size() / sizeof(float)) == Count) {
+    std::vector<float> V(Raw.size() / sizeof(float));
+    std::memcpy(V.data(), Raw.data(), Raw.size());
+    return V;
+  }
+  if (int64_t(T->float_data_size()) == Count)
+    return std::vector<float>(T->float_data().begin(), T->float_data().end());
+  return std::nullopt; // data stripped or truncated
 }
 
 Importer::Result Importer::addLayer(const onnx::NodeProto &N, LayerKind Kind,
@@ -181,54 +183,6 @@ const onnx::NodeProto *Importer::soleConsumer(const std::string &Tensor, size_t 
 }
 
 namespace {
-
-/// Why tensor T's data disagree with its dims and type, if they do. Data may be absent (a
-/// weights-stripped model) or external; present, they must hold exactly the dims' elements.
-std::optional<std::string> checkTensorData(const onnx::TensorProto &T) {
-  using TP = onnx::TensorProto;
-  if (T.data_location() == TP::EXTERNAL)
-    return std::nullopt;
-  const int Type = T.data_type();
-  static const std::map<int, int> Bytes = {
-      {TP::FLOAT, 4},  {TP::UINT8, 1},  {TP::INT8, 1},    {TP::UINT16, 2},  {TP::INT16, 2},
-      {TP::INT32, 4},  {TP::INT64, 8},  {TP::BOOL, 1},    {TP::FLOAT16, 2}, {TP::DOUBLE, 8},
-      {TP::UINT32, 4}, {TP::UINT64, 8}, {TP::BFLOAT16, 2}};
-  auto Size = Bytes.find(Type);
-  if (Size == Bytes.end())
-    return Type == TP::STRING
-               ? std::nullopt
-               : std::optional<std::string>("unsupported data type " + std::to_string(Type));
-  for (int64_t D : T.dims())
-    if (D < 0)
-      return "negative dimension " + std::to_string(D);
-  const int64_t Elements = elementCount(Shape(T.dims().begin(), T.dims().end()));
-  const int64_t Typed = T.float_data_size() + T.int32_data_size() + T.int64_data_size() +
-                        T.double_data_size() + T.uint64_data_size();
-  const std::string &Raw = T.raw_data();
-  if (!Raw.empty() &&
-      (Raw.size() % Size->second != 0 || int64_t(Raw.size() / Size->second) != Elements))
-    return std::to_string(Raw.size()) + " bytes of data for " + std::to_string(Elements) +
-           " elements of " + std::to_string(Size->second) + " bytes";
-  // 16-bit and 8-bit types pack one value per int32_data entry.
-  if (Raw.empty() && Typed > 0 && Typed != Elements)
-    return std::to_string(Typed) + " values for " + std::to_string(Elements) + " elements";
-  return std::nullopt;
-}
-
-/// The first node whose strides, dilations or kernel_shape are not in 1..2^31-1: libonnx's
-/// shape inference divides by them without checking, and the kernels take them as 32 bits.
-std::optional<std::string> badWindowAttribute(const onnx::GraphProto &Graph) {
-  for (const auto &N : Graph.node())
-    for (const auto &A : N.attribute()) {
-      if (A.name() != "strides" && A.name() != "dilations" && A.name() != "kernel_shape")
-        continue;
-      for (int64_t V : A.ints())
-        if (V <= 0 || V > std::numeric_limits<int32_t>::max())
-          return "node '" + N.name() + "' (" + N.op_type() + "): " + A.name() +
-                 (V <= 0 ? " must be positive, got " : " too large: ") + std::to_string(V);
-    }
-  return std::nullopt;
-}
 
 /// libonnx's checker set up for Model's opsets, or null when an opset is newer than libonnx
 /// knows: operators changed there (ReduceMean's axes became an input in 18), so their schemas
@@ -314,15 +268,14 @@ std::optional<support::Error> Importer::prepare() {
         Consumers[In].push_back(static_cast<size_t>(I));
   if (auto E = setInputDimensions())
     return E;
+  if (auto Bad = badDeclaredShape(Graph))
+    return support::Error(File, 0, 0, *Bad);
   if (auto Bad = badWindowAttribute(Graph))
     return support::Error(File, 0, 0, *Bad);
   if (auto E = checkSchemas())
     return E;
-  try {
-    onnx::shape_inference::InferShapes(Model);
-  } catch (const std::exception &E) {
-    return support::Error(File, 0, 0, std::string("onnx shape inference failed: ") + E.what());
-  }
+  if (auto Failed = inferShapes(Model))
+    return support::Error(File, 0, 0, *Failed);
   auto Record = [&](const onnx::ValueInfoProto &V) {
     if (auto S = typeShape(V.type()))
       Known[V.name()] = *S;

@@ -149,6 +149,26 @@ std::string attrString(const onnx::NodeProto &N, std::string_view Name, std::str
 std::vector<int64_t> attrInts(const onnx::NodeProto &N, std::string_view Name,
                               std::vector<int64_t> Default);
 
+// Checks before libonnx's shape inference (OnnxChecks.cpp); each says why, naming the tensor or
+// node, or is nullopt.
+/// Why tensor T's dims or data cannot be, if they cannot: a negative dimension, more than
+/// MaxTensorElements elements, an unknown data type, or data that do not hold exactly the dims'
+/// elements. Data may be absent (a weights-stripped model) or external.
+std::optional<std::string> checkTensorData(const onnx::TensorProto &T);
+/// The first graph input or value_info entry whose known dimensions are negative or hold more
+/// than MaxTensorElements elements: they give weights their shapes (the network's own inputs are
+/// checked again when added).
+std::optional<std::string> badDeclaredShape(const onnx::GraphProto &Graph);
+/// The first node whose strides, dilations or kernel_shape are not in 1..2^31-1, or whose pads
+/// exceed 2^31-1: libonnx's shape inference divides by the first three without checking, the
+/// kernels take all four as 32 bits, and larger pads would overflow the output extent. Negative
+/// pads are the network's error.
+std::optional<std::string> badWindowAttribute(const onnx::GraphProto &Graph);
+/// libonnx's shape inference over Model (shapes land in its value_info), with Conv and
+/// LayerNormalization nodes checked first where libonnx 1.12 would read out of bounds; why it
+/// failed, if it threw.
+std::optional<std::string> inferShapes(onnx::ModelProto &Model);
+
 /// S with bytes below 0x20 and 0x7f written as \xNN (names in error messages come from files).
 std::string escapeControl(const std::string &S);
 

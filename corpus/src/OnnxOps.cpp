@@ -97,7 +97,7 @@ Importer::Result Importer::importConv(const onnx::NodeProto &N) {
   A.dilationH = D[0], A.dilationW = D[1];
   A.groups = attrInt(N, "group", 1);
   A.bias = hasInput(N, 2);
-  if (A.groups <= 0 || (*W)[1] * A.groups != In[1])
+  if (A.groups <= 0 || In[1] % A.groups != 0 || (*W)[1] != In[1] / A.groups)
     return nodeError(N, "weight " + shapeStr(*W) + " with group=" + std::to_string(A.groups) +
                             " does not match " + std::to_string(In[1]) + " input channels");
   int64_t Pads[4];
@@ -417,6 +417,9 @@ Importer::Result Importer::importPad(const onnx::NodeProto &N) {
   const std::vector<int64_t> &V = *P; // N, C, H, W begins, then ends
   if (V[0] || V[1] || V[4] || V[5])
     return nodeError(N, "padding the batch or channel dimension is not supported");
+  for (int64_t X : V) // as the pads attribute of a window (OnnxImport.cpp badWindowAttribute)
+    if (X > std::numeric_limits<int32_t>::max())
+      return nodeError(N, "pads too large: " + std::to_string(X));
   A.top = V[2], A.left = V[3], A.bottom = V[6], A.right = V[7];
   return addLayer(N, LayerKind::Pad, {*X}, A);
 }
@@ -451,6 +454,8 @@ Importer::Result Importer::importConstant(const onnx::NodeProto &N) {
   } else {
     return nodeError(N, "only value, value_float, value_int and value_ints are supported");
   }
+  if (auto Bad = checkTensorData(T)) // as an initializer's
+    return nodeError(N, *Bad);
   Constants[N.output(0)] = std::move(T);
   return InvalidLayer;
 }

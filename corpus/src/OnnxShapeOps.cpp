@@ -139,7 +139,8 @@ std::optional<support::Error> Importer::foldArithmetic(const onnx::NodeProto &N)
     return nodeError(N, "both operands are constants (only integer shape arithmetic of equal "
                         "lengths or a single number is folded)");
   const std::string &Op = N.op_type();
-  const size_t Len = std::max(A->size(), B->size());
+  // Numpy broadcasting: a single number stretches to the other's length, which may be 0.
+  const size_t Len = A->size() == 1 ? B->size() : A->size();
   std::vector<int64_t> V(Len);
   for (size_t I = 0; I < Len; ++I) {
     const int64_t X = (*A)[A->size() == 1 ? 0 : I], Y = (*B)[B->size() == 1 ? 0 : I];
@@ -157,7 +158,7 @@ std::optional<support::Error> Importer::foldArithmetic(const onnx::NodeProto &N)
                               std::to_string(Y) + " is not folded (overflow, division by zero "
                                                   "or a power)");
   }
-  const auto Shp = staticShape(A->size() >= B->size() ? N.input(0) : N.input(1));
+  const auto Shp = staticShape(A->size() == Len ? N.input(0) : N.input(1));
   setConstInts(N.output(0), V, Shp ? *Shp : Shape{int64_t(Len)});
   return std::nullopt;
 }

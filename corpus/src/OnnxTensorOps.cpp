@@ -88,10 +88,13 @@ Importer::Result Importer::importSplit(const onnx::NodeProto &N) {
   if (Sizes.empty()) // equal parts, the last one smaller when they do not divide (opset 18)
     for (int64_t K = 0, Part = (Dim + Outputs - 1) / Outputs; K < Outputs; ++K)
       Sizes.push_back(std::min(Part, Dim - K * Part));
-  int64_t Sum = 0;
-  for (int64_t S : Sizes)
-    Sum += S > 0 ? S : Dim + 1; // a size <= 0 is an error below
-  if (int64_t(Sizes.size()) != Outputs || Sum != Dim)
+  int64_t Sum = 0; // each size positive and within what is left of the axis: no overflow
+  bool Fits = int64_t(Sizes.size()) == Outputs;
+  for (int64_t S : Sizes) {
+    Fits = Fits && S > 0 && S <= Dim - Sum;
+    Sum += Fits ? S : 0;
+  }
+  if (!Fits || Sum != Dim)
     return nodeError(N, "cannot split " + std::to_string(Dim) + " elements of axis " +
                             std::to_string(Axis) + " into " + std::to_string(Outputs) +
                             " positive parts of the given sizes");

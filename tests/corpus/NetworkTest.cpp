@@ -288,4 +288,17 @@ TEST_CASE("network: sizes that overflow or pass 2^40 elements are errors, never 
   CHECK(errorOf(N.addInput("y", {int64_t(1) << 40, 2})) ==
         "error: input 'y': shape [1099511627776,2] has more than 2^40 elements");
   CHECK(elementCount({int64_t(1) << 32, int64_t(1) << 32}) == std::numeric_limits<int64_t>::max());
+  // Parameter counts saturate, the bias included: wrapped, the convolution's was negative (and
+  // imported), the dense layer's bias overflowed a saturated count (UBSan).
+  ConvAttrs Wide;
+  Wide.outChannels = 4;
+  Wide.kernelH = Wide.kernelW = (int64_t(1) << 31) - 1; // 4 x 4 x (2^31 - 1)^2: past int64
+  Wide.padTop = Wide.padBottom = Wide.padLeft = Wide.padRight = int64_t(1) << 30;
+  Wide.bias = true;
+  LayerId Pixel = must(N.addInput("p", {1, 4, 1, 1}));
+  CHECK(errorOf(N.add("c", LayerKind::Conv, {Pixel}, Wide)) ==
+        "error: layer 'c' (conv): more than 2^40 parameters or 2^60 multiply-adds");
+  LayerId Row = must(N.addInput("row", {1, int64_t(1) << 40}));
+  CHECK(errorOf(N.add("d", LayerKind::Dense, {Row}, DenseAttrs{int64_t(1) << 24, true})) ==
+        "error: layer 'd' (dense): more than 2^40 parameters or 2^60 multiply-adds");
 }

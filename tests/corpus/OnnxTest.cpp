@@ -440,8 +440,8 @@ TEST_CASE("onnx: errors name the file, node and operator") {
     OnnxWriter W;
     W.input("x", {int64_t(1) << 31, 3, 1024, 1024});
     W.node("Relu", {"x"});
-    CHECK(importError(W) == "model.onnx: error: input 'x': shape [2147483648,3,1024,1024] has "
-                            "more than 2^40 elements");
+    CHECK(importError(W) == "model.onnx: error: graph input 'x': shape [2147483648,3,1024,1024] "
+                            "has more than 2^40 elements");
   }
   SUBCASE("initializer data that disagree with its dims (stripped data is fine)") {
     OnnxWriter W;
