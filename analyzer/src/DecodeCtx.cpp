@@ -65,6 +65,14 @@ constexpr SpecialName SpecialNames[] = {
 
 uint64_t alignUp(uint64_t V, uint64_t A) { return A <= 1 ? V : (V + A - 1) / A * A; }
 
+/// A parameter or stack size as the 32 bits a frame keeps: a size past 4 GiB saturates (and
+/// then fails the launch's argument sizes or the stack limit) instead of wrapping to a small one.
+uint32_t saturate32(uint64_t V) { return static_cast<uint32_t>(std::min<uint64_t>(V, UINT32_MAX)); }
+/// A variable's bytes as a running offset adds them: at most 2^40, so no sum of them wraps.
+uint64_t stackBytes(const ptx::Variable &V) {
+  return std::min<uint64_t>(V.sizeBytes(), 1ull << 40);
+}
+
 } // namespace
 
 bool isFloatType(ptx::Type T) { return ptx::typeKind(T) == ptx::TypeKind::Float; }
@@ -123,17 +131,17 @@ DecodeCtx::DecodeCtx(ProgramImpl &Prog, uint32_t FuncIndex, const ptx::Function 
       return;
     }
     Off = alignUp(Off, naturalAlign(V));
-    Out.push_back({V.name, static_cast<uint32_t>(Off), static_cast<uint32_t>(V.sizeBytes())});
+    Out.push_back({V.name, saturate32(Off), saturate32(V.sizeBytes())});
     syms[V.name] = Kernel ? SymbolInfo{SymbolInfo::Kind::Value, WindowParam + Off,
                                        ptx::StateSpace::Param, V.sizeBytes()}
                           : SymbolInfo{SymbolInfo::Kind::FrameParam, Off, ptx::StateSpace::Param,
                                        V.sizeBytes()};
-    Off += V.sizeBytes();
+    Off += stackBytes(V);
   };
   if (Fn.isEntry) {
     for (const ptx::Variable &V : Fn.params)
       Place(V, F.kernelParams, true);
-    F.kernelParamBytes = static_cast<uint32_t>(Off);
+    F.kernelParamBytes = saturate32(Off);
     Off = 0;
   }
   for (const ptx::Variable &V : Fn.returns)
@@ -165,11 +173,11 @@ DecodeCtx::DecodeCtx(ProgramImpl &Prog, uint32_t FuncIndex, const ptx::Function 
     } else {
       LocalOff = alignUp(LocalOff, std::max<uint64_t>(naturalAlign(V), 8));
       syms[V.name] = {SymbolInfo::Kind::LocalAddr, LocalOff, ptx::StateSpace::Local, V.sizeBytes()};
-      LocalOff += V.sizeBytes();
+      LocalOff += stackBytes(V);
     }
   }
-  F.paramBytes = static_cast<uint32_t>(alignUp(Off, 16));
-  F.localBytes = static_cast<uint32_t>(alignUp(LocalOff, 16));
+  F.paramBytes = saturate32(alignUp(Off, 16));
+  F.localBytes = saturate32(alignUp(LocalOff, 16));
 }
 
 // A vector register (PTX ISA 5.4.2) gets a slot per component, `%v.x` .. `%v.w` (also named

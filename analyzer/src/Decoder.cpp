@@ -288,6 +288,31 @@ std::string instrText(const ptx::Instruction &In) {
 
 void nopHandler(Exec &, Warp &, const DInstr &, uint32_t) {}
 
+namespace {
+
+/// Registers one function may declare: every one is a frame slot of 8 bytes per thread (256
+/// per warp), allocated when the frame is pushed; 32,768 of them are 256 KiB per thread, half
+/// of RunSettings::maxRegisterBytesPerThread. The largest lowered or nvcc kernels declare about
+/// 4,000.
+constexpr uint64_t MaxRegisterSlots = 32768;
+
+/// An error when function F declares more registers than MaxRegisterSlots (vector components and
+/// .b128 halves count one each), before any of them is given a slot.
+std::optional<support::Error> tooManyRegisters(const std::string &File, const ptx::Function &F) {
+  uint64_t Slots = 0;
+  for (const ptx::RegDecl &R : F.regs)
+    Slots += uint64_t(std::max<uint32_t>(R.count, 1)) * std::max(R.vectorWidth, 1u) *
+             (R.type == ptx::Type::B128 ? 2 : 1);
+  if (Slots <= MaxRegisterSlots)
+    return std::nullopt;
+  return support::Error(File, F.loc.line, F.loc.col,
+                        "function '" + F.name + "' declares " + std::to_string(Slots) +
+                            " registers; the interpreter allows " +
+                            std::to_string(MaxRegisterSlots) + " per function");
+}
+
+} // namespace
+
 support::Expected<Program> decodeProgram(const ptx::Module &M) {
   auto Impl = std::make_unique<ProgramImpl>();
   ProgramImpl &P = *Impl;
@@ -300,6 +325,8 @@ support::Expected<Program> decodeProgram(const ptx::Module &M) {
     if (!FuncByName.emplace(F.name, static_cast<uint32_t>(Bodies.size())).second)
       return support::Error(M.file, F.loc.line, F.loc.col,
                             "function '" + F.name + "' is defined twice");
+    if (std::optional<support::Error> E = tooManyRegisters(M.file, F))
+      return *E;
     Bodies.push_back(&F);
     DFunction D;
     D.name = F.name;

@@ -199,7 +199,7 @@ private:
 std::optional<support::Error> analyzeInOrder(const AnalysisInput &In, const Decoded &Dec,
                                              AnalysisMode Mode, const FastSettings &S,
                                              AnalysisResult &Res, ProgressReport &Progress) {
-  Device D;
+  Device D(S.deviceBytes);
   if (std::optional<support::Error> E = allocateAll(In, D, false))
     return E;
   LoopSkipper Skipper;
@@ -231,14 +231,16 @@ std::optional<support::Error> analyzeParallel(const AnalysisInput &In, const Dec
   // are abstract, and a launch only reads them (stores to them are dropped).
   const bool Share = !hasModuleVariables(Dec);
   std::vector<LoopSkipper> Skippers(support::workerCount(Todo.size(), S.threads));
-  std::vector<Device> Devices(Share ? Skippers.size() : 0);
+  std::vector<Device> Devices;
+  for (size_t K = 0; Share && K < Skippers.size(); ++K)
+    Devices.emplace_back(S.deviceBytes);
   for (Device &D : Devices) // allocation errors do not depend on the launch: reported once
     if (std::optional<support::Error> E = allocateAll(In, D, true))
       return E;
   std::vector<std::optional<support::Error>> Errors(N);
   support::parallelFor(Todo.size(), S.threads, [&](size_t I, unsigned Worker) {
     const size_t K = Todo[I];
-    Device Own;
+    Device Own(S.deviceBytes);
     if (!Share)
       Errors[K] = allocateAll(In, Own, true);
     if (!Errors[K])

@@ -1,6 +1,7 @@
 // Kernel argument encoding and trap messages.
 #include "analyzer/Interpreter.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -8,8 +9,8 @@ namespace analyzer {
 
 KernelArg KernelArg::raw(uint64_t V, unsigned Bits) {
   KernelArg A;
-  A.bytes.resize(Bits / 8);
-  std::memcpy(A.bytes.data(), &V, A.bytes.size());
+  A.bytes.assign(Bits / 8, 0);
+  std::memcpy(A.bytes.data(), &V, std::min<size_t>(A.bytes.size(), sizeof V));
   return A;
 }
 KernelArg KernelArg::u32(uint32_t V) { return raw(V, 32); }

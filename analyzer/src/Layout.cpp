@@ -48,32 +48,63 @@ private:
   };
   std::vector<Pending> Inits;
 
-  void place(const ptx::Variable &V, SymbolMap &To, const std::string &BufferName,
-             const SymbolMap *Inner);
+  std::optional<support::Error> place(const ptx::Variable &V, SymbolMap &To,
+                                      const std::string &BufferName, const SymbolMap *Inner);
+  support::Error tooLarge(const ptx::Variable &V, uint64_t Offset, uint64_t Limit) const;
   std::optional<support::Error> fill(const Pending &Pd, const SymbolMap &Module);
 };
 
-void Layouter::place(const ptx::Variable &V, SymbolMap &To, const std::string &BufferName,
-                     const SymbolMap *Inner) {
+/// The constant bank a module's .const variables share (PTX ISA 5.1.3: 64 KB).
+constexpr uint64_t MaxConstBytes = 64 * 1024;
+/// The interpreter lays out every .shared variable of a module once, for all its kernels, and
+/// gives each CTA that layout: far more than any kernel may use (228 KB), less than would
+/// exhaust host memory (launches check each kernel's own variables against the real limit).
+constexpr uint64_t MaxSharedLayoutBytes = uint64_t(16) << 20;
+
+/// `.const variable 'c' of 70000 bytes at offset 0 does not fit in the 65536 bytes of ...`
+support::Error Layouter::tooLarge(const ptx::Variable &V, uint64_t Offset, uint64_t Limit) const {
+  const bool Const = V.space == ptx::StateSpace::Const;
+  return support::Error(P.file, V.loc.line, V.loc.col,
+                        std::string(Const ? ".const" : ".shared") + " variable '" + V.name +
+                            "' of " + std::to_string(storageBytes(V)) + " bytes at offset " +
+                            std::to_string(Offset) + " does not fit in the " +
+                            std::to_string(Limit) +
+                            (Const ? " bytes of constant memory"
+                                   : " bytes the interpreter lays out for a module's .shared "
+                                     "variables"));
+}
+
+// A .global variable's initial bytes cover its initialiser only (the Device buffer is zero
+// beyond them), so a large uninitialised array costs nothing before it is launched.
+std::optional<support::Error> Layouter::place(const ptx::Variable &V, SymbolMap &To,
+                                              const std::string &BufferName,
+                                              const SymbolMap *Inner) {
   const uint64_t Bytes = storageBytes(V);
   if (V.space == ptx::StateSpace::Global) {
+    const uint64_t Elem = std::max(1u, ptx::typeBits(V.type) / 8);
+    const uint64_t InitBytes = std::min<uint64_t>(Bytes, V.init.size() * Elem);
     To[V.name] = {SymbolInfo::Kind::GlobalVar, P.globals.size(), ptx::StateSpace::Global, Bytes};
     Inits.push_back({&V, {static_cast<int32_t>(P.globals.size()), 0}, Inner});
-    P.globals.push_back({BufferName, Bytes, std::vector<uint8_t>(Bytes, 0), {}});
+    P.globals.push_back({BufferName, Bytes, std::vector<uint8_t>(InitBytes, 0), {}});
   } else if (V.space == ptx::StateSpace::Const) {
     uint64_t Off = alignUp(P.constImage.size(), naturalAlign(V));
+    if (Bytes > MaxConstBytes || Off + Bytes > MaxConstBytes)
+      return tooLarge(V, Off, MaxConstBytes);
     P.constImage.resize(Off + Bytes, 0);
     To[V.name] = {SymbolInfo::Kind::Value, Off, ptx::StateSpace::Const, Bytes};
     Inits.push_back({&V, {-1, Off}, Inner});
   } else if (V.space == ptx::StateSpace::Shared) {
     if (V.sizeBytes() == 0) {
       Extern.push_back({&To, V.name});
-      return;
+      return std::nullopt;
     }
     SharedOff = alignUp(SharedOff, naturalAlign(V));
+    if (V.sizeBytes() > MaxSharedLayoutBytes || SharedOff + V.sizeBytes() > MaxSharedLayoutBytes)
+      return tooLarge(V, SharedOff, MaxSharedLayoutBytes);
     To[V.name] = {SymbolInfo::Kind::Value, SharedOff, ptx::StateSpace::Shared, V.sizeBytes()};
     SharedOff += V.sizeBytes();
   }
+  return std::nullopt;
 }
 
 // Numbers become their bits; a symbol becomes its address: a .global variable's (patched at
@@ -127,11 +158,14 @@ std::optional<support::Error> Layouter::fill(const Pending &Pd, const SymbolMap 
 
 std::optional<support::Error> Layouter::run(ModuleLayout &L) {
   for (const ptx::Variable &V : M.globals)
-    place(V, L.syms, V.name, nullptr);
+    if (std::optional<support::Error> E = place(V, L.syms, V.name, nullptr))
+      return E;
   L.funcSyms.resize(Bodies.size());
   for (size_t F = 0; F < Bodies.size(); ++F)
     for (const ptx::Variable &V : Bodies[F]->locals)
-      place(V, L.funcSyms[F], Bodies[F]->name + "::" + V.name, &L.funcSyms[F]);
+      if (std::optional<support::Error> E =
+              place(V, L.funcSyms[F], Bodies[F]->name + "::" + V.name, &L.funcSyms[F]))
+        return E;
   P.staticShared = static_cast<uint32_t>(SharedOff);
   P.dynamicSharedOffset = static_cast<uint32_t>(alignUp(SharedOff, 16));
   for (auto &[Map, Name] : Extern)

@@ -329,6 +329,21 @@ bool selectMma(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   return decodeMma(Ctx, In, I, F, T, Flags);
 }
 
+/// The wmma shapes for multiplicands of type A (PTX ISA 9.7.14.1); Type::None: every shape (an
+/// accumulator's load or store does not name the multiplicands).
+bool wmmaShapeTakes(std::array<unsigned, 3> S, Type A) {
+  using Shapes = std::vector<std::array<unsigned, 3>>;
+  const Shapes Taken = A == Type::TF32                  ? Shapes{{16, 16, 8}}
+                       : A == Type::F64                 ? Shapes{{8, 8, 4}}
+                       : A == Type::B1                  ? Shapes{{8, 8, 128}}
+                       : A == Type::S4 || A == Type::U4 ? Shapes{{8, 8, 32}}
+                       : A == Type::None
+                           ? Shapes{{16, 16, 16}, {32, 8, 16}, {8, 32, 16}, {16, 16, 8},
+                                    {8, 8, 4},    {8, 8, 32},  {8, 8, 128}}
+                           : Shapes{{16, 16, 16}, {32, 8, 16}, {8, 32, 16}};
+  return std::find(Taken.begin(), Taken.end(), S) != Taken.end();
+}
+
 /// wmma.mma{.op.popc}.sync.aligned.alayout.blayout.shape.dtype{.atype.btype}.ctype{.satfinite}
 bool selectWmmaMma(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   const std::array<unsigned, 3> S = shapeOf(In);
@@ -338,16 +353,9 @@ bool selectWmmaMma(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   if (Ts.size() != 4)
     return Ctx.fail("wmma.mma types");
   const std::array<Type, 4> T{Ts[0], Ts[1], Ts[2], Ts[3]};
-  const std::vector<std::array<unsigned, 3>> Shapes =
-      T[1] == Type::TF32  ? std::vector<std::array<unsigned, 3>>{{16, 16, 8}}
-      : T[1] == Type::F64 ? std::vector<std::array<unsigned, 3>>{{8, 8, 4}}
-      : T[1] == Type::B1  ? std::vector<std::array<unsigned, 3>>{{8, 8, 128}}
-      : T[1] == Type::S4 || T[1] == Type::U4
-          ? std::vector<std::array<unsigned, 3>>{{8, 8, 32}}
-          : std::vector<std::array<unsigned, 3>>{{16, 16, 16}, {32, 8, 16}, {8, 32, 16}};
   bool ACol = false, BCol = false;
-  if (std::find(Shapes.begin(), Shapes.end(), S) == Shapes.end() || !typesFit(T) ||
-      T[1] == Type::E4M3 || T[1] == Type::E5M2 || !layouts(In, ACol, BCol))
+  if (!wmmaShapeTakes(S, T[1]) || !typesFit(T) || T[1] == Type::E4M3 || T[1] == Type::E5M2 ||
+      !layouts(In, ACol, BCol))
     return Ctx.fail("shape, types or layouts");
   for (const char *Rnd : {"rz", "rm", "rp"})
     if (In.hasModifier(Rnd))
@@ -363,8 +371,12 @@ bool selectWmmaMma(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
 } // namespace
 
 /// The wmma fragment of a wmma.load/store (Tensor.h): the same as wmma.mma's for that matrix.
+/// A shape wmma does not have (`m32n0k16`) gives a fragment of no registers.
 Fragment wmmaMemoryFragment(Role R, const ptx::Instruction &In, Type T) {
-  return wmmaFragment(R, shapeOf(In), T);
+  const std::array<unsigned, 3> S = shapeOf(In);
+  if (!wmmaShapeTakes(S, R == Role::C ? Type::None : T))
+    return {};
+  return wmmaFragment(R, S, T);
 }
 
 bool selectTensor(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {

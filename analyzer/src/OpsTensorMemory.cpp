@@ -6,6 +6,7 @@
 #include "Memory.h"
 #include "Tensor.h"
 
+#include <algorithm>
 #include <array>
 
 namespace analyzer {
@@ -205,6 +206,20 @@ bool memoryLayout(const ptx::Instruction &In, bool &ColMajor) {
   return Row != Col;
 }
 
+/// The element types wmma.load and wmma.store take (PTX ISA 9.7.14.5.1-2): a and b matrices
+/// .f16 .bf16 .tf32 .s8 .u8 .s4 .u4 .b1 .f64, accumulators .f16 .f32 .s32 .f64. Anything else
+/// (a .b64 or .b128) has no fragment layout.
+bool wmmaElementType(tensor::Role R, ptx::Type T) {
+  using ptx::Type;
+  auto In = [T](std::initializer_list<Type> Ts) {
+    return std::find(Ts.begin(), Ts.end(), T) != Ts.end();
+  };
+  if (R == tensor::Role::C)
+    return In({Type::F16, Type::F32, Type::S32, Type::F64});
+  return In({Type::F16, Type::BF16, Type::TF32, Type::S8, Type::U8, Type::S4, Type::U4, Type::B1,
+             Type::F64});
+}
+
 /// wmma.load.{a,b,c}.sync.aligned.layout.shape{.ss}.type r, [p]{, stride}
 /// wmma.store.d.sync.aligned.layout.shape{.ss}.type [p], r{, stride}
 bool selectWmmaMemory(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
@@ -218,6 +233,8 @@ bool selectWmmaMemory(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
       !memoryLayout(In, ColMajor) || T == ptx::Type::None || In.operands.size() < 2 ||
       In.operands.size() > 3)
     return Ctx.fail("wmma.load/store form");
+  if (!wmmaElementType(Role, T))
+    return Ctx.fail("no wmma fragment of ." + std::string(ptx::typeName(T)) + " elements");
   const tensor::Fragment F = wmmaMemoryFragment(Role, In, T);
   if (F.regs == 0 || F.size() > MaxWmmaElems)
     return Ctx.fail("wmma shape");

@@ -207,15 +207,18 @@ void WarpLoopSkipper::take(const Exec &X, const Warp &W, const Loop &L, Snap &S)
 }
 
 bool WarpLoopSkipper::affine(const Loop &L) {
+  // Sized for this loop before any early return: a failed attempt restores the state through
+  // setState(0), which reads a step per slot (a loop whose sector counts alternate failed here
+  // with RegDelta still empty or sized for another loop).
+  const size_t Slots = L.slots.size();
+  RegDelta.assign(Slots * 32, 0);
+  Varies.assign(Slots, 0);
   CounterDelta.resize(S[2].counters.size());
   for (size_t K = 0; K < CounterDelta.size(); ++K) {
     CounterDelta[K] = S[2].counters[K] - S[1].counters[K];
     if (CounterDelta[K] != S[1].counters[K] - S[0].counters[K])
       return false;
   }
-  const size_t Slots = L.slots.size();
-  RegDelta.resize(Slots * 32);
-  Varies.assign(Slots, 0);
   uint64_t Off = 0;
   for (size_t K = 0; K < Slots; ++K) { // one slot's 32 lanes at a time (vectorisable)
     const uint64_t *__restrict A = S[0].regs.data() + K * 32;

@@ -145,6 +145,21 @@ struct FrameSide {
   });
 }
 
+/// Why a frame of `F` on top of W's frames overflows the stack limits, or empty: the call depth,
+/// local and param bytes per thread, or the registers of all frames (8 bytes per slot).
+std::string stackOverflow(const Exec &X, const Warp &W, const DFunction &F) {
+  const RunSettings &S = *X.settings;
+  const uint64_t Stack = uint64_t(W.localTop) + F.localBytes + W.paramTop + F.paramBytes;
+  const uint64_t Regs = (W.regs.size() / 32 + F.numSlots) * 8;
+  const bool Memory = W.frames.size() >= S.maxCallDepth || Stack > S.maxLocalBytesPerThread;
+  if (!Memory && Regs <= S.maxRegisterBytesPerThread)
+    return {}; // the common case builds no message
+  return "stack overflow calling '" + F.name + "' (call depth " + std::to_string(W.frames.size()) +
+         ", " +
+         (Memory ? std::to_string(Stack) + " bytes of local and param memory per thread)"
+                 : std::to_string(Regs) + " bytes of registers per thread)");
+}
+
 /// Pushes a frame for function `Func` called by lanes `Mask`; false (trap raised) on overflow.
 bool pushFrame(Exec &X, Warp &W, const DInstr &I, uint32_t Func, uint32_t Mask) {
   const DFunction &F = X.prog->funcs[Func];
@@ -153,13 +168,8 @@ bool pushFrame(Exec &X, Warp &W, const DInstr &I, uint32_t Func, uint32_t Mask) 
            W.localTop, W.paramTop, Caller ? static_cast<uint32_t>(&I - X.prog->code.data()) : NoPc};
   uint64_t NewLocal = uint64_t(W.localTop) + F.localBytes;
   uint64_t NewParam = uint64_t(W.paramTop) + F.paramBytes;
-  if (W.frames.size() >= X.settings->maxCallDepth ||
-      NewLocal + NewParam > X.settings->maxLocalBytesPerThread) {
-    raiseTrap(X, W, I, TrapKind::StackOverflow,
-              "stack overflow calling '" + F.name + "' (call depth " +
-                  std::to_string(W.frames.size()) + ", " + std::to_string(NewLocal + NewParam) +
-                  " bytes of local and param memory per thread)",
-              static_cast<uint32_t>(std::countr_zero(Mask)));
+  if (std::string Why = stackOverflow(X, W, F); !Why.empty()) {
+    raiseTrap(X, W, I, TrapKind::StackOverflow, Why, static_cast<uint32_t>(std::countr_zero(Mask)));
     return false;
   }
   W.localTop = static_cast<uint32_t>(NewLocal);

@@ -70,6 +70,9 @@ struct FastSettings {
   /// Worker threads over launches; 0 = std::thread::hardware_concurrency(). Results do not
   /// depend on it.
   unsigned threads = 0;
+  /// Cap on a Device's real allocations (Device(MaxBytes)): buffers with real memory and
+  /// module .global variables, which stay real under abstract memory.
+  uint64_t deviceBytes = uint64_t(16) << 30;
   RunSettings run;
   /// Called after each launch with (launches done, launches total), from worker threads but
   /// serialised; may be empty.

@@ -28,7 +28,8 @@ struct KernelArg {
   static KernelArg f32(float V);
   static KernelArg f64(double V);
   static KernelArg pointer(uint64_t Addr) { return u64(Addr); }
-  /// Any scalar of `Bits` bits (8, 16, 32, 64) from the low bits of `V`.
+  /// Any scalar of `Bits` bits (8, 16, 32, 64) from the low bits of `V`; a wider one (a .b128)
+  /// is `V` zero-extended.
   static KernelArg raw(uint64_t V, unsigned Bits);
 };
 
@@ -47,6 +48,7 @@ struct RunSettings {
   uint64_t maxWarpInstructions = uint64_t(1) << 40; ///< per launch
   uint32_t maxSharedBytes = 228 * 1024;             ///< static + dynamic shared per CTA
   uint32_t maxLocalBytesPerThread = 512 * 1024;     ///< local + call-param stack per thread
+  uint32_t maxRegisterBytesPerThread = 512 * 1024;  ///< registers of all frames, 8 bytes each
   uint32_t maxCallDepth = 1024;
   uint32_t maxThreadsPerBlock = 1024;
   /// No value the kernel computes can change its counts (fast mode, where the data-dependence
