@@ -146,10 +146,10 @@ struct FrameSide {
 }
 
 /// Why a frame of `F` on top of W's frames overflows the stack limits, or empty: the call depth,
-/// local and param bytes per thread, or the registers of all frames (8 bytes per slot).
-std::string stackOverflow(const Exec &X, const Warp &W, const DFunction &F) {
+/// the local and param bytes per thread with the frame (Stack), or the registers of all frames
+/// (8 bytes per slot).
+std::string stackOverflow(const Exec &X, const Warp &W, const DFunction &F, uint64_t Stack) {
   const RunSettings &S = *X.settings;
-  const uint64_t Stack = uint64_t(W.localTop) + F.localBytes + W.paramTop + F.paramBytes;
   const uint64_t Regs = (W.regs.size() / 32 + F.numSlots) * 8;
   const bool Memory = W.frames.size() >= S.maxCallDepth || Stack > S.maxLocalBytesPerThread;
   if (!Memory && Regs <= S.maxRegisterBytesPerThread)
@@ -168,7 +168,7 @@ bool pushFrame(Exec &X, Warp &W, const DInstr &I, uint32_t Func, uint32_t Mask) 
            W.localTop, W.paramTop, Caller ? static_cast<uint32_t>(&I - X.prog->code.data()) : NoPc};
   uint64_t NewLocal = uint64_t(W.localTop) + F.localBytes;
   uint64_t NewParam = uint64_t(W.paramTop) + F.paramBytes;
-  if (std::string Why = stackOverflow(X, W, F); !Why.empty()) {
+  if (std::string Why = stackOverflow(X, W, F, NewLocal + NewParam); !Why.empty()) {
     raiseTrap(X, W, I, TrapKind::StackOverflow, Why, static_cast<uint32_t>(std::countr_zero(Mask)));
     return false;
   }

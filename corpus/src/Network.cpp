@@ -4,7 +4,6 @@
 #include "LayerShapes.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace corpus {
 

@@ -106,7 +106,8 @@ std::optional<std::string> badDeclaredShape(const onnx::GraphProto &Graph) {
 
 std::optional<std::string> checkTensorData(const onnx::TensorProto &T) {
   using TP = onnx::TensorProto;
-  if (auto Bad = dimsError(Shape(T.dims().begin(), T.dims().end())))
+  const Shape Dims(T.dims().begin(), T.dims().end());
+  if (auto Bad = dimsError(Dims))
     return Bad;
   if (T.data_location() == TP::EXTERNAL)
     return std::nullopt;
@@ -120,7 +121,7 @@ std::optional<std::string> checkTensorData(const onnx::TensorProto &T) {
     return Type == TP::STRING
                ? std::nullopt
                : std::optional<std::string>("unsupported data type " + std::to_string(Type));
-  const int64_t Elements = elementCount(Shape(T.dims().begin(), T.dims().end()));
+  const int64_t Elements = elementCount(Dims);
   const int64_t Typed = T.float_data_size() + T.int32_data_size() + T.int64_data_size() +
                         T.double_data_size() + T.uint64_data_size();
   const std::string &Raw = T.raw_data();

@@ -56,12 +56,16 @@ Expected<FitRows> fitTargets(const Dataset &D, const ModelSpec &Spec) {
     return Name.empty() ? std::nullopt : D.featureIndex(Name);
   };
   std::optional<size_t> B = Col(Spec.baseline), O = Col(Spec.offset);
+  const bool Log = Spec.transform == TargetTransform::Log;
+  auto NotPositive = [&](size_t I) {
+    return Error("log target transform needs positive targets; " + rowName(D, I) + " has " +
+                 D.targetName + " = " + nlohmann::json(D.target[I]).dump());
+  };
   FitRows F;
   for (size_t I = 0; I < D.size(); ++I) {
     double Y = D.target[I];
-    if (Spec.transform == TargetTransform::Log && !(Y > 0))
-      return Error("log target transform needs positive targets; " + rowName(D, I) + " has " +
-                   D.targetName + " = " + nlohmann::json(Y).dump());
+    if (Log && !(Y > 0))
+      return NotPositive(I);
     if (O) {
       double Rest = Y - D.features(I, *O);
       if (!(Rest > 0) || Rest < Spec.minShare * Y)
@@ -75,10 +79,9 @@ Expected<FitRows> fitTargets(const Dataset &D, const ModelSpec &Spec) {
                      " has " + nlohmann::json(Base).dump());
       Y /= Base;
     }
-    if (Spec.transform == TargetTransform::Log) {
-      if (!(Y > 0))
-        return Error("log target transform needs positive targets; " + rowName(D, I) + " has " +
-                     D.targetName + " = " + nlohmann::json(D.target[I]).dump());
+    if (Log) {
+      if (!(Y > 0)) // a positive target over a huge baseline can still underflow to 0
+        return NotPositive(I);
       Y = std::log(Y);
     }
     F.rows.push_back(I);

@@ -40,6 +40,13 @@ void expectTrap(const analyzer::Program &P, const char *K, std::vector<KernelArg
   CHECK(R.trap->reason == Reason);
 }
 
+/// The one reason kernel k of Body is unsupported (Program::unsupported).
+std::string unsupportedReason(const analyzer::Program &P) {
+  std::vector<support::Error> Why = P.unsupported("k");
+  REQUIRE(Why.size() == 1);
+  return Why[0].message;
+}
+
 /// A barrier-free loop of one warp whose 48-byte stride touches 4 and 5 sectors in turn.
 const char *AlternatingSectors = R"(
 .visible .entry k(.param .u64 p)
@@ -85,9 +92,7 @@ TEST_CASE("interp fuzz: wmma.load of .b128 or .b64 elements is unsupported, not 
 }
 )";
     analyzer::Program P = decode(module(Body));
-    std::vector<support::Error> Why = P.unsupported("k");
-    REQUIRE(Why.size() == 1);
-    CHECK(Why[0].message.find("(no wmma fragment of .b") != std::string::npos);
+    CHECK(unsupportedReason(P).find("(no wmma fragment of .b") != std::string::npos);
     Device D;
     RunResult R = analyzer::runKernel(P, "k", oneThread({KernelArg::u64(0)}), D);
     REQUIRE(R.trap);
@@ -112,10 +117,7 @@ TEST_CASE("interp fuzz: wmma.load of a shape wmma does not have is unsupported, 
   ret;
 }
 )";
-    analyzer::Program P = decode(module(Body));
-    std::vector<support::Error> Why = P.unsupported("k");
-    REQUIRE(Why.size() == 1);
-    CHECK(Why[0].message.find("(wmma shape)") != std::string::npos);
+    CHECK(unsupportedReason(decode(module(Body))).find("(wmma shape)") != std::string::npos);
   }
 }
 
