@@ -2,6 +2,7 @@
 """Markdown tables of docs/accuracy.md from out-of-fold predictions.
 
 Usage: scripts/accuracy-tables.py networks|operators|sms OOF.csv...
+       scripts/accuracy-tables.py operators --host-from-others DATASET.csv OOF.csv...
 
 OOF.csv is what `ptxcast evaluate --predictions OOF.csv` writes: the identifier columns of a
 `ptxcast dataset` file, `measured_ms`, then a `predicted_LEARNER` column of out-of-fold
@@ -14,6 +15,13 @@ joined column-wise.
 
 Each line: rows, MAPE % of every learner (the best in bold), and the median measured/predicted
 ratio of the best learner (above 1: the model predicts too little).
+
+A prediction of an op-call row is the predicted kernel time plus the row's `overhead_ms`, the
+timing host's dispatch time, which `ptxcast dataset` estimates per (GPU, operator) from that
+GPU's own smallest operators: held-out rows included. `--host-from-others DATASET.csv` (the
+dataset the predictions were made from) adds a column that scores each held-out GPU with the
+median of the other GPUs' estimates for the operator instead, as if its host were unmeasured too:
+the best learner's MAPE with that overhead.
 """
 import csv
 import statistics
@@ -45,6 +53,32 @@ def mape(rows, learner):
                                   float(r["measured_ms"]) for r in rows)
 
 
+def host_from_others(rows, dataset):
+    """Each row's prediction with its own GPU's op-call overhead replaced by the median of the
+    other GPUs' estimates for its operator (of all their operators where none has it)."""
+    own = {}
+    with open(dataset, newline="") as f:
+        for r in csv.DictReader(f):
+            if r["runtime"] == "op-call":
+                own[(r["gpu"], r["workload"])] = float(r["overhead_ms"])
+    shifts = {}
+    out = []
+    for r in rows:
+        key = (r["gpu"], r["workload"])
+        if key not in shifts:
+            if key not in own:
+                sys.exit(f"{dataset}: error: no op-call row of gpu {key[0]}, workload {key[1]}")
+            others = [o for (g, w), o in own.items() if g != key[0] and w == key[1]] or \
+                     [o for (g, _), o in own.items() if g != key[0]]
+            if not others:
+                sys.exit(f"{dataset}: error: no op-call row of a GPU other than {key[0]}")
+            shifts[key] = statistics.median(others) - own[key]
+        shift = shifts[key]
+        out.append({**r, **{k: str(float(v) + shift) for k, v in r.items()
+                            if k.startswith("predicted_")}})
+    return out
+
+
 def read(paths):
     """The rows of the first file, with the prediction columns of every file."""
     merged = None
@@ -64,24 +98,36 @@ def read(paths):
 
 
 def main():
-    if len(sys.argv) < 3 or sys.argv[1] not in ("networks", "operators", "sms"):
+    args = sys.argv[1:]
+    dataset = None
+    if len(args) > 2 and args[0] == "operators" and args[1] == "--host-from-others":
+        dataset = args[2]
+        del args[1:3]
+    if len(args) < 2 or args[0] not in ("networks", "operators", "sms"):
         sys.exit(__doc__)
-    mode = sys.argv[1]
-    rows = read(sys.argv[2:])
+    mode = args[0]
+    rows = read(args[1:])
     if not rows:
-        sys.exit(f"{sys.argv[2]}: error: no rows")
+        sys.exit(f"{args[1]}: error: no rows")
     learners = [k for k in rows[0] if k.startswith("predicted_")]
     keys = {"networks": ["gpu", "source", "dtype", "runtime"],
             "operators": ["gpu", "source", "operator"], "sms": ["gpu", "sms"]}[mode]
     names = [l[len("predicted_"):] for l in learners]
-    print("| " + " | ".join(keys + ["rows"] + names + ["median ratio (best)"]) + " |")
-    print("|" + "---|" * (len(keys) + len(learners) + 2))
-    for key, rs in sorted(groups(rows, mode).items()):
+    extra = ["best, other GPUs' host"] if dataset else []
+    print("| " + " | ".join(keys + ["rows"] + names + ["median ratio (best)"] + extra) + " |")
+    print("|" + "---|" * (len(keys) + len(learners) + 2 + len(extra)))
+    grouped = groups(rows, mode)
+    shifted = groups(host_from_others([r for rs in grouped.values() for r in rs], dataset),
+                     mode) if dataset else {}
+    for key, rs in sorted(grouped.items()):
         m = {l: mape(rs, l) for l in learners}
         best = min(m, key=m.get)
         ratio = statistics.median(float(r["measured_ms"]) / float(r[best]) for r in rs)
         cells = [f"**{m[l]:.1f}**" if l == best else f"{m[l]:.1f}" for l in learners]
-        print("| " + " | ".join(list(key) + [str(len(rs))] + cells + [f"{ratio:.2f}"]) + " |")
+        if dataset:
+            cells.append(f"{min(mape(shifted[key], l) for l in learners):.1f}")
+        print("| " + " | ".join(list(key) + [str(len(rs))] + cells[:len(learners)] +
+                                [f"{ratio:.2f}"] + cells[len(learners):]) + " |")
 
 
 if __name__ == "__main__":
