@@ -201,7 +201,7 @@ Expected<Ranking> rankImportance(const Model &M, const Dataset &D, uint64_t Seed
 
 Expected<CvReport> crossValidate(const Dataset &D, const ModelSpec &Spec,
                                  const std::vector<Fold> &Folds, std::string Protocol,
-                                 uint64_t Seed) {
+                                 uint64_t Seed, const CvProgress &Progress) {
   CvReport R;
   R.learner = Spec.learner;
   R.transform =
@@ -232,6 +232,8 @@ Expected<CvReport> crossValidate(const Dataset &D, const ModelSpec &Spec,
     }
     R.folds.emplace_back(F.name, computeMetrics(Test.target, P, M->inputCount()));
     Inputs = M->inputCount();
+    if (Progress)
+      Progress(R.folds.size(), Folds.size() + 1, F.name);
   }
   if (PooledY.empty())
     return Error("cross-validation with no folds");
@@ -243,6 +245,8 @@ Expected<CvReport> crossValidate(const Dataset &D, const ModelSpec &Spec,
   if (!Rank)
     return Rank.error();
   R.importance = std::move(*Rank);
+  if (Progress)
+    Progress(Folds.size() + 1, Folds.size() + 1, "all rows");
   return R;
 }
 

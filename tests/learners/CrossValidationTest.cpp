@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <set>
+#include <string>
+#include <tuple>
 
 using namespace learners;
 
@@ -126,6 +128,31 @@ TEST_CASE("cross-validation: linear on noise-free data is exact out of fold (syn
   CHECK(reportJson({&*R, 1}) == reportJson({&*Again, 1}));
   CHECK(reportTable({&*R, 1}).find("most influencing predictors (linear):\n   1. x1") !=
         std::string::npos);
+}
+
+TEST_CASE("cross-validation: progress after every fold and after the full fit (synthetic)") {
+  auto D = synthetic::make(30, 2, 5, [](const std::vector<double> &X) { return X[0] + X[1]; });
+  auto Folds = kFoldSplit(D.size(), 3, 1);
+  REQUIRE(Folds);
+  std::vector<std::tuple<size_t, size_t, std::string>> Steps;
+  auto R = crossValidate(D, ModelSpec{"linear", {{"lambda", 0}}, TargetTransform::None}, *Folds,
+                         "k-fold", 1, [&](size_t Done, size_t Total, std::string_view Step) {
+                           Steps.emplace_back(Done, Total, std::string(Step));
+                         });
+  REQUIRE(R);
+  REQUIRE(Steps.size() == 4);
+  for (size_t I = 0; I < 3; ++I)
+    CHECK(Steps[I] == std::make_tuple(I + 1, size_t(4), (*Folds)[I].name));
+  CHECK(Steps[3] == std::make_tuple(size_t(4), size_t(4), std::string("all rows")));
+  // A failing fold reports no progress past it.
+  Steps.clear();
+  std::vector<Fold> Bad = {(*Folds)[0], {"empty", {0, 1}, {}}};
+  CHECK(!crossValidate(D, ModelSpec{"linear", {{"lambda", 0}}, TargetTransform::None}, Bad, "x", 1,
+                       [&](size_t Done, size_t Total, std::string_view Step) {
+                         Steps.emplace_back(Done, Total, std::string(Step));
+                       }));
+  REQUIRE(Steps.size() == 1);
+  CHECK(std::get<2>(Steps[0]) == (*Folds)[0].name);
 }
 
 TEST_CASE("cross-validation: overlapping test folds are rejected") {

@@ -108,7 +108,8 @@ support::Expected<std::vector<learners::CvReport>> evaluate(const EvaluateOption
     fmt::print("{}\n", describeSpec(Specs->front(), Opts.model));
   std::vector<learners::CvReport> Reports;
   for (const learners::ModelSpec &Spec : *Specs) {
-    auto R = learners::crossValidate(D, Spec, Plan->folds, Plan->protocol, Opts.seed);
+    auto R = learners::crossValidate(D, Spec, Plan->folds, Plan->protocol, Opts.seed,
+                                     terminalCvProgress(Spec.learner));
     if (!R)
       return R.error();
     Reports.push_back(std::move(*R));

@@ -13,6 +13,8 @@
 #include <charconv>
 #include <map>
 
+#include <unistd.h>
+
 namespace ptxcast {
 
 namespace {
@@ -262,6 +264,21 @@ support::Expected<CvPlan> planCv(const learners::Dataset &D, const CvChoice &Cv,
     Plan.protocol +=
         fmt::format(" and one '{}' value with it (neither in training)", Cv.unseenColumn);
   return Plan;
+}
+
+learners::CvProgress terminalCvProgress(std::string Learner) {
+  if (!isatty(STDERR_FILENO))
+    return {};
+  return [Learner = std::move(Learner)](size_t Done, size_t Total, std::string_view Step) {
+    const size_t Folds = Total - 1;
+    if (Done == Total)
+      fmt::print(stderr, "\r\033[K");
+    else if (Done == Folds)
+      fmt::print(stderr, "\r\033[K{}: {} folds done; fitting all rows to rank the features",
+                 Learner, Folds);
+    else
+      fmt::print(stderr, "\r\033[K{}: {}/{} folds done (last: {})", Learner, Done, Folds, Step);
+  };
 }
 
 support::Expected<std::vector<std::string>> parseLearners(const std::string &Text) {

@@ -81,6 +81,9 @@ struct CvPlan {
 /// Case, '-' and '_' are ignored, and a width suffix "-1.0" (the default) is dropped.
 std::string sameNetworkKey(std::string_view Name);
 support::Expected<CvPlan> planCv(const learners::Dataset &D, const CvChoice &Cv, uint64_t Seed);
+/// Cross-validation progress of `Learner` on stderr ("knn: 3/8 folds done (last: t4)"), only when
+/// stderr is a terminal (empty otherwise); the line is cleared when the last step is done.
+learners::CvProgress terminalCvProgress(std::string Learner);
 
 /// Parses `all` or a comma-separated list of learner names (each checked).
 support::Expected<std::vector<std::string>> parseLearners(const std::string &Text);

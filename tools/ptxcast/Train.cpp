@@ -97,7 +97,8 @@ measureBand(const TrainOptions &Opts, const learners::Dataset &D, const learners
   auto Plan = planCv(D, *Choice, Opts.seed);
   if (!Plan)
     return Plan.error();
-  auto R = learners::crossValidate(D, Spec, Plan->folds, Plan->protocol, Opts.seed);
+  auto R = learners::crossValidate(D, Spec, Plan->folds, Plan->protocol, Opts.seed,
+                                   terminalCvProgress(Spec.learner));
   if (!R)
     return R.error();
   std::vector<double> Measured, Predicted;

@@ -11,6 +11,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -67,10 +68,14 @@ struct CvReport {
   Ranking importance;                                 ///< model fitted on all rows
 };
 
+/// Told after each fold is fitted and scored, and after the fit on all rows that ranks the
+/// features: (steps done, steps in all = folds + 1, the fold's name or "all rows").
+using CvProgress = std::function<void(size_t Done, size_t Total, std::string_view Step)>;
+
 /// Fits Spec on each fold's train rows and predicts its test rows. `Protocol` is recorded.
 support::Expected<CvReport> crossValidate(const Dataset &D, const ModelSpec &Spec,
                                           const std::vector<Fold> &Folds, std::string Protocol,
-                                          uint64_t Seed = 1);
+                                          uint64_t Seed = 1, const CvProgress &Progress = {});
 
 /// Reports of learners evaluated on the same data under the same protocol, as JSON
 /// (deterministic bytes; NaN metrics as null):
