@@ -124,10 +124,9 @@ def main():
         best = min(m, key=m.get)
         ratio = statistics.median(float(r["measured_ms"]) / float(r[best]) for r in rs)
         cells = [f"**{m[l]:.1f}**" if l == best else f"{m[l]:.1f}" for l in learners]
-        if dataset:
-            cells.append(f"{min(mape(shifted[key], l) for l in learners):.1f}")
-        print("| " + " | ".join(list(key) + [str(len(rs))] + cells[:len(learners)] +
-                                [f"{ratio:.2f}"] + cells[len(learners):]) + " |")
+        other = [f"{min(mape(shifted[key], l) for l in learners):.1f}"] if dataset else []
+        print("| " + " | ".join(list(key) + [str(len(rs))] + cells + [f"{ratio:.2f}"] + other) +
+              " |")
 
 
 if __name__ == "__main__":
