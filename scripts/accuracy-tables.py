@@ -53,28 +53,32 @@ def mape(rows, learner):
                                   float(r["measured_ms"]) for r in rows)
 
 
-def host_from_others(rows, dataset):
-    """Each row's prediction with its own GPU's op-call overhead replaced by the median of the
-    other GPUs' estimates for its operator (of all their operators where none has it)."""
+def other_host_shifts(dataset):
+    """(gpu, workload) -> the median of the other GPUs' op-call overhead estimates for the
+    workload (of all their workloads where none has it) minus the GPU's own estimate."""
     own = {}
     with open(dataset, newline="") as f:
         for r in csv.DictReader(f):
             if r["runtime"] == "op-call":
                 own[(r["gpu"], r["workload"])] = float(r["overhead_ms"])
     shifts = {}
+    for (gpu, workload), overhead in own.items():
+        others = [o for (g, w), o in own.items() if g != gpu and w == workload] or \
+                 [o for (g, _), o in own.items() if g != gpu]
+        if not others:
+            sys.exit(f"{dataset}: error: no op-call row of a GPU other than {gpu}")
+        shifts[(gpu, workload)] = statistics.median(others) - overhead
+    return shifts
+
+
+def with_other_host(rows, shifts, dataset):
+    """The rows with every prediction moved by its (gpu, workload) shift."""
     out = []
     for r in rows:
         key = (r["gpu"], r["workload"])
         if key not in shifts:
-            if key not in own:
-                sys.exit(f"{dataset}: error: no op-call row of gpu {key[0]}, workload {key[1]}")
-            others = [o for (g, w), o in own.items() if g != key[0] and w == key[1]] or \
-                     [o for (g, _), o in own.items() if g != key[0]]
-            if not others:
-                sys.exit(f"{dataset}: error: no op-call row of a GPU other than {key[0]}")
-            shifts[key] = statistics.median(others) - own[key]
-        shift = shifts[key]
-        out.append({**r, **{k: str(float(v) + shift) for k, v in r.items()
+            sys.exit(f"{dataset}: error: no op-call row of gpu {key[0]}, workload {key[1]}")
+        out.append({**r, **{k: str(float(v) + shifts[key]) for k, v in r.items()
                             if k.startswith("predicted_")}})
     return out
 
@@ -116,15 +120,16 @@ def main():
     extra = ["best, other GPUs' host"] if dataset else []
     print("| " + " | ".join(keys + ["rows"] + names + ["median ratio (best)"] + extra) + " |")
     print("|" + "---|" * (len(keys) + len(learners) + 2 + len(extra)))
-    grouped = groups(rows, mode)
-    shifted = groups(host_from_others([r for rs in grouped.values() for r in rs], dataset),
-                     mode) if dataset else {}
-    for key, rs in sorted(grouped.items()):
+    shifts = other_host_shifts(dataset) if dataset else None
+    for key, rs in sorted(groups(rows, mode).items()):
         m = {l: mape(rs, l) for l in learners}
         best = min(m, key=m.get)
         ratio = statistics.median(float(r["measured_ms"]) / float(r[best]) for r in rs)
         cells = [f"**{m[l]:.1f}**" if l == best else f"{m[l]:.1f}" for l in learners]
-        other = [f"{min(mape(shifted[key], l) for l in learners):.1f}"] if dataset else []
+        other = []
+        if shifts is not None:
+            moved = with_other_host(rs, shifts, dataset)
+            other = [f"{min(mape(moved, l) for l in learners):.1f}"]
         print("| " + " | ".join(list(key) + [str(len(rs))] + cells + [f"{ratio:.2f}"] + other) +
               " |")
 
