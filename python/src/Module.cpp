@@ -1,10 +1,8 @@
 // ptxcast._core: the pybind11 extension under the Python package `ptxcast` (docs/python.md). Each
-// function runs what the matching command runs (Documents.h) and returns its `--format json`
-// document as text; the package parses it into result objects. A bad input raises
-// ptxcast.Error with the message the command prints. The GIL is released while C++ works.
-#include "Commands.h"
-#include "DatasetShard.h"
-#include "Documents.h"
+// function runs what the matching command runs (pipeline/Documents.h) and returns its
+// `--format json` document as text; the package parses it into result objects. A bad input
+// raises ptxcast.Error with the message the command prints. The GIL is released while C++ works.
+#include "pipeline/Documents.h"
 
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
@@ -12,6 +10,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -45,7 +44,7 @@ std::string text(const support::Expected<nlohmann::ordered_json> &Doc) {
 
 /// A Python callable as a progress callback that may run on analysis worker threads: it holds
 /// no reference (the caller's argument keeps the callable alive) and takes the GIL to call it.
-ProgressFn progressOf(const py::object &Fn) {
+pipeline::ProgressFn progressOf(const py::object &Fn) {
   if (Fn.is_none())
     return {};
   return [Callable = py::handle(Fn)](size_t Done, size_t Total) {
@@ -62,7 +61,7 @@ std::string predict(const std::string &Input, const py::bytes &Onnx, const std::
                     int64_t Batch, const std::string &Dtype, int64_t ImageSize,
                     const std::string &Runtime, const std::string &Math, const std::string &Model,
                     unsigned Threads, const py::object &Progress) {
-  PredictOptions O;
+  pipeline::PredictRequest O;
   O.network.input = Input;
   O.network.onnxBytes = std::string(Onnx);
   O.network.batch = Batch;
@@ -75,7 +74,7 @@ std::string predict(const std::string &Input, const py::bytes &Onnx, const std::
   O.math = Math;
   O.model = Model;
   py::gil_scoped_release NoGil;
-  return text(predictDocument(O));
+  return text(pipeline::predictDocument(O));
 }
 
 std::string compare(const std::vector<std::string> &Models, const std::vector<py::bytes> &Onnx,
@@ -83,7 +82,7 @@ std::string compare(const std::vector<std::string> &Models, const std::vector<py
                     double BudgetMs, const std::string &Dtype, int64_t ImageSize,
                     const std::string &Runtime, const std::string &Math, const std::string &Model,
                     unsigned Threads, const py::object &Progress) {
-  CompareOptions O;
+  pipeline::CompareRequest O;
   O.models = Models;
   for (const py::bytes &B : Onnx)
     O.modelBytes.push_back(std::string(B));
@@ -98,13 +97,13 @@ std::string compare(const std::vector<std::string> &Models, const std::vector<py
   O.threads = Threads;
   O.progress = progressOf(Progress);
   py::gil_scoped_release NoGil;
-  return text(compareDocument(O));
+  return text(pipeline::compareDocument(std::move(O)));
 }
 
 std::string analyze(const std::string &Input, const py::bytes &Onnx, int64_t Batch,
                     const std::string &Dtype, int64_t ImageSize, const std::string &Mode,
                     unsigned Threads) {
-  AnalyzeOptions O;
+  pipeline::AnalyzeRequest O;
   O.input = Input;
   O.onnxBytes = std::string(Onnx);
   O.batch = Batch;
@@ -115,21 +114,14 @@ std::string analyze(const std::string &Input, const py::bytes &Onnx, int64_t Bat
   O.kernels = "specialised";
   O.threads = Threads;
   py::gil_scoped_release NoGil;
-  return text(analyzeDocument(O));
+  return text(pipeline::analyzeDocument(O));
 }
 
-std::string gpus(const std::vector<std::string> &Names) { return text(gpusDocument(Names)); }
-
-std::string zoo() { return text(zooDocument()); }
-
-/// The command line in this process (`python3 -m ptxcast ARGS`): the exit status.
-int runMain(const std::vector<std::string> &Args) {
-  std::vector<const char *> Argv = {"ptxcast"};
-  for (const std::string &A : Args)
-    Argv.push_back(A.c_str());
-  py::gil_scoped_release NoGil;
-  return runCommandLine(int(Argv.size()), Argv.data());
+std::string gpus(const std::vector<std::string> &Names) {
+  return text(pipeline::gpusDocument(Names));
 }
+
+std::string zoo() { return text(pipeline::zooDocument()); }
 
 } // namespace
 } // namespace ptxcast::python
@@ -143,5 +135,4 @@ PYBIND11_MODULE(_core, M) {
   M.def("analyze", &analyze, "`ptxcast analyze --format json`");
   M.def("gpus", &gpus, "`ptxcast gpus [NAME...] --format json`");
   M.def("zoo", &zoo, "`ptxcast zoo --format json`");
-  M.def("main", &runMain, "runs the ptxcast command line; returns the exit status");
 }

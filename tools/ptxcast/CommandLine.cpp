@@ -6,6 +6,18 @@
 
 namespace ptxcast {
 
+void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math) {
+  Cmd.add_option("--runtime", Runtime,
+                 "graph: the GPU's own time (CUDA-graph replay); eager: eager PyTorch, whose "
+                 "host launch overhead can exceed the GPU time")
+      ->check(CLI::IsMember({"graph", "eager"}))
+      ->capture_default_str();
+  Cmd.add_option("--math", Math,
+                 "math mode of convolutions and GEMMs: simt, tf32, f16, bf16 (default: what "
+                 "PyTorch does: tf32 for f32 on sm_80+, f16 for f16 on sm_70+, else simt)")
+      ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}));
+}
+
 int runCommandLine(int Argc, const char *const *Argv) {
   CLI::App App{"ptxcast: predict how long a CNN takes on an NVIDIA GPU without running it there"};
   App.require_subcommand(1);

@@ -26,6 +26,9 @@ void addGpusCommand(CLI::App &App);
 inline std::vector<std::string> mathChoices() { return {"auto", "simt", "tf32", "f16", "bf16"}; }
 inline std::vector<std::string> kernelSetChoices() { return {"library", "specialised"}; }
 
+/// Adds --runtime and --math (pipeline::predictSettings reads them) to a command.
+void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math);
+
 /// Parses and runs `Argv` (Argv[0] is the program name) with every subcommand registered:
 /// 0 on success, else the exit status; help goes to stdout, errors to stderr.
 int runCommandLine(int Argc, const char *const *Argv);

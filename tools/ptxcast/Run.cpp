@@ -1,8 +1,9 @@
 // `ptxcast run MANIFEST.json [--format text|json] [--budget N]`: runs a launch manifest exactly on
 // the interpreter, writes the output buffers, and prints the dynamic counts of every launch.
 #include "Commands.h"
-#include "NetworkAnalysis.h"
-#include "ProfileJson.h"
+
+#include "pipeline/NetworkAnalysis.h"
+#include "pipeline/ProfileJson.h"
 
 #include "analyzer/Manifest.h"
 
@@ -30,8 +31,8 @@ OJson toJson(const analyzer::KernelProfile &P) {
              {"block", P.block},
              {"shared_bytes", P.sharedBytes},
              {"ctas_run", P.ctasRun}};
-  J.update(profileResources(P));
-  J.update(profileCounters(P));
+  J.update(pipeline::profileResources(P));
+  J.update(pipeline::profileCounters(P));
   return J;
 }
 
@@ -65,7 +66,7 @@ int runRun(const RunOptions &Opts) {
   }
   analyzer::RunSettings S;
   S.maxWarpInstructions = Opts.budget;
-  S.ctaProgress = terminalCtaProgress();
+  S.ctaProgress = pipeline::terminalCtaProgress();
   support::Expected<analyzer::ManifestRun> R = analyzer::runManifest(*M, S);
   if (!R) {
     fmt::print(stderr, "{}\n", R.error().str());

@@ -2,7 +2,7 @@
 // "ptxcast-analysis-cache VERSION LAUNCHES", then per launch its kernel name, geometry and every
 // counter as decimal integers in a fixed order. Version 1 files lack tensorMacs: they were
 // written by an analyzer that could not run tensor instructions, so it is 0 for them.
-#include "AnalysisCache.h"
+#include "pipeline/AnalysisCache.h"
 
 #include "support/Files.h"
 
@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <sstream>
 
-namespace ptxcast {
+namespace pipeline {
 namespace {
 
 uint64_t fnv1a(uint64_t H, std::string_view Text) {
@@ -119,4 +119,4 @@ std::optional<analyzer::KernelProfile> AnalysisCache::parseProfileLine(const std
   return P;
 }
 
-} // namespace ptxcast
+} // namespace pipeline

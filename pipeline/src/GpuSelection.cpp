@@ -1,11 +1,11 @@
-// The GPU of `--gpu NAME|FILE.json` and `--gpu-spec FILE.json`.
-#include "GpuOption.h"
+// A GPU of `--gpu NAME|FILE.json` or `--gpu-spec FILE.json`, and lists of them (GpuSelection.h).
+#include "pipeline/GpuSelection.h"
 
 #include "support/Files.h"
 
 #include <filesystem>
 
-namespace ptxcast {
+namespace pipeline {
 
 support::Expected<hardware::GpuSpec> resolveGpu(const std::string &NameOrFile,
                                                 const hardware::GpuCatalog &Catalog) {
@@ -24,4 +24,18 @@ support::Expected<hardware::GpuSpec> resolveGpu(const std::string &NameOrFile,
   return Catalog.parseSpec(*Text, NameOrFile);
 }
 
-} // namespace ptxcast
+support::Expected<std::vector<hardware::GpuSpec>>
+selectGpus(const hardware::GpuCatalog &Catalog, const std::vector<std::string> &Names) {
+  if (Names.empty())
+    return Catalog.gpus();
+  std::vector<hardware::GpuSpec> Gpus;
+  for (const std::string &Name : Names) {
+    auto G = resolveGpu(Name, Catalog);
+    if (!G)
+      return G.error();
+    Gpus.push_back(*G);
+  }
+  return Gpus;
+}
+
+} // namespace pipeline

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace ptxcast::dataset {
+namespace pipeline::dataset {
 
 struct JobResult;
 
@@ -45,4 +45,4 @@ int runFrameworks(const DatasetOptions &O);
 /// byte for byte, from the analyses in the shard files (DatasetShard.h).
 int runMerge(const std::vector<std::string> &Shards, const std::string &Output, unsigned Threads);
 
-} // namespace ptxcast::dataset
+} // namespace pipeline::dataset

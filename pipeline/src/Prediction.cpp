@@ -1,16 +1,15 @@
 // Bundle choice and per-GPU prediction (Prediction.h).
-#include "Prediction.h"
+#include "pipeline/Prediction.h"
 
 #include "hardware/Features.h"
 
-#include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <map>
 #include <tuple>
 
-namespace ptxcast {
+namespace pipeline {
 namespace {
 
 using learners::Predictor;
@@ -72,18 +71,6 @@ support::Expected<PredictSettings> predictSettings(const std::string &RuntimeNam
     S.math = *M;
   }
   return S;
-}
-
-void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math) {
-  Cmd.add_option("--runtime", Runtime,
-                 "graph: the GPU's own time (CUDA-graph replay); eager: eager PyTorch, whose "
-                 "host launch overhead can exceed the GPU time")
-      ->check(CLI::IsMember({"graph", "eager"}))
-      ->capture_default_str();
-  Cmd.add_option("--math", Math,
-                 "math mode of convolutions and GEMMs: simt, tf32, f16, bf16 (default: what "
-                 "PyTorch does: tf32 for f32 on sm_80+, f16 for f16 on sm_70+, else simt)")
-      ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}));
 }
 
 namespace {
@@ -314,4 +301,4 @@ std::string predictorSummary(const Predictor &P) {
   return S;
 }
 
-} // namespace ptxcast
+} // namespace pipeline

@@ -1,9 +1,9 @@
 // `ptxcast dataset frameworks CSV... -o OUT.csv`: framework timings of whole networks (as
 // scripts/measure/time_frameworks.py writes them) joined with the fast analysis of the very ONNX
 // graph that was timed, imported at the row's batch and precision. One row per timing.
-#include "DatasetCommands.h"
-#include "DatasetCommon.h"
-#include "DatasetShard.h"
+#include "pipeline/Datasets.h"
+#include "pipeline/DatasetCommon.h"
+#include "pipeline/DatasetShard.h"
 
 #include "corpus/Onnx.h"
 
@@ -14,7 +14,7 @@
 #include <map>
 #include <optional>
 
-namespace ptxcast::dataset {
+namespace pipeline::dataset {
 namespace {
 
 namespace fs = std::filesystem;
@@ -170,4 +170,4 @@ int runFrameworks(const DatasetOptions &O) {
   return 0;
 }
 
-} // namespace ptxcast::dataset
+} // namespace pipeline::dataset

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace ptxcast {
+namespace pipeline {
 
 /// A launch's counters: thread_instructions and warp_instructions (every class plus "total"),
 /// branches, global, shared, bytes_loaded, bytes_stored, barrier_syncs — in that order; then
@@ -16,4 +16,4 @@ nlohmann::ordered_json profileCounters(const analyzer::KernelProfile &P);
 /// registers_per_thread and static_shared_bytes. Launches only, not totals.
 nlohmann::ordered_json profileResources(const analyzer::KernelProfile &P);
 
-} // namespace ptxcast
+} // namespace pipeline

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptxcast {
+namespace pipeline {
 
 class AnalysisCache {
 public:
@@ -42,4 +42,4 @@ private:
   std::string Dir;
 };
 
-} // namespace ptxcast
+} // namespace pipeline

@@ -2,9 +2,9 @@
 // bmm and the operators on (b, h) tensors of the training and test splits) joined with the fast
 // analysis of the same operator lowered by ptxcast.
 // Each distinct (op, shape) is analysed once, whatever the number of GPU files.
-#include "DatasetCommands.h"
-#include "DatasetCommon.h"
-#include "DatasetShard.h"
+#include "pipeline/Datasets.h"
+#include "pipeline/DatasetCommon.h"
+#include "pipeline/DatasetShard.h"
 
 #include "corpus/Builder.h"
 
@@ -17,7 +17,7 @@
 #include <map>
 #include <optional>
 
-namespace ptxcast::dataset {
+namespace pipeline::dataset {
 namespace {
 
 /// Columns every NeuSight file has, and the shape columns per operator (SOURCES.md).
@@ -243,4 +243,4 @@ int runNeusight(const DatasetOptions &O) {
   return 0;
 }
 
-} // namespace ptxcast::dataset
+} // namespace pipeline::dataset

@@ -2,10 +2,10 @@
 // (scripts/measure/collect.py's kernels.csv) joined with the fast analysis of the same lowering,
 // one row per measured launch (--level launch) or per CUDA-graph run of a network (--level
 // network). Each launch row is checked against the lowering by kernel name (docs/datasets.md).
-#include "DatasetCommands.h"
-#include "DatasetCommon.h"
-#include "DatasetShard.h"
-#include "NetworkAnalysis.h"
+#include "pipeline/Datasets.h"
+#include "pipeline/DatasetCommon.h"
+#include "pipeline/DatasetShard.h"
+#include "pipeline/NetworkAnalysis.h"
 
 #include "corpus/Zoo.h"
 #include "support/Parallel.h"
@@ -18,7 +18,7 @@
 #include <map>
 #include <optional>
 
-namespace ptxcast::dataset {
+namespace pipeline::dataset {
 namespace {
 
 constexpr std::string_view RequiredColumns[] = {"network",       "batch",  "dtype",    "arch",
@@ -219,7 +219,7 @@ std::optional<support::Error> readFile(const std::string &Path, const FileContex
 }
 
 /// Why the lowering's launches differ from the measured ones of a run, or "" when they match.
-std::string networkMismatch(const ptxcast::NetworkAnalysis &A,
+std::string networkMismatch(const pipeline::NetworkAnalysis &A,
                             const std::map<int64_t, std::string> *Measured) {
   if (!Measured)
     return "no launch rows to check the lowering against";
@@ -233,7 +233,7 @@ std::string networkMismatch(const ptxcast::NetworkAnalysis &A,
 
 /// Why a measured row does not match the lowering (the lowering changed since it was measured),
 /// or "" when it does.
-std::string rowMismatch(const MeasuredRow &M, const ptxcast::NetworkAnalysis &A, const Ingest &G) {
+std::string rowMismatch(const MeasuredRow &M, const pipeline::NetworkAnalysis &A, const Ingest &G) {
   if (M.row.launch < 0) {
     auto It = G.launchKernels.find(M.config);
     std::string Why = networkMismatch(A, It == G.launchKernels.end() ? nullptr : &It->second);
@@ -317,4 +317,4 @@ int runKernels(const DatasetOptions &O) {
   return 0;
 }
 
-} // namespace ptxcast::dataset
+} // namespace pipeline::dataset

@@ -3,9 +3,9 @@
 // and image size: a zoo model, or with --onnx-dir the torchvision graph of an architecture timm
 // implements layer for layer. Two tables map the names (docs/datasets.md); other models are
 // skipped.
-#include "DatasetCommands.h"
-#include "DatasetCommon.h"
-#include "DatasetShard.h"
+#include "pipeline/Datasets.h"
+#include "pipeline/DatasetCommon.h"
+#include "pipeline/DatasetShard.h"
 
 #include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
@@ -17,7 +17,7 @@
 #include <map>
 #include <optional>
 
-namespace ptxcast::dataset {
+namespace pipeline::dataset {
 namespace {
 
 constexpr std::string_view RequiredColumns[] = {"model", "infer_img_size", "infer_batch_size",
@@ -249,4 +249,4 @@ int runTimm(const DatasetOptions &O) {
   return 0;
 }
 
-} // namespace ptxcast::dataset
+} // namespace pipeline::dataset

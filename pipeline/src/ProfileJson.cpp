@@ -1,11 +1,11 @@
 // JSON for analyzer counts, shared by `ptxcast run` and `ptxcast analyze`.
-#include "ProfileJson.h"
+#include "pipeline/ProfileJson.h"
 
 #include "ptx/Ir.h"
 
 #include <string>
 
-namespace ptxcast {
+namespace pipeline {
 namespace {
 
 using OJson = nlohmann::ordered_json;
@@ -58,4 +58,4 @@ OJson profileResources(const analyzer::KernelProfile &P) {
           {"static_shared_bytes", P.staticSharedBytes}};
 }
 
-} // namespace ptxcast
+} // namespace pipeline

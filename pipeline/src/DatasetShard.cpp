@@ -1,7 +1,7 @@
 // Sharded `ptxcast dataset` runs and their merge (DatasetShard.h).
-#include "DatasetShard.h"
+#include "pipeline/DatasetShard.h"
 
-#include "AnalysisCache.h"
+#include "pipeline/AnalysisCache.h"
 #include "support/Files.h"
 
 #include <fmt/core.h>
@@ -13,7 +13,7 @@
 #include <map>
 #include <optional>
 
-namespace ptxcast::dataset {
+namespace pipeline::dataset {
 namespace {
 
 using Json = nlohmann::json;
@@ -302,4 +302,4 @@ JobOutcome runOrShardJobs(std::string_view Command, const DatasetOptions &O,
   return Out;
 }
 
-} // namespace ptxcast::dataset
+} // namespace pipeline::dataset

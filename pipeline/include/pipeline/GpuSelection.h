@@ -6,8 +6,9 @@
 #include "support/Expected.h"
 
 #include <string>
+#include <vector>
 
-namespace ptxcast {
+namespace pipeline {
 
 /// A value ending in ".json" is a spec file, read by GpuCatalog::parseSpec (per-SM limits from its
 /// compute capability; errors name the file and the field); anything else is looked up in the
@@ -15,4 +16,8 @@ namespace ptxcast {
 support::Expected<hardware::GpuSpec> resolveGpu(const std::string &NameOrFile,
                                                 const hardware::GpuCatalog &Catalog);
 
-} // namespace ptxcast
+/// The GPUs of `Names`, each resolved as above, in order (no names: the whole catalog).
+support::Expected<std::vector<hardware::GpuSpec>>
+selectGpus(const hardware::GpuCatalog &Catalog, const std::vector<std::string> &Names);
+
+} // namespace pipeline

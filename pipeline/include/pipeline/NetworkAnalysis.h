@@ -3,7 +3,7 @@
 // Shared by `ptxcast predict` and `ptxcast compare`; analysisInput by analyze and dataset too.
 #pragma once
 
-#include "AnalysisCache.h"
+#include "pipeline/AnalysisCache.h"
 
 #include "analyzer/Counts.h"
 #include "analyzer/FastMode.h"
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace ptxcast {
+namespace pipeline {
 
 /// Reports analysed launches as (done, total); may be called from analysis worker threads.
 using ProgressFn = std::function<void(size_t Done, size_t Total)>;
@@ -104,4 +104,4 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
 /// Errors with the message of the stage that failed.
 support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R);
 
-} // namespace ptxcast
+} // namespace pipeline

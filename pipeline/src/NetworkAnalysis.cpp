@@ -1,5 +1,5 @@
 // Lowering + fast analysis of one network for prediction (NetworkAnalysis.h).
-#include "NetworkAnalysis.h"
+#include "pipeline/NetworkAnalysis.h"
 
 #include "analyzer/FastMode.h"
 #include "corpus/Lower.h"
@@ -15,7 +15,7 @@
 #include <set>
 #include <unistd.h>
 
-namespace ptxcast {
+namespace pipeline {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -305,4 +305,4 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
   return Out;
 }
 
-} // namespace ptxcast
+} // namespace pipeline

@@ -2,7 +2,7 @@
 // distinct networks in parallel, skip accounting, the run summary and the atomic CSV write.
 #pragma once
 
-#include "NetworkAnalysis.h"
+#include "pipeline/NetworkAnalysis.h"
 
 #include "analyzer/Counts.h"
 #include "corpus/Lower.h"
@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptxcast::dataset {
+namespace pipeline::dataset {
 
 /// A source CSV file: its header and data records (each with its 1-based line).
 struct SourceTable {
@@ -57,7 +57,7 @@ using NetworkFactory = std::function<support::Expected<corpus::Network>()>;
 
 /// The outcome of one job: an analysis, or the reason it was skipped.
 struct JobResult {
-  std::optional<ptxcast::NetworkAnalysis> analysis;
+  std::optional<pipeline::NetworkAnalysis> analysis;
   std::string skipReason; ///< "rebuild failed", "lowering failed", "analysis failed"
   std::string detail;     ///< the error text
   double seconds = 0;     ///< wall time of the job (build, lower, analyse)
@@ -131,7 +131,7 @@ learners::Dataset emptyDataset();
 
 /// The launches a row covers, as the physical model sees them.
 std::vector<hardware::LaunchWork> rowLaunches(const PendingRow &R,
-                                              const ptxcast::NetworkAnalysis &A);
+                                              const pipeline::NetworkAnalysis &A);
 
 /// Sets overheadMs of rows timed one framework call at a time (runtime "op-call"): the host's
 /// dispatch time between the two CUDA events, which no GPU property explains. Per (gpu,
@@ -159,4 +159,4 @@ std::string costSummary(const std::vector<JobResult> &Results);
 void printSummary(std::string_view Command, size_t RowsRead, size_t RowsWritten,
                   const SkipLog &Skips, size_t Analyses, double Seconds);
 
-} // namespace ptxcast::dataset
+} // namespace pipeline::dataset

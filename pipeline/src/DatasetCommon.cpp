@@ -1,8 +1,8 @@
 // Shared machinery of `ptxcast dataset`: source tables, parallel analysis jobs, skip counts,
 // feature rows and the atomic CSV write (DatasetCommon.h).
-#include "DatasetCommon.h"
+#include "pipeline/DatasetCommon.h"
 
-#include "NetworkAnalysis.h"
+#include "pipeline/NetworkAnalysis.h"
 #include "support/Files.h"
 #include "support/Parallel.h"
 
@@ -20,7 +20,7 @@
 #include <thread>
 #include <unistd.h>
 
-namespace ptxcast::dataset {
+namespace pipeline::dataset {
 
 std::optional<size_t> SourceTable::column(std::string_view Name) const {
   for (size_t I = 0; I < header.size(); ++I)
@@ -349,4 +349,4 @@ void printSummary(std::string_view Command, size_t RowsRead, size_t RowsWritten,
     fmt::print(stderr, "skipped: {}\n", Skips.summary());
 }
 
-} // namespace ptxcast::dataset
+} // namespace pipeline::dataset

@@ -9,8 +9,8 @@
 // and takes each job's result from its shard instead of analysing it.
 #pragma once
 
-#include "DatasetCommands.h"
-#include "DatasetCommon.h"
+#include "pipeline/Datasets.h"
+#include "pipeline/DatasetCommon.h"
 
 #include "support/Expected.h"
 
@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ptxcast::dataset {
+namespace pipeline::dataset {
 
 /// Slice `index` (1-based) of `count`.
 struct ShardSpec {
@@ -42,4 +42,4 @@ struct JobOutcome {
 JobOutcome runOrShardJobs(std::string_view Command, const DatasetOptions &O,
                           const std::vector<NetworkFactory> &Jobs, const JobSettings &S);
 
-} // namespace ptxcast::dataset
+} // namespace pipeline::dataset

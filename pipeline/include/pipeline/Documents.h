@@ -1,0 +1,143 @@
+// The JSON documents of `ptxcast predict|compare|analyze|gpus|zoo --format json` as functions of
+// library-level requests. The commands print them (tools/ptxcast parses the flags into these
+// requests) and the Python module (python/) returns them, so both give the same fields and
+// values by construction (docs/python.md).
+#pragma once
+
+#include "pipeline/NetworkAnalysis.h"
+#include "pipeline/Prediction.h"
+
+#include "analyzer/FastMode.h"
+#include "corpus/Network.h"
+#include "support/Expected.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace pipeline {
+
+/// One network on one GPU: what to analyse, the GPU and how to predict.
+struct PredictRequest {
+  NetworkRequest network;
+  std::string gpu;   ///< a catalog name or a GPU spec FILE.json (resolveGpu)
+  std::string model; ///< a shipped bundle's name or FILE.json (empty: DefaultModel)
+  std::string runtime = "graph";
+  std::string math; ///< empty: PyTorch's default for the dtype and GPU
+};
+
+/// The analysed network, the bundle and its prediction for the one GPU.
+struct PredictOutcome {
+  NetworkAnalysis network;
+  learners::Predictor predictor;
+  GpuPrediction prediction;
+};
+
+/// Analyses the network and predicts it on the request's GPU.
+support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R);
+
+/// The JSON of one network on one GPU (`ptxcast predict --format json`).
+nlohmann::ordered_json predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
+                                      const GpuPrediction &G);
+
+/// What `ptxcast predict --format json` prints.
+support::Expected<nlohmann::ordered_json> predictDocument(const PredictRequest &R);
+
+/// Every model on every GPU at every batch size.
+struct CompareRequest {
+  std::vector<std::string> models; ///< zoo names or FILE.onnx; {"all"}: the zoo
+  std::vector<std::string> gpus;   ///< catalog names or spec files; {"all"}: the catalog
+  std::vector<std::string> gpuSpecs; ///< GPU spec files, after `gpus`
+  std::vector<int64_t> batches = {1};
+  double budgetMs = 0; ///< 0: no budget
+  int64_t imageSize = 0;
+  unsigned threads = 0;
+  std::string dtype = "f32";
+  std::string model; ///< the bundle (empty: the shipped default)
+  std::string runtime = "graph", math;
+  /// ONNX models in memory, by index of `models` (none or one per model; empty: by name).
+  std::vector<std::string> modelBytes;
+  /// Networks analysed so far, as (done, total); empty: none.
+  std::function<void(size_t Done, size_t Total)> progress;
+};
+
+/// One model at one batch size on one GPU.
+struct CompareCell {
+  std::string input; ///< the model as requested
+  GpuPrediction prediction;
+};
+
+/// The matrix: the request with "all" expanded and the spec files appended to `gpus`, the
+/// settings parsed, the bundle, and the cells in model, batch, GPU order.
+struct CompareResult {
+  CompareRequest request;
+  PredictSettings settings;
+  learners::Predictor predictor;
+  std::vector<CompareCell> cells;
+
+  /// Whether a cell is within the budget (false when there is none).
+  bool meets(const GpuPrediction &G) const {
+    return request.budgetMs > 0 && G.timeMs <= request.budgetMs;
+  }
+};
+
+/// Checks every name before any analysis runs, then analyses each model and batch once and
+/// predicts it on every GPU.
+support::Expected<CompareResult> compareNetworks(CompareRequest R);
+
+/// The JSON of a matrix (`ptxcast compare --format json`).
+nlohmann::ordered_json compareJson(const CompareResult &C);
+
+/// What `ptxcast compare --format json` prints.
+support::Expected<nlohmann::ordered_json> compareDocument(CompareRequest R);
+
+/// Counts of a zoo model, an ONNX file or a launch manifest (`ptxcast analyze`).
+struct AnalyzeRequest {
+  std::string input;
+  std::string onnxBytes; ///< an ONNX model in memory, named `input` (empty: read `input`)
+  std::string dtype = "f32";
+  std::string arch = "sm_90";
+  /// The lowering's math mode (corpus::MathMode by name); auto: what PyTorch runs per layer.
+  std::string math = "auto";
+  /// The lowering's kernels (corpus::KernelSet by name): library or specialised.
+  std::string kernels = "library";
+  std::string mode = "fast";
+  int64_t batch = 1;
+  int64_t imageSize = 0;
+  uint32_t samples = 3;
+  unsigned threads = 0;
+  bool noAbstract = false, noSampling = false, noDataCheck = false, noDedupe = false;
+  bool noLoopSkip = false;
+  bool noWarpLoopSkip = false;
+  bool noClassTransfer = false;
+  bool noResidueStrata = false;
+  bool quick = false;
+  uint32_t maxSamples = 64;
+};
+
+/// Lowers (models, ONNX) or reads (manifests) the input and analyses it in the request's mode.
+support::Expected<analyzer::AnalysisResult> analyzeInput(const AnalyzeRequest &R);
+
+/// The JSON of an analysis (`ptxcast analyze --format json`).
+nlohmann::ordered_json analysisJson(const analyzer::AnalysisResult &R);
+
+/// What `ptxcast analyze --format json` prints.
+support::Expected<nlohmann::ordered_json> analyzeDocument(const AnalyzeRequest &R);
+
+/// What `ptxcast gpus [NAME...] --format json` prints (no names: the whole catalog).
+support::Expected<nlohmann::ordered_json> gpusDocument(const std::vector<std::string> &Names);
+
+/// What `ptxcast zoo --format json` prints.
+support::Expected<nlohmann::ordered_json> zooDocument();
+
+/// What `ptxcast zoo MODEL --format json` prints: the network's summary and its layers.
+nlohmann::ordered_json networkDocument(const corpus::Network &N);
+
+/// A layer's attributes in a few characters: an activation's kind, a convolution's kernel,
+/// stride and groups ("3x3/2 g32"); empty for other layers.
+std::string layerDetail(const corpus::Layer &L);
+
+} // namespace pipeline

@@ -1,0 +1,79 @@
+// One network on one GPU: the prediction and its JSON document (Documents.h).
+#include "pipeline/Documents.h"
+#include "pipeline/GpuSelection.h"
+
+namespace pipeline {
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+OJson intervalJson(const GpuPrediction &G) {
+  if (!G.intervalMs)
+    return nullptr;
+  return {G.intervalMs->first, G.intervalMs->second};
+}
+
+} // namespace
+
+support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
+  auto Catalog = hardware::GpuCatalog::builtin();
+  if (!Catalog)
+    return Catalog.error();
+  auto Gpu = resolveGpu(R.gpu, *Catalog);
+  if (!Gpu)
+    return Gpu.error();
+  auto Settings = predictSettings(R.runtime, R.math);
+  if (!Settings)
+    return Settings.error();
+  auto P = choosePredictor(R.model);
+  if (!P)
+    return P.error();
+  auto N = analyseNetwork(R.network);
+  if (!N)
+    return N.error();
+  auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);
+  if (!Gs)
+    return Gs.error();
+  return PredictOutcome{std::move(*N), std::move(*P), std::move(Gs->front())};
+}
+
+OJson predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
+                     const GpuPrediction &G) {
+  OJson Kinds = OJson::array();
+  for (const KindTime &K : G.breakdown)
+    Kinds.push_back({{"kind", K.kind},
+                     {"launches", K.launches},
+                     {"time_ms", K.ms},
+                     {"share", G.timeMs > 0 ? K.ms / G.timeMs : 0}});
+  return {{"network", N.network},
+          {"gpu", G.gpu.name},
+          {"gpu_full_name", G.gpu.fullName},
+          {"batch", N.batch},
+          {"image_size", N.imageSize},
+          {"dtype", N.dtype},
+          {"math", hardware::mathModeName(G.math)},
+          {"runtime", runtimeName(G.runtime)},
+          {"launches", N.launches.size()},
+          {"time_ms", G.timeMs},
+          {"interval_ms", intervalJson(G)},
+          {"gpu_ms", G.gpuMs},
+          {"host_ms", G.hostMs},
+          {"bound_ms", G.boundMs},
+          {"launch_latency_ms", G.launchLatencyMs},
+          {"time_per_image_ms", G.perImageMs()},
+          {"images_per_s", G.imagesPerSecond()},
+          {"tdp_w", G.gpu.tdpW},
+          {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
+          {"breakdown", Kinds},
+          {"warnings", G.warnings},
+          {"model", predictorJson(P)}};
+}
+
+support::Expected<OJson> predictDocument(const PredictRequest &R) {
+  auto O = predictNetwork(R);
+  if (!O)
+    return O.error();
+  return predictionJson(O->network, O->predictor, O->prediction);
+}
+
+} // namespace pipeline
