@@ -113,9 +113,9 @@ Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const {
   return T;
 }
 
-std::optional<support::Error> Lowerer::emit(LayerId Head, support::Expected<KernelLaunch> K,
-                                            RoleBuffers In, const Tail &T, int64_t FanIn,
-                                            const std::string &Into) {
+support::MaybeError Lowerer::emit(LayerId Head, support::Expected<KernelLaunch> K,
+                                  RoleBuffers In, const Tail &T, int64_t FanIn,
+                                  const std::string &Into) {
   if (!K)
     return error(Head, K.error().message);
   const uint64_t Elem = dtypeBytes(O.dtype);
@@ -169,7 +169,7 @@ std::optional<support::Error> Lowerer::emit(LayerId Head, support::Expected<Kern
   return std::nullopt;
 }
 
-std::optional<support::Error> Lowerer::lowerConv(LayerId Id) {
+support::MaybeError Lowerer::lowerConv(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const auto &A = std::get<ConvAttrs>(L.attrs);
   LayerId In = L.inputs[0];
@@ -198,7 +198,7 @@ std::optional<support::Error> Lowerer::lowerConv(LayerId Id) {
   return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[In]}}, T, FanIn);
 }
 
-std::optional<support::Error> Lowerer::lowerDense(LayerId Id) {
+support::MaybeError Lowerer::lowerDense(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const Shape &X = Net.layer(L.inputs[0]).shape;
   GemmSpec S;
@@ -214,7 +214,7 @@ std::optional<support::Error> Lowerer::lowerDense(LayerId Id) {
   return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, X.back());
 }
 
-std::optional<support::Error> Lowerer::lowerPool(LayerId Id) {
+support::MaybeError Lowerer::lowerPool(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const auto &A = std::get<PoolAttrs>(L.attrs);
   const Shape &X = Net.layer(L.inputs[0]).shape;
@@ -237,7 +237,7 @@ std::optional<support::Error> Lowerer::lowerPool(LayerId Id) {
   return emitAlone(Id, Emitter.add(S));
 }
 
-std::optional<support::Error> Lowerer::lowerGlobalPool(LayerId Id) {
+support::MaybeError Lowerer::lowerGlobalPool(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const Shape &X = Net.layer(L.inputs[0]).shape;
   ReduceSpec S;
@@ -249,7 +249,7 @@ std::optional<support::Error> Lowerer::lowerGlobalPool(LayerId Id) {
   return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
 }
 
-std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
+support::MaybeError Lowerer::lowerMatMul(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const Shape &A = Net.layer(L.inputs[0]).shape, &B = Net.layer(L.inputs[1]).shape;
   BatchMatMulSpec S;
@@ -267,14 +267,14 @@ std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
   return emit(Id, Emitter.add(S), In, T, 0);
 }
 
-std::optional<support::Error> Lowerer::emitAlone(LayerId Id, support::Expected<KernelLaunch> K,
-                                                 int64_t FanIn) {
+support::MaybeError Lowerer::emitAlone(LayerId Id, support::Expected<KernelLaunch> K,
+                                       int64_t FanIn) {
   Tail T;
   T.last = Id;
   return emit(Id, std::move(K), {{ParamRole::Input, BufferOf[Net.layer(Id).inputs[0]]}}, T, FanIn);
 }
 
-std::optional<support::Error> Lowerer::lowerLayer(LayerId Id) {
+support::MaybeError Lowerer::lowerLayer(LayerId Id) {
   const Layer &L = Net.layer(Id);
   switch (L.kind) {
   case LayerKind::Input:

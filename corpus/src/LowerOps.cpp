@@ -45,7 +45,7 @@ std::optional<AxisSplit> splitAround(const Shape &S, int64_t Axis) {
 
 } // namespace
 
-std::optional<support::Error> Lowerer::lowerElementwise(LayerId Id) {
+support::MaybeError Lowerer::lowerElementwise(LayerId Id) {
   const Layer &L = Net.layer(Id);
   ElementwiseSpec S;
   S.dtype = O.dtype;
@@ -82,8 +82,8 @@ std::optional<support::Error> Lowerer::lowerElementwise(LayerId Id) {
 /// exponent); one value per channel of an NCHW output or per element of its last axis is the
 /// per-channel affine kernel, x * scale[c] + shift[c] (not for pow); a constant of the output's
 /// shape is the two-operand kernel reading it as a weight.
-std::optional<support::Error> Lowerer::lowerConstantOperand(LayerId Id, ElementwiseSpec S,
-                                                            const Shape &C) {
+support::MaybeError Lowerer::lowerConstantOperand(LayerId Id, ElementwiseSpec S,
+                                                  const Shape &C) {
   const Layer &L = Net.layer(Id);
   const Shape &Y = L.shape;
   const int64_t Count = elementCount(C);
@@ -119,7 +119,7 @@ std::optional<support::Error> Lowerer::lowerConstantOperand(LayerId Id, Elementw
 
 /// An elementwise op of two layers: same shapes, or (Mul) a [N, C, 1, 1] channel scale; Add and
 /// Mul take the full-size operand first.
-std::optional<support::Error> Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
+support::MaybeError Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
   const Layer &L = Net.layer(Id);
   const Shape &Y = L.shape;
   const bool Commutes = L.kind == LayerKind::Add || L.kind == LayerKind::Mul;
@@ -142,7 +142,7 @@ std::optional<support::Error> Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S
   return emit(Id, Emitter.add(S), In, T, 0);
 }
 
-std::optional<support::Error> Lowerer::lowerLayerNorm(LayerId Id) {
+support::MaybeError Lowerer::lowerLayerNorm(LayerId Id) {
   const Layer &L = Net.layer(Id);
   LayerNormSpec S;
   S.cols = u32(L.shape.back());
@@ -152,7 +152,7 @@ std::optional<support::Error> Lowerer::lowerLayerNorm(LayerId Id) {
   return emitAlone(Id, Emitter.add(S), 1);
 }
 
-std::optional<support::Error> Lowerer::lowerBatchNorm(LayerId Id) {
+support::MaybeError Lowerer::lowerBatchNorm(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const Shape &Y = L.shape;
   if (Y.size() < 2)
@@ -169,7 +169,7 @@ std::optional<support::Error> Lowerer::lowerBatchNorm(LayerId Id) {
   return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
 }
 
-std::optional<support::Error> Lowerer::lowerConcat(LayerId Id) {
+support::MaybeError Lowerer::lowerConcat(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const int64_t Given = std::get<ConcatAttrs>(L.attrs).axis;
   // Any axis is [outer, axis, inner] (PyTorch's CatArrayBatchedCopy takes the dimension too):
@@ -206,7 +206,7 @@ std::optional<support::Error> Lowerer::lowerConcat(LayerId Id) {
   return std::nullopt;
 }
 
-std::optional<support::Error> Lowerer::lowerSoftmax(LayerId Id) {
+support::MaybeError Lowerer::lowerSoftmax(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const std::optional<AxisSplit> Split = splitAround(L.shape, std::get<SoftmaxAttrs>(L.attrs).axis);
   if (!Split)
@@ -219,7 +219,7 @@ std::optional<support::Error> Lowerer::lowerSoftmax(LayerId Id) {
   return emitAlone(Id, Emitter.add(S));
 }
 
-std::optional<support::Error> Lowerer::lowerPad(LayerId Id) {
+support::MaybeError Lowerer::lowerPad(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const auto &P = std::get<PadAttrs>(L.attrs);
   LayerId C = sole(Id);
@@ -231,7 +231,7 @@ std::optional<support::Error> Lowerer::lowerPad(LayerId Id) {
   return std::nullopt;
 }
 
-std::optional<support::Error> Lowerer::lowerCopy(LayerId Id) {
+support::MaybeError Lowerer::lowerCopy(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const Shape &X = Net.layer(L.inputs[0]).shape;
   std::vector<uint64_t> In(X.begin(), X.end());

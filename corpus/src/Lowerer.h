@@ -72,30 +72,30 @@ private:
   Tail fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const;
   /// Records the launch of kernel `K` for layer `Head` and its fused tail `T`. The output goes to
   /// a new buffer, or into `Into` when given (one slice of a concatenation).
-  std::optional<support::Error> emit(LayerId Head, support::Expected<KernelLaunch> K,
-                                     RoleBuffers In, const Tail &T, int64_t FanIn,
-                                     const std::string &Into = {});
+  support::MaybeError emit(LayerId Head, support::Expected<KernelLaunch> K,
+                           RoleBuffers In, const Tail &T, int64_t FanIn,
+                           const std::string &Into = {});
   /// emit() of a layer that fuses nothing, reading its first input.
-  std::optional<support::Error> emitAlone(LayerId Id, support::Expected<KernelLaunch> K,
-                                          int64_t FanIn = 0);
-  std::optional<support::Error> lowerLayer(LayerId Id);
-  std::optional<support::Error> lowerConv(LayerId Id);
-  std::optional<support::Error> lowerDense(LayerId Id);
-  std::optional<support::Error> lowerPool(LayerId Id);
-  std::optional<support::Error> lowerGlobalPool(LayerId Id);
-  std::optional<support::Error> lowerElementwise(LayerId Id);
-  std::optional<support::Error> lowerBinary(LayerId Id, ElementwiseSpec S);
-  std::optional<support::Error> lowerConstantOperand(LayerId Id, ElementwiseSpec S,
-                                                     const Shape &Constant);
-  std::optional<support::Error> lowerMatMul(LayerId Id);
-  std::optional<support::Error> lowerLayerNorm(LayerId Id);
-  std::optional<support::Error> lowerBatchNorm(LayerId Id);
-  std::optional<support::Error> lowerConcat(LayerId Id);
-  std::optional<support::Error> lowerSoftmax(LayerId Id);
-  std::optional<support::Error> lowerPad(LayerId Id);
+  support::MaybeError emitAlone(LayerId Id, support::Expected<KernelLaunch> K,
+                                int64_t FanIn = 0);
+  support::MaybeError lowerLayer(LayerId Id);
+  support::MaybeError lowerConv(LayerId Id);
+  support::MaybeError lowerDense(LayerId Id);
+  support::MaybeError lowerPool(LayerId Id);
+  support::MaybeError lowerGlobalPool(LayerId Id);
+  support::MaybeError lowerElementwise(LayerId Id);
+  support::MaybeError lowerBinary(LayerId Id, ElementwiseSpec S);
+  support::MaybeError lowerConstantOperand(LayerId Id, ElementwiseSpec S,
+                                           const Shape &Constant);
+  support::MaybeError lowerMatMul(LayerId Id);
+  support::MaybeError lowerLayerNorm(LayerId Id);
+  support::MaybeError lowerBatchNorm(LayerId Id);
+  support::MaybeError lowerConcat(LayerId Id);
+  support::MaybeError lowerSoftmax(LayerId Id);
+  support::MaybeError lowerPad(LayerId Id);
   /// Transpose, Slice and Upsample: a strided copy, or no kernel when the layer is its input (a
   /// view).
-  std::optional<support::Error> lowerCopy(LayerId Id);
+  support::MaybeError lowerCopy(LayerId Id);
 
   const Network &Net;
   LowerOptions O;

@@ -232,7 +232,7 @@ std::optional<std::string> schemaError(const onnx::NodeProto &N,
 
 } // namespace
 
-std::optional<support::Error> Importer::checkSchemas() {
+support::MaybeError Importer::checkSchemas() {
   // Every node the importer reads (fused ones included), before libonnx's shape inference
   // reads them too.
   const std::unique_ptr<onnx::checker::CheckerContext> Checker = checkerFor(Model);
@@ -247,7 +247,7 @@ std::optional<support::Error> Importer::checkSchemas() {
   return std::nullopt;
 }
 
-std::optional<support::Error> Importer::prepare() {
+support::MaybeError Importer::prepare() {
   for (const auto &Op : Model.opset_import())
     if (Op.domain().empty() || Op.domain() == "ai.onnx")
       Opset = Op.version();
@@ -293,7 +293,7 @@ std::optional<support::Error> Importer::prepare() {
 /// Options.imageSize, such an input of rank 4 (NCHW images) gets that height and width, and the
 /// shapes the exporter recorded for the old size are dropped. libonnx shape inference then runs
 /// on the concrete shapes, and the importer's own shapes are checked against its.
-std::optional<support::Error> Importer::setInputDimensions() {
+support::MaybeError Importer::setInputDimensions() {
   auto *G = Model.mutable_graph();
   size_t Resized = 0;
   for (auto &In : *G->mutable_input()) {
@@ -334,7 +334,7 @@ std::optional<support::Error> Importer::setInputDimensions() {
   return std::nullopt;
 }
 
-std::optional<support::Error> Importer::addInputs() {
+support::MaybeError Importer::addInputs() {
   std::set<std::string> Data;         // tensors used at some activation position
   std::map<std::string, size_t> Rank; // graph inputs' ranks
   for (const auto &In : Graph.input())
@@ -369,7 +369,7 @@ std::optional<support::Error> Importer::addInputs() {
   return std::nullopt;
 }
 
-std::optional<support::Error> Importer::checkShape(const onnx::NodeProto &N, LayerId Id) {
+support::MaybeError Importer::checkShape(const onnx::NodeProto &N, LayerId Id) {
   for (int I = 1; I < N.output_size(); ++I) {
     const std::string &Out = N.output(I);
     if (Out.empty())
@@ -385,8 +385,8 @@ std::optional<support::Error> Importer::checkShape(const onnx::NodeProto &N, Lay
   return checkInferred(N, N.output(0), Id);
 }
 
-std::optional<support::Error> Importer::checkInferred(const onnx::NodeProto &N,
-                                                      const std::string &Output, LayerId Id) {
+support::MaybeError Importer::checkInferred(const onnx::NodeProto &N,
+                                            const std::string &Output, LayerId Id) {
   auto It = Known.find(Output);
   if (It == Known.end())
     return std::nullopt;
@@ -401,7 +401,7 @@ std::optional<support::Error> Importer::checkInferred(const onnx::NodeProto &N,
   return std::nullopt;
 }
 
-std::optional<support::Error> Importer::importNode(size_t Index) {
+support::MaybeError Importer::importNode(size_t Index) {
   Current = Index;
   const onnx::NodeProto &N = Graph.node(static_cast<int>(Index));
   if (Fused.count(Index))
@@ -430,7 +430,7 @@ bool Importer::supported(const onnx::NodeProto &N) {
   return defaultDomain(N) && handlers().count(N.op_type()) != 0;
 }
 
-std::optional<support::Error> Importer::unsupportedOperators() {
+support::MaybeError Importer::unsupportedOperators() {
   std::map<std::string, size_t> Count; // "Op" or "domain:Op" -> nodes
   const onnx::NodeProto *First = nullptr;
   for (int I = 0; I < Graph.node_size(); ++I) {

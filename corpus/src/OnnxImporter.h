@@ -26,20 +26,20 @@ private:
   using Handler = Result (Importer::*)(const onnx::NodeProto &);
 
   // Graph setup (OnnxImport.cpp).
-  std::optional<support::Error> prepare();
+  support::MaybeError prepare();
   /// Every supported node against its operator's schema (OnnxImport.cpp schemaError).
-  std::optional<support::Error> checkSchemas();
+  support::MaybeError checkSchemas();
   /// The first node of an operator the importer lacks, with every such operator of the model
   /// and its node count, so a user sees at once what a model needs.
-  std::optional<support::Error> unsupportedOperators();
-  std::optional<support::Error> setInputDimensions();
-  std::optional<support::Error> addInputs();
-  std::optional<support::Error> importNode(size_t Index);
+  support::MaybeError unsupportedOperators();
+  support::MaybeError setInputDimensions();
+  support::MaybeError addInputs();
+  support::MaybeError importNode(size_t Index);
   /// Output 0 is layer Id and agrees with libonnx's inferred shape; every other used output is a
   /// layer too (Split) and agrees likewise.
-  std::optional<support::Error> checkShape(const onnx::NodeProto &N, LayerId Id);
-  std::optional<support::Error> checkInferred(const onnx::NodeProto &N, const std::string &Output,
-                                              LayerId Id);
+  support::MaybeError checkShape(const onnx::NodeProto &N, LayerId Id);
+  support::MaybeError checkInferred(const onnx::NodeProto &N, const std::string &Output,
+                                    LayerId Id);
   static const std::map<std::string, Handler> &handlers();
   static bool defaultDomain(const onnx::NodeProto &N); ///< "" or "ai.onnx"
   /// A default-domain node of an operator with a handler.
@@ -107,8 +107,8 @@ private:
   Result importCast(const onnx::NodeProto &N);
   /// Concat of 1-d integer constants; Add/Sub/Mul/Div of integer constants (one may be a
   /// single number).
-  std::optional<support::Error> foldConcat(const onnx::NodeProto &N);
-  std::optional<support::Error> foldArithmetic(const onnx::NodeProto &N);
+  support::MaybeError foldConcat(const onnx::NodeProto &N);
+  support::MaybeError foldArithmetic(const onnx::NodeProto &N);
   /// An integer constant that is not an activation, or nullopt.
   std::optional<std::vector<int64_t>> foldableInts(const std::string &Name) const;
   void setConstInts(const std::string &Name, const std::vector<int64_t> &V, const Shape &Dims);
@@ -120,9 +120,9 @@ private:
   Result fuseGatedActivation(const onnx::NodeProto &N, ActivationAttrs Plain,
                              ActivationAttrs Fused);
   /// Spatial padding from `pads` / `auto_pad` for a window op on input `In`.
-  std::optional<support::Error> windowPads(const onnx::NodeProto &N, const Shape &In,
-                                           const int64_t Kernel[2], const int64_t Stride[2],
-                                           const int64_t Dilation[2], int64_t Pads[4]);
+  support::MaybeError windowPads(const onnx::NodeProto &N, const Shape &In,
+                                 const int64_t Kernel[2], const int64_t Stride[2],
+                                 const int64_t Dilation[2], int64_t Pads[4]);
 
   onnx::ModelProto &Model;
   const onnx::GraphProto &Graph;

@@ -46,9 +46,9 @@ bool allPositive(const std::vector<int64_t> &V) {
 
 } // namespace
 
-std::optional<support::Error> Importer::windowPads(const onnx::NodeProto &N, const Shape &In,
-                                                   const int64_t Kernel[2], const int64_t Stride[2],
-                                                   const int64_t Dilation[2], int64_t Pads[4]) {
+support::MaybeError Importer::windowPads(const onnx::NodeProto &N, const Shape &In,
+                                         const int64_t Kernel[2], const int64_t Stride[2],
+                                         const int64_t Dilation[2], int64_t Pads[4]) {
   std::string Auto = attrString(N, "auto_pad", "NOTSET");
   if (Auto == "NOTSET") {
     std::vector<int64_t> P = attrInts(N, "pads", {0, 0, 0, 0});

@@ -120,7 +120,7 @@ Importer::Result Importer::importCast(const onnx::NodeProto &N) {
   return InvalidLayer;
 }
 
-std::optional<support::Error> Importer::foldConcat(const onnx::NodeProto &N) {
+support::MaybeError Importer::foldConcat(const onnx::NodeProto &N) {
   std::vector<int64_t> V;
   for (int I = 0; I < N.input_size(); ++I) {
     auto Part = foldableInts(N.input(I));
@@ -133,7 +133,7 @@ std::optional<support::Error> Importer::foldConcat(const onnx::NodeProto &N) {
   return std::nullopt;
 }
 
-std::optional<support::Error> Importer::foldArithmetic(const onnx::NodeProto &N) {
+support::MaybeError Importer::foldArithmetic(const onnx::NodeProto &N) {
   auto A = foldableInts(N.input(0)), B = foldableInts(N.input(1));
   if (!A || !B || (A->size() != B->size() && A->size() != 1 && B->size() != 1))
     return nodeError(N, "both operands are constants (only integer shape arithmetic of equal "

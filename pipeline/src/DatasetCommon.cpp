@@ -334,8 +334,8 @@ learners::Dataset emptyDataset() {
   return D;
 }
 
-std::optional<support::Error> writeCsvAtomically(const learners::Dataset &D,
-                                                 const std::string &Path) {
+support::MaybeError writeCsvAtomically(const learners::Dataset &D,
+                                       const std::string &Path) {
   return support::writeFileAtomically(Path, learners::writeCsv(D));
 }
 

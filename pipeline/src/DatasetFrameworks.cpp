@@ -60,8 +60,8 @@ support::Expected<hardware::GpuSpec> gpuOf(const SourceTable &T, const learners:
 }
 
 /// Reads one file's rows of the selected mode into G.
-std::optional<support::Error> readFile(const std::string &Path, const DatasetOptions &O,
-                                       const hardware::GpuCatalog &Catalog, Ingest &G) {
+support::MaybeError readFile(const std::string &Path, const DatasetOptions &O,
+                             const hardware::GpuCatalog &Catalog, Ingest &G) {
   auto T = readTable(Path, RequiredColumns);
   if (!T)
     return T.error();

@@ -173,7 +173,7 @@ MeasuredRow measuredRow(const SourceTable &T, const learners::CsvRecord &R, cons
 
 /// Reads one file into G: rows of the level (the first O.limit of them when set), the jobs they
 /// need and, for --level network, every launch row's kernel name.
-std::optional<support::Error> readFile(const std::string &Path, const FileContext &C, Ingest &G) {
+support::MaybeError readFile(const std::string &Path, const FileContext &C, Ingest &G) {
   const DatasetOptions &O = C.options;
   auto T = readTable(Path, RequiredColumns);
   if (!T)

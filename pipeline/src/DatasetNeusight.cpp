@@ -132,8 +132,8 @@ std::string sourceOf(const std::string &File) {
   return File.find("neusight-testsplit") != std::string::npos ? "neusight-test" : "neusight";
 }
 
-std::optional<support::Error> readRow(const SourceTable &T, const learners::CsvRecord &R,
-                                      const hardware::GpuCatalog &Catalog, Ingest &G) {
+support::MaybeError readRow(const SourceTable &T, const learners::CsvRecord &R,
+                            const hardware::GpuCatalog &Catalog, Ingest &G) {
   ++G.read;
   const std::string &Op = textField(T, R, "op");
   const OpShape *S = findOp(Op);

@@ -150,8 +150,8 @@ struct Ingest {
 };
 
 /// Reads one file's rows into G (with --limit, its first N rows of zoo models).
-std::optional<support::Error> readFile(const std::string &Path, const DatasetOptions &O,
-                                       const hardware::GpuCatalog &Catalog, Ingest &G) {
+support::MaybeError readFile(const std::string &Path, const DatasetOptions &O,
+                             const hardware::GpuCatalog &Catalog, Ingest &G) {
   auto F = fileFacts(Path, O.gpu, Catalog);
   if (!F)
     return F.error();

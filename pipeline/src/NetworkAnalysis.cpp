@@ -112,7 +112,7 @@ hardware::FrameworkPasses frameworkPassesOf(const corpus::Network &Net,
 
 /// The static resources (estimated registers, static shared memory) of each launch's kernel,
 /// which the analysis cache does not store: they follow from the PTX alone.
-std::optional<support::Error> fillResources(const corpus::Workload &W, NetworkAnalysis &Out) {
+support::MaybeError fillResources(const corpus::Workload &W, NetworkAnalysis &Out) {
   std::map<std::string, ptx::KernelResources> ByKernel;
   std::vector<std::string> Names = corpus::ptxFileNames(W);
   for (size_t K = 0; K < W.ptx.size(); ++K) {

@@ -252,9 +252,8 @@ private:
       if (C < 0x20)
         return error("control character " + describe() + " in a string (escape it)");
       if (C == '\\') {
-        auto E = parseEscape(S);
-        if (!E)
-          return E.error();
+        if (auto E = parseEscape(S))
+          return *E;
         continue;
       }
       if (C < 0x80) {
@@ -262,21 +261,20 @@ private:
         ++Pos;
         continue;
       }
-      auto U = copyUtf8(S);
-      if (!U)
-        return U.error();
+      if (auto E = copyUtf8(S))
+        return *E;
     }
   }
 
   // escape := ["\\/bfnrt] | 'u' hex4 (a high surrogate must be followed by '\u' low surrogate)
-  Status parseEscape(std::string &S) {
+  MaybeError parseEscape(std::string &S) {
     ++Pos; // '\'
     char C = peek();
     static const std::string_view From = "\"\\/bfnrt", To = "\"\\/\b\f\n\r\t";
     if (size_t I = From.find(C); C != '\0' && I != std::string_view::npos) {
       S += To[I];
       ++Pos;
-      return Ok{};
+      return std::nullopt;
     }
     if (C != 'u')
       return unexpected("an escape character (one of \"\\/bfnrtu)");
@@ -299,7 +297,7 @@ private:
       Code = 0x10000 + ((Code - 0xD800) << 10) + (*Lo - 0xDC00);
     }
     appendUtf8(S, Code);
-    return Ok{};
+    return std::nullopt;
   }
 
   Expected<uint32_t> parseHex4() {
@@ -340,7 +338,7 @@ private:
   }
 
   // One multi-byte UTF-8 sequence, validated (no overlongs, no surrogates, <= U+10FFFF).
-  Status copyUtf8(std::string &S) {
+  MaybeError copyUtf8(std::string &S) {
     unsigned char C = static_cast<unsigned char>(Text[Pos]);
     size_t Len = C >= 0xF0 ? 4 : C >= 0xE0 ? 3 : C >= 0xC0 ? 2 : 0;
     if (Len == 0 || C > 0xF4 || Pos + Len > Text.size())
@@ -357,7 +355,7 @@ private:
       return error("invalid UTF-8 sequence in a string");
     S.append(Text.substr(Pos, Len));
     Pos += Len;
-    return Ok{};
+    return std::nullopt;
   }
 };
 

@@ -45,14 +45,14 @@ public:
     return Error(File, V.line, V.col, std::move(Message));
   }
 
-  Status expectKind(const JsonValue &V, JsonKind K, const std::string &What) const {
+  MaybeError expectKind(const JsonValue &V, JsonKind K, const std::string &What) const {
     if (V.kind != K)
       return at(V, What + " must be " +
                        (K == JsonKind::Array    ? "an array"
                         : K == JsonKind::Object ? "an object"
                                                 : jsonKindName(K)) +
                        ", got " + jsonKindName(V.kind));
-    return Ok{};
+    return std::nullopt;
   }
 
   // Keys of Obj outside Allowed are reported as warnings (`file:line:col: warning: ...`) and
@@ -92,8 +92,8 @@ public:
   }
 
   Expected<std::string> string(const JsonValue &V, const std::string &What) const {
-    if (auto S = expectKind(V, JsonKind::String, What); !S)
-      return S.error();
+    if (auto S = expectKind(V, JsonKind::String, What))
+      return *S;
     if (V.text.empty())
       return at(V, What + " must not be empty");
     return V.text;
@@ -148,7 +148,7 @@ Expected<RandomType> randomTypeFromName(const Validator &C, const JsonValue &V) 
 
 // The range of a random fill (absent bounds keep the defaults 0 and 1): doubles for the
 // floating-point types, integers the type can hold for the integer types.
-Status parseRange(const Validator &C, BufferInit &Init, const JsonValue &InitV,
+MaybeError parseRange(const Validator &C, BufferInit &Init, const JsonValue &InitV,
                   const std::string &TypeName) {
   const JsonValue *MinV = InitV.find("min"), *MaxV = InitV.find("max");
   const RandomRow *Row = randomRow(Init.type);
@@ -174,7 +174,7 @@ Status parseRange(const Validator &C, BufferInit &Init, const JsonValue &InitV,
   const JsonValue &At = MaxV ? *MaxV : MinV ? *MinV : InitV;
   if (Real ? !(Init.minReal <= Init.maxReal) : Init.maxInt < Init.minInt)
     return C.at(At, "max must not be below min");
-  return Ok{};
+  return std::nullopt;
 }
 
 // init := "zero" | {"random": type, "seed": u64, "min": n, "max": n} | {"file": path}
@@ -211,15 +211,15 @@ Expected<BufferInit> parseInit(const Validator &C, const JsonValue &V, uint64_t 
   if (Bytes % randomTypeSize(*Type) != 0)
     return C.at(**TypeV, "buffer of " + std::to_string(Bytes) + " bytes is not a whole number of " +
                              (**TypeV).text + " elements");
-  if (auto R = parseRange(C, Init, V, (**TypeV).text); !R)
-    return R.error();
+  if (auto R = parseRange(C, Init, V, (**TypeV).text))
+    return *R;
   return Init;
 }
 
 // buffer := {"name": str, "bytes": n, "init"?: init, "output"?: str, "layout"?: str}
 Expected<Buffer> parseBuffer(const Validator &C, const JsonValue &V) {
-  if (auto S = C.expectKind(V, JsonKind::Object, "a buffer"); !S)
-    return S.error();
+  if (auto S = C.expectKind(V, JsonKind::Object, "a buffer"))
+    return *S;
   // "layout" (the element order of a weight buffer) does not change what is timed.
   C.warnUnknownKeys(V, {"name", "bytes", "init", "output", "layout"}, "a buffer");
   Buffer B;
@@ -254,8 +254,8 @@ Expected<Buffer> parseBuffer(const Validator &C, const JsonValue &V) {
 
 // Reads N in [1, 3] unsigned integers (missing trailing ones are 1).
 Expected<Dim3> parseDim3(const Validator &C, const JsonValue &V, const std::string &What) {
-  if (auto S = C.expectKind(V, JsonKind::Array, What); !S)
-    return S.error();
+  if (auto S = C.expectKind(V, JsonKind::Array, What))
+    return *S;
   if (V.items.empty() || V.items.size() > 3)
     return C.at(V, What + " must have 1 to 3 elements");
   uint32_t D[3] = {1, 1, 1};
@@ -319,8 +319,8 @@ Expected<Arg> parseStruct(const Validator &C, const JsonValue &V,
                           const std::vector<Buffer> &Buffers) {
   const JsonValue &L = *V.find("struct");
   C.warnUnknownKeys(V, {"struct"}, "a struct argument");
-  if (auto S = C.expectKind(L, JsonKind::Array, "struct"); !S)
-    return S.error();
+  if (auto S = C.expectKind(L, JsonKind::Array, "struct"))
+    return *S;
   if (L.items.empty())
     return C.at(L, "a struct needs at least one field");
   Arg A;
@@ -358,8 +358,8 @@ Expected<Arg> parseStruct(const Validator &C, const JsonValue &V,
 Expected<Arg> parseArg(const Validator &C, const JsonValue &V,
                        const std::map<std::string, size_t> &BufferIndex,
                        const std::vector<Buffer> &Buffers) {
-  if (auto S = C.expectKind(V, JsonKind::Object, "a kernel argument"); !S)
-    return S.error();
+  if (auto S = C.expectKind(V, JsonKind::Object, "a kernel argument"))
+    return *S;
   if (V.find("struct"))
     return parseStruct(C, V, BufferIndex, Buffers);
   Arg A;
@@ -401,8 +401,8 @@ Expected<Arg> parseArg(const Validator &C, const JsonValue &V,
 Expected<Launch> parseLaunch(const Validator &C, const JsonValue &V,
                              const std::map<std::string, size_t> &BufferIndex,
                              const std::vector<Buffer> &Buffers) {
-  if (auto S = C.expectKind(V, JsonKind::Object, "a launch"); !S)
-    return S.error();
+  if (auto S = C.expectKind(V, JsonKind::Object, "a launch"))
+    return *S;
   C.warnUnknownKeys(V, {"kernel", "grid", "block", "shared_bytes", "args"}, "a launch");
   Launch L;
   auto KernelV = C.require(V, "kernel", "launch");
@@ -430,8 +430,8 @@ Expected<Launch> parseLaunch(const Validator &C, const JsonValue &V,
   const JsonValue *ArgsV = V.find("args"); // optional: a kernel without parameters
   if (!ArgsV)
     return L;
-  if (auto S = C.expectKind(*ArgsV, JsonKind::Array, "args"); !S)
-    return S.error();
+  if (auto S = C.expectKind(*ArgsV, JsonKind::Array, "args"))
+    return *S;
   for (const JsonValue &AV : ArgsV->items) {
     auto A = parseArg(C, AV, BufferIndex, Buffers);
     if (!A)
@@ -442,7 +442,7 @@ Expected<Launch> parseLaunch(const Validator &C, const JsonValue &V,
 }
 
 // ptx := path | [path+]
-Status parsePtxList(const Validator &C, const JsonValue &Root, Manifest &M) {
+MaybeError parsePtxList(const Validator &C, const JsonValue &Root, Manifest &M) {
   auto PtxV = C.require(Root, "ptx", "the manifest");
   if (!PtxV)
     return PtxV.error();
@@ -451,9 +451,9 @@ Status parsePtxList(const Validator &C, const JsonValue &Root, Manifest &M) {
     if (!Path)
       return Path.error();
     M.ptxFiles.push_back(C.resolve(*Path));
-    return Ok{};
+    return std::nullopt;
   }
-  if (auto S = C.expectKind(**PtxV, JsonKind::Array, "ptx"); !S)
+  if (auto S = C.expectKind(**PtxV, JsonKind::Array, "ptx"))
     return S;
   if ((**PtxV).items.empty())
     return C.at(**PtxV, "ptx must list at least one file");
@@ -463,15 +463,15 @@ Status parsePtxList(const Validator &C, const JsonValue &Root, Manifest &M) {
       return Path.error();
     M.ptxFiles.push_back(C.resolve(*Path));
   }
-  return Ok{};
+  return std::nullopt;
 }
 
-Status parseBuffers(const Validator &C, const JsonValue &Root, Manifest &M,
+MaybeError parseBuffers(const Validator &C, const JsonValue &Root, Manifest &M,
                     std::map<std::string, size_t> &Index) {
   const JsonValue *BuffersV = Root.find("buffers");
   if (!BuffersV)
-    return Ok{};
-  if (auto S = C.expectKind(*BuffersV, JsonKind::Array, "buffers"); !S)
+    return std::nullopt;
+  if (auto S = C.expectKind(*BuffersV, JsonKind::Array, "buffers"))
     return S;
   for (const JsonValue &BV : BuffersV->items) {
     auto B = parseBuffer(C, BV);
@@ -481,7 +481,7 @@ Status parseBuffers(const Validator &C, const JsonValue &Root, Manifest &M,
       return C.at(BV, "duplicate buffer name '" + B->name + "'");
     M.buffers.push_back(std::move(*B));
   }
-  return Ok{};
+  return std::nullopt;
 }
 
 } // namespace
@@ -534,20 +534,20 @@ Expected<Manifest> parseManifest(std::string_view Text, const std::string &Path)
   Manifest M;
   M.path = Path;
   Validator C(Path, M.warnings);
-  if (auto S = C.expectKind(*Root, JsonKind::Object, "the manifest"); !S)
-    return S.error();
+  if (auto S = C.expectKind(*Root, JsonKind::Object, "the manifest"))
+    return *S;
   // "math": the lowering's --math, for people (workload.json and collect.py carry it on).
   C.warnUnknownKeys(*Root, {"ptx", "buffers", "launches", "math"}, "the manifest");
-  if (auto S = parsePtxList(C, *Root, M); !S)
-    return S.error();
+  if (auto S = parsePtxList(C, *Root, M))
+    return *S;
   std::map<std::string, size_t> BufferIndex;
-  if (auto S = parseBuffers(C, *Root, M, BufferIndex); !S)
-    return S.error();
+  if (auto S = parseBuffers(C, *Root, M, BufferIndex))
+    return *S;
   auto LaunchesV = C.require(*Root, "launches", "the manifest");
   if (!LaunchesV)
     return LaunchesV.error();
-  if (auto S = C.expectKind(**LaunchesV, JsonKind::Array, "launches"); !S)
-    return S.error();
+  if (auto S = C.expectKind(**LaunchesV, JsonKind::Array, "launches"))
+    return *S;
   if ((**LaunchesV).items.empty())
     return C.at(**LaunchesV, "launches must list at least one launch");
   for (const JsonValue &LV : (**LaunchesV).items) {

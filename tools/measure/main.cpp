@@ -40,16 +40,16 @@ int run(const measure::Options &O) {
   auto D = Driver::load(O.driverLib);
   if (!D)
     return fail(D.error());
-  if (auto S = (*D)->initDevice(O.device); !S)
-    return fail(S.error());
+  if (auto S = (*D)->initDevice(O.device))
+    return fail(*S);
   RunSettings Set{O.device, O.sms, O.repeat, O.warmup, O.hold, O.flushL2};
   auto R = runMeasurement(**D, *M, Initial, Set);
   if (!R)
     return fail(R.error());
   for (const std::string &N : R->notes)
     std::cerr << "ptxcast-measure: note: " << N << "\n";
-  if (auto W = writeFileAtomic(O.output, buildTable(*M, *R).render()); !W)
-    return fail(W.error());
+  if (auto W = writeFileAtomic(O.output, buildTable(*M, *R).render()))
+    return fail(*W);
   std::fprintf(stderr,
                "ptxcast-measure: %zu launches on %s (%d SMs): workload median %.4f ms, graph "
                "median %.4f ms -> %s\n",

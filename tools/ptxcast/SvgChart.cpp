@@ -163,7 +163,7 @@ std::string heatMapSvg(const HeatMap &H) {
 namespace {
 
 /// Runs rsvg-convert In -> Out; an Error naming Out when it cannot run or fails.
-std::optional<support::Error> convertToPng(const std::string &In, const std::string &Out) {
+support::MaybeError convertToPng(const std::string &In, const std::string &Out) {
   std::string Prog = "rsvg-convert", Flag = "-o";
   std::vector<char *> Argv = {Prog.data(), Flag.data(), const_cast<char *>(Out.c_str()),
                               const_cast<char *>(In.c_str()), nullptr};
@@ -185,7 +185,7 @@ std::optional<support::Error> convertToPng(const std::string &In, const std::str
 
 } // namespace
 
-std::optional<support::Error> writePlot(const std::string &Svg, const std::string &Path) {
+support::MaybeError writePlot(const std::string &Svg, const std::string &Path) {
   std::string Ext = std::filesystem::path(Path).extension().string();
   if (Ext != ".svg" && Ext != ".png")
     return support::Error(Path, 0, 0, "plot files end in .svg or .png");

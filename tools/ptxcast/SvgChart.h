@@ -27,6 +27,6 @@ std::string heatMapSvg(const HeatMap &H);
 
 /// Writes Svg to Path: as is for FILE.svg, converted by rsvg-convert for FILE.png. Another
 /// extension, a missing rsvg-convert or a failed conversion is an Error naming the file.
-std::optional<support::Error> writePlot(const std::string &Svg, const std::string &Path);
+support::MaybeError writePlot(const std::string &Svg, const std::string &Path);
 
 } // namespace ptxcast

@@ -149,8 +149,8 @@ int writeJoinedRows(learners::Dataset &D, const std::vector<PendingRow> &Rows,
                     const std::vector<JobResult> &Results, SkipLog &Skips, const std::string &Path);
 
 /// Writes writeCsv(D) to `Path` atomically (a temporary file in the same directory, renamed).
-std::optional<support::Error> writeCsvAtomically(const learners::Dataset &D,
-                                                 const std::string &Path);
+support::MaybeError writeCsvAtomically(const learners::Dataset &D,
+                                       const std::string &Path);
 
 /// "cost per analysis: median 0.12 s, p90 0.4 s, max 3.1 s, total 812 s" over the jobs.
 std::string costSummary(const std::vector<JobResult> &Results);

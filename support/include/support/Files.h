@@ -25,7 +25,7 @@ inline Expected<std::string> readFile(const std::string &Path) {
 }
 
 /// Writes Bytes to Path atomically: readers see the old file or the whole new one.
-inline std::optional<Error> writeFileAtomically(const std::string &Path, std::string_view Bytes) {
+inline MaybeError writeFileAtomically(const std::string &Path, std::string_view Bytes) {
   namespace fs = std::filesystem;
   const std::string Tmp = Path + ".tmp" + std::to_string(getpid());
   {
