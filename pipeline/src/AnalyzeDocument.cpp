@@ -65,7 +65,8 @@ support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeRequest &R) {
 support::Expected<analyzer::AnalysisInput> loadInput(const AnalyzeRequest &R) {
   if (!R.onnxBytes.empty() || !endsWith(R.input, ".json"))
     return lowerInput(R);
-  support::Expected<analyzer::Manifest> M = analyzer::loadManifest(R.input);
+  support::Expected<analyzer::Manifest> M =
+      analyzer::loadManifest(R.input, {.allowOutsidePaths = R.allowOutsidePaths});
   if (!M)
     return M.error();
   return analyzer::analysisInput(*M);

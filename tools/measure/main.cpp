@@ -1,7 +1,6 @@
 // ptxcast-measure: times a launch manifest's kernels on a real NVIDIA GPU (CUDA driver API).
 #include "Csv.h"
 #include "Driver.h"
-#include "Fill.h"
 #include "Manifest.h"
 #include "Options.h"
 #include "Report.h"
@@ -19,7 +18,7 @@ int fail(const measure::Error &E) {
 
 int run(const measure::Options &O) {
   using namespace measure;
-  auto M = loadManifest(O.manifest);
+  auto M = loadManifest(O.manifest, ManifestOptions{O.allowOutsidePaths});
   if (!M)
     return fail(M.error());
   for (const std::string &W : M->warnings)

@@ -151,6 +151,9 @@ void addAnalyzeCommand(CLI::App &App) {
                 "fast mode: extrapolate only CTA loops with a barrier, not barrier-free loops");
   Cmd->add_flag("--no-class-transfer", R.noClassTransfer,
                 "fast mode: sample every boundary class itself (no class transfer)");
+  Cmd->add_flag("--allow-outside-paths", R.allowOutsidePaths,
+                "a manifest's paths may be outside its folder (absolute, or leaving it with "
+                "'..'); refused by default");
   Cmd->add_flag("--no-residue-strata", R.noResidueStrata,
                 "fast mode: no per-residue weighting of classes whose counts vary with a "
                 "coordinate mod 8 (sector alignment)");

@@ -116,6 +116,8 @@ struct AnalyzeRequest {
   bool noResidueStrata = false;
   bool quick = false;
   uint32_t maxSamples = 64;
+  /// A manifest's paths may leave its folder (analyzer::ManifestOptions).
+  bool allowOutsidePaths = false;
 };
 
 /// Lowers (models, ONNX) or reads (manifests) the input and analyses it in the request's mode.

@@ -1,12 +1,12 @@
 // Tests for manifest parsing and validation: the documented example, scalar encodings, and one
 // error (with its position) per rule.
-#include "Manifest.h"
+#include "support/LaunchManifest.h"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
-using namespace measure;
+using namespace support::manifest;
 
 namespace {
 
@@ -22,9 +22,16 @@ std::string manifestError(const std::string &Text) {
   return M ? "" : M.error().str();
 }
 
+// The error of a manifest with Buffers (the text inside "buffers": [...]) and one launch.
+std::string bufferError(const std::string &Buffers) {
+  return manifestError(
+      R"({"ptx": ["k.ptx"], "buffers": [)" + Buffers +
+      R"(], "launches": [{"kernel": "k", "grid": [1], "block": [1], "args": []}]})");
+}
+
 } // namespace
 
-TEST_CASE("measure manifest: the documented example parses into the expected fields") {
+TEST_CASE("manifest: the documented example parses into the expected fields") {
   const char *Text = R"({"ptx": ["k.ptx"],
  "buffers": [{"name": "x", "bytes": 4096, "init": "zero"},
              {"name": "y", "bytes": 4096, "init": {"random": "f32", "seed": 7, "min": -1, "max": 1}},
@@ -65,7 +72,7 @@ TEST_CASE("measure manifest: the documented example parses into the expected fie
   CHECK(L.args[3].offset == 16);
 }
 
-TEST_CASE("measure manifest: scalar arguments become their bit patterns") {
+TEST_CASE("manifest: scalar arguments become their bit patterns") {
   auto M = parseManifest(withArgs(R"({"s32": -1}, {"f16": 1.0}, {"f64": 0.1}, {"u8": 255},
     {"s8": -128}, {"b64": 18446744073709551615}, {"f16": 0.1}, {"s64": -2}, {"u64": 7})"),
                          "m.json");
@@ -88,7 +95,7 @@ TEST_CASE("measure manifest: scalar arguments become their bit patterns") {
   CHECK_FALSE(scalarTypeFromName("f8"));
 }
 
-TEST_CASE("measure manifest: random fills default to seed 0 and [0, 1]") {
+TEST_CASE("manifest: random fills default to seed 0 and [0, 1]") {
   auto M = parseManifest(R"({"ptx": ["k.ptx"], "buffers": [
     {"name": "a", "bytes": 8, "init": {"random": "bf16"}},
     {"name": "b", "bytes": 8, "init": {"random": "u32", "max": 4294967295}}],
@@ -104,7 +111,7 @@ TEST_CASE("measure manifest: random fills default to seed 0 and [0, 1]") {
   CHECK(M->buffers[1].init.maxInt == 4294967295LL);
 }
 
-TEST_CASE("measure manifest: a single PTX path, a launch without args, bf16 scalars") {
+TEST_CASE("manifest: a single PTX path, a launch without args, bf16 scalars") {
   auto M = parseManifest(
       R"({"ptx": "k.ptx", "launches": [{"kernel": "k", "grid": [1], "block": [1]},
           {"kernel": "k", "grid": [1], "block": [1], "args": [{"bf16": 0.1}]}]})",
@@ -118,10 +125,10 @@ TEST_CASE("measure manifest: a single PTX path, a launch without args, bf16 scal
   CHECK(scalarTypeSize(ScalarType::BF16) == 2);
 }
 
-TEST_CASE("measure manifest: defaults for optional fields") {
+TEST_CASE("manifest: defaults for optional fields") {
   auto M = parseManifest(
       R"({"ptx": ["/abs/k.ptx"], "launches": [{"kernel": "k", "grid": [2, 3], "block": [64], "args": []}]})",
-      "m.json");
+      "m.json", ManifestOptions{.allowOutsidePaths = true});
   REQUIRE(M);
   CHECK(M->ptxFiles[0] == "/abs/k.ptx");
   CHECK(M->buffers.empty());
@@ -131,7 +138,7 @@ TEST_CASE("measure manifest: defaults for optional fields") {
   CHECK(M->launches[0].sharedBytes == 0);
 }
 
-TEST_CASE("measure manifest: unknown keys are warnings with positions, not errors") {
+TEST_CASE("manifest: unknown keys are warnings with positions, not errors") {
   auto M = parseManifest(R"({"ptx": ["k.ptx"], "note": 1,
 "launches": [{"kernel": "k", "grid": [1], "block": [1], "args": [], "layer": "conv1"}]})",
                          "m.json");
@@ -144,7 +151,7 @@ TEST_CASE("measure manifest: unknown keys are warnings with positions, not error
                           "(expected kernel, grid, block, shared_bytes, args)");
 }
 
-TEST_CASE("measure manifest: validation errors point at the offending value") {
+TEST_CASE("manifest: validation errors point at the offending value") {
   CHECK(manifestError("[]") == "dir/m.json:1:1: error: the manifest must be an object, got array");
   CHECK(manifestError(R"({"ptx": []})") ==
         "dir/m.json:1:9: error: ptx must list at least one file");
@@ -170,7 +177,7 @@ TEST_CASE("measure manifest: validation errors point at the offending value") {
         "s8..s64, b8..b64, f16, bf16, f32, f64)");
 }
 
-TEST_CASE("measure manifest: a struct argument's fields, its bytes and its errors") {
+TEST_CASE("manifest: a struct argument's fields, its bytes and its errors") {
   auto M = parseManifest(withArgs(R"({"struct": [{"u8": 1}, {"f64": 2}, {"u16": [3, 4]},
                                     {"buffer": "x", "offset": 8}]})"),
                          "dir/m.json");
@@ -193,37 +200,32 @@ TEST_CASE("measure manifest: a struct argument's fields, its bytes and its error
         "dir/m.json:2:90: error: u8 argument must be in [0, 255], got 256");
 }
 
-TEST_CASE("measure manifest: buffer and launch rules") {
-  auto Buf = [](const std::string &B) {
-    return manifestError(
-        R"({"ptx": ["k.ptx"], "buffers": [)" + B +
-        R"(], "launches": [{"kernel": "k", "grid": [1], "block": [1], "args": []}]})");
-  };
-  CHECK(Buf(R"({"name": "a", "bytes": 4}, {"name": "a", "bytes": 4})") ==
+TEST_CASE("manifest: buffer and launch rules") {
+  CHECK(bufferError(R"({"name": "a", "bytes": 4}, {"name": "a", "bytes": 4})") ==
         "dir/m.json:1:59: error: duplicate buffer name 'a'");
-  CHECK(Buf(R"({"name": "a", "bytes": 0})") ==
+  CHECK(bufferError(R"({"name": "a", "bytes": 0})") ==
         "dir/m.json:1:55: error: buffer bytes must be in [1, 1099511627776], got 0");
   CHECK(
-      Buf(R"({"name": "a", "bytes": 6, "init": {"random": "f32", "seed": 1, "min": 0, "max": 1}})") ==
+      bufferError(R"({"name": "a", "bytes": 6, "init": {"random": "f32", "seed": 1, "min": 0, "max": 1}})") ==
       "dir/m.json:1:77: error: buffer of 6 bytes is not a whole number of f32 elements");
-  CHECK(Buf(R"({"name": "a", "bytes": 8, "init": {"random": "f8", "seed": 1}})") ==
+  CHECK(bufferError(R"({"name": "a", "bytes": 8, "init": {"random": "f8", "seed": 1}})") ==
         "dir/m.json:1:77: error: random fill type must be one of f32, f16, f64, bf16, s32, u32, "
         "s16, u16, s8, u8");
   CHECK(
-      Buf(R"({"name": "a", "bytes": 8, "init": {"random": "s32", "seed": 1, "min": 3, "max": 2}})") ==
+      bufferError(R"({"name": "a", "bytes": 8, "init": {"random": "s32", "seed": 1, "min": 3, "max": 2}})") ==
       "dir/m.json:1:112: error: max must not be below min");
   CHECK(
-      Buf(R"({"name": "a", "bytes": 8, "init": {"random": "u8", "seed": 1, "min": 0, "max": 256}})") ==
+      bufferError(R"({"name": "a", "bytes": 8, "init": {"random": "u8", "seed": 1, "min": 0, "max": 256}})") ==
       "dir/m.json:1:111: error: bound 256 is outside the range of u8");
   CHECK(
-      Buf(R"({"name": "a", "bytes": 8, "init": {"random": "u8", "seed": 1, "min": 0.5, "max": 2}})") ==
+      bufferError(R"({"name": "a", "bytes": 8, "init": {"random": "u8", "seed": 1, "min": 0.5, "max": 2}})") ==
       "dir/m.json:1:101: error: min: expected an integer, got 0.5");
-  CHECK(Buf(R"({"name": "a", "bytes": 8, "init": {"random": "f16", "max": -1}})") ==
+  CHECK(bufferError(R"({"name": "a", "bytes": 8, "init": {"random": "f16", "max": -1}})") ==
         "dir/m.json:1:91: error: max must not be below min"); // min defaults to 0
-  CHECK(Buf(R"({"name": "a", "bytes": 8, "init": {"random": "s8", "min": -129}})") ==
+  CHECK(bufferError(R"({"name": "a", "bytes": 8, "init": {"random": "s8", "min": -129}})") ==
         "dir/m.json:1:90: error: bound -129 is outside the range of s8");
   CHECK(
-      Buf(R"({"name": "a", "bytes": 8, "init": "ones"})") ==
+      bufferError(R"({"name": "a", "bytes": 8, "init": "ones"})") ==
       "dir/m.json:1:66: error: buffer init must be \"zero\", {\"random\": ...} or {\"file\": ...}");
   CHECK(
       manifestError(
@@ -238,4 +240,43 @@ TEST_CASE("measure manifest: buffer and launch rules") {
         "dir/m.json:1:33: error: launch has no 'kernel'");
   CHECK(manifestError(R"({"ptx": ["k.ptx"], "launches": []})") ==
         "dir/m.json:1:32: error: launches must list at least one launch");
+}
+
+TEST_CASE("manifest: paths stay inside the manifest's folder unless allowed") {
+  CHECK(bufferError(R"({"name": "a", "bytes": 4, "output": "../../escaped.bin"})") ==
+        "dir/m.json:1:68: error: buffers[0].output: '../../escaped.bin' is outside the "
+        "manifest's folder ('..' leaves it; --allow-outside-paths accepts it)");
+  CHECK(bufferError(R"({"name": "a", "bytes": 4}, {"name": "b", "bytes": 4, "output": "/tmp/abs.bin"})") ==
+        "dir/m.json:1:95: error: buffers[1].output: '/tmp/abs.bin' is outside the manifest's "
+        "folder (an absolute path; --allow-outside-paths accepts it)");
+  CHECK(bufferError(R"({"name": "a", "bytes": 4, "init": {"file": "/etc/passwd"}})") ==
+        "dir/m.json:1:75: error: buffers[0].init.file: '/etc/passwd' is outside the manifest's "
+        "folder (an absolute path; --allow-outside-paths accepts it)");
+  CHECK(manifestError(R"({"ptx": ["k.ptx", "sub/../../k.ptx"], "launches": []})") ==
+        "dir/m.json:1:19: error: ptx[1]: 'sub/../../k.ptx' is outside the manifest's folder "
+        "('..' leaves it; --allow-outside-paths accepts it)");
+  CHECK(manifestError(R"({"ptx": "/k.ptx", "launches": []})") ==
+        "dir/m.json:1:9: error: ptx: '/k.ptx' is outside the manifest's folder (an absolute "
+        "path; --allow-outside-paths accepts it)");
+
+  // `..` that stays inside, and anything once allowed, resolve against the folder.
+  const std::string Inside =
+      R"({"ptx": ["sub/../k.ptx"], "buffers": [{"name": "a", "bytes": 4, "output": "o/../a.bin",
+          "init": {"file": "../in.bin"}}], "launches": [{"kernel": "k", "grid": [1], "block": [1]}]})";
+  auto M = parseManifest(Inside, "dir/m.json");
+  REQUIRE(!M);
+  CHECK(M.error().message.find("buffers[0].init.file") == 0);
+  auto Allowed = parseManifest(Inside, "dir/m.json", ManifestOptions{.allowOutsidePaths = true});
+  REQUIRE_MESSAGE(Allowed, Allowed.error().str());
+  CHECK(Allowed->ptxFiles[0] == "dir/k.ptx");
+  CHECK(Allowed->buffers[0].output == "dir/a.bin");
+  CHECK(Allowed->buffers[0].init.file == "in.bin");
+}
+
+TEST_CASE("manifest: f16 and bf16 scalars that round to infinity are errors") {
+  CHECK(manifestError(withArgs(R"({"f16": 70000})")) ==
+        "dir/m.json:2:75: error: f16 argument 70000 overflows f16");
+  CHECK(manifestError(withArgs(R"({"bf16": 1e39})")) ==
+        "dir/m.json:2:76: error: bf16 argument 1e39 overflows bf16");
+  CHECK(manifestError(withArgs(R"({"f16": 65504})")).empty()); // the largest finite f16
 }

@@ -1,12 +1,12 @@
 // Strict recursive-descent JSON reader: one routine per grammar rule, positions on every value.
-#include "Json.h"
+#include "support/Json.h"
 
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <set>
 
-namespace measure {
+namespace support {
 
 const char *jsonKindName(JsonKind K) {
   switch (K) {
@@ -410,4 +410,4 @@ Expected<double> jsonToDouble(const JsonValue &V, const std::string &File) {
   return D;
 }
 
-} // namespace measure
+} // namespace support

@@ -1,12 +1,12 @@
 // Tests for the strict JSON reader: values, escapes, exact integers, and malformed input with
 // positions.
-#include "Json.h"
+#include "support/Json.h"
 
 #include <doctest/doctest.h>
 
 #include <string>
 
-using namespace measure;
+using namespace support;
 
 namespace {
 
@@ -18,7 +18,7 @@ std::string jsonError(const std::string &Text) {
 
 } // namespace
 
-TEST_CASE("measure json: objects, arrays and scalars keep order, kinds and positions") {
+TEST_CASE("support json: objects, arrays and scalars keep order, kinds and positions") {
   auto V = parseJson("{\"a\": [1, -2.5e3, true],\n \"b\": {\"c\": null}, \"d\": \"x\"}", "m.json");
   REQUIRE(V);
   REQUIRE(V->kind == JsonKind::Object);
@@ -46,7 +46,7 @@ TEST_CASE("measure json: objects, arrays and scalars keep order, kinds and posit
   CHECK(V->find("zz") == nullptr);
 }
 
-TEST_CASE("measure json: string escapes and UTF-8") {
+TEST_CASE("support json: string escapes and UTF-8") {
   auto V = parseJson(R"(["a\"b\\c\/\n\t", "\u00e9", "\ud83d\ude00", "é"])", "m.json");
   REQUIRE(V);
   CHECK(V->items[0].text == "a\"b\\c/\n\t");
@@ -55,7 +55,7 @@ TEST_CASE("measure json: string escapes and UTF-8") {
   CHECK(V->items[3].text == "\xC3\xA9");
 }
 
-TEST_CASE("measure json: integers convert exactly at the 64-bit limits") {
+TEST_CASE("support json: integers convert exactly at the 64-bit limits") {
   auto V = parseJson("[18446744073709551615, -9223372036854775808, 18446744073709551616, 1.0]",
                      "m.json");
   REQUIRE(V);
@@ -78,7 +78,7 @@ TEST_CASE("measure json: integers convert exactly at the 64-bit limits") {
   CHECK(*D == 1.0);
 }
 
-TEST_CASE("measure json: malformed input names the position") {
+TEST_CASE("support json: malformed input names the position") {
   CHECK(jsonError("{\"a\": 1,}") == "m.json:1:9: error: unexpected '}', expected a string key");
   CHECK(jsonError("[1 2]") == "m.json:1:4: error: unexpected '2', expected ',' or ']' in an array");
   CHECK(jsonError("[1,]") == "m.json:1:4: error: unexpected ']', expected a JSON value");
@@ -106,7 +106,7 @@ TEST_CASE("measure json: malformed input names the position") {
   CHECK(jsonError("[1e]") == "m.json:1:4: error: unexpected ']', expected a digit in the exponent");
 }
 
-TEST_CASE("measure json: nesting deeper than the limit is an error, not a stack overflow") {
+TEST_CASE("support json: nesting deeper than the limit is an error, not a stack overflow") {
   std::string Deep(100000, '[');
   CHECK(jsonError(Deep) == "m.json:1:129: error: nesting deeper than 128 levels");
   std::string Ok = std::string(128, '[') + std::string(128, ']');

@@ -1,7 +1,7 @@
 // Tests for the shared fill rule: splitmix64 reference outputs, the [0,1) mapping, f16 rounding
 // and the four random element types. Expected values come from the published splitmix64 outputs
 // for seed 0 and from an independent Python reference (struct.pack '<f' / '<e').
-#include "Fill.h"
+#include "support/BufferFill.h"
 
 #include <doctest/doctest.h>
 
@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
-using namespace measure;
+using namespace support::manifest;
 
 namespace {
 
@@ -31,7 +31,7 @@ Buffer randomBuffer(RandomType T, uint64_t Seed, uint64_t Bytes) {
 
 } // namespace
 
-TEST_CASE("measure fill: splitmix64 matches the reference sequence for seed 0") {
+TEST_CASE("manifest fill: splitmix64 matches the reference sequence for seed 0") {
   SplitMix64 R(0);
   CHECK(R.next() == 0xE220A8397B1DCDAFULL);
   CHECK(R.next() == 0x6E789E6AA1B965F4ULL);
@@ -39,14 +39,14 @@ TEST_CASE("measure fill: splitmix64 matches the reference sequence for seed 0") 
   CHECK(R.next() == 0xF88BB8A8724C81ECULL);
 }
 
-TEST_CASE("measure fill: the unit interval uses the top 24 bits") {
+TEST_CASE("manifest fill: the unit interval uses the top 24 bits") {
   CHECK(unitInterval(0) == 0.0);
   CHECK(unitInterval(~uint64_t(0)) == 1.0 - 0x1p-24);
   CHECK(unitInterval(uint64_t(1) << 63) == 0.5);
   CHECK(unitInterval((uint64_t(1) << 40) - 1) == 0.0); // low 40 bits are dropped
 }
 
-TEST_CASE("measure fill: double to binary16 rounds to nearest even, directly from the double") {
+TEST_CASE("manifest fill: double to binary16 rounds to nearest even, directly from the double") {
   CHECK(doubleToHalfBits(1.0) == 0x3C00);
   CHECK(doubleToHalfBits(-2.0) == 0xC000);
   CHECK(doubleToHalfBits(0.1) == 0x2E66);
@@ -70,7 +70,7 @@ TEST_CASE("measure fill: double to binary16 rounds to nearest even, directly fro
   CHECK(halfBitsToDouble(0xFC00) == -INFINITY);
 }
 
-TEST_CASE("measure fill: f32 values for seed 7 in [-1, 1]") {
+TEST_CASE("manifest fill: f32 values for seed 7 in [-1, 1]") {
   Buffer B = randomBuffer(RandomType::F32, 7, 16);
   B.init.minReal = -1;
   B.init.maxReal = 1;
@@ -85,7 +85,7 @@ TEST_CASE("measure fill: f32 values for seed 7 in [-1, 1]") {
   CHECK(elementAt<uint32_t>(*Bytes, 3) == 0x3E29D758);
 }
 
-TEST_CASE("measure fill: f16 values for seeds 7 and 42") {
+TEST_CASE("manifest fill: f16 values for seeds 7 and 42") {
   Buffer B = randomBuffer(RandomType::F16, 7, 8);
   B.init.minReal = -1;
   B.init.maxReal = 1;
@@ -105,7 +105,7 @@ TEST_CASE("measure fill: f16 values for seeds 7 and 42") {
   CHECK(elementAt<uint16_t>(*CBytes, 2) == 0xBD50);
 }
 
-TEST_CASE("measure fill: s32 and u8 use min + next() % (max - min + 1)") {
+TEST_CASE("manifest fill: s32 and u8 use min + next() % (max - min + 1)") {
   Buffer S = randomBuffer(RandomType::S32, 0, 16);
   S.init.minInt = -5;
   S.init.maxInt = 5;
@@ -133,7 +133,7 @@ TEST_CASE("measure fill: s32 and u8 use min + next() % (max - min + 1)") {
   CHECK(elementAt<int32_t>(*FBytes, 0) == int32_t(int64_t(INT32_MIN) + 0x7B1DCDAFLL));
 }
 
-TEST_CASE("measure fill: bfloat16 rounds to nearest even") {
+TEST_CASE("manifest fill: bfloat16 rounds to nearest even") {
   CHECK(doubleToBf16Bits(1.0) == 0x3F80);
   CHECK(doubleToBf16Bits(3.0) == 0x4040);
   CHECK(doubleToBf16Bits(0.1) == 0x3DCD); // 1.6 * 2^-4: 1.6 * 128 = 204.8 -> 205 = 0x80 | 0x4D
@@ -144,7 +144,7 @@ TEST_CASE("measure fill: bfloat16 rounds to nearest even") {
   CHECK(doubleToBf16Bits(std::nan("")) == 0x7FC0);
 }
 
-TEST_CASE("measure fill: f64, bf16, u32, s16 and s8 follow the same rule") {
+TEST_CASE("manifest fill: f64, bf16, u32, s16 and s8 follow the same rule") {
   Buffer D = randomBuffer(RandomType::F64, 7, 16);
   D.init.minReal = -1;
   D.init.maxReal = 1;
@@ -185,7 +185,7 @@ TEST_CASE("measure fill: f64, bf16, u32, s16 and s8 follow the same rule") {
   CHECK(int8_t((*SBytes)[2]) == -128 + 0x4F); // -49
 }
 
-TEST_CASE("measure fill: zero and file initialisation") {
+TEST_CASE("manifest fill: zero and file initialisation") {
   Buffer Z;
   Z.name = "z";
   Z.bytes = 5;

@@ -1,5 +1,5 @@
 // Seeded random fills, binary16 conversion and file-backed buffer contents.
-#include "Fill.h"
+#include "support/BufferFill.h"
 
 #include <cassert>
 #include <cmath>
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <iterator>
 
-namespace measure {
+namespace support::manifest {
 
 namespace {
 
@@ -146,4 +146,4 @@ Expected<std::vector<uint8_t>> makeInitialBytes(const Buffer &B) {
   return Bytes;
 }
 
-} // namespace measure
+} // namespace support::manifest

@@ -1,14 +1,15 @@
-// Initial buffer contents: the seeded splitmix64 fill shared bit for bit with the interpreter,
-// f16 rounding, and file/zero initialisation (the rule is spelled out in docs/measure.md).
+// Initial buffer contents of a launch manifest: the seeded splitmix64 fill (the one the
+// interpreter and ptxcast-measure both use, so their buffers agree bit for bit), f16 and bf16
+// rounding, and file/zero initialisation (the rule is spelled out in docs/manifest.md).
 #pragma once
 
-#include "Error.h"
-#include "Manifest.h"
+#include "support/Expected.h"
+#include "support/LaunchManifest.h"
 
 #include <cstdint>
 #include <vector>
 
-namespace measure {
+namespace support::manifest {
 
 /// splitmix64 (Steele, Lea, Flood 2014): state += 0x9E3779B97F4A7C15, then two xor-shift-multiply
 /// rounds. The generator the manifest's "random" fills are defined with.
@@ -51,4 +52,4 @@ void fillRandom(const BufferInit &Init, uint8_t *Out, uint64_t Bytes);
 /// B.bytes bytes).
 Expected<std::vector<uint8_t>> makeInitialBytes(const Buffer &B);
 
-} // namespace measure
+} // namespace support::manifest

@@ -1,7 +1,7 @@
 // A small, strict JSON reader (RFC 8259) with source positions, for launch manifests.
 #pragma once
 
-#include "Error.h"
+#include "support/Expected.h"
 
 #include <cstdint>
 #include <string>
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace measure {
+namespace support {
 
 /// The kind of a JSON value.
 enum class JsonKind { Null, Bool, Number, String, Array, Object };
@@ -60,4 +60,4 @@ Expected<uint64_t> jsonToUint64(const JsonValue &V, const std::string &File);
 /// The value of any number as the nearest double (strtod on the source text).
 Expected<double> jsonToDouble(const JsonValue &V, const std::string &File);
 
-} // namespace measure
+} // namespace support

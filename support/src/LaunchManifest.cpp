@@ -1,10 +1,9 @@
 // Manifest validation: every field checked against docs/manifest.md, errors at the value's
-// position.
-#include "Manifest.h"
+// position (LaunchManifest.h). One routine per grammar rule.
+#include "support/LaunchManifest.h"
 
-#include "Fill.h"
-#include "Json.h"
-#include "support/StructLayout.h"
+#include "support/BufferFill.h"
+#include "support/Json.h"
 
 #include <cassert>
 #include <cmath>
@@ -16,30 +15,16 @@
 #include <map>
 #include <sstream>
 
-namespace measure {
+namespace support::manifest {
 
 namespace {
-
-struct TypeRow {
-  ScalarType type;
-  const char *name;
-  uint32_t size;
-};
-
-const TypeRow TypeTable[] = {
-    {ScalarType::U8, "u8", 1},     {ScalarType::U16, "u16", 2}, {ScalarType::U32, "u32", 4},
-    {ScalarType::U64, "u64", 8},   {ScalarType::S8, "s8", 1},   {ScalarType::S16, "s16", 2},
-    {ScalarType::S32, "s32", 4},   {ScalarType::S64, "s64", 8}, {ScalarType::B8, "b8", 1},
-    {ScalarType::B16, "b16", 2},   {ScalarType::B32, "b32", 4}, {ScalarType::B64, "b64", 8},
-    {ScalarType::F16, "f16", 2},   {ScalarType::F32, "f32", 4}, {ScalarType::F64, "f64", 8},
-    {ScalarType::BF16, "bf16", 2},
-};
 
 // Checks, with the manifest's file name for messages.
 class Validator {
 public:
-  Validator(const std::string &File, std::vector<std::string> &Warnings)
-      : File(File), Warnings(&Warnings) {}
+  Validator(const std::string &File, std::vector<std::string> &Warnings,
+            const ManifestOptions &Options)
+      : File(File), Warnings(&Warnings), Options(Options) {}
 
   Error at(const JsonValue &V, std::string Message) const {
     return Error(File, V.line, V.col, std::move(Message));
@@ -99,60 +84,46 @@ public:
     return V.text;
   }
 
-  std::string resolve(const std::string &Rel) const {
-    std::filesystem::path P(Rel);
+  // The path string V (`What` in type errors, the manifest's field `Field` in the other ones),
+  // resolved against the manifest's folder. A path that is absolute or whose `..` leaves the
+  // folder is refused (a manifest is a file people pass around), unless the options allow it.
+  Expected<std::string> resolve(const JsonValue &V, const std::string &What,
+                                const std::string &Field) const {
+    auto Text = string(V, What);
+    if (!Text)
+      return Text.error();
+    std::filesystem::path P(*Text);
+    const std::filesystem::path Inside = P.lexically_normal();
+    const bool Outside = P.is_absolute() || (!Inside.empty() && *Inside.begin() == "..");
+    if (Outside && !Options.allowOutsidePaths)
+      return at(V, Field + ": '" + *Text + "' is outside the manifest's folder (" +
+                       (P.is_absolute() ? "an absolute path" : "'..' leaves it") +
+                       "; --allow-outside-paths accepts it)");
     if (P.is_absolute())
-      return Rel;
+      return *Text;
     return (std::filesystem::path(File).parent_path() / P).lexically_normal().string();
   }
 
 private:
   const std::string &File;
   std::vector<std::string> *Warnings;
+  const ManifestOptions &Options;
 };
-
-struct RandomRow {
-  const char *name;
-  RandomType type;
-  int64_t lo, hi; ///< integer types: the values the type holds
-};
-
-const RandomRow RandomTable[] = {
-    {"f32", RandomType::F32, 0, 0},
-    {"f16", RandomType::F16, 0, 0},
-    {"f64", RandomType::F64, 0, 0},
-    {"bf16", RandomType::BF16, 0, 0},
-    {"s32", RandomType::S32, std::numeric_limits<int32_t>::min(),
-     std::numeric_limits<int32_t>::max()},
-    {"u32", RandomType::U32, 0, std::numeric_limits<uint32_t>::max()},
-    {"s16", RandomType::S16, -32768, 32767},
-    {"u16", RandomType::U16, 0, 65535},
-    {"s8", RandomType::S8, -128, 127},
-    {"u8", RandomType::U8, 0, 255},
-};
-
-const RandomRow *randomRow(RandomType T) {
-  for (const RandomRow &R : RandomTable)
-    if (R.type == T)
-      return &R;
-  return nullptr;
-}
 
 Expected<RandomType> randomTypeFromName(const Validator &C, const JsonValue &V) {
   if (V.kind == JsonKind::String)
-    for (const RandomRow &R : RandomTable)
-      if (V.text == R.name)
-        return R.type;
+    if (const RandomTypeRow *R = randomTypeNamed(V.text))
+      return R->type;
   return C.at(V, "random fill type must be one of f32, f16, f64, bf16, s32, u32, s16, u16, s8, u8");
 }
 
 // The range of a random fill (absent bounds keep the defaults 0 and 1): doubles for the
 // floating-point types, integers the type can hold for the integer types.
 MaybeError parseRange(const Validator &C, BufferInit &Init, const JsonValue &InitV,
-                  const std::string &TypeName) {
+                      const std::string &TypeName) {
   const JsonValue *MinV = InitV.find("min"), *MaxV = InitV.find("max");
-  const RandomRow *Row = randomRow(Init.type);
-  bool Real = Row->lo == Row->hi;
+  const RandomTypeRow &Row = randomTypeRow(Init.type);
+  bool Real = Row.isFloat();
   for (const JsonValue *B : {MinV, MaxV}) {
     if (!B)
       continue;
@@ -167,7 +138,7 @@ MaybeError parseRange(const Validator &C, BufferInit &Init, const JsonValue &Ini
     auto I = jsonToInt64(*B, "");
     if (!I)
       return C.at(*B, Which + ": " + I.error().message);
-    if (*I < Row->lo || *I > Row->hi)
+    if (*I < Row.lo || *I > Row.hi)
       return C.at(*B, "bound " + B->text + " is outside the range of " + TypeName);
     (B == MinV ? Init.minInt : Init.maxInt) = *I;
   }
@@ -178,7 +149,8 @@ MaybeError parseRange(const Validator &C, BufferInit &Init, const JsonValue &Ini
 }
 
 // init := "zero" | {"random": type, "seed": u64, "min": n, "max": n} | {"file": path}
-Expected<BufferInit> parseInit(const Validator &C, const JsonValue &V, uint64_t Bytes) {
+Expected<BufferInit> parseInit(const Validator &C, const JsonValue &V, uint64_t Bytes,
+                               const std::string &Field) {
   BufferInit Init;
   if (V.kind == JsonKind::String && V.text == "zero")
     return Init;
@@ -186,11 +158,11 @@ Expected<BufferInit> parseInit(const Validator &C, const JsonValue &V, uint64_t 
     return C.at(V, "buffer init must be \"zero\", {\"random\": ...} or {\"file\": ...}");
   if (const JsonValue *F = V.find("file")) {
     C.warnUnknownKeys(V, {"file"}, "a file init");
-    auto Path = C.string(*F, "init file");
+    auto Path = C.resolve(*F, "init file", Field + ".file");
     if (!Path)
       return Path.error();
     Init.kind = InitKind::File;
-    Init.file = C.resolve(*Path);
+    Init.file = *Path;
     return Init;
   }
   C.warnUnknownKeys(V, {"random", "seed", "min", "max"}, "a random init");
@@ -217,11 +189,12 @@ Expected<BufferInit> parseInit(const Validator &C, const JsonValue &V, uint64_t 
 }
 
 // buffer := {"name": str, "bytes": n, "init"?: init, "output"?: str, "layout"?: str}
-Expected<Buffer> parseBuffer(const Validator &C, const JsonValue &V) {
+Expected<Buffer> parseBuffer(const Validator &C, const JsonValue &V, size_t Index) {
   if (auto S = C.expectKind(V, JsonKind::Object, "a buffer"))
     return *S;
-  // "layout" (the element order of a weight buffer) does not change what is timed.
+  // "layout" (the element order of a weight buffer) is informational: bytes are bytes.
   C.warnUnknownKeys(V, {"name", "bytes", "init", "output", "layout"}, "a buffer");
+  const std::string Field = "buffers[" + std::to_string(Index) + "]";
   Buffer B;
   auto NameV = C.require(V, "name", "buffer");
   if (!NameV)
@@ -238,16 +211,22 @@ Expected<Buffer> parseBuffer(const Validator &C, const JsonValue &V) {
     return Bytes.error();
   B.bytes = *Bytes;
   if (const JsonValue *I = V.find("init")) {
-    auto Init = parseInit(C, *I, B.bytes);
+    auto Init = parseInit(C, *I, B.bytes, Field + ".init");
     if (!Init)
       return Init.error();
     B.init = std::move(*Init);
   }
   if (const JsonValue *O = V.find("output")) {
-    auto Out = C.string(*O, "buffer output");
+    auto Out = C.resolve(*O, "buffer output", Field + ".output");
     if (!Out)
       return Out.error();
-    B.output = C.resolve(*Out);
+    B.output = *Out;
+  }
+  if (const JsonValue *L = V.find("layout")) {
+    auto Layout = C.string(*L, "buffer layout");
+    if (!Layout)
+      return Layout.error();
+    B.layout = *Layout;
   }
   return B;
 }
@@ -268,32 +247,41 @@ Expected<Dim3> parseDim3(const Validator &C, const JsonValue &V, const std::stri
   return Dim3{D[0], D[1], D[2]};
 }
 
-// Scalar value V as the bit pattern of type T (integers exact and range-checked; floats rounded
-// to nearest even; f16 and bf16 directly from the double).
+// A floating-point scalar V as the bits of type T, rounded to nearest even (f16 and bf16
+// directly from the double); a finite value that rounds to infinity is an error.
+Expected<uint64_t> floatBits(const Validator &C, const JsonValue &V, ScalarType T) {
+  const std::string Name = scalarTypeName(T);
+  auto D = jsonToDouble(V, "");
+  if (!D)
+    return C.at(V, Name + " argument: " + D.error().message);
+  uint64_t U = 0;
+  bool Inf = false;
+  if (T == ScalarType::F16 || T == ScalarType::BF16) {
+    const bool Half = T == ScalarType::F16;
+    U = Half ? doubleToHalfBits(*D) : doubleToBf16Bits(*D);
+    Inf = (U & 0x7FFF) == (Half ? 0x7C00u : 0x7F80u);
+  } else if (T == ScalarType::F32) {
+    float F = static_cast<float>(*D);
+    Inf = std::isinf(F);
+    uint32_t Bits;
+    std::memcpy(&Bits, &F, 4);
+    U = Bits;
+  } else {
+    std::memcpy(&U, &*D, 8);
+  }
+  if (Inf)
+    return C.at(V, Name + " argument " + V.text + " overflows " + Name);
+  return U;
+}
+
+// Scalar value V as the bit pattern of type T (integers exact and range-checked; floats as
+// floatBits).
 Expected<uint64_t> scalarBits(const Validator &C, const JsonValue &V, ScalarType T) {
   const char *Name = scalarTypeName(T);
   uint32_t Bits = scalarTypeSize(T) * 8;
   if (T == ScalarType::F16 || T == ScalarType::BF16 || T == ScalarType::F32 ||
-      T == ScalarType::F64) {
-    auto D = jsonToDouble(V, "");
-    if (!D)
-      return C.at(V, std::string(Name) + " argument: " + D.error().message);
-    if (T == ScalarType::F16)
-      return uint64_t(doubleToHalfBits(*D));
-    if (T == ScalarType::BF16)
-      return uint64_t(doubleToBf16Bits(*D));
-    if (T == ScalarType::F32) {
-      float F = static_cast<float>(*D);
-      if (std::isinf(F))
-        return C.at(V, "f32 argument " + V.text + " overflows f32");
-      uint32_t U;
-      std::memcpy(&U, &F, 4);
-      return uint64_t(U);
-    }
-    uint64_t U;
-    std::memcpy(&U, &*D, 8);
-    return U;
-  }
+      T == ScalarType::F64)
+    return floatBits(C, V, T);
   bool Signed = Name[0] == 's';
   if (Signed) {
     int64_t Lo = Bits == 64 ? std::numeric_limits<int64_t>::min() : -(int64_t(1) << (Bits - 1));
@@ -447,10 +435,10 @@ MaybeError parsePtxList(const Validator &C, const JsonValue &Root, Manifest &M) 
   if (!PtxV)
     return PtxV.error();
   if ((**PtxV).kind == JsonKind::String) {
-    auto Path = C.string(**PtxV, "ptx file");
+    auto Path = C.resolve(**PtxV, "ptx file", "ptx");
     if (!Path)
       return Path.error();
-    M.ptxFiles.push_back(C.resolve(*Path));
+    M.ptxFiles.push_back(*Path);
     return std::nullopt;
   }
   if (auto S = C.expectKind(**PtxV, JsonKind::Array, "ptx"))
@@ -458,23 +446,23 @@ MaybeError parsePtxList(const Validator &C, const JsonValue &Root, Manifest &M) 
   if ((**PtxV).items.empty())
     return C.at(**PtxV, "ptx must list at least one file");
   for (const JsonValue &P : (**PtxV).items) {
-    auto Path = C.string(P, "ptx file");
+    auto Path = C.resolve(P, "ptx file", "ptx[" + std::to_string(M.ptxFiles.size()) + "]");
     if (!Path)
       return Path.error();
-    M.ptxFiles.push_back(C.resolve(*Path));
+    M.ptxFiles.push_back(*Path);
   }
   return std::nullopt;
 }
 
 MaybeError parseBuffers(const Validator &C, const JsonValue &Root, Manifest &M,
-                    std::map<std::string, size_t> &Index) {
+                        std::map<std::string, size_t> &Index) {
   const JsonValue *BuffersV = Root.find("buffers");
   if (!BuffersV)
     return std::nullopt;
   if (auto S = C.expectKind(*BuffersV, JsonKind::Array, "buffers"))
     return S;
   for (const JsonValue &BV : BuffersV->items) {
-    auto B = parseBuffer(C, BV);
+    auto B = parseBuffer(C, BV, M.buffers.size());
     if (!B)
       return B.error();
     if (!Index.emplace(B->name, M.buffers.size()).second)
@@ -486,54 +474,14 @@ MaybeError parseBuffers(const Validator &C, const JsonValue &Root, Manifest &M,
 
 } // namespace
 
-const char *scalarTypeName(ScalarType T) {
-  assert(TypeTable[static_cast<int>(T)].type == T && "TypeTable is out of enum order");
-  return TypeTable[static_cast<int>(T)].name;
-}
-
-namespace {
-
-support::StructLayout layoutOf(const Arg &A, const std::function<uint64_t(size_t)> &Address) {
-  support::StructLayout Out;
-  if (A.isStruct) {
-    for (const Arg &F : A.fields)
-      Out.add(layoutOf(F, Address));
-    return Out;
-  }
-  const uint64_t Bits = A.isBuffer ? Address(A.buffer) + A.offset : A.bits;
-  const size_t Size = A.isBuffer ? 8 : scalarTypeSize(A.type);
-  uint8_t Bytes[8];
-  for (size_t I = 0; I < 8; ++I)
-    Bytes[I] = uint8_t(Bits >> (8 * I));
-  Out.add(Bytes, Size, Size);
-  return Out;
-}
-
-} // namespace
-
-std::vector<uint8_t> argBytes(const Arg &A, const std::function<uint64_t(size_t)> &Address) {
-  return layoutOf(A, Address).bytes();
-}
-
-uint32_t scalarTypeSize(ScalarType T) {
-  assert(TypeTable[static_cast<int>(T)].type == T && "TypeTable is out of enum order");
-  return TypeTable[static_cast<int>(T)].size;
-}
-
-std::optional<ScalarType> scalarTypeFromName(std::string_view Name) {
-  for (const TypeRow &R : TypeTable)
-    if (Name == R.name)
-      return R.type;
-  return std::nullopt;
-}
-
-Expected<Manifest> parseManifest(std::string_view Text, const std::string &Path) {
+Expected<Manifest> parseManifest(std::string_view Text, const std::string &Path,
+                                 const ManifestOptions &Options) {
   auto Root = parseJson(Text, Path);
   if (!Root)
     return Root.error();
   Manifest M;
   M.path = Path;
-  Validator C(Path, M.warnings);
+  Validator C(Path, M.warnings, Options);
   if (auto S = C.expectKind(*Root, JsonKind::Object, "the manifest"))
     return *S;
   // "math": the lowering's --math, for people (workload.json and collect.py carry it on).
@@ -559,13 +507,13 @@ Expected<Manifest> parseManifest(std::string_view Text, const std::string &Path)
   return M;
 }
 
-Expected<Manifest> loadManifest(const std::string &Path) {
+Expected<Manifest> loadManifest(const std::string &Path, const ManifestOptions &Options) {
   std::ifstream In(Path, std::ios::binary);
   if (!In)
     return Error(Path, 0, 0, "cannot open the manifest");
   std::stringstream Ss;
   Ss << In.rdbuf();
-  return parseManifest(Ss.str(), Path);
+  return parseManifest(Ss.str(), Path, Options);
 }
 
-} // namespace measure
+} // namespace support::manifest
