@@ -1,26 +1,22 @@
 // The on-disk analysis cache (AnalysisCache.h). One text file per key: a header line
-// "ptxcast-analysis-cache VERSION LAUNCHES", then per launch its kernel name, geometry and every
-// counter as decimal integers in a fixed order. Version 1 files lack tensorMacs: they were
-// written by an analyzer that could not run tensor instructions, so it is 0 for them.
+// "ptxcast-analysis-cache FORMAT LAUNCHES COUNTING CHECKSUM", then per launch its kernel name,
+// geometry and every counter as decimal integers in a fixed order. COUNTING is the
+// CountingVersion that produced it and CHECKSUM support::checksumHex of the lines after the
+// header: an entry of another format or counting version, or one truncated or altered, is
+// analysed again (a note on stderr names it), never used.
 #include "pipeline/AnalysisCache.h"
 
+#include "support/Checksum.h"
 #include "support/Files.h"
 
 #include <fmt/core.h>
 
 #include <filesystem>
 #include <sstream>
+#include <variant>
 
 namespace pipeline {
 namespace {
-
-uint64_t fnv1a(uint64_t H, std::string_view Text) {
-  for (unsigned char C : Text) {
-    H ^= C;
-    H *= 0x100000001b3ULL;
-  }
-  return H;
-}
 
 /// Every integer of a profile except the kernel name, in a fixed order, through one visitor so
 /// that writing and reading cannot disagree.
@@ -48,55 +44,84 @@ template <class P, class F> void visitFields(P &Prof, F &&Visit) {
   Visit(Prof.barrierSyncs);
 }
 
-/// Counters added after format version 1, in the order they were added.
+/// Counters added after the first format, in the order they were added (after visitFields' in
+/// a line, as profileLine writes it).
 template <class P, class F> void visitLaterFields(P &Prof, F &&Visit) { Visit(Prof.tensorMacs); }
 
 } // namespace
 
 std::string AnalysisCache::key(std::string_view Settings, std::string_view Manifest,
                                const std::vector<std::string_view> &Ptx) {
-  uint64_t H = 0xcbf29ce484222325ULL;
-  H = fnv1a(H, fmt::format("v{}|{}|", CountingVersion, Settings));
-  H = fnv1a(H, Manifest);
+  uint64_t H = support::fnv1a64(fmt::format("v{}|{}|", CountingVersion, Settings));
+  H = support::fnv1a64(Manifest, H);
   for (std::string_view T : Ptx)
-    H = fnv1a(fnv1a(H, "|"), T);
+    H = support::fnv1a64(T, support::fnv1a64("|", H));
   return fmt::format("{:016x}", H);
 }
+
+namespace {
 
 /// More launches than any network has: a count past it is a damaged file, not an allocation.
 constexpr size_t MaxLaunches = 1u << 20;
 
-std::optional<std::vector<analyzer::KernelProfile>>
-AnalysisCache::load(const std::string &Key) const {
-  auto Text = support::readFile(Dir + "/" + Key + ".txt");
-  if (!Text)
-    return std::nullopt;
-  std::istringstream In(*Text);
-  std::string Magic;
-  int Version = 0;
+/// The profiles of an entry's text, or why it cannot be used.
+std::variant<std::vector<analyzer::KernelProfile>, std::string>
+parseEntry(const std::string &Text, int FormatVersion, int CountingVersion) {
+  const size_t Eol = Text.find('\n');
+  std::istringstream Header(Text.substr(0, Eol));
+  std::string Magic, Checksum;
+  int Format = 0, Counting = 0;
   size_t Count = 0;
-  if (!(In >> Magic >> Version >> Count) || Magic != "ptxcast-analysis-cache" || Version < 1 ||
-      Version > FormatVersion || Count > MaxLaunches)
-    return std::nullopt;
+  if (Eol == std::string::npos || !(Header >> Magic >> Format) ||
+      Magic != "ptxcast-analysis-cache")
+    return std::string("not an analysis cache entry");
+  if (Format != FormatVersion || !(Header >> Count >> Counting >> Checksum) ||
+      Counting != CountingVersion)
+    return std::string("written by another version of ptxcast");
+  const std::string Body = Text.substr(Eol + 1);
+  if (Checksum != support::checksumHex(Body) || Count > MaxLaunches)
+    return std::string("its checksum does not match: truncated or altered");
+  std::istringstream In(Body);
   std::vector<analyzer::KernelProfile> Out(Count);
   for (analyzer::KernelProfile &P : Out) {
     In >> P.kernel;
     visitFields(P, [&](auto &V) { In >> V; });
-    if (Version >= 2)
-      visitLaterFields(P, [&](auto &V) { In >> V; });
+    visitLaterFields(P, [&](auto &V) { In >> V; });
   }
   if (!In)
-    return std::nullopt;
+    return std::string("malformed");
   return Out;
+}
+
+} // namespace
+
+std::optional<std::vector<analyzer::KernelProfile>>
+AnalysisCache::load(const std::string &Key) const {
+  const std::string Path = Dir + "/" + Key + ".txt";
+  auto Text = support::readFile(Path);
+  if (!Text)
+    return std::nullopt; // not cached yet
+  auto Entry = parseEntry(*Text, FormatVersion, CountingVersion);
+  if (auto *Problem = std::get_if<std::string>(&Entry)) {
+    fmt::print(stderr, "ptxcast: note: analysis cache entry {} is not used ({}); analysing again\n",
+               Path, *Problem);
+    return std::nullopt;
+  }
+  return std::move(std::get<0>(Entry));
 }
 
 void AnalysisCache::store(const std::string &Key,
                           const std::vector<analyzer::KernelProfile> &Profiles) const {
   std::error_code Ec;
   std::filesystem::create_directories(Dir, Ec);
-  std::string Text = fmt::format("ptxcast-analysis-cache {} {}\n", FormatVersion, Profiles.size());
+  std::string Body;
   for (const analyzer::KernelProfile &P : Profiles)
-    Text += profileLine(P) + '\n';
+    Body += profileLine(P) + '\n';
+  const std::string Text = fmt::format("ptxcast-analysis-cache {} {} {} {}\n", FormatVersion,
+                                       Profiles.size(), CountingVersion,
+                                       support::checksumHex(Body)) +
+                           Body;
+  // Best effort: a cache that cannot be written costs a later analysis, nothing else.
   (void)support::writeFileAtomically(Dir + "/" + Key + ".txt", Text);
 }
 

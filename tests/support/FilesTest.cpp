@@ -6,7 +6,9 @@
 
 #include <filesystem>
 #include <string>
+#include <thread>
 #include <unistd.h>
+#include <vector>
 
 namespace fs = std::filesystem;
 
@@ -59,5 +61,27 @@ TEST_CASE("support files: failures are errors naming the file") {
   auto R = support::readFile(Missing);
   REQUIRE(!R);
   CHECK(R.error().str() == Missing + ": error: cannot open file");
+  fs::remove_all(Dir);
+}
+
+TEST_CASE("support files: concurrent writers of one path leave one whole file") {
+  fs::path Dir = scratch("race");
+  const std::string Path = (Dir / "entry.txt").string();
+  std::vector<std::thread> Writers;
+  for (char C : std::string("abcdefgh"))
+    Writers.emplace_back([&Path, C] {
+      for (int K = 0; K < 20; ++K)
+        (void)support::writeFileAtomically(Path, std::string(50000, C)); // checked below
+    });
+  for (std::thread &T : Writers)
+    T.join();
+  auto Text = support::readFile(Path);
+  REQUIRE(Text);
+  REQUIRE(Text->size() == 50000);
+  CHECK(*Text == std::string(50000, Text->front())); // one writer's bytes, not a mix
+  size_t Files = 0;
+  for ([[maybe_unused]] const fs::directory_entry &E : fs::directory_iterator(Dir))
+    ++Files;
+  CHECK(Files == 1);
   fs::remove_all(Dir);
 }

@@ -1,7 +1,8 @@
 // `ptxcast dataset ... --cache DIR` end to end, and the schema every source shares: tiny SYNTHETIC
 // inputs of each source (made-up times, real layouts); runs with a cold cache, a warm cache and no
 // cache give the same bytes, the cache holds one file per distinct analysis and is really read
-// back (a swapped entry changes the row, a corrupt one is analysed again and rewritten).
+// back (a swapped entry changes the row; a corrupt, truncated, altered or stale one is analysed
+// again, with a note, and rewritten).
 #include "RunPtxcast.h"
 
 #include <doctest/doctest.h>
@@ -89,6 +90,32 @@ TEST_CASE("dataset --cache: entries are read back, a corrupt one is analysed aga
   writeFile(SmallFiles[0], "ptxcast-analysis-cache garbage\n");
   CHECK(dataset(Dir, "neusight", Dir / "small.csv", "again.csv", Small) == Plain);
   CHECK(readAll(SmallFiles[0]) == Entry);
+}
+
+TEST_CASE("dataset --cache: a truncated, altered or stale entry is analysed again, with a note") {
+  TempDir Dir("dataset_cache_damaged");
+  // Synthetic rows, for mechanics: one relu shape, one cached analysis.
+  writeFile(Dir / "in.csv", NeusightHeader + "relu,0.01,Tesla T4,r,4,64\n");
+  const std::string Flags = "--cache " + (Dir / "cache");
+  const std::string Plain = dataset(Dir, "neusight", Dir / "in.csv", "plain.csv", Flags);
+  std::vector<fs::path> Files = cacheFiles(Dir / "cache");
+  REQUIRE(Files.size() == 1);
+  const std::string Entry = readAll(Files[0]);
+  REQUIRE(Entry.size() > 120);
+  std::string Altered = Entry;
+  Altered[Altered.size() - 3] = Altered[Altered.size() - 3] == '1' ? '2' : '1'; // one digit
+  std::string Stale = Entry;
+  Stale.replace(0, firstLine(Entry).size(), "ptxcast-analysis-cache 2 1"); // an older format
+  for (const std::string &Damaged : {Entry.substr(0, 100), Altered, Stale}) {
+    writeFile(Files[0], Damaged);
+    RunResult R = runPtxcast("dataset neusight " + (Dir / "in.csv") + " " + Flags + " -o " +
+                             (Dir / "again.csv"));
+    REQUIRE_MESSAGE(R.status == 0, R.err);
+    CHECK(readAll(Dir / "again.csv") == Plain);
+    CHECK(R.err.find("ptxcast: note: analysis cache entry " + Files[0].string() +
+                     " is not used (") != std::string::npos);
+    CHECK(readAll(Files[0]) == Entry); // rewritten whole
+  }
 }
 
 TEST_CASE("dataset: every source writes one header, and --cache re-runs are byte-identical") {

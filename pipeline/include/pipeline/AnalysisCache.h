@@ -17,8 +17,9 @@ class AnalysisCache {
 public:
   /// Bump when the analyzer counts the same PTX differently (it is part of the key).
   static constexpr int CountingVersion = 2;
-  /// Bump when KernelProfile gains a counter (the file layout); older files stay readable.
-  static constexpr int FormatVersion = 2;
+  /// Bump when the file layout changes (KernelProfile gains a counter, say): entries of another
+  /// format are analysed again.
+  static constexpr int FormatVersion = 3;
 
   explicit AnalysisCache(std::string Dir) : Dir(std::move(Dir)) {}
 
@@ -27,9 +28,13 @@ public:
   static std::string key(std::string_view Settings, std::string_view Manifest,
                          const std::vector<std::string_view> &Ptx);
 
-  /// The cached profiles of a key, or nothing (absent or unreadable: a corrupt entry is a miss).
+  /// The cached profiles of a key, or nothing: absent, or an entry that cannot be used (another
+  /// format or counting version, or a checksum that does not match its content: truncated or
+  /// altered), which a note on stderr names; the caller analyses again and stores the result.
   std::optional<std::vector<analyzer::KernelProfile>> load(const std::string &Key) const;
-  /// Stores the profiles atomically (best effort: a failure to write is not an error).
+  /// Stores the profiles with their checksum, atomically (a temporary file renamed over the
+  /// entry, so concurrent writers and readers see a whole entry); best effort: a failure to
+  /// write is not an error.
   void store(const std::string &Key, const std::vector<analyzer::KernelProfile> &P) const;
 
   /// A profile as one line of an entry (kernel name and every counter, no newline): the form
