@@ -1,5 +1,5 @@
-// The ptxcast command line as a function (Commands.h): the executable's main and the Python
-// module's `python3 -m ptxcast` run the same parser.
+// The ptxcast command line as a function (Commands.h): the executable's main runs it, and the
+// Python package's `python3 -m ptxcast` runs the executable.
 #include "Commands.h"
 
 #include <CLI/CLI.hpp>

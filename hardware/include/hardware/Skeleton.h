@@ -39,7 +39,7 @@ std::string_view kindFamilyName(KindFamily F);
 KindFamily kindFamily(std::string_view Strategy);
 
 /// What a framework (PyTorch over cuDNN and cuBLAS) runs apart from a launch's own layers, from
-/// the layers alone (tools/ptxcast/NetworkAnalysis.cpp counts it; docs/cross-gpu.md).
+/// the layers alone (pipeline/src/NetworkAnalysis.cpp counts it; docs/cross-gpu.md).
 struct FrameworkPasses {
   /// fp32 tensors a framework under autocast (Execution::half) casts to fp16 before the launch
   /// (the weights and biases of its convolutions and dense layers, a network input they read):

@@ -1,4 +1,5 @@
-// The `ptxcast dataset` sources, behind one options struct (Dataset.cpp parses the flags).
+// The `ptxcast dataset` sources, behind one settings struct (tools/ptxcast/Dataset.cpp parses the
+// command's flags into it).
 #pragma once
 
 #include <cstddef>
@@ -9,7 +10,7 @@ namespace pipeline::dataset {
 
 struct JobResult;
 
-/// Flags of `ptxcast dataset neusight|timm`.
+/// What `ptxcast dataset neusight|timm|kernels|frameworks` reads and how.
 struct DatasetOptions {
   std::vector<std::string> inputs; ///< source CSV files, read in order
   std::string output;              ///< OUT.csv, replaced atomically
