@@ -103,15 +103,22 @@ void printTable(const CompareOptions &O, const learners::Predictor &P,
              runtimeName(O.settings.runtime), O.dtype);
   fmt::print("{:<20} {:>6} {:<18} {:>11} {:>19} {:>11} {:>10}{}\n", "model", "batch", "gpu",
              "ms/batch", "band ms", "images/s", "img/s/W", O.budgetMs > 0 ? "  budget" : "");
-  size_t Meeting = 0, Warned = 0;
+  size_t Meeting = 0, Warned = 0, Floored = 0;
   for (const Cell &C : Cells) {
     const GpuPrediction &G = C.prediction;
-    fmt::print("{:<20} {:>6} {:<18} {:>11.4g} {:>19} {:>11.4g} {:>10.3g}{}\n", C.input, G.batch,
-               G.gpu.name, G.timeMs, bandText(G), G.imagesPerSecond(), G.imagesPerSecondPerWatt(),
-               O.budgetMs > 0 ? (meets(O, G) ? "  meets" : "  over") : "");
+    const bool Floor = !G.dominanceFloor.empty();
+    fmt::print("{:<20} {:>6} {:<18} {:>10.4g}{} {:>19} {:>11.4g} {:>10.3g}{}\n", C.input, G.batch,
+               G.gpu.name, G.timeMs, Floor ? "*" : " ", bandText(G), G.imagesPerSecond(),
+               G.imagesPerSecondPerWatt(), O.budgetMs > 0 ? (meets(O, G) ? "  meets" : "  over") : "");
     Meeting += meets(O, G);
     Warned += !G.warnings.empty();
+    Floored += Floor;
   }
+  if (Floored)
+    fmt::print("\n* {} of {} times: the learned efficiency would have put the GPU behind one it "
+               "matches or beats on every figure the skeleton reads; shown is its own bound at that "
+               "GPU's learned efficiency (dominance_floor in --format csv or json)\n",
+               Floored, Cells.size());
   if (O.budgetMs > 0)
     fmt::print("\n{} of {} model/GPU pairs meet the budget of {:g} ms per batch\n", Meeting,
                Cells.size(), O.budgetMs);
@@ -123,14 +130,14 @@ void printTable(const CompareOptions &O, const learners::Predictor &P,
 
 void printCsv(const std::vector<Cell> &Cells, const CompareOptions &O) {
   fmt::print("model,batch,gpu,time_ms,low_ms,high_ms,images_per_s,images_per_s_per_w,"
-             "meets_budget,warnings\n");
+             "meets_budget,warnings,clock_mhz,dominance_floor\n");
   for (const Cell &C : Cells) {
     const GpuPrediction &G = C.prediction;
-    fmt::print("{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch, G.gpu.name, G.timeMs,
+    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch, G.gpu.name, G.timeMs,
                G.intervalMs ? fmt::format("{}", G.intervalMs->first) : "",
                G.intervalMs ? fmt::format("{}", G.intervalMs->second) : "", G.imagesPerSecond(),
                G.imagesPerSecondPerWatt(), O.budgetMs > 0 ? (meets(O, G) ? "1" : "0") : "",
-               G.warnings.size());
+               G.warnings.size(), G.clock.mhz, G.dominanceFloor);
   }
 }
 
@@ -151,7 +158,11 @@ OJson resultsJson(const CompareOptions &O, const learners::Predictor &P,
                     {"interval_ms", Band},
                     {"images_per_s", G.imagesPerSecond()},
                     {"tdp_w", G.gpu.tdpW},
+                    {"clock_mhz", G.clock.mhz},
+                    {"clock_limiter", G.clock.limiter},
                     {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
+                    {"dominance_floor", G.dominanceFloor.empty() ? OJson(nullptr)
+                                                                 : OJson(G.dominanceFloor)},
                     {"meets_budget", O.budgetMs > 0 ? OJson(meets(O, G)) : OJson(nullptr)},
                     {"warnings", G.warnings}});
   }
@@ -199,7 +210,7 @@ support::Expected<Matrix> predictMatrix(CompareOptions &O) {
   auto Gpus = resolve(O, *Catalog);
   if (!Gpus)
     return Gpus.error();
-  auto Settings = predictSettings(O.runtime, O.math);
+  auto Settings = predictSettings(O.runtime, O.math, O.host, &*Catalog);
   if (!Settings)
     return Settings.error();
   O.settings = *Settings;
@@ -274,7 +285,7 @@ void addCompareCommand(CLI::App &App) {
   Cmd->add_option("--dtype", O->dtype, "element type: f32, or f16 (PyTorch autocast / half)")
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
-  addRuntimeOptions(*Cmd, O->runtime, O->math);
+  addRuntimeOptions(*Cmd, O->runtime, O->math, O->host);
   Cmd->add_option("--model", O->model,
                   "shipped model name or a bundle FILE.json (default: the shipped cross-gpu)");
   Cmd->add_option("--threads", O->threads, "analysis worker threads (0 = all cores)");

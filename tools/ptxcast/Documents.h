@@ -24,6 +24,7 @@ struct PredictOptions {
   std::string model; ///< --model: a shipped name or FILE.json (empty: the default)
   std::string runtime = "graph";
   std::string math; ///< empty: PyTorch's default for the dtype and GPU
+  std::string host; ///< empty: the GPU's own host
   std::string format = "table";
   bool timings = false;
 };
@@ -47,7 +48,7 @@ struct CompareOptions {
   unsigned threads = 0;
   std::string dtype = "f32";
   std::string model; ///< --model (empty: the shipped default)
-  std::string runtime = "graph", math;
+  std::string runtime = "graph", math, host;
   PredictSettings settings;
   /// ONNX models in memory, by index of `models` (none or one per model; empty: by name).
   std::vector<std::string> modelBytes;

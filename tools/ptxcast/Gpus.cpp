@@ -7,6 +7,7 @@
 #include "GpuOption.h"
 
 #include "hardware/GpuCatalog.h"
+#include "hardware/Host.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -27,7 +28,19 @@ using OJson = nlohmann::ordered_json;
 struct GpusOptions {
   std::vector<std::string> gpus;
   std::string format = "table";
+  bool hosts = false;
 };
+
+/// The hosts eager PyTorch's launch time is scaled by (`--hosts`).
+void printHosts(const hardware::GpuCatalog &Catalog) {
+  fmt::print("{:<18} {:>7} {:>10}  {}\n", "host", "speed", "us/kernel", "cpu");
+  for (const hardware::HostSpec &H : Catalog.hosts())
+    fmt::print("{:<18} {:>7.3g} {:>10.3g}  {}\n", H.name, H.relativeSpeed,
+               1e3 * hardware::eagerHostMsPerKernel(H), H.cpu);
+  fmt::print("\nspeed: single-thread speed over the x86 server's; us/kernel: eager PyTorch's host "
+             "time per kernel launched (--runtime eager). Sources: `--format json` of a GPU, or "
+             "hardware/data/gpus.json.\n");
+}
 
 /// A figure as JSON: whole numbers without a fraction (132, not 132.0).
 OJson number(double V) {
@@ -39,6 +52,8 @@ OJson archJson(const hardware::ArchLimits &A) {
   for (const auto &[Key, Value] : hardware::catalogFields(A))
     J[Key] = number(Value);
   J["int32_shares_fp32"] = A.int32SharesFp32;
+  J["dual_issue"] = A.dualIssue;
+  J["process"] = A.process;
   J["source"] = A.source;
   return J;
 }
@@ -57,6 +72,15 @@ OJson gpuJson(const hardware::GpuSpec &G) {
   for (const auto &[Keys, Note] : G.sources)
     Sources[Keys] = Note;
   J["sources"] = Sources;
+  // What the power model (hardware/Power.h) reads besides the figures above: the catalog's
+  // processes and memory_types tables give each its source.
+  J["energy"] = {{"process", G.limits.process},
+                 {"process_relative_energy", G.limits.relativeEnergy},
+                 {"memory_pj_per_bit", G.memoryPjPerBit}};
+  J["host"] = {{"name", G.host.name},
+               {"cpu", G.host.cpu},
+               {"relative_speed", G.host.relativeSpeed},
+               {"source", G.host.source}};
   J["limits"] = archJson(G.limits);
   return J;
 }
@@ -104,6 +128,10 @@ int runGpus(const GpusOptions &O) {
     fmt::print(stderr, "{}\n", Catalog.error().str());
     return 1;
   }
+  if (O.hosts) {
+    printHosts(*Catalog);
+    return 0;
+  }
   auto Gpus = selectGpus(*Catalog, O.gpus);
   if (!Gpus) {
     fmt::print(stderr, "{}\n", Gpus.error().str());
@@ -142,6 +170,8 @@ void addGpusCommand(CLI::App &App) {
   Cmd->add_option("--format", O->format, "output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
+  Cmd->add_flag("--hosts", O->hosts,
+                "list the hosts (CPUs) whose eager launch time --runtime eager charges");
   Cmd->callback([O] {
     if (int Status = runGpus(*O); Status != 0)
       throw CLI::RuntimeError(Status);

@@ -26,6 +26,20 @@ OJson intervalJson(const GpuPrediction &G) {
   return {G.intervalMs->first, G.intervalMs->second};
 }
 
+/// Why the SM clock is what it is, for people.
+std::string clockText(const GpuPrediction &G) {
+  const hardware::SustainedClock &C = G.clock;
+  if (C.limiter == "mode")
+    return "(the power mode's clock: the module's mode caps it)";
+  if (C.limiter == "boost")
+    return fmt::format("(boost: about {:.0f} W of the {:g} W limit)", C.boardW, G.gpu.tdpW);
+  if (C.limiter == "base")
+    return fmt::format("(the {:g} W limit would take it lower; held at the base clock, boost {:g})",
+                       G.gpu.tdpW, G.gpu.boostClockMhz);
+  return fmt::format("(held down by the {:g} W power limit; boost {:g})", G.gpu.tdpW,
+                     G.gpu.boostClockMhz);
+}
+
 void printTable(const NetworkAnalysis &N, const learners::Predictor &P, const GpuPrediction &G) {
   fmt::print("{} ({}x{}, batch {}, {}, {} math, {} launches) on {} ({}), {} runtime\n", N.network,
              N.imageSize, N.imageSize, N.batch, N.dtype, hardware::mathModeName(G.math),
@@ -36,9 +50,12 @@ void printTable(const NetworkAnalysis &N, const learners::Predictor &P, const Gp
                                   : std::string("   (no error band)");
   fmt::print("time per batch  {:>12.4g} ms{}\n", G.timeMs, Band);
   if (G.runtime == Runtime::Eager)
-    fmt::print("  on the GPU    {:>12.4g} ms   host launch overhead {:.4g} ms\n", G.gpuMs, G.hostMs);
+    fmt::print("  on the GPU    {:>12.4g} ms   host launch overhead {:.4g} ms ({:.0f} kernels on "
+               "the {} host: {})\n",
+               G.gpuMs, G.hostMs, G.kernels, G.host.name, G.host.cpu);
   fmt::print("physical bound  {:>12.4g} ms   (the skeleton's T_bound; time / bound {:.2f})\n",
              G.boundMs, G.boundMs > 0 ? G.gpuMs / G.boundMs : 0.0);
+  fmt::print("SM clock        {:>12.4g} MHz  {}\n", G.clock.mhz, clockText(G));
   fmt::print("time per image  {:>12.4g} ms\n", G.perImageMs());
   fmt::print("throughput      {:>12.4g} images/s", G.imagesPerSecond());
   if (G.gpu.tdpW > 0)
@@ -66,7 +83,7 @@ support::Expected<Outcome> predictNetwork(const PredictOptions &O) {
   auto Gpu = resolveGpu(O.gpu, *Catalog);
   if (!Gpu)
     return Gpu.error();
-  auto Settings = predictSettings(O.runtime, O.math);
+  auto Settings = predictSettings(O.runtime, O.math, O.host, &*Catalog);
   if (!Settings)
     return Settings.error();
   auto P = choosePredictor(O.model);
@@ -123,11 +140,16 @@ OJson predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
           {"interval_ms", intervalJson(G)},
           {"gpu_ms", G.gpuMs},
           {"host_ms", G.hostMs},
+          {"host", G.host.name},
+          {"kernels", G.kernels},
           {"bound_ms", G.boundMs},
           {"launch_latency_ms", G.launchLatencyMs},
           {"time_per_image_ms", G.perImageMs()},
           {"images_per_s", G.imagesPerSecond()},
           {"tdp_w", G.gpu.tdpW},
+          {"clock_mhz", G.clock.mhz},
+          {"clock_limiter", G.clock.limiter},
+          {"board_w", G.clock.boardW},
           {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
           {"breakdown", Kinds},
           {"warnings", G.warnings},
@@ -166,7 +188,7 @@ void addPredictCommand(CLI::App &App) {
                   "element type: f32, or f16 (PyTorch autocast / half)")
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
-  addRuntimeOptions(*Cmd, O->runtime, O->math);
+  addRuntimeOptions(*Cmd, O->runtime, O->math, O->host);
   Cmd->add_option("--model", O->model,
                   "shipped model name or a bundle FILE.json (default: the shipped cross-gpu)");
   Cmd->add_option("--format", O->format, "output format")
