@@ -30,6 +30,8 @@ OJson archJson(const hardware::ArchLimits &A) {
   for (const auto &[Key, Value] : hardware::catalogFields(A))
     J[Key] = number(Value);
   J["int32_shares_fp32"] = A.int32SharesFp32;
+  J["dual_issue"] = A.dualIssue;
+  J["process"] = A.process;
   J["source"] = A.source;
   return J;
 }
@@ -48,6 +50,15 @@ OJson gpuJson(const hardware::GpuSpec &G) {
   for (const auto &[Keys, Note] : G.sources)
     Sources[Keys] = Note;
   J["sources"] = Sources;
+  // What the power model (hardware/Power.h) reads besides the figures above: the catalog's
+  // processes and memory_types tables give each its source.
+  J["energy"] = {{"process", G.limits.process},
+                 {"process_relative_energy", G.limits.relativeEnergy},
+                 {"memory_pj_per_bit", G.memoryPjPerBit}};
+  J["host"] = {{"name", G.host.name},
+               {"cpu", G.host.cpu},
+               {"relative_speed", G.host.relativeSpeed},
+               {"source", G.host.source}};
   J["limits"] = archJson(G.limits);
   return J;
 }

@@ -79,7 +79,7 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
   auto Gpus = resolve(R, *Catalog);
   if (!Gpus)
     return Gpus.error();
-  auto Settings = predictSettings(R.runtime, R.math);
+  auto Settings = predictSettings(R.runtime, R.math, R.host, &*Catalog);
   if (!Settings)
     return Settings.error();
   Settings->breakdown = false; // a cell shows the network's total only
@@ -108,6 +108,10 @@ OJson compareJson(const CompareResult &C) {
                     {"interval_ms", Band},
                     {"images_per_s", G.imagesPerSecond()},
                     {"tdp_w", G.gpu.tdpW},
+                    {"clock_mhz", G.clock.mhz},
+                    {"clock_limiter", G.clock.limiter},
+                    {"dominance_floor", G.dominanceFloor.empty() ? OJson(nullptr)
+                                                                 : OJson(G.dominanceFloor)},
                     {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
                     {"meets_budget", C.request.budgetMs > 0 ? OJson(C.meets(G)) : OJson(nullptr)},
                     {"warnings", G.warnings}});

@@ -22,7 +22,7 @@ support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
   auto Gpu = resolveGpu(R.gpu, *Catalog);
   if (!Gpu)
     return Gpu.error();
-  auto Settings = predictSettings(R.runtime, R.math);
+  auto Settings = predictSettings(R.runtime, R.math, R.host, &*Catalog);
   if (!Settings)
     return Settings.error();
   auto P = choosePredictor(R.model);
@@ -58,11 +58,16 @@ OJson predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
           {"interval_ms", intervalJson(G)},
           {"gpu_ms", G.gpuMs},
           {"host_ms", G.hostMs},
+          {"host", G.host.name},
+          {"kernels", G.kernels},
           {"bound_ms", G.boundMs},
           {"launch_latency_ms", G.launchLatencyMs},
           {"time_per_image_ms", G.perImageMs()},
           {"images_per_s", G.imagesPerSecond()},
           {"tdp_w", G.gpu.tdpW},
+          {"clock_mhz", G.clock.mhz},
+          {"clock_limiter", G.clock.limiter},
+          {"board_w", G.clock.boardW},
           {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
           {"breakdown", Kinds},
           {"warnings", G.warnings},

@@ -6,6 +6,7 @@
 #include <fmt/core.h>
 
 #include <algorithm>
+#include <cassert>
 #include <map>
 #include <tuple>
 
@@ -58,8 +59,17 @@ support::Expected<Runtime> parseRuntime(std::string_view Name) {
 }
 
 support::Expected<PredictSettings> predictSettings(const std::string &RuntimeName,
-                                                   const std::string &Math) {
+                                                   const std::string &Math,
+                                                   const std::string &Host,
+                                                   const hardware::GpuCatalog *Catalog) {
   PredictSettings S;
+  if (!Host.empty()) {
+    assert(Catalog && "--host needs the catalog");
+    auto H = Catalog->host(Host);
+    if (!H)
+      return H.error();
+    S.host = *H;
+  }
   auto R = parseRuntime(RuntimeName);
   if (!R)
     return R.error();
@@ -104,7 +114,7 @@ learners::Dataset featureTable(const std::vector<hardware::LaunchWork> &Work,
   addRow(D, Network);
   if (Launches)
     for (const hardware::LaunchWork &W : Work)
-      addRow(D, hardware::groupFeatures({&W, 1}, Gpu, E));
+      addRow(D, hardware::groupFeatures({&W, 1}, Gpu, E, Network.clock));
   return D;
 }
 
@@ -181,6 +191,7 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
     return Pred.error();
   Out.gpuMs = Pred->front();
   Out.boundMs = Network.boundMs;
+  Out.clock = Network.clock;
   for (const hardware::LaunchBound &B : Network.launches)
     Out.launchLatencyMs += B.latencyMs;
   Out.launches = N.launches.size();
@@ -194,7 +205,11 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
       V = Sum > 0 ? V / Sum * Out.gpuMs : 0;
     Out.breakdown = byKind(N, LaunchMs);
   }
-  Out.hostMs = S.runtime == Runtime::Eager ? double(N.launches.size()) * EagerHostMsPerLaunch : 0;
+  Out.host = S.host ? *S.host : Gpu.host;
+  for (const hardware::LaunchBound &B : Network.launches)
+    Out.kernels += B.kernels;
+  Out.hostMs =
+      S.runtime == Runtime::Eager ? Out.kernels * hardware::eagerHostMsPerKernel(Out.host) : 0;
   Out.timeMs = std::max(Out.gpuMs, Out.hostMs);
   if (auto I = P.interval(Out.gpuMs))
     Out.intervalMs =
@@ -202,30 +217,39 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   Out.warnings = dataWarnings(P, Network, Gpu, S, Out.math);
   if (S.runtime == Runtime::Eager && Out.hostMs > Out.gpuMs)
     Out.warnings.push_back(fmt::format(
-        "eager PyTorch is host-bound here ({:.3g} ms of launch overhead against {:.3g} ms on the "
-        "GPU): the host's CPU, not the GPU, sets the time",
-        Out.hostMs, Out.gpuMs));
+        "eager PyTorch is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on "
+        "the {} host ({}) against {:.3g} ms on the GPU): the host's CPU, not the GPU, sets the "
+        "time",
+        Out.hostMs, Out.kernels, Out.host.name, Out.host.cpu, Out.gpuMs));
   return Out;
 }
 
+/// A network's learned GPU time on one GPU and its bound there.
+struct Learned {
+  double gpuMs = 0;
+  double boundMs = 0;
+};
+
 /// The network's GPU time on Gpu as learned (row 0 only: no per-launch breakdown).
-support::Expected<double> learnedGpuMs(const std::vector<hardware::LaunchWork> &Work,
-                                       const NetworkAnalysis &N, const Predictor &P,
-                                       const hardware::GpuSpec &Gpu, const PredictSettings &S) {
+support::Expected<Learned> learnedGpuMs(const std::vector<hardware::LaunchWork> &Work,
+                                        const NetworkAnalysis &N, const Predictor &P,
+                                        const hardware::GpuSpec &Gpu, const PredictSettings &S) {
   hardware::GroupFeatures Network;
   auto Pred = P.predict(featureTable(Work, Gpu, executionFor(N, Gpu, S), Network, false));
   if (!Pred)
     return Pred.error();
-  return Pred->front();
+  return Learned{Pred->front(), Network.boundMs};
 }
 
-/// Lowers G's GPU time to Floor (a dominated GPU's), scaling its breakdown and band alike.
+/// Lowers G's GPU time to Floor (its own bound at the efficiency of Dominated, a GPU it matches
+/// or beats on every figure), scaling its breakdown and band alike.
 void lowerTo(GpuPrediction &G, double Floor, const std::string &Dominated) {
   const double Scale = Floor / G.gpuMs;
+  G.dominanceFloor = Dominated;
   G.warnings.push_back(fmt::format(
-      "the learned efficiency put {} at {:.4g} ms, slower than {} ({:.4g} ms), which it matches "
-      "or beats on every figure the skeleton reads: predicted {:.4g} ms",
-      G.gpu.name, G.gpuMs, Dominated, Floor, Floor));
+      "the learned efficiency put {} at {:.4g} ms, slower than {}, which it matches or beats on "
+      "every figure the skeleton reads: predicted {:.4g} ms, its own bound at {}'s efficiency",
+      G.gpu.name, G.gpuMs, Dominated, Floor, Dominated));
   G.gpuMs = Floor;
   for (KindTime &K : G.breakdown)
     K.ms *= Scale;
@@ -237,34 +261,77 @@ void lowerTo(GpuPrediction &G, double Floor, const std::string &Dominated) {
 
 } // namespace
 
+namespace {
+
+/// The dominance rule over the catalog for one network: each GPU's time after the rule, computed
+/// once per GPU. A GPU's time is its learned time, or, where that is longer than the time (after
+/// the rule) of a GPU it dominates, that GPU's efficiency (time over bound) on its own bound: by
+/// dominance its bound is no longer, so it is faster by as much as the bounds differ, and no
+/// dominated GPU, however far down, is faster than it.
+class DominanceRule {
+public:
+  DominanceRule(const std::vector<hardware::LaunchWork> &Work, const NetworkAnalysis &N,
+                const Predictor &P, const PredictSettings &S, const hardware::GpuCatalog &C)
+      : Work(Work), N(N), P(P), S(S), Catalog(C) {}
+
+  /// The floor the rule puts under a GPU learned at L: (time, the dominated GPU whose efficiency
+  /// set it); the GPU's own time and "" when no dominated GPU is faster.
+  support::Expected<std::pair<double, std::string>> floorOf(const hardware::GpuSpec &Gpu,
+                                                            const Learned &L) {
+    std::pair<double, std::string> Floor{L.gpuMs, ""};
+    for (const hardware::GpuSpec &Y : Catalog.gpus()) {
+      if (!hardware::dominates(Gpu, Y))
+        continue;
+      auto Y_ = ruled(Y);
+      if (!Y_)
+        return Y_.error();
+      const double Candidate = Y_->boundMs > 0 ? L.boundMs * Y_->gpuMs / Y_->boundMs : Y_->gpuMs;
+      if (Y_->gpuMs < L.gpuMs && Candidate < Floor.first)
+        Floor = {Candidate, Y.name};
+    }
+    return Floor;
+  }
+
+private:
+  /// Catalog GPU Y's time after the rule (and its bound), memoised.
+  support::Expected<Learned> ruled(const hardware::GpuSpec &Y) {
+    if (auto It = Done.find(Y.name); It != Done.end())
+      return It->second;
+    auto L = learnedGpuMs(Work, N, P, Y, S);
+    if (!L)
+      return L.error();
+    auto Floor = floorOf(Y, *L); // recurses down the dominance order, which has no cycles
+    if (!Floor)
+      return Floor.error();
+    return Done.emplace(Y.name, Learned{Floor->first, L->boundMs}).first->second;
+  }
+
+  const std::vector<hardware::LaunchWork> &Work;
+  const NetworkAnalysis &N;
+  const Predictor &P;
+  const PredictSettings &S;
+  const hardware::GpuCatalog &Catalog;
+  std::map<std::string, Learned> Done;
+};
+
+} // namespace
+
 support::Expected<std::vector<GpuPrediction>>
 predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
               const std::vector<hardware::GpuSpec> &Gpus, const PredictSettings &S,
               const hardware::GpuCatalog &Catalog) {
   const std::vector<hardware::LaunchWork> Work = N.work();
-  std::map<std::string, double> Learned; // catalog GPU -> learned GPU time, computed once
+  DominanceRule Rule(Work, N, P, S, Catalog);
   std::vector<GpuPrediction> Out;
   for (const hardware::GpuSpec &Gpu : Gpus) {
     auto G = predictWork(Work, N, P, Gpu, S);
     if (!G)
       return G.error();
-    double Floor = G->gpuMs;
-    std::string Dominated;
-    for (const hardware::GpuSpec &Y : Catalog.gpus()) {
-      if (!hardware::dominates(Gpu, Y))
-        continue;
-      auto It = Learned.find(Y.name);
-      if (It == Learned.end()) {
-        auto Ms = learnedGpuMs(Work, N, P, Y, S);
-        if (!Ms)
-          return Ms.error();
-        It = Learned.emplace(Y.name, *Ms).first;
-      }
-      if (It->second < Floor)
-        std::tie(Floor, Dominated) = std::make_pair(It->second, Y.name);
-    }
-    if (!Dominated.empty())
-      lowerTo(*G, Floor, Dominated);
+    auto Floor = Rule.floorOf(Gpu, Learned{G->gpuMs, G->boundMs});
+    if (!Floor)
+      return Floor.error();
+    if (!Floor->second.empty())
+      lowerTo(*G, Floor->first, Floor->second);
     Out.push_back(std::move(*G));
   }
   return Out;

@@ -57,26 +57,28 @@ def _common(dtype, image_size, runtime, math):
 
 
 def predict(model, gpu, batch=1, dtype=None, image_size=None, runtime=None, *, math=None,
-            input_shape=None, name=None, predictor=None, threads=0, progress=None):
+            host=None, input_shape=None, name=None, predictor=None, threads=0, progress=None):
     """Predicts `model` on `gpu` (`ptxcast predict MODEL --gpu GPU --format json`).
 
     model: a zoo name (ptxcast.zoo()), an ONNX path or ONNX bytes, or a torch.nn.Module, which
     is exported to ONNX in memory for `input_shape` ((C, H, W)) and named `name` (default: its
     class name). gpu: a catalog name (ptxcast.gpus()) or a GPU spec FILE.json. dtype: 'f32' or
     'f16' (or a torch dtype). runtime: 'graph' or 'eager'. math: simt, tf32, f16 or bf16
-    (default: PyTorch's). predictor: the command's --model, a shipped bundle name or FILE.json.
+    (default: PyTorch's). host: the CPU that launches the kernels under runtime='eager'
+    (`ptxcast gpus --hosts`; default: the GPU's own). predictor: the command's --model, a
+    shipped bundle name or FILE.json.
     progress: None (a bar on a terminal or in a notebook), True or False."""
     batch = _check_range("--batch", int(batch), 1, 4096)
     dtype, image_size, runtime, math = _common(dtype, image_size, runtime, math)
     network, onnx = resolve(model, input_shape, name)
     with Progress("analysing " + network, "launches", progress) as bar:
         text = _core.predict(network, onnx, str(gpu), batch, dtype, image_size, runtime, math,
-                             predictor or "", int(threads), bar.callback)
+                             host or "", predictor or "", int(threads), bar.callback)
     return Prediction(json.loads(text))
 
 
 def compare(models, gpus, batches=(1,), budget_ms=None, *, dtype=None, image_size=None,
-            runtime=None, math=None, input_shape=None, predictor=None, threads=0,
+            runtime=None, math=None, host=None, input_shape=None, predictor=None, threads=0,
             progress=None):
     """Predicts every model on every GPU at every batch size (`ptxcast compare --format json`).
 
@@ -94,8 +96,8 @@ def compare(models, gpus, batches=(1,), budget_ms=None, *, dtype=None, image_siz
     names, onnx = [n for n, _ in resolved], [b for _, b in resolved]
     with Progress("analysing networks", "networks", progress) as bar:
         text = _core.compare(names, onnx, gpus, batches, float(budget_ms or 0), dtype,
-                             image_size, runtime, math, predictor or "", int(threads),
-                             bar.callback)
+                             image_size, runtime, math, host or "", predictor or "",
+                             int(threads), bar.callback)
     return Comparison(json.loads(text))
 
 

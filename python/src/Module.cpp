@@ -59,8 +59,8 @@ pipeline::ProgressFn progressOf(const py::object &Fn) {
 
 std::string predict(const std::string &Input, const py::bytes &Onnx, const std::string &Gpu,
                     int64_t Batch, const std::string &Dtype, int64_t ImageSize,
-                    const std::string &Runtime, const std::string &Math, const std::string &Model,
-                    unsigned Threads, const py::object &Progress) {
+                    const std::string &Runtime, const std::string &Math, const std::string &Host,
+                    const std::string &Model, unsigned Threads, const py::object &Progress) {
   pipeline::PredictRequest O;
   O.network.input = Input;
   O.network.onnxBytes = std::string(Onnx);
@@ -72,6 +72,7 @@ std::string predict(const std::string &Input, const py::bytes &Onnx, const std::
   O.gpu = Gpu;
   O.runtime = Runtime;
   O.math = Math;
+  O.host = Host;
   O.model = Model;
   py::gil_scoped_release NoGil;
   return text(pipeline::predictDocument(O));
@@ -80,8 +81,8 @@ std::string predict(const std::string &Input, const py::bytes &Onnx, const std::
 std::string compare(const std::vector<std::string> &Models, const std::vector<py::bytes> &Onnx,
                     const std::vector<std::string> &Gpus, const std::vector<int64_t> &Batches,
                     double BudgetMs, const std::string &Dtype, int64_t ImageSize,
-                    const std::string &Runtime, const std::string &Math, const std::string &Model,
-                    unsigned Threads, const py::object &Progress) {
+                    const std::string &Runtime, const std::string &Math, const std::string &Host,
+                    const std::string &Model, unsigned Threads, const py::object &Progress) {
   pipeline::CompareRequest O;
   O.models = Models;
   for (const py::bytes &B : Onnx)
@@ -93,6 +94,7 @@ std::string compare(const std::vector<std::string> &Models, const std::vector<py
   O.imageSize = ImageSize;
   O.runtime = Runtime;
   O.math = Math;
+  O.host = Host;
   O.model = Model;
   O.threads = Threads;
   O.progress = progressOf(Progress);

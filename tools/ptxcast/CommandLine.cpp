@@ -6,7 +6,7 @@
 
 namespace ptxcast {
 
-void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math) {
+void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, std::string &Host) {
   Cmd.add_option("--runtime", Runtime,
                  "graph: the GPU's own time (CUDA-graph replay); eager: eager PyTorch, whose "
                  "host launch overhead can exceed the GPU time")
@@ -16,6 +16,9 @@ void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math) {
                  "math mode of convolutions and GEMMs: simt, tf32, f16, bf16 (default: what "
                  "PyTorch does: tf32 for f32 on sm_80+, f16 for f16 on sm_70+, else simt)")
       ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}));
+  Cmd.add_option("--host", Host,
+                 "the CPU that launches the kernels, for --runtime eager: x86-server, x86-desktop, "
+                 "grace, jetson-agx-orin, ... (`ptxcast gpus --hosts`; default: the GPU's own)");
 }
 
 int runCommandLine(int Argc, const char *const *Argv) {

@@ -27,7 +27,7 @@ inline std::vector<std::string> mathChoices() { return {"auto", "simt", "tf32", 
 inline std::vector<std::string> kernelSetChoices() { return {"library", "specialised"}; }
 
 /// Adds --runtime and --math (pipeline::predictSettings reads them) to a command.
-void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math);
+void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, std::string &Host);
 
 /// Parses and runs `Argv` (Argv[0] is the program name) with every subcommand registered:
 /// 0 on success, else the exit status; help goes to stdout, errors to stderr.

@@ -39,15 +39,23 @@ void printTable(const CompareResult &M) {
              pipeline::runtimeName(M.settings.runtime), O.dtype);
   fmt::print("{:<20} {:>6} {:<18} {:>11} {:>19} {:>11} {:>10}{}\n", "model", "batch", "gpu",
              "ms/batch", "band ms", "images/s", "img/s/W", O.budgetMs > 0 ? "  budget" : "");
-  size_t Meeting = 0, Warned = 0;
+  size_t Meeting = 0, Warned = 0, Floored = 0;
   for (const CompareCell &C : Cells) {
     const GpuPrediction &G = C.prediction;
-    fmt::print("{:<20} {:>6} {:<18} {:>11.4g} {:>19} {:>11.4g} {:>10.3g}{}\n", C.input, G.batch,
-               G.gpu.name, G.timeMs, bandText(G), G.imagesPerSecond(), G.imagesPerSecondPerWatt(),
+    const bool Floor = !G.dominanceFloor.empty();
+    fmt::print("{:<20} {:>6} {:<18} {:>10.4g}{} {:>19} {:>11.4g} {:>10.3g}{}\n", C.input, G.batch,
+               G.gpu.name, G.timeMs, Floor ? "*" : " ", bandText(G), G.imagesPerSecond(),
+               G.imagesPerSecondPerWatt(),
                O.budgetMs > 0 ? (M.meets(G) ? "  meets" : "  over") : "");
     Meeting += M.meets(G);
     Warned += !G.warnings.empty();
+    Floored += Floor;
   }
+  if (Floored)
+    fmt::print("\n* {} of {}: the learned efficiency would have put the GPU behind one it matches "
+               "or beats on every figure the skeleton reads; shown is its own bound at that GPU's "
+               "efficiency (dominance_floor in --format csv or json)\n",
+               Floored, Cells.size());
   if (O.budgetMs > 0)
     fmt::print("\n{} of {} model/GPU pairs meet the budget of {:g} ms per batch\n", Meeting,
                Cells.size(), O.budgetMs);
@@ -61,14 +69,14 @@ void printCsv(const CompareResult &M) {
   const pipeline::CompareRequest &O = M.request;
   const std::vector<CompareCell> &Cells = M.cells;
   fmt::print("model,batch,gpu,time_ms,low_ms,high_ms,images_per_s,images_per_s_per_w,"
-             "meets_budget,warnings\n");
+             "meets_budget,warnings,clock_mhz,dominance_floor\n");
   for (const CompareCell &C : Cells) {
     const GpuPrediction &G = C.prediction;
-    fmt::print("{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch, G.gpu.name, G.timeMs,
+    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch, G.gpu.name, G.timeMs,
                G.intervalMs ? fmt::format("{}", G.intervalMs->first) : "",
                G.intervalMs ? fmt::format("{}", G.intervalMs->second) : "", G.imagesPerSecond(),
                G.imagesPerSecondPerWatt(), O.budgetMs > 0 ? (M.meets(G) ? "1" : "0") : "",
-               G.warnings.size());
+               G.warnings.size(), G.clock.mhz, G.dominanceFloor);
   }
 }
 
@@ -153,7 +161,7 @@ void addCompareCommand(CLI::App &App) {
   Cmd->add_option("--dtype", R.dtype, "element type: f32, or f16 (PyTorch autocast / half)")
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
-  addRuntimeOptions(*Cmd, R.runtime, R.math);
+  addRuntimeOptions(*Cmd, R.runtime, R.math, R.host);
   Cmd->add_option("--model", R.model,
                   "shipped model name or a bundle FILE.json (default: the shipped cross-gpu)");
   Cmd->add_option("--threads", R.threads, "analysis worker threads (0 = all cores)");

@@ -8,6 +8,7 @@
 #include "pipeline/GpuSelection.h"
 
 #include "hardware/GpuCatalog.h"
+#include "hardware/Host.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
@@ -22,7 +23,19 @@ namespace {
 struct GpusOptions {
   std::vector<std::string> gpus;
   std::string format = "table";
+  bool hosts = false;
 };
+
+/// The hosts whose eager launch time --runtime eager charges (`--hosts`).
+void printHosts(const hardware::GpuCatalog &Catalog) {
+  fmt::print("{:<18} {:>7} {:>10}  {}\n", "host", "speed", "us/kernel", "cpu");
+  for (const hardware::HostSpec &H : Catalog.hosts())
+    fmt::print("{:<18} {:>7.3g} {:>10.3g}  {}\n", H.name, H.relativeSpeed,
+               1e3 * hardware::eagerHostMsPerKernel(H), H.cpu);
+  fmt::print("\nspeed: single-thread speed over the x86 server's; us/kernel: eager PyTorch's host "
+             "time per kernel it launches (--runtime eager). Sources: hardware/data/gpus.json, or "
+             "a GPU's `--format json`.\n");
+}
 
 void printTable(const std::vector<hardware::GpuSpec> &Gpus) {
   fmt::print("{:<28} {:<13} {:>4} {:>4} {:>6} {:>8} {:>9} {:>7} {:>6} {:>6} {:>6}\n", "name",
@@ -52,6 +65,10 @@ int runGpus(const GpusOptions &O) {
     fmt::print(stderr, "{}\n", Catalog.error().str());
     return 1;
   }
+  if (O.hosts) {
+    printHosts(*Catalog);
+    return 0;
+  }
   auto Gpus = pipeline::selectGpus(*Catalog, O.gpus);
   if (!Gpus) {
     fmt::print(stderr, "{}\n", Gpus.error().str());
@@ -72,6 +89,8 @@ void addGpusCommand(CLI::App &App) {
   Cmd->add_option("--format", O->format, "output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
+  Cmd->add_flag("--hosts", O->hosts,
+                "list the hosts (CPUs) whose eager launch time --runtime eager charges");
   Cmd->callback([O] {
     if (int Status = runGpus(*O); Status != 0)
       throw CLI::RuntimeError(Status);

@@ -16,6 +16,20 @@
 namespace ptxcast {
 namespace {
 
+/// Why the SM clock is what it is, for people.
+std::string clockText(const pipeline::GpuPrediction &G) {
+  const hardware::SustainedClock &C = G.clock;
+  if (C.limiter == "mode")
+    return "(the power mode's clock: the module's mode caps it)";
+  if (C.limiter == "boost")
+    return fmt::format("(boost: about {:.0f} W of the {:g} W limit)", C.boardW, G.gpu.tdpW);
+  if (C.limiter == "base")
+    return fmt::format("(the {:g} W limit would take it lower; held at the base clock, boost {:g})",
+                       G.gpu.tdpW, G.gpu.boostClockMhz);
+  return fmt::format("(held down by the {:g} W power limit; boost {:g})", G.gpu.tdpW,
+                     G.gpu.boostClockMhz);
+}
+
 void printTable(const pipeline::NetworkAnalysis &N, const learners::Predictor &P,
                 const pipeline::GpuPrediction &G) {
   fmt::print("{} ({}x{}, batch {}, {}, {} math, {} launches) on {} ({}), {} runtime\n", N.network,
@@ -27,9 +41,12 @@ void printTable(const pipeline::NetworkAnalysis &N, const learners::Predictor &P
                                   : std::string("   (no error band)");
   fmt::print("time per batch  {:>12.4g} ms{}\n", G.timeMs, Band);
   if (G.runtime == pipeline::Runtime::Eager)
-    fmt::print("  on the GPU    {:>12.4g} ms   host launch overhead {:.4g} ms\n", G.gpuMs, G.hostMs);
+    fmt::print("  on the GPU    {:>12.4g} ms   host launch overhead {:.4g} ms ({:.0f} kernels on "
+               "the {} host: {})\n",
+               G.gpuMs, G.hostMs, G.kernels, G.host.name, G.host.cpu);
   fmt::print("physical bound  {:>12.4g} ms   (the skeleton's T_bound; time / bound {:.2f})\n",
              G.boundMs, G.boundMs > 0 ? G.gpuMs / G.boundMs : 0.0);
+  fmt::print("SM clock        {:>12.4g} MHz  {}\n", G.clock.mhz, clockText(G));
   fmt::print("time per image  {:>12.4g} ms\n", G.perImageMs());
   fmt::print("throughput      {:>12.4g} images/s", G.imagesPerSecond());
   if (G.gpu.tdpW > 0)
@@ -97,7 +114,7 @@ void addPredictCommand(CLI::App &App) {
                   "element type: f32, or f16 (PyTorch autocast / half)")
       ->check(CLI::IsMember({"f32", "f16"}))
       ->capture_default_str();
-  addRuntimeOptions(*Cmd, R.runtime, R.math);
+  addRuntimeOptions(*Cmd, R.runtime, R.math, R.host);
   Cmd->add_option("--model", R.model,
                   "shipped model name or a bundle FILE.json (default: the shipped cross-gpu)");
   Cmd->add_option("--format", O->format, "output format")

@@ -27,6 +27,7 @@ struct PredictRequest {
   std::string model; ///< a shipped bundle's name or FILE.json (empty: DefaultModel)
   std::string runtime = "graph";
   std::string math; ///< empty: PyTorch's default for the dtype and GPU
+  std::string host; ///< the host for eager time (empty: the GPU's own)
 };
 
 /// The analysed network, the bundle and its prediction for the one GPU.
@@ -57,7 +58,7 @@ struct CompareRequest {
   unsigned threads = 0;
   std::string dtype = "f32";
   std::string model; ///< the bundle (empty: the shipped default)
-  std::string runtime = "graph", math;
+  std::string runtime = "graph", math, host;
   /// ONNX models in memory, by index of `models` (none or one per model; empty: by name).
   std::vector<std::string> modelBytes;
   /// Networks analysed so far, as (done, total); empty: none.

@@ -7,6 +7,8 @@
 #include "pipeline/NetworkAnalysis.h"
 
 #include "hardware/GpuCatalog.h"
+#include "hardware/Host.h"
+#include "hardware/Power.h"
 #include "hardware/Skeleton.h"
 #include "learners/Predictor.h"
 #include "support/Expected.h"
@@ -45,22 +47,21 @@ enum class Runtime : uint8_t {
 std::string_view runtimeName(Runtime R);
 support::Expected<Runtime> parseRuntime(std::string_view Name);
 
-/// Host time per ptxcast launch of eager PyTorch, ms: the median over the 12 zoo counterparts
-/// timed in eager mode on the H100's host at batch 1 (fp32, PyTorch 2.11; 37-103 us, median 44:
-/// corpus/data/measured/h100/frameworks.csv divided by the launches of `ptxcast lower`). It
-/// describes that host's CPU and PyTorch, not the GPU.
-constexpr double EagerHostMsPerLaunch = 0.044;
-
-/// How to predict: runtime and, when set, a math mode other than PyTorch's default.
+/// How to predict: runtime and, when set, a math mode other than PyTorch's default and a host
+/// other than the GPU's own (hardware/Host.h).
 struct PredictSettings {
   Runtime runtime = Runtime::Graph;
   std::optional<hardware::MathMode> math;
+  std::optional<hardware::HostSpec> host;
   /// Predict every launch alone too, for the per-kind breakdown; compare needs only the total.
   bool breakdown = true;
 };
-/// The settings of `--runtime NAME` and `--math MODE` (empty: PyTorch's default).
+/// The settings of `--runtime NAME`, `--math MODE` (empty: PyTorch's default) and `--host NAME`
+/// (empty: each GPU's own), checked against the catalog's hosts.
 support::Expected<PredictSettings> predictSettings(const std::string &Runtime,
-                                                   const std::string &Math);
+                                                   const std::string &Math,
+                                                   const std::string &Host = "",
+                                                   const hardware::GpuCatalog *Catalog = nullptr);
 
 /// Predicted time of the launches of one kind (the lowering's strategy).
 struct KindTime {
@@ -78,13 +79,19 @@ struct GpuPrediction {
   /// The bound's launch latency: every kernel the runtime launches (ptxcast's launches and a
   /// framework's separate passes) at hardware::launchLatencyMs
   double launchLatencyMs = 0;
-  double hostMs = 0;  ///< host time of the runtime (eager: launches x EagerHostMsPerLaunch)
+  double hostMs = 0;  ///< host time of the runtime (eager: kernels x the host's time per kernel)
+  hardware::HostSpec host; ///< the host that launches the kernels
+  double kernels = 0; ///< kernels the runtime launches (ptxcast's and a framework's passes)
+  hardware::SustainedClock clock; ///< the SM clock assumed under the GPU's power limit
   Runtime runtime = Runtime::Graph;
   hardware::MathMode math = hardware::MathMode::Simt;
   std::optional<std::pair<double, double>> intervalMs;
   /// by kind, largest first, summing to gpuMs (empty when PredictSettings::breakdown is off)
   std::vector<KindTime> breakdown;
   std::vector<std::string> warnings;
+  /// The dominated catalog GPU whose learned efficiency replaced this GPU's (the dominance rule),
+  /// or empty.
+  std::string dominanceFloor;
   size_t batch = 1;
   size_t launches = 0;
   double perImageMs() const { return timeMs / double(batch); }
@@ -96,8 +103,9 @@ struct GpuPrediction {
 /// Applies the bundle to the network on each GPU, then the dominance rule: a GPU that is at least
 /// as good as a catalog GPU on every figure the skeleton reads (hardware::dominates) never gets a
 /// longer GPU time than that GPU does. The skeleton's bound has this property by construction;
-/// the learned efficiency does not, so a prediction it would break is lowered to the dominated
-/// GPU's, with a warning that names it.
+/// the learned efficiency does not, so where it would break it, the GPU gets the dominated GPU's
+/// learned efficiency on its own bound instead (faster than that GPU by as much as the bounds
+/// differ: no tie), with a warning that names it (GpuPrediction::dominanceFloor).
 support::Expected<std::vector<GpuPrediction>>
 predictOnGpus(const NetworkAnalysis &N, const learners::Predictor &P,
               const std::vector<hardware::GpuSpec> &Gpus, const PredictSettings &S,
