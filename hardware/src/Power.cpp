@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cstdlib> // EXPERIMENT
 #include <vector>
 
 namespace hardware {
@@ -37,14 +36,10 @@ LaunchPower launchPower(const LaunchWork &W, const GpuSpec &Gpu, const Execution
   P.dram = B.ms[size_t(Resource::Dram)];
   P.fixed = B.unfusedMs;
   P.latency = B.latencyMs;
-  static const double E0 =
-      getenv("PTXCAST_E0") ? atof(getenv("PTXCAST_E0")) : FlopEnergyPj16nm; // EXPERIMENT
-  static const double RT =
-      getenv("PTXCAST_RT") ? atof(getenv("PTXCAST_RT")) : TensorFlopEnergyShare; // EXPERIMENT
-  const double FlopJ = E0 * Gpu.limits.relativeEnergy * 1e-12;
+  const double FlopJ = FlopEnergyPj16nm * Gpu.limits.relativeEnergy * 1e-12;
   const double Bytes = B.dramBytes + B.unfusedBytes;
   P.joules =
-      2 * B.laneOps * FlopJ + B.tensorFlops * FlopJ * RT + 8 * Bytes * Gpu.memoryPjPerBit * 1e-12;
+      2 * B.laneOps * FlopJ + B.tensorFlops * FlopJ * TensorFlopEnergyShare + 8 * Bytes * Gpu.memoryPjPerBit * 1e-12;
   return P;
 }
 

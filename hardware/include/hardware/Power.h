@@ -20,19 +20,21 @@ namespace hardware {
 
 /// Energy of one FP32 FLOP on the SMs of a TSMC 16FF+ chip, pJ, board level at full load (the
 /// datapath, register files, scheduling and on-chip data movement that go with it; one thread
-/// instruction costs two FLOP's worth). Fitted, the one free constant of the model: the large
-/// SGEMMs of NeuSight's training split (linear and bmm over 2^37 FLOP) on the P4, P100, T4,
-/// V100 and A100 run at 0.39-0.91 of their boost-clock peak; with this energy, the processes'
-/// relative energies (the catalog's "processes" table) and the power limits, the sustained clocks
-/// explain most of the spread (docs/cross-gpu.md gives the table).
-constexpr double FlopEnergyPj16nm = 22;
+/// instruction costs two FLOPs' worth). Fitted, the one free constant of the model: it is where
+/// the efficiency (time over bound) of NeuSight's large GEMMs and convolutions (over 2^35 FLOP,
+/// 50 per operator and GPU; P4, P100, T4, V100, A100, H100) varies least across the GPUs: the
+/// spread (standard deviation of log efficiency) of bmm falls from 0.32 at the boost clock to
+/// 0.08, of convolutions from 0.14 to 0.10, of linear layers from 0.58 to 0.46 (the P4's heated
+/// linear rows aside; docs/cross-gpu.md, "Clocks under a power limit").
+constexpr double FlopEnergyPj16nm = 15;
 
 /// A tensor-core FLOP (FP16 inputs, FP32 accumulate) costs this share of a CUDA-core FP32 FLOP
 /// on the same process: the tensor cores amortise operand delivery over a whole matrix tile. An
-/// estimate, set so that the H100 PCIe (350 W) and the H200 NVL (600 W) under dense GEMM sustain
-/// about 0.8 and 0.9 of their boost clocks, as burn tests of those cards report (e.g. the bee
-/// benchmark's clock calibration notes, 2026), while the H100 SXM (700 W) keeps its boost clock.
-constexpr double TensorFlopEnergyShare = 0.08;
+/// estimate: with it a dense FP16 GEMM at the H100 SXM's full tensor rate draws about 650 W of
+/// its 700 W and an H100 PCIe (350 W) runs it at about 0.75 of its boost clock, as public burn
+/// tests of those cards report (dense GEMMs are what drive them to their power limit; an H100
+/// PCIe averaged 1,384 of 1,755 MHz in the bee benchmark's clock notes, 2026).
+constexpr double TensorFlopEnergyShare = 0.13;
 
 /// Board power with the clocks up and nothing running, as a share of the power limit (fans,
 /// voltage regulation, memory refresh, leakage): nvidia-smi shows 71 W of 700 on the H100 SXM
