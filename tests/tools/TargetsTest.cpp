@@ -125,8 +125,8 @@ TEST_CASE("compare: an images/s target beside the budget, and memory per cell") 
 }
 
 TEST_CASE("compare --max-batch: the largest batch that fits and meets the budget") {
-  const double Budget = jsonOf("predict resnet18 --gpu t4 --batch 6")["time_ms"].get<double>();
-  const Json J = jsonOf("compare --models resnet18 --gpus t4,a100 --max-batch --budget-ms " +
+  const double Budget = jsonOf("predict resnet50 --gpu t4 --batch 6")["time_ms"].get<double>();
+  const Json J = jsonOf("compare --models resnet50 --gpus t4,a100 --max-batch --budget-ms " +
                         std::to_string(Budget));
   CHECK(J["max_batch"] == true);
   REQUIRE(J["results"].size() == 2);
@@ -137,7 +137,7 @@ TEST_CASE("compare --max-batch: the largest batch that fits and meets the budget
     CHECK(Row["batch"] == B);
     CHECK(Row["meets_targets"] == true);
     // One more image breaks the budget or the memory.
-    const Json Next = jsonOf("predict resnet18 --gpu " + Row["gpu"].get<std::string>() +
+    const Json Next = jsonOf("predict resnet50 --gpu " + Row["gpu"].get<std::string>() +
                              " --batch " + std::to_string(B + 1));
     CHECK((Next["time_ms"].get<double>() > Budget || Next["memory"]["fits"] == false));
   }
@@ -146,14 +146,14 @@ TEST_CASE("compare --max-batch: the largest batch that fits and meets the budget
   CHECK(J["analyses"].get<size_t>() <= 2 * (1 + 2 * 12));
 
   // Without a budget, memory alone: the Jetson's 4 GB hold a few hundred ResNet-18 images.
-  const Json Memory = jsonOf("compare --models resnet18 --gpus jetson-orin-nano-4gb --max-batch");
+  const Json Memory = jsonOf("compare --models resnet50 --gpus jetson-orin-nano-4gb --max-batch");
   const Json &Row = Memory["results"][0];
   const int64_t B = Row["max_batch"].get<int64_t>();
   CHECK(B > 16);
   CHECK(B < 4096);
   CHECK(Row["memory"]["fits"] == true);
   CHECK(Memory["analyses"] == 2); // batch 1 and the answer: memory needs no analysis
-  CHECK(jsonOf("predict resnet18 --gpu jetson-orin-nano-4gb --batch " + std::to_string(B + 1))
+  CHECK(jsonOf("predict resnet50 --gpu jetson-orin-nano-4gb --batch " + std::to_string(B + 1))
             ["memory"]["fits"] == false);
 
   RunResult Both = runPtxcast("compare --models lenet5 --gpus t4 --batch 2 --max-batch");

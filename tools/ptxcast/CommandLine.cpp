@@ -51,7 +51,7 @@ void addDtypeOption(CLI::App &Cmd, std::string &Dtype) {
   Cmd.add_option("--dtype", Dtype,
                  "element type: f32 (also fp32, float) or f16 (also fp16, half: PyTorch "
                  "autocast, fp32 weights cast to fp16 every pass)")
-      ->check(CLI::Validator(
+      ->transform(CLI::Validator(
           [](std::string &Text) -> std::string {
             auto It = Spellings.find(Text);
             if (It == Spellings.end())
