@@ -1,7 +1,10 @@
-// Every model on every GPU at every batch size: the matrix and its JSON document (Documents.h).
-// Each model and batch is analysed once (analysis does not depend on the GPU).
+// Every model on every GPU at every batch size (or at the largest batch that fits and meets the
+// targets): the matrix and its JSON document (Documents.h). Each model and batch is analysed
+// once (analysis does not depend on the GPU).
 #include "pipeline/Documents.h"
 #include "pipeline/GpuSelection.h"
+
+#include "CompareSearch.h"
 
 #include "corpus/Zoo.h"
 
@@ -19,9 +22,9 @@ support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareRequest &R,
       R.models.push_back(M.name);
   }
   for (size_t I = 0; I < R.models.size(); ++I)
-    if (!isOnnxPath(R.models[I]) && (I >= R.modelBytes.size() || R.modelBytes[I].empty()))
-      if (auto N = corpus::buildZooModel(R.models[I]); !N)
-        return N.error();
+    if (I >= R.modelBytes.size() || R.modelBytes[I].empty())
+      if (auto E = checkModelName(R.models[I]))
+        return *E;
   if (R.gpus.size() == 1 && R.gpus[0] == "all")
     R.gpus = Catalog.names();
   R.gpus.insert(R.gpus.end(), R.gpuSpecs.begin(), R.gpuSpecs.end());
@@ -35,42 +38,51 @@ support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareRequest &R,
   return Gpus;
 }
 
-support::Expected<std::vector<CompareCell>>
-predictAll(const CompareRequest &R, const PredictSettings &S, const learners::Predictor &P,
-           const std::vector<hardware::GpuSpec> &Gpus, const hardware::GpuCatalog &Catalog) {
+support::Expected<std::vector<CompareCell>> predictAll(CompareContext &C) {
+  const CompareRequest &R = C.request;
   std::vector<CompareCell> Cells;
   corpus::KernelCache Cache; // models share layer shapes (EfficientNet-B0..B7 at one batch)
-  const size_t Total = R.models.size() * R.batches.size();
-  size_t Done = 0;
   for (size_t I = 0; I < R.models.size(); ++I)
     for (int64_t Batch : R.batches) {
-      const std::string &Model = R.models[I];
-      NetworkRequest N;
-      N.input = Model;
-      N.batch = Batch;
-      N.imageSize = R.imageSize;
-      N.dtype = R.dtype;
-      N.threads = R.threads;
-      N.cache = &Cache;
-      if (I < R.modelBytes.size())
-        N.onnxBytes = R.modelBytes[I];
-      if (R.progress)
-        N.progress = [](size_t, size_t) {}; // the caller reports per network instead
-      auto A = analyseNetwork(N);
-      if (!A)
-        return A.error();
-      auto G = predictOnGpus(*A, P, Gpus, S, Catalog);
+      auto G = C.predict(I, Batch, R.models.size() * R.batches.size(), Cache);
       if (!G)
         return G.error();
       for (GpuPrediction &X : *G)
-        Cells.push_back({Model, std::move(X)});
-      if (R.progress)
-        R.progress(++Done, Total);
+        Cells.push_back({R.models[I], std::move(X), std::nullopt});
     }
   return Cells;
 }
 
+OJson orNull(bool Given, bool Value) { return Given ? OJson(Value) : OJson(nullptr); }
+
 } // namespace
+
+NetworkRequest compareNetworkRequest(const CompareRequest &R, size_t Model, int64_t Batch,
+                                     corpus::KernelCache &Cache) {
+  NetworkRequest N;
+  N.input = R.models[Model];
+  N.batch = Batch;
+  N.imageSize = R.imageSize;
+  N.dtype = R.dtype;
+  N.threads = R.threads;
+  N.cache = &Cache;
+  if (Model < R.modelBytes.size())
+    N.onnxBytes = R.modelBytes[Model];
+  if (R.progress)
+    N.progress = [](size_t, size_t) {}; // the caller reports per network instead
+  return N;
+}
+
+support::Expected<std::vector<GpuPrediction>>
+CompareContext::predict(size_t Model, int64_t Batch, size_t Total, corpus::KernelCache &Cache) {
+  if (request.progress)
+    request.progress(analyses, Total, request.models[Model], Batch);
+  auto A = analyseNetwork(compareNetworkRequest(request, Model, Batch, Cache));
+  if (!A)
+    return A.error();
+  ++analyses;
+  return predictOnGpus(*A, predictor, gpus, settings, catalog);
+}
 
 support::Expected<CompareResult> compareNetworks(CompareRequest R) {
   auto Catalog = hardware::GpuCatalog::builtin();
@@ -86,14 +98,19 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
   auto P = choosePredictor(R.model);
   if (!P)
     return P.error();
-  auto Cells = predictAll(R, *Settings, *P, *Gpus, *Catalog);
+  CompareContext Context{R, *Settings, *P, *Gpus, *Catalog};
+  auto Cells = R.maxBatch ? searchMaxBatch(Context) : predictAll(Context);
   if (!Cells)
     return Cells.error();
-  return CompareResult{std::move(R), *Settings, std::move(*P), std::move(*Cells)};
+  const size_t Analyses = Context.analyses;
+  if (R.progress)
+    R.progress(Analyses, Analyses, "", 0);
+  return CompareResult{std::move(R), *Settings, std::move(*P), std::move(*Cells), Analyses};
 }
 
 OJson compareJson(const CompareResult &C) {
   OJson Rows = OJson::array();
+  const CompareRequest &R = C.request;
   for (const CompareCell &Cell : C.cells) {
     const GpuPrediction &G = Cell.prediction;
     OJson Band = G.intervalMs ? OJson{G.intervalMs->first, G.intervalMs->second} : OJson(nullptr);
@@ -113,14 +130,20 @@ OJson compareJson(const CompareResult &C) {
                     {"dominance_floor", G.dominanceFloor.empty() ? OJson(nullptr)
                                                                  : OJson(G.dominanceFloor)},
                     {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
-                    {"meets_budget", C.request.budgetMs > 0 ? OJson(C.meets(G)) : OJson(nullptr)},
+                    {"memory", memoryJson(G.memory)},
+                    {"meets_budget", orNull(R.budgetMs > 0, C.withinBudget(G))},
+                    {"meets_target_ips", orNull(R.targetIps > 0, C.reachesTarget(G))},
+                    {"meets_targets", orNull(C.hasTargets(), C.meets(G))},
+                    {"max_batch", Cell.maxBatch ? OJson(*Cell.maxBatch) : OJson(nullptr)},
                     {"warnings", G.warnings}});
   }
-  const double Budget = C.request.budgetMs;
   return {{"model", predictorJson(C.predictor)},
           {"runtime", runtimeName(C.settings.runtime)},
-          {"dtype", C.request.dtype},
-          {"budget_ms", Budget > 0 ? OJson(Budget) : OJson(nullptr)},
+          {"dtype", R.dtype},
+          {"budget_ms", R.budgetMs > 0 ? OJson(R.budgetMs) : OJson(nullptr)},
+          {"target_ips", R.targetIps > 0 ? OJson(R.targetIps) : OJson(nullptr)},
+          {"max_batch", R.maxBatch},
+          {"analyses", C.analyses},
           {"results", Rows}};
 }
 

@@ -1,15 +1,19 @@
 // Lowering + fast analysis of one network for prediction (NetworkAnalysis.h).
 #include "pipeline/NetworkAnalysis.h"
 
+#include "CudnnLayout.h"
+
 #include "analyzer/FastMode.h"
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
 #include "ptx/Parser.h"
 #include "ptx/Resources.h"
+#include "support/Closest.h"
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <set>
@@ -57,9 +61,9 @@ void addCasts(const corpus::Network &Net, const corpus::Layer &L, hardware::Fram
 
 /// What PyTorch and cuDNN run around convolution L (profiled on the H100, docs/cross-gpu.md):
 /// a bias gets a broadcast add of its own, one element per thread; a convolution cuDNN runs on
-/// tensor cores in NHWC has its input and weights transposed from NCHW and its output back,
-/// unless it is a plain GEMM (1x1, stride 1, no padding), grouped, or an image's first layer
-/// (under 8 input channels: cuDNN runs those on CUDA cores in NCHW, FrameworkPasses::imageConv).
+/// tensor cores in NHWC has its input and weights transposed from NCHW and its output back
+/// (transposedForTensorCores); an image's first layer (under 8 input channels) runs on CUDA
+/// cores in NCHW (FrameworkPasses::imageConv).
 void addConvPasses(const corpus::Network &Net, const corpus::Layer &L,
                    hardware::FrameworkPasses &F) {
   const auto &A = std::get<corpus::ConvAttrs>(L.attrs);
@@ -71,14 +75,10 @@ void addConvPasses(const corpus::Network &Net, const corpus::Layer &L,
   const corpus::Shape &In = Net.layer(L.inputs.front()).shape;
   if (In.size() != 4)
     return;
-  const bool Image = In[1] < 8;
-  F.imageConv |= Image;
-  const bool Gemm = A.kernelH == 1 && A.kernelW == 1 && A.strideH == 1 && A.strideW == 1 &&
-                    A.padTop + A.padLeft + A.padBottom + A.padRight == 0;
-  if (Gemm || A.groups != 1 || Image)
+  F.imageConv |= In[1] < 8;
+  if (!transposedForTensorCores(Net, L))
     return;
-  const uint64_t Weights = uint64_t(L.params) - (A.bias ? uint64_t(A.outChannels) : 0);
-  F.layoutElements += uint64_t(corpus::elementCount(In)) + Weights + Out;
+  F.layoutElements += uint64_t(corpus::elementCount(In)) + convWeightElements(L) + Out;
   F.layoutTensors += 3;
 }
 
@@ -180,9 +180,23 @@ ProgressFn terminalProgress() {
   };
 }
 
+support::MaybeError checkModelName(const std::string &Input) {
+  std::vector<std::string> Names;
+  for (const corpus::ZooModel &M : corpus::zooModels())
+    Names.push_back(M.name);
+  if (isOnnxPath(Input) || std::find(Names.begin(), Names.end(), Input) != Names.end())
+    return std::nullopt;
+  return support::Error(fmt::format("unknown model '{}' (closest: {}; `ptxcast zoo` lists all "
+                                    "{}; or give an ONNX file, FILE.onnx)",
+                                    Input, support::closestNames(Input, Names, 5), Names.size()));
+}
+
 support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R) {
   corpus::DType Type = R.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
   const bool Onnx = !R.onnxBytes.empty() || isOnnxPath(R.input);
+  if (!Onnx)
+    if (auto E = checkModelName(R.input))
+      return *E;
   if (!Onnx)
     return corpus::buildZooModel(R.input, corpus::ZooOptions{R.batch, R.imageSize, Type});
   corpus::OnnxImportOptions Opts;
@@ -239,6 +253,7 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
     Rec.framework = frameworkPassesOf(Net, ByName, L.layers, Lower.dtype);
   }
   Out.footprintBytes = footprint(Bytes, All);
+  Out.memory = networkMemory(Net);
   std::string Key;
   if (Cache) {
     std::vector<std::string_view> Texts(W->ptx.begin(), W->ptx.end());

@@ -15,6 +15,23 @@ OJson intervalJson(const GpuPrediction &G) {
 
 } // namespace
 
+std::string dtypeText(const std::string &Dtype) {
+  return Dtype == "f16" ? "f16 (PyTorch autocast: fp32 weights cast to fp16 every pass)" : Dtype;
+}
+
+OJson memoryJson(const DeviceMemory &M) {
+  return {{"total_bytes", M.totalBytes()},
+          {"capacity_bytes", M.capacityBytes > 0 ? OJson(M.capacityBytes) : OJson(nullptr)},
+          {"fits", M.fits()},
+          {"weights_bytes", M.weightBytes},
+          {"weight_copies_bytes", M.peak.castBytes},
+          {"activations_bytes", M.peak.activationBytes},
+          {"workspace_bytes", M.peak.workspaceBytes},
+          {"peak_layer", M.peak.layer},
+          {"reserve_bytes", M.reserveBytes},
+          {"shared_with_os", M.shared}};
+}
+
 support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
   auto Catalog = hardware::GpuCatalog::builtin();
   if (!Catalog)
@@ -69,6 +86,7 @@ OJson predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
           {"clock_limiter", G.clock.limiter},
           {"board_w", G.clock.boardW},
           {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
+          {"memory", memoryJson(G.memory)},
           {"breakdown", Kinds},
           {"warnings", G.warnings},
           {"model", predictorJson(P)}};

@@ -215,6 +215,9 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
     Out.intervalMs =
         std::make_pair(std::max(I->first, Out.hostMs), std::max(I->second, Out.hostMs));
   Out.warnings = dataWarnings(P, Network, Gpu, S, Out.math);
+  Out.memory = deviceMemory(N.memory, Gpu, Out.math != hardware::MathMode::Simt);
+  if (std::string W = memoryWarning(Out.memory, Gpu); !W.empty())
+    Out.warnings.push_back(W);
   if (S.runtime == Runtime::Eager && Out.hostMs > Out.gpuMs)
     Out.warnings.push_back(fmt::format(
         "eager PyTorch is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on "

@@ -3,6 +3,7 @@
 // `--format json` document as text; the package parses it into result objects. A bad input
 // raises ptxcast.Error with the message the command prints. The GIL is released while C++ works.
 #include "pipeline/Documents.h"
+#include "pipeline/HeatMap.h"
 
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
@@ -80,7 +81,8 @@ std::string predict(const std::string &Input, const py::bytes &Onnx, const std::
 
 std::string compare(const std::vector<std::string> &Models, const std::vector<py::bytes> &Onnx,
                     const std::vector<std::string> &Gpus, const std::vector<int64_t> &Batches,
-                    double BudgetMs, const std::string &Dtype, int64_t ImageSize,
+                    bool MaxBatch, double BudgetMs, double TargetIps, const std::string &Dtype,
+                    int64_t ImageSize,
                     const std::string &Runtime, const std::string &Math, const std::string &Host,
                     const std::string &Model, unsigned Threads, const py::object &Progress) {
   pipeline::CompareRequest O;
@@ -89,7 +91,9 @@ std::string compare(const std::vector<std::string> &Models, const std::vector<py
     O.modelBytes.push_back(std::string(B));
   O.gpus = Gpus;
   O.batches = Batches;
+  O.maxBatch = MaxBatch;
   O.budgetMs = BudgetMs;
+  O.targetIps = TargetIps;
   O.dtype = Dtype;
   O.imageSize = ImageSize;
   O.runtime = Runtime;
@@ -97,9 +101,24 @@ std::string compare(const std::vector<std::string> &Models, const std::vector<py
   O.host = Host;
   O.model = Model;
   O.threads = Threads;
-  O.progress = progressOf(Progress);
+  if (pipeline::ProgressFn Fn = progressOf(Progress))
+    O.progress = [Fn](size_t Done, size_t Total, const std::string &, int64_t) { Fn(Done, Total); };
   py::gil_scoped_release NoGil;
   return text(pipeline::compareDocument(std::move(O)));
+}
+
+std::string heatMapSvg(const std::string &CompareDocument, const std::string &Value) {
+  auto V = pipeline::parsePlotValue(Value);
+  if (!V)
+    throw CoreError(V.error().str());
+  return pipeline::heatMapSvg(
+      pipeline::compareHeatMap(nlohmann::ordered_json::parse(CompareDocument), *V));
+}
+
+void writePlot(const std::string &Svg, const std::string &Path) {
+  py::gil_scoped_release NoGil;
+  if (auto E = pipeline::writePlot(Svg, Path))
+    throw CoreError(E->str());
 }
 
 std::string analyze(const std::string &Input, const py::bytes &Onnx, int64_t Batch,
@@ -137,4 +156,6 @@ PYBIND11_MODULE(_core, M) {
   M.def("analyze", &analyze, "`ptxcast analyze --format json`");
   M.def("gpus", &gpus, "`ptxcast gpus [NAME...] --format json`");
   M.def("zoo", &zoo, "`ptxcast zoo --format json`");
+  M.def("heatmap_svg", &heatMapSvg, "the SVG of `ptxcast compare --plot` from its JSON document");
+  M.def("write_plot", &writePlot, "writes an SVG to FILE.svg, or converted to FILE.png");
 }

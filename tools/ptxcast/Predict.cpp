@@ -1,8 +1,8 @@
 // `ptxcast predict MODEL|FILE.onnx --gpu NAME [--batch N] [--image-size S] [--dtype f32|f16]
 // [--runtime graph|eager] [--math MODE] [--model NAME|FILE.json] [--format table|json]`: time
-// per batch and per image, images/s, the leave-one-GPU-out error band, a per-launch-kind
-// breakdown and warnings when the GPU or the network lies outside the training data
-// (docs/predict.md).
+// per batch and per image, images/s, device memory and whether it fits, the leave-one-GPU-out
+// error band, a per-launch-kind breakdown and warnings when the GPU or the network lies outside
+// the training data (docs/predict.md).
 #include "Commands.h"
 
 #include "pipeline/Documents.h"
@@ -30,10 +30,28 @@ std::string clockText(const pipeline::GpuPrediction &G) {
                      G.gpu.boostClockMhz);
 }
 
+/// The device-memory line and what makes it up.
+void printMemory(const pipeline::DeviceMemory &M) {
+  using pipeline::bytesText;
+  std::string Fit = M.capacityBytes == 0 ? std::string("(the GPU's memory size is unknown)")
+                    : M.fits() ? fmt::format("fits in the GPU's {}", bytesText(M.capacityBytes))
+                               : fmt::format("DOES NOT FIT in the GPU's {}",
+                                             bytesText(M.capacityBytes));
+  fmt::print("device memory   {:>12}     {}{}\n", bytesText(M.totalBytes()), Fit,
+             M.shared ? ", shared with the OS" : "");
+  std::string Weights = bytesText(M.weightBytes);
+  if (M.peak.castBytes > 0)
+    Weights += fmt::format(" + {} fp16 copies", bytesText(M.peak.castBytes));
+  fmt::print("  weights {}, activations {} and workspace {} at layer '{}', runtime reserve {}\n",
+             Weights, bytesText(M.peak.activationBytes), bytesText(M.peak.workspaceBytes),
+             M.peak.layer, bytesText(M.reserveBytes));
+}
+
 void printTable(const pipeline::NetworkAnalysis &N, const learners::Predictor &P,
                 const pipeline::GpuPrediction &G) {
   fmt::print("{} ({}x{}, batch {}, {}, {} math, {} launches) on {} ({}), {} runtime\n", N.network,
-             N.imageSize, N.imageSize, N.batch, N.dtype, hardware::mathModeName(G.math),
+             N.imageSize, N.imageSize, N.batch, pipeline::dtypeText(N.dtype),
+             hardware::mathModeName(G.math),
              N.launches.size(), G.gpu.fullName, G.gpu.name, pipeline::runtimeName(G.runtime));
   fmt::print("{}\n\n", pipeline::predictorSummary(P));
   std::string Band = G.intervalMs ? fmt::format("   band {:.4g} .. {:.4g} ms", G.intervalMs->first,
@@ -51,7 +69,9 @@ void printTable(const pipeline::NetworkAnalysis &N, const learners::Predictor &P
   fmt::print("throughput      {:>12.4g} images/s", G.imagesPerSecond());
   if (G.gpu.tdpW > 0)
     fmt::print("   {:.3g} images/s per W at {:g} W TDP", G.imagesPerSecondPerWatt(), G.gpu.tdpW);
-  fmt::print("\n\nby launch kind (GPU time split by each launch's own prediction):\n");
+  fmt::print("\n");
+  printMemory(G.memory);
+  fmt::print("\nby launch kind (GPU time split by each launch's own prediction):\n");
   fmt::print("  {:<24} {:>8} {:>12} {:>7}\n", "kind", "launches", "time ms", "share");
   for (const pipeline::KindTime &K : G.breakdown)
     fmt::print("  {:<24} {:>8} {:>12.4g} {:>6.1f}%\n", K.kind, K.launches, K.ms,
@@ -104,16 +124,13 @@ void addPredictCommand(CLI::App &App) {
       ->check(CLI::ExistingFile);
   Gpu->require_option(1);
   Cmd->add_option("--batch", R.network.batch, "batch size (1..4096)")
-      ->check(CLI::Range(int64_t(1), int64_t(4096)))
+      ->check(integerIn(1, pipeline::MaxBatch))
       ->capture_default_str();
   Cmd->add_option("--image-size", R.network.imageSize,
                   "input height = width, 16..1024 (default: the model's own; ONNX: its 4-D input "
                   "with a dynamic batch)")
       ->check(CLI::Range(int64_t(16), int64_t(1024)));
-  Cmd->add_option("--dtype", R.network.dtype,
-                  "element type: f32, or f16 (PyTorch autocast / half)")
-      ->check(CLI::IsMember({"f32", "f16"}))
-      ->capture_default_str();
+  addDtypeOption(*Cmd, R.network.dtype);
   addRuntimeOptions(*Cmd, R.runtime, R.math, R.host);
   Cmd->add_option("--model", R.model,
                   "shipped model name or a bundle FILE.json (default: the shipped cross-gpu)");

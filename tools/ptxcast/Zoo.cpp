@@ -95,7 +95,7 @@ void addZooCommand(CLI::App &App) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   Cmd->add_option("--batch", Opts->batch, "batch size (1..4096, with a model)")
-      ->check(CLI::Range(int64_t(1), int64_t(4096)))
+      ->check(integerIn(1, 4096))
       ->capture_default_str();
   Cmd->add_option("--image-size", Opts->imageSize,
                   "input height = width (default: the model's own; an ONNX graph's 4-D input with "

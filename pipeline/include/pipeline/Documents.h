@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +41,12 @@ struct PredictOutcome {
 /// Analyses the network and predicts it on the request's GPU.
 support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R);
 
+/// How the commands name a dtype to people: "f32", or "f16 (PyTorch autocast: ...)".
+std::string dtypeText(const std::string &Dtype);
+
+/// The JSON of a prediction's device memory (`"memory"` of predict and compare).
+nlohmann::ordered_json memoryJson(const DeviceMemory &M);
+
 /// The JSON of one network on one GPU (`ptxcast predict --format json`).
 nlohmann::ordered_json predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
                                       const GpuPrediction &G);
@@ -53,7 +60,11 @@ struct CompareRequest {
   std::vector<std::string> gpus;   ///< catalog names or spec files; {"all"}: the catalog
   std::vector<std::string> gpuSpecs; ///< GPU spec files, after `gpus`
   std::vector<int64_t> batches = {1};
-  double budgetMs = 0; ///< 0: no budget
+  double budgetMs = 0;  ///< time per batch to stay within; 0: no budget
+  double targetIps = 0; ///< images per second to reach; 0: no target
+  /// Instead of `batches`: per model and GPU, the largest batch (1..MaxBatch) that fits the
+  /// GPU's memory and meets the budget (compareNetworks searches it, MaxBatch.cpp).
+  bool maxBatch = false;
   int64_t imageSize = 0;
   unsigned threads = 0;
   std::string dtype = "f32";
@@ -61,14 +72,23 @@ struct CompareRequest {
   std::string runtime = "graph", math, host;
   /// ONNX models in memory, by index of `models` (none or one per model; empty: by name).
   std::vector<std::string> modelBytes;
-  /// Networks analysed so far, as (done, total); empty: none.
-  std::function<void(size_t Done, size_t Total)> progress;
+  /// Called before each network's analysis with the analyses done so far, their total (0 when
+  /// unknown: a max-batch search) and the network about to be analysed (model and batch), and
+  /// once more at the end with Done == Total and an empty model; empty: no reports.
+  std::function<void(size_t Done, size_t Total, const std::string &Model, int64_t Batch)>
+      progress;
 };
+
+/// The largest batch size compare and Python accept (`--batch 1..MaxBatch`).
+constexpr int64_t MaxBatch = 4096;
 
 /// One model at one batch size on one GPU.
 struct CompareCell {
   std::string input; ///< the model as requested
   GpuPrediction prediction;
+  /// With CompareRequest::maxBatch: the batch found (the prediction's), or 0 when even batch
+  /// 1 does not fit or meet the budget (the prediction is then batch 1's).
+  std::optional<int64_t> maxBatch;
 };
 
 /// The matrix: the request with "all" expanded and the spec files appended to `gpus`, the
@@ -78,10 +98,21 @@ struct CompareResult {
   PredictSettings settings;
   learners::Predictor predictor;
   std::vector<CompareCell> cells;
+  size_t analyses = 0; ///< networks lowered and analysed (one per model and batch tried)
 
+  bool hasTargets() const { return request.budgetMs > 0 || request.targetIps > 0; }
   /// Whether a cell is within the budget (false when there is none).
-  bool meets(const GpuPrediction &G) const {
+  bool withinBudget(const GpuPrediction &G) const {
     return request.budgetMs > 0 && G.timeMs <= request.budgetMs;
+  }
+  /// Whether a cell reaches the images/s target (false when there is none).
+  bool reachesTarget(const GpuPrediction &G) const {
+    return request.targetIps > 0 && G.imagesPerSecond() >= request.targetIps;
+  }
+  /// Whether a cell meets every target given and fits in memory (false without targets).
+  bool meets(const GpuPrediction &G) const {
+    return hasTargets() && (request.budgetMs <= 0 || withinBudget(G)) &&
+           (request.targetIps <= 0 || reachesTarget(G)) && G.memory.fits();
   }
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "pipeline/AnalysisCache.h"
+#include "pipeline/Memory.h"
 
 #include "analyzer/Counts.h"
 #include "analyzer/FastMode.h"
@@ -66,6 +67,7 @@ struct NetworkAnalysis {
   std::string dtype;
   std::vector<LaunchRecord> launches;
   uint64_t footprintBytes = 0; ///< bytes of the distinct buffers all launches use
+  NetworkMemory memory;        ///< what PyTorch needs in device memory to run it (Memory.h)
   double lowerSeconds = 0;     ///< wall time of building + lowering
   double analyseSeconds = 0;   ///< wall time of fast analysis
   bool fromCache = false;      ///< the counts came from the on-disk analysis cache
@@ -85,6 +87,10 @@ bool isOnnxPath(const std::string &Input);
 /// E naming the ONNX file Input when it names no file itself (a layer of the file that does
 /// not lower, say); E unchanged for zoo models.
 support::Error inInput(support::Error E, const std::string &Input);
+
+/// Nothing when Input is a zoo model or names an ONNX file, else an Error suggesting the zoo's
+/// closest names.
+support::MaybeError checkModelName(const std::string &Input);
 
 /// The network of a request: a zoo model built, or an ONNX model (file or bytes) imported.
 support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R);

@@ -4,6 +4,7 @@
 // `ptxcast predict` and `ptxcast compare` (docs/predict.md).
 #pragma once
 
+#include "pipeline/Memory.h"
 #include "pipeline/NetworkAnalysis.h"
 
 #include "hardware/GpuCatalog.h"
@@ -89,6 +90,7 @@ struct GpuPrediction {
   /// by kind, largest first, summing to gpuMs (empty when PredictSettings::breakdown is off)
   std::vector<KindTime> breakdown;
   std::vector<std::string> warnings;
+  DeviceMemory memory; ///< what the network needs in the GPU's memory, and whether it fits
   /// The dominated catalog GPU whose learned efficiency replaced this GPU's (the dominance rule),
   /// or empty.
   std::string dominanceFloor;
