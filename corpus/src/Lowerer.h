@@ -1,5 +1,5 @@
-// Internal: the lowering driver's state, shared by Lower.cpp (walk, buffers, fusion, GEMM and
-// pooling layers) and LowerOps.cpp (elementwise, normalisation, concat, copies).
+// Internal: the lowering driver's state, shared by Lower.cpp (walk, buffers, fusion) and the
+// layer files (src/layers/), which define each kind's lowering.
 #pragma once
 
 #include "corpus/KernelGen.h"
@@ -31,6 +31,15 @@ inline uint32_t u32(int64_t V) { return static_cast<uint32_t>(V); }
 
 /// A library kernel's shape arguments, after its buffers.
 void appendShapeArgs(const KernelLaunch &K, WorkloadLaunch &L);
+
+/// A shape as [outer, axis, inner] around one axis (negative counts from the end; the network
+/// checked the range), as PyTorch's cat and softmax kernels see any axis.
+struct AxisSplit {
+  uint32_t outer, axis, inner;
+  size_t at; ///< the axis, resolved
+};
+/// S split around Axis; nullopt when a part does not fit the kernels' 32-bit sizes.
+std::optional<AxisSplit> splitAround(const Shape &S, int64_t Axis);
 
 /// Lowers one network (corpus/Lower.h, lower): layers in order, each a launch, a fused tail of
 /// an earlier launch, or a view of its input.
@@ -78,24 +87,25 @@ private:
   /// emit() of a layer that fuses nothing, reading its first input.
   std::optional<support::Error> emitAlone(LayerId Id, support::Expected<KernelLaunch> K,
                                           int64_t FanIn = 0);
+  /// Layer Id's launches through its kind's lower<Kind>.
   std::optional<support::Error> lowerLayer(LayerId Id);
-  std::optional<support::Error> lowerConv(LayerId Id);
-  std::optional<support::Error> lowerDense(LayerId Id);
-  std::optional<support::Error> lowerPool(LayerId Id);
-  std::optional<support::Error> lowerGlobalPool(LayerId Id);
+  /// Each kind's lowering (corpus/LayerKinds.def), defined in its layer file (src/layers/).
+#define LAYER_KIND(Kind, Name, Attrs, Inputs) std::optional<support::Error> lower##Kind(LayerId Id);
+#include "corpus/LayerKinds.def"
+
+  // Lowerings shared by several kinds (src/layers/).
+  /// Flatten, Reshape, Identity: the same bytes under a new shape, no kernel.
+  std::optional<support::Error> lowerView(LayerId Id);
+  /// Activation, Add, Mul, Div, Pow: a standalone elementwise kernel.
   std::optional<support::Error> lowerElementwise(LayerId Id);
   std::optional<support::Error> lowerBinary(LayerId Id, ElementwiseSpec S);
   std::optional<support::Error> lowerConstantOperand(LayerId Id, ElementwiseSpec S,
                                                      const Shape &Constant);
-  std::optional<support::Error> lowerMatMul(LayerId Id);
-  std::optional<support::Error> lowerLayerNorm(LayerId Id);
-  std::optional<support::Error> lowerBatchNorm(LayerId Id);
-  std::optional<support::Error> lowerConcat(LayerId Id);
-  std::optional<support::Error> lowerSoftmax(LayerId Id);
-  std::optional<support::Error> lowerPad(LayerId Id);
-  /// Transpose, Slice and Upsample: a strided copy, or no kernel when the layer is its input (a
-  /// view).
-  std::optional<support::Error> lowerCopy(LayerId Id);
+  /// MaxPool, AvgPool: the windowed pool kernel.
+  std::optional<support::Error> lowerPool(LayerId Id);
+  /// Transpose, Slice, Upsample: the strided copy S, or no kernel when S is nullopt (the layer
+  /// is its input: a view).
+  std::optional<support::Error> lowerCopy(LayerId Id, const std::optional<CopySpec> &S);
 
   const Network &Net;
   LowerOptions O;

@@ -1,5 +1,6 @@
-// Internal: the ONNX importer's state, shared by OnnxImport.cpp (graph walk, inputs, checks) and
-// OnnxOps.cpp (one handler per operator).
+// Internal: the ONNX importer's state, shared by OnnxImport.cpp (graph walk, inputs, checks),
+// OnnxOps.cpp (attributes, windows, the handler table), OnnxShapeOps.cpp (constants) and the
+// layer files (src/layers/), which define one handler per operator.
 #pragma once
 
 #include "corpus/Onnx.h"
@@ -66,45 +67,19 @@ private:
   /// The only node consuming `Tensor`, when exactly one does and it is not a graph output.
   const onnx::NodeProto *soleConsumer(const std::string &Tensor, size_t *Index) const;
 
-  // Operator handlers (OnnxOps.cpp).
-  Result importConv(const onnx::NodeProto &N);
-  Result importGemm(const onnx::NodeProto &N);
-  Result importMatMul(const onnx::NodeProto &N);
-  Result importBatchNorm(const onnx::NodeProto &N);
-  Result importRelu(const onnx::NodeProto &N);
-  Result importSigmoid(const onnx::NodeProto &N);
-  Result importHardSigmoid(const onnx::NodeProto &N);
-  Result importHardSwish(const onnx::NodeProto &N);
-  Result importTanh(const onnx::NodeProto &N);
-  Result importClip(const onnx::NodeProto &N);
+  // Operator handlers (corpus/LayerKinds.def): import<Op> for each ONNX_OP row, defined in the
+  // layer file of the kind it makes (src/layers/) or, for constants, OnnxShapeOps.cpp.
+#define ONNX_OP(Op, Kind) Result import##Op(const onnx::NodeProto &N);
+#include "corpus/LayerKinds.def"
+
+  // Handlers shared by several operators (src/layers/).
   /// Add, Mul, Sub (an add layer: the same kernel), Div and Pow; a Div that starts PyTorch's erf
   /// GELU, x * 0.5 * (1 + erf(x / sqrt 2)) over five nodes, becomes one gelu activation.
   Result importEltwise(const onnx::NodeProto &N);
+  /// MaxPool and AveragePool.
   Result importPool(const onnx::NodeProto &N);
-  Result importGlobalAvgPool(const onnx::NodeProto &N);
-  /// ReduceMean over H and W of a 4-d input: a global average pool (+ Flatten for keepdims 0).
-  Result importReduceMean(const onnx::NodeProto &N);
-  Result importFlatten(const onnx::NodeProto &N);
-  Result importReshape(const onnx::NodeProto &N);
-  Result importConcat(const onnx::NodeProto &N);
-  Result importSoftmax(const onnx::NodeProto &N);
-  Result importPad(const onnx::NodeProto &N);
-  Result importIdentity(const onnx::NodeProto &N);
-  Result importConstant(const onnx::NodeProto &N);
-  // Layout and transformer-style operators (OnnxTensorOps.cpp).
-  Result importTranspose(const onnx::NodeProto &N);
-  Result importSlice(const onnx::NodeProto &N);
-  /// One Slice layer per output, named `<node>/<k>`; returns output 0's.
-  Result importSplit(const onnx::NodeProto &N);
-  Result importLayerNorm(const onnx::NodeProto &N);
-  /// Resize and Upsample: nearest neighbour, integer factors on H and W.
-  Result importResize(const onnx::NodeProto &N);
+
   // Shape arithmetic folded to integer constants (OnnxShapeOps.cpp).
-  Result importShape(const onnx::NodeProto &N);
-  Result importGather(const onnx::NodeProto &N);
-  /// Squeeze and Unsqueeze: of a constant, a constant; of an activation, a reshape layer.
-  Result importSqueeze(const onnx::NodeProto &N);
-  Result importCast(const onnx::NodeProto &N);
   /// Concat of 1-d integer constants; Add/Sub/Mul/Div of integer constants (one may be a
   /// single number).
   std::optional<support::Error> foldConcat(const onnx::NodeProto &N);
@@ -112,8 +87,6 @@ private:
   /// An integer constant that is not an activation, or nullopt.
   std::optional<std::vector<int64_t>> foldableInts(const std::string &Name) const;
   void setConstInts(const std::string &Name, const std::vector<int64_t> &V, const Shape &Dims);
-  /// Erf outside the GELU pattern: an error naming the pattern.
-  Result importErf(const onnx::NodeProto &N);
   /// The indices of the nodes after Div in a GELU pattern (Erf, Add, Mul, Mul), if N starts one.
   std::optional<std::array<size_t, 4>> geluPattern(const onnx::NodeProto &N) const;
   /// Sigmoid / HardSigmoid followed by a Mul with its own input: one fused activation.
@@ -148,6 +121,8 @@ float attrFloat(const onnx::NodeProto &N, std::string_view Name, float Default);
 std::string attrString(const onnx::NodeProto &N, std::string_view Name, std::string Default);
 std::vector<int64_t> attrInts(const onnx::NodeProto &N, std::string_view Name,
                               std::vector<int64_t> Default);
+/// True when every element is positive.
+bool allPositive(const std::vector<int64_t> &V);
 
 // Checks before libonnx's shape inference (OnnxChecks.cpp); each says why, naming the tensor or
 // node, or is nullopt.

@@ -1,0 +1,86 @@
+// Padding layers (LayerKinds.def: Pad): the shape rule, the lowering (zero padding folded into
+// the convolution it feeds) and ONNX Pad.
+#include "LayerShapes.h"
+#include "Lowerer.h"
+#include "OnnxImporter.h"
+
+#include <limits>
+
+namespace corpus {
+
+namespace layershapes {
+
+LayerResult inferPad(const InShapes &In, const PadAttrs &A) {
+  const Shape &X = *In[0];
+  if (auto R = needRank4(X); !R.error.empty())
+    return R;
+  if (A.top < 0 || A.left < 0 || A.bottom < 0 || A.right < 0)
+    return fail("negative padding");
+  if (A.mode == PadMode::Reflect &&
+      (A.top >= X[2] || A.bottom >= X[2] || A.left >= X[3] || A.right >= X[3]))
+    return fail("reflect padding must be smaller than the input");
+  LayerResult R;
+  R.shape = {X[0], X[1], X[2] + A.top + A.bottom, X[3] + A.left + A.right};
+  return R;
+}
+
+} // namespace layershapes
+
+namespace lowering {
+
+std::optional<support::Error> Lowerer::lowerPad(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const auto &P = std::get<PadAttrs>(L.attrs);
+  LayerId C = sole(Id);
+  if (C == InvalidLayer || Net.layer(C).kind != LayerKind::Conv || P.mode != PadMode::Constant ||
+      P.value != 0.0f)
+    return error(Id, "only zero padding feeding a convolution is supported by the lowering");
+  PadInto[C] = P;
+  BufferOf[Id] = BufferOf[L.inputs[0]];
+  return std::nullopt;
+}
+
+} // namespace lowering
+
+namespace onnximport {
+
+Importer::Result Importer::importPad(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  std::string Mode = attrString(N, "mode", "constant");
+  PadAttrs A;
+  if (Mode == "reflect")
+    A.mode = PadMode::Reflect;
+  else if (Mode == "edge")
+    A.mode = PadMode::Edge;
+  else if (Mode != "constant")
+    return nodeError(N, "pad mode '" + Mode + "' is not supported");
+  std::optional<std::vector<int64_t>> P;
+  if (Opset < 11) {
+    P = attrInts(N, "pads", {});
+    A.value = attrFloat(N, "value", 0.0f);
+  } else {
+    P = hasInput(N, 1) ? constInts(N.input(1)) : std::nullopt;
+    if (hasInput(N, 2)) {
+      auto V = constFloat(N.input(2));
+      if (!V)
+        return nodeError(N, "constant_value must be a constant float");
+      A.value = *V;
+    }
+  }
+  if (!P || P->size() != 8)
+    return nodeError(N, "pads must be 8 constant integers for a 4-d input");
+  const std::vector<int64_t> &V = *P; // N, C, H, W begins, then ends
+  if (V[0] || V[1] || V[4] || V[5])
+    return nodeError(N, "padding the batch or channel dimension is not supported");
+  for (int64_t X : V) // as the pads attribute of a window (OnnxImport.cpp badWindowAttribute)
+    if (X > std::numeric_limits<int32_t>::max())
+      return nodeError(N, "pads too large: " + std::to_string(X));
+  A.top = V[2], A.left = V[3], A.bottom = V[6], A.right = V[7];
+  return addLayer(N, LayerKind::Pad, {*X}, A);
+}
+
+} // namespace onnximport
+
+} // namespace corpus
