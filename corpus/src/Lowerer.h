@@ -114,7 +114,7 @@ private:
   std::vector<std::vector<LayerId>> Consumers;
   std::vector<std::string> BufferOf;   ///< activation buffer holding each layer's output
   std::set<LayerId> Fused;             ///< layers computed inside an earlier kernel
-  std::map<LayerId, PadAttrs> PadInto; ///< conv -> zero padding folded into it
+  std::map<LayerId, PadAttrs> PadInto; ///< conv, avg pool -> zero padding folded in
   std::set<std::string> Names;
 };
 

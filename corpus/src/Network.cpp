@@ -55,6 +55,8 @@ std::string_view actKindName(ActKind Kind) {
     return "tanh";
   case ActKind::Gelu:
     return "gelu";
+  case ActKind::Sqrt:
+    return "sqrt";
   }
   return "?";
 }

@@ -66,6 +66,9 @@ private:
                   LayerAttrs Attrs, std::string Name = "");
   /// The only node consuming `Tensor`, when exactly one does and it is not a graph output.
   const onnx::NodeProto *soleConsumer(const std::string &Tensor, size_t *Index) const;
+  /// soleConsumer of `From`'s output 0 (null From: null) when it is an `Op` node, else null.
+  const onnx::NodeProto *soleConsumerOp(const onnx::NodeProto *From, const char *Op,
+                                        size_t &Index) const;
 
   // Operator handlers (corpus/LayerKinds.def): import<Op> for each ONNX_OP row, defined in the
   // layer file of the kind it makes (src/layers/) or, for constants, OnnxShapeOps.cpp.
@@ -78,6 +81,21 @@ private:
   Result importEltwise(const onnx::NodeProto &N);
   /// MaxPool and AveragePool.
   Result importPool(const onnx::NodeProto &N);
+  /// ReduceMean's axes (the attribute before opset 18, a constant input from 18; empty: every
+  /// axis), negative ones resolved against Rank, sorted; nullopt when the input is no constant.
+  std::optional<std::vector<int64_t>> reduceAxes(const onnx::NodeProto &N, int64_t Rank) const;
+  /// The nodes after a ReduceMean that begins F.layer_norm over the last axis as PyTorch exports
+  /// it below opset 17 (Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add), and its epsilon.
+  struct LayerNormNodes {
+    std::array<size_t, 8> nodes;
+    float epsilon;
+  };
+  std::optional<LayerNormNodes> layerNormPattern(const onnx::NodeProto &N) const;
+  /// Whether Div's output is scaled by a weight and shifted by a bias of C elements each (a Mul,
+  /// then an Add, each the only consumer before it), and their node indices.
+  bool layerNormAffine(const onnx::NodeProto &Div, int64_t C, size_t &Mul, size_t &Add) const;
+  /// The layer norm of such a pattern: one layer named after the ReduceMean.
+  Result fuseLayerNorm(const onnx::NodeProto &N, const LayerNormNodes &P);
 
   // Shape arithmetic folded to integer constants (OnnxShapeOps.cpp).
   /// Concat of 1-d integer constants; Add/Sub/Mul/Div of integer constants (one may be a
@@ -109,6 +127,7 @@ private:
   std::map<std::string, Shape> Known;                     ///< shapes from the file + inference
   std::map<std::string, std::vector<size_t>> Consumers;   ///< tensor -> consuming node indices
   std::set<std::string> GraphOutputs;
+  std::set<std::string> BatchInputs; ///< graph inputs whose dynamic batch the import fixed
   std::set<size_t> Fused; ///< nodes already folded into an earlier layer
   size_t Current = 0;     ///< index of the node being imported
   size_t OutputNode = 0;  ///< node whose output the current layer produces (after fusion)
@@ -123,6 +142,8 @@ std::vector<int64_t> attrInts(const onnx::NodeProto &N, std::string_view Name,
                               std::vector<int64_t> Default);
 /// True when every element is positive.
 bool allPositive(const std::vector<int64_t> &V);
+/// The operand of a two-input node that is not `Tensor`, or "" when `Tensor` is not an operand.
+std::string otherOperand(const onnx::NodeProto &N, const std::string &Tensor);
 
 // Checks before libonnx's shape inference (OnnxChecks.cpp); each says why, naming the tensor or
 // node, or is nullopt.

@@ -36,6 +36,14 @@ std::vector<int64_t> attrInts(const onnx::NodeProto &N, std::string_view Name,
   return A ? std::vector<int64_t>(A->ints().begin(), A->ints().end()) : Default;
 }
 
+std::string otherOperand(const onnx::NodeProto &N, const std::string &Tensor) {
+  if (N.input_size() != 2)
+    return "";
+  if (N.input(0) == Tensor)
+    return N.input(1);
+  return N.input(1) == Tensor ? N.input(0) : "";
+}
+
 bool allPositive(const std::vector<int64_t> &V) {
   for (int64_t X : V)
     if (X <= 0)

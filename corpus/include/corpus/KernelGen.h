@@ -35,7 +35,8 @@ enum class ActivationKind : uint8_t {
   HardSwish,
   Swish,
   Tanh,
-  Gelu ///< PyTorch's default (erf) form: x * 0.5 * (1 + erf(x / sqrt 2))
+  Gelu, ///< PyTorch's default (erf) form: x * 0.5 * (1 + erf(x / sqrt 2))
+  Sqrt  ///< sqrt(x), IEEE round to nearest (sqrt.rn.f32)
 };
 
 /// How a launch's kernel computes its layers: one enumerator per row of corpus/Strategies.def.

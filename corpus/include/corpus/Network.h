@@ -58,6 +58,7 @@ enum class ActKind {
   Swish,       ///< x * sigmoid(x) (a.k.a. SiLU)
   Tanh,        ///< tanh(x)
   Gelu,        ///< x * 0.5 * (1 + erf(x / sqrt 2)) (PyTorch's default GELU)
+  Sqrt,        ///< sqrt(x) (ONNX Sqrt outside a layer norm)
 };
 /// "relu", "clip", "sigmoid", ...
 std::string_view actKindName(ActKind Kind);

@@ -200,15 +200,6 @@ bool near(std::optional<float> V, double Want) {
   return V && std::fabs(double(*V) - Want) <= 1e-4 * std::fabs(Want);
 }
 
-/// The operand of a two-input node that is not `Tensor`, or "" when `Tensor` is not an operand.
-std::string otherOperand(const onnx::NodeProto &N, const std::string &Tensor) {
-  if (N.input_size() != 2)
-    return "";
-  if (N.input(0) == Tensor)
-    return N.input(1);
-  return N.input(1) == Tensor ? N.input(0) : "";
-}
-
 } // namespace
 
 Importer::Result Importer::importRelu(const onnx::NodeProto &N) {
@@ -219,6 +210,11 @@ Importer::Result Importer::importRelu(const onnx::NodeProto &N) {
 Importer::Result Importer::importTanh(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Tanh}) : X;
+}
+
+Importer::Result Importer::importSqrt(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Sqrt}) : X;
 }
 
 Importer::Result Importer::importHardSwish(const onnx::NodeProto &N) {

@@ -1,5 +1,5 @@
 // Padding layers (LayerKinds.def: Pad): the shape rule, the lowering (zero padding folded into
-// the convolution it feeds) and ONNX Pad.
+// the convolution or average pool it feeds) and ONNX Pad.
 #include "LayerShapes.h"
 #include "Lowerer.h"
 #include "OnnxImporter.h"
@@ -28,14 +28,28 @@ LayerResult inferPad(const InShapes &In, const PadAttrs &A) {
 
 namespace lowering {
 
+/// A Pad of nothing is a view. Zero padding is folded into the convolution it feeds, as the
+/// convolution's own padding, or into the average pool it feeds (PyTorch exports avg_pool2d's
+/// padding, which counts the zeros, as Pad -> AveragePool: DenseNet's and Inception's pools), as
+/// the pool's padding counted in every window; a pool with uncounted padding of its own cannot
+/// take it.
 std::optional<support::Error> Lowerer::lowerPad(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const auto &P = std::get<PadAttrs>(L.attrs);
-  LayerId C = sole(Id);
-  if (C == InvalidLayer || Net.layer(C).kind != LayerKind::Conv || P.mode != PadMode::Constant ||
-      P.value != 0.0f)
-    return error(Id, "only zero padding feeding a convolution is supported by the lowering");
-  PadInto[C] = P;
+  const bool Nothing = P.top == 0 && P.left == 0 && P.bottom == 0 && P.right == 0;
+  const LayerId C = sole(Id);
+  const bool Zeros = P.mode == PadMode::Constant && P.value == 0.0f && C != InvalidLayer;
+  auto CountsPad = [&](const PoolAttrs &A) {
+    return A.countIncludePad ||
+           (A.padTop == 0 && A.padLeft == 0 && A.padBottom == 0 && A.padRight == 0);
+  };
+  if (!Nothing && !(Zeros && Net.layer(C).kind == LayerKind::Conv) &&
+      !(Zeros && Net.layer(C).kind == LayerKind::AvgPool &&
+        CountsPad(std::get<PoolAttrs>(Net.layer(C).attrs))))
+    return error(Id, "only zero padding feeding a convolution or an average pool is supported by "
+                     "the lowering");
+  if (!Nothing)
+    PadInto[C] = P;
   BufferOf[Id] = BufferOf[L.inputs[0]];
   return std::nullopt;
 }

@@ -58,8 +58,14 @@ std::optional<support::Error> Lowerer::lowerAvgPool(LayerId Id) { return lowerPo
 
 std::optional<support::Error> Lowerer::lowerPool(LayerId Id) {
   const Layer &L = Net.layer(Id);
-  const auto &A = std::get<PoolAttrs>(L.attrs);
-  const Shape &X = Net.layer(L.inputs[0]).shape;
+  PoolAttrs A = std::get<PoolAttrs>(L.attrs);
+  Shape X = Net.layer(L.inputs[0]).shape;
+  if (auto P = PadInto.find(Id); P != PadInto.end()) { // the input is the folded Pad's input
+    X = Net.layer(Net.layer(L.inputs[0]).inputs[0]).shape;
+    A.padTop += P->second.top, A.padLeft += P->second.left;
+    A.padBottom += P->second.bottom, A.padRight += P->second.right;
+    A.countIncludePad = true; // the Pad's zeros are elements of every window they are in
+  }
   PoolSpec S;
   S.kind = L.kind == LayerKind::MaxPool ? PoolKind::Max : PoolKind::Avg;
   S.batch = u32(X[0]), S.channels = u32(X[1]), S.inHeight = u32(X[2]), S.inWidth = u32(X[3]);
@@ -128,25 +134,35 @@ Importer::Result Importer::importGlobalAveragePool(const onnx::NodeProto &N) {
   return X ? addLayer(N, LayerKind::GlobalAvgPool, {*X}, GlobalPoolAttrs{}) : X;
 }
 
+std::optional<std::vector<int64_t>> Importer::reduceAxes(const onnx::NodeProto &N,
+                                                         int64_t Rank) const {
+  std::vector<int64_t> A;
+  if (Opset < 18) {
+    A = attrInts(N, "axes", {});
+  } else if (hasInput(N, 1)) {
+    auto Input = constInts(N.input(1));
+    if (!Input)
+      return std::nullopt;
+    A = std::move(*Input);
+  }
+  for (int64_t &Ax : A)
+    Ax = Ax < 0 ? Ax + Rank : Ax;
+  std::sort(A.begin(), A.end());
+  return A;
+}
+
 // ReduceMean(data, axes?) with keepdims: axes an attribute before opset 18, an input from 18 on.
 Importer::Result Importer::importReduceMean(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   if (!X)
     return X;
-  std::optional<std::vector<int64_t>> Axes;
-  if (Opset < 18) {
-    Axes = attrInts(N, "axes", {});
-  } else if (hasInput(N, 1)) {
-    Axes = constInts(N.input(1));
-    if (!Axes)
-      return nodeError(N, "axes must be a constant int64 tensor");
-  }
+  if (auto Norm = layerNormPattern(N)) // the first node of a layer norm (Normalization.cpp)
+    return fuseLayerNorm(N, *Norm);
   const int64_t Rank = static_cast<int64_t>(Net.layer(*X).shape.size());
-  std::vector<int64_t> A = Axes ? *Axes : std::vector<int64_t>{};
-  for (int64_t &Ax : A)
-    Ax = Ax < 0 ? Ax + Rank : Ax;
-  std::sort(A.begin(), A.end());
-  if (Rank != 4 || A != std::vector<int64_t>{2, 3})
+  const auto A = reduceAxes(N, Rank);
+  if (!A)
+    return nodeError(N, "axes must be a constant int64 tensor");
+  if (Rank != 4 || *A != std::vector<int64_t>{2, 3})
     return nodeError(N, "only a mean over H and W of a 4-d input (axes [2, 3]) is supported");
   if (attrInt(N, "keepdims", 1) != 0)
     return addLayer(N, LayerKind::GlobalAvgPool, {*X}, GlobalPoolAttrs{});

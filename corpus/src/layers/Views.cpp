@@ -97,12 +97,17 @@ Importer::Result Importer::importReshape(const onnx::NodeProto &N) {
 
 Importer::Result Importer::importIdentity(const onnx::NodeProto &N) {
   // PyTorch's exporter (1.13) passes a weight it stores once to a second user through Identity:
-  // the output is that constant too.
-  if (hasInput(N, 0) && !Values.count(N.input(0)) && N.output_size() > 0)
+  // the output is that constant too, or without data a weight of the same shape.
+  if (hasInput(N, 0) && !Values.count(N.input(0)) && N.output_size() > 0) {
     if (const onnx::TensorProto *T = constant(N.input(0))) {
       Constants[N.output(0)] = *T;
       return InvalidLayer;
     }
+    if (auto S = staticShape(N.input(0))) { // a weight without data: its shape passed on
+      Known[N.output(0)] = *S;
+      return InvalidLayer;
+    }
+  }
   Result X = value(N, 0);
   return X ? addLayer(N, LayerKind::Identity, {*X}, IdentityAttrs{}) : X;
 }
