@@ -1,5 +1,5 @@
-// Internal: the lowering driver's state, shared by Lower.cpp (walk, buffers, fusion, GEMM and
-// pooling layers) and LowerOps.cpp (elementwise, normalisation, concat, copies).
+// Internal: the lowering driver's state, shared by Lower.cpp (walk, buffers, fusion) and the
+// layer files (src/layers/), which define each kind's lowering.
 #pragma once
 
 #include "corpus/KernelGen.h"
@@ -31,6 +31,15 @@ inline uint32_t u32(int64_t V) { return static_cast<uint32_t>(V); }
 
 /// A library kernel's shape arguments, after its buffers.
 void appendShapeArgs(const KernelLaunch &K, WorkloadLaunch &L);
+
+/// A shape as [outer, axis, inner] around one axis (negative counts from the end; the network
+/// checked the range), as PyTorch's cat and softmax kernels see any axis.
+struct AxisSplit {
+  uint32_t outer, axis, inner;
+  size_t at; ///< the axis, resolved
+};
+/// S split around Axis; nullopt when a part does not fit the kernels' 32-bit sizes.
+std::optional<AxisSplit> splitAround(const Shape &S, int64_t Axis);
 
 /// Lowers one network (corpus/Lower.h, lower): layers in order, each a launch, a fused tail of
 /// an earlier launch, or a view of its input.
@@ -72,30 +81,28 @@ private:
   Tail fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const;
   /// Records the launch of kernel `K` for layer `Head` and its fused tail `T`. The output goes to
   /// a new buffer, or into `Into` when given (one slice of a concatenation).
-  support::MaybeError emit(LayerId Head, support::Expected<KernelLaunch> K,
-                           RoleBuffers In, const Tail &T, int64_t FanIn,
-                           const std::string &Into = {});
+  support::MaybeError emit(LayerId Head, support::Expected<KernelLaunch> K, RoleBuffers In,
+                           const Tail &T, int64_t FanIn, const std::string &Into = {});
   /// emit() of a layer that fuses nothing, reading its first input.
-  support::MaybeError emitAlone(LayerId Id, support::Expected<KernelLaunch> K,
-                                int64_t FanIn = 0);
+  support::MaybeError emitAlone(LayerId Id, support::Expected<KernelLaunch> K, int64_t FanIn = 0);
+  /// Layer Id's launches through its kind's lower<Kind>.
   support::MaybeError lowerLayer(LayerId Id);
-  support::MaybeError lowerConv(LayerId Id);
-  support::MaybeError lowerDense(LayerId Id);
-  support::MaybeError lowerPool(LayerId Id);
-  support::MaybeError lowerGlobalPool(LayerId Id);
+  /// Each kind's lowering (corpus/LayerKinds.def), defined in its layer file (src/layers/).
+#define LAYER_KIND(Kind, Name, Attrs, Inputs) support::MaybeError lower##Kind(LayerId Id);
+#include "corpus/LayerKinds.def"
+
+  // Lowerings shared by several kinds (src/layers/).
+  /// Flatten, Reshape, Identity: the same bytes under a new shape, no kernel.
+  support::MaybeError lowerView(LayerId Id);
+  /// Activation, Add, Mul, Div, Pow: a standalone elementwise kernel.
   support::MaybeError lowerElementwise(LayerId Id);
   support::MaybeError lowerBinary(LayerId Id, ElementwiseSpec S);
-  support::MaybeError lowerConstantOperand(LayerId Id, ElementwiseSpec S,
-                                           const Shape &Constant);
-  support::MaybeError lowerMatMul(LayerId Id);
-  support::MaybeError lowerLayerNorm(LayerId Id);
-  support::MaybeError lowerBatchNorm(LayerId Id);
-  support::MaybeError lowerConcat(LayerId Id);
-  support::MaybeError lowerSoftmax(LayerId Id);
-  support::MaybeError lowerPad(LayerId Id);
-  /// Transpose, Slice and Upsample: a strided copy, or no kernel when the layer is its input (a
-  /// view).
-  support::MaybeError lowerCopy(LayerId Id);
+  support::MaybeError lowerConstantOperand(LayerId Id, ElementwiseSpec S, const Shape &Constant);
+  /// MaxPool, AvgPool: the windowed pool kernel.
+  support::MaybeError lowerPool(LayerId Id);
+  /// Transpose, Slice, Upsample: the strided copy S, or no kernel when S is nullopt (the layer
+  /// is its input: a view).
+  support::MaybeError lowerCopy(LayerId Id, const std::optional<CopySpec> &S);
 
   const Network &Net;
   LowerOptions O;
@@ -104,7 +111,7 @@ private:
   std::vector<std::vector<LayerId>> Consumers;
   std::vector<std::string> BufferOf;   ///< activation buffer holding each layer's output
   std::set<LayerId> Fused;             ///< layers computed inside an earlier kernel
-  std::map<LayerId, PadAttrs> PadInto; ///< conv -> zero padding folded into it
+  std::map<LayerId, PadAttrs> PadInto; ///< conv, avg pool -> zero padding folded in
   std::set<std::string> Names;
 };
 

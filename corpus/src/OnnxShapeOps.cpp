@@ -72,6 +72,8 @@ Importer::Result Importer::importGather(const onnx::NodeProto &N) {
   return InvalidLayer;
 }
 
+Importer::Result Importer::importUnsqueeze(const onnx::NodeProto &N) { return importSqueeze(N); }
+
 Importer::Result Importer::importSqueeze(const onnx::NodeProto &N) {
   const bool Un = N.op_type() == "Unsqueeze";
   auto Axes = axesOf(N, Opset, hasInput(N, 1) ? constInts(N.input(1)) : std::nullopt);

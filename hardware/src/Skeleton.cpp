@@ -44,31 +44,30 @@ MathMode defaultMathMode(std::string_view Dtype, double Cc) {
 
 std::string_view kindFamilyName(KindFamily F) {
   constexpr std::string_view Names[NumKindFamilies] = {
-      "gemm", "direct_conv", "depthwise", "gemv", "eltwise",
-      "pool", "reduce",      "softmax",   "copy", "other"};
+#define KIND_FAMILY(Id, Name) Name,
+#include "hardware/LaunchKinds.def"
+  };
   return Names[static_cast<size_t>(F)];
 }
 
-KindFamily kindFamily(std::string_view S) {
-  if (S == "conv_gemm" || S == "conv_implicit_gemm" || S == "dense_gemm" || S.starts_with("bmm"))
-    return KindFamily::Gemm;
-  if (S == "conv_direct")
-    return KindFamily::DirectConv;
-  if (S == "conv_depthwise")
-    return KindFamily::Depthwise;
-  if (S == "dense_gemv")
-    return KindFamily::Gemv;
-  if (S.starts_with("eltwise"))
-    return KindFamily::Elementwise;
-  if (S.starts_with("pool"))
-    return KindFamily::Pool;
-  if (S.starts_with("global") || S.starts_with("reduce"))
-    return KindFamily::Reduce;
-  if (S.starts_with("softmax") || S == "layernorm")
-    return KindFamily::Softmax;
-  if (S.starts_with("concat") || S.starts_with("copy"))
-    return KindFamily::Copy;
-  return KindFamily::Other;
+std::span<const LaunchKind> launchKinds() {
+  static constexpr LaunchKind Rows[] = {
+#define LAUNCH_KIND(Strategy, Family, Library) {Strategy, KindFamily::Family, MathLibrary::Library},
+#include "hardware/LaunchKinds.def"
+  };
+  return Rows;
+}
+
+const LaunchKind *findLaunchKind(std::string_view Strategy) {
+  for (const LaunchKind &K : launchKinds())
+    if (K.strategy == Strategy)
+      return &K;
+  return nullptr;
+}
+
+KindFamily kindFamily(std::string_view Strategy) {
+  const LaunchKind *K = findLaunchKind(Strategy);
+  return K ? K->family : KindFamily::Other;
 }
 
 std::string_view resourceName(Resource R) {
@@ -155,10 +154,11 @@ void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E
 } // namespace
 
 bool usesTensorCores(const LaunchWork &W, const Execution &E) {
-  if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt ||
-      kindFamily(W.kind) != KindFamily::Gemm || W.framework.imageConv)
+  const LaunchKind *K = findLaunchKind(W.kind);
+  if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt || !K ||
+      K->family != KindFamily::Gemm || W.framework.imageConv)
     return false;
-  return !(E.math == MathMode::Tf32 && (W.kind == "dense_gemm" || W.kind.starts_with("bmm")));
+  return !(E.math == MathMode::Tf32 && K->library == MathLibrary::Matmul);
 }
 
 double passSeconds(double Bytes, double Elements, const GpuSpec &Gpu) {

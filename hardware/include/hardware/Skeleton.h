@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -31,11 +32,31 @@ MathMode defaultMathMode(std::string_view Dtype, double Cc);
 /// (cuDNN / cuBLAS / PyTorch) for the same layers.
 enum class Implementation : uint8_t { Ptxcast, Framework };
 
-/// Families of launch kinds (the lowering's strategies), as the features see them.
-enum class KindFamily : uint8_t { Gemm, DirectConv, Depthwise, Gemv, Elementwise, Pool, Reduce, Softmax, Copy, Other };
-constexpr size_t NumKindFamilies = 10;
+/// Families of launch kinds (the lowering's strategies), as the features see them
+/// (hardware/LaunchKinds.def).
+enum class KindFamily : uint8_t {
+#define KIND_FAMILY(Id, Name) Id,
+#include "hardware/LaunchKinds.def"
+};
+constexpr size_t NumKindFamilies = size_t(KindFamily::Other) + 1;
 std::string_view kindFamilyName(KindFamily F);
-/// The family of a lowering strategy ("conv_gemm" -> Gemm, "eltwise_add" -> Elementwise, ...).
+
+/// Which framework library runs the multiply-adds of a layer a strategy lowers: convolutions
+/// (cuDNN), matrix products (cuBLAS), or none.
+enum class MathLibrary : uint8_t { Conv, Matmul, None };
+
+/// A row of hardware/LaunchKinds.def: a lowering strategy and its family.
+struct LaunchKind {
+  std::string_view strategy;
+  KindFamily family;
+  MathLibrary library;
+};
+/// Every row of hardware/LaunchKinds.def, in order.
+std::span<const LaunchKind> launchKinds();
+/// The row of a lowering strategy (exact name, "conv_gemm"), or null when it has none.
+const LaunchKind *findLaunchKind(std::string_view Strategy);
+/// The family of a lowering strategy ("conv_gemm" -> Gemm, "eltwise_add" -> Elementwise, ...);
+/// Other for a name without a row (every strategy of this build has one: LaunchKindsTest).
 KindFamily kindFamily(std::string_view Strategy);
 
 /// What a framework (PyTorch over cuDNN and cuBLAS) runs apart from a launch's own layers, from
