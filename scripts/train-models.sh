@@ -10,6 +10,7 @@
 #              CACHE=DIR     analysis cache (default BUILD_DIR/analysis-cache): a second run
 #                            re-analyses nothing and takes minutes instead of about an hour
 #              THREADS=N     worker threads (default: all cores)
+#              NEUSIGHT_ROWS=N  rows read from each NeuSight file (default 800; 0 = all)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,9 +49,13 @@ D timm "$DATASETS"/timm/benchmark-infer-amp-nchw-pt240-cu124-rtx3090.csv \
 # 3. NeuSight: PyTorch 2.1 fp32 operators, one eager call each, on P4, P100, T4, V100 (random
 #    shapes) and H100 (linear and bmm, transformer shapes); and the test split of real
 #    transformer shapes. One run, so the host's per-call overhead of every (GPU, operator) comes
-#    from the training split's smallest operators.
+#    from the training split's smallest operators. The first NEUSIGHT_ROWS rows of each file (the
+#    files list random shapes in random order; 0 = all): 800 give 33,647 rows and 7,751 distinct
+#    analyses (10 minutes on 2 cores), all of them 174,000 rows and about 40,000 analyses (hours).
+#    The learner samples 5,000 rows of all sources anyway (step 4).
 D neusight "$N"/{conv,linear,bmm,relu,add,softmax}/{p4,p100,t4,v100,a100}.csv \
-  "$N"/{linear,bmm}/h100.csv "$T"/*/{p4,p100,t4,v100}.csv -o "$WORK/neusight.csv"
+  "$N"/{linear,bmm}/h100.csv "$T"/*/{p4,p100,t4,v100}.csv --limit "${NEUSIGHT_ROWS:-800}" \
+  -o "$WORK/neusight.csv"
 
 ALL=(--data "$WORK/h100-kernels-launch.csv" --data "$WORK/h100-kernels-network.csv"
      --data "$WORK/h100-frameworks.csv" --data "$WORK/timm.csv" --data "$WORK/neusight.csv")

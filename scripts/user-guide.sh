@@ -31,8 +31,9 @@ T
 run predict mobilenetv2-1.0 --gpu a100 --runtime eager
 cat <<'T'
 
-Eager PyTorch pays host time for every kernel launch (0.044 ms per launch, measured on the
-H100's host); small networks at batch 1 are then host-bound on any fast GPU, and the prediction
+Eager PyTorch pays host time for every kernel it launches (19.2 us per kernel on the x86 server
+the project measured, scaled by the host CPU's single-thread speed: `--host`, `ptxcast gpus
+--hosts`); small networks at batch 1 are then host-bound on any fast GPU, and the prediction
 says so.
 
 ## 3. EfficientNet-B0..B7 on Jetson AGX Orin vs A100 vs H100 (batch 1, 30 fps budget)

@@ -77,7 +77,8 @@ support::Expected<std::vector<GpuPrediction>>
 CompareContext::predict(size_t Model, int64_t Batch, size_t Total, corpus::KernelCache &Cache) {
   if (request.progress)
     request.progress(analyses, Total, request.models[Model], Batch);
-  auto A = analyseNetwork(compareNetworkRequest(request, Model, Batch, Cache));
+  NetworkRequest N = compareNetworkRequest(request, Model, Batch, Cache);
+  auto A = analyseNetwork(settings.runtime == Runtime::Engine ? engineRequest(std::move(N)) : N);
   if (!A)
     return A.error();
   ++analyses;

@@ -314,6 +314,9 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
       analyseLowered(*N, LO, R.threads, R.progress ? R.progress : terminalProgress(), R.analyses);
   if (!Out) // in memory, the model is named as its import errors name it
     return inInput(Out.error(), R.onnxBytes.empty() ? R.input : R.input + ".onnx");
+  if (!R.frameworkPasses)
+    for (LaunchRecord &L : Out->launches)
+      L.framework = {};
   Out->batch = R.batch;
   Out->dtype = R.dtype;
   Out->lowerSeconds += BuildSeconds;

@@ -15,8 +15,11 @@ OJson intervalJson(const GpuPrediction &G) {
 
 } // namespace
 
-std::string dtypeText(const std::string &Dtype) {
-  return Dtype == "f16" ? "f16 (PyTorch autocast: fp32 weights cast to fp16 every pass)" : Dtype;
+std::string dtypeText(const std::string &Dtype, Runtime R) {
+  if (Dtype != "f16")
+    return Dtype;
+  return R == Runtime::Engine ? "f16 (engine: fp16 weights and tensors, no casts)"
+                              : "f16 (PyTorch autocast: fp32 weights cast to fp16 every pass)";
 }
 
 OJson memoryJson(const DeviceMemory &M) {
@@ -45,7 +48,8 @@ support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
   auto P = choosePredictor(R.model);
   if (!P)
     return P.error();
-  auto N = analyseNetwork(R.network);
+  auto N = analyseNetwork(Settings->runtime == Runtime::Engine ? engineRequest(R.network)
+                                                               : R.network);
   if (!N)
     return N.error();
   auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);

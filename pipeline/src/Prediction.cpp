@@ -48,14 +48,21 @@ support::Expected<Predictor> choosePredictor(const std::string &Model) {
                                     Want, Shipped.empty() ? "none" : joined(Shipped)));
 }
 
-std::string_view runtimeName(Runtime R) { return R == Runtime::Eager ? "eager" : "graph"; }
+std::string_view runtimeName(Runtime R) {
+  return R == Runtime::Eager ? "eager" : R == Runtime::Engine ? "tensorrt" : "graph";
+}
 
 support::Expected<Runtime> parseRuntime(std::string_view Name) {
-  if (Name == "graph")
-    return Runtime::Graph;
-  if (Name == "eager")
-    return Runtime::Eager;
-  return support::Error("unknown runtime '" + std::string(Name) + "' (valid: graph, eager)");
+  for (Runtime R : {Runtime::Graph, Runtime::Eager, Runtime::Engine})
+    if (Name == runtimeName(R))
+      return R;
+  return support::Error("unknown runtime '" + std::string(Name) +
+                        "' (valid: graph, eager, tensorrt)");
+}
+
+NetworkRequest engineRequest(NetworkRequest R) {
+  R.frameworkPasses = false;
+  return R;
 }
 
 support::Expected<PredictSettings> predictSettings(const std::string &RuntimeName,
@@ -166,9 +173,12 @@ hardware::MathMode mathFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gp
   return Rate > 0 ? M : hardware::MathMode::Simt;
 }
 
-/// How PyTorch runs the network's launches on Gpu.
+/// How the runtime runs the network's launches on Gpu: PyTorch's kernels (under autocast for
+/// f16), or an engine's, which are ptxcast's own (their PTX says where tensor cores run).
 hardware::Execution executionFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gpu,
                                  const PredictSettings &S) {
+  if (S.runtime == Runtime::Engine)
+    return {mathFor(N, Gpu, S), hardware::Implementation::Engine, false};
   return {mathFor(N, Gpu, S), hardware::Implementation::Framework, N.dtype == "f16"};
 }
 
@@ -218,6 +228,11 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   Out.memory = deviceMemory(N.memory, Gpu, Out.math != hardware::MathMode::Simt);
   if (std::string W = memoryWarning(Out.memory, Gpu); !W.empty())
     Out.warnings.push_back(W);
+  if (S.runtime == Runtime::Engine)
+    Out.warnings.push_back(
+        "the tensorrt runtime is experimental: its model was learnt from PyTorch's and ptxcast's "
+        "kernels, not from an engine's; against published TensorRT timings on a T4 it is 40 % off "
+        "in fp32 and 53 % in fp16 at batch 4 and 8 (docs/accuracy.md, \"Inference engines\")");
   if (S.runtime == Runtime::Eager && Out.hostMs > Out.gpuMs)
     Out.warnings.push_back(fmt::format(
         "eager PyTorch is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on "

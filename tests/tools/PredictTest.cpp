@@ -233,6 +233,40 @@ TEST_CASE("predict: eager PyTorch adds host time per kernel, the slower of host 
   CHECK(Slow["host_ms"].get<double>() > 1.5 * Host);
 }
 
+TEST_CASE("predict: --runtime tensorrt runs ptxcast's fused kernels alone, pure fp16, and says "
+          "it is experimental") {
+  Json Engine = predictJson("alexnet --gpu h100 --dtype f16 --runtime tensorrt");
+  Json Torch = predictJson("alexnet --gpu h100 --dtype f16");
+  CHECK(Engine["runtime"] == "tensorrt");
+  CHECK(Engine["math"] == "f16");
+  // No framework passes: one kernel per fused launch, where PyTorch adds bias adds and casts.
+  CHECK(Engine["kernels"].get<double>() == Engine["launches"].get<double>());
+  CHECK(Torch["kernels"].get<double>() > Torch["launches"].get<double>());
+  CHECK(Engine["host_ms"].get<double>() == 0);
+  // AlexNet's 61 M fp32 parameters cast to fp16 every pass dominate autocast's bound at batch 1
+  // (the test below); an engine holds fp16 weights.
+  CHECK(Engine["bound_ms"].get<double>() < 0.5 * Torch["bound_ms"].get<double>());
+  bool Experimental = false;
+  for (const Json &W : Engine["warnings"])
+    Experimental |= W.get<std::string>().find("tensorrt runtime is experimental") !=
+                    std::string::npos;
+  CHECK(Experimental);
+  RunResult Table = runPtxcast("predict alexnet --gpu t4 --dtype f16 --runtime tensorrt");
+  REQUIRE(Table.status == 0);
+  CHECK(Table.out.find("f16 (engine: fp16 weights and tensors, no casts)") != std::string::npos);
+  CHECK(Table.out.find("tensorrt runtime") != std::string::npos);
+  // compare runs every GPU under the engine and names the runtime.
+  RunResult C = runPtxcast("compare --models lenet5 --gpus t4,h100 --runtime tensorrt --format json");
+  REQUIRE(C.status == 0);
+  const Json Doc = Json::parse(C.out);
+  CHECK(Doc["runtime"] == "tensorrt");
+  CHECK(Doc["results"].size() == 2);
+  // An unknown runtime lists the valid ones.
+  RunResult Bad = runPtxcast("predict lenet5 --gpu t4 --runtime onnxruntime");
+  CHECK(Bad.status != 0);
+  CHECK(Bad.err.find("tensorrt") != std::string::npos);
+}
+
 TEST_CASE("predict: under autocast (--dtype f16) the bound pays PyTorch's fp32->fp16 casts") {
   // AlexNet: 61,100,840 parameters in 5 convolutions and 3 dense layers, all with a bias. Each
   // forward pass casts them (and the input) to fp16, a kernel per tensor reading 4 and writing 2

@@ -17,8 +17,10 @@ namespace ptxcast {
 void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, std::string &Host) {
   Cmd.add_option("--runtime", Runtime,
                  "graph: the GPU's own time (CUDA-graph replay); eager: eager PyTorch, whose "
-                 "host launch overhead can exceed the GPU time")
-      ->check(CLI::IsMember({"graph", "eager"}))
+                 "host launch overhead can exceed the GPU time; tensorrt: an inference engine "
+                 "(ptxcast's fused library kernels for the GPU's architecture, pure fp16 under "
+                 "--dtype f16)")
+      ->check(CLI::IsMember({"graph", "eager", "tensorrt"}))
       ->capture_default_str();
   Cmd.add_option("--math", Math,
                  "math mode of convolutions and GEMMs: simt, tf32, f16, bf16 (default: what "

@@ -95,7 +95,7 @@ void printFooter(const CompareResult &M) {
 void printTable(const CompareResult &M) {
   const pipeline::CompareRequest &O = M.request;
   fmt::print("{}\n{} runtime, {} networks\n\n", pipeline::predictorSummary(M.predictor),
-             pipeline::runtimeName(M.settings.runtime), pipeline::dtypeText(O.dtype));
+             pipeline::runtimeName(M.settings.runtime), pipeline::dtypeText(O.dtype, M.settings.runtime));
   fmt::print("{:<20} {:>6} {:<18} {:>11} {:>19} {:>11} {:>10} {:>10}{}\n", "model", "batch",
              "gpu", "ms/batch", "band ms", "images/s", "img/s/W", "memory",
              M.hasTargets() ? "  targets" : "");

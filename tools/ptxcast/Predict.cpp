@@ -50,7 +50,7 @@ void printMemory(const pipeline::DeviceMemory &M) {
 void printTable(const pipeline::NetworkAnalysis &N, const learners::Predictor &P,
                 const pipeline::GpuPrediction &G) {
   fmt::print("{} ({}x{}, batch {}, {}, {} math, {} launches) on {} ({}), {} runtime\n", N.network,
-             N.imageSize, N.imageSize, N.batch, pipeline::dtypeText(N.dtype),
+             N.imageSize, N.imageSize, N.batch, pipeline::dtypeText(N.dtype, G.runtime),
              hardware::mathModeName(G.math),
              N.launches.size(), G.gpu.fullName, G.gpu.name, pipeline::runtimeName(G.runtime));
   fmt::print("{}\n\n", pipeline::predictorSummary(P));

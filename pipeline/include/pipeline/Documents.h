@@ -41,8 +41,9 @@ struct PredictOutcome {
 /// Analyses the network and predicts it on the request's GPU.
 support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R);
 
-/// How the commands name a dtype to people: "f32", or "f16 (PyTorch autocast: ...)".
-std::string dtypeText(const std::string &Dtype);
+/// How the commands name a dtype to people: "f32", or "f16 (PyTorch autocast: ...)"; under an
+/// inference engine (Runtime::Engine) f16 is pure fp16.
+std::string dtypeText(const std::string &Dtype, Runtime R = Runtime::Graph);
 
 /// The JSON of a prediction's device memory (`"memory"` of predict and compare).
 nlohmann::ordered_json memoryJson(const DeviceMemory &M);

@@ -47,6 +47,9 @@ struct NetworkRequest {
   /// predict's --math (the tensor rates the predictor assumes). Predict and compare keep simt:
   /// the shipped model was trained on the CUDA-core kernels' counts.
   std::string math = "simt";
+  /// What PyTorch runs around the layers (LaunchRecord::framework); off for an inference engine,
+  /// which runs ptxcast's fused kernels alone.
+  bool frameworkPasses = true;
 };
 
 /// One launch of the lowered network.

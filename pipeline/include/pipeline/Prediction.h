@@ -44,9 +44,19 @@ support::Expected<learners::Predictor> choosePredictor(const std::string &Model)
 enum class Runtime : uint8_t {
   Graph, ///< replayed as a CUDA graph (or any launcher that keeps the GPU fed): GPU time only
   Eager, ///< eager PyTorch: every launch costs host time, and the slower of the two wins
+  /// an inference engine (TensorRT-style): ptxcast's own fused library kernels lowered for the
+  /// GPU's architecture, no framework passes, pure fp16 under f16, enqueued as one graph
+  Engine,
 };
 std::string_view runtimeName(Runtime R);
 support::Expected<Runtime> parseRuntime(std::string_view Name);
+
+/// The network as an inference engine runs it (Runtime::Engine): ptxcast's fused lowering (a
+/// convolution with its batch norm, bias, activation and residual add in one kernel) without the
+/// passes PyTorch runs around the layers. Its GEMM-like layers are bound as a vendor library's
+/// (the engine picks the fastest tactic: cuDNN/cuBLAS-class kernels), on tensor cores where the
+/// dtype and the GPU allow (TF32 for f32 on sm_80+, as TensorRT's default; fp16 on sm_70+).
+NetworkRequest engineRequest(NetworkRequest R);
 
 /// How to predict: runtime and, when set, a math mode other than PyTorch's default and a host
 /// other than the GPU's own (hardware/Host.h).
