@@ -1,7 +1,9 @@
 // The on-disk analysis cache (AnalysisCache.h). One text file per key: a header line
 // "ptxcast-analysis-cache VERSION LAUNCHES", then per launch its kernel name, geometry and every
 // counter as decimal integers in a fixed order. Version 1 files lack tensorMacs: they were
-// written by an analyzer that could not run tensor instructions, so it is 0 for them.
+// written by an analyzer that could not run tensor instructions, so it is 0 for them. Version 2
+// files lack tensorMacsInt8: their kernels had no int8 tensor instructions (none was lowered),
+// so it is 0 for them too.
 #include "AnalysisCache.h"
 
 #include "support/Files.h"
@@ -48,8 +50,14 @@ template <class P, class F> void visitFields(P &Prof, F &&Visit) {
   Visit(Prof.barrierSyncs);
 }
 
-/// Counters added after format version 1, in the order they were added.
-template <class P, class F> void visitLaterFields(P &Prof, F &&Visit) { Visit(Prof.tensorMacs); }
+/// Counters added after format version 1 that a file of format `Version` has, in the order they
+/// were added.
+template <class P, class F> void visitLaterFields(P &Prof, int Version, F &&Visit) {
+  if (Version >= 2)
+    Visit(Prof.tensorMacs);
+  if (Version >= 3)
+    Visit(Prof.tensorMacsInt8);
+}
 
 } // namespace
 
@@ -82,8 +90,7 @@ AnalysisCache::load(const std::string &Key) const {
   for (analyzer::KernelProfile &P : Out) {
     In >> P.kernel;
     visitFields(P, [&](auto &V) { In >> V; });
-    if (Version >= 2)
-      visitLaterFields(P, [&](auto &V) { In >> V; });
+    visitLaterFields(P, Version, [&](auto &V) { In >> V; });
   }
   if (!In)
     return std::nullopt;
@@ -103,7 +110,7 @@ void AnalysisCache::store(const std::string &Key,
 std::string AnalysisCache::profileLine(const analyzer::KernelProfile &P) {
   std::string Text = P.kernel;
   visitFields(P, [&](const auto &V) { Text += fmt::format(" {}", V); });
-  visitLaterFields(P, [&](const auto &V) { Text += fmt::format(" {}", V); });
+  visitLaterFields(P, FormatVersion, [&](const auto &V) { Text += fmt::format(" {}", V); });
   return Text;
 }
 
@@ -112,7 +119,7 @@ std::optional<analyzer::KernelProfile> AnalysisCache::parseProfileLine(const std
   analyzer::KernelProfile P;
   In >> P.kernel;
   visitFields(P, [&](auto &V) { In >> V; });
-  visitLaterFields(P, [&](auto &V) { In >> V; });
+  visitLaterFields(P, FormatVersion, [&](auto &V) { In >> V; });
   std::string Rest;
   if (!In || (In >> Rest))
     return std::nullopt;

@@ -18,7 +18,7 @@ public:
   /// Bump when the analyzer counts the same PTX differently (it is part of the key).
   static constexpr int CountingVersion = 2;
   /// Bump when KernelProfile gains a counter (the file layout); older files stay readable.
-  static constexpr int FormatVersion = 2;
+  static constexpr int FormatVersion = 3;
 
   explicit AnalysisCache(std::string Dir) : Dir(std::move(Dir)) {}
 
