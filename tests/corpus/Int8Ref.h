@@ -169,9 +169,9 @@ inline int64_t accumulator(const Layer &L, const Bytes &D, uint32_t M, uint32_t 
     if (Ih < 0 || Iw < 0 || Ih >= S.inHeight || Iw >= S.inWidth)
       continue;
     const size_t Pixel = (size_t(Img) * S.inHeight + size_t(Ih)) * S.inWidth + size_t(Iw);
-    if (Depthwise) { // filters [c_pad / 4][tap groups][4 channels][4 taps]
-      const size_t G = (Taps + 3) / 4;
-      Acc += In(Pixel * L.cinPad + N) * Wt(((N / 4 * G + Tap / 4) * 4 + N % 4) * 4 + Tap % 4);
+    if (Depthwise) { // filters [tap groups][c_pad / 4][4 channels][4 taps]
+      const size_t Q = L.cinPad / 4;
+      Acc += In(Pixel * L.cinPad + N) * Wt(((Tap / 4 * Q + N / 4) * 4 + N % 4) * 4 + Tap % 4);
       continue;
     }
     for (uint32_t C = 0; C < Cg; ++C)

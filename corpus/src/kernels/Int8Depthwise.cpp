@@ -2,7 +2,7 @@
 // dp4a needs four products of one sum in one word, but NHWC puts four channels of one tap in a
 // word: per group of four taps the thread loads four such words (one per tap), transposes them
 // with eight prmt into four words of four taps of one channel, and multiplies each with that
-// channel's filter word, the filters stored [c_pad / 4][tap groups][4 channels][4 taps] (taps
+// channel's filter word, the filters stored [tap groups][c_pad / 4][4 channels][4 taps] (taps
 // past the window are zeros, and no input is loaded for them). See docs/lowering.md, "Int8
 // engines".
 #include "kernels/Int8Gemm.h"
@@ -60,8 +60,9 @@ std::vector<Value *> accumulate(KernelBuilder &K, const Int8Gemm &G, Value *Row,
     for (uint32_t I = 0; I < 4; ++I)
       X[I] = 4 * J + I < Taps ? tapWord(K, S, O, 4 * J + I, Channel) : K.i32(0);
     const Quad Y = transpose(K, X);
+    // Tap group J of consecutive quads is contiguous: the warp's 16-byte loads coalesce.
     Value *WIdx =
-        B.CreateMul(B.CreateAdd(B.CreateMul(K.widen(Q), K.ix(Groups)), K.ix(J)), K.ix(16));
+        B.CreateMul(B.CreateAdd(B.CreateMul(K.ix(J), K.dimIx("quads")), K.widen(Q)), K.ix(16));
     Value *W = loadWords(K, ParamRole::Weight, WIdx, 4);
     for (uint32_t C = 0; C < 4; ++C)
       Acc[C] = dp4a(K, Y[C], B.CreateExtractElement(W, C), Acc[C]);

@@ -17,8 +17,12 @@ namespace corpus::kernels {
 
 namespace {
 
-constexpr uint32_t MaxBlock = 256;
 constexpr uint32_t ChannelsPerThread = 4; // output channels a direct-convolution thread computes
+/// A direct-convolution CTA: up to 64 output pixels (x) times four threads of four channels (y),
+/// 16 channels per CTA. (With one quad per CTA, the CTAs along y would start their f16 NCHW
+/// stores at planes 4 apart, whose sector alignment differs from CTA to CTA; 16 planes of 2-byte
+/// elements are a multiple of 32 bytes.)
+constexpr uint32_t MaxBlockX = 64, QuadsPerCta = 4;
 
 /// Sums the words of one window tap (or of a whole row without a window) into the four
 /// accumulators: input word j at InBase + 4 j against the filter word of channel n at
@@ -80,7 +84,8 @@ void accumulateWindow(KernelBuilder &K, const Int8Gemm &G, Value *Row, Value *N0
 void directBody(KernelBuilder &K, const Int8Gemm &G, uint32_t Bx) {
   IRBuilder<> &B = K.ir();
   Value *Row = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0));
-  Value *N0 = B.CreateMul(K.ctaid(1), K.i32(ChannelsPerThread));
+  Value *Quad = B.CreateAdd(B.CreateMul(K.ctaid(1), K.i32(QuadsPerCta)), K.tid(1));
+  Value *N0 = B.CreateMul(Quad, K.i32(ChannelsPerThread));
   K.ifThen(B.CreateICmpULT(Row, K.dim("m")), [&] {
     std::vector<Value *> Acc;
     for (uint32_t C = 0; C < ChannelsPerThread; ++C)
@@ -131,14 +136,14 @@ void gemvBody(KernelBuilder &K, const Int8Gemm &G) {
 
 } // namespace
 
-uint32_t int8DirectBlock(const Int8Gemm &G) { return warpRoundedBlock(G.M, MaxBlock); }
+uint32_t int8DirectBlock(const Int8Gemm &G) { return warpRoundedBlock(G.M, MaxBlockX); }
 
 KernelLaunch buildInt8Direct(Module *M, const Int8Gemm &G, const std::string &Name, KernelSet Set,
                              const char *Strategy) {
   const uint32_t Bx = int8DirectBlock(G);
-  KernelLaunch L =
-      makeInt8Launch(Name, Strategy, G, Int8Strategy::Direct,
-                     {ceilDiv(G.M, Bx), ceilDiv(G.N, ChannelsPerThread), 1}, {Bx, 1, 1});
+  KernelLaunch L = makeInt8Launch(
+      Name, Strategy, G, Int8Strategy::Direct,
+      {ceilDiv(G.M, Bx), ceilDiv(G.N, ChannelsPerThread * QuadsPerCta), 1}, {Bx, QuadsPerCta, 1});
   return int8Kernel(M, G, L, Set, [&](KernelBuilder &K) { directBody(K, G, Bx); });
 }
 

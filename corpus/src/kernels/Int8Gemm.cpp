@@ -86,7 +86,7 @@ std::vector<ParamRole> int8Roles(const Epilogue &E) {
 }
 
 uint64_t int8WeightElements(const Int8Gemm &G, Int8Strategy St) {
-  if (St == Int8Strategy::Depthwise) // [c_pad / 4][tap groups][4 channels][4 taps]
+  if (St == Int8Strategy::Depthwise) // [tap groups][c_pad / 4][4 channels][4 taps]
     return uint64_t(G.CinPad) * ceilDiv(G.K, 4) * 4;
   return uint64_t(G.N) * G.K;
 }

@@ -1,8 +1,10 @@
 // The reformats of an int8 engine (ReformatSpec, Int8Gemm.h): quantize an f16 NCHW tensor into
 // int8 NHWC with padded channels, or dequantize it back. One thread per four channels of one
-// pixel, consecutive threads on consecutive pixels (the f16 side's planes are read or written
-// coalesced; the int8 side moves one 4-byte word per thread). See docs/lowering.md, "Int8
-// engines".
+// pixel: grid x the pixels of a plane (consecutive threads on consecutive pixels, so the f16
+// side's planes are read or written coalesced; the int8 side moves one 4-byte word per thread),
+// y the quad of real channels, z the image. The last quad also writes the padding quads after
+// it, so every irregular CTA is at the end of grid y, a class of its own for fast mode's sampling
+// (docs/lowering.md, "Int8 engines").
 #include "kernels/Int8Gemm.h"
 #include "kernels/Specs.h"
 
@@ -17,30 +19,14 @@ namespace {
 
 constexpr uint32_t Block = 256;
 
-uint64_t words(const ReformatSpec &S) {
-  return uint64_t(S.batch) * S.spatial * (int8Channels(S.channels) / 4);
-}
-
 ShapeDims reformatDims(const ReformatSpec &S) {
-  return {{"c", S.channels},
-          {"c_pad", int8Channels(S.channels)},
-          {"quads", int8Channels(S.channels) / 4, true},
-          {"spatial", S.spatial, true},
-          {"count", words(S)}};
+  return {{"c", S.channels}, {"c_pad", int8Channels(S.channels)}, {"spatial", S.spatial}};
 }
 
-/// Thread T's pixel (image x spatial + pixel, i32) and quad of channels.
+/// A thread's image, pixel in the plane and quad of channels (i32).
 struct Place {
   Value *Image, *Pixel, *Quad;
 };
-
-Place placeOf(KernelBuilder &K, Value *T) {
-  IRBuilder<> &B = K.ir();
-  Value *Rest = K.udiv(T, "spatial");
-  Value *Pixel = B.CreateSub(T, B.CreateMul(Rest, K.dim("spatial")));
-  Value *Image = K.udiv(Rest, "quads");
-  return {Image, Pixel, B.CreateSub(Rest, B.CreateMul(Image, K.dim("quads")))};
-}
 
 /// Index of channel Ch of the place in the f16 NCHW tensor, and of its word in the int8 one.
 Value *nchwIndex(KernelBuilder &K, const Place &P, Value *Ch) {
@@ -65,8 +51,18 @@ void quantizeBody(KernelBuilder &K, const Place &P) {
     Value *X = K.load(ParamRole::Input, B.CreateSelect(Real, nchwIndex(K, P, Ch), K.ix(0)));
     Q[C] = quantize(K, B.CreateSelect(Real, X, K.f32(0)), InvScale);
   }
-  B.CreateAlignedStore(packBytes(K, Q[0], Q[1], Q[2], Q[3]),
-                       K.elementPtr(ParamRole::Output, nhwcWordIndex(K, P)), Align(4));
+  Value *Word = nhwcWordIndex(K, P);
+  B.CreateAlignedStore(packBytes(K, Q[0], Q[1], Q[2], Q[3]), K.elementPtr(ParamRole::Output, Word),
+                       Align(4));
+  // The last quad with real channels also zeroes the quads of padding channels after it.
+  Value *Last = B.CreateLShr(B.CreateAdd(K.dim("c"), K.i32(3)), K.i32(2));
+  K.ifThen(B.CreateICmpEQ(B.CreateAdd(P.Quad, K.i32(1)), Last), [&] {
+    Value *Padding = B.CreateSub(B.CreateLShr(K.dim("c_pad"), K.i32(2)), Last);
+    K.forRange(K.i32(0), Padding, 1, [&](Value *E) {
+      Value *At = B.CreateAdd(Word, K.widen(B.CreateShl(B.CreateAdd(E, K.i32(1)), K.i32(2))));
+      B.CreateAlignedStore(K.i32(0), K.elementPtr(ParamRole::Output, At), Align(4));
+    });
+  });
 }
 
 void dequantizeBody(KernelBuilder &K, const Place &P) {
@@ -93,6 +89,8 @@ std::optional<std::string> validate(const ReformatSpec &S) {
   if (uint64_t(S.batch) * S.spatial * int8Channels(S.channels) >= (uint64_t(1) << 31))
     return std::string(Kind) +
            ": a tensor of 2^31 elements or more (int8 kernels index with 32 bits)";
+  if (S.batch > 65535 || ceilDiv(S.channels, 4) > 65535)
+    return std::string(Kind) + ": batch and channel quads must be at most 65535 (grid z and y)";
   return std::nullopt;
 }
 
@@ -113,8 +111,8 @@ KernelLaunch buildReformat(Module *M, const ReformatSpec &S, const std::string &
   const uint64_t Padded = uint64_t(S.batch) * S.spatial * int8Channels(S.channels);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Scale, ParamRole::Output};
   KernelLaunch L = makeLaunch(Name, S.quantize ? "copy_quantize" : "copy_dequantize", DType::I8,
-                              {ceilDiv(words(S), Block), 1, 1}, {Block, 1, 1}, Roles,
-                              [](ParamRole) { return 0; });
+                              {ceilDiv(S.spatial, Block), ceilDiv(S.channels, 4), S.batch},
+                              {Block, 1, 1}, Roles, [](ParamRole) { return 0; });
   L.params = {{ParamRole::Input, S.quantize ? Elements : Padded, From},
               {ParamRole::Scale, 1, DType::F32},
               {ParamRole::Output, S.quantize ? Padded : Elements, To}};
@@ -124,9 +122,9 @@ KernelLaunch buildReformat(Module *M, const ReformatSpec &S, const std::string &
     return L;
   KernelBuilder K(*M, Name, Roles, DType::I8, L, false, Dims);
   IRBuilder<> &B = K.ir();
-  Value *T = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Block)), K.tid(0));
-  K.ifThen(B.CreateICmpULT(T, K.dim("count")), [&] {
-    const Place P = placeOf(K, T);
+  const Place P = {K.ctaid(2), B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Block)), K.tid(0)),
+                   K.ctaid(1)};
+  K.ifThen(B.CreateICmpULT(P.Pixel, K.dim("spatial")), [&] {
     if (S.quantize)
       quantizeBody(K, P);
     else
