@@ -85,9 +85,9 @@ inline uint16_t u16At(const std::vector<uint8_t> &B, size_t I) {
 }
 
 /// Seeded data for every parameter but the output: int8 activations (padding channels 0),
-/// weights in [-127, 127], per-channel scales 2^-9 ... 2^-11, residual scale 2^-4, output
-/// reciprocal scale 2, biases and batch-norm shifts k / 16, batch-norm scales 0.5, 1 or 2, f16
-/// residuals k / 8.
+/// weights in [-127, 127], per-channel scales 2^-9 ... 2^-11 (n_pad of them), residual scale
+/// 2^-4, output reciprocal scale 2, biases and batch-norm shifts k / 16, batch-norm scales 0.5, 1
+/// or 2, f16 residuals k / 8.
 inline Bytes seeded(const KernelLaunch &K, const Layer &L, uint64_t Seed) {
   Rng R{Seed};
   Bytes Out;
@@ -102,8 +102,8 @@ inline Bytes seeded(const KernelLaunch &K, const Layer &L, uint64_t Seed) {
       } else if (P.dtype == DType::F16) {
         const uint16_t H = kernelref::floatToHalf(float(R.in(-200, 200)) / 8);
         std::memcpy(&B[2 * I], &H, 2);
-      } else if (P.role == ParamRole::Scale) {
-        put(B, I, I < L.n ? std::ldexp(1.0f, -R.in(9, 11)) : I == L.n ? 0.0625f : 2.0f);
+      } else if (P.role == ParamRole::Scale) { // [n_pad] channels, residual, 1 / output
+        put(B, I, I < L.nPad ? std::ldexp(1.0f, -R.in(9, 11)) : I == L.nPad ? 0.0625f : 2.0f);
       } else if (P.role == ParamRole::BnScale) {
         put(B, I, std::ldexp(1.0f, R.in(-1, 1)));
       } else {
@@ -184,7 +184,7 @@ inline int64_t accumulator(const Layer &L, const Bytes &D, uint32_t M, uint32_t 
 inline double residual(const Layer &L, const Bytes &D, uint32_t M, uint32_t N) {
   const std::vector<uint8_t> &R = D.at(ParamRole::Residual);
   if (L.io.residual == TensorForm::I8Nhwc)
-    return double(int8_t(R[size_t(M) * L.nPad + N])) * f32At(D.at(ParamRole::Scale), L.n);
+    return double(int8_t(R[size_t(M) * L.nPad + N])) * f32At(D.at(ParamRole::Scale), L.nPad);
   const size_t Img = M / L.pixels, Pix = M % L.pixels;
   return kernelref::halfToFloat(u16At(R, (Img * L.n + N) * L.pixels + Pix));
 }
@@ -211,7 +211,7 @@ inline double value(const Layer &L, const Bytes &D, uint32_t M, uint32_t N) {
 inline std::vector<uint8_t> reference(const Layer &L, const Bytes &D) {
   const bool Int8 = L.io.output == TensorForm::I8Nhwc;
   std::vector<uint8_t> Out(size_t(L.m) * (Int8 ? L.nPad : 2 * L.n), 0);
-  const float Inv = f32At(D.at(ParamRole::Scale), L.n + 1);
+  const float Inv = f32At(D.at(ParamRole::Scale), L.nPad + 1);
   for (uint32_t M = 0; M < L.m; ++M)
     for (uint32_t N = 0; N < L.n; ++N) {
       const double Y = value(L, D, M, N);

@@ -75,16 +75,18 @@ void store(KernelBuilder &K, const Int8Gemm &G, const std::vector<Value *> &Acc,
            Value *Q) {
   IRBuilder<> &B = K.ir();
   Value *N0 = B.CreateShl(Q, 2);
+  // The four channels' parameters: one 16-byte load each (a warp's lanes hold consecutive quads).
+  const std::array<ChannelParams, 4> P = channelParams4(K, G, N0);
   if (G.Io.output == TensorForm::F16Nchw) {
     for (uint32_t C = 0; C < 4; ++C)
-      storeInt8Output(K, G, Acc[C], Row, B.CreateAdd(N0, K.i32(C)));
+      storeInt8Output(K, G, Acc[C], Row, B.CreateAdd(N0, K.i32(C)), &P[C]);
     return;
   }
-  Value *InvScale = K.load(ParamRole::Scale, B.CreateAdd(K.dimIx("n"), K.ix(1)));
+  Value *InvScale = outputInvScale(K);
   Quad Bytes;
   for (uint32_t C = 0; C < 4; ++C) {
     Value *N = B.CreateAdd(N0, K.i32(C));
-    Value *V = quantize(K, int8Value(K, G, Acc[C], Row, N, true), InvScale);
+    Value *V = quantize(K, int8Value(K, G, Acc[C], Row, N, P[C]), InvScale);
     Bytes[C] = B.CreateSelect(B.CreateICmpULT(N, K.dim("n")), V, K.i32(0));
   }
   Value *Idx = B.CreateAdd(B.CreateMul(K.widen(Row), K.dimIx("n_pad")), K.widen(N0));

@@ -7,6 +7,7 @@
 #include <llvm/IR/InlineAsm.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 
+#include <array>
 #include <cassert>
 
 using namespace llvm;
@@ -112,7 +113,7 @@ KernelLaunch makeInt8Launch(const std::string &Name, const char *Strategy, const
       P = {P.role, int8WeightElements(G, St), DType::I8};
       break;
     case ParamRole::Scale:
-      P = {P.role, uint64_t(G.N) + 2, DType::F32};
+      P = {P.role, uint64_t(G.NPad) + 2, DType::F32};
       break;
     case ParamRole::Residual:
       P = {P.role, Form(G.Io.residual).first, Form(G.Io.residual).second};
@@ -120,8 +121,8 @@ KernelLaunch makeInt8Launch(const std::string &Name, const char *Strategy, const
     case ParamRole::Output:
       P = {P.role, Form(G.Io.output).first, Form(G.Io.output).second};
       break;
-    default: // bias, batch norm: per channel
-      P = {P.role, G.N, DType::F32};
+    default: // bias, batch norm: per channel, padded (vector loads of four channels)
+      P = {P.role, G.NPad, DType::F32};
     }
   }
   return L;
@@ -149,36 +150,77 @@ Value *f16OutputIndex(KernelBuilder &K, Value *Row, Value *Col) {
 
 namespace {
 
-/// The residual at output (Row, Col) as f32: int8 (dequantised with scale[N]) or f16.
+/// The residual at output (Row, Col) as f32: int8 (dequantised with scale[n_pad]) or f16 (a
+/// column in the padding reads channel 0 of the f16 tensor, which has no padding).
 Value *residualAt(KernelBuilder &K, const Int8Gemm &G, Value *Row, Value *Col) {
   IRBuilder<> &B = K.ir();
-  if (G.Io.residual == TensorForm::F16Nchw)
+  if (G.Io.residual == TensorForm::F16Nchw) {
+    Col = B.CreateSelect(B.CreateICmpULT(Col, K.dim("n")), Col, K.i32(0));
     return K.load(ParamRole::Residual, f16OutputIndex(K, Row, Col));
+  }
   Value *Idx = B.CreateAdd(B.CreateMul(K.widen(Row), K.dimIx("n_pad")), K.widen(Col));
-  return B.CreateFMul(K.load(ParamRole::Residual, Idx), K.load(ParamRole::Scale, K.dimIx("n")));
+  return B.CreateFMul(K.load(ParamRole::Residual, Idx), K.load(ParamRole::Scale, K.dimIx("n_pad")));
+}
+
+/// Element C of a vector of four f32 loaded from parameter R at channel Col0 (16-byte aligned).
+std::array<Value *, 4> load4(KernelBuilder &K, ParamRole R, Value *Col0) {
+  IRBuilder<> &B = K.ir();
+  Type *Ty = FixedVectorType::get(B.getFloatTy(), 4);
+  Value *V = B.CreateAlignedLoad(Ty, K.elementPtr(R, K.widen(Col0)), Align(16));
+  return {B.CreateExtractElement(V, uint64_t(0)), B.CreateExtractElement(V, 1),
+          B.CreateExtractElement(V, 2), B.CreateExtractElement(V, 3)};
 }
 
 } // namespace
 
+ChannelParams channelParams(KernelBuilder &K, const Int8Gemm &G, Value *Col) {
+  Value *Ch = K.widen(Col);
+  ChannelParams P{K.load(ParamRole::Scale, Ch)};
+  if (G.E.bias)
+    P.Bias = K.load(ParamRole::Bias, Ch);
+  if (G.E.batchNorm)
+    P = {P.Scale, P.Bias, K.load(ParamRole::BnScale, Ch), K.load(ParamRole::BnShift, Ch)};
+  return P;
+}
+
+std::array<ChannelParams, 4> channelParams4(KernelBuilder &K, const Int8Gemm &G, Value *Col0) {
+  std::array<ChannelParams, 4> P;
+  const std::array<Value *, 4> S = load4(K, ParamRole::Scale, Col0);
+  std::array<Value *, 4> Bias{}, Bn{}, Shift{};
+  if (G.E.bias)
+    Bias = load4(K, ParamRole::Bias, Col0);
+  if (G.E.batchNorm) {
+    Bn = load4(K, ParamRole::BnScale, Col0);
+    Shift = load4(K, ParamRole::BnShift, Col0);
+  }
+  for (size_t C = 0; C < 4; ++C)
+    P[C] = {S[C], Bias[C], Bn[C], Shift[C]};
+  return P;
+}
+
 Value *int8Value(KernelBuilder &K, const Int8Gemm &G, Value *Acc, Value *Row, Value *Col,
-                 bool ClampCol) {
+                 const ChannelParams &P) {
   IRBuilder<> &B = K.ir();
   const Epilogue &E = G.E;
-  if (ClampCol)
-    Col = B.CreateSelect(B.CreateICmpULT(Col, K.dim("n")), Col, K.i32(0));
-  Value *Ch = K.widen(Col);
-  Value *Y = B.CreateFMul(B.CreateSIToFP(Acc, B.getFloatTy()), K.load(ParamRole::Scale, Ch));
+  Value *Y = B.CreateFMul(B.CreateSIToFP(Acc, B.getFloatTy()), P.Scale);
   if (E.bias)
-    Y = B.CreateFAdd(Y, K.load(ParamRole::Bias, Ch));
+    Y = B.CreateFAdd(Y, P.Bias);
   if (E.batchNorm)
-    Y = B.CreateFAdd(B.CreateFMul(Y, K.load(ParamRole::BnScale, Ch)),
-                     K.load(ParamRole::BnShift, Ch));
+    Y = B.CreateFAdd(B.CreateFMul(Y, P.BnScale), P.BnShift);
   if (E.residual == ResidualKind::BeforeActivation)
     Y = B.CreateFAdd(Y, residualAt(K, G, Row, Col));
   Y = K.activation(E.activation, Y);
   if (E.residual == ResidualKind::AfterActivation)
     Y = B.CreateFAdd(Y, residualAt(K, G, Row, Col));
   return Y;
+}
+
+Value *int8Value(KernelBuilder &K, const Int8Gemm &G, Value *Acc, Value *Row, Value *Col) {
+  return int8Value(K, G, Acc, Row, Col, channelParams(K, G, Col));
+}
+
+Value *outputInvScale(KernelBuilder &K) {
+  return K.load(ParamRole::Scale, K.ir().CreateAdd(K.dimIx("n_pad"), K.ix(1)));
 }
 
 Value *quantize(KernelBuilder &K, Value *Y, Value *InvScale) {
@@ -190,16 +232,17 @@ Value *quantize(KernelBuilder &K, Value *Y, Value *InvScale) {
   return B.CreateCall(Cvt, {B.CreateFMul(Y, InvScale)});
 }
 
-void storeInt8Output(KernelBuilder &K, const Int8Gemm &G, Value *Acc, Value *Row, Value *Col) {
+void storeInt8Output(KernelBuilder &K, const Int8Gemm &G, Value *Acc, Value *Row, Value *Col,
+                     const ChannelParams *P) {
   IRBuilder<> &B = K.ir();
   Value *Inside = B.CreateAnd(B.CreateICmpULT(Row, K.dim("m")), B.CreateICmpULT(Col, K.dim("n")));
   K.ifThen(Inside, [&] {
-    Value *Y = int8Value(K, G, Acc, Row, Col);
+    Value *Y = P ? int8Value(K, G, Acc, Row, Col, *P) : int8Value(K, G, Acc, Row, Col);
     if (G.Io.output == TensorForm::F16Nchw) {
       K.store(ParamRole::Output, f16OutputIndex(K, Row, Col), Y);
       return;
     }
-    Value *InvScale = K.load(ParamRole::Scale, B.CreateAdd(K.dimIx("n"), K.ix(1)));
+    Value *InvScale = outputInvScale(K);
     Value *Idx = B.CreateAdd(B.CreateMul(K.widen(Row), K.dimIx("n_pad")), K.widen(Col));
     B.CreateAlignedStore(B.CreateTrunc(quantize(K, Y, InvScale), B.getInt8Ty()),
                          K.elementPtr(ParamRole::Output, Idx), Align(1));
@@ -212,7 +255,7 @@ void storeInt8Pair(KernelBuilder &K, const Int8Gemm &G, Value *Acc0, Value *Acc1
   assert(G.Io.output == TensorForm::I8Nhwc && G.N % 2 == 0 && "pairs of int8 outputs, N even");
   Value *Inside = B.CreateAnd(B.CreateICmpULT(Row, K.dim("m")), B.CreateICmpULT(Col, K.dim("n")));
   K.ifThen(Inside, [&] {
-    Value *InvScale = K.load(ParamRole::Scale, B.CreateAdd(K.dimIx("n"), K.ix(1)));
+    Value *InvScale = outputInvScale(K);
     Value *Q0 = quantize(K, int8Value(K, G, Acc0, Row, Col), InvScale);
     Value *Q1 = quantize(K, int8Value(K, G, Acc1, Row, B.CreateAdd(Col, K.i32(1))), InvScale);
     Value *Pair = B.CreateTrunc(prmt(K, Q0, Q1, 0x40), B.getInt16Ty());

@@ -8,6 +8,7 @@
 #include "kernels/KernelBuilder.h"
 #include "kernels/Strategies.h"
 
+#include <array>
 #include <functional>
 #include <optional>
 #include <string>
@@ -69,8 +70,9 @@ PixelOrigin pixelOrigin(KernelBuilder &K, const ConvSpec &S, llvm::Value *Row);
 
 /// Parameter roles (Input, Weight, Scale, the epilogue's, Output) and their element counts and
 /// types: int8 input, weights and int8-form tensors; f32 scales and epilogue parameters; f16
-/// tensors in the f16 form. The Scale buffer holds N dequantisation scales (input scale x
-/// channel n's weight scale), then the residual's scale and the output's reciprocal scale.
+/// tensors in the f16 form. The Scale buffer holds n_pad dequantisation scales (input scale x
+/// channel n's weight scale; padding channels too), then the residual's scale and the output's
+/// reciprocal scale; bias and batch-norm buffers hold n_pad values.
 std::vector<ParamRole> int8Roles(const Epilogue &E);
 /// makeLaunch for an int8 layer: the parameters with their int8 element counts and types.
 KernelLaunch makeInt8Launch(const std::string &Name, const char *Strategy, const Int8Gemm &G,
@@ -83,19 +85,31 @@ KernelLaunch int8Kernel(llvm::Module *M, const Int8Gemm &G, KernelLaunch L, Kern
 /// Bytes of the filters as the strategy stores them.
 uint64_t int8WeightElements(const Int8Gemm &G, Int8Strategy St);
 
+/// One output channel's epilogue parameters (f32 values; null where the epilogue has none).
+struct ChannelParams {
+  llvm::Value *Scale = nullptr, *Bias = nullptr, *BnScale = nullptr, *BnShift = nullptr;
+};
+/// Channel Col's parameters, and four channels' from Col0 (a multiple of 4) with one 16-byte
+/// load per parameter (the per-channel buffers are padded to n_pad).
+ChannelParams channelParams(KernelBuilder &K, const Int8Gemm &G, llvm::Value *Col);
+std::array<ChannelParams, 4> channelParams4(KernelBuilder &K, const Int8Gemm &G, llvm::Value *Col0);
 /// The f32 value the epilogue computes for accumulator `Acc` (i32) of output (Row, Col):
-/// Acc x scale[Col], then bias, batch norm, residual and activation as Epilogue says. Row and Col
-/// must be inside M x N (ClampCol: Col may lie in the padding of an int8 output; its parameters
-/// are read at channel 0 and the caller discards the value).
+/// Acc x scale[Col], then bias, batch norm, residual and activation as Epilogue says, with
+/// channel Col's parameters P (or loaded here). Row must be inside M, Col inside n_pad.
 llvm::Value *int8Value(KernelBuilder &K, const Int8Gemm &G, llvm::Value *Acc, llvm::Value *Row,
-                       llvm::Value *Col, bool ClampCol = false);
-/// The value of an int8 output: round(Y x scale[N + 1]) saturated to [-128, 127]
+                       llvm::Value *Col, const ChannelParams &P);
+llvm::Value *int8Value(KernelBuilder &K, const Int8Gemm &G, llvm::Value *Acc, llvm::Value *Row,
+                       llvm::Value *Col);
+/// 1 / s_out, the Scale parameter's last element.
+llvm::Value *outputInvScale(KernelBuilder &K);
+/// The value of an int8 output: round(Y x InvScale) saturated to [-128, 127]
 /// (cvt.rni.sat.s8.f32), an i32 whose low byte is the result.
 llvm::Value *quantize(KernelBuilder &K, llvm::Value *Y, llvm::Value *InvScale);
 /// Stores the epilogue's value of accumulator `Acc` at output (Row, Col) when inside M x N: int8
-/// at Row x NPad + Col, or f16 at [image][Col][pixel].
+/// at Row x NPad + Col, or f16 at [image][Col][pixel]. P: channel Col's parameters, loaded
+/// already (else loaded inside the bounds check).
 void storeInt8Output(KernelBuilder &K, const Int8Gemm &G, llvm::Value *Acc, llvm::Value *Row,
-                     llvm::Value *Col);
+                     llvm::Value *Col, const ChannelParams *P = nullptr);
 /// Two outputs (Row, Col) and (Row, Col + 1) of an int8 output with N even (Col even): both bytes
 /// in one 16-bit store.
 void storeInt8Pair(KernelBuilder &K, const Int8Gemm &G, llvm::Value *Acc0, llvm::Value *Acc1,
