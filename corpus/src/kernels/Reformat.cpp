@@ -1,10 +1,12 @@
 // The reformats of an int8 engine (ReformatSpec, Int8Gemm.h): quantize an f16 NCHW tensor into
 // int8 NHWC with padded channels, or dequantize it back. One thread per four channels of one
-// pixel: grid x the pixels of a plane (consecutive threads on consecutive pixels, so the f16
-// side's planes are read or written coalesced; the int8 side moves one 4-byte word per thread),
-// y the quad of real channels, z the image. The last quad also writes the padding quads after
-// it, so every irregular CTA is at the end of grid y, a class of its own for fast mode's sampling
-// (docs/lowering.md, "Int8 engines").
+// pixel; a CTA is 64 pixels of a plane (x: consecutive threads on consecutive pixels, so the f16
+// side's planes are read or written coalesced; the int8 side moves one 4-byte word per thread)
+// times four quads of real channels (y), grid (pixels / 64, quads / 4, images). The last real
+// quad also writes the padding quads after it. So every CTA that differs is at the end of grid x
+// or y, a class of its own for fast mode's sampling, and the others start their f16 accesses at
+// the same sector alignment (16 planes of 2-byte elements apart): docs/lowering.md, "Int8
+// engines".
 #include "kernels/Int8Gemm.h"
 #include "kernels/Specs.h"
 
@@ -17,7 +19,7 @@ namespace corpus::kernels {
 
 namespace {
 
-constexpr uint32_t Block = 256;
+constexpr uint32_t PixelsPerCta = 64, QuadsPerCta = 4;
 
 ShapeDims reformatDims(const ReformatSpec &S) {
   return {{"c", S.channels}, {"c_pad", int8Channels(S.channels)}, {"spatial", S.spatial}};
@@ -89,7 +91,7 @@ std::optional<std::string> validate(const ReformatSpec &S) {
   if (uint64_t(S.batch) * S.spatial * int8Channels(S.channels) >= (uint64_t(1) << 31))
     return std::string(Kind) +
            ": a tensor of 2^31 elements or more (int8 kernels index with 32 bits)";
-  if (S.batch > 65535 || ceilDiv(S.channels, 4) > 65535)
+  if (S.batch > 65535 || ceilDiv(S.channels, 16) > 65535)
     return std::string(Kind) + ": batch and channel quads must be at most 65535 (grid z and y)";
   return std::nullopt;
 }
@@ -97,7 +99,7 @@ std::optional<std::string> validate(const ReformatSpec &S) {
 std::string kernelName(const ReformatSpec &S, KernelSet Set) {
   const std::string Kind = S.quantize ? "quantize" : "dequantize";
   if (Set == KernelSet::Library)
-    return "lib_" + Kind + "_b" + std::to_string(Block);
+    return "lib_" + Kind + "_b" + std::to_string(PixelsPerCta) + "x" + std::to_string(QuadsPerCta);
   return Kind + "_n" + std::to_string(S.batch) + "_c" + std::to_string(S.channels) + "_s" +
          std::to_string(S.spatial);
 }
@@ -110,9 +112,10 @@ KernelLaunch buildReformat(Module *M, const ReformatSpec &S, const std::string &
   const uint64_t Elements = uint64_t(S.batch) * S.spatial * S.channels;
   const uint64_t Padded = uint64_t(S.batch) * S.spatial * int8Channels(S.channels);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Scale, ParamRole::Output};
-  KernelLaunch L = makeLaunch(Name, S.quantize ? "copy_quantize" : "copy_dequantize", DType::I8,
-                              {ceilDiv(S.spatial, Block), ceilDiv(S.channels, 4), S.batch},
-                              {Block, 1, 1}, Roles, [](ParamRole) { return 0; });
+  KernelLaunch L = makeLaunch(
+      Name, S.quantize ? "copy_quantize" : "copy_dequantize", DType::I8,
+      {ceilDiv(S.spatial, PixelsPerCta), ceilDiv(ceilDiv(S.channels, 4), QuadsPerCta), S.batch},
+      {PixelsPerCta, QuadsPerCta, 1}, Roles, [](ParamRole) { return 0; });
   L.params = {{ParamRole::Input, S.quantize ? Elements : Padded, From},
               {ParamRole::Scale, 1, DType::F32},
               {ParamRole::Output, S.quantize ? Padded : Elements, To}};
@@ -122,14 +125,17 @@ KernelLaunch buildReformat(Module *M, const ReformatSpec &S, const std::string &
     return L;
   KernelBuilder K(*M, Name, Roles, DType::I8, L, false, Dims);
   IRBuilder<> &B = K.ir();
-  const Place P = {K.ctaid(2), B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Block)), K.tid(0)),
-                   K.ctaid(1)};
-  K.ifThen(B.CreateICmpULT(P.Pixel, K.dim("spatial")), [&] {
-    if (S.quantize)
-      quantizeBody(K, P);
-    else
-      dequantizeBody(K, P);
-  });
+  const Place P = {K.ctaid(2), B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(PixelsPerCta)), K.tid(0)),
+                   B.CreateAdd(B.CreateMul(K.ctaid(1), K.i32(QuadsPerCta)), K.tid(1))};
+  Value *RealQuads = B.CreateLShr(B.CreateAdd(K.dim("c"), K.i32(3)), K.i32(2));
+  K.ifThen(
+      B.CreateAnd(B.CreateICmpULT(P.Pixel, K.dim("spatial")), B.CreateICmpULT(P.Quad, RealQuads)),
+      [&] {
+        if (S.quantize)
+          quantizeBody(K, P);
+        else
+          dequantizeBody(K, P);
+      });
   K.finish();
   return L;
 }
