@@ -133,7 +133,9 @@ std::string Lowerer::paramBuffer(const std::string &Head, const KernelLaunch &K,
   if (P.role == ParamRole::Weight && K.filtersBlocked)
     B.layout = "oihw16i";
   if (P.role == ParamRole::Weight && K.dtype == DType::I8) // int8 filters (Int8Gemm.h)
-    B.layout = K.strategy == "conv_depthwise" ? "dw_c4t4" : "ohwi";
+    B.layout = K.strategy == "conv_depthwise"                              ? "dw_c4t4"
+               : K.strategy == "conv_direct" || K.strategy == "dense_gemm" ? "hwc4k4"
+                                                                           : "ohwi";
   if (BnScale) { // BN scale in [0.5, 1.5]
     B.min = 0.5;
     B.max = 1.5;

@@ -45,6 +45,7 @@ struct Layer {
   uint32_t m = 0, n = 0, cinPad = 0, nPad = 0, pixels = 1;
   Epilogue epilogue;
   Int8Io io;
+  bool directFilters = false; ///< filters [tap][word][n_pad][4] (the dp4a direct kernel's)
 };
 
 inline Layer layerOf(const ConvSpec &S) {
@@ -152,9 +153,14 @@ inline int64_t accumulator(const Layer &L, const Bytes &D, uint32_t M, uint32_t 
   auto In = [&](size_t I) { return int64_t(int8_t(X[I])); };
   auto Wt = [&](size_t I) { return int64_t(int8_t(W[I])); };
   int64_t Acc = 0;
+  // The direct kernel's filters: word j of tap t for channel n at ((t x words + j) x n_pad + n).
+  auto Direct = [&](size_t Tap, size_t Words, size_t C) {
+    return ((Tap * Words + C / 4) * L.nPad + N) * 4 + C % 4;
+  };
   if (L.dense) {
     for (uint32_t K = 0; K < L.cinPad; ++K)
-      Acc += In(size_t(M) * L.cinPad + K) * Wt(size_t(N) * L.cinPad + K);
+      Acc += In(size_t(M) * L.cinPad + K) *
+             Wt(L.directFilters ? Direct(0, L.cinPad / 4, K) : size_t(N) * L.cinPad + K);
     return Acc;
   }
   const ConvSpec &S = *L.conv;
@@ -175,7 +181,8 @@ inline int64_t accumulator(const Layer &L, const Bytes &D, uint32_t M, uint32_t 
       continue;
     }
     for (uint32_t C = 0; C < Cg; ++C)
-      Acc += In(Pixel * L.cinPad + C0 + C) * Wt((size_t(N) * Taps + Tap) * Cg + C);
+      Acc += In(Pixel * L.cinPad + C0 + C) *
+             Wt(L.directFilters ? Direct(Tap, Cg / 4, C) : (size_t(N) * Taps + Tap) * Cg + C);
   }
   return Acc;
 }

@@ -217,7 +217,8 @@ TEST_CASE("int8 kernels equal the CPU reference exactly; tensor-core counts padd
       uint64_t Seed = 1;
       for (const auto &[C, S, L] : Launches) {
         INFO(C.label << ": " << L.kernel);
-        const int8ref::Layer Ly = layerOf(S);
+        int8ref::Layer Ly = layerOf(S);
+        Ly.directFilters = L.strategy == "conv_direct" || L.strategy == "dense_gemm";
         const int8ref::Bytes Data = int8ref::seeded(L, Ly, Seed++);
         analyzer::KernelProfile P;
         std::vector<uint8_t> Got = int8ref::run(*Prog, L, Data, &P);

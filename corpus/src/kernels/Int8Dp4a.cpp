@@ -24,27 +24,27 @@ constexpr uint32_t ChannelsPerThread = 4; // output channels a direct-convolutio
 /// elements are a multiple of 32 bytes.)
 constexpr uint32_t MaxBlockX = 64, QuadsPerCta = 4;
 
-/// Sums the words of one window tap (or of a whole row without a window) into the four
-/// accumulators: input word j at InBase + 4 j against the filter word of channel n at
-/// Weight[(n x K + WOff) + 4 j], for cin_g / 4 words.
-void accumulateTap(KernelBuilder &K, const Int8Gemm &G, Value *InBase, Value *WOff, Value *N0,
+/// Sums the words of window tap Tap (or of a whole row without a window) into the four
+/// accumulators: input word j at InBase + 4 j against the filter words of channels N0 .. N0 + 3,
+/// one 16-byte vector of the filters [tap][word][n_pad][4] at ((Tap x words + j) x n_pad + N0)
+/// words. A single word per tap (the 3-channel stem) needs no loop.
+void accumulateTap(KernelBuilder &K, const Int8Gemm &G, Value *InBase, Value *Tap, Value *N0,
                    const std::vector<Value *> &Acc) {
   IRBuilder<> &B = K.ir();
-  std::vector<Value *> WBase;
-  for (uint32_t C = 0; C < ChannelsPerThread; ++C) { // channels past N read channel N - 1
-    Value *N = B.CreateAdd(N0, K.i32(C));
-    N = B.CreateSelect(B.CreateICmpULT(N, K.dim("n")), N, B.CreateSub(K.dim("n"), K.i32(1)));
-    WBase.push_back(B.CreateAdd(B.CreateMul(K.widen(N), K.dimIx("k")), WOff));
-  }
   Value *Words = G.Conv ? B.CreateLShr(K.dim("cin_g"), 2) : B.CreateLShr(K.dim("k"), 2);
-  K.forRange(K.i32(0), Words, 1, [&](Value *J) {
-    Value *Off = K.widen(B.CreateShl(J, 2));
-    Value *X = loadWords(K, ParamRole::Input, B.CreateAdd(InBase, Off));
-    for (uint32_t C = 0; C < ChannelsPerThread; ++C) {
-      Value *W = loadWords(K, ParamRole::Weight, B.CreateAdd(WBase[C], Off));
-      B.CreateStore(dp4a(K, X, W, B.CreateLoad(B.getInt32Ty(), Acc[C])), Acc[C]);
-    }
-  });
+  auto Word = [&](Value *J) {
+    Value *X = loadWords(K, ParamRole::Input, B.CreateAdd(InBase, K.widen(B.CreateShl(J, 2))));
+    Value *Filter =
+        B.CreateAdd(B.CreateMul(B.CreateAdd(B.CreateMul(Tap, Words), J), K.dim("n_pad")), N0);
+    Value *W = loadWords(K, ParamRole::Weight, B.CreateShl(K.widen(Filter), K.ix(2)), 4);
+    for (uint32_t C = 0; C < ChannelsPerThread; ++C)
+      B.CreateStore(dp4a(K, X, B.CreateExtractElement(W, C), B.CreateLoad(B.getInt32Ty(), Acc[C])),
+                    Acc[C]);
+  };
+  if (int8WordsPerTap(G) == 1)
+    Word(K.i32(0));
+  else
+    K.forRange(K.i32(0), Words, 1, Word);
 }
 
 /// The window loop of a direct convolution's output row `Row` (taps outer, the group's channel
@@ -67,8 +67,7 @@ void accumulateWindow(KernelBuilder &K, const Int8Gemm &G, Value *Row, Value *N0
         Value *Pos = B.CreateAdd(B.CreateMul(Ih, K.dim("w")), Iw);
         Value *In = B.CreateAdd(O.ImgBase,
                                 K.widenSigned(B.CreateAdd(B.CreateMul(Pos, K.dim("c_pad")), C0)));
-        Value *Tap = B.CreateAdd(B.CreateMul(Kh, K.i32(S.kernelW)), Kw);
-        accumulateTap(K, G, In, K.widen(B.CreateMul(Tap, K.dim("cin_g"))), N0, Acc);
+        accumulateTap(K, G, In, B.CreateAdd(B.CreateMul(Kh, K.i32(S.kernelW)), Kw), N0, Acc);
       };
       if (!convPadded(S)) {
         Body();
@@ -86,14 +85,17 @@ void directBody(KernelBuilder &K, const Int8Gemm &G, uint32_t Bx) {
   Value *Row = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0));
   Value *Quad = B.CreateAdd(B.CreateMul(K.ctaid(1), K.i32(QuadsPerCta)), K.tid(1));
   Value *N0 = B.CreateMul(Quad, K.i32(ChannelsPerThread));
-  K.ifThen(B.CreateICmpULT(Row, K.dim("m")), [&] {
+  // Threads past the padded channels (an output of at most 4 channels) have no filters.
+  Value *Inside =
+      B.CreateAnd(B.CreateICmpULT(Row, K.dim("m")), B.CreateICmpULT(N0, K.dim("n_pad")));
+  K.ifThen(Inside, [&] {
     std::vector<Value *> Acc;
     for (uint32_t C = 0; C < ChannelsPerThread; ++C)
       Acc.push_back(K.zeroSlot(B.getInt32Ty()));
     if (G.Window)
       accumulateWindow(K, G, Row, N0, Acc);
     else // a 1x1 convolution or dense layer: the row's channels
-      accumulateTap(K, G, B.CreateMul(K.widen(Row), K.dimIx("c_pad")), K.ix(0), N0, Acc);
+      accumulateTap(K, G, B.CreateMul(K.widen(Row), K.dimIx("c_pad")), K.i32(0), N0, Acc);
     const bool Pairs = G.Io.output == TensorForm::I8Nhwc && G.N % 2 == 0;
     for (uint32_t C = 0; C < ChannelsPerThread; C += Pairs ? 2 : 1) {
       Value *Col = B.CreateAdd(N0, K.i32(C));

@@ -89,7 +89,13 @@ std::vector<ParamRole> int8Roles(const Epilogue &E) {
 uint64_t int8WeightElements(const Int8Gemm &G, Int8Strategy St) {
   if (St == Int8Strategy::Depthwise) // [tap groups][c_pad / 4][4 channels][4 taps]
     return uint64_t(G.CinPad) * ceilDiv(G.K, 4) * 4;
-  return uint64_t(G.N) * G.K;
+  if (St == Int8Strategy::Direct) // [tap][word][n_pad][4]
+    return uint64_t(G.NPad) * G.K;
+  return uint64_t(G.N) * G.K; // [n][tap][c_pad] (OHWI)
+}
+
+uint32_t int8WordsPerTap(const Int8Gemm &G) {
+  return G.Conv ? G.K / (G.Conv->kernelH * G.Conv->kernelW) / 4 : G.K / 4;
 }
 
 KernelLaunch makeInt8Launch(const std::string &Name, const char *Strategy, const Int8Gemm &G,

@@ -82,8 +82,12 @@ KernelLaunch makeInt8Launch(const std::string &Name, const char *Strategy, const
 /// builder of L's parameters and G's shapes; without a module, the launch alone.
 KernelLaunch int8Kernel(llvm::Module *M, const Int8Gemm &G, KernelLaunch L, KernelSet Set,
                         const std::function<void(KernelBuilder &)> &Body);
-/// Bytes of the filters as the strategy stores them.
+/// Bytes of the filters as the strategy stores them: OHWI [n][tap][c_pad] (tensor cores, GEMV),
+/// [tap][word][n_pad][4] (direct: four channels' words of one input word are one 16-byte
+/// vector), [tap groups][c_pad / 4][4 channels][4 taps] (depthwise).
 uint64_t int8WeightElements(const Int8Gemm &G, Int8Strategy St);
+/// Input words (4 channels) per window tap of a direct convolution (per row of a dense layer).
+uint32_t int8WordsPerTap(const Int8Gemm &G);
 
 /// One output channel's epilogue parameters (f32 values; null where the epilogue has none).
 struct ChannelParams {

@@ -83,7 +83,8 @@ std::string libraryKeys(const Int8Gemm &G, Int8Strategy St) {
   if (St == Int8Strategy::Mma)
     N += "_t" + num(int8MmaTile(G).m) + "x" + num(int8MmaTile(G).n);
   if (St == Int8Strategy::Direct)
-    N += "_b" + num(int8DirectBlock(G)) + (G.Groups > 1 ? "_grouped" : "");
+    N += "_b" + num(int8DirectBlock(G)) + (G.Groups > 1 ? "_grouped" : "") +
+         (int8WordsPerTap(G) == 1 ? "_w1" : "");
   if (St != Int8Strategy::Depthwise && G.Io.output == TensorForm::I8Nhwc && G.N % 2 == 0)
     N += "_n2";
   return N;
