@@ -192,7 +192,7 @@ void checkOutput(const Int8Case &C, const std::vector<uint8_t> &Got,
 
 } // namespace
 
-TEST_CASE("int8 kernels equal the CPU reference exactly; tensor-core counts padded and int8") {
+TEST_CASE("int8 kernels equal the CPU reference exactly, tensor-core counts padded and int8") {
   for (const Int8Config &Cfg : configs())
     for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
       INFO(mathModeName(Cfg.math) << " " << Cfg.ptxArch << " " << kernelSetName(Set));
