@@ -49,7 +49,7 @@ D timm "$DATASETS"/timm/benchmark-infer-amp-nchw-pt240-cu124-rtx3090.csv \
 #    shapes) and H100 (linear and bmm, transformer shapes); and the test split of real
 #    transformer shapes. One run, so the host's per-call overhead of every (GPU, operator) comes
 #    from the training split's smallest operators.
-D neusight "$N"/{conv,linear,bmm,relu,add,softmax}/{p4,p100,t4,v100}.csv \
+D neusight "$N"/{conv,linear,bmm,relu,add,softmax}/{p4,p100,t4,v100,a100}.csv \
   "$N"/{linear,bmm}/h100.csv "$T"/*/{p4,p100,t4,v100}.csv -o "$WORK/neusight.csv"
 
 ALL=(--data "$WORK/h100-kernels-launch.csv" --data "$WORK/h100-kernels-network.csv"

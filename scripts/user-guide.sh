@@ -68,6 +68,24 @@ T
 run predict corpus/data/measured/h100/onnx/resnet18.onnx --gpu l4 --batch 8
 cat <<'T'
 
+## 7. Does it fit, and how many images per second?
+
+Every prediction says what the network needs in device memory (weights, the largest set of live
+activations, cuDNN's workspace, the runtime's reserve; docs/predict.md, "Device memory") and
+whether the GPU has it. EfficientNet-B7 at batch 64 on a 4 GB Orin Nano:
+
+T
+run predict efficientnet-b7 --gpu jetson-orin-nano-4gb --batch 64
+cat <<'T'
+
+"Is an Orin Nano enough for EfficientNet-B3 at 30 images/s, each batch within 100 ms?"
+`--max-batch` finds, per GPU, the largest batch that fits in memory and stays within the budget,
+and says whether its images/s reach the target:
+
+T
+run compare --models efficientnet-b3 --gpus jetson-orin-nano-4gb,jetson-orin-nano,jetson-agx-orin --budget-ms 100 --target-ips 30 --max-batch
+cat <<'T'
+
 ## Rebuilding the model
 
 `scripts/train-models.sh` rebuilds models/cross-gpu.json from ../shared/datasets and

@@ -106,7 +106,7 @@ bool decodeCall(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I) {
   return true;
 }
 
-std::optional<support::Error> linkCalls(ProgramImpl &P) {
+support::MaybeError linkCalls(ProgramImpl &P) {
   for (const DInstr &I : P.code) {
     if (I.flow != Flow::Call || I.target == IndirectCall)
       continue;

@@ -24,7 +24,7 @@ struct PendingList {
 class FunctionDecoder {
 public:
   FunctionDecoder(DecodeCtx &Ctx, const ptx::Cfg &G) : Ctx(Ctx), G(G) {}
-  std::optional<support::Error> run();
+  support::MaybeError run();
 
 private:
   DecodeCtx &Ctx;
@@ -39,7 +39,7 @@ private:
   bool decodeBarrierReduction(const ptx::Instruction &In, DInstr &I);
 };
 
-std::optional<support::Error> FunctionDecoder::run() {
+support::MaybeError FunctionDecoder::run() {
   ProgramImpl &P = Ctx.P;
   const ptx::Function &Fn = Ctx.Fn;
   Ctx.F.entry = static_cast<uint32_t>(P.code.size());
@@ -298,7 +298,7 @@ constexpr uint64_t MaxRegisterSlots = 32768;
 
 /// An error when function F declares more registers than MaxRegisterSlots (vector components and
 /// .b128 halves count one each), before any of them is given a slot.
-std::optional<support::Error> tooManyRegisters(const std::string &File, const ptx::Function &F) {
+support::MaybeError tooManyRegisters(const std::string &File, const ptx::Function &F) {
   uint64_t Slots = 0;
   for (const ptx::RegDecl &R : F.regs)
     Slots += uint64_t(std::max<uint32_t>(R.count, 1)) * std::max(R.vectorWidth, 1u) *

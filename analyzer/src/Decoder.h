@@ -112,7 +112,7 @@ bool selectWarp(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I); // shfl,
 bool decodeCall(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);
 /// Resolves the callee's side of every direct call's arguments and returns; fails on a call
 /// whose argument or return count does not match the callee.
-std::optional<support::Error> linkCalls(ProgramImpl &P);
+support::MaybeError linkCalls(ProgramImpl &P);
 /// Scalar and SIMD video instructions (PTX ISA 9.7.17-9.7.18).
 bool isVideoOpcode(ptx::Opcode Op);
 bool selectVideo(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I);

@@ -64,7 +64,7 @@ support::Expected<Decoded> decodeAll(const AnalysisInput &In, unsigned Threads) 
   return D;
 }
 
-std::optional<support::Error> fill(const BufferSpec &B, Buffer &Dst) {
+support::MaybeError fill(const BufferSpec &B, Buffer &Dst) {
   if (B.init.kind == BufferInit::Kind::Random) {
     support::Expected<std::vector<uint8_t>> R = randomBytes(B.init, B.bytes);
     if (!R)
@@ -80,7 +80,7 @@ std::optional<support::Error> fill(const BufferSpec &B, Buffer &Dst) {
 }
 
 /// All buffers on a fresh Device, abstract or real (filled), in manifest order.
-std::optional<support::Error> allocateAll(const AnalysisInput &In, Device &D, bool Abstract) {
+support::MaybeError allocateAll(const AnalysisInput &In, Device &D, bool Abstract) {
   for (const BufferSpec &B : In.buffers) {
     support::Expected<uint64_t> A =
         Abstract ? D.allocateAbstract(B.name, B.bytes) : D.allocate(B.name, B.bytes);
@@ -93,14 +93,14 @@ std::optional<support::Error> allocateAll(const AnalysisInput &In, Device &D, bo
   return std::nullopt;
 }
 
-std::optional<support::Error> trapError(size_t K, const Trap &T) {
+support::MaybeError trapError(size_t K, const Trap &T) {
   return support::Error("launches[" + std::to_string(K) + "]: " + T.str());
 }
 
 /// One launch on device `D`: sampled or whole, per the mode.
-std::optional<support::Error> runOne(const AnalysisInput &In, const Decoded &Dec, size_t K,
-                                     Device &D, AnalysisMode Mode, const FastSettings &S,
-                                     LoopSkipper &Skipper, LaunchAnalysis &Out) {
+support::MaybeError runOne(const AnalysisInput &In, const Decoded &Dec, size_t K,
+                           Device &D, AnalysisMode Mode, const FastSettings &S,
+                           LoopSkipper &Skipper, LaunchAnalysis &Out) {
   const LaunchSpec &Spec = In.launches[K];
   support::Expected<LaunchConfig> L = makeLaunch(Spec, K, D, "");
   if (!L)
@@ -196,9 +196,9 @@ private:
 
 /// Exact mode, or fast mode on real memory: data flows from launch to launch, so one real
 /// Device runs them in order.
-std::optional<support::Error> analyzeInOrder(const AnalysisInput &In, const Decoded &Dec,
-                                             AnalysisMode Mode, const FastSettings &S,
-                                             AnalysisResult &Res, ProgressReport &Progress) {
+support::MaybeError analyzeInOrder(const AnalysisInput &In, const Decoded &Dec,
+                                   AnalysisMode Mode, const FastSettings &S,
+                                   AnalysisResult &Res, ProgressReport &Progress) {
   Device D(S.deviceBytes);
   if (std::optional<support::Error> E = allocateAll(In, D, false))
     return E;
@@ -213,9 +213,9 @@ std::optional<support::Error> analyzeInOrder(const AnalysisInput &In, const Deco
 
 /// Fast mode on abstract memory: the launches that are not equivalent to an earlier one, over
 /// the worker threads; the others copy their representative's result.
-std::optional<support::Error> analyzeParallel(const AnalysisInput &In, const Decoded &Dec,
-                                              const FastSettings &S, AnalysisResult &Res,
-                                              ProgressReport &Progress) {
+support::MaybeError analyzeParallel(const AnalysisInput &In, const Decoded &Dec,
+                                    const FastSettings &S, AnalysisResult &Res,
+                                    ProgressReport &Progress) {
   const size_t N = In.launches.size();
   std::vector<size_t> Rep(N), Todo;
   for (size_t K = 0; K < N; ++K)

@@ -30,7 +30,7 @@ public:
   Layouter(ProgramImpl &P, const ptx::Module &M, const std::vector<const ptx::Function *> &Bodies,
            const std::unordered_map<std::string, uint32_t> &FuncByName)
       : P(P), M(M), Bodies(Bodies), FuncByName(FuncByName) {}
-  std::optional<support::Error> run(ModuleLayout &L);
+  support::MaybeError run(ModuleLayout &L);
 
 private:
   ProgramImpl &P;
@@ -48,10 +48,10 @@ private:
   };
   std::vector<Pending> Inits;
 
-  std::optional<support::Error> place(const ptx::Variable &V, SymbolMap &To,
-                                      const std::string &BufferName, const SymbolMap *Inner);
+  support::MaybeError place(const ptx::Variable &V, SymbolMap &To,
+                            const std::string &BufferName, const SymbolMap *Inner);
   support::Error tooLarge(const ptx::Variable &V, uint64_t Offset, uint64_t Limit) const;
-  std::optional<support::Error> fill(const Pending &Pd, const SymbolMap &Module);
+  support::MaybeError fill(const Pending &Pd, const SymbolMap &Module);
 };
 
 /// The constant bank a module's .const variables share (PTX ISA 5.1.3: 64 KB).
@@ -76,9 +76,9 @@ support::Error Layouter::tooLarge(const ptx::Variable &V, uint64_t Offset, uint6
 
 // A .global variable's initial bytes cover its initialiser only (the Device buffer is zero
 // beyond them), so a large uninitialised array costs nothing before it is launched.
-std::optional<support::Error> Layouter::place(const ptx::Variable &V, SymbolMap &To,
-                                              const std::string &BufferName,
-                                              const SymbolMap *Inner) {
+support::MaybeError Layouter::place(const ptx::Variable &V, SymbolMap &To,
+                                    const std::string &BufferName,
+                                    const SymbolMap *Inner) {
   const uint64_t Bytes = storageBytes(V);
   if (V.space == ptx::StateSpace::Global) {
     const uint64_t Elem = std::max(1u, ptx::typeBits(V.type) / 8);
@@ -110,7 +110,7 @@ std::optional<support::Error> Layouter::place(const ptx::Variable &V, SymbolMap 
 // Numbers become their bits; a symbol becomes its address: a .global variable's (patched at
 // launch), a .const or .shared variable's offset in its space (or its generic address inside
 // generic()), a function's WindowFunc address, or WARP_SZ's 32.
-std::optional<support::Error> Layouter::fill(const Pending &Pd, const SymbolMap &Module) {
+support::MaybeError Layouter::fill(const Pending &Pd, const SymbolMap &Module) {
   const ptx::Variable &V = *Pd.var;
   std::vector<uint8_t> &Bytes =
       Pd.holder.global >= 0 ? P.globals[Pd.holder.global].init : P.constImage;
@@ -156,7 +156,7 @@ std::optional<support::Error> Layouter::fill(const Pending &Pd, const SymbolMap 
   return std::nullopt;
 }
 
-std::optional<support::Error> Layouter::run(ModuleLayout &L) {
+support::MaybeError Layouter::run(ModuleLayout &L) {
   for (const ptx::Variable &V : M.globals)
     if (std::optional<support::Error> E = place(V, L.syms, V.name, nullptr))
       return E;

@@ -19,7 +19,7 @@ support::Error err(const Manifest &M, const std::string &Msg) {
   return support::Error(M.path, 0, 0, Msg);
 }
 
-std::optional<support::Error> fillBuffer(const Manifest &M, const BufferSpec &B, Buffer &Dst) {
+support::MaybeError fillBuffer(const Manifest &M, const BufferSpec &B, Buffer &Dst) {
   switch (B.init.kind) {
   case BufferInit::Kind::Zero:
     return std::nullopt;
@@ -46,8 +46,8 @@ std::optional<support::Error> fillBuffer(const Manifest &M, const BufferSpec &B,
   return std::nullopt;
 }
 
-std::optional<support::Error> writeAtomically(const Manifest &M, const std::string &Path,
-                                              const Buffer &B) {
+support::MaybeError writeAtomically(const Manifest &M, const std::string &Path,
+                                    const Buffer &B) {
   std::string Tmp = Path + ".tmp";
   {
     std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);

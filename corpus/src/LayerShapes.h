@@ -34,9 +34,29 @@ struct LayerResult {
 /// Inputs' shapes, in order.
 using InShapes = std::vector<const Shape *>;
 
-/// The layer's result, or its error (without the layer's name).
+/// The layer's result, or its error (without the layer's name): the kind's input count checked,
+/// then its shape rule.
 LayerResult infer(LayerKind Kind, const InShapes &In, const LayerAttrs &A);
 /// True when A is the attribute type of a Kind layer.
 bool attrsMatch(LayerKind Kind, const LayerAttrs &A);
+
+/// Each kind's shape rule (corpus/LayerKinds.def), defined in its layer file (src/layers/): called
+/// with the number of inputs the kind's row asks for (One: exactly one; Many: at least one).
+#define LAYER_KIND(Kind, Name, Attrs, Inputs)                                                      \
+  LayerResult infer##Kind(const InShapes &In, const Attrs &A);
+#include "corpus/LayerKinds.def"
+
+// Helpers of the shape rules.
+inline std::string str(int64_t V) { return std::to_string(V); }
+/// A result holding only an error message.
+LayerResult fail(std::string Message);
+/// An error unless S is 4-d (NCHW).
+LayerResult needRank4(const Shape &S);
+/// Output extent of a sliding window; 0 or less means the window does not fit.
+int64_t windowOut(int64_t In, int64_t PadBefore, int64_t PadAfter, int64_t Kernel, int64_t Stride,
+                  int64_t Dilation, bool Ceil);
+/// Resolves a possibly negative axis against a rank; -1 when out of range (AllowRank: Rank is in
+/// range too).
+int64_t resolveAxis(int64_t Axis, size_t Rank, bool AllowRank = false);
 
 } // namespace corpus::layershapes

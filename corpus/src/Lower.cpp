@@ -1,5 +1,6 @@
-// The lowering driver: walks a Network in order, fuses each conv/dense layer's elementwise tail
-// into one kernel, and collects kernels, buffers and launches into a Workload.
+// The lowering driver: walks a Network in order, lowers each layer through its kind's lowering
+// (src/layers/), which fuses a conv/dense layer's elementwise tail into one kernel, and collects
+// kernels, buffers and launches into a Workload.
 #include "Lowerer.h"
 
 #include <algorithm>
@@ -27,6 +28,8 @@ std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
     return ActivationKind::Tanh;
   case ActKind::Gelu:
     return ActivationKind::Gelu;
+  case ActKind::Sqrt:
+    return ActivationKind::Sqrt;
   case ActKind::Clip:
     if (A.alpha == 0.0f && A.beta == 6.0f)
       return ActivationKind::Relu6;
@@ -44,6 +47,18 @@ std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
 void appendShapeArgs(const KernelLaunch &K, WorkloadLaunch &L) {
   for (const ShapeArg &A : K.shapeArgs)
     L.args.push_back({"", 0, A.name, A.value});
+}
+
+std::optional<AxisSplit> splitAround(const Shape &S, int64_t Axis) {
+  const size_t At = size_t(Axis < 0 ? Axis + int64_t(S.size()) : Axis);
+  int64_t Outer = 1, Inner = 1;
+  for (size_t D = 0; D < At; ++D)
+    Outer *= S[D];
+  for (size_t D = At + 1; D < S.size(); ++D)
+    Inner *= S[D];
+  if (Outer > UINT32_MAX || Inner > UINT32_MAX || S[At] > UINT32_MAX)
+    return std::nullopt;
+  return AxisSplit{uint32_t(Outer), uint32_t(S[At]), uint32_t(Inner), At};
 }
 
 std::string Lowerer::newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range,
@@ -151,9 +166,8 @@ std::string Lowerer::paramBuffer(const std::string &Head, const KernelLaunch &K,
   return Buf;
 }
 
-std::optional<support::Error> Lowerer::emit(LayerId Head, support::Expected<KernelLaunch> K,
-                                            RoleBuffers In, const Tail &T, int64_t FanIn,
-                                            const std::string &Into) {
+support::MaybeError Lowerer::emit(LayerId Head, support::Expected<KernelLaunch> K, RoleBuffers In,
+                                  const Tail &T, int64_t FanIn, const std::string &Into) {
   if (!K)
     return error(Head, K.error().message);
   const uint64_t Elem = dtypeBytes(O.dtype);
@@ -203,165 +217,36 @@ std::optional<support::Error> Lowerer::emit(LayerId Head, support::Expected<Kern
   return std::nullopt;
 }
 
-std::optional<support::Error> Lowerer::lowerConv(LayerId Id) {
-  const Layer &L = Net.layer(Id);
-  const auto &A = std::get<ConvAttrs>(L.attrs);
-  LayerId In = L.inputs[0];
-  Shape X = Net.layer(In).shape;
-  ConvSpec S;
-  if (auto P = PadInto.find(Id); P != PadInto.end()) { // input is the folded Pad's input
-    X = Net.layer(Net.layer(In).inputs[0]).shape;
-    S.padTop = u32(P->second.top), S.padLeft = u32(P->second.left);
-    S.padBottom = u32(P->second.bottom), S.padRight = u32(P->second.right);
-  }
-  S.batch = u32(X[0]), S.inChannels = u32(X[1]), S.inHeight = u32(X[2]), S.inWidth = u32(X[3]);
-  S.outChannels = u32(A.outChannels);
-  S.kernelH = u32(A.kernelH), S.kernelW = u32(A.kernelW);
-  S.strideH = u32(A.strideH), S.strideW = u32(A.strideW);
-  S.padTop += u32(A.padTop), S.padLeft += u32(A.padLeft);
-  S.padBottom += u32(A.padBottom), S.padRight += u32(A.padRight);
-  S.dilationH = u32(A.dilationH), S.dilationW = u32(A.dilationW);
-  S.groups = u32(A.groups);
-  S.dtype = O.dtype;
-  S.math = mathOf(LayerKind::Conv);
-  S.mmaArch = mmaArchFor(O.arch);
-  const bool Int8 = int8Layer(Id);
-  Tail T = fuseTail(Id, true, true, Int8);
-  S.epilogue = T.epilogue;
-  S.epilogue.bias = A.bias;
-  int64_t FanIn = X[1] / A.groups * A.kernelH * A.kernelW;
-  if (Int8) // the input is the folded Pad's input
-    return lowerInt8(Id, S, T, PadInto.count(Id) ? Net.layer(In).inputs[0] : In, FanIn);
-  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[In]}}, T, FanIn);
-}
-
-std::optional<support::Error> Lowerer::lowerDense(LayerId Id) {
-  const Layer &L = Net.layer(Id);
-  const Shape &X = Net.layer(L.inputs[0]).shape;
-  GemmSpec S;
-  S.inFeatures = u32(X.back());
-  S.rows = u32(elementCount(X) / X.back());
-  S.outFeatures = u32(std::get<DenseAttrs>(L.attrs).outFeatures);
-  S.dtype = O.dtype;
-  S.math = mathOf(LayerKind::Dense);
-  S.mmaArch = mmaArchFor(O.arch);
-  const bool Int8 = int8Layer(Id);
-  Tail T = fuseTail(Id, true, true, Int8);
-  S.epilogue = T.epilogue;
-  S.epilogue.bias = std::get<DenseAttrs>(L.attrs).bias;
-  if (Int8)
-    return lowerInt8(Id, S, T, L.inputs[0], X.back());
-  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, X.back());
-}
-
-std::optional<support::Error> Lowerer::lowerPool(LayerId Id) {
-  const Layer &L = Net.layer(Id);
-  const auto &A = std::get<PoolAttrs>(L.attrs);
-  const Shape &X = Net.layer(L.inputs[0]).shape;
-  PoolSpec S;
-  S.kind = L.kind == LayerKind::MaxPool ? PoolKind::Max : PoolKind::Avg;
-  S.batch = u32(X[0]), S.channels = u32(X[1]), S.inHeight = u32(X[2]), S.inWidth = u32(X[3]);
-  S.kernelH = u32(A.kernelH), S.kernelW = u32(A.kernelW);
-  S.strideH = u32(A.strideH), S.strideW = u32(A.strideW);
-  S.padTop = u32(A.padTop), S.padLeft = u32(A.padLeft);
-  S.padBottom = u32(A.padBottom), S.padRight = u32(A.padRight);
-  S.countIncludePad = A.countIncludePad;
-  S.dtype = O.dtype;
-  // Ceil mode only where it changes the output size: otherwise the floor-mode kernel is the same
-  // computation (and the same kernel as before ceil mode was lowered).
-  auto FloorFits = [&] { return S.outHeight() == L.shape[2] && S.outWidth() == L.shape[3]; };
-  if (A.ceilMode && !FloorFits())
-    S.ceilMode = true;
-  if (!FloorFits())
-    return error(Id, "output shape " + shapeStr(L.shape) + " disagrees with the pool kernel's");
-  return emitAlone(Id, Emitter.add(S));
-}
-
-std::optional<support::Error> Lowerer::lowerGlobalPool(LayerId Id) {
-  const Layer &L = Net.layer(Id);
-  const Shape &X = Net.layer(L.inputs[0]).shape;
-  ReduceSpec S;
-  S.batch = u32(X[0]), S.channels = u32(X[1]);
-  S.spatial = u32(elementCount(X) / (X[0] * X[1]));
-  S.dtype = O.dtype;
-  Tail T = fuseTail(Id, false, false);
-  S.epilogue = T.epilogue;
-  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
-}
-
-std::optional<support::Error> Lowerer::lowerMatMul(LayerId Id) {
-  const Layer &L = Net.layer(Id);
-  const Shape &A = Net.layer(L.inputs[0]).shape, &B = Net.layer(L.inputs[1]).shape;
-  BatchMatMulSpec S;
-  S.m = u32(A[A.size() - 2]);
-  S.n = u32(A.back());
-  S.k = u32(B.back());
-  S.batch = u32(elementCount(A) / (A.back() * A[A.size() - 2]));
-  S.dtype = O.dtype;
-  S.math = mathOf(LayerKind::MatMul);
-  S.mmaArch = mmaArchFor(O.arch);
-  Tail T;
-  T.last = Id;
-  RoleBuffers In = {{ParamRole::Input, BufferOf[L.inputs[0]]},
-                    {ParamRole::Input2, BufferOf[L.inputs[1]]}};
-  return emit(Id, Emitter.add(S), In, T, 0);
-}
-
-std::optional<support::Error> Lowerer::emitAlone(LayerId Id, support::Expected<KernelLaunch> K,
-                                                 int64_t FanIn) {
+support::MaybeError Lowerer::emitAlone(LayerId Id, support::Expected<KernelLaunch> K,
+                                       int64_t FanIn) {
   Tail T;
   T.last = Id;
   return emit(Id, std::move(K), {{ParamRole::Input, BufferOf[Net.layer(Id).inputs[0]]}}, T, FanIn);
 }
 
-std::optional<support::Error> Lowerer::lowerLayer(LayerId Id) {
-  const Layer &L = Net.layer(Id);
+support::MaybeError Lowerer::lowerLayer(LayerId Id) {
   if (int8())
     if (auto E = prepareInt8(Id))
       return E;
-  switch (L.kind) {
-  case LayerKind::Input:
-    BufferOf[Id] = newBuffer(
-        L.name, static_cast<uint64_t>(elementCount(L.shape)) * dtypeBytes(O.dtype), true, 1.0);
-    return std::nullopt;
-  case LayerKind::Conv:
-    return lowerConv(Id);
-  case LayerKind::Dense:
-    return lowerDense(Id);
-  case LayerKind::MaxPool:
-  case LayerKind::AvgPool:
-    return lowerPool(Id);
-  case LayerKind::GlobalAvgPool:
-    return lowerGlobalPool(Id);
-  case LayerKind::Activation:
-  case LayerKind::Add:
-  case LayerKind::Mul:
-  case LayerKind::Div:
-  case LayerKind::Pow:
-    return lowerElementwise(Id);
-  case LayerKind::MatMul:
-    return lowerMatMul(Id);
-  case LayerKind::LayerNorm:
-    return lowerLayerNorm(Id);
-  case LayerKind::Softmax:
-    return lowerSoftmax(Id);
-  case LayerKind::Pad:
-    return lowerPad(Id);
-  case LayerKind::Flatten:
-  case LayerKind::Reshape:
-  case LayerKind::Identity: // same bytes, new shape: no kernel
-    BufferOf[Id] = BufferOf[L.inputs[0]];
-    return std::nullopt;
-  case LayerKind::BatchNorm: // not fused into a preceding convolution or dense layer
-    return lowerBatchNorm(Id);
-  case LayerKind::Concat:
-    return lowerConcat(Id);
-  case LayerKind::Transpose:
-  case LayerKind::Slice:
-  case LayerKind::Upsample:
-    return lowerCopy(Id);
+  switch (Net.layer(Id).kind) {
+#define LAYER_KIND(Kind, Name, Attrs, Inputs)                                                      \
+  case LayerKind::Kind:                                                                            \
+    return lower##Kind(Id);
+#include "corpus/LayerKinds.def"
   }
   return error(Id, "not supported by the lowering");
+}
+
+support::MaybeError Lowerer::lowerInput(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  BufferOf[Id] = newBuffer(
+      L.name, static_cast<uint64_t>(elementCount(L.shape)) * dtypeBytes(O.dtype), true, 1.0);
+  return std::nullopt;
+}
+
+support::MaybeError Lowerer::lowerView(LayerId Id) { // same bytes, new shape
+  BufferOf[Id] = BufferOf[Net.layer(Id).inputs[0]];
+  return std::nullopt;
 }
 
 support::Expected<Workload> Lowerer::run() {

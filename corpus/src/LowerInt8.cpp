@@ -121,7 +121,7 @@ support::Expected<std::string> Lowerer::f16Input(LayerId Id) {
   return BufferOf[Id].empty() ? reformat(Id, false) : BufferOf[Id];
 }
 
-std::optional<support::Error> Lowerer::prepareInt8(LayerId Id) {
+support::MaybeError Lowerer::prepareInt8(LayerId Id) {
   const Layer &L = Net.layer(Id);
   if (L.kind == LayerKind::Input || int8Layer(Id))
     return std::nullopt; // int8 layers quantize their input themselves
@@ -139,8 +139,8 @@ std::optional<support::Error> Lowerer::prepareInt8(LayerId Id) {
 }
 
 template <class Spec>
-std::optional<support::Error> Lowerer::lowerInt8(LayerId Id, Spec S, const Tail &T, LayerId Src,
-                                                 int64_t FanIn) {
+support::MaybeError Lowerer::lowerInt8(LayerId Id, Spec S, const Tail &T, LayerId Src,
+                                       int64_t FanIn) {
   auto In = int8Input(Src);
   if (!In)
     return error(Id, In.error().message);
@@ -150,9 +150,7 @@ std::optional<support::Error> Lowerer::lowerInt8(LayerId Id, Spec S, const Tail 
   return emit(Id, Emitter.add(S), {{ParamRole::Input, *In}}, T, FanIn);
 }
 
-template std::optional<support::Error> Lowerer::lowerInt8(LayerId, ConvSpec, const Tail &, LayerId,
-                                                          int64_t);
-template std::optional<support::Error> Lowerer::lowerInt8(LayerId, GemmSpec, const Tail &, LayerId,
-                                                          int64_t);
+template support::MaybeError Lowerer::lowerInt8(LayerId, ConvSpec, const Tail &, LayerId, int64_t);
+template support::MaybeError Lowerer::lowerInt8(LayerId, GemmSpec, const Tail &, LayerId, int64_t);
 
 } // namespace corpus::lowering

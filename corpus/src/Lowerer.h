@@ -1,5 +1,5 @@
-// Internal: the lowering driver's state, shared by Lower.cpp (walk, buffers, fusion, GEMM and
-// pooling layers) and LowerOps.cpp (elementwise, normalisation, concat, copies).
+// Internal: the lowering driver's state, shared by Lower.cpp (walk, buffers, fusion) and the
+// layer files (src/layers/), which define each kind's lowering.
 #pragma once
 
 #include "corpus/KernelGen.h"
@@ -32,6 +32,15 @@ inline uint32_t u32(int64_t V) { return static_cast<uint32_t>(V); }
 
 /// A library kernel's shape arguments, after its buffers.
 void appendShapeArgs(const KernelLaunch &K, WorkloadLaunch &L);
+
+/// A shape as [outer, axis, inner] around one axis (negative counts from the end; the network
+/// checked the range), as PyTorch's cat and softmax kernels see any axis.
+struct AxisSplit {
+  uint32_t outer, axis, inner;
+  size_t at; ///< the axis, resolved
+};
+/// S split around Axis; nullopt when a part does not fit the kernels' 32-bit sizes.
+std::optional<AxisSplit> splitAround(const Shape &S, int64_t Axis);
 
 /// Lowers one network (corpus/Lower.h, lower): layers in order, each a launch, a fused tail of
 /// an earlier launch, or a view of its input.
@@ -89,33 +98,31 @@ private:
   /// Records the launch of kernel `K` for layer `Head` and its fused tail `T`. The output goes to
   /// a new buffer, or into `Into` when given (one slice of a concatenation); an int8 output is
   /// the layers' Int8Of.
+  support::MaybeError emit(LayerId Head, support::Expected<KernelLaunch> K, RoleBuffers In,
+                           const Tail &T, int64_t FanIn, const std::string &Into = {});
   /// A seeded random buffer for parameter P of kernel K (weights, scales, epilogue parameters).
   std::string paramBuffer(const std::string &Head, const KernelLaunch &K, const KernelParam &P,
                           int64_t FanIn);
-  std::optional<support::Error> emit(LayerId Head, support::Expected<KernelLaunch> K,
-                                     RoleBuffers In, const Tail &T, int64_t FanIn,
-                                     const std::string &Into = {});
   /// emit() of a layer that fuses nothing, reading its first input.
-  std::optional<support::Error> emitAlone(LayerId Id, support::Expected<KernelLaunch> K,
-                                          int64_t FanIn = 0);
-  std::optional<support::Error> lowerLayer(LayerId Id);
-  std::optional<support::Error> lowerConv(LayerId Id);
-  std::optional<support::Error> lowerDense(LayerId Id);
-  std::optional<support::Error> lowerPool(LayerId Id);
-  std::optional<support::Error> lowerGlobalPool(LayerId Id);
-  std::optional<support::Error> lowerElementwise(LayerId Id);
-  std::optional<support::Error> lowerBinary(LayerId Id, ElementwiseSpec S);
-  std::optional<support::Error> lowerConstantOperand(LayerId Id, ElementwiseSpec S,
-                                                     const Shape &Constant);
-  std::optional<support::Error> lowerMatMul(LayerId Id);
-  std::optional<support::Error> lowerLayerNorm(LayerId Id);
-  std::optional<support::Error> lowerBatchNorm(LayerId Id);
-  std::optional<support::Error> lowerConcat(LayerId Id);
-  std::optional<support::Error> lowerSoftmax(LayerId Id);
-  std::optional<support::Error> lowerPad(LayerId Id);
-  /// Transpose, Slice and Upsample: a strided copy, or no kernel when the layer is its input (a
-  /// view).
-  std::optional<support::Error> lowerCopy(LayerId Id);
+  support::MaybeError emitAlone(LayerId Id, support::Expected<KernelLaunch> K, int64_t FanIn = 0);
+  /// Layer Id's launches through its kind's lower<Kind>.
+  support::MaybeError lowerLayer(LayerId Id);
+  /// Each kind's lowering (corpus/LayerKinds.def), defined in its layer file (src/layers/).
+#define LAYER_KIND(Kind, Name, Attrs, Inputs) support::MaybeError lower##Kind(LayerId Id);
+#include "corpus/LayerKinds.def"
+
+  // Lowerings shared by several kinds (src/layers/).
+  /// Flatten, Reshape, Identity: the same bytes under a new shape, no kernel.
+  support::MaybeError lowerView(LayerId Id);
+  /// Activation, Add, Mul, Div, Pow: a standalone elementwise kernel.
+  support::MaybeError lowerElementwise(LayerId Id);
+  support::MaybeError lowerBinary(LayerId Id, ElementwiseSpec S);
+  support::MaybeError lowerConstantOperand(LayerId Id, ElementwiseSpec S, const Shape &Constant);
+  /// MaxPool, AvgPool: the windowed pool kernel.
+  support::MaybeError lowerPool(LayerId Id);
+  /// Transpose, Slice, Upsample: the strided copy S, or no kernel when S is nullopt (the layer
+  /// is its input: a view).
+  support::MaybeError lowerCopy(LayerId Id, const std::optional<CopySpec> &S);
 
   // Int8 engines (LowerInt8.cpp).
   /// The options an int8 engine lowers its f16 layers with (others: Options unchanged).
@@ -137,12 +144,11 @@ private:
   support::Expected<std::string> reformat(LayerId Id, bool Quantize);
   /// Runs before a layer of an int8 engine: f16 buffers for the inputs of f16 layers, both
   /// forms carried through views and pads.
-  std::optional<support::Error> prepareInt8(LayerId Id);
+  support::MaybeError prepareInt8(LayerId Id);
   /// A convolution (ConvSpec) or dense layer (GemmSpec) on int8 kernels, reading the tensor of
   /// layer Src (a folded pad's input) in int8.
   template <class Spec>
-  std::optional<support::Error> lowerInt8(LayerId Id, Spec S, const Tail &T, LayerId Src,
-                                          int64_t FanIn);
+  support::MaybeError lowerInt8(LayerId Id, Spec S, const Tail &T, LayerId Src, int64_t FanIn);
 
   const Network &Net;
   LowerOptions Requested; ///< as given (an int8 engine: dtype I8)
@@ -153,7 +159,7 @@ private:
   std::vector<std::string> BufferOf;   ///< activation buffer holding each layer's output
   std::vector<std::string> Int8Of;     ///< an int8 engine: its NHWC int8 buffer, if any
   std::set<LayerId> Fused;             ///< layers computed inside an earlier kernel
-  std::map<LayerId, PadAttrs> PadInto; ///< conv -> zero padding folded into it
+  std::map<LayerId, PadAttrs> PadInto; ///< conv, avg pool -> zero padding folded in
   std::set<std::string> Names;
 };
 

@@ -38,55 +38,12 @@ int64_t elementCount(const Shape &S) {
 }
 
 std::string_view layerKindName(LayerKind Kind) {
-  switch (Kind) {
-  case LayerKind::Input:
-    return "input";
-  case LayerKind::Conv:
-    return "conv";
-  case LayerKind::Dense:
-    return "dense";
-  case LayerKind::BatchNorm:
-    return "batchnorm";
-  case LayerKind::Activation:
-    return "activation";
-  case LayerKind::Add:
-    return "add";
-  case LayerKind::Mul:
-    return "mul";
-  case LayerKind::MaxPool:
-    return "maxpool";
-  case LayerKind::AvgPool:
-    return "avgpool";
-  case LayerKind::GlobalAvgPool:
-    return "globalavgpool";
-  case LayerKind::Flatten:
-    return "flatten";
-  case LayerKind::Reshape:
-    return "reshape";
-  case LayerKind::Concat:
-    return "concat";
-  case LayerKind::Softmax:
-    return "softmax";
-  case LayerKind::Pad:
-    return "pad";
-  case LayerKind::Identity:
-    return "identity";
-  case LayerKind::MatMul:
-    return "matmul";
-  case LayerKind::LayerNorm:
-    return "layernorm";
-  case LayerKind::Div:
-    return "div";
-  case LayerKind::Pow:
-    return "pow";
-  case LayerKind::Transpose:
-    return "transpose";
-  case LayerKind::Slice:
-    return "slice";
-  case LayerKind::Upsample:
-    return "upsample";
-  }
-  return "?";
+  static constexpr std::string_view Names[] = {
+#define LAYER_KIND(Kind, Name, Attrs, Inputs) Name,
+#include "corpus/LayerKinds.def"
+  };
+  assert(static_cast<size_t>(Kind) < std::size(Names) && "layer kind out of range");
+  return Names[static_cast<size_t>(Kind)];
 }
 
 std::string_view actKindName(ActKind Kind) {
@@ -107,6 +64,8 @@ std::string_view actKindName(ActKind Kind) {
     return "tanh";
   case ActKind::Gelu:
     return "gelu";
+  case ActKind::Sqrt:
+    return "sqrt";
   }
   return "?";
 }

@@ -34,6 +34,11 @@ bool isWeightPosition(const std::string &Op, int Index) {
   return false;
 }
 
+/// Elementwise arithmetic, whose operands may be parameters as well as activations.
+bool isArithmetic(const std::string &Op) {
+  return Op == "Add" || Op == "Sub" || Op == "Mul" || Op == "Div" || Op == "Pow";
+}
+
 /// Dimensions of a tensor type; unknown or symbolic dimensions are -1. Empty when unranked.
 std::optional<Shape> typeShape(const onnx::TypeProto &T) {
   if (!T.has_tensor_type() || !T.tensor_type().has_shape())
@@ -182,6 +187,12 @@ const onnx::NodeProto *Importer::soleConsumer(const std::string &Tensor, size_t 
   return &Graph.node(static_cast<int>(*Index));
 }
 
+const onnx::NodeProto *Importer::soleConsumerOp(const onnx::NodeProto *From, const char *Op,
+                                                size_t &Index) const {
+  const onnx::NodeProto *C = From ? soleConsumer(From->output(0), &Index) : nullptr;
+  return C && C->op_type() == Op ? C : nullptr;
+}
+
 namespace {
 
 /// libonnx's checker set up for Model's opsets, or null when an opset is newer than libonnx
@@ -232,7 +243,7 @@ std::optional<std::string> schemaError(const onnx::NodeProto &N,
 
 } // namespace
 
-std::optional<support::Error> Importer::checkSchemas() {
+support::MaybeError Importer::checkSchemas() {
   // Every node the importer reads (fused ones included), before libonnx's shape inference
   // reads them too.
   const std::unique_ptr<onnx::checker::CheckerContext> Checker = checkerFor(Model);
@@ -247,7 +258,7 @@ std::optional<support::Error> Importer::checkSchemas() {
   return std::nullopt;
 }
 
-std::optional<support::Error> Importer::prepare() {
+support::MaybeError Importer::prepare() {
   for (const auto &Op : Model.opset_import())
     if (Op.domain().empty() || Op.domain() == "ai.onnx")
       Opset = Op.version();
@@ -293,7 +304,7 @@ std::optional<support::Error> Importer::prepare() {
 /// Options.imageSize, such an input of rank 4 (NCHW images) gets that height and width, and the
 /// shapes the exporter recorded for the old size are dropped. libonnx shape inference then runs
 /// on the concrete shapes, and the importer's own shapes are checked against its.
-std::optional<support::Error> Importer::setInputDimensions() {
+support::MaybeError Importer::setInputDimensions() {
   auto *G = Model.mutable_graph();
   size_t Resized = 0;
   for (auto &In : *G->mutable_input()) {
@@ -304,6 +315,7 @@ std::optional<support::Error> Importer::setInputDimensions() {
     if (S->dim(0).has_dim_value())
       continue;
     S->mutable_dim(0)->set_dim_value(Options.batch);
+    BatchInputs.insert(In.name());
     if (Options.imageSize > 0 && S->dim_size() == 4) {
       // NCHW with H = W (or either unknown); [N, 224, 224, 3] is NHWC, and resizing its last two
       // dimensions would change its channels.
@@ -334,20 +346,32 @@ std::optional<support::Error> Importer::setInputDimensions() {
   return std::nullopt;
 }
 
-std::optional<support::Error> Importer::addInputs() {
+support::MaybeError Importer::addInputs() {
   std::set<std::string> Data;         // tensors used at some activation position
   std::map<std::string, size_t> Rank; // graph inputs' ranks
   for (const auto &In : Graph.input())
     if (auto S = typeShape(In.type()))
       Rank[In.name()] = S->size();
-  for (const auto &N : Graph.node())
+  for (const auto &O : Graph.output())
+    Data.insert(O.name());
+  // From the last node back (nodes are in topological order), so that an Identity's output is
+  // classified before its input: Identity reads its input as what its output is read as (torch
+  // writes parameters equal in value as Identity nodes of one of them).
+  for (int K = Graph.node_size() - 1; K >= 0; --K) {
+    const onnx::NodeProto &N = Graph.node(K);
     for (int I = 0; I < N.input_size(); ++I) {
       // A MatMul's second operand of rank 3 or more is a batch of matrices: an activation.
       auto R = Rank.find(N.input(I));
       bool BatchedMatMul = N.op_type() == "MatMul" && R != Rank.end() && R->second >= 3;
-      if (!isWeightPosition(N.op_type(), I) || BatchedMatMul)
+      // Beside inputs with a dynamic batch, one without is a parameter where it is an operand
+      // of arithmetic (a layer scale, a layer norm's weight exported with export_params=False).
+      bool Parameter =
+          !BatchInputs.empty() && !BatchInputs.count(N.input(I)) && isArithmetic(N.op_type());
+      bool Passed = N.op_type() == "Identity" && N.output_size() > 0 && !Data.count(N.output(0));
+      if ((!isWeightPosition(N.op_type(), I) && !Parameter && !Passed) || BatchedMatMul)
         Data.insert(N.input(I));
     }
+  }
   for (const auto &In : Graph.input()) {
     if (Inits.count(In.name()) || !Data.count(In.name()))
       continue; // a weight, with or without its data
@@ -369,7 +393,7 @@ std::optional<support::Error> Importer::addInputs() {
   return std::nullopt;
 }
 
-std::optional<support::Error> Importer::checkShape(const onnx::NodeProto &N, LayerId Id) {
+support::MaybeError Importer::checkShape(const onnx::NodeProto &N, LayerId Id) {
   for (int I = 1; I < N.output_size(); ++I) {
     const std::string &Out = N.output(I);
     if (Out.empty())
@@ -385,8 +409,8 @@ std::optional<support::Error> Importer::checkShape(const onnx::NodeProto &N, Lay
   return checkInferred(N, N.output(0), Id);
 }
 
-std::optional<support::Error> Importer::checkInferred(const onnx::NodeProto &N,
-                                                      const std::string &Output, LayerId Id) {
+support::MaybeError Importer::checkInferred(const onnx::NodeProto &N,
+                                            const std::string &Output, LayerId Id) {
   auto It = Known.find(Output);
   if (It == Known.end())
     return std::nullopt;
@@ -401,7 +425,7 @@ std::optional<support::Error> Importer::checkInferred(const onnx::NodeProto &N,
   return std::nullopt;
 }
 
-std::optional<support::Error> Importer::importNode(size_t Index) {
+support::MaybeError Importer::importNode(size_t Index) {
   Current = Index;
   const onnx::NodeProto &N = Graph.node(static_cast<int>(Index));
   if (Fused.count(Index))
@@ -430,7 +454,7 @@ bool Importer::supported(const onnx::NodeProto &N) {
   return defaultDomain(N) && handlers().count(N.op_type()) != 0;
 }
 
-std::optional<support::Error> Importer::unsupportedOperators() {
+support::MaybeError Importer::unsupportedOperators() {
   std::map<std::string, size_t> Count; // "Op" or "domain:Op" -> nodes
   const onnx::NodeProto *First = nullptr;
   for (int I = 0; I < Graph.node_size(); ++I) {
@@ -473,6 +497,13 @@ support::Expected<Network> Importer::run() {
     return *E;
   if (auto E = addInputs())
     return *E;
+  // Constant nodes' values are known before the walk: torch.onnx puts a pattern's constants (GELU's
+  // 1 and 0.5, a layer norm's exponent and epsilon) just before the node reading them, after the
+  // node that begins the pattern. A malformed one is left to its turn in the walk to report.
+  for (const onnx::NodeProto &N : Graph.node())
+    if (defaultDomain(N) && N.op_type() == "Constant" && N.output_size() > 0 &&
+        !N.output(0).empty())
+      (void)importConstant(N);
   for (size_t I = 0; I < static_cast<size_t>(Graph.node_size()); ++I)
     if (auto E = importNode(I))
       return *E;

@@ -1,5 +1,6 @@
-// Internal: the ONNX importer's state, shared by OnnxImport.cpp (graph walk, inputs, checks) and
-// OnnxOps.cpp (one handler per operator).
+// Internal: the ONNX importer's state, shared by OnnxImport.cpp (graph walk, inputs, checks),
+// OnnxOps.cpp (attributes, windows, the handler table), OnnxShapeOps.cpp (constants) and the
+// layer files (src/layers/), which define one handler per operator.
 #pragma once
 
 #include "corpus/Onnx.h"
@@ -26,20 +27,20 @@ private:
   using Handler = Result (Importer::*)(const onnx::NodeProto &);
 
   // Graph setup (OnnxImport.cpp).
-  std::optional<support::Error> prepare();
+  support::MaybeError prepare();
   /// Every supported node against its operator's schema (OnnxImport.cpp schemaError).
-  std::optional<support::Error> checkSchemas();
+  support::MaybeError checkSchemas();
   /// The first node of an operator the importer lacks, with every such operator of the model
   /// and its node count, so a user sees at once what a model needs.
-  std::optional<support::Error> unsupportedOperators();
-  std::optional<support::Error> setInputDimensions();
-  std::optional<support::Error> addInputs();
-  std::optional<support::Error> importNode(size_t Index);
+  support::MaybeError unsupportedOperators();
+  support::MaybeError setInputDimensions();
+  support::MaybeError addInputs();
+  support::MaybeError importNode(size_t Index);
   /// Output 0 is layer Id and agrees with libonnx's inferred shape; every other used output is a
   /// layer too (Split) and agrees likewise.
-  std::optional<support::Error> checkShape(const onnx::NodeProto &N, LayerId Id);
-  std::optional<support::Error> checkInferred(const onnx::NodeProto &N, const std::string &Output,
-                                              LayerId Id);
+  support::MaybeError checkShape(const onnx::NodeProto &N, LayerId Id);
+  support::MaybeError checkInferred(const onnx::NodeProto &N, const std::string &Output,
+                                    LayerId Id);
   static const std::map<std::string, Handler> &handlers();
   static bool defaultDomain(const onnx::NodeProto &N); ///< "" or "ai.onnx"
   /// A default-domain node of an operator with a handler.
@@ -65,64 +66,54 @@ private:
                   LayerAttrs Attrs, std::string Name = "");
   /// The only node consuming `Tensor`, when exactly one does and it is not a graph output.
   const onnx::NodeProto *soleConsumer(const std::string &Tensor, size_t *Index) const;
+  /// soleConsumer of `From`'s output 0 (null From: null) when it is an `Op` node, else null.
+  const onnx::NodeProto *soleConsumerOp(const onnx::NodeProto *From, const char *Op,
+                                        size_t &Index) const;
 
-  // Operator handlers (OnnxOps.cpp).
-  Result importConv(const onnx::NodeProto &N);
-  Result importGemm(const onnx::NodeProto &N);
-  Result importMatMul(const onnx::NodeProto &N);
-  Result importBatchNorm(const onnx::NodeProto &N);
-  Result importRelu(const onnx::NodeProto &N);
-  Result importSigmoid(const onnx::NodeProto &N);
-  Result importHardSigmoid(const onnx::NodeProto &N);
-  Result importHardSwish(const onnx::NodeProto &N);
-  Result importTanh(const onnx::NodeProto &N);
-  Result importClip(const onnx::NodeProto &N);
+  // Operator handlers (corpus/LayerKinds.def): import<Op> for each ONNX_OP row, defined in the
+  // layer file of the kind it makes (src/layers/) or, for constants, OnnxShapeOps.cpp.
+#define ONNX_OP(Op, Kind) Result import##Op(const onnx::NodeProto &N);
+#include "corpus/LayerKinds.def"
+
+  // Handlers shared by several operators (src/layers/).
   /// Add, Mul, Sub (an add layer: the same kernel), Div and Pow; a Div that starts PyTorch's erf
   /// GELU, x * 0.5 * (1 + erf(x / sqrt 2)) over five nodes, becomes one gelu activation.
   Result importEltwise(const onnx::NodeProto &N);
+  /// MaxPool and AveragePool.
   Result importPool(const onnx::NodeProto &N);
-  Result importGlobalAvgPool(const onnx::NodeProto &N);
-  /// ReduceMean over H and W of a 4-d input: a global average pool (+ Flatten for keepdims 0).
-  Result importReduceMean(const onnx::NodeProto &N);
-  Result importFlatten(const onnx::NodeProto &N);
-  Result importReshape(const onnx::NodeProto &N);
-  Result importConcat(const onnx::NodeProto &N);
-  Result importSoftmax(const onnx::NodeProto &N);
-  Result importPad(const onnx::NodeProto &N);
-  Result importIdentity(const onnx::NodeProto &N);
-  Result importConstant(const onnx::NodeProto &N);
-  // Layout and transformer-style operators (OnnxTensorOps.cpp).
-  Result importTranspose(const onnx::NodeProto &N);
-  Result importSlice(const onnx::NodeProto &N);
-  /// One Slice layer per output, named `<node>/<k>`; returns output 0's.
-  Result importSplit(const onnx::NodeProto &N);
-  Result importLayerNorm(const onnx::NodeProto &N);
-  /// Resize and Upsample: nearest neighbour, integer factors on H and W.
-  Result importResize(const onnx::NodeProto &N);
+  /// ReduceMean's axes (the attribute before opset 18, a constant input from 18; empty: every
+  /// axis), negative ones resolved against Rank, sorted; nullopt when the input is no constant.
+  std::optional<std::vector<int64_t>> reduceAxes(const onnx::NodeProto &N, int64_t Rank) const;
+  /// The nodes after a ReduceMean that begins F.layer_norm over the last axis as PyTorch exports
+  /// it below opset 17 (Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add), and its epsilon.
+  struct LayerNormNodes {
+    std::array<size_t, 8> nodes;
+    float epsilon;
+  };
+  std::optional<LayerNormNodes> layerNormPattern(const onnx::NodeProto &N) const;
+  /// Whether Div's output is scaled by a weight and shifted by a bias of C elements each (a Mul,
+  /// then an Add, each the only consumer before it), and their node indices.
+  bool layerNormAffine(const onnx::NodeProto &Div, int64_t C, size_t &Mul, size_t &Add) const;
+  /// The layer norm of such a pattern: one layer named after the ReduceMean.
+  Result fuseLayerNorm(const onnx::NodeProto &N, const LayerNormNodes &P);
+
   // Shape arithmetic folded to integer constants (OnnxShapeOps.cpp).
-  Result importShape(const onnx::NodeProto &N);
-  Result importGather(const onnx::NodeProto &N);
-  /// Squeeze and Unsqueeze: of a constant, a constant; of an activation, a reshape layer.
-  Result importSqueeze(const onnx::NodeProto &N);
-  Result importCast(const onnx::NodeProto &N);
   /// Concat of 1-d integer constants; Add/Sub/Mul/Div of integer constants (one may be a
   /// single number).
-  std::optional<support::Error> foldConcat(const onnx::NodeProto &N);
-  std::optional<support::Error> foldArithmetic(const onnx::NodeProto &N);
+  support::MaybeError foldConcat(const onnx::NodeProto &N);
+  support::MaybeError foldArithmetic(const onnx::NodeProto &N);
   /// An integer constant that is not an activation, or nullopt.
   std::optional<std::vector<int64_t>> foldableInts(const std::string &Name) const;
   void setConstInts(const std::string &Name, const std::vector<int64_t> &V, const Shape &Dims);
-  /// Erf outside the GELU pattern: an error naming the pattern.
-  Result importErf(const onnx::NodeProto &N);
   /// The indices of the nodes after Div in a GELU pattern (Erf, Add, Mul, Mul), if N starts one.
   std::optional<std::array<size_t, 4>> geluPattern(const onnx::NodeProto &N) const;
   /// Sigmoid / HardSigmoid followed by a Mul with its own input: one fused activation.
   Result fuseGatedActivation(const onnx::NodeProto &N, ActivationAttrs Plain,
                              ActivationAttrs Fused);
   /// Spatial padding from `pads` / `auto_pad` for a window op on input `In`.
-  std::optional<support::Error> windowPads(const onnx::NodeProto &N, const Shape &In,
-                                           const int64_t Kernel[2], const int64_t Stride[2],
-                                           const int64_t Dilation[2], int64_t Pads[4]);
+  support::MaybeError windowPads(const onnx::NodeProto &N, const Shape &In,
+                                 const int64_t Kernel[2], const int64_t Stride[2],
+                                 const int64_t Dilation[2], int64_t Pads[4]);
 
   onnx::ModelProto &Model;
   const onnx::GraphProto &Graph;
@@ -136,6 +127,7 @@ private:
   std::map<std::string, Shape> Known;                     ///< shapes from the file + inference
   std::map<std::string, std::vector<size_t>> Consumers;   ///< tensor -> consuming node indices
   std::set<std::string> GraphOutputs;
+  std::set<std::string> BatchInputs; ///< graph inputs whose dynamic batch the import fixed
   std::set<size_t> Fused; ///< nodes already folded into an earlier layer
   size_t Current = 0;     ///< index of the node being imported
   size_t OutputNode = 0;  ///< node whose output the current layer produces (after fusion)
@@ -148,6 +140,10 @@ float attrFloat(const onnx::NodeProto &N, std::string_view Name, float Default);
 std::string attrString(const onnx::NodeProto &N, std::string_view Name, std::string Default);
 std::vector<int64_t> attrInts(const onnx::NodeProto &N, std::string_view Name,
                               std::vector<int64_t> Default);
+/// True when every element is positive.
+bool allPositive(const std::vector<int64_t> &V);
+/// The operand of a two-input node that is not `Tensor`, or "" when `Tensor` is not an operand.
+std::string otherOperand(const onnx::NodeProto &N, const std::string &Tensor);
 
 // Checks before libonnx's shape inference (OnnxChecks.cpp); each says why, naming the tensor or
 // node, or is nullopt.

@@ -72,6 +72,8 @@ Importer::Result Importer::importGather(const onnx::NodeProto &N) {
   return InvalidLayer;
 }
 
+Importer::Result Importer::importUnsqueeze(const onnx::NodeProto &N) { return importSqueeze(N); }
+
 Importer::Result Importer::importSqueeze(const onnx::NodeProto &N) {
   const bool Un = N.op_type() == "Unsqueeze";
   auto Axes = axesOf(N, Opset, hasInput(N, 1) ? constInts(N.input(1)) : std::nullopt);
@@ -120,7 +122,7 @@ Importer::Result Importer::importCast(const onnx::NodeProto &N) {
   return InvalidLayer;
 }
 
-std::optional<support::Error> Importer::foldConcat(const onnx::NodeProto &N) {
+support::MaybeError Importer::foldConcat(const onnx::NodeProto &N) {
   std::vector<int64_t> V;
   for (int I = 0; I < N.input_size(); ++I) {
     auto Part = foldableInts(N.input(I));
@@ -133,7 +135,7 @@ std::optional<support::Error> Importer::foldConcat(const onnx::NodeProto &N) {
   return std::nullopt;
 }
 
-std::optional<support::Error> Importer::foldArithmetic(const onnx::NodeProto &N) {
+support::MaybeError Importer::foldArithmetic(const onnx::NodeProto &N) {
   auto A = foldableInts(N.input(0)), B = foldableInts(N.input(1));
   if (!A || !B || (A->size() != B->size() && A->size() != 1 && B->size() != 1))
     return nodeError(N, "both operands are constants (only integer shape arithmetic of equal "

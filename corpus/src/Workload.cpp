@@ -120,7 +120,7 @@ std::string workloadJson(const Workload &W) {
 
 namespace {
 
-std::optional<support::Error> writeFile(const fs::path &P, const std::string &Text) {
+support::MaybeError writeFile(const fs::path &P, const std::string &Text) {
   std::ofstream Out(P, std::ios::binary);
   Out << Text;
   Out.close();
@@ -131,7 +131,7 @@ std::optional<support::Error> writeFile(const fs::path &P, const std::string &Te
 
 } // namespace
 
-std::optional<support::Error> writeWorkload(const Workload &W, const std::string &Dir) {
+support::MaybeError writeWorkload(const Workload &W, const std::string &Dir) {
   fs::path Target = fs::absolute(fs::path(Dir)).lexically_normal();
   if (Target.filename().empty())
     Target = Target.parent_path();

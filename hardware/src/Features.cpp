@@ -73,7 +73,14 @@ std::vector<std::string> featureNames() { return names(); }
 
 GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec &Gpu,
                             const Execution &E) {
+  return groupFeatures(Launches, Gpu, E, sustainedClock(Launches, Gpu, E));
+}
+
+GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec &BoostGpu,
+                            const Execution &E, const SustainedClock &Clock) {
+  const GpuSpec Gpu = Clock.share < 1 ? atClock(BoostGpu, Clock.mhz) : BoostGpu;
   GroupFeatures G;
+  G.clock = Clock;
   const std::vector<std::string> Names = names();
   const size_t PerLaunch = Names.size() - 2;
   std::vector<double> Sum(PerLaunch, 0.0);

@@ -2,6 +2,8 @@
 // name lookup with closest-match suggestions.
 #include "hardware/GpuCatalog.h"
 
+#include "CatalogTables.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 
 namespace hardware {
 
+using namespace detail;
 using support::Error;
 using support::Expected;
 using Json = nlohmann::json;
@@ -137,19 +140,8 @@ std::optional<std::string> readNumber(const Json &J, const Field<T> &F, double &
   return std::nullopt;
 }
 
-std::optional<std::string> readText(const Json &J, const char *Key, std::string &Out,
-                                    bool Optional = false) {
-  auto It = J.find(Key);
-  if (It == J.end())
-    return Optional ? std::nullopt : std::optional<std::string>("field '" + std::string(Key) +
-                                                                "' is missing");
-  if (!It->is_string() || It->get<std::string>().empty())
-    return "field '" + std::string(Key) + "' must be a non-empty string";
-  Out = It->get<std::string>();
-  return std::nullopt;
-}
-
-Expected<ArchLimits> parseArch(const Json &J, std::string_view File) {
+Expected<ArchLimits> parseArch(const Json &J, std::string_view File,
+                               const std::map<std::string, double> &Processes) {
   ArchLimits A;
   auto Fail = [&](const std::string &Msg) {
     return Error(std::string(File), 0, 0, "architecture '" + A.computeCapability + "': " + Msg);
@@ -163,8 +155,19 @@ Expected<ArchLimits> parseArch(const Json &J, std::string_view File) {
     return Fail(*E);
   if (A.mmaSyncFp16FlopsPerClockPerSm > A.tensorFp16FlopsPerClockPerSm)
     return Fail("mma_sync_fp16_flops_per_clock_per_sm exceeds tensor_fp16_flops_per_clock_per_sm");
-  auto Shares = J.find("int32_shares_fp32");
-  A.int32SharesFp32 = Shares != J.end() && Shares->is_boolean() && Shares->get<bool>();
+  auto Flag = [&](const char *Key) {
+    auto It = J.find(Key);
+    return It != J.end() && It->is_boolean() && It->get<bool>();
+  };
+  A.int32SharesFp32 = Flag("int32_shares_fp32");
+  A.dualIssue = Flag("dual_issue");
+  if (auto E = readText(J, "process", A.process))
+    return Fail(*E);
+  auto P = Processes.find(A.process);
+  if (P == Processes.end())
+    return Fail("process '" + A.process + "' is not in the catalog's processes (" +
+                keysOf(Processes) + ")");
+  A.relativeEnergy = P->second;
   return A;
 }
 
@@ -248,8 +251,9 @@ GpuSpec withSmCount(GpuSpec Gpu, double Sms) {
 
 namespace {
 
-Expected<GpuSpec> parseGpu(const Json &J, std::string_view File,
-                           const std::vector<ArchLimits> &Archs, bool RequireSources) {
+Expected<GpuSpec> parseGpu(const Json &J, std::string_view File, const Tables &T,
+                           bool RequireSources) {
+  const std::vector<ArchLimits> &Archs = T.archs;
   GpuSpec G;
   if (!J.is_object())
     return Error(std::string(File), 0, 0, "a gpu must be a JSON object");
@@ -299,6 +303,12 @@ Expected<GpuSpec> parseGpu(const Json &J, std::string_view File,
   for (const auto &F : ArchFields)
     if (auto E = readNumber(J, F, G.limits.*F.Member, true))
       return Fail(*E);
+  if (auto E = setMemoryEnergy(G, T, RequireSources))
+    return Fail(*E);
+  if (auto E = setProcess(J, G, T))
+    return Fail(*E);
+  if (auto E = setHost(J, G, T))
+    return Fail(*E);
   if (auto S = J.find("sources"); S != J.end()) {
     if (!S->is_object())
       return Fail("field 'sources' must map field names to source notes");
@@ -328,14 +338,27 @@ Expected<GpuCatalog> GpuCatalog::parse(std::string_view JsonText, std::string_vi
       !J["gpus"].is_array())
     return Error(std::string(File), 0, 0,
                  "bad gpu catalog: needs the lists 'architectures' and 'gpus'");
+  auto Processes = parseEnergyTable(J, "processes", "relative_energy", File);
+  if (!Processes)
+    return Processes.error();
+  auto Memories = parseEnergyTable(J, "memory_types", "pj_per_bit", File);
+  if (!Memories)
+    return Memories.error();
+  auto Hosts = parseHosts(J, File);
+  if (!Hosts)
+    return Hosts.error();
+  Cat.Processes = std::move(*Processes);
+  Cat.Memories = std::move(*Memories);
+  Cat.Hosts = std::move(*Hosts);
   for (const Json &A : J["architectures"]) {
-    auto L = parseArch(A, File);
+    auto L = parseArch(A, File, Cat.Processes);
     if (!L)
       return L.error();
     Cat.Archs.push_back(std::move(*L));
   }
+  const Tables T{Cat.Archs, Cat.Processes, Cat.Memories, Cat.Hosts};
   for (const Json &Entry : J["gpus"]) {
-    auto G = parseGpu(Entry, File, Cat.Archs, /*RequireSources=*/true);
+    auto G = parseGpu(Entry, File, T, /*RequireSources=*/true);
     if (!G)
       return G.error();
     std::vector<std::string> Names = G->aliases;
@@ -438,7 +461,7 @@ Expected<GpuSpec> GpuCatalog::parseSpec(std::string_view JsonText, std::string_v
   Json J = Json::parse(JsonText, nullptr, /*allow_exceptions=*/false);
   if (J.is_discarded())
     return Error(std::string(File), 0, 0, "not valid JSON");
-  return parseGpu(J, File, Archs, /*RequireSources=*/false);
+  return parseGpu(J, File, Tables{Archs, Processes, Memories, Hosts}, /*RequireSources=*/false);
 }
 
 Expected<ArchLimits> GpuCatalog::limits(std::string_view ComputeCapability) const {
@@ -450,6 +473,16 @@ Expected<ArchLimits> GpuCatalog::limits(std::string_view ComputeCapability) cons
   }
   return Error("unknown compute capability '" + std::string(ComputeCapability) +
                "' (known: " + Known + ")");
+}
+
+Expected<HostSpec> GpuCatalog::host(std::string_view Name) const {
+  std::string Known;
+  for (const HostSpec &H : Hosts) {
+    if (H.name == Name)
+      return H;
+    Known += (Known.empty() ? "" : ", ") + H.name;
+  }
+  return Error("unknown host '" + std::string(Name) + "' (hosts: " + Known + ")");
 }
 
 std::vector<std::string> GpuCatalog::names() const {

@@ -3,6 +3,8 @@
 // docs/cross-gpu.md derives each formula.
 #include "hardware/Skeleton.h"
 
+#include "hardware/Power.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cmath>
@@ -42,31 +44,30 @@ MathMode defaultMathMode(std::string_view Dtype, double Cc) {
 
 std::string_view kindFamilyName(KindFamily F) {
   constexpr std::string_view Names[NumKindFamilies] = {
-      "gemm", "direct_conv", "depthwise", "gemv", "eltwise",
-      "pool", "reduce",      "softmax",   "copy", "other"};
+#define KIND_FAMILY(Id, Name) Name,
+#include "hardware/LaunchKinds.def"
+  };
   return Names[static_cast<size_t>(F)];
 }
 
-KindFamily kindFamily(std::string_view S) {
-  if (S == "conv_gemm" || S == "conv_implicit_gemm" || S == "dense_gemm" || S.starts_with("bmm"))
-    return KindFamily::Gemm;
-  if (S == "conv_direct")
-    return KindFamily::DirectConv;
-  if (S == "conv_depthwise")
-    return KindFamily::Depthwise;
-  if (S == "dense_gemv")
-    return KindFamily::Gemv;
-  if (S.starts_with("eltwise"))
-    return KindFamily::Elementwise;
-  if (S.starts_with("pool"))
-    return KindFamily::Pool;
-  if (S.starts_with("global") || S.starts_with("reduce"))
-    return KindFamily::Reduce;
-  if (S.starts_with("softmax") || S == "layernorm")
-    return KindFamily::Softmax;
-  if (S.starts_with("concat") || S.starts_with("copy"))
-    return KindFamily::Copy;
-  return KindFamily::Other;
+std::span<const LaunchKind> launchKinds() {
+  static constexpr LaunchKind Rows[] = {
+#define LAUNCH_KIND(Strategy, Family, Library) {Strategy, KindFamily::Family, MathLibrary::Library},
+#include "hardware/LaunchKinds.def"
+  };
+  return Rows;
+}
+
+const LaunchKind *findLaunchKind(std::string_view Strategy) {
+  for (const LaunchKind &K : launchKinds())
+    if (K.strategy == Strategy)
+      return &K;
+  return nullptr;
+}
+
+KindFamily kindFamily(std::string_view Strategy) {
+  const LaunchKind *K = findLaunchKind(Strategy);
+  return K ? K->family : KindFamily::Other;
 }
 
 std::string_view resourceName(Resource R) {
@@ -129,6 +130,7 @@ double leadingPassMs(const FrameworkPasses &F, const GpuSpec &Gpu, double DramBy
 void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, bool OnTensor,
                      LaunchBound &B) {
   if (E.impl != Implementation::Framework) {
+    B.kernels = 1;
     B.latencyMs = launchLatencyMs(Gpu);
     return;
   }
@@ -144,16 +146,19 @@ void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E
   const double SlowElements =
       double(F.latencyBoundElements) + (OnTensor ? double(F.layoutElements) : 0);
   B.unfusedMs = ((FastBytes + CastBytes) / Bw + readWriteSeconds(SlowElements, F, Gpu)) * 1e3;
-  B.latencyMs = launchLatencyMs(Gpu) * (1 + Passes + Casts + Transposes);
+  B.unfusedBytes = FastBytes + CastBytes + 2.0 * F.elementBytes * SlowElements;
+  B.kernels = 1 + Passes + Casts + Transposes;
+  B.latencyMs = launchLatencyMs(Gpu) * B.kernels;
 }
 
 } // namespace
 
 bool usesTensorCores(const LaunchWork &W, const Execution &E) {
-  if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt ||
-      kindFamily(W.kind) != KindFamily::Gemm || W.framework.imageConv)
+  const LaunchKind *K = findLaunchKind(W.kind);
+  if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt || !K ||
+      K->family != KindFamily::Gemm || W.framework.imageConv)
     return false;
-  return !(E.math == MathMode::Tf32 && (W.kind == "dense_gemm" || W.kind.starts_with("bmm")));
+  return !(E.math == MathMode::Tf32 && K->library == MathLibrary::Matmul);
 }
 
 double passSeconds(double Bytes, double Elements, const GpuSpec &Gpu) {
@@ -215,10 +220,10 @@ std::array<double, NumResources> pipeCycles(const LaunchWork &W, const GpuSpec &
   double Fma = thr(P, InstrClass::Fp32) + thr(P, InstrClass::IntMul);
   double Int = thr(P, InstrClass::IntArith) + thr(P, InstrClass::Logic) +
                thr(P, InstrClass::CompareSelect) + thr(P, InstrClass::Convert);
-  if (L.int32SharesFp32) {
+  // Where integer instructions take FP32 lanes (all of them before Volta and on RTX Blackwell,
+  // the INT32-capable half on GA10x and AD10x), FP32 and integer work share the FP32 lanes.
+  if (L.int32SharesFp32)
     Fma += Int;
-    Int = 0;
-  }
   C[size_t(Resource::Fma)] = Fma / Gpu.fp32CoresPerSm;
   // Conversions are mostly integer widening for addresses (cvt.u64.u32), which runs on the
   // integer pipe; float conversions are a minority in CNN kernels.
@@ -267,18 +272,29 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
                      (Family == KindFamily::Gemm || Family == KindFamily::DirectConv);
   std::array<double, NumResources> Cycles{};
   if (Ideal) {
-    if (OnTensor)
+    if (OnTensor) {
       Cycles[size_t(Resource::Tensor)] = W.macs / (Tensor * 1e12 / 2 / (Gpu.smCount * Hz));
-    else
+      B.tensorFlops = 2 * W.macs * Gpu.tensor.fp16 / Tensor;
+    } else {
       Cycles[size_t(Resource::Fma)] = W.macs / Gpu.fp32CoresPerSm;
+      // Each FFMA brings LibraryGemmOverhead other instructions, and from Volta on a scheduler
+      // issues one warp instruction per clock: a 128-lane SM cannot reach its FP32 peak.
+      const double Issued = W.macs * (1 + LibraryGemmOverhead);
+      if (!Gpu.limits.dualIssue)
+        Cycles[size_t(Resource::Issue)] = Issued / 32 / Gpu.limits.warpSchedulersPerSm;
+      B.laneOps = Issued;
+    }
   } else {
+    B.laneOps = double(P.threadInstructionsTotal());
     Cycles = pipeCycles(W, Gpu);
     // Tensor instructions in the PTX itself (the interpreter counts their multiply-adds), at
     // the rate of the math mode, or the FP16 rate when none is set.
     const double Rate = Tensor > 0 ? Tensor : tensorTflops(Gpu, MathMode::F16, E.impl);
-    if (P.tensorMacs > 0 && Rate > 0)
+    if (P.tensorMacs > 0 && Rate > 0) {
       Cycles[size_t(Resource::Tensor)] =
           double(P.tensorMacs) / (Rate * 1e12 / 2 / (Gpu.smCount * Hz));
+      B.tensorFlops = 2 * double(P.tensorMacs) * Gpu.tensor.fp16 / Rate;
+    }
   }
   // The busiest SM runs ceil(CTAs / SMs) of the CTAs.
   const double Busiest = std::ceil(Ctas / Gpu.smCount) / Ctas;
@@ -317,10 +333,26 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
 
 namespace {
 
+/// The lowest SM clock the power model (hardware/Power.h) can give G: a Jetson module runs its
+/// power mode's clock, other GPUs never drop below their base clock.
+double floorClockMhz(const GpuSpec &G) {
+  if (G.formFactor == "module")
+    return G.boostClockMhz;
+  return G.baseClockMhz > 0 ? G.baseClockMhz : G.boostClockMhz * UnknownBaseClockShare;
+}
+
 /// The figures dominates() compares, each oriented so that larger is better.
 std::vector<double> specLines(const GpuSpec &G) {
   const ArchLimits &L = G.limits;
+  // A module's power mode fixes its clock, so its power figures do not matter: they count as the
+  // worst, and its floor (its mode's clock) is what a GPU must match to dominate it.
+  const bool Module = G.formFactor == "module";
   return {G.smCount,
+          Module ? 0.0 : G.tdpW,
+          floorClockMhz(G),
+          Module ? -1e9 : -L.relativeEnergy,
+          Module ? -1e9 : -G.memoryPjPerBit,
+          L.dualIssue ? 1.0 : 0.0,
           G.fp32CoresPerSm,
           G.boostClockMhz,
           G.fp16Tflops,

@@ -44,7 +44,7 @@ Dataset Dataset::subset(std::span<const size_t> Rows) const {
   return Out;
 }
 
-std::optional<support::Error> Dataset::append(const Dataset &Other) {
+support::MaybeError Dataset::append(const Dataset &Other) {
   if (Other.idNames != idNames || Other.featureNames != featureNames ||
       Other.targetName != targetName)
     return support::Error("datasets differ in their columns");

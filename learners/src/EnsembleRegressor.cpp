@@ -21,8 +21,8 @@ public:
   std::string_view name() const override { return Name; }
   const Params &params() const override { return Prm; }
 
-  std::optional<Error> fit(const Matrix &X, std::span<const double> Y,
-                           std::span<const double> W) override {
+  support::MaybeError fit(const Matrix &X, std::span<const double> Y,
+                          std::span<const double> W) override {
     for (auto &M : Members)
       if (auto E = M->fit(X, Y, W))
         return Error(std::string(M->name()) + " in " + Name + ": " + E->message);
@@ -66,7 +66,7 @@ public:
     return nlohmann::json{{"members", States}}.dump();
   }
 
-  std::optional<Error> loadState(std::string_view Text) override {
+  support::MaybeError loadState(std::string_view Text) override {
     try {
       auto J = nlohmann::json::parse(Text);
       const auto &States = J.at("members");

@@ -18,8 +18,8 @@ public:
   std::string_view name() const override { return "knn"; }
   const Params &params() const override { return Prm; }
 
-  std::optional<Error> fit(const Matrix &X, std::span<const double> Y,
-                           std::span<const double> W) override {
+  support::MaybeError fit(const Matrix &X, std::span<const double> Y,
+                          std::span<const double> W) override {
     if (auto E = checkFitData(X, Y, W, 1))
       return E;
     // A row of weight 0 can never count; the others weigh their neighbours' average.
@@ -67,7 +67,7 @@ public:
     return J.dump();
   }
 
-  std::optional<Error> loadState(std::string_view Text) override {
+  support::MaybeError loadState(std::string_view Text) override {
     try {
       auto J = nlohmann::json::parse(Text);
       auto S = Standardizer::fromJson(J.at("standardiser"));

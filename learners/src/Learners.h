@@ -21,8 +21,8 @@ support::Expected<Params> resolveParams(std::string_view Learner,
 
 /// Checks X, Y and W before a fit: same row count (W may be empty), at least MinRows rows, all
 /// values finite, weights >= 0 with a positive sum.
-std::optional<support::Error> checkFitData(const Matrix &X, std::span<const double> Y,
-                                           std::span<const double> W, size_t MinRows);
+support::MaybeError checkFitData(const Matrix &X, std::span<const double> Y,
+                                 std::span<const double> W, size_t MinRows);
 
 /// W, or n weights of 1 when W is empty.
 std::vector<double> weightsOr1(std::span<const double> W, size_t N);

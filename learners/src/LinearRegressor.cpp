@@ -22,8 +22,8 @@ public:
   std::string_view name() const override { return "linear"; }
   const Params &params() const override { return Prm; }
 
-  std::optional<Error> fit(const Matrix &X, std::span<const double> Y,
-                           std::span<const double> W) override {
+  support::MaybeError fit(const Matrix &X, std::span<const double> Y,
+                          std::span<const double> W) override {
     if (auto E = checkFitData(X, Y, W, 1))
       return E;
     // Weighted least squares: each row scaled by sqrt(w), the ridge rows by sqrt(mean w) so the
@@ -89,7 +89,7 @@ public:
     return J.dump();
   }
 
-  std::optional<Error> loadState(std::string_view Text) override {
+  support::MaybeError loadState(std::string_view Text) override {
     try {
       auto J = nlohmann::json::parse(Text);
       Intercept = J.at("intercept").get<double>();

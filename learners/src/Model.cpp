@@ -239,7 +239,7 @@ Expected<Model> Model::fromJson(std::string_view Text, std::string_view File) {
   return M;
 }
 
-std::optional<Error> Model::save(const std::string &Path) const {
+support::MaybeError Model::save(const std::string &Path) const {
   return support::writeFileAtomically(Path, toJson());
 }
 

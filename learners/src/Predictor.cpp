@@ -186,7 +186,7 @@ Expected<Predictor> Predictor::fromJson(std::string_view Text, std::string_view 
   }
 }
 
-std::optional<Error> Predictor::save(const std::string &Path) const {
+support::MaybeError Predictor::save(const std::string &Path) const {
   return support::writeFileAtomically(Path, toJson());
 }
 

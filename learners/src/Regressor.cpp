@@ -123,8 +123,8 @@ support::Expected<Params> resolveParams(std::string_view Learner,
   return Out;
 }
 
-std::optional<Error> checkFitData(const Matrix &X, std::span<const double> Y,
-                                  std::span<const double> W, size_t MinRows) {
+support::MaybeError checkFitData(const Matrix &X, std::span<const double> Y,
+                                 std::span<const double> W, size_t MinRows) {
   if (X.rows() != Y.size())
     return Error("feature rows (" + std::to_string(X.rows()) + ") and targets (" +
                  std::to_string(Y.size()) + ") differ in number");

@@ -48,8 +48,8 @@ public:
   std::string_view name() const override { return Name; }
   const Params &params() const override { return Prm; }
 
-  std::optional<Error> fit(const Matrix &X, std::span<const double> Y,
-                           std::span<const double> W) override {
+  support::MaybeError fit(const Matrix &X, std::span<const double> Y,
+                          std::span<const double> W) override {
     if (auto E = checkFitData(X, Y, W, 1))
       return E;
     auto D = toDMatrix(X);
@@ -135,7 +135,7 @@ public:
     return J.dump();
   }
 
-  std::optional<Error> loadState(std::string_view Text) override {
+  support::MaybeError loadState(std::string_view Text) override {
     std::string Model;
     try {
       auto J = nlohmann::json::parse(Text);
@@ -157,7 +157,7 @@ public:
   }
 
 private:
-  std::optional<Error> setParams(double BaseScore) {
+  support::MaybeError setParams(double BaseScore) {
     static const std::pair<const char *, const char *> Mapped[] = {
         {"eta", "eta"},
         {"max_depth", "max_depth"},

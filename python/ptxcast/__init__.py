@@ -9,6 +9,7 @@ bad input raises ptxcast.Error with the command's message (docs/python.md).
 """
 
 import json
+import operator
 import sys
 
 from . import _core
@@ -30,7 +31,8 @@ def _dtype(dtype):
         return "f32"
     text = str(dtype).removeprefix("torch.")
     if text not in _DTYPES:
-        raise Error(f"--dtype: {dtype} not in {{f32,f16}}")
+        raise Error(f"--dtype: {dtype} not in {{f32,f16}} (also fp32, float, float32, fp16, "
+                    f"half, float16)")
     return _DTYPES[text]
 
 
@@ -38,6 +40,26 @@ def _check_range(flag, value, low, high):
     if not low <= value <= high:
         raise Error(f"{flag}: Value {value} not in range {low} to {high}")
     return value
+
+
+def _check_integer(flag, value, low, high):
+    """An integer (an int, or text of one) from low to high, with the command line's words."""
+    try:
+        number = operator.index(value)
+    except TypeError:
+        try:
+            number = int(str(value), 10)
+        except ValueError:
+            raise Error(f"{flag}: '{value}' is not an integer (give one from {low} to "
+                        f"{high})") from None
+    return _check_range(flag, number, low, high)
+
+
+def _check_positive(flag, value):
+    """None, or a positive number (CLI11's PositiveNumber, word for word)."""
+    if value is not None and not value > 0:
+        raise Error(f"{flag}: Value {value:g} not in range 0.000000 to {sys.float_info.max:f}")
+    return float(value or 0)
 
 
 def _check_member(flag, value, choices):
@@ -57,46 +79,60 @@ def _common(dtype, image_size, runtime, math):
 
 
 def predict(model, gpu, batch=1, dtype=None, image_size=None, runtime=None, *, math=None,
-            input_shape=None, name=None, predictor=None, threads=0, progress=None):
+            host=None, input_shape=None, name=None, predictor=None, threads=0, progress=None):
     """Predicts `model` on `gpu` (`ptxcast predict MODEL --gpu GPU --format json`).
 
     model: a zoo name (ptxcast.zoo()), an ONNX path or ONNX bytes, or a torch.nn.Module, which
-    is exported to ONNX in memory for `input_shape` ((C, H, W)) and named `name` (default: its
-    class name). gpu: a catalog name (ptxcast.gpus()) or a GPU spec FILE.json. dtype: 'f32' or
+    is exported to ONNX in memory for `input_shape` ((C, H, W); default: the module's own where
+    torchvision records one, else (3, 224, 224), said in the warnings) and named `name` (default:
+    its class name). gpu: a catalog name (ptxcast.gpus()) or a GPU spec FILE.json. dtype: 'f32' or
     'f16' (or a torch dtype). runtime: 'graph' or 'eager'. math: simt, tf32, f16 or bf16
-    (default: PyTorch's). predictor: the command's --model, a shipped bundle name or FILE.json.
+    (default: PyTorch's). host: the CPU that launches the kernels under runtime='eager'
+    (`ptxcast gpus --hosts`; default: the GPU's own). predictor: the command's --model, a
+    shipped bundle name or FILE.json.
     progress: None (a bar on a terminal or in a notebook), True or False."""
-    batch = _check_range("--batch", int(batch), 1, 4096)
+    batch = _check_integer("--batch", batch, 1, 4096)
     dtype, image_size, runtime, math = _common(dtype, image_size, runtime, math)
-    network, onnx = resolve(model, input_shape, name)
+    network, onnx, note = resolve(model, input_shape, name)
     with Progress("analysing " + network, "launches", progress) as bar:
         text = _core.predict(network, onnx, str(gpu), batch, dtype, image_size, runtime, math,
-                             predictor or "", int(threads), bar.callback)
-    return Prediction(json.loads(text))
+                             host or "", predictor or "", int(threads), bar.callback)
+    document = json.loads(text)
+    if note:
+        document["warnings"].insert(0, note)
+    return Prediction(document)
 
 
-def compare(models, gpus, batches=(1,), budget_ms=None, *, dtype=None, image_size=None,
-            runtime=None, math=None, input_shape=None, predictor=None, threads=0,
-            progress=None):
+def compare(models, gpus, batches=(1,), budget_ms=None, *, target_ips=None, max_batch=False,
+            dtype=None, image_size=None, runtime=None, math=None, host=None, input_shape=None,
+            predictor=None, threads=0, progress=None):
     """Predicts every model on every GPU at every batch size (`ptxcast compare --format json`).
 
     models: zoo names, ONNX paths or torch.nn.Modules (exported for `input_shape`), or "all";
-    gpus: catalog names or spec files, or "all". Returns a Comparison: .rows / .table with one
-    row per (model, batch, GPU) and .plot() for the heat map."""
+    gpus: catalog names or spec files, or "all". budget_ms: time per batch to stay within;
+    target_ips: images per second to reach; max_batch=True: instead of `batches`, per model and
+    GPU the largest batch that fits in memory and meets both (`--max-batch`). Returns a
+    Comparison: .rows / .table with one row per (model, batch, GPU) and .plot() for the heat
+    map."""
     models = [models] if isinstance(models, str) else list(models)
     gpus = [gpus] if isinstance(gpus, str) else [str(g) for g in gpus]
-    batches = [_check_range("--batch", int(b), 1, 4096) for b in batches]
-    if budget_ms is not None and not budget_ms > 0:  # CLI11's PositiveNumber, word for word
-        raise Error(f"--budget-ms: Value {budget_ms:g} not in range 0.000000 to "
-                    f"{sys.float_info.max:f}")
+    batches = [_check_integer("--batch", b, 1, 4096) for b in batches]
+    budget_ms = _check_positive("--budget-ms", budget_ms)
+    target_ips = _check_positive("--target-ips", target_ips)
     dtype, image_size, runtime, math = _common(dtype, image_size, runtime, math)
     resolved = [resolve(m, input_shape) for m in models]
-    names, onnx = [n for n, _ in resolved], [b for _, b in resolved]
+    names, onnx = [n for n, _, _ in resolved], [b for _, b, _ in resolved]
     with Progress("analysing networks", "networks", progress) as bar:
-        text = _core.compare(names, onnx, gpus, batches, float(budget_ms or 0), dtype,
-                             image_size, runtime, math, predictor or "", int(threads),
-                             bar.callback)
-    return Comparison(json.loads(text))
+        text = _core.compare(names, onnx, gpus, batches, bool(max_batch), budget_ms, target_ips,
+                             dtype, image_size, runtime, math, host or "", predictor or "",
+                             int(threads), bar.callback)
+    document = json.loads(text)
+    notes = {i: note for i, (_, _, note) in enumerate(resolved) if note}
+    for row in document["results"]:
+        for i, note in notes.items():
+            if row["model"] == names[i]:
+                row["warnings"].insert(0, note)
+    return Comparison(document)
 
 
 def analyze(model, batch=1, dtype=None, image_size=None, *, mode="fast", input_shape=None,
@@ -106,7 +142,7 @@ def analyze(model, batch=1, dtype=None, image_size=None, *, mode="fast", input_s
     ("launches": a table, "total": a dict). model: as for predict()."""
     dtype, image_size = _dtype(dtype), _image_size(image_size)
     mode = _check_member("--mode", mode, ("fast", "exact"))
-    network, onnx = resolve(model, input_shape, name)
+    network, onnx, _ = resolve(model, input_shape, name)
     document = json.loads(_core.analyze(network, onnx, int(batch), dtype, image_size, mode,
                                         int(threads)))
     document["launches"] = table(document["launches"])

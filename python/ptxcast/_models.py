@@ -38,15 +38,31 @@ def export_onnx(module, input_shape):
     return buffer.getvalue()
 
 
+def default_input_shape(module):
+    """(shape, why) for a module given no input_shape: the image size torchvision records on
+    the module (VisionTransformer.image_size), Inception v3's 299 x 299 (torchvision's
+    Inception3 documents it), else ImageNet's 224 x 224, all with 3 channels."""
+    size = getattr(module, "image_size", None)
+    if isinstance(size, int) and size > 0:
+        return (3, size, size), f"the module's image_size attribute ({size})"
+    if type(module).__name__ == "Inception3":
+        return (3, 299, 299), "torchvision's Inception v3 input"
+    return (3, 224, 224), "the ImageNet default"
+
+
 def resolve(model, input_shape=None, name=None):
-    """(name, onnx_bytes) for the C++ side: bytes are b"" for a zoo name or an ONNX path."""
+    """(name, onnx_bytes, note) for the C++ side: bytes are b"" for a zoo name or an ONNX path;
+    note says which input shape a module got when none was given (else None)."""
     if isinstance(model, (str, os.PathLike)):
-        return os.fspath(model), b""
+        return os.fspath(model), b"", None
     if isinstance(model, (bytes, bytearray)):
-        return name or "model", bytes(model)
+        return name or "model", bytes(model), None
     if _is_torch_module(model):
+        note = None
         if input_shape is None:
-            raise Error("a torch.nn.Module needs input_shape, e.g. input_shape=(3, 224, 224)")
-        return name or type(model).__name__, export_onnx(model, input_shape)
+            input_shape, why = default_input_shape(model)
+            note = (f"input_shape not given: {tuple(input_shape)}, {why}; pass "
+                    f"input_shape=(C, H, W) to predict another")
+        return name or type(model).__name__, export_onnx(model, input_shape), note
     raise Error(f"model must be a zoo name, an ONNX path or bytes, or a torch.nn.Module; "
                 f"got {type(model).__name__}")

@@ -37,6 +37,7 @@ class Progress:
         self._bar.update(done - self._bar.n)
 
     def _open(self, total):
+        total = total or None  # 0: not known in advance (a max-batch search)
         try:
             from tqdm.auto import tqdm
         except ImportError:
@@ -56,7 +57,8 @@ class _Line:
     """The bar without tqdm: one rewritten line on stderr."""
 
     def __init__(self, desc, unit, total):
-        self.n, self._total, self._label = 0, total, f"{desc}: {{}}/{total} {unit}"
+        self.n, self._total = 0, total
+        self._label = f"{desc}: {{}}/{total} {unit}" if total else f"{desc}: {{}} {unit}"
 
     def update(self, step):
         self.n += step

@@ -2,6 +2,11 @@
 of the document is an attribute of the same name; tables are pandas DataFrames where pandas is
 installed, else lists of dicts."""
 
+import json
+import os
+
+from . import _core
+
 
 def table(rows):
     """A pandas DataFrame of the rows (dicts) where pandas is installed, else the list itself."""
@@ -34,8 +39,8 @@ class Prediction:
 class Comparison:
     """Every model x GPU x batch of `ptxcast compare --format json`: `rows` (one dict per pair,
     the document's `results`), `table` (the same as a DataFrame where pandas is installed),
-    `plot()` (the heat map), and the document's other fields (model, runtime, dtype, budget_ms)
-    as attributes."""
+    `plot()` (the heat map), and the document's other fields (model, runtime, dtype, budget_ms,
+    target_ips, max_batch, analyses) as attributes."""
 
     def __init__(self, document):
         self.json = document
@@ -67,26 +72,30 @@ class Comparison:
             values[label][r["gpu"]] = r["time_ms"]
         return labels, gpus, [[values[l].get(g) for g in gpus] for l in labels]
 
-    def plot(self, ax=None):
-        """The heat map of predicted ms per batch (log colour scale; cells over the budget are
-        marked), as `ptxcast compare --plot` draws it; returns the matplotlib Axes."""
-        import matplotlib.pyplot as plt
-        from matplotlib.colors import LogNorm
+    def plot(self, value=None):
+        """The heat map `ptxcast compare --plot` draws, the same SVG (pipeline/HeatMap.h): a
+        Plot, shown inline in a notebook, written by .save("FILE.svg" or "FILE.png"). value:
+        "time" (ms per batch), "images-per-s" or "images-per-s-per-w" (`--plot-value`; default
+        time, or images-per-s with a target_ips or max_batch)."""
+        if value is None:
+            value = "images-per-s" if self.target_ips or self.max_batch else "time"
+        return Plot(_core.heatmap_svg(json.dumps(self.json), value))
 
-        labels, gpus, values = self.matrix()
-        if ax is None:
-            _, ax = plt.subplots(figsize=(1.2 + 1.1 * len(gpus), 0.8 + 0.45 * len(labels)))
-        image = ax.imshow(values, cmap="viridis_r", norm=LogNorm(), aspect="auto")
-        ax.set_xticks(range(len(gpus)), gpus, rotation=30, ha="right")
-        ax.set_yticks(range(len(labels)), labels)
-        for i, row in enumerate(values):
-            for j, ms in enumerate(row):
-                over = self.budget_ms is not None and ms > self.budget_ms
-                ax.text(j, i, f"{ms:.3g}" + (" ✗" if over else ""), ha="center", va="center",
-                        color="white" if over else "black", fontsize=8)
-        title = "Predicted time per batch (ms)"
-        if self.budget_ms is not None:
-            title += f", budget {self.budget_ms:g} ms"
-        ax.set_title(title)
-        ax.figure.colorbar(image, ax=ax, label="ms")
-        return ax
+
+class Plot:
+    """A heat map as SVG text (`.svg`); Jupyter shows it inline (`_repr_svg_`); `.save(path)`
+    writes FILE.svg, or FILE.png through rsvg-convert, as `ptxcast compare --plot` does."""
+
+    def __init__(self, svg):
+        self.svg = svg
+
+    def _repr_svg_(self):
+        return self.svg
+
+    def save(self, path):
+        """Writes the plot to path (FILE.svg or FILE.png) and returns path."""
+        _core.write_plot(self.svg, os.fspath(path))
+        return path
+
+    def __repr__(self):
+        return f"<Plot: {len(self.svg)} bytes of SVG; .save('FILE.png') writes it>"

@@ -1,10 +1,9 @@
 // ptxcast._core: the pybind11 extension under the Python package `ptxcast` (docs/python.md). Each
-// function runs what the matching command runs (Documents.h) and returns its `--format json`
-// document as text; the package parses it into result objects. A bad input raises
-// ptxcast.Error with the message the command prints. The GIL is released while C++ works.
-#include "Commands.h"
-#include "DatasetShard.h"
-#include "Documents.h"
+// function runs what the matching command runs (pipeline/Documents.h) and returns its
+// `--format json` document as text; the package parses it into result objects. A bad input
+// raises ptxcast.Error with the message the command prints. The GIL is released while C++ works.
+#include "pipeline/Documents.h"
+#include "pipeline/HeatMap.h"
 
 #include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
@@ -12,6 +11,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace py = pybind11;
@@ -45,7 +45,7 @@ std::string text(const support::Expected<nlohmann::ordered_json> &Doc) {
 
 /// A Python callable as a progress callback that may run on analysis worker threads: it holds
 /// no reference (the caller's argument keeps the callable alive) and takes the GIL to call it.
-ProgressFn progressOf(const py::object &Fn) {
+pipeline::ProgressFn progressOf(const py::object &Fn) {
   if (Fn.is_none())
     return {};
   return [Callable = py::handle(Fn)](size_t Done, size_t Total) {
@@ -60,9 +60,9 @@ ProgressFn progressOf(const py::object &Fn) {
 
 std::string predict(const std::string &Input, const py::bytes &Onnx, const std::string &Gpu,
                     int64_t Batch, const std::string &Dtype, int64_t ImageSize,
-                    const std::string &Runtime, const std::string &Math, const std::string &Model,
-                    unsigned Threads, const py::object &Progress) {
-  PredictOptions O;
+                    const std::string &Runtime, const std::string &Math, const std::string &Host,
+                    const std::string &Model, unsigned Threads, const py::object &Progress) {
+  pipeline::PredictRequest O;
   O.network.input = Input;
   O.network.onnxBytes = std::string(Onnx);
   O.network.batch = Batch;
@@ -73,38 +73,58 @@ std::string predict(const std::string &Input, const py::bytes &Onnx, const std::
   O.gpu = Gpu;
   O.runtime = Runtime;
   O.math = Math;
+  O.host = Host;
   O.model = Model;
   py::gil_scoped_release NoGil;
-  return text(predictDocument(O));
+  return text(pipeline::predictDocument(O));
 }
 
 std::string compare(const std::vector<std::string> &Models, const std::vector<py::bytes> &Onnx,
                     const std::vector<std::string> &Gpus, const std::vector<int64_t> &Batches,
-                    double BudgetMs, const std::string &Dtype, int64_t ImageSize,
-                    const std::string &Runtime, const std::string &Math, const std::string &Model,
-                    unsigned Threads, const py::object &Progress) {
-  CompareOptions O;
+                    bool MaxBatch, double BudgetMs, double TargetIps, const std::string &Dtype,
+                    int64_t ImageSize,
+                    const std::string &Runtime, const std::string &Math, const std::string &Host,
+                    const std::string &Model, unsigned Threads, const py::object &Progress) {
+  pipeline::CompareRequest O;
   O.models = Models;
   for (const py::bytes &B : Onnx)
     O.modelBytes.push_back(std::string(B));
   O.gpus = Gpus;
   O.batches = Batches;
+  O.maxBatch = MaxBatch;
   O.budgetMs = BudgetMs;
+  O.targetIps = TargetIps;
   O.dtype = Dtype;
   O.imageSize = ImageSize;
   O.runtime = Runtime;
   O.math = Math;
+  O.host = Host;
   O.model = Model;
   O.threads = Threads;
-  O.progress = progressOf(Progress);
+  if (pipeline::ProgressFn Fn = progressOf(Progress))
+    O.progress = [Fn](size_t Done, size_t Total, const std::string &, int64_t) { Fn(Done, Total); };
   py::gil_scoped_release NoGil;
-  return text(compareDocument(O));
+  return text(pipeline::compareDocument(std::move(O)));
+}
+
+std::string heatMapSvg(const std::string &CompareDocument, const std::string &Value) {
+  auto V = pipeline::parsePlotValue(Value);
+  if (!V)
+    throw CoreError(V.error().str());
+  return pipeline::heatMapSvg(
+      pipeline::compareHeatMap(nlohmann::ordered_json::parse(CompareDocument), *V));
+}
+
+void writePlot(const std::string &Svg, const std::string &Path) {
+  py::gil_scoped_release NoGil;
+  if (auto E = pipeline::writePlot(Svg, Path))
+    throw CoreError(E->str());
 }
 
 std::string analyze(const std::string &Input, const py::bytes &Onnx, int64_t Batch,
                     const std::string &Dtype, int64_t ImageSize, const std::string &Mode,
                     unsigned Threads) {
-  AnalyzeOptions O;
+  pipeline::AnalyzeRequest O;
   O.input = Input;
   O.onnxBytes = std::string(Onnx);
   O.batch = Batch;
@@ -115,21 +135,14 @@ std::string analyze(const std::string &Input, const py::bytes &Onnx, int64_t Bat
   O.kernels = "specialised";
   O.threads = Threads;
   py::gil_scoped_release NoGil;
-  return text(analyzeDocument(O));
+  return text(pipeline::analyzeDocument(O));
 }
 
-std::string gpus(const std::vector<std::string> &Names) { return text(gpusDocument(Names)); }
-
-std::string zoo() { return text(zooDocument()); }
-
-/// The command line in this process (`python3 -m ptxcast ARGS`): the exit status.
-int runMain(const std::vector<std::string> &Args) {
-  std::vector<const char *> Argv = {"ptxcast"};
-  for (const std::string &A : Args)
-    Argv.push_back(A.c_str());
-  py::gil_scoped_release NoGil;
-  return runCommandLine(int(Argv.size()), Argv.data());
+std::string gpus(const std::vector<std::string> &Names) {
+  return text(pipeline::gpusDocument(Names));
 }
+
+std::string zoo() { return text(pipeline::zooDocument()); }
 
 } // namespace
 } // namespace ptxcast::python
@@ -143,5 +156,6 @@ PYBIND11_MODULE(_core, M) {
   M.def("analyze", &analyze, "`ptxcast analyze --format json`");
   M.def("gpus", &gpus, "`ptxcast gpus [NAME...] --format json`");
   M.def("zoo", &zoo, "`ptxcast zoo --format json`");
-  M.def("main", &runMain, "runs the ptxcast command line; returns the exit status");
+  M.def("heatmap_svg", &heatMapSvg, "the SVG of `ptxcast compare --plot` from its JSON document");
+  M.def("write_plot", &writePlot, "writes an SVG to FILE.svg, or converted to FILE.png");
 }

@@ -96,6 +96,8 @@ inline double activation(corpus::ActivationKind K, double X) {
     return std::tanh(X);
   case ActivationKind::Gelu:
     return X * 0.5 * (1.0 + std::erf(X / std::sqrt(2.0)));
+  case ActivationKind::Sqrt:
+    return std::sqrt(X);
   }
   return X;
 }

@@ -195,13 +195,20 @@ TEST_CASE("kernel cache directory: library kernels persist across processes, not
   const Workload B = Lower(KernelSet::Library, Second);
   CHECK(Second.hits() == B.kernelCount);
   CHECK(B.ptx == A.ptx);
-  // A damaged file is a miss: compiled again and rewritten.
+  // A damaged file is a miss (a note on stderr names it): compiled again and rewritten.
   const fs::path Some = fs::directory_iterator(Dir / "sm_90")->path();
   std::ofstream(Some, std::ios::trunc) << "garbage";
   KernelCache Third(Dir.string());
   CHECK(Lower(KernelSet::Library, Third).ptx == A.ptx);
   CHECK(Third.hits() == B.kernelCount - 1);
   CHECK(fs::file_size(Some) > 100);
+  // So is one cut short (its checksum no longer matches), however much of it is left.
+  const uintmax_t Whole = fs::file_size(Some);
+  fs::resize_file(Some, 300);
+  KernelCache Truncated(Dir.string());
+  CHECK(Lower(KernelSet::Library, Truncated).ptx == A.ptx);
+  CHECK(Truncated.hits() == B.kernelCount - 1);
+  CHECK(fs::file_size(Some) == Whole);
   // Specialised kernels (one per layer shape: unbounded) stay in memory.
   KernelCache Fourth(Dir.string());
   Lower(KernelSet::Specialised, Fourth);

@@ -1,6 +1,6 @@
-// The measured torchvision ONNX graphs that need channel concats, ceil-mode pooling and a
-// standalone batch norm (corpus/data/measured/h100/onnx) import and lower; PTX is not emitted to
-// stay fast.
+// The measured torchvision ONNX graphs (corpus/data/measured/h100/onnx, weights as graph inputs)
+// that need channel concats, ceil-mode pooling, a standalone batch norm and padded average pools
+// import and lower; PTX is not emitted to stay fast.
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 
@@ -88,4 +88,34 @@ TEST_CASE("measured onnx: a graph whose layers fix the image size refuses anothe
   auto N = importMeasured("vgg16", 2, 160);
   REQUIRE_FALSE(bool(N));
   CHECK(support::errorText(N).find("vgg16.onnx") != std::string::npos);
+}
+
+TEST_CASE("measured onnx: weights-free graphs import to the zoo's layers, without weight inputs") {
+  // Exported with export_params=False, every parameter is a graph input, and parameters of equal
+  // values (batch-norm scales of ones, shifts of zeros) are Identity nodes of one of them: all
+  // weights, not network inputs, so a graph has its one image input and the zoo model's layer
+  // count and parameters (docs/zoo.md).
+  const std::map<std::string, std::pair<size_t, int64_t>> Want = {
+      {"resnet50", {175, 25557032}},
+      {"efficientnet_b0", {239, 5288548}},
+      {"mobilenet_v2", {152, 3504872}}};
+  for (const auto &[Model, LayersParams] : Want) {
+    CAPTURE(Model);
+    auto N = importMeasured(Model, 1);
+    REQUIRE_MESSAGE(bool(N), support::errorText(N));
+    CHECK(N->inputs().size() == 1);
+    CHECK(N->computeLayerCount() == LayersParams.first);
+    CHECK(N->params() == LayersParams.second);
+  }
+}
+
+TEST_CASE("measured onnx: densenet121 and inception_v3 lower, their padded pools one launch each") {
+  // DenseNet-121: 3 transitions, each a Pad of nothing before a 2x2 average pool. Inception v3: 9
+  // branch pools, each Pad 1 before a 3x3 stride-1 average pool that counts the zeros.
+  const std::map<std::string, size_t> AvgPools = {{"densenet121", 3}, {"inception_v3", 9}};
+  for (const auto &[Model, Pools] : AvgPools) {
+    CAPTURE(Model);
+    Workload W = lowerMeasured(Model, 2);
+    CHECK(strategies(W)["pool_avg"] == Pools);
+  }
 }

@@ -201,6 +201,9 @@ private:
       case corpus::ActKind::Gelu:
         V = V * 0.5 * (1.0 + std::erf(V / std::sqrt(2.0)));
         break;
+      case corpus::ActKind::Sqrt:
+        V = std::sqrt(V);
+        break;
       }
       Y[I] = V;
     }

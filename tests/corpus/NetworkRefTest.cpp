@@ -196,6 +196,25 @@ Network shuffleBlock(int64_t Batch) {
   return std::move(*N);
 }
 
+/// Forms of torchvision's CNNs that lower through folds: DenseNet's transition (a Pad of nothing,
+/// then a 2x2 average pool: no launch for the pad), Inception's branch pool (Pad 1, then a 3x3
+/// stride-1 average pool: one pool counting the zeros) and a sqrt (of a sigmoid: positive).
+Network torchvisionBlock(int64_t Batch) {
+  NetworkBuilder B("torchvision-block");
+  LayerId X = B.input({Batch, 3, 10, 9});
+  LayerId Y = B.relu(B.batchNorm(B.conv(X, 8, 3, 1, 1)));
+  LayerId T = B.add(LayerKind::AvgPool, {B.add(LayerKind::Pad, {Y}, PadAttrs{})},
+                    PoolAttrs{2, 2, 2, 2}, "transition"); // 5x4
+  LayerId P = B.add(LayerKind::Pad, {T}, PadAttrs{1, 1, 1, 1}, "branch_pad");
+  LayerId A = B.add(LayerKind::AvgPool, {P}, PoolAttrs{3, 3, 1, 1}, "branch_pool");
+  LayerId S = B.activation(B.sigmoid(A), ActKind::Sqrt);
+  B.softmax(B.dense(B.flatten(B.globalAvgPool(S)), 5));
+  auto N = B.finish();
+  REQUIRE_MESSAGE(bool(N), support::errorText(N));
+  REQUIRE(N->layer(A).shape == Shape{Batch, 8, 5, 4});
+  return std::move(*N);
+}
+
 /// How a network is lowered and how close its outputs must come to the reference.
 struct Check {
   KernelSet kernels = KernelSet::Specialised;
@@ -354,6 +373,13 @@ TEST_CASE("network reference: slices, splits, channel shuffles and permutes matc
     }
   // f16: the copies move the bytes as they are; the tolerance is the f16 tests' (below).
   checkNetwork(shuffleBlock(2), {KernelSet::Library, DType::F16, MathMode::F16, 3e-2});
+}
+
+TEST_CASE("network reference: padded average pools and sqrt (torchvision's forms) match") {
+  for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
+    CAPTURE(std::string(kernelSetName(Set)));
+    checkNetwork(torchvisionBlock(2), {Set});
+  }
 }
 
 TEST_CASE("network reference: mobilenetv2-0.35 at 32x32 matches the CPU reference") {

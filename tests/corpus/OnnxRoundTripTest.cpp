@@ -25,6 +25,8 @@ std::string writeActivation(OnnxWriter &W, const Layer &L, const std::string &X)
     return out(W.node("Sigmoid", {X}, L.name));
   case ActKind::Tanh:
     return out(W.node("Tanh", {X}, L.name));
+  case ActKind::Sqrt:
+    return out(W.node("Sqrt", {X}, L.name));
   case ActKind::HardSwish:
     return out(W.node("HardSwish", {X}, L.name));
   case ActKind::Clip:

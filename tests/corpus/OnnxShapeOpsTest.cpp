@@ -31,13 +31,6 @@ std::string sizeOf(OnnxWriter &W, const std::string &X, int64_t D) {
   return out(W.node("Unsqueeze", {G, W.ints({0})}));
 }
 
-std::vector<std::string> kinds(const Network &N) {
-  std::vector<std::string> K;
-  for (const Layer &L : N.layers())
-    K.push_back(std::string(layerKindName(L.kind)));
-  return K;
-}
-
 Network importBatch(const OnnxWriter &W, int64_t Batch) {
   OnnxImportOptions O;
   O.batch = Batch;

@@ -20,13 +20,6 @@ using namespace onnxtest;
 
 namespace {
 
-std::vector<std::string> kinds(const Network &N) {
-  std::vector<std::string> K;
-  for (const Layer &L : N.layers())
-    K.push_back(std::string(layerKindName(L.kind)));
-  return K;
-}
-
 size_t copies(const Network &N) {
   auto W = lower(N);
   REQUIRE_MESSAGE(bool(W), support::errorText(W));

@@ -191,6 +191,14 @@ inline std::string importError(const OnnxWriter &W, const OnnxImportOptions &O =
   return N.error().str();
 }
 
+/// The kind names of N's layers, in order.
+inline std::vector<std::string> kinds(const Network &N) {
+  std::vector<std::string> K;
+  for (const Layer &L : N.layers())
+    K.push_back(std::string(layerKindName(L.kind)));
+  return K;
+}
+
 /// Same layers, in the same order, with the same inputs, shapes, counts and key attributes.
 inline void checkSameGraph(const Network &A, const Network &B) {
   REQUIRE(A.size() == B.size());

@@ -340,8 +340,15 @@ std::string syntheticArch() {
     "max_registers_per_thread": 255, "register_alloc_unit": 256, "shared_mem_per_sm_kb": 64,
     "max_shared_mem_per_cta_kb": 48, "shared_mem_per_cta_reserved_kb": 0,
     "warp_schedulers_per_sm": 4, "int32_lanes_per_sm": 128, "sfu_lanes_per_sm": 32,
-    "l1_bytes_per_clock_per_sm": 128, "l2_bytes_per_clock_per_sm": 16, "source": "s"})";
+    "l1_bytes_per_clock_per_sm": 128, "l2_bytes_per_clock_per_sm": 16, "process": "P",
+    "source": "s"})";
 }
+
+/// The side tables a catalog needs (processes, memory types, hosts), opening the JSON object.
+const std::string SideTables =
+    R"({"processes": [{"name": "P", "relative_energy": 1, "source": "s"}],
+  "memory_types": [{"name": "HBM", "pj_per_bit": 4, "source": "s"}],
+  "hosts": [{"name": "x86-server", "cpu": "c", "relative_speed": 1, "source": "s"}], )";
 
 TEST_CASE("catalog: parse errors") {
   const std::string Arch = syntheticArch();
@@ -349,16 +356,17 @@ TEST_CASE("catalog: parse errors") {
   FastMma.replace(FastMma.find(R"("source")"), 0,
                   R"("tensor_fp16_flops_per_clock_per_sm": 1024,
                      "mma_sync_fp16_flops_per_clock_per_sm": 2048, )");
-  auto Mma = GpuCatalog::parse(R"({"architectures": [)" + FastMma + R"(], "gpus": []})", "c.json");
+  auto Mma = GpuCatalog::parse(
+      SideTables + R"("architectures": [)" + FastMma + R"(], "gpus": []})", "c.json");
   REQUIRE(!Mma);
   CHECK(Mma.error().str() == "c.json: error: architecture '5.0': "
                              "mma_sync_fp16_flops_per_clock_per_sm exceeds "
                              "tensor_fp16_flops_per_clock_per_sm");
-  auto Ok = GpuCatalog::parse(R"({"architectures": [)" + Arch + R"(], "gpus": [)" +
+  auto Ok = GpuCatalog::parse(SideTables + R"("architectures": [)" + Arch + R"(], "gpus": [)" +
                                   entry("a", "x") + "]}",
                               "c.json");
   CHECK(Ok);
-  auto Dup = GpuCatalog::parse(R"({"architectures": [)" + Arch + R"(], "gpus": [)" +
+  auto Dup = GpuCatalog::parse(SideTables + R"("architectures": [)" + Arch + R"(], "gpus": [)" +
                                    entry("a", "x") + "," + entry("b", "X") + "]}",
                                "c.json");
   REQUIRE(!Dup);
@@ -366,7 +374,7 @@ TEST_CASE("catalog: parse errors") {
   std::string NoSource = entry("a", "x");
   NoSource.replace(NoSource.find("\"compute_capability\": \"s\""), 25, "\"memory_gb\": \"s\"");
   auto Unsourced = GpuCatalog::parse(
-      R"({"architectures": [)" + Arch + R"(], "gpus": [)" + NoSource + "]}", "c.json");
+      SideTables + R"("architectures": [)" + Arch + R"(], "gpus": [)" + NoSource + "]}", "c.json");
   REQUIRE(!Unsourced);
   CHECK(Unsourced.error().str() ==
         "c.json: error: gpu 'a': sources: no source names field 'compute_capability'");
@@ -377,7 +385,7 @@ TEST_CASE("catalog: parse errors") {
 
 TEST_CASE("catalog: a power mode may name its module by any of its names") {
   const std::string Arch = syntheticArch();
-  auto C = GpuCatalog::parse(R"({"architectures": [)" + Arch + R"(], "gpus": [)" +
+  auto C = GpuCatalog::parse(SideTables + R"("architectures": [)" + Arch + R"(], "gpus": [)" +
                                  entry("jetson-m", "m") + "," + entry("jetson-m@low", "m-low") +
                                  "," + entry("jetson-m-super", "jetson-m@max") + "]}",
                              "c.json");

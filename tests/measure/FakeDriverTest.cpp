@@ -179,4 +179,25 @@ TEST_CASE("measure fake driver: the saxpy smoke workload runs with nvcc's PTX") 
   fs::remove_all(Dir);
 }
 
+TEST_CASE("measure fake driver: a manifest path outside its folder is refused unless allowed") {
+  fs::path Dir = makeDir("ptxcast_measure_fake_outside");
+  fs::path Run = Dir / "run";
+  fs::create_directories(Run);
+  std::ofstream(Run / "k.ptx") << FakePtx;
+  std::ofstream(Run / "m.json") << R"({"ptx": ["k.ptx"],
+ "buffers": [{"name": "x", "bytes": 16, "output": "../escaped.bin"}],
+ "launches": [{"kernel": "scale", "grid": [1], "block": [32], "args": [{"buffer": "x"}, {"u32": 4}]}]})";
+  auto [Status, Err] = runFake(Run, "--repeat 2");
+  CHECK(Status == 1);
+  CHECK(Err == (Run / "m.json").string() +
+                   ":2:51: error: buffers[0].output: '../escaped.bin' is outside the manifest's "
+                   "folder ('..' leaves it; --allow-outside-paths accepts it)\n");
+  CHECK_FALSE(fs::exists(Dir / "escaped.bin"));
+  CHECK_FALSE(fs::exists(Run / "t.csv"));
+  auto [Allowed, AllowedErr] = runFake(Run, "--repeat 2 --allow-outside-paths");
+  REQUIRE_MESSAGE(Allowed == 0, AllowedErr);
+  CHECK(fs::file_size(Dir / "escaped.bin") == 16);
+  fs::remove_all(Dir);
+}
+
 #endif

@@ -1,7 +1,6 @@
 // Checks the smoke-test workload in tests/measure/data/saxpy (for the first run on a GPU box):
 // the manifest parses, the committed PTX assembles, and expected_y.bin is what a CPU reference
 // computes from the documented fill rule (y = fmaf(x, 2.5, y) for the first 1000 elements).
-#include "Fill.h"
 #include "Manifest.h"
 #include "TestUtil.h"
 

@@ -2,10 +2,12 @@
 the same error messages."""
 
 import math
+import os
+import shutil
 import unittest
 
 import ptxcast
-from support import cli_error, cli_json
+from support import cli_error, cli_json, scratch
 
 # A small zoo model keeps the tests fast; the code path is the one of every model.
 MODEL = "mobilenetv2"
@@ -68,6 +70,15 @@ class ErrorTest(unittest.TestCase):
                    "--gpu", "h100", "--image-size", "8")
         self.check(lambda: ptxcast.compare([MODEL], ["h100"], budget_ms=-1), "compare",
                    "--models", MODEL, "--gpus", "h100", "--budget-ms", "-1")
+        self.check(lambda: ptxcast.compare([MODEL], ["h100"], target_ips=0), "compare",
+                   "--models", MODEL, "--gpus", "h100", "--target-ips", "0")
+        self.check(lambda: ptxcast.predict(MODEL, gpu="h100", batch="abc"), "predict", MODEL,
+                   "--gpu", "h100", "--batch", "abc")
+
+    def test_dtype_spellings_are_the_command_lines(self):
+        got = ptxcast.predict("lenet5", gpu="t4", dtype="fp16", progress=False)
+        self.assertEqual(got.json, cli_json("predict", "lenet5", "--gpu", "t4", "--dtype", "half"))
+        self.assertEqual(got.dtype, "f16")
 
     def test_the_error_is_a_runtime_error(self):
         self.assertTrue(issubclass(ptxcast.Error, RuntimeError))
@@ -89,13 +100,37 @@ class CompareTest(unittest.TestCase):
         self.assertEqual(len(labels), 4)
         self.assertTrue(all(v is not None for row in values for v in row))
 
-    def test_plot_draws_one_cell_per_pair(self):
-        import matplotlib
-        matplotlib.use("Agg")
-        got = ptxcast.compare([MODEL], ["h100-sxm", "t4"], progress=False)
-        ax = got.plot()
-        self.assertEqual(len(ax.texts), 2)
-        self.assertEqual([t.get_text() for t in ax.get_xticklabels()], ["h100-sxm", "t4"])
+    def test_targets_and_max_batch_equal_the_cli(self):
+        got = ptxcast.compare(["lenet5"], ["t4", "jetson-orin-nano-4gb"], budget_ms=1.0,
+                              target_ips=100, max_batch=True, progress=False)
+        want = cli_json("compare", "--models", "lenet5", "--gpus", "t4,jetson-orin-nano-4gb",
+                        "--budget-ms", "1", "--target-ips", "100", "--max-batch")
+        self.assertEqual(got.json, want)
+        self.assertTrue(got.max_batch)
+        self.assertEqual((got.budget_ms, got.target_ips), (1.0, 100))
+        for row in got:
+            self.assertEqual(row["max_batch"] == row["batch"], row["meets_targets"], row)
+            self.assertTrue(row["memory"]["fits"])
+
+    def test_plot_is_the_command_lines_svg(self):
+        got = ptxcast.compare([MODEL, "lenet5"], ["h100-sxm", "t4"], budget_ms=1.0,
+                              progress=False)
+        plot = got.plot()
+        with scratch() as work:
+            svg, png = os.path.join(work, "cli.svg"), os.path.join(work, "py.png")
+            cli_json("compare", "--models", f"{MODEL},lenet5", "--gpus", "h100-sxm,t4",
+                     "--budget-ms", "1", "--plot", svg)
+            with open(svg) as f:
+                self.assertEqual(plot.svg, f.read())
+            self.assertEqual(plot._repr_svg_(), plot.svg)  # what Jupyter shows
+            if shutil.which("rsvg-convert"):
+                self.assertEqual(plot.save(png), png)
+                with open(png, "rb") as f:
+                    self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+        self.assertIn("Predicted images per second", got.plot("images-per-s").svg)
+        with self.assertRaises(ptxcast.Error) as caught:
+            plot.save("plot.pdf")
+        self.assertEqual(str(caught.exception), "plot.pdf: error: plot files end in .svg or .png")
 
 
 class CatalogTest(unittest.TestCase):

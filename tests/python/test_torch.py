@@ -38,12 +38,23 @@ class TorchModelTest(unittest.TestCase):
     def test_mobilenet_v2(self):
         self.check(torchvision.models.mobilenet_v2(), "mobilenet_v2")
 
-    def test_a_module_needs_an_input_shape_and_keeps_its_mode(self):
+    def test_a_module_without_an_input_shape_gets_a_default_it_names(self):
         module = torchvision.models.resnet18().train()
-        with self.assertRaisesRegex(ptxcast.Error, "input_shape"):
-            ptxcast.predict(module, gpu="h100")
-        ptxcast.export_onnx(module, (3, 64, 64))
-        self.assertTrue(module.training)
+        got = ptxcast.predict(module, gpu="h100", progress=False)
+        self.assertEqual(got.image_size, 224)
+        self.assertEqual(got.warnings[0], "input_shape not given: (3, 224, 224), the ImageNet "
+                         "default; pass input_shape=(C, H, W) to predict another")
+        self.assertTrue(module.training)  # the export restores the module's mode
+
+    def test_default_input_shapes_follow_torchvision(self):
+        from ptxcast._models import default_input_shape
+        self.assertEqual(default_input_shape(torchvision.models.inception_v3(
+            init_weights=False, aux_logits=False))[0], (3, 299, 299))
+        self.assertEqual(default_input_shape(torchvision.models.vit_b_16())[0], (3, 224, 224))
+        self.assertEqual(default_input_shape(torchvision.models.vit_b_16(image_size=384))[0],
+                         (3, 384, 384))
+        self.assertEqual(default_input_shape(torchvision.models.mobilenet_v2())[0],
+                         (3, 224, 224))
 
 
 if __name__ == "__main__":

@@ -39,6 +39,29 @@ TEST_CASE("lower --kernels library: shapes as u32 arguments, kernels reused from
   CHECK(Second.out.find("6 distinct library kernels (6 from the kernel cache)") !=
         std::string::npos);
   CHECK(readAll(Dir / "a/kernels.ptx") == readAll(Dir / "b/kernels.ptx"));
+  // A cached kernel truncated to 300 bytes, or altered in place, is compiled again, with a note
+  // naming the file, never used; the file is rewritten whole.
+  std::filesystem::path Entry;
+  for (const auto &E : std::filesystem::recursive_directory_iterator(Dir / "cache"))
+    if (E.is_regular_file() && Entry.empty())
+      Entry = E.path();
+  REQUIRE(!Entry.empty());
+  const std::string Whole = readAll(Entry);
+  REQUIRE(Whole.size() > 400);
+  std::string Altered = Whole;
+  Altered[Altered.size() / 2] ^= 1;
+  for (const std::string &Damaged : {Whole.substr(0, 300), Altered}) {
+    clitest::writeFile(Entry, Damaged);
+    RunResult Again = runPtxcast("lower lenet5 -o " + Dir / "c");
+    REQUIRE_MESSAGE(Again.status == 0, Again.err);
+    CHECK(Again.out.find("6 distinct library kernels (5 from the kernel cache)") !=
+          std::string::npos);
+    CHECK(Again.err.find("ptxcast: note: kernel cache entry " + Entry.string() +
+                         " is not used (its checksum does not match: truncated or altered)") !=
+          std::string::npos);
+    CHECK(readAll(Dir / "c/kernels.ptx") == readAll(Dir / "a/kernels.ptx"));
+    CHECK(readAll(Entry) == Whole);
+  }
   const Json M = Json::parse(readAll(Dir / "b/manifest.json"));
   const Json W = Json::parse(readAll(Dir / "b/workload.json"));
   CHECK(W["kernel_set"] == "library");

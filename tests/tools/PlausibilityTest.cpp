@@ -1,6 +1,6 @@
 // What users notice at once, over the whole catalog and the zoo with the shipped model: a GPU at
 // least as good as another on every spec line the physical skeleton uses is never predicted
-// slower, and a Jetson is never within 2x of an H100 at batch 32 unless the network is mostly
+// slower nor tied with it (batch 1, 8 and 32), and a Jetson is never within 2x of an H100 at batch 32 unless the network is mostly
 // launch latency (docs/cross-gpu.md, "The dominance rule").
 #include "RunPtxcast.h"
 
@@ -39,6 +39,17 @@ std::vector<double> specLines(const Json &G) {
   V.push_back(-L.at("register_alloc_unit").get<double>());
   V.push_back(-L.at("shared_mem_per_cta_reserved_kb").get<double>());
   V.push_back(L.value("int32_shares_fp32", false) ? 0 : 1);
+  V.push_back(L.value("dual_issue", false) ? 1 : 0);
+  // The power model (hardware/Power.h): a Jetson module runs its mode's clock, so its power
+  // figures count as the worst and its floor is that clock; other GPUs never drop below base.
+  const bool Module = G.at("form_factor") == "module";
+  const double Base = G.at("base_clock_mhz").get<double>();
+  const double Boost = G.at("boost_clock_mhz").get<double>();
+  V.push_back(Module ? 0 : G.at("tdp_w").get<double>());
+  V.push_back(Module ? Boost : Base > 0 ? Base : 0.5 * Boost);
+  const Json &E = G.at("energy");
+  V.push_back(Module ? -1e9 : -E.at("process_relative_energy").get<double>());
+  V.push_back(Module ? -1e9 : -E.at("memory_pj_per_bit").get<double>());
   return V;
 }
 
@@ -76,15 +87,16 @@ TEST_CASE("plausibility: better GPUs are never slower, and Jetsons are not H100s
   MESSAGE(Pairs.size() << " pairs where one GPU dominates another on every spec line");
   REQUIRE(Pairs.size() >= 100);
 
-  RunResult R = runPtxcast("compare --models all --gpus all --batch 8,32 --format json");
+  RunResult R = runPtxcast("compare --models all --gpus all --batch 1,8,32 --format json");
   REQUIRE_MESSAGE(R.status == 0, R.err);
   // (model, batch) -> gpu -> ms; and the share of the H100's bound that is launch latency
-  std::map<std::pair<std::string, int>, std::map<std::string, double>> Ms;
+  std::map<std::pair<std::string, int>, std::map<std::string, double>> Ms, Bound;
   std::map<std::pair<std::string, int>, double> H100LatencyShare;
   const Json Results = Json::parse(R.out);
   for (const Json &Row : Results["results"]) {
     std::pair<std::string, int> Key{Row["model"], Row["batch"]};
     Ms[Key][Row["gpu"]] = Row["time_ms"].get<double>();
+    Bound[Key][Row["gpu"]] = Row["bound_ms"].get<double>();
     if (Row["gpu"] == "h100-sxm")
       H100LatencyShare[Key] =
           Row["launch_latency_ms"].get<double>() / Row["bound_ms"].get<double>();
@@ -100,6 +112,21 @@ TEST_CASE("plausibility: better GPUs are never slower, and Jetsons are not H100s
                             << " ms, slower than " << Worse << " " << Time.at(Worse) << " ms");
       }
   CHECK(Violations == 0);
+  // No two GPUs the skeleton tells apart (a smaller bound for the better one) get the same time:
+  // a clamp to a dominated GPU's time would tie them; the dominance rule gives the better GPU its
+  // own bound instead. GPUs whose bounds are equal (the A100 40 GB SXM and PCIe both hold their
+  // boost clock on a network) may tie.
+  size_t Ties = 0;
+  for (const auto &[Key, Time] : Ms)
+    for (const auto &[Better, Worse] : Pairs)
+      if (Time.at(Better) == Time.at(Worse) &&
+          Bound.at(Key).at(Better) < Bound.at(Key).at(Worse) * (1 - 1e-9)) {
+        ++Ties;
+        if (Ties <= 10)
+          MESSAGE(Key.first << " batch " << Key.second << ": " << Better << " and " << Worse
+                            << " tie at " << Time.at(Better) << " ms");
+      }
+  CHECK(Ties == 0);
   // A network whose H100 bound is mostly launch latency (LeNet-5: 7 launches and PyTorch's
   // bias adds and activations, of almost no work) is bound by the front end's clock on both GPUs,
   // and a Jetson's clock is within 2x of the H100's; every other network does real work, where a

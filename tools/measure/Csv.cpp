@@ -45,7 +45,7 @@ std::string CsvTable::render() const {
   return Out;
 }
 
-Status writeFileAtomic(const std::string &Path, const std::string &Contents) {
+MaybeError writeFileAtomic(const std::string &Path, const std::string &Contents) {
   std::string Tmp = Path + ".tmp." + std::to_string(::getpid());
   std::FILE *F = std::fopen(Tmp.c_str(), "wb");
   if (!F)
@@ -65,7 +65,7 @@ Status writeFileAtomic(const std::string &Path, const std::string &Contents) {
     std::remove(Tmp.c_str());
     return Error(Path, 0, 0, "cannot rename the temporary file into place: " + Ec.message());
   }
-  return Ok{};
+  return std::nullopt;
 }
 
 } // namespace measure

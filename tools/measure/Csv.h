@@ -25,6 +25,6 @@ std::string csvField(const std::string &F);
 
 /// Writes Contents to Path atomically: to a temporary file in the same folder, flushed, then
 /// renamed over Path, so readers see the old file or the complete new one, never a partial one.
-Status writeFileAtomic(const std::string &Path, const std::string &Contents);
+MaybeError writeFileAtomic(const std::string &Path, const std::string &Contents);
 
 } // namespace measure

@@ -71,13 +71,13 @@ std::string Driver::describe(CUresult R) const {
   return S;
 }
 
-Status Driver::check(CUresult R, const std::string &What) const {
+MaybeError Driver::check(CUresult R, const std::string &What) const {
   if (R == CUDA_SUCCESS)
-    return Ok{};
+    return std::nullopt;
   return Error("ptxcast-measure", 0, 0, What + " failed: " + describe(R));
 }
 
-Status Driver::initDevice(int Ordinal) const {
+MaybeError Driver::initDevice(int Ordinal) const {
   auto Fail = [](const std::string &M) { return Error("ptxcast-measure", 0, 0, M); };
   CUresult R = Api.cuInit(0);
   if (R == CUDA_ERROR_STUB_LIBRARY)
@@ -92,14 +92,14 @@ Status Driver::initDevice(int Ordinal) const {
   if (R != CUDA_SUCCESS)
     return Fail("cuInit failed: " + describe(R));
   int Count = 0;
-  if (auto S = check(Api.cuDeviceGetCount(&Count), "cuDeviceGetCount"); !S)
+  if (auto S = check(Api.cuDeviceGetCount(&Count), "cuDeviceGetCount"))
     return S;
   if (Count == 0)
     return Fail("no CUDA device: the driver reports 0 devices");
   if (Ordinal >= Count)
     return Fail("no CUDA device " + std::to_string(Ordinal) + ": the driver reports " +
                 std::to_string(Count) + " device(s)");
-  return Ok{};
+  return std::nullopt;
 }
 
 } // namespace measure

@@ -28,10 +28,10 @@ public:
 
   /// cuInit(0) and a check that device Ordinal exists; names a missing device, a stub library
   /// or a driver too old in plain words.
-  Status initDevice(int Ordinal) const;
+  MaybeError initDevice(int Ordinal) const;
 
   /// Ok for CUDA_SUCCESS, else `What failed: CUDA_ERROR_NAME (description)`.
-  Status check(CUresult R, const std::string &What) const;
+  MaybeError check(CUresult R, const std::string &What) const;
 
   /// `CUDA_ERROR_NAME (description)` for R.
   std::string describe(CUresult R) const;

@@ -1,5 +1,5 @@
-// Error values for ptxcast-measure: the project's support::Error/Expected (support/ is header-only
-// and travels with the repository, so the standalone build includes it too), plus Status.
+// Error values for ptxcast-measure: the project's support::Error, Expected and MaybeError (support/
+// travels with the repository, so the standalone build includes it too).
 #pragma once
 
 #include "support/Expected.h"
@@ -8,9 +8,6 @@ namespace measure {
 
 using support::Error;
 using support::Expected;
-
-/// The value of an operation that yields nothing but may fail.
-struct Ok {};
-using Status = Expected<Ok>;
+using support::MaybeError;
 
 } // namespace measure

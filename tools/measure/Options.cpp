@@ -20,6 +20,23 @@ Expected<uint32_t> parseCount(const std::string &Flag, const std::string &Text, 
   return V;
 }
 
+/// Sets the field of a flag that takes no value; false when A is not one.
+bool setFlag(Options &O, const std::string &A) {
+  if (A == "-h" || A == "--help")
+    O.help = true;
+  else if (A == "--version")
+    O.version = true;
+  else if (A == "--no-hold")
+    O.hold = false;
+  else if (A == "--flush-l2")
+    O.flushL2 = true;
+  else if (A == "--allow-outside-paths")
+    O.allowOutsidePaths = true;
+  else
+    return false;
+  return true;
+}
+
 } // namespace
 
 std::string usageText() {
@@ -39,6 +56,9 @@ std::string usageText() {
          "  --flush-l2          overwrite a buffer of twice the L2 size before every timed\n"
          "                      run (cold-cache times; default: warm)\n"
          "  --driver-lib PATH   driver library to load (default libcuda.so.1)\n"
+         "  --allow-outside-paths\n"
+         "                      accept manifest paths outside the manifest's folder (absolute,\n"
+         "                      or leaving it with '..'); refused by default\n"
          "  -h, --help          this text\n"
          "  --version           print the version\n";
 }
@@ -52,14 +72,8 @@ Expected<Options> parseOptions(const std::vector<std::string> &Args) {
         return optionError(A + " needs a value");
       return Args[++I];
     };
-    if (A == "-h" || A == "--help") {
-      O.help = true;
-    } else if (A == "--version") {
-      O.version = true;
-    } else if (A == "--no-hold") {
-      O.hold = false;
-    } else if (A == "--flush-l2") {
-      O.flushL2 = true;
+    if (setFlag(O, A)) {
+      continue;
     } else if (A == "-o" || A == "--output" || A == "--driver-lib") {
       auto V = Value();
       if (!V)

@@ -20,6 +20,7 @@ struct Options {
   bool hold = true;                       ///< queue timed work behind a spin kernel (see docs)
   bool flushL2 = false;                   ///< overwrite a 2 x L2 buffer before each timed run
   std::string driverLib = "libcuda.so.1"; ///< the driver library to dlopen
+  bool allowOutsidePaths = false;         ///< manifest paths may leave the manifest's folder
   bool help = false;
   bool version = false;
 };

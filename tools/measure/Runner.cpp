@@ -10,8 +10,8 @@
 #include <functional>
 
 #define PTXCAST_CU_TRY(call, what)                                                                 \
-  if (auto S_ = D.check((call), (what)); !S_)                                                      \
-  return S_.error()
+  if (auto S_ = D.check((call), (what)))                                                           \
+  return *S_
 
 namespace measure {
 
@@ -35,10 +35,10 @@ std::string launchName(size_t I, const Launch &L) {
 }
 
 // Compares the manifest's arguments with the kernel's parameter sizes (CUDA 12.4+ drivers).
-Status checkParams(const Driver &D, CUfunction F, const Launch &L, size_t Index) {
+MaybeError checkParams(const Driver &D, CUfunction F, const Launch &L, size_t Index) {
 #if CUDA_VERSION >= 12040
   if (!D.api().cuFuncGetParamInfo)
-    return Ok{};
+    return std::nullopt;
   size_t Count = 0;
   while (true) {
     size_t Offset = 0, Size = 0;
@@ -46,7 +46,7 @@ Status checkParams(const Driver &D, CUfunction F, const Launch &L, size_t Index)
     if (R == CUDA_ERROR_INVALID_VALUE) // past the last parameter
       break;
     if (R != CUDA_SUCCESS) // introspection unavailable for this kernel: nothing to check
-      return Ok{};
+      return std::nullopt;
     if (Count < L.args.size()) {
       const Arg &A = L.args[Count];
       size_t Want = argBytes(A, [](size_t) { return uint64_t(0); }).size();
@@ -65,7 +65,7 @@ Status checkParams(const Driver &D, CUfunction F, const Launch &L, size_t Index)
 #else
   (void)D, (void)F, (void)L, (void)Index;
 #endif
-  return Ok{};
+  return std::nullopt;
 }
 
 Expected<std::vector<PreparedLaunch>>
@@ -77,8 +77,8 @@ prepareLaunches(const Driver &D, Session &S, const Manifest &M, std::vector<Kern
     if (!F)
       return F.error();
     Facts.push_back(S.kernelFacts(*F));
-    if (auto C = checkParams(D, *F, L, I); !C)
-      return C.error();
+    if (auto C = checkParams(D, *F, L, I))
+      return *C;
     if (L.sharedBytes > DefaultDynamicSharedLimit)
       PTXCAST_CU_TRY(D.api().cuFuncSetAttribute(*F, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                                 static_cast<int>(L.sharedBytes)),
@@ -96,21 +96,22 @@ prepareLaunches(const Driver &D, Session &S, const Manifest &M, std::vector<Kern
   return Out;
 }
 
-Status enqueue(const Driver &D, CUstream Stream, const PreparedLaunch &P, size_t Index) {
+MaybeError enqueue(const Driver &D, CUstream Stream, const PreparedLaunch &P, size_t Index) {
   const Launch &L = *P.launch;
   void **Params = const_cast<void **>(P.params.data());
   PTXCAST_CU_TRY(D.api().cuLaunchKernel(P.function, L.grid.x, L.grid.y, L.grid.z, L.block.x,
                                         L.block.y, L.block.z, L.sharedBytes, Stream, Params,
                                         nullptr),
                  "cuLaunchKernel for " + launchName(Index, L));
-  return Ok{};
+  return std::nullopt;
 }
 
-Status enqueueAll(const Driver &D, CUstream Stream, const std::vector<PreparedLaunch> &Launches) {
+MaybeError enqueueAll(const Driver &D, CUstream Stream,
+                      const std::vector<PreparedLaunch> &Launches) {
   for (size_t I = 0; I < Launches.size(); ++I)
-    if (auto S = enqueue(D, Stream, Launches[I], I); !S)
+    if (auto S = enqueue(D, Stream, Launches[I], I))
       return S;
-  return Ok{};
+  return std::nullopt;
 }
 
 // Destroys its events on every path out.
@@ -125,28 +126,28 @@ struct EventPool {
 
 // Queues N timed runs of Work between event pairs (behind a hold kernel if Hold; each after an
 // L2 flush if Flush), waits, and appends the N elapsed times to Samples.
-Status timeBatch(const Driver &D, Session &S, const std::vector<CUevent> &Events, size_t N,
-                 bool Hold, bool Flush, const std::function<Status()> &Work,
-                 std::vector<double> &Samples) {
+MaybeError timeBatch(const Driver &D, Session &S, const std::vector<CUevent> &Events, size_t N,
+                     bool Hold, bool Flush, const std::function<MaybeError()> &Work,
+                     std::vector<double> &Samples) {
   if (Hold)
-    if (auto H = S.hold(); !H)
+    if (auto H = S.hold())
       return H;
-  Status Queued = Ok{};
-  for (size_t K = 0; K < N && Queued; ++K) {
+  MaybeError Failed; // what stopped the queueing, if anything
+  for (size_t K = 0; K < N && !Failed; ++K) {
     if (Flush) // before the start event: the flush is not timed
-      Queued = S.flushL2();
-    if (Queued)
-      Queued = D.check(D.api().cuEventRecord(Events[2 * K], S.stream()), "cuEventRecord");
-    if (Queued)
-      Queued = Work();
-    if (Queued)
-      Queued = D.check(D.api().cuEventRecord(Events[2 * K + 1], S.stream()), "cuEventRecord");
+      Failed = S.flushL2();
+    if (!Failed)
+      Failed = D.check(D.api().cuEventRecord(Events[2 * K], S.stream()), "cuEventRecord");
+    if (!Failed)
+      Failed = Work();
+    if (!Failed)
+      Failed = D.check(D.api().cuEventRecord(Events[2 * K + 1], S.stream()), "cuEventRecord");
   }
   if (Hold)
     S.release(); // before any return: the hold kernel must not spin until its timeout
-  if (!Queued)
-    return Queued;
-  if (auto Sync = S.synchronize(); !Sync)
+  if (Failed)
+    return Failed;
+  if (auto Sync = S.synchronize())
     return Sync;
   for (size_t K = 0; K < N; ++K) {
     float Ms = 0;
@@ -154,18 +155,18 @@ Status timeBatch(const Driver &D, Session &S, const std::vector<CUevent> &Events
                    "cuEventElapsedTime");
     Samples.push_back(Ms);
   }
-  return Ok{};
+  return std::nullopt;
 }
 
 // Times Work (which queues CommandsPerRepeat commands) Repeat times after Warmup untimed runs.
 Expected<Summary> timeWork(const Driver &D, Session &S, const RunSettings &Set,
-                           size_t CommandsPerRepeat, const std::function<Status()> &Work,
+                           size_t CommandsPerRepeat, const std::function<MaybeError()> &Work,
                            std::vector<std::string> &Notes, const std::string &What) {
   for (uint32_t I = 0; I < Set.warmup; ++I)
-    if (auto W = Work(); !W)
-      return W.error();
-  if (auto Sync = S.synchronize(); !Sync)
-    return Sync.error();
+    if (auto W = Work())
+      return *W;
+  if (auto Sync = S.synchronize())
+    return *Sync;
   size_t PerRepeat = CommandsPerRepeat + 2 + (Set.flushL2 ? 1 : 0); // + events, flush
   bool Hold = Set.hold && PerRepeat <= MaxCommandsPerHold;
   size_t Batch = Hold ? std::max<size_t>(1, MaxCommandsPerHold / PerRepeat) : 32;
@@ -180,8 +181,8 @@ Expected<Summary> timeWork(const Driver &D, Session &S, const RunSettings &Set,
   bool TimedOut = false;
   while (Samples.size() < Set.repeat) {
     size_t N = std::min<size_t>(Batch, Set.repeat - Samples.size());
-    if (auto B = timeBatch(D, S, Pool.Events, N, Hold, Set.flushL2, Work, Samples); !B)
-      return B.error();
+    if (auto B = timeBatch(D, S, Pool.Events, N, Hold, Set.flushL2, Work, Samples))
+      return *B;
     TimedOut |= Hold && S.lastHoldTimedOut();
   }
   if (TimedOut)
@@ -194,14 +195,14 @@ Expected<Summary> timeWork(const Driver &D, Session &S, const RunSettings &Set,
 
 // One in-order run from the initial contents, synchronised after every launch so a fault names
 // its launch; then the output buffers are written.
-Status checkedRun(const Driver &D, Session &S, const Manifest &M,
-                  const std::vector<PreparedLaunch> &Launches) {
+MaybeError checkedRun(const Driver &D, Session &S, const Manifest &M,
+                      const std::vector<PreparedLaunch> &Launches) {
   for (size_t I = 0; I < Launches.size(); ++I) {
-    if (auto E = enqueue(D, S.stream(), Launches[I], I); !E)
+    if (auto E = enqueue(D, S.stream(), Launches[I], I))
       return E;
-    if (auto Sync = S.synchronize(); !Sync)
+    if (auto Sync = S.synchronize())
       return Error("ptxcast-measure", 0, 0,
-                   launchName(I, M.launches[I]) + " failed: " + Sync.error().message);
+                   launchName(I, M.launches[I]) + " failed: " + Sync->message);
   }
   for (size_t I = 0; I < M.buffers.size(); ++I) {
     if (M.buffers[I].output.empty())
@@ -210,10 +211,10 @@ Status checkedRun(const Driver &D, Session &S, const Manifest &M,
     if (!Bytes)
       return Bytes.error();
     std::string Data(Bytes->begin(), Bytes->end());
-    if (auto W = writeFileAtomic(M.buffers[I].output, Data); !W)
+    if (auto W = writeFileAtomic(M.buffers[I].output, Data))
       return W;
   }
-  return Ok{};
+  return std::nullopt;
 }
 
 // Captures all launches into a graph once and times its replay; failures become notes.
@@ -222,17 +223,18 @@ Summary timeGraph(const Driver &D, Session &S, const RunSettings &Set,
   CUgraph Graph = nullptr;
   CUgraphExec Exec = nullptr;
   Summary Result;
-  Status St = D.check(D.api().cuStreamBeginCapture(S.stream(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
-                      "cuStreamBeginCapture");
-  if (St) {
-    Status Queued = enqueueAll(D, S.stream(), Launches);
-    St = D.check(D.api().cuStreamEndCapture(S.stream(), &Graph), "cuStreamEndCapture");
-    if (!Queued)
-      St = Queued;
+  MaybeError Failed = D.check(
+      D.api().cuStreamBeginCapture(S.stream(), CU_STREAM_CAPTURE_MODE_THREAD_LOCAL),
+      "cuStreamBeginCapture");
+  if (!Failed) {
+    MaybeError Queued = enqueueAll(D, S.stream(), Launches);
+    Failed = D.check(D.api().cuStreamEndCapture(S.stream(), &Graph), "cuStreamEndCapture");
+    if (Queued)
+      Failed = Queued;
   }
-  if (St)
-    St = D.check(D.api().cuGraphInstantiate(&Exec, Graph, 0), "cuGraphInstantiate");
-  if (St) {
+  if (!Failed)
+    Failed = D.check(D.api().cuGraphInstantiate(&Exec, Graph, 0), "cuGraphInstantiate");
+  if (!Failed) {
     auto T = timeWork(
         D, S, Set, 1,
         [&]() { return D.check(D.api().cuGraphLaunch(Exec, S.stream()), "cuGraphLaunch"); }, Notes,
@@ -240,10 +242,10 @@ Summary timeGraph(const Driver &D, Session &S, const RunSettings &Set,
     if (T)
       Result = *T;
     else
-      St = T.error();
+      Failed = T.error();
   }
-  if (!St)
-    Notes.push_back("graph replay not timed: " + St.error().message);
+  if (Failed)
+    Notes.push_back("graph replay not timed: " + Failed->message);
   if (Exec)
     D.api().cuGraphExecDestroy(Exec);
   if (Graph)
@@ -272,22 +274,22 @@ Expected<Measurement> runMeasurement(const Driver &D, const Manifest &M,
   R.flushL2 = Set.flushL2;
   R.dateUtc = nowUtc();
   Session S(D);
-  if (auto O = S.open(Set.device, Set.sms, R.device); !O)
-    return O.error();
+  if (auto O = S.open(Set.device, Set.sms, R.device))
+    return *O;
   if (Set.sms && R.device.smsUsed != static_cast<int>(Set.sms))
     R.notes.push_back("--sms " + std::to_string(Set.sms) + ": the driver granted " +
                       std::to_string(R.device.smsUsed) + " SMs");
-  if (auto L = S.loadPtx(M.ptxFiles); !L)
-    return L.error();
-  if (auto A = S.allocate(M); !A)
-    return A.error();
-  if (auto U = S.upload(M, Initial); !U)
-    return U.error();
+  if (auto L = S.loadPtx(M.ptxFiles))
+    return *L;
+  if (auto A = S.allocate(M))
+    return *A;
+  if (auto U = S.upload(M, Initial))
+    return *U;
   auto Launches = prepareLaunches(D, S, M, R.kernels);
   if (!Launches)
     return Launches.error();
-  if (auto C = checkedRun(D, S, M, *Launches); !C)
-    return C.error();
+  if (auto C = checkedRun(D, S, M, *Launches))
+    return *C;
   for (size_t I = 0; I < Launches->size(); ++I) {
     const PreparedLaunch &P = (*Launches)[I];
     auto T = timeWork(

@@ -11,8 +11,8 @@
 
 // Returns the error of a failed driver call from the enclosing function.
 #define PTXCAST_CU_TRY(call, what)                                                                 \
-  if (auto S_ = Drv.check((call), (what)); !S_)                                                    \
-  return S_.error()
+  if (auto S_ = Drv.check((call), (what)))                                                         \
+  return *S_
 
 namespace measure {
 
@@ -54,7 +54,7 @@ Session::~Session() {
   }
 }
 
-Status Session::open(int Ordinal, uint32_t Sms, DeviceInfo &Info) {
+MaybeError Session::open(int Ordinal, uint32_t Sms, DeviceInfo &Info) {
   PTXCAST_CU_TRY(Api.cuDeviceGet(&Device, Ordinal), "cuDeviceGet");
   PTXCAST_CU_TRY(Api.cuDevicePrimaryCtxRetain(&Context, Device), "cuDevicePrimaryCtxRetain");
   PrimaryRetained = true;
@@ -86,11 +86,11 @@ Status Session::open(int Ordinal, uint32_t Sms, DeviceInfo &Info) {
   if (Sms > 0)
     return openGreenContext(Device, Sms, Info);
   PTXCAST_CU_TRY(Api.cuStreamCreate(&Stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
-  return Ok{};
+  return std::nullopt;
 }
 
 // Green context of Sms SMs: resource query, split, descriptor, context, stream (CUDA 12.4+).
-Status Session::openGreenContext(CUdevice Dev, uint32_t Sms, DeviceInfo &Info) {
+MaybeError Session::openGreenContext(CUdevice Dev, uint32_t Sms, DeviceInfo &Info) {
 #if CUDA_VERSION >= 12040
   if (!Api.cuDeviceGetDevResource || !Api.cuDevSmResourceSplitByCount ||
       !Api.cuDevResourceGenerateDesc || !Api.cuGreenCtxCreate || !Api.cuCtxFromGreenCtx ||
@@ -128,7 +128,7 @@ Status Session::openGreenContext(CUdevice Dev, uint32_t Sms, DeviceInfo &Info) {
   PTXCAST_CU_TRY(Api.cuCtxSetCurrent(Context), "cuCtxSetCurrent (green context)");
   PTXCAST_CU_TRY(Api.cuGreenCtxStreamCreate(&Stream, Green, CU_STREAM_NON_BLOCKING, 0),
                  "cuGreenCtxStreamCreate");
-  return Ok{};
+  return std::nullopt;
 #else
   (void)Dev;
   (void)Info;
@@ -137,7 +137,7 @@ Status Session::openGreenContext(CUdevice Dev, uint32_t Sms, DeviceInfo &Info) {
 #endif
 }
 
-Status Session::loadOne(const std::string &File, const std::string &Text) {
+MaybeError Session::loadOne(const std::string &File, const std::string &Text) {
   std::string InfoLog(1 << 16, '\0'), ErrorLog(1 << 16, '\0');
   CUjit_option Options[] = {CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES,
                             CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
@@ -161,20 +161,20 @@ Status Session::loadOne(const std::string &File, const std::string &Text) {
     Modules.push_back(M);
     ModuleFiles.push_back(File);
   }
-  return Ok{};
+  return std::nullopt;
 }
 
-Status Session::loadPtx(const std::vector<std::string> &Files) {
+MaybeError Session::loadPtx(const std::vector<std::string> &Files) {
   for (const std::string &File : Files) {
     std::ifstream In(File, std::ios::binary);
     if (!In)
       return Error(File, 0, 0, "cannot read the PTX file");
     std::stringstream Ss;
     Ss << In.rdbuf();
-    if (auto S = loadOne(File, Ss.str()); !S)
+    if (auto S = loadOne(File, Ss.str()))
       return S;
   }
-  return Ok{};
+  return std::nullopt;
 }
 
 Expected<CUfunction> Session::findKernel(const std::string &Name) const {
@@ -204,17 +204,17 @@ KernelFacts Session::kernelFacts(CUfunction F) const {
   return K;
 }
 
-Status Session::allocate(const Manifest &M) {
+MaybeError Session::allocate(const Manifest &M) {
   for (const Buffer &B : M.buffers) {
     CUdeviceptr P = 0;
     PTXCAST_CU_TRY(Api.cuMemAlloc(&P, B.bytes),
                    "cuMemAlloc of buffer '" + B.name + "' (" + std::to_string(B.bytes) + " bytes)");
     Buffers.push_back(P);
   }
-  return Ok{};
+  return std::nullopt;
 }
 
-Status Session::upload(const Manifest &M, const std::vector<std::vector<uint8_t>> &Bytes) {
+MaybeError Session::upload(const Manifest &M, const std::vector<std::vector<uint8_t>> &Bytes) {
   for (size_t I = 0; I < Bytes.size(); ++I) {
     if (Bytes[I].empty()) {
       PTXCAST_CU_TRY(Api.cuMemsetD8Async(Buffers[I], 0, M.buffers[I].bytes, Stream),
@@ -225,7 +225,7 @@ Status Session::upload(const Manifest &M, const std::vector<std::vector<uint8_t>
     }
   }
   PTXCAST_CU_TRY(Api.cuCtxSynchronize(), "cuCtxSynchronize after the upload");
-  return Ok{};
+  return std::nullopt;
 }
 
 Expected<std::vector<uint8_t>> Session::download(size_t I, uint64_t Bytes) const {
@@ -235,7 +235,7 @@ Expected<std::vector<uint8_t>> Session::download(size_t I, uint64_t Bytes) const
   return Out;
 }
 
-Status Session::flushL2() {
+MaybeError Session::flushL2() {
   if (!FlushBuffer) {
     FlushBytes = std::max<uint64_t>(2 * L2Bytes, uint64_t(8) << 20);
     PTXCAST_CU_TRY(Api.cuMemAlloc(&FlushBuffer, FlushBytes), "cuMemAlloc of the L2 flush buffer");
@@ -243,11 +243,11 @@ Status Session::flushL2() {
   // A different byte each time, so no layer of the memory system can skip the writes.
   PTXCAST_CU_TRY(Api.cuMemsetD8Async(FlushBuffer, ++FlushValue, FlushBytes, Stream),
                  "cuMemsetD8Async (L2 flush)");
-  return Ok{};
+  return std::nullopt;
 }
 
-Status Session::prepareHold() {
-  if (auto S = loadOne(HoldKernelName, holdKernelPtx()); !S)
+MaybeError Session::prepareHold() {
+  if (auto S = loadOne(HoldKernelName, holdKernelPtx()))
     return S;
   PTXCAST_CU_TRY(Api.cuModuleGetFunction(&HoldFunction, HoldModule, HoldKernelName),
                  "cuModuleGetFunction(ptxcast_hold)");
@@ -256,12 +256,12 @@ Status Session::prepareHold() {
   HoldFlag = static_cast<volatile uint32_t *>(Host);
   PTXCAST_CU_TRY(Api.cuMemHostGetDevicePointer(&HoldFlagDevice, Host, 0),
                  "cuMemHostGetDevicePointer");
-  return Ok{};
+  return std::nullopt;
 }
 
-Status Session::hold() {
+MaybeError Session::hold() {
   if (!HoldFunction)
-    if (auto S = prepareHold(); !S)
+    if (auto S = prepareHold())
       return S;
   HoldFlag[0] = 0;
   HoldFlag[1] = 0;
@@ -271,7 +271,7 @@ Status Session::hold() {
   void *Params[] = {&FlagArg, &TimeoutArg};
   PTXCAST_CU_TRY(Api.cuLaunchKernel(HoldFunction, 1, 1, 1, 1, 1, 1, 0, Stream, Params, nullptr),
                  "cuLaunchKernel(ptxcast_hold)");
-  return Ok{};
+  return std::nullopt;
 }
 
 void Session::release() {

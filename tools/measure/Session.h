@@ -21,11 +21,11 @@ public:
 
   /// Makes a context current on device Ordinal (the primary context, or with Sms > 0 a green
   /// context restricted to Sms SMs), creates the stream and fills Info. Changes no device setting.
-  Status open(int Ordinal, uint32_t Sms, DeviceInfo &Info);
+  MaybeError open(int Ordinal, uint32_t Sms, DeviceInfo &Info);
 
   /// Loads each PTX file with cuModuleLoadDataEx; on failure the JIT's error and info logs are
   /// part of the message.
-  Status loadPtx(const std::vector<std::string> &Files);
+  MaybeError loadPtx(const std::vector<std::string> &Files);
 
   /// The kernel Name from the first module that has it.
   Expected<CUfunction> findKernel(const std::string &Name) const;
@@ -34,10 +34,10 @@ public:
   KernelFacts kernelFacts(CUfunction F) const;
 
   /// Allocates one device buffer per manifest buffer.
-  Status allocate(const Manifest &M);
+  MaybeError allocate(const Manifest &M);
   /// Copies Bytes[i] into buffer i of M (sizes must match the manifest); an empty Bytes[i]
   /// clears buffer i to zeros on the device instead.
-  Status upload(const Manifest &M, const std::vector<std::vector<uint8_t>> &Bytes);
+  MaybeError upload(const Manifest &M, const std::vector<std::vector<uint8_t>> &Bytes);
   /// Copies buffer I back to the host.
   Expected<std::vector<uint8_t>> download(size_t I, uint64_t Bytes) const;
   CUdeviceptr address(size_t I) const { return Buffers[I]; }
@@ -46,21 +46,23 @@ public:
 
   /// Queues an overwrite of a scratch buffer of max(2 x L2 size, 8 MiB) bytes (allocated on
   /// first use), evicting the timed kernels' data from L2.
-  Status flushL2();
+  MaybeError flushL2();
 
   /// Queues the hold kernel on the stream (loads it on first use).
-  Status hold();
+  MaybeError hold();
   /// Lets a queued hold kernel finish.
   void release();
   /// True if the last hold kernel gave up waiting (read after synchronizing the stream).
   bool lastHoldTimedOut() const;
 
-  Status synchronize() const { return Drv.check(Api.cuStreamSynchronize(Stream), "synchronize"); }
+  MaybeError synchronize() const {
+    return Drv.check(Api.cuStreamSynchronize(Stream), "synchronize");
+  }
 
 private:
-  Status openGreenContext(CUdevice Dev, uint32_t Sms, DeviceInfo &Info);
-  Status loadOne(const std::string &File, const std::string &Text);
-  Status prepareHold();
+  MaybeError openGreenContext(CUdevice Dev, uint32_t Sms, DeviceInfo &Info);
+  MaybeError loadOne(const std::string &File, const std::string &Text);
+  MaybeError prepareHold();
 
   const Driver &Drv;
   const DriverApi &Api;

@@ -1,7 +1,6 @@
 // ptxcast-measure: times a launch manifest's kernels on a real NVIDIA GPU (CUDA driver API).
 #include "Csv.h"
 #include "Driver.h"
-#include "Fill.h"
 #include "Manifest.h"
 #include "Options.h"
 #include "Report.h"
@@ -19,7 +18,7 @@ int fail(const measure::Error &E) {
 
 int run(const measure::Options &O) {
   using namespace measure;
-  auto M = loadManifest(O.manifest);
+  auto M = loadManifest(O.manifest, ManifestOptions{O.allowOutsidePaths});
   if (!M)
     return fail(M.error());
   for (const std::string &W : M->warnings)
@@ -40,16 +39,16 @@ int run(const measure::Options &O) {
   auto D = Driver::load(O.driverLib);
   if (!D)
     return fail(D.error());
-  if (auto S = (*D)->initDevice(O.device); !S)
-    return fail(S.error());
+  if (auto S = (*D)->initDevice(O.device))
+    return fail(*S);
   RunSettings Set{O.device, O.sms, O.repeat, O.warmup, O.hold, O.flushL2};
   auto R = runMeasurement(**D, *M, Initial, Set);
   if (!R)
     return fail(R.error());
   for (const std::string &N : R->notes)
     std::cerr << "ptxcast-measure: note: " << N << "\n";
-  if (auto W = writeFileAtomic(O.output, buildTable(*M, *R).render()); !W)
-    return fail(W.error());
+  if (auto W = writeFileAtomic(O.output, buildTable(*M, *R).render()))
+    return fail(*W);
   std::fprintf(stderr,
                "ptxcast-measure: %zu launches on %s (%d SMs): workload median %.4f ms, graph "
                "median %.4f ms -> %s\n",

@@ -1,12 +1,14 @@
 // Each ptxcast subcommand registers itself on the root CLI::App through one of these.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
 namespace CLI {
 class App;
-}
+class Validator;
+} // namespace CLI
 
 namespace ptxcast {
 void addInspectCommand(CLI::App &App);
@@ -29,6 +31,16 @@ inline std::vector<std::string> lowerMathChoices() {
   return {"auto", "simt", "tf32", "f16", "bf16", "int8"};
 }
 inline std::vector<std::string> kernelSetChoices() { return {"library", "specialised"}; }
+
+/// Adds --runtime and --math (pipeline::predictSettings reads them) to a command.
+void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, std::string &Host);
+
+/// An integer option's check: an integer from Lo to Hi ("'abc' is not an integer", and
+/// CLI::Range's words out of range).
+CLI::Validator integerIn(int64_t Lo, int64_t Hi);
+
+/// Adds --dtype: f32 or f16, also spelt fp32, float, float32 and fp16, half, float16.
+void addDtypeOption(CLI::App &Cmd, std::string &Dtype);
 
 /// Parses and runs `Argv` (Argv[0] is the program name) with every subcommand registered:
 /// 0 on success, else the exit status; help goes to stdout, errors to stderr.

@@ -1,216 +1,134 @@
-// `ptxcast compare --models A,B,... --gpus X,Y,... [--batch N,...] [--budget-ms T]
-// [--plot FILE.png|FILE.svg] [--format table|json|csv]`: the prediction matrix of models x GPUs x
-// batch sizes, which pairs meet a time budget, images/s per watt of catalog TDP, and a heat-map
-// plot. Each model and batch is analysed once (analysis does not depend on the GPU).
+// `ptxcast compare --models A,B,... --gpus X,Y,... [--batch N,... | --max-batch] [--budget-ms T]
+// [--target-ips N] [--plot FILE.png|FILE.svg] [--format table|json|csv]`: the prediction matrix
+// of models x GPUs x batch sizes, device memory, which pairs meet a time budget and an images/s
+// target, the largest batch that does, images/s per watt of catalog TDP, and a heat-map plot.
+// Each model and batch is analysed once (analysis does not depend on the GPU).
 #include "Commands.h"
-#include "Documents.h"
-#include "GpuOption.h"
-#include "NetworkAnalysis.h"
-#include "Prediction.h"
-#include "SvgChart.h"
 
-#include "corpus/Zoo.h"
+#include "pipeline/Documents.h"
+#include "pipeline/HeatMap.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
 
-#include <cmath>
 #include <memory>
+#include <unistd.h>
 
 namespace ptxcast {
 namespace {
 
-using OJson = nlohmann::ordered_json;
+using pipeline::CompareCell;
+using pipeline::CompareResult;
+using pipeline::GpuPrediction;
 
-struct Cell {
-  std::string input;
-  GpuPrediction prediction;
+/// The flags of `ptxcast compare`: the engine's request and how to print.
+struct CompareFlags {
+  pipeline::CompareRequest request;
+  std::string plot;
+  std::string plotValue; ///< empty: time, or images/s with --target-ips or --max-batch
+  std::string format = "table";
 };
-
-bool meets(const CompareOptions &O, const GpuPrediction &G) {
-  return O.budgetMs > 0 && G.timeMs <= O.budgetMs;
-}
-
-/// Expands "all" and checks every name before any analysis runs.
-support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareOptions &O,
-                                                          const hardware::GpuCatalog &Catalog) {
-  if (O.models.size() == 1 && O.models[0] == "all") {
-    O.models.clear();
-    for (const corpus::ZooModel &M : corpus::zooModels())
-      O.models.push_back(M.name);
-  }
-  for (size_t I = 0; I < O.models.size(); ++I)
-    if (!isOnnxPath(O.models[I]) && (I >= O.modelBytes.size() || O.modelBytes[I].empty()))
-      if (auto N = corpus::buildZooModel(O.models[I]); !N)
-        return N.error();
-  if (O.gpus.size() == 1 && O.gpus[0] == "all")
-    O.gpus = Catalog.names();
-  O.gpus.insert(O.gpus.end(), O.gpuSpecs.begin(), O.gpuSpecs.end());
-  std::vector<hardware::GpuSpec> Gpus;
-  for (const std::string &Name : O.gpus) {
-    auto G = resolveGpu(Name, Catalog);
-    if (!G)
-      return G.error();
-    Gpus.push_back(*G);
-  }
-  return Gpus;
-}
-
-support::Expected<std::vector<Cell>> predictAll(const CompareOptions &O,
-                                                const learners::Predictor &P,
-                                                const std::vector<hardware::GpuSpec> &Gpus,
-                                                const hardware::GpuCatalog &Catalog) {
-  std::vector<Cell> Cells;
-  corpus::KernelCache Cache; // models share layer shapes (EfficientNet-B0..B7 at one batch)
-  const size_t Total = O.models.size() * O.batches.size();
-  size_t Done = 0;
-  for (size_t I = 0; I < O.models.size(); ++I)
-    for (int64_t Batch : O.batches) {
-      const std::string &Model = O.models[I];
-      NetworkRequest R;
-      R.input = Model;
-      R.batch = Batch;
-      R.imageSize = O.imageSize;
-      R.dtype = O.dtype;
-      R.threads = O.threads;
-      R.cache = &Cache;
-      if (I < O.modelBytes.size())
-        R.onnxBytes = O.modelBytes[I];
-      if (O.progress)
-        R.progress = [](size_t, size_t) {}; // the caller reports per network instead
-      auto N = analyseNetwork(R);
-      if (!N)
-        return N.error();
-      auto G = predictOnGpus(*N, P, Gpus, O.settings, Catalog);
-      if (!G)
-        return G.error();
-      for (GpuPrediction &X : *G)
-        Cells.push_back({Model, std::move(X)});
-      if (O.progress)
-        O.progress(++Done, Total);
-    }
-  return Cells;
-}
 
 std::string bandText(const GpuPrediction &G) {
   return G.intervalMs ? fmt::format("{:.4g}..{:.4g}", G.intervalMs->first, G.intervalMs->second)
                       : "-";
 }
 
-void printTable(const CompareOptions &O, const learners::Predictor &P,
-                const std::vector<Cell> &Cells) {
-  fmt::print("{}\n{} runtime, {} networks\n\n", predictorSummary(P),
-             runtimeName(O.settings.runtime), O.dtype);
-  fmt::print("{:<20} {:>6} {:<18} {:>11} {:>19} {:>11} {:>10}{}\n", "model", "batch", "gpu",
-             "ms/batch", "band ms", "images/s", "img/s/W", O.budgetMs > 0 ? "  budget" : "");
-  size_t Meeting = 0, Warned = 0;
-  for (const Cell &C : Cells) {
-    const GpuPrediction &G = C.prediction;
-    fmt::print("{:<20} {:>6} {:<18} {:>11.4g} {:>19} {:>11.4g} {:>10.3g}{}\n", C.input, G.batch,
-               G.gpu.name, G.timeMs, bandText(G), G.imagesPerSecond(), G.imagesPerSecondPerWatt(),
-               O.budgetMs > 0 ? (meets(O, G) ? "  meets" : "  over") : "");
-    Meeting += meets(O, G);
-    Warned += !G.warnings.empty();
-  }
-  if (O.budgetMs > 0)
-    fmt::print("\n{} of {} model/GPU pairs meet the budget of {:g} ms per batch\n", Meeting,
-               Cells.size(), O.budgetMs);
-  if (Warned)
-    fmt::print("{} of {} predictions carry outside-the-training-data warnings (see --format "
-               "json or `ptxcast predict`)\n",
-               Warned, Cells.size());
+/// The targets column: "meets", or the first target missed.
+std::string targetsText(const CompareResult &M, const GpuPrediction &G) {
+  if (M.meets(G))
+    return "meets";
+  if (!G.memory.fits())
+    return "no fit";
+  return M.request.budgetMs > 0 && !M.withinBudget(G) ? "> budget" : "< target";
 }
 
-void printCsv(const std::vector<Cell> &Cells, const CompareOptions &O) {
-  fmt::print("model,batch,gpu,time_ms,low_ms,high_ms,images_per_s,images_per_s_per_w,"
-             "meets_budget,warnings\n");
-  for (const Cell &C : Cells) {
+/// "within 33.3 ms per batch, at least 30 images/s, in memory".
+std::string targetsSummary(const pipeline::CompareRequest &O) {
+  std::string S;
+  if (O.budgetMs > 0)
+    S = fmt::format("within {:g} ms per batch, ", O.budgetMs);
+  if (O.targetIps > 0)
+    S += fmt::format("at least {:g} images/s, ", O.targetIps);
+  return S + "in memory";
+}
+
+std::string batchText(const CompareCell &C) {
+  return C.maxBatch && *C.maxBatch == 0 ? "none" : std::to_string(C.prediction.batch);
+}
+
+void printFooter(const CompareResult &M) {
+  const pipeline::CompareRequest &O = M.request;
+  size_t Meeting = 0, Warned = 0, Floored = 0, Misfits = 0;
+  for (const CompareCell &C : M.cells) {
     const GpuPrediction &G = C.prediction;
-    fmt::print("{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch, G.gpu.name, G.timeMs,
+    Meeting += M.meets(G);
+    Misfits += !G.memory.fits();
+    Warned += G.warnings.size() > size_t(!G.memory.fits());
+    Floored += !G.dominanceFloor.empty();
+  }
+  const size_t N = M.cells.size();
+  if (Floored)
+    fmt::print("\n* {} of {}: the learned efficiency would have put the GPU behind one it matches "
+               "or beats on every figure the skeleton reads; shown is its own bound at that GPU's "
+               "efficiency (dominance_floor in --format csv or json)\n",
+               Floored, N);
+  fmt::print("\n");
+  if (Misfits)
+    fmt::print("! {} of {} do not fit in the GPU's memory (weights, peak activations, workspace "
+               "and the runtime's reserve; docs/predict.md)\n",
+               Misfits, N);
+  if (O.maxBatch)
+    fmt::print("batch: the largest up to {} that fits in memory{}; {} networks analysed to find "
+               "them (doubling, then bisection; docs/predict.md)\n",
+               pipeline::MaxBatch,
+               O.budgetMs > 0 ? fmt::format(" within {:g} ms per batch", O.budgetMs) : "",
+               M.analyses);
+  if (M.hasTargets())
+    fmt::print("{} of {} model/GPU pairs meet the targets ({})\n", Meeting, N, targetsSummary(O));
+  if (Warned)
+    fmt::print("{} of {} predictions carry other warnings: outside the training data, "
+               "host-bound, ... (see --format json or `ptxcast predict`)\n",
+               Warned, N);
+}
+
+void printTable(const CompareResult &M) {
+  const pipeline::CompareRequest &O = M.request;
+  fmt::print("{}\n{} runtime, {} networks\n\n", pipeline::predictorSummary(M.predictor),
+             pipeline::runtimeName(M.settings.runtime), pipeline::dtypeText(O.dtype));
+  fmt::print("{:<20} {:>6} {:<18} {:>11} {:>19} {:>11} {:>10} {:>10}{}\n", "model", "batch",
+             "gpu", "ms/batch", "band ms", "images/s", "img/s/W", "memory",
+             M.hasTargets() ? "  targets" : "");
+  for (const CompareCell &C : M.cells) {
+    const GpuPrediction &G = C.prediction;
+    fmt::print("{:<20} {:>6} {:<18} {:>10.4g}{} {:>19} {:>11.4g} {:>10.3g} {:>10}{}{}\n", C.input,
+               batchText(C), G.gpu.name, G.timeMs, G.dominanceFloor.empty() ? " " : "*",
+               bandText(G), G.imagesPerSecond(), G.imagesPerSecondPerWatt(),
+               pipeline::bytesText(G.memory.totalBytes()), G.memory.fits() ? " " : "!",
+               M.hasTargets() ? "  " + targetsText(M, G) : "");
+  }
+  printFooter(M);
+}
+
+std::string orEmpty(bool Given, bool Value) { return Given ? (Value ? "1" : "0") : ""; }
+
+void printCsv(const CompareResult &M) {
+  const pipeline::CompareRequest &O = M.request;
+  fmt::print("model,batch,gpu,time_ms,low_ms,high_ms,images_per_s,images_per_s_per_w,"
+             "meets_budget,warnings,clock_mhz,dominance_floor,memory_bytes,fits_memory,"
+             "meets_target_ips,meets_targets,max_batch\n");
+  for (const CompareCell &C : M.cells) {
+    const GpuPrediction &G = C.prediction;
+    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch,
+               G.gpu.name, G.timeMs,
                G.intervalMs ? fmt::format("{}", G.intervalMs->first) : "",
                G.intervalMs ? fmt::format("{}", G.intervalMs->second) : "", G.imagesPerSecond(),
-               G.imagesPerSecondPerWatt(), O.budgetMs > 0 ? (meets(O, G) ? "1" : "0") : "",
-               G.warnings.size());
+               G.imagesPerSecondPerWatt(), orEmpty(O.budgetMs > 0, M.withinBudget(G)),
+               G.warnings.size(), G.clock.mhz, G.dominanceFloor, G.memory.totalBytes(),
+               G.memory.fits() ? 1 : 0, orEmpty(O.targetIps > 0, M.reachesTarget(G)),
+               orEmpty(M.hasTargets(), M.meets(G)),
+               C.maxBatch ? std::to_string(*C.maxBatch) : "");
   }
-}
-
-OJson resultsJson(const CompareOptions &O, const learners::Predictor &P,
-                  const std::vector<Cell> &Cells) {
-  OJson Rows = OJson::array();
-  for (const Cell &C : Cells) {
-    const GpuPrediction &G = C.prediction;
-    OJson Band = G.intervalMs ? OJson{G.intervalMs->first, G.intervalMs->second} : OJson(nullptr);
-    Rows.push_back({{"model", C.input},
-                    {"batch", G.batch},
-                    {"gpu", G.gpu.name},
-                    {"math", hardware::mathModeName(G.math)},
-                    {"launches", G.launches},
-                    {"time_ms", G.timeMs},
-                    {"bound_ms", G.boundMs},
-                    {"launch_latency_ms", G.launchLatencyMs},
-                    {"interval_ms", Band},
-                    {"images_per_s", G.imagesPerSecond()},
-                    {"tdp_w", G.gpu.tdpW},
-                    {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
-                    {"meets_budget", O.budgetMs > 0 ? OJson(meets(O, G)) : OJson(nullptr)},
-                    {"warnings", G.warnings}});
-  }
-  return {{"model", predictorJson(P)},
-          {"runtime", runtimeName(O.settings.runtime)},
-          {"dtype", O.dtype},
-          {"budget_ms", O.budgetMs > 0 ? OJson(O.budgetMs) : OJson(nullptr)},
-          {"results", Rows}};
-}
-
-HeatMap heatMap(const CompareOptions &O, const learners::Predictor &P,
-                const std::vector<Cell> &Cells) {
-  HeatMap H;
-  H.title = "Predicted time per batch (ms)";
-  H.subtitle = fmt::format("model {}: {}", P.info().name, P.model().predicts());
-  H.unit = "ms";
-  if (O.budgetMs > 0)
-    H.budget = O.budgetMs;
-  size_t NumGpus = O.gpus.size();
-  for (size_t I = 0; I < NumGpus && I < Cells.size(); ++I)
-    H.columns.push_back(Cells[I].prediction.gpu.name);
-  for (size_t Row = 0; Row * NumGpus < Cells.size(); ++Row) {
-    const Cell &First = Cells[Row * NumGpus];
-    H.rows.push_back(O.batches.size() > 1
-                         ? fmt::format("{} (batch {})", First.input, First.prediction.batch)
-                         : First.input);
-    std::vector<double> Values;
-    for (size_t C = 0; C < NumGpus; ++C)
-      Values.push_back(Cells[Row * NumGpus + C].prediction.timeMs);
-    H.values.push_back(std::move(Values));
-  }
-  return H;
-}
-
-/// The bundle and every cell, with O's names expanded ("all") and settings parsed.
-struct Matrix {
-  learners::Predictor predictor;
-  std::vector<Cell> cells;
-};
-
-support::Expected<Matrix> predictMatrix(CompareOptions &O) {
-  auto Catalog = hardware::GpuCatalog::builtin();
-  if (!Catalog)
-    return Catalog.error();
-  auto Gpus = resolve(O, *Catalog);
-  if (!Gpus)
-    return Gpus.error();
-  auto Settings = predictSettings(O.runtime, O.math);
-  if (!Settings)
-    return Settings.error();
-  O.settings = *Settings;
-  O.settings.breakdown = false; // a cell shows the network's total only
-  auto P = choosePredictor(O.model);
-  if (!P)
-    return P.error();
-  auto Cells = predictAll(O, *P, *Gpus, *Catalog);
-  if (!Cells)
-    return Cells.error();
-  return Matrix{std::move(*P), std::move(*Cells)};
 }
 
 int fail(const support::Error &E) {
@@ -218,66 +136,98 @@ int fail(const support::Error &E) {
   return 1;
 }
 
-int runCompare(CompareOptions O) {
-  auto M = predictMatrix(O);
+/// The progress line on stderr while it is a terminal: which network is being analysed, how
+/// many are done; cleared at the end, before the table.
+void reportProgress(size_t Done, size_t Total, const std::string &Model, int64_t Batch) {
+  if (Model.empty()) {
+    fmt::print(stderr, "\r\033[K");
+    return;
+  }
+  if (Total > 0)
+    fmt::print(stderr, "\r\033[Kanalysing {} at batch {} (network {} of {})", Model, Batch,
+               Done + 1, Total);
+  else
+    fmt::print(stderr, "\r\033[Kanalysing {} at batch {} (analysis {} of the max-batch search)",
+               Model, Batch, Done + 1);
+}
+
+int runCompare(CompareFlags &O) {
+  // Everything the output needs is checked before the analyses: the plot's file and value.
+  if (O.plotValue.empty())
+    O.plotValue = O.request.targetIps > 0 || O.request.maxBatch ? "images-per-s" : "time";
+  auto Value = pipeline::parsePlotValue(O.plotValue);
+  if (!Value)
+    return fail(Value.error());
+  if (!O.plot.empty())
+    if (auto E = pipeline::checkPlotPath(O.plot))
+      return fail(*E);
+  if (isatty(STDERR_FILENO))
+    O.request.progress = reportProgress;
+  auto M = pipeline::compareNetworks(O.request);
   if (!M)
     return fail(M.error());
   if (O.format == "json")
-    fmt::print("{}\n", resultsJson(O, M->predictor, M->cells).dump(2));
+    fmt::print("{}\n", pipeline::compareJson(*M).dump(2));
   else if (O.format == "csv")
-    printCsv(M->cells, O);
+    printCsv(*M);
   else
-    printTable(O, M->predictor, M->cells);
+    printTable(*M);
   if (!O.plot.empty())
-    if (auto E = writePlot(heatMapSvg(heatMap(O, M->predictor, M->cells)), O.plot))
+    if (auto E = pipeline::writePlot(
+            pipeline::heatMapSvg(pipeline::compareHeatMap(pipeline::compareJson(*M), *Value)),
+            O.plot))
       return fail(*E);
   return 0;
 }
 
 } // namespace
 
-support::Expected<OJson> compareDocument(CompareOptions O) {
-  auto M = predictMatrix(O);
-  if (!M)
-    return M.error();
-  return resultsJson(O, M->predictor, M->cells);
-}
-
 void addCompareCommand(CLI::App &App) {
-  auto O = std::make_shared<CompareOptions>();
+  auto O = std::make_shared<CompareFlags>();
+  pipeline::CompareRequest &R = O->request; // the fields CLI11 fills
   CLI::App *Cmd = App.add_subcommand(
-      "compare", "predict every model on every GPU (and batch size): the matrix, a time budget, "
+      "compare", "predict every model on every GPU (and batch size): the matrix, device memory, "
+                 "a time budget and an images/s target, the largest batch that meets them, "
                  "images/s per watt, and a heat-map plot (docs/predict.md)");
-  Cmd->add_option("--models", O->models, "zoo models or FILE.onnx, comma separated, or all")
+  Cmd->add_option("--models", R.models, "zoo models or FILE.onnx, comma separated, or all")
       ->delimiter(',')
       ->required();
   CLI::Option_group *Gpus = Cmd->add_option_group("gpus", "the GPUs to predict for");
-  Gpus->add_option("--gpus", O->gpus,
+  Gpus->add_option("--gpus", R.gpus,
                    "catalog GPU names or GPU spec FILE.json, comma separated, or all")
       ->delimiter(',');
-  Gpus->add_option("--gpu-spec", O->gpuSpecs, "GPUs described in FILE.json (docs/gpu-catalog.md)")
+  Gpus->add_option("--gpu-spec", R.gpuSpecs, "GPUs described in FILE.json (docs/gpu-catalog.md)")
       ->check(CLI::ExistingFile);
   Gpus->require_option();
-  Cmd->add_option("--batch", O->batches, "batch sizes, comma separated (1..4096)")
-      ->delimiter(',')
-      ->check(CLI::Range(int64_t(1), int64_t(4096)))
-      ->capture_default_str();
-  Cmd->add_option("--budget-ms", O->budgetMs, "time budget per batch in ms")
+  CLI::Option *Batch =
+      Cmd->add_option("--batch", R.batches, "batch sizes, comma separated (1..4096)")
+          ->delimiter(',')
+          ->check(integerIn(1, pipeline::MaxBatch))
+          ->capture_default_str();
+  Cmd->add_flag("--max-batch", R.maxBatch,
+                "per model and GPU, the largest batch (1..4096) that fits in memory and meets "
+                "--budget-ms and --target-ips (about 2 log2(batch) analyses per model)")
+      ->excludes(Batch);
+  Cmd->add_option("--budget-ms", R.budgetMs, "time budget per batch in ms")
+      ->check(CLI::PositiveNumber);
+  Cmd->add_option("--target-ips", R.targetIps, "images per second to reach")
       ->check(CLI::PositiveNumber);
   Cmd->add_option("--plot", O->plot, "write a heat map of the matrix to FILE.svg or FILE.png");
+  Cmd->add_option("--plot-value", O->plotValue,
+                  "what the heat map shows: time, images-per-s or images-per-s-per-w (default: "
+                  "time; images-per-s with --target-ips or --max-batch)")
+      ->check(CLI::IsMember({"time", "images-per-s", "images-per-s-per-w"}));
   Cmd->add_option("--format", O->format, "output format")
       ->check(CLI::IsMember({"table", "json", "csv"}))
       ->capture_default_str();
-  Cmd->add_option("--image-size", O->imageSize,
+  Cmd->add_option("--image-size", R.imageSize,
                   "input height = width, 16..1024 (default: each model's own)")
       ->check(CLI::Range(int64_t(16), int64_t(1024)));
-  Cmd->add_option("--dtype", O->dtype, "element type: f32, or f16 (PyTorch autocast / half)")
-      ->check(CLI::IsMember({"f32", "f16"}))
-      ->capture_default_str();
-  addRuntimeOptions(*Cmd, O->runtime, O->math);
-  Cmd->add_option("--model", O->model,
+  addDtypeOption(*Cmd, R.dtype);
+  addRuntimeOptions(*Cmd, R.runtime, R.math, R.host);
+  Cmd->add_option("--model", R.model,
                   "shipped model name or a bundle FILE.json (default: the shipped cross-gpu)");
-  Cmd->add_option("--threads", O->threads, "analysis worker threads (0 = all cores)");
+  Cmd->add_option("--threads", R.threads, "analysis worker threads (0 = all cores)");
   Cmd->callback([O] {
     if (int Status = runCompare(*O); Status != 0)
       throw CLI::RuntimeError(Status);

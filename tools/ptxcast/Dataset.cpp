@@ -2,8 +2,9 @@
 // with ptxcast's analysis of the same workload, one feature row per measurement; `--shard K/N`
 // and `ptxcast dataset merge` split the analyses over machines (docs/datasets.md).
 #include "Commands.h"
-#include "DatasetCommands.h"
-#include "DatasetShard.h"
+
+#include "pipeline/DatasetShard.h"
+#include "pipeline/Datasets.h"
 
 #include <CLI/CLI.hpp>
 
@@ -13,20 +14,20 @@ namespace ptxcast {
 namespace {
 
 /// --shard K/N, checked as the flags are parsed.
-void addShardOption(CLI::App *Cmd, dataset::DatasetOptions &O) {
+void addShardOption(CLI::App *Cmd, pipeline::dataset::DatasetOptions &O) {
   Cmd->add_option("--shard", O.shard,
                   "analyse only slice K of N of the distinct analyses and write them to -o as a "
                   "shard file for `ptxcast dataset merge`")
       ->check(CLI::Validator(
           [](std::string &Text) {
-            auto S = dataset::parseShard(Text);
+            auto S = pipeline::dataset::parseShard(Text);
             return S ? std::string() : S.error().message;
           },
           "K/N"));
 }
 
 /// Flags shared by the sources.
-void addCommonOptions(CLI::App *Cmd, dataset::DatasetOptions &O) {
+void addCommonOptions(CLI::App *Cmd, pipeline::dataset::DatasetOptions &O) {
   Cmd->add_option("inputs", O.inputs, "source CSV files")->required()->check(CLI::ExistingFile);
   Cmd->add_option("-o,--output", O.output, "output CSV (replaced atomically)")->required();
   Cmd->add_option("--threads", O.threads, "worker threads (0 = all cores)")->capture_default_str();
@@ -50,7 +51,7 @@ void addMergeCommand(CLI::App *Dataset) {
   Merge->add_option("-o,--output", *Output, "output CSV (replaced atomically)")->required();
   Merge->add_option("--threads", *Threads, "worker threads (0 = all cores)")->capture_default_str();
   Merge->callback([Shards, Output, Threads] {
-    if (int Status = dataset::runMerge(*Shards, *Output, *Threads); Status != 0)
+    if (int Status = pipeline::dataset::runMerge(*Shards, *Output, *Threads); Status != 0)
       throw CLI::RuntimeError(Status);
   });
 }
@@ -58,7 +59,7 @@ void addMergeCommand(CLI::App *Dataset) {
 } // namespace
 
 void addDatasetCommand(CLI::App &App) {
-  auto O = std::make_shared<dataset::DatasetOptions>();
+  auto O = std::make_shared<pipeline::dataset::DatasetOptions>();
   CLI::App *Cmd = App.add_subcommand(
       "dataset", "join measured latencies with ptxcast's analysis into a learner dataset CSV");
   Cmd->require_subcommand(1);
@@ -68,7 +69,7 @@ void addDatasetCommand(CLI::App &App) {
   addCommonOptions(Neu, *O);
   Neu->add_option("--limit", O->limit, "read only the first N rows of each file (0 = all)");
   Neu->callback([O] {
-    if (int Status = dataset::runNeusight(*O); Status != 0)
+    if (int Status = pipeline::dataset::runNeusight(*O); Status != 0)
       throw CLI::RuntimeError(Status);
   });
 
@@ -82,7 +83,7 @@ void addDatasetCommand(CLI::App &App) {
   Timm->add_option("--limit", O->limit,
                    "take only the first N rows of known models of each file (0 = all)");
   Timm->callback([O] {
-    if (int Status = dataset::runTimm(*O); Status != 0)
+    if (int Status = pipeline::dataset::runTimm(*O); Status != 0)
       throw CLI::RuntimeError(Status);
   });
 
@@ -114,7 +115,7 @@ void addDatasetCommand(CLI::App &App) {
       ->check(CLI::IsMember(kernelSetChoices()))
       ->capture_default_str();
   Kern->callback([O] {
-    if (int Status = dataset::runKernels(*O); Status != 0)
+    if (int Status = pipeline::dataset::runKernels(*O); Status != 0)
       throw CLI::RuntimeError(Status);
   });
 
@@ -129,7 +130,7 @@ void addDatasetCommand(CLI::App &App) {
   Fw->add_option("--gpu", O->gpu, "catalog GPU (default: the rows' device)");
   Fw->add_option("--limit", O->limit, "take only the first N rows of the mode of each file");
   Fw->callback([O] {
-    if (int Status = dataset::runFrameworks(*O); Status != 0)
+    if (int Status = pipeline::dataset::runFrameworks(*O); Status != 0)
       throw CLI::RuntimeError(Status);
   });
 

@@ -3,62 +3,38 @@
 // limits of its architecture (docs/gpu-catalog.md explains them). Names and spec files select
 // GPUs (a spec file is validated as `--gpu-spec` would read it).
 #include "Commands.h"
-#include "Documents.h"
-#include "GpuOption.h"
+
+#include "pipeline/Documents.h"
+#include "pipeline/GpuSelection.h"
 
 #include "hardware/GpuCatalog.h"
+#include "hardware/Host.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
-#include <cmath>
-#include <cstdint>
 #include <memory>
-#include <set>
 #include <string>
 #include <vector>
 
 namespace ptxcast {
 namespace {
 
-using OJson = nlohmann::ordered_json;
-
 struct GpusOptions {
   std::vector<std::string> gpus;
   std::string format = "table";
+  bool hosts = false;
 };
 
-/// A figure as JSON: whole numbers without a fraction (132, not 132.0).
-OJson number(double V) {
-  return V == std::floor(V) && std::fabs(V) < 1e15 ? OJson(int64_t(V)) : OJson(V);
-}
-
-OJson archJson(const hardware::ArchLimits &A) {
-  OJson J = {{"compute_capability", A.computeCapability}};
-  for (const auto &[Key, Value] : hardware::catalogFields(A))
-    J[Key] = number(Value);
-  J["int32_shares_fp32"] = A.int32SharesFp32;
-  J["source"] = A.source;
-  return J;
-}
-
-OJson gpuJson(const hardware::GpuSpec &G) {
-  OJson J = {{"name", G.name},
-             {"full_name", G.fullName},
-             {"aliases", G.aliases},
-             {"architecture", G.architecture},
-             {"form_factor", G.formFactor},
-             {"memory_type", G.memoryType},
-             {"compute_capability", G.limits.computeCapability}};
-  for (const auto &[Key, Value] : hardware::catalogFields(G))
-    J[Key] = number(Value);
-  OJson Sources = OJson::object();
-  for (const auto &[Keys, Note] : G.sources)
-    Sources[Keys] = Note;
-  J["sources"] = Sources;
-  J["limits"] = archJson(G.limits);
-  return J;
+/// The hosts whose eager launch time --runtime eager charges (`--hosts`).
+void printHosts(const hardware::GpuCatalog &Catalog) {
+  fmt::print("{:<18} {:>7} {:>10}  {}\n", "host", "speed", "us/kernel", "cpu");
+  for (const hardware::HostSpec &H : Catalog.hosts())
+    fmt::print("{:<18} {:>7.3g} {:>10.3g}  {}\n", H.name, H.relativeSpeed,
+               1e3 * hardware::eagerHostMsPerKernel(H), H.cpu);
+  fmt::print("\nspeed: single-thread speed over the x86 server's; us/kernel: eager PyTorch's host "
+             "time per kernel it launches (--runtime eager). Sources: hardware/data/gpus.json, or "
+             "a GPU's `--format json`.\n");
 }
 
 void printTable(const std::vector<hardware::GpuSpec> &Gpus) {
@@ -74,24 +50,9 @@ void printTable(const std::vector<hardware::GpuSpec> &Gpus) {
              Gpus.size());
 }
 
-/// The GPUs of `Names` (no names: the whole catalog).
-support::Expected<std::vector<hardware::GpuSpec>>
-selectGpus(const hardware::GpuCatalog &Catalog, const std::vector<std::string> &Names) {
-  if (Names.empty())
-    return Catalog.gpus();
-  std::vector<hardware::GpuSpec> Gpus;
-  for (const std::string &Name : Names) {
-    auto G = resolveGpu(Name, Catalog);
-    if (!G)
-      return G.error();
-    Gpus.push_back(*G);
-  }
-  return Gpus;
-}
-
 int runGpus(const GpusOptions &O) {
   if (O.format == "json") {
-    auto Doc = gpusDocument(O.gpus);
+    auto Doc = pipeline::gpusDocument(O.gpus);
     if (!Doc) {
       fmt::print(stderr, "{}\n", Doc.error().str());
       return 1;
@@ -104,7 +65,11 @@ int runGpus(const GpusOptions &O) {
     fmt::print(stderr, "{}\n", Catalog.error().str());
     return 1;
   }
-  auto Gpus = selectGpus(*Catalog, O.gpus);
+  if (O.hosts) {
+    printHosts(*Catalog);
+    return 0;
+  }
+  auto Gpus = pipeline::selectGpus(*Catalog, O.gpus);
   if (!Gpus) {
     fmt::print(stderr, "{}\n", Gpus.error().str());
     return 1;
@@ -115,24 +80,6 @@ int runGpus(const GpusOptions &O) {
 
 } // namespace
 
-support::Expected<OJson> gpusDocument(const std::vector<std::string> &Names) {
-  auto Catalog = hardware::GpuCatalog::builtin();
-  if (!Catalog)
-    return Catalog.error();
-  auto Gpus = selectGpus(*Catalog, Names);
-  if (!Gpus)
-    return Gpus.error();
-  OJson List = OJson::array(), Archs = OJson::array();
-  std::set<std::string> Seen;
-  for (const hardware::GpuSpec &G : *Gpus)
-    List.push_back(gpuJson(G));
-  for (const hardware::ArchLimits &A : Catalog->architectures())
-    for (const hardware::GpuSpec &G : *Gpus)
-      if (G.limits.computeCapability == A.computeCapability && Seen.insert(A.computeCapability).second)
-        Archs.push_back(archJson(A));
-  return OJson{{"gpus", List}, {"architectures", Archs}};
-}
-
 void addGpusCommand(CLI::App &App) {
   auto O = std::make_shared<GpusOptions>();
   CLI::App *Cmd = App.add_subcommand(
@@ -142,6 +89,8 @@ void addGpusCommand(CLI::App &App) {
   Cmd->add_option("--format", O->format, "output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
+  Cmd->add_flag("--hosts", O->hosts,
+                "list the hosts (CPUs) whose eager launch time --runtime eager charges");
   Cmd->callback([O] {
     if (int Status = runGpus(*O); Status != 0)
       throw CLI::RuntimeError(Status);

@@ -93,8 +93,8 @@ std::string sideColumn(const std::string &Option, const learners::Dataset &D, co
 
 /// Appends the column "balance_weight": N / (G x rows of the row's group) for the G groups of
 /// the identifier columns `Columns`, so that every group weighs the same in total.
-std::optional<support::Error> appendBalanceWeights(learners::Dataset &D,
-                                                   const std::string &Columns) {
+support::MaybeError appendBalanceWeights(learners::Dataset &D,
+                                         const std::string &Columns) {
   std::vector<size_t> Cols;
   for (size_t Start = 0; Start <= Columns.size();) {
     size_t End = std::min(Columns.find(',', Start), Columns.size());

@@ -3,7 +3,8 @@
 // to PTX kernels plus a launch manifest (DIR/manifest.json, DIR/kernels_*.ptx, DIR/workload.json),
 // written atomically.
 #include "Commands.h"
-#include "NetworkAnalysis.h"
+
+#include "pipeline/NetworkAnalysis.h"
 
 #include "corpus/KernelGen.h"
 #include "corpus/Lower.h"
@@ -30,12 +31,12 @@ struct LowerCommandOptions {
 
 int runLower(const LowerCommandOptions &O) {
   corpus::DType Type = *corpus::parseDType(O.dtype); // CLI11 checked the names
-  NetworkRequest Request;
+  pipeline::NetworkRequest Request;
   Request.input = O.model;
   Request.batch = O.batch;
   Request.imageSize = O.imageSize;
   Request.dtype = O.dtype;
-  support::Expected<corpus::Network> N = buildNetwork(Request);
+  support::Expected<corpus::Network> N = pipeline::buildNetwork(Request);
   if (!N) {
     fmt::print(stderr, "{}\n", N.error().str());
     return 1;
@@ -49,7 +50,7 @@ int runLower(const LowerCommandOptions &O) {
   LO.cache = &Cache;
   auto W = corpus::lower(*N, LO);
   if (!W) {
-    fmt::print(stderr, "{}\n", inInput(W.error(), O.model).str());
+    fmt::print(stderr, "{}\n", pipeline::inInput(W.error(), O.model).str());
     return 1;
   }
   if (auto E = corpus::writeWorkload(*W, O.out)) {

@@ -1,8 +1,10 @@
-// `ptxcast run MANIFEST.json [--format text|json] [--budget N]`: runs a launch manifest exactly on
-// the interpreter, writes the output buffers, and prints the dynamic counts of every launch.
+// `ptxcast run MANIFEST.json [--format text|json] [--budget N] [--allow-outside-paths]`: runs a
+// launch manifest exactly on the interpreter, writes the output buffers, and prints the dynamic
+// counts of every launch. The manifest's paths stay inside its folder unless allowed.
 #include "Commands.h"
-#include "NetworkAnalysis.h"
-#include "ProfileJson.h"
+
+#include "pipeline/NetworkAnalysis.h"
+#include "pipeline/ProfileJson.h"
 
 #include "analyzer/Manifest.h"
 
@@ -22,6 +24,7 @@ struct RunOptions {
   std::string manifest;
   std::string format = "text";
   uint64_t budget = uint64_t(1) << 40;
+  bool allowOutsidePaths = false;
 };
 
 OJson toJson(const analyzer::KernelProfile &P) {
@@ -30,8 +33,8 @@ OJson toJson(const analyzer::KernelProfile &P) {
              {"block", P.block},
              {"shared_bytes", P.sharedBytes},
              {"ctas_run", P.ctasRun}};
-  J.update(profileResources(P));
-  J.update(profileCounters(P));
+  J.update(pipeline::profileResources(P));
+  J.update(pipeline::profileCounters(P));
   return J;
 }
 
@@ -60,14 +63,15 @@ void printText(const analyzer::KernelProfile &P, size_t Index) {
 }
 
 int runRun(const RunOptions &Opts) {
-  support::Expected<analyzer::Manifest> M = analyzer::loadManifest(Opts.manifest);
+  support::Expected<analyzer::Manifest> M =
+      analyzer::loadManifest(Opts.manifest, {.allowOutsidePaths = Opts.allowOutsidePaths});
   if (!M) {
     fmt::print(stderr, "{}\n", M.error().str());
     return 1;
   }
   analyzer::RunSettings S;
   S.maxWarpInstructions = Opts.budget;
-  S.ctaProgress = terminalCtaProgress();
+  S.ctaProgress = pipeline::terminalCtaProgress();
   support::Expected<analyzer::ManifestRun> R = analyzer::runManifest(*M, S);
   if (!R) {
     fmt::print(stderr, "{}\n", R.error().str());
@@ -99,6 +103,9 @@ void addRunCommand(CLI::App &App) {
       ->capture_default_str();
   Cmd->add_option("--budget", Opts->budget, "warp instructions allowed per launch")
       ->capture_default_str();
+  Cmd->add_flag("--allow-outside-paths", Opts->allowOutsidePaths,
+                "accept manifest paths outside the manifest's folder (absolute, or leaving it "
+                "with '..'); refused by default");
   Cmd->callback([Opts] {
     if (int Status = runRun(*Opts); Status != 0)
       throw CLI::RuntimeError(Status);

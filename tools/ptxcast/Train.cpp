@@ -61,8 +61,8 @@ std::vector<std::string> distinctIds(const learners::Dataset &D, const std::stri
 }
 
 /// Every feature of D must be one `ptxcast predict` can compute.
-std::optional<support::Error> checkSchema(const learners::Dataset &D,
-                                          const learners::ModelSpec &Spec) {
+support::MaybeError checkSchema(const learners::Dataset &D,
+                                const learners::ModelSpec &Spec) {
   std::vector<std::string> Schema = hardware::featureNames();
   Schema.insert(Schema.end(), {hardware::BoundColumn, "overhead_ms", Spec.weight});
   for (const std::string &F : D.featureNames)

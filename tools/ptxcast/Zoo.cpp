@@ -2,14 +2,14 @@
 // model zoo with parameters and MACs at each model's own resolution and batch 1, or, given a
 // model name or an ONNX file, its layers one per line.
 #include "Commands.h"
-#include "Documents.h"
+
+#include "pipeline/Documents.h"
 
 #include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
-#include <nlohmann/json.hpp>
 
 #include <memory>
 #include <string>
@@ -29,18 +29,9 @@ bool endsWith(const std::string &S, const std::string &Suffix) {
          S.compare(S.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
 }
 
-nlohmann::ordered_json modelJson(const corpus::Network &N) {
-  const corpus::Shape &In = N.layer(N.inputs().front()).shape;
-  return {{"name", N.name()},
-          {"input", corpus::Shape(In.begin() + 1, In.end())},
-          {"params", N.params()},
-          {"macs", N.macs()},
-          {"layers", N.computeLayerCount()}};
-}
-
 int listZoo(const ZooCommandOptions &O) {
   if (O.format == "json") {
-    auto Doc = zooDocument();
+    auto Doc = pipeline::zooDocument();
     if (!Doc) {
       fmt::print(stderr, "{}\n", Doc.error().str());
       return 1;
@@ -64,15 +55,6 @@ int listZoo(const ZooCommandOptions &O) {
   return 0;
 }
 
-std::string layerDetail(const corpus::Layer &L) {
-  if (auto *A = std::get_if<corpus::ActivationAttrs>(&L.attrs))
-    return std::string(corpus::actKindName(A->kind));
-  if (auto *C = std::get_if<corpus::ConvAttrs>(&L.attrs))
-    return fmt::format("{}x{}/{}{}", C->kernelH, C->kernelW, C->strideH,
-                       C->groups > 1 ? fmt::format(" g{}", C->groups) : "");
-  return "";
-}
-
 int showModel(const ZooCommandOptions &O) {
   support::Expected<corpus::Network> N = corpus::Network();
   if (endsWith(O.model, ".onnx")) {
@@ -88,42 +70,20 @@ int showModel(const ZooCommandOptions &O) {
     return 1;
   }
   if (O.format == "json") {
-    nlohmann::ordered_json Layers = nlohmann::ordered_json::array();
-    for (const corpus::Layer &L : N->layers())
-      Layers.push_back({{"name", L.name},
-                        {"kind", corpus::layerKindName(L.kind)},
-                        {"detail", layerDetail(L)},
-                        {"inputs", L.inputs},
-                        {"shape", L.shape},
-                        {"params", L.params},
-                        {"macs", L.macs}});
-    nlohmann::ordered_json J = modelJson(*N);
-    J["layers"] = Layers;
-    fmt::print("{}\n", J.dump(2));
+    fmt::print("{}\n", pipeline::networkDocument(*N).dump(2));
     return 0;
   }
   fmt::print("{:<28} {:<14} {:<12} {:<20} {:>11} {:>14}\n", "layer", "kind", "detail", "shape",
              "params", "MACs");
   for (const corpus::Layer &L : N->layers())
     fmt::print("{:<28} {:<14} {:<12} {:<20} {:>11} {:>14}\n", L.name, corpus::layerKindName(L.kind),
-               layerDetail(L), corpus::shapeStr(L.shape), L.params, L.macs);
+               pipeline::layerDetail(L), corpus::shapeStr(L.shape), L.params, L.macs);
   fmt::print("total: {} layers, {} params, {} MACs\n", N->computeLayerCount(), N->params(),
              N->macs());
   return 0;
 }
 
 } // namespace
-
-support::Expected<nlohmann::ordered_json> zooDocument() {
-  nlohmann::ordered_json Models = nlohmann::ordered_json::array();
-  for (const corpus::ZooModel &M : corpus::zooModels()) {
-    auto N = corpus::buildZooModel(M.name);
-    if (!N)
-      return N.error();
-    Models.push_back(modelJson(*N));
-  }
-  return nlohmann::ordered_json{{"models", Models}};
-}
 
 void addZooCommand(CLI::App &App) {
   auto Opts = std::make_shared<ZooCommandOptions>();
@@ -135,7 +95,7 @@ void addZooCommand(CLI::App &App) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   Cmd->add_option("--batch", Opts->batch, "batch size (1..4096, with a model)")
-      ->check(CLI::Range(int64_t(1), int64_t(4096)))
+      ->check(integerIn(1, 4096))
       ->capture_default_str();
   Cmd->add_option("--image-size", Opts->imageSize,
                   "input height = width (default: the model's own; an ONNX graph's 4-D input with "

@@ -1,8 +1,11 @@
-// Launch manifests: JSON files naming PTX, buffers and launches (format: docs/manifest.md).
+// Launch manifests: JSON files naming PTX, buffers and launches (format: docs/manifest.md), read
+// by support's manifest reader (support/LaunchManifest.h, shared with ptxcast-measure) into the
+// interpreter's launch description.
 #pragma once
 
 #include "analyzer/Interpreter.h"
 #include "support/Expected.h"
+#include "support/LaunchManifest.h"
 
 #include <cstdint>
 #include <string>
@@ -57,13 +60,20 @@ struct Manifest {
   std::vector<LaunchSpec> launches;
 };
 
-/// Parses manifest text; relative paths are resolved against the directory of `Path`.
-/// Errors read `manifest.json: error: launches[0].grid: expected 3 positive integers`.
-support::Expected<Manifest> parseManifest(std::string_view Text, const std::string &Path);
-support::Expected<Manifest> loadManifest(const std::string &Path);
+/// How a manifest is read: paths stay inside its folder unless allowOutsidePaths.
+using support::manifest::ManifestOptions;
 
-/// Fills `Out` the way a Random init specifies: splitmix64 stream from `seed`, one 64-bit
-/// draw per element (docs/manifest.md gives the exact mapping per dtype).
+/// Parses manifest text; relative paths are resolved against the directory of `Path`, and a path
+/// leaving it is an error unless Options allow it. Errors point at the value:
+/// `m.json:3:27: error: grid must have 1 to 3 elements`.
+support::Expected<Manifest> parseManifest(std::string_view Text, const std::string &Path,
+                                          const ManifestOptions &Options = {});
+support::Expected<Manifest> loadManifest(const std::string &Path,
+                                         const ManifestOptions &Options = {});
+
+/// The bytes of a Random init: support's fill (support/BufferFill.h, ptxcast-measure's too), a
+/// splitmix64 stream from `seed`, one 64-bit draw per element (docs/manifest.md gives the exact
+/// mapping per dtype).
 support::Expected<std::vector<uint8_t>> randomBytes(const BufferInit &Init, uint64_t Bytes);
 
 /// The result of running a whole manifest: one profile per launch, in order.

@@ -77,7 +77,7 @@ public:
 
 private:
   Network Net;
-  std::optional<support::Error> Err;
+  support::MaybeError Err;
 };
 
 } // namespace corpus

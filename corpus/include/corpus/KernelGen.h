@@ -35,8 +35,17 @@ enum class ActivationKind : uint8_t {
   HardSwish,
   Swish,
   Tanh,
-  Gelu ///< PyTorch's default (erf) form: x * 0.5 * (1 + erf(x / sqrt 2))
+  Gelu, ///< PyTorch's default (erf) form: x * 0.5 * (1 + erf(x / sqrt 2))
+  Sqrt  ///< sqrt(x), IEEE round to nearest (sqrt.rn.f32)
 };
+
+/// How a launch's kernel computes its layers: one enumerator per row of corpus/Strategies.def.
+enum class LaunchStrategy : uint8_t {
+#define STRATEGY(Id, Name) Id,
+#include "corpus/Strategies.def"
+};
+/// The strategy's name in launches and manifests ("conv_gemm", "eltwise_add", ...).
+const char *strategyName(LaunchStrategy S);
 
 /// Where a residual tensor is added: before the activation (ResNet) or after it.
 enum class ResidualKind : uint8_t { None, BeforeActivation, AfterActivation };
@@ -336,16 +345,8 @@ struct ShapeArg {
 /// How to launch an emitted kernel: the buffer parameters, then (library kernels) the shape
 /// arguments.
 struct KernelLaunch {
-  std::string kernel; ///< the PTX entry name, stable for a spec (dedup key)
-  /// conv_direct, conv_depthwise, conv_gemm, conv_implicit_gemm, dense_gemm, dense_gemv,
-  /// bmm_gemm, pool_max, pool_avg, global_avg_pool,
-  /// eltwise_{add,mul,scale_channels,activation,batch_norm,div,pow},
-  /// eltwise_{add,mul,div,pow}_scalar, concat, softmax, layernorm; tensor-core kernels:
-  /// conv_gemm_mma, conv_implicit_gemm_mma, dense_gemm_mma, bmm_gemm_mma. Int8 kernels (dtype
-  /// I8) use the same names: conv_gemm_mma, conv_implicit_gemm_mma, dense_gemm_mma (math Int8),
-  /// conv_direct, conv_depthwise, conv_gemv, dense_gemv (dp4a, math Simt), and the reformats
-  /// copy_quantize and copy_dequantize.
-  std::string strategy;
+  std::string kernel;   ///< the PTX entry name, stable for a spec (dedup key)
+  std::string strategy; ///< strategyName() of one LaunchStrategy (corpus/Strategies.def)
   std::array<uint32_t, 3> grid = {1, 1, 1};
   std::array<uint32_t, 3> block = {1, 1, 1};
   uint32_t sharedBytes = 0; ///< dynamic shared memory (always 0: tiles are static)

@@ -41,31 +41,11 @@ int64_t elementCount(const Shape &S);
 constexpr int64_t MaxTensorElements = int64_t(1) << 40;
 constexpr int64_t MaxLayerMacs = int64_t(1) << 60;
 
-/// What a layer computes.
+/// What a layer computes: one enumerator per row of corpus/LayerKinds.def, which says what each
+/// kind is, which ONNX operators import into it, and names its shape rule and lowering.
 enum class LayerKind {
-  Input,         ///< a network input; shape given at creation
-  Conv,          ///< 2-D convolution (grouped, strided, padded, dilated), NCHW
-  Dense,         ///< fully connected layer on the last dimension (Gemm / MatMul)
-  BatchNorm,     ///< per-channel (dim 1) affine normalisation
-  Activation,    ///< elementwise activation (ActKind)
-  Add,           ///< elementwise add with numpy broadcasting
-  Mul,           ///< elementwise multiply with numpy broadcasting
-  MaxPool,       ///< 2-D max pooling
-  AvgPool,       ///< 2-D average pooling
-  GlobalAvgPool, ///< mean over H and W: {N,C,H,W} -> {N,C,1,1}
-  Flatten,       ///< {d0..dk-1, dk..} -> {prod(d0..dk-1), prod(dk..)}
-  Reshape,       ///< reshape with ONNX rules (0 copies a dimension, -1 is inferred)
-  Concat,        ///< concatenation along an axis
-  Softmax,       ///< softmax along an axis
-  Pad,           ///< spatial padding of H and W
-  Identity,      ///< no-op (Dropout at inference, Identity)
-  MatMul,        ///< batched matrix product of two layers: [..., m, n] x [..., n, k]
-  LayerNorm,     ///< normalisation over the last axis with a learned scale and shift
-  Div,           ///< elementwise division with numpy broadcasting
-  Pow,           ///< elementwise power with numpy broadcasting
-  Transpose,     ///< permutation of the dimensions (a copy into the new order)
-  Slice,         ///< a strided window of the input (ONNX Slice; Split is one Slice per output)
-  Upsample,      ///< nearest-neighbour upsampling of H and W by integer factors
+#define LAYER_KIND(Kind, Name, Attrs, Inputs) Kind,
+#include "corpus/LayerKinds.def"
 };
 /// "conv", "dense", ... (lower case).
 std::string_view layerKindName(LayerKind Kind);
@@ -80,6 +60,7 @@ enum class ActKind {
   Swish,       ///< x * sigmoid(x) (a.k.a. SiLU)
   Tanh,        ///< tanh(x)
   Gelu,        ///< x * 0.5 * (1 + erf(x / sqrt 2)) (PyTorch's default GELU)
+  Sqrt,        ///< sqrt(x) (ONNX Sqrt outside a layer norm)
 };
 /// "relu", "clip", "sigmoid", ...
 std::string_view actKindName(ActKind Kind);

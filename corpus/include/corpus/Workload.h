@@ -76,6 +76,6 @@ std::string workloadJson(const Workload &W);
 
 /// Writes DIR/manifest.json, DIR/workload.json and the PTX files atomically: everything goes to a
 /// fresh sibling directory that replaces DIR by rename (an existing DIR is replaced).
-std::optional<support::Error> writeWorkload(const Workload &W, const std::string &Dir);
+support::MaybeError writeWorkload(const Workload &W, const std::string &Dir);
 
 } // namespace corpus

@@ -102,17 +102,17 @@ KernelLaunch buildDirectConv(Module *M, const ConvSpec &S, const std::string &Na
   const uint32_t CinG = S.inChannels / S.groups;
   const uint32_t Bx = directBlock(S);
   std::vector<ParamRole> Roles = convRoles(S.epilogue);
-  KernelLaunch L = makeLaunch(Name, Depthwise ? "conv_depthwise" : "conv_direct", S.dtype,
-                              {ceilDiv(Pixels, Bx), S.outChannels, S.batch}, {Bx, 1, 1}, Roles,
-                              [&](ParamRole R) {
-                                if (R == ParamRole::Input)
-                                  return uint64_t(S.batch) * S.inChannels * S.inHeight * S.inWidth;
-                                if (R == ParamRole::Weight)
-                                  return uint64_t(S.outChannels) * CinG * S.kernelH * S.kernelW;
-                                if (R == ParamRole::Output)
-                                  return Outputs;
-                                return epilogueElements(R, S.outChannels, S.batch, Outputs);
-                              });
+  KernelLaunch L = makeLaunch(
+      Name, Depthwise ? LaunchStrategy::ConvDepthwise : LaunchStrategy::ConvDirect, S.dtype,
+      {ceilDiv(Pixels, Bx), S.outChannels, S.batch}, {Bx, 1, 1}, Roles, [&](ParamRole R) {
+        if (R == ParamRole::Input)
+          return uint64_t(S.batch) * S.inChannels * S.inHeight * S.inWidth;
+        if (R == ParamRole::Weight)
+          return uint64_t(S.outChannels) * CinG * S.kernelH * S.kernelW;
+        if (R == ParamRole::Output)
+          return Outputs;
+        return epilogueElements(R, S.outChannels, S.batch, Outputs);
+      });
   const ShapeDims Dims = directDims(S);
   bindShapes(L, Dims, Set);
   if (!M)

@@ -158,7 +158,7 @@ KernelLaunch buildCopy(Module *M, const CopySpec &S, const std::string &Name, Ke
   const CopyGrid G = copyGrid(S);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
   KernelLaunch L = makeLaunch(
-      Name, "copy_strided", S.dtype, {G.gx, G.gy, G.gz}, {CopyBlock, 1, 1}, Roles,
+      Name, LaunchStrategy::CopyStrided, S.dtype, {G.gx, G.gy, G.gz}, {CopyBlock, 1, 1}, Roles,
       [&](ParamRole R) { return R == ParamRole::Input ? S.inputElements : copyCount(S); });
   const size_t Rank = S.dims.size();
   ShapeDims Dims = {{"inner", G.inner}, {"rows", G.rows}, {"gy", G.gy}, {"offset", S.offset}};

@@ -16,32 +16,33 @@ namespace {
 
 constexpr uint32_t MaxBlock = 256;
 
-const char *opStrategy(ElementwiseOp Op) {
+LaunchStrategy opStrategy(ElementwiseOp Op) {
   switch (Op) {
   case ElementwiseOp::Add:
-    return "eltwise_add";
+    return LaunchStrategy::EltwiseAdd;
   case ElementwiseOp::Mul:
-    return "eltwise_mul";
+    return LaunchStrategy::EltwiseMul;
   case ElementwiseOp::ScaleChannels:
-    return "eltwise_scale_channels";
+    return LaunchStrategy::EltwiseScaleChannels;
   case ElementwiseOp::Activation:
-    return "eltwise_activation";
+    return LaunchStrategy::EltwiseActivation;
   case ElementwiseOp::BatchNorm:
-    return "eltwise_batch_norm";
+    return LaunchStrategy::EltwiseBatchNorm;
   case ElementwiseOp::Div:
-    return "eltwise_div";
+    return LaunchStrategy::EltwiseDiv;
   case ElementwiseOp::Pow:
-    return "eltwise_pow";
+    return LaunchStrategy::EltwisePow;
   case ElementwiseOp::AddScalar:
-    return "eltwise_add_scalar";
+    return LaunchStrategy::EltwiseAddScalar;
   case ElementwiseOp::MulScalar:
-    return "eltwise_mul_scalar";
+    return LaunchStrategy::EltwiseMulScalar;
   case ElementwiseOp::DivScalar:
-    return "eltwise_div_scalar";
+    return LaunchStrategy::EltwiseDivScalar;
   case ElementwiseOp::PowScalar:
-    return "eltwise_pow_scalar";
+    return LaunchStrategy::EltwisePowScalar;
   }
-  return "eltwise";
+  assert(false && "unknown elementwise op");
+  return LaunchStrategy::EltwiseAdd;
 }
 
 /// The op's value for element I (index type) whose first operand is A, before the activation.
@@ -273,7 +274,7 @@ void buildVectorElementwiseBody(KernelBuilder &K, const ElementwiseSpec &S, uint
 } // namespace
 
 std::string libraryName(const ElementwiseSpec &S) {
-  std::string N = opStrategy(S.op);
+  std::string N = strategyName(opStrategy(S.op));
   if (isScalarOp(S.op))
     N += "_s" + scalarName(S.scalar);
   N += "_b" + std::to_string(warpRoundedBlock(elementwiseThreads(S, KernelSet::Library), MaxBlock));
@@ -346,8 +347,8 @@ KernelLaunch buildConcat(Module *M, const ConcatSpec &S, const std::string &Name
   std::vector<ParamRole> Roles(Inputs, ParamRole::Input);
   Roles.push_back(ParamRole::Output);
   const uint32_t Gx = std::min(ceilDiv(Lay.maxUnits, CatBlock), CatMaxBlocksX);
-  KernelLaunch L = makeLaunch(Name, "concat", S.dtype, {Gx, static_cast<uint32_t>(Inputs), 1},
-                              {CatBlock, 1, 1}, {}, {});
+  KernelLaunch L = makeLaunch(Name, LaunchStrategy::Concat, S.dtype,
+                              {Gx, static_cast<uint32_t>(Inputs), 1}, {CatBlock, 1, 1}, {}, {});
   for (uint32_t C : S.channels)
     L.params.push_back({ParamRole::Input, uint64_t(S.batch) * C * S.spatial, S.dtype});
   L.params.push_back({ParamRole::Output, uint64_t(S.batch) * S.totalChannels * S.spatial, S.dtype});

@@ -110,7 +110,7 @@ std::string simtGemmKeys(const GemmShape &G) {
 
 /// The launch of GEMM G (grid from its tile), and with a module its kernel.
 KernelLaunch buildSimtGemm(Module *M, GemmShape G, const std::string &Name, KernelSet Set,
-                           const char *Strategy, DType T, const Epilogue &E,
+                           LaunchStrategy Strategy, DType T, const Epilogue &E,
                            const std::vector<ParamRole> &Roles, bool Wide, uint32_t GridZ,
                            const std::function<uint64_t(ParamRole)> &Count) {
   KernelLaunch L =
@@ -158,16 +158,16 @@ std::string libraryGemmName(const ConvSpec &S, ConvStrategy Resolved) {
 
 KernelLaunch buildConvGemm(Module *M, const ConvSpec &S, const std::string &Name, KernelSet Set) {
   // Out[b][cout][pix] = sum_cin W[cout][cin] * In[b][cin][pix]: A = weights, B = the image.
-  return buildSimtGemm(M, convGemmShape(S), Name, Set, "conv_gemm", S.dtype, S.epilogue,
-                       gemmRoles(S.epilogue), wideIndex(S), S.batch,
+  return buildSimtGemm(M, convGemmShape(S), Name, Set, LaunchStrategy::ConvGemm, S.dtype,
+                       S.epilogue, gemmRoles(S.epilogue), wideIndex(S), S.batch,
                        [&](ParamRole R) { return convParamElements(S, R); });
 }
 
 KernelLaunch buildImplicitGemmConv(Module *M, const ConvSpec &S, const std::string &Name,
                                    KernelSet Set) {
   // Out[b][cout][pix] = sum_k W[cout][k] * im2col(In[b])[k][pix], k = (cin, kh, kw).
-  return buildSimtGemm(M, implicitGemmShape(S), Name, Set, "conv_implicit_gemm", S.dtype,
-                       S.epilogue, gemmRoles(S.epilogue), wideIndex(S), S.batch,
+  return buildSimtGemm(M, implicitGemmShape(S), Name, Set, LaunchStrategy::ConvImplicitGemm,
+                       S.dtype, S.epilogue, gemmRoles(S.epilogue), wideIndex(S), S.batch,
                        [&](ParamRole R) { return convParamElements(S, R); });
 }
 
@@ -175,7 +175,7 @@ KernelLaunch buildDenseGemv(Module *M, const GemmSpec &S, const std::string &Nam
   constexpr uint32_t WarpsPerBlock = 8;
   std::vector<ParamRole> Roles = gemmRoles(S.epilogue);
   KernelLaunch L = makeLaunch(
-      Name, "dense_gemv", S.dtype, {ceilDiv(S.outFeatures, WarpsPerBlock), S.rows, 1},
+      Name, LaunchStrategy::DenseGemv, S.dtype, {ceilDiv(S.outFeatures, WarpsPerBlock), S.rows, 1},
       {32 * WarpsPerBlock, 1, 1}, Roles, [&](ParamRole R) { return denseParamElements(S, R); });
   const ShapeDims Dims = {{"k", S.inFeatures}, {"n", S.outFeatures}};
   bindShapes(L, Dims, Set);
@@ -210,8 +210,8 @@ KernelLaunch buildDenseGemv(Module *M, const GemmSpec &S, const std::string &Nam
 
 KernelLaunch buildDenseGemm(Module *M, const GemmSpec &S, const std::string &Name, KernelSet Set) {
   // Y[r][o] = sum_i X[r][i] * W[o][i]: A = activations, B(k = i, n = o) = W[o][i].
-  return buildSimtGemm(M, denseGemmShape(S), Name, Set, "dense_gemm", S.dtype, S.epilogue,
-                       gemmRoles(S.epilogue), wideIndex(S), 1,
+  return buildSimtGemm(M, denseGemmShape(S), Name, Set, LaunchStrategy::DenseGemm, S.dtype,
+                       S.epilogue, gemmRoles(S.epilogue), wideIndex(S), 1,
                        [&](ParamRole R) { return denseParamElements(S, R); });
 }
 
@@ -220,7 +220,7 @@ KernelLaunch buildBatchMatMul(Module *M, const BatchMatMulSpec &S, const std::st
   // torch.bmm: C[b] (m x k) = A[b] (m x n) x B[b] (n x k), row-major; GEMM M = m, N = k, K = n.
   GemmShape G = bmmGemmShape(S);
   G.BatchPerCta = ceilDiv(S.batch, MaxGridYZ);
-  return buildSimtGemm(M, G, Name, Set, "bmm_gemm", S.dtype, {},
+  return buildSimtGemm(M, G, Name, Set, LaunchStrategy::BmmGemm, S.dtype, {},
                        {ParamRole::Input, ParamRole::Input2, ParamRole::Output}, wideIndex(S),
                        ceilDiv(S.batch, G.BatchPerCta),
                        [&](ParamRole R) { return bmmParamElements(S, R); });

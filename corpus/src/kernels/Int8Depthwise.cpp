@@ -101,7 +101,7 @@ KernelLaunch buildInt8Depthwise(Module *M, const Int8Gemm &G, const std::string 
   assert(G.Conv && G.Groups == G.N && G.NPad == G.CinPad &&
          "a depthwise convolution, multiplier 1");
   const uint64_t Threads = uint64_t(G.M) * (G.CinPad / 4);
-  KernelLaunch L = makeInt8Launch(Name, "conv_depthwise", G, Int8Strategy::Depthwise,
+  KernelLaunch L = makeInt8Launch(Name, LaunchStrategy::ConvDepthwise, G, Int8Strategy::Depthwise,
                                   {ceilDiv(Threads, Block), 1, 1}, {Block, 1, 1});
   return int8Kernel(M, G, L, Set, [&](KernelBuilder &K) {
     IRBuilder<> &B = K.ir();

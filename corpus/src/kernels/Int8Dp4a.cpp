@@ -141,7 +141,7 @@ void gemvBody(KernelBuilder &K, const Int8Gemm &G) {
 uint32_t int8DirectBlock(const Int8Gemm &G) { return warpRoundedBlock(G.M, MaxBlockX); }
 
 KernelLaunch buildInt8Direct(Module *M, const Int8Gemm &G, const std::string &Name, KernelSet Set,
-                             const char *Strategy) {
+                             LaunchStrategy Strategy) {
   const uint32_t Bx = int8DirectBlock(G);
   KernelLaunch L = makeInt8Launch(
       Name, Strategy, G, Int8Strategy::Direct,
@@ -150,7 +150,7 @@ KernelLaunch buildInt8Direct(Module *M, const Int8Gemm &G, const std::string &Na
 }
 
 KernelLaunch buildInt8Gemv(Module *M, const Int8Gemm &G, const std::string &Name, KernelSet Set,
-                           const char *Strategy) {
+                           LaunchStrategy Strategy) {
   assert(!G.Window && "the GEMV reads rows of the input as they are");
   KernelLaunch L =
       makeInt8Launch(Name, Strategy, G, Int8Strategy::Gemv, {ceilDiv(G.N, WarpsPerBlock), G.M, 1},

@@ -98,7 +98,7 @@ uint32_t int8WordsPerTap(const Int8Gemm &G) {
   return G.Conv ? G.K / (G.Conv->kernelH * G.Conv->kernelW) / 4 : G.K / 4;
 }
 
-KernelLaunch makeInt8Launch(const std::string &Name, const char *Strategy, const Int8Gemm &G,
+KernelLaunch makeInt8Launch(const std::string &Name, LaunchStrategy Strategy, const Int8Gemm &G,
                             Int8Strategy St, std::array<uint32_t, 3> Grid,
                             std::array<uint32_t, 3> Block) {
   const uint64_t Images = G.M / G.Pixels;

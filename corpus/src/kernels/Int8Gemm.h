@@ -75,7 +75,7 @@ PixelOrigin pixelOrigin(KernelBuilder &K, const ConvSpec &S, llvm::Value *Row);
 /// reciprocal scale; bias and batch-norm buffers hold n_pad values.
 std::vector<ParamRole> int8Roles(const Epilogue &E);
 /// makeLaunch for an int8 layer: the parameters with their int8 element counts and types.
-KernelLaunch makeInt8Launch(const std::string &Name, const char *Strategy, const Int8Gemm &G,
+KernelLaunch makeInt8Launch(const std::string &Name, LaunchStrategy Strategy, const Int8Gemm &G,
                             Int8Strategy St, std::array<uint32_t, 3> Grid,
                             std::array<uint32_t, 3> Block);
 /// The kernel of launch L (its shapes bound for Set): Body(K) writes its instructions into a
@@ -137,11 +137,11 @@ llvm::Value *packBytes(KernelBuilder &K, llvm::Value *A, llvm::Value *B, llvm::V
 
 /// The int8 kernels (Int8Mma.cpp, Int8Dp4a.cpp, Int8Depthwise.cpp).
 KernelLaunch buildInt8Mma(llvm::Module *M, const Int8Gemm &G, const std::string &Name,
-                          KernelSet Set, const char *Strategy, MmaArch Arch);
+                          KernelSet Set, LaunchStrategy Strategy, MmaArch Arch);
 KernelLaunch buildInt8Direct(llvm::Module *M, const Int8Gemm &G, const std::string &Name,
-                             KernelSet Set, const char *Strategy);
+                             KernelSet Set, LaunchStrategy Strategy);
 KernelLaunch buildInt8Gemv(llvm::Module *M, const Int8Gemm &G, const std::string &Name,
-                           KernelSet Set, const char *Strategy);
+                           KernelSet Set, LaunchStrategy Strategy);
 KernelLaunch buildInt8Depthwise(llvm::Module *M, const Int8Gemm &G, const std::string &Name,
                                 KernelSet Set);
 /// The tile of the int8 tensor-core GEMM (MmaTile: m x n) and the block of the dp4a direct

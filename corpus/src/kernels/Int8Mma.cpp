@@ -314,7 +314,7 @@ MmaTile int8MmaTile(const Int8Gemm &G) {
 }
 
 KernelLaunch buildInt8Mma(Module *M, const Int8Gemm &G, const std::string &Name, KernelSet Set,
-                          const char *Strategy, MmaArch Arch) {
+                          LaunchStrategy Strategy, MmaArch Arch) {
   assert(Arch != MmaArch::Sm70 && G.Groups == 1 && G.CinPad % 16 == 0 &&
          "int8 tensor cores: sm_75 or later, ungrouped, 16-byte channel runs");
   const MmaTile Tile = int8MmaTile(G);

@@ -160,29 +160,30 @@ KernelLaunch buildInt8(llvm::Module *M, const ConvSpec &S, const std::string &Na
   const Int8Gemm G = int8Gemm(S);
   switch (int8Strategy(S)) {
   case Int8Strategy::Mma:
-    return buildInt8Mma(M, G, Name, Set, G.Window ? "conv_implicit_gemm_mma" : "conv_gemm_mma",
+    return buildInt8Mma(M, G, Name, Set, G.Window ? LaunchStrategy::ConvImplicitGemmMma
+                                           : LaunchStrategy::ConvGemmMma,
                         S.mmaArch);
   case Int8Strategy::Depthwise:
     return buildInt8Depthwise(M, G, Name, Set);
   case Int8Strategy::Gemv:
-    return buildInt8Gemv(M, G, Name, Set, "conv_gemv");
+    return buildInt8Gemv(M, G, Name, Set, LaunchStrategy::ConvGemv);
   case Int8Strategy::Direct:
     break;
   }
-  return buildInt8Direct(M, G, Name, Set, "conv_direct");
+  return buildInt8Direct(M, G, Name, Set, LaunchStrategy::ConvDirect);
 }
 
 KernelLaunch buildInt8(llvm::Module *M, const GemmSpec &S, const std::string &Name, KernelSet Set) {
   const Int8Gemm G = int8Gemm(S);
   switch (int8Strategy(S)) {
   case Int8Strategy::Mma:
-    return buildInt8Mma(M, G, Name, Set, "dense_gemm_mma", S.mmaArch);
+    return buildInt8Mma(M, G, Name, Set, LaunchStrategy::DenseGemmMma, S.mmaArch);
   case Int8Strategy::Gemv:
-    return buildInt8Gemv(M, G, Name, Set, "dense_gemv");
+    return buildInt8Gemv(M, G, Name, Set, LaunchStrategy::DenseGemv);
   default:
     break;
   }
-  return buildInt8Direct(M, G, Name, Set, "dense_gemm");
+  return buildInt8Direct(M, G, Name, Set, LaunchStrategy::DenseGemm);
 }
 
 } // namespace kernels

@@ -348,13 +348,13 @@ uint64_t epilogueElements(ParamRole R, uint64_t Channels, uint64_t Batch, uint64
   }
 }
 
-KernelLaunch makeLaunch(const std::string &Name, const char *Strategy, DType T,
+KernelLaunch makeLaunch(const std::string &Name, LaunchStrategy Strategy, DType T,
                         std::array<uint32_t, 3> Grid, std::array<uint32_t, 3> Block,
                         const std::vector<ParamRole> &Roles,
                         const std::function<uint64_t(ParamRole)> &Count) {
   KernelLaunch L;
   L.kernel = Name;
-  L.strategy = Strategy;
+  L.strategy = strategyName(Strategy);
   L.grid = Grid;
   L.block = Block;
   L.dtype = T;

@@ -167,7 +167,7 @@ std::vector<ParamRole> epilogueRoles(const Epilogue &E);
 uint64_t epilogueElements(ParamRole R, uint64_t Channels, uint64_t Batch, uint64_t Outputs);
 
 /// A launch description with `Roles` as parameters, element counts from `Count`.
-KernelLaunch makeLaunch(const std::string &Name, const char *Strategy, DType T,
+KernelLaunch makeLaunch(const std::string &Name, LaunchStrategy Strategy, DType T,
                         std::array<uint32_t, 3> Grid, std::array<uint32_t, 3> Block,
                         const std::vector<ParamRole> &Roles,
                         const std::function<uint64_t(ParamRole)> &Count);

@@ -1,8 +1,17 @@
 // KernelCache: compiled kernels shared by the lowerings of one process, and library kernels kept
-// across processes in a versioned directory (KernelGen.h).
+// across processes in a versioned directory (KernelGen.h). An entry file is
+//   // ptxcast kernel cache: ARCH KERNEL VERSION CHECKSUM
+//   HEADER
+//   // ptxcast kernel cache: body
+//   BODY
+// where CHECKSUM is support::checksumHex of everything after the first line: a truncated,
+// altered or stale entry is compiled again (a note on stderr names it), never used.
 #include "corpus/KernelGen.h"
 
+#include "support/Checksum.h"
+
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -28,29 +37,59 @@ constexpr std::string_view BodyMark = "\n// ptxcast kernel cache: body\n";
 
 bool persistent(const std::string &Kernel) { return Kernel.rfind("lib_", 0) == 0; }
 
-std::string firstLine(const std::string &Arch, const std::string &Kernel) {
-  return "// ptxcast kernel cache: " + Arch + " " + Kernel + "\n";
+/// The first line of an entry: what it is, for which kernel and version, and its checksum.
+std::string firstLine(const std::string &Arch, const std::string &Kernel,
+                      const std::string &Checksum) {
+  return "// ptxcast kernel cache: " + Arch + " " + Kernel + " " + KernelVersion + " " + Checksum +
+         "\n";
 }
 
 fs::path fileOf(const std::string &Dir, const std::string &Arch, const std::string &Kernel) {
   return fs::path(Dir) / Arch / (Kernel + ".ptx");
 }
 
-/// The kernel stored in its file, or null (no file, or not one this cache wrote for the key).
+/// The entry's text after its first line.
+std::string entryContent(const CompiledKernel &K) {
+  return K.header + std::string(BodyMark) + K.body;
+}
+
+/// Why a cache file cannot be used, or "" when it holds the kernel for Arch intact.
+std::string entryProblem(const std::string &S, const std::string &Arch,
+                         const std::string &Kernel) {
+  const size_t Eol = S.find('\n');
+  if (Eol == std::string::npos || S.rfind("// ptxcast kernel cache: ", 0) != 0)
+    return "not a kernel cache entry";
+  const std::string Content = S.substr(Eol + 1);
+  if (S.compare(0, Eol + 1, firstLine(Arch, Kernel, support::checksumHex(Content))) == 0)
+    return Content.find(BodyMark) == std::string::npos ? "no body" : "";
+  const std::string Prefix = firstLine(Arch, Kernel, "");
+  if (S.compare(0, Prefix.size() - 1, Prefix, 0, Prefix.size() - 1) != 0)
+    return "written for another kernel, architecture or kernel version";
+  return "its checksum does not match: truncated or altered";
+}
+
+/// The kernel stored in its file, or null: no file, or one that cannot be used (then a note on
+/// stderr says why; the caller compiles the kernel and rewrites the file).
 std::shared_ptr<const CompiledKernel> readKernel(const std::string &Dir, const std::string &Arch,
                                                  const std::string &Kernel) {
-  std::ifstream In(fileOf(Dir, Arch, Kernel), std::ios::binary);
+  const fs::path Path = fileOf(Dir, Arch, Kernel);
+  std::ifstream In(Path, std::ios::binary);
   if (!In)
     return nullptr;
   std::ostringstream Text;
   Text << In.rdbuf();
-  const std::string S = Text.str(), First = firstLine(Arch, Kernel);
-  const size_t Mark = S.find(BodyMark);
-  if (S.rfind(First, 0) != 0 || Mark == std::string::npos)
+  const std::string S = Text.str();
+  if (std::string Problem = entryProblem(S, Arch, Kernel); !Problem.empty()) {
+    std::fprintf(stderr, "ptxcast: note: kernel cache entry %s is not used (%s); compiling the "
+                         "kernel again\n",
+                 Path.string().c_str(), Problem.c_str());
     return nullptr;
+  }
+  const std::string Content = S.substr(S.find('\n') + 1);
+  const size_t Mark = Content.find(BodyMark);
   CompiledKernel K;
-  K.header = S.substr(First.size(), Mark - First.size());
-  K.body = S.substr(Mark + BodyMark.size());
+  K.header = Content.substr(0, Mark);
+  K.body = Content.substr(Mark + BodyMark.size());
   return std::make_shared<const CompiledKernel>(std::move(K));
 }
 
@@ -88,7 +127,8 @@ void writeKernel(const std::string &Dir, const std::string &Arch, const std::str
          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream Out(Tmp, std::ios::binary);
-    Out << firstLine(Arch, Kernel) << K.header << BodyMark << K.body;
+    const std::string Content = entryContent(K);
+    Out << firstLine(Arch, Kernel, support::checksumHex(Content)) << Content;
     if (!Out.flush()) {
       fs::remove(Tmp, Ec);
       return;

@@ -288,14 +288,14 @@ KernelEmitter::Impl::compileAll(const std::string &Arch, unsigned Threads,
   std::vector<std::unique_ptr<TargetMachine>> TMs(support::workerCount(Parts.size(), Threads));
   TMs[0] = std::move(*First);
   Compiled Out(Launches.size());
-  std::vector<std::optional<support::Error>> Failed(Parts.size());
+  std::vector<support::MaybeError> Failed(Parts.size());
   support::parallelFor(Parts.size(), Threads, [&](size_t I, unsigned W) {
     if (!TMs[W])
       TMs[W] = std::move(*createTargetMachine(Arch));
     if (auto R = compilePart(I, Arch, *TMs[W], Cache, Out); !R)
       Failed[I] = R.error();
   });
-  for (std::optional<support::Error> &E : Failed)
+  for (support::MaybeError &E : Failed)
     if (E)
       return std::move(*E);
   return Out;

@@ -139,6 +139,8 @@ Value *KernelBuilder::activation(ActivationKind K, Value *X) {
   case ActivationKind::Gelu: // PyTorch: x * 0.5 * (1 + erf(x * M_SQRT1_2))
     return B.CreateFMul(B.CreateFMul(X, f32(0.5f)),
                         B.CreateFAdd(f32(1.0f), erf(B.CreateFMul(X, f32(0.70710678118654752f)))));
+  case ActivationKind::Sqrt:
+    return B.CreateUnaryIntrinsic(Intrinsic::sqrt, X);
   }
   assert(false && "unknown activation kind");
   return X;

@@ -162,7 +162,7 @@ struct MmaKind {
 };
 
 /// The launch and kernel of GEMM G with parameters Roles, whose sizes `Count` gives.
-KernelLaunch buildMma(Module *M, const std::string &Name, KernelSet Set, const char *Strategy,
+KernelLaunch buildMma(Module *M, const std::string &Name, KernelSet Set, LaunchStrategy Strategy,
                       DType T, MmaKind Kind, GemmShape G, const Epilogue &E,
                       const std::vector<ParamRole> &Roles, bool Wide,
                       const std::function<uint64_t(ParamRole)> &Count) {
@@ -212,24 +212,26 @@ KernelLaunch buildMmaConv(Module *M, const ConvSpec &S, const std::string &Name,
   const bool Pointwise = Resolved == ConvStrategy::Gemm;
   GemmShape G = Pointwise ? convGemmShape(S) : implicitGemmShape(S);
   G.Blocked = blockedFilters(S, Resolved);
-  KernelLaunch L = buildMma(M, Name, Set, Pointwise ? "conv_gemm_mma" : "conv_implicit_gemm_mma",
-                            S.dtype, {S.math, S.mmaArch}, G, S.epilogue, gemmRoles(S.epilogue),
-                            wideIndex(S), [&](ParamRole R) { return convParamElements(S, R); });
+  KernelLaunch L = buildMma(
+      M, Name, Set, Pointwise ? LaunchStrategy::ConvGemmMma : LaunchStrategy::ConvImplicitGemmMma,
+      S.dtype, {S.math, S.mmaArch}, G, S.epilogue, gemmRoles(S.epilogue), wideIndex(S),
+      [&](ParamRole R) { return convParamElements(S, R); });
   L.filtersBlocked = G.Blocked;
   return L;
 }
 
 KernelLaunch buildMmaDense(Module *M, const GemmSpec &S, const std::string &Name, KernelSet Set) {
-  return buildMma(M, Name, Set, "dense_gemm_mma", S.dtype, {S.math, S.mmaArch}, denseGemmShape(S),
-                  S.epilogue, gemmRoles(S.epilogue), wideIndex(S),
+  return buildMma(M, Name, Set, LaunchStrategy::DenseGemmMma, S.dtype, {S.math, S.mmaArch},
+                  denseGemmShape(S), S.epilogue, gemmRoles(S.epilogue), wideIndex(S),
                   [&](ParamRole R) { return denseParamElements(S, R); });
 }
 
 KernelLaunch buildMmaBatchMatMul(Module *M, const BatchMatMulSpec &S, const std::string &Name,
                                  KernelSet Set) {
-  return buildMma(M, Name, Set, "bmm_gemm_mma", S.dtype, {S.math, S.mmaArch}, bmmGemmShape(S),
-                  Epilogue(), {ParamRole::Input, ParamRole::Input2, ParamRole::Output},
-                  wideIndex(S), [&](ParamRole R) { return bmmParamElements(S, R); });
+  return buildMma(M, Name, Set, LaunchStrategy::BmmGemmMma, S.dtype, {S.math, S.mmaArch},
+                  bmmGemmShape(S), Epilogue(),
+                  {ParamRole::Input, ParamRole::Input2, ParamRole::Output}, wideIndex(S),
+                  [&](ParamRole R) { return bmmParamElements(S, R); });
 }
 
 } // namespace corpus::kernels

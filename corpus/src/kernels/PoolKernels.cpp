@@ -17,8 +17,9 @@ constexpr uint32_t WarpSize = 32;
 KernelLaunch poolLaunch(const PoolSpec &S, const std::string &Name, uint32_t Bx) {
   const uint64_t Pixels = uint64_t(S.outHeight()) * S.outWidth();
   const uint64_t Planes = uint64_t(S.batch) * S.channels;
-  return makeLaunch(Name, S.kind == PoolKind::Max ? "pool_max" : "pool_avg", S.dtype,
-                    {ceilDiv(Pixels, Bx), S.channels, S.batch}, {Bx, 1, 1},
+  return makeLaunch(Name,
+                    S.kind == PoolKind::Max ? LaunchStrategy::PoolMax : LaunchStrategy::PoolAvg,
+                    S.dtype, {ceilDiv(Pixels, Bx), S.channels, S.batch}, {Bx, 1, 1},
                     {ParamRole::Input, ParamRole::Output}, [&](ParamRole R) {
                       return R == ParamRole::Input ? Planes * S.inHeight * S.inWidth
                                                    : Planes * Pixels;
@@ -143,8 +144,8 @@ KernelLaunch buildGlobalAvgPool(Module *M, const ReduceSpec &S, const std::strin
   for (ParamRole R : epilogueRoles(S.epilogue))
     Roles.push_back(R);
   Roles.push_back(ParamRole::Output);
-  KernelLaunch L = makeLaunch(Name, "global_avg_pool", S.dtype, {S.channels, S.batch, 1},
-                              {Bx, 1, 1}, Roles, [&](ParamRole R) {
+  KernelLaunch L = makeLaunch(Name, LaunchStrategy::GlobalAvgPool, S.dtype,
+                              {S.channels, S.batch, 1}, {Bx, 1, 1}, Roles, [&](ParamRole R) {
                                 if (R == ParamRole::Input)
                                   return Outputs * S.spatial;
                                 if (R == ParamRole::Output)

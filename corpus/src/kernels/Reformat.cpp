@@ -113,7 +113,7 @@ KernelLaunch buildReformat(Module *M, const ReformatSpec &S, const std::string &
   const uint64_t Padded = uint64_t(S.batch) * S.spatial * int8Channels(S.channels);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Scale, ParamRole::Output};
   KernelLaunch L = makeLaunch(
-      Name, S.quantize ? "copy_quantize" : "copy_dequantize", DType::I8,
+      Name, S.quantize ? LaunchStrategy::CopyQuantize : LaunchStrategy::CopyDequantize, DType::I8,
       {ceilDiv(S.spatial, PixelsPerCta), ceilDiv(ceilDiv(S.channels, 4), QuadsPerCta), S.batch},
       {PixelsPerCta, QuadsPerCta, 1}, Roles, [](ParamRole) { return 0; });
   L.params = {{ParamRole::Input, S.quantize ? Elements : Padded, From},

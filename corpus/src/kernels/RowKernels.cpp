@@ -71,8 +71,8 @@ KernelLaunch buildSpatialSoftmax(Module *M, const SoftmaxSpec &S, const std::str
   const uint32_t Gy = std::min(S.rows, MaxGridYZ), Gz = ceilDiv(S.rows, Gy);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
   KernelLaunch L =
-      makeLaunch(Name, "softmax_spatial", S.dtype, {ceilDiv(S.inner, Bx), Gy, Gz}, {Bx, 1, 1},
-                 Roles, [&](ParamRole) { return uint64_t(S.rows) * S.cols * S.inner; });
+      makeLaunch(Name, LaunchStrategy::SoftmaxSpatial, S.dtype, {ceilDiv(S.inner, Bx), Gy, Gz},
+                 {Bx, 1, 1}, Roles, [&](ParamRole) { return uint64_t(S.rows) * S.cols * S.inner; });
   const ShapeDims Dims = {{"rows", S.rows}, {"cols", S.cols}, {"inner", S.inner}, {"gy", Gy}};
   bindShapes(L, Dims, Set);
   if (!M)
@@ -117,8 +117,8 @@ KernelLaunch buildSoftmax(Module *M, const SoftmaxSpec &S, const std::string &Na
     return buildSpatialSoftmax(M, S, Name, Set);
   const uint32_t Bx = warpRoundedBlock(S.cols, MaxBlock);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
-  KernelLaunch L = makeLaunch(Name, "softmax", S.dtype, {S.rows, 1, 1}, {Bx, 1, 1}, Roles,
-                              [&](ParamRole) { return uint64_t(S.rows) * S.cols; });
+  KernelLaunch L = makeLaunch(Name, LaunchStrategy::Softmax, S.dtype, {S.rows, 1, 1}, {Bx, 1, 1},
+                              Roles, [&](ParamRole) { return uint64_t(S.rows) * S.cols; });
   const ShapeDims Dims = {{"cols", S.cols}};
   bindShapes(L, Dims, Set);
   if (!M)
@@ -153,12 +153,12 @@ KernelLaunch buildLayerNorm(Module *M, const LayerNormSpec &S, const std::string
   const uint32_t Bx = warpRoundedBlock(S.cols, MaxBlock);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Weight, ParamRole::Bias,
                                         ParamRole::Output};
-  KernelLaunch L =
-      makeLaunch(Name, "layernorm", S.dtype, {S.rows, 1, 1}, {Bx, 1, 1}, Roles, [&](ParamRole R) {
-        if (R == ParamRole::Weight || R == ParamRole::Bias)
-          return uint64_t(S.cols);
-        return uint64_t(S.rows) * S.cols;
-      });
+  KernelLaunch L = makeLaunch(Name, LaunchStrategy::LayerNorm, S.dtype, {S.rows, 1, 1}, {Bx, 1, 1},
+                              Roles, [&](ParamRole R) {
+                                if (R == ParamRole::Weight || R == ParamRole::Bias)
+                                  return uint64_t(S.cols);
+                                return uint64_t(S.rows) * S.cols;
+                              });
   const ShapeDims Dims = {{"cols", S.cols}};
   bindShapes(L, Dims, Set);
   if (!M)

@@ -65,6 +65,8 @@ const char *activationName(ActivationKind K) {
     return "tanh";
   case ActivationKind::Gelu:
     return "gelu";
+  case ActivationKind::Sqrt:
+    return "sqrt";
   }
   return "unknown";
 }

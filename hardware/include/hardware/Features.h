@@ -7,6 +7,7 @@
 #pragma once
 
 #include "hardware/GpuCatalog.h"
+#include "hardware/Power.h"
 #include "hardware/Skeleton.h"
 
 #include <span>
@@ -20,12 +21,17 @@ struct GroupFeatures {
   double boundMs = 0;        ///< sum of the launches' T_bound, ms
   NamedVector features;      ///< featureNames() order
   std::vector<LaunchBound> launches; ///< the skeleton of each launch, in order
+  SustainedClock clock;      ///< the clock the group runs at (hardware/Power.h)
 };
 
-/// The features of the launches (in order) on Gpu under E. Per-launch features are averaged with
-/// each launch's T_bound as its weight, so a network's features describe where its time goes.
+/// The features of the launches (in order) on Gpu under E, at the clock they sustain together
+/// under Gpu's power limit (sustainedClock). Per-launch features are averaged with each launch's
+/// T_bound as its weight, so a network's features describe where its time goes.
 GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec &Gpu,
                             const Execution &E);
+/// The same at a given clock: a launch of a network runs at the network's clock.
+GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec &Gpu,
+                            const Execution &E, const SustainedClock &Clock);
 
 /// The names of GroupFeatures::features, in order (the same for every input).
 std::vector<std::string> featureNames();

@@ -47,7 +47,15 @@ struct ArchLimits {
                ? mmaSyncFp16FlopsPerClockPerSm / tensorFp16FlopsPerClockPerSm
                : 1.0;
   }
-  bool int32SharesFp32 = false;     ///< integer and FP32 instructions share one pipe (pre-Volta)
+  /// Integer instructions take FP32 lanes: every lane before Volta and on RTX Blackwell, the
+  /// INT32-capable half (int32LanesPerSm) of the FP32 lanes on GA10x and AD10x.
+  bool int32SharesFp32 = false;
+  /// Each warp scheduler dispatches two instructions per clock (Maxwell, Pascal); from Volta on
+  /// one, so a 128-lane SM needs every issue slot for FP32 instructions to reach its FP32 peak.
+  bool dualIssue = false;
+  std::string process;        ///< the chip's manufacturing process ("TSMC 4N")
+  /// Energy per operation of `process` relative to TSMC 16FF+ (the catalog's "processes" table).
+  double relativeEnergy = 0;
   std::string source;
 };
 
@@ -59,6 +67,15 @@ struct TensorRates {
   double tf32 = 0;
   double int8 = 0;
   double fp8 = 0;
+};
+
+/// The CPU that launches a GPU's kernels, as eager PyTorch sees it: its single-thread speed
+/// relative to the x86 server host the project measured eager overhead on (hardware/Host.h).
+struct HostSpec {
+  std::string name;         ///< "x86-server", "jetson-agx-orin", ...
+  std::string cpu;          ///< "Arm Cortex-A78AE at 2.2 GHz"
+  double relativeSpeed = 1; ///< single-thread speed over the x86 server's
+  std::string source;
 };
 
 /// Facts about one GPU. Unknown numbers are never guessed: `sources` says where each figure
@@ -84,6 +101,10 @@ struct GpuSpec {
   double l2MB = 0;               ///< L2 cache, MB
   double computeCapability = 0;  ///< major.minor as a number, e.g. 8.6
   double tdpW = 0;               ///< board power (max of the configurable range), W
+  /// Energy per bit moved by its memory type (the catalog's "memory_types" table); 0 = unknown
+  /// (Jetson LPDDR, or a spec file without memory_type): memory power is then not charged.
+  double memoryPjPerBit = 0;
+  HostSpec host;                 ///< the CPU that launches its kernels (catalog "hosts")
   ArchLimits limits;             ///< per-SM limits of the compute capability
   /// Where each figure comes from: field names (comma-separated JSON keys) -> source note.
   std::map<std::string, std::string> sources;
@@ -134,9 +155,21 @@ public:
   /// Canonical names, in catalog order.
   std::vector<std::string> names() const;
 
+  /// Energy tables of the catalog: process -> energy relative to TSMC 16FF+, memory type ->
+  /// pJ per bit (each row with its source in gpus.json).
+  const std::map<std::string, double> &processEnergies() const { return Processes; }
+  const std::map<std::string, double> &memoryEnergies() const { return Memories; }
+  /// The hosts of the catalog's "hosts" table, in file order.
+  const std::vector<HostSpec> &hosts() const { return Hosts; }
+  /// A host by name, or an error listing them.
+  support::Expected<HostSpec> host(std::string_view Name) const;
+
 private:
   std::vector<GpuSpec> Gpus;
   std::vector<ArchLimits> Archs;
+  std::map<std::string, double> Processes;
+  std::map<std::string, double> Memories;
+  std::vector<HostSpec> Hosts;
 };
 
 } // namespace hardware

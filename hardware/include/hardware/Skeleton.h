@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -31,15 +32,35 @@ MathMode defaultMathMode(std::string_view Dtype, double Cc);
 /// (cuDNN / cuBLAS / PyTorch) for the same layers.
 enum class Implementation : uint8_t { Ptxcast, Framework };
 
-/// Families of launch kinds (the lowering's strategies), as the features see them.
-enum class KindFamily : uint8_t { Gemm, DirectConv, Depthwise, Gemv, Elementwise, Pool, Reduce, Softmax, Copy, Other };
-constexpr size_t NumKindFamilies = 10;
+/// Families of launch kinds (the lowering's strategies), as the features see them
+/// (hardware/LaunchKinds.def).
+enum class KindFamily : uint8_t {
+#define KIND_FAMILY(Id, Name) Id,
+#include "hardware/LaunchKinds.def"
+};
+constexpr size_t NumKindFamilies = size_t(KindFamily::Other) + 1;
 std::string_view kindFamilyName(KindFamily F);
-/// The family of a lowering strategy ("conv_gemm" -> Gemm, "eltwise_add" -> Elementwise, ...).
+
+/// Which framework library runs the multiply-adds of a layer a strategy lowers: convolutions
+/// (cuDNN), matrix products (cuBLAS), or none.
+enum class MathLibrary : uint8_t { Conv, Matmul, None };
+
+/// A row of hardware/LaunchKinds.def: a lowering strategy and its family.
+struct LaunchKind {
+  std::string_view strategy;
+  KindFamily family;
+  MathLibrary library;
+};
+/// Every row of hardware/LaunchKinds.def, in order.
+std::span<const LaunchKind> launchKinds();
+/// The row of a lowering strategy (exact name, "conv_gemm"), or null when it has none.
+const LaunchKind *findLaunchKind(std::string_view Strategy);
+/// The family of a lowering strategy ("conv_gemm" -> Gemm, "eltwise_add" -> Elementwise, ...);
+/// Other for a name without a row (every strategy of this build has one: LaunchKindsTest).
 KindFamily kindFamily(std::string_view Strategy);
 
 /// What a framework (PyTorch over cuDNN and cuBLAS) runs apart from a launch's own layers, from
-/// the layers alone (tools/ptxcast/NetworkAnalysis.cpp counts it; docs/cross-gpu.md).
+/// the layers alone (pipeline/src/NetworkAnalysis.cpp counts it; docs/cross-gpu.md).
 struct FrameworkPasses {
   /// fp32 tensors a framework under autocast (Execution::half) casts to fp16 before the launch
   /// (the weights and biases of its convolutions and dense layers, a network input they read):
@@ -129,6 +150,15 @@ constexpr double MemoryLatencyNs = 830;
 /// 1.0x (latency alone) or 2x (bandwidth alone).
 double passSeconds(double Bytes, double Elements, const GpuSpec &Gpu);
 
+/// Instructions other than FFMA that a library's SIMT GEMM issues per FFMA (cuBLAS, cuDNN,
+/// CUTLASS sgemm): an 8x8 register tile per thread reads its 16 operands of each k step from
+/// shared memory as 4 vector loads for 64 FFMAs, and the tile's global loads, shared stores,
+/// barriers and loop count add about as many again over an 8-deep k slice: about one in eight.
+/// From Volta on a scheduler issues one warp instruction per clock, so on a 128-lane SM (GA10x,
+/// AD10x, GH100, Blackwell) such a GEMM is issue-bound at 1 / 1.125 = 0.89 of the FP32 peak,
+/// where a 64-lane SM (GV100, TU10x, GA100) has issue slots to spare (docs/cross-gpu.md).
+constexpr double LibraryGemmOverhead = 0.125;
+
 /// The share of the L2 a launch can count on to still hold data from the launch before it (its
 /// input, just written, or itself timed again: every measurement ptxcast learns from is warm).
 /// A launch whose footprint fits in this much of the L2 reads nothing from DRAM.
@@ -154,6 +184,7 @@ struct LaunchBound {
   double workMs = 0;    ///< the largest busy time
   double unfusedMs = 0; ///< a framework's separate kernels: fused layers, bias adds, autocast
                         ///< casts, layout transposes (DRAM, or memory latency)
+  double kernels = 1;   ///< kernels the launch stands for (a framework's separate passes too)
   double latencyMs = 0; ///< launchLatencyMs per kernel the launch stands for
   double boundMs = 0;   ///< workMs + unfusedMs + latencyMs: T_bound
   Occupancy occ;
@@ -164,6 +195,12 @@ struct LaunchBound {
   double computeMs = 0; ///< largest of the arithmetic pipes
   double memoryMs = 0;  ///< largest of L2 and DRAM
   double busyCycles = 0; ///< workMs in clock cycles of one SM
+  // What the launch does, for its energy (hardware/Power.h):
+  double laneOps = 0;      ///< thread instructions the SMs execute (a library GEMM: its FFMAs
+                           ///< and their LibraryGemmOverhead)
+  double tensorFlops = 0;  ///< tensor-core FLOP, counted at the FP16 rate's cost (a TF32 FLOP,
+                           ///< at half the FP16 rate, counts 2)
+  double unfusedBytes = 0; ///< DRAM bytes of a framework's separate kernels (unfusedMs)
 };
 
 /// The skeleton of launch W on Gpu under execution E.

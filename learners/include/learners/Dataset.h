@@ -47,7 +47,7 @@ struct Dataset {
   Dataset subset(std::span<const size_t> Rows) const;
 
   /// Appends the rows of Other, which must have the same columns in the same order.
-  std::optional<support::Error> append(const Dataset &Other);
+  support::MaybeError append(const Dataset &Other);
 
   /// A copy keeping only the named features, in the given order; an unknown name is an error.
   support::Expected<Dataset> selectFeatures(std::span<const std::string> Names) const;

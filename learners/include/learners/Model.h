@@ -79,7 +79,7 @@ public:
   static support::Expected<Model> fromJson(std::string_view Json, std::string_view File);
 
   /// toJson to a file (written atomically: a temporary file renamed) / fromJson from a file.
-  std::optional<support::Error> save(const std::string &Path) const;
+  support::MaybeError save(const std::string &Path) const;
   static support::Expected<Model> load(const std::string &Path);
 
 private:

@@ -81,7 +81,7 @@ public:
   /// Parses toJson output; `File` names the source in error messages.
   static support::Expected<Predictor> fromJson(std::string_view Json, std::string_view File);
 
-  std::optional<support::Error> save(const std::string &Path) const;
+  support::MaybeError save(const std::string &Path) const;
   static support::Expected<Predictor> load(const std::string &Path);
 
 private:

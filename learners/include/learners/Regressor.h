@@ -32,8 +32,8 @@ public:
   /// Fits on X (n x p) and y (n), each row weighted by W (n non-negative weights; empty = all 1):
   /// a row of weight 2 counts as two copies of it. Bad data (empty, NaN, negative weights, too
   /// few rows) is an error.
-  virtual std::optional<support::Error> fit(const Matrix &X, std::span<const double> Y,
-                                            std::span<const double> W = {}) = 0;
+  virtual support::MaybeError fit(const Matrix &X, std::span<const double> Y,
+                                  std::span<const double> W = {}) = 0;
   /// Predicts one value per row of X; X must have the fitted width.
   virtual std::vector<double> predict(const Matrix &X) const = 0;
 
@@ -44,7 +44,7 @@ public:
   /// The fitted state as JSON text, and its inverse. Saving the same fit twice gives the same
   /// bytes.
   virtual std::string saveState() const = 0;
-  virtual std::optional<support::Error> loadState(std::string_view Json) = 0;
+  virtual support::MaybeError loadState(std::string_view Json) = 0;
 };
 
 /// Creates an unfitted regressor by name: a learner of regressorNames(), or an ensemble "a+b"

@@ -1,9 +1,12 @@
 // Error values for malformed input: Error carries a file:line:col position, Expected<T> holds a T
-// or an Error. Bugs are asserts; bad input is always one of these.
+// or an Error, MaybeError is what an operation that yields nothing returns. Bugs are asserts; bad
+// input is always one of these. All three are [[nodiscard]]: a failure cannot be dropped unseen
+// (a caller that means to ignore one says so with a (void) cast and a comment).
 #pragma once
 
 #include <cassert>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
@@ -12,7 +15,7 @@ namespace support {
 
 /// A diagnostic about bad input. Printed as `file:line:col: error: message`; line and col are
 /// 1-based, 0 when unknown (then omitted).
-struct Error {
+struct [[nodiscard]] Error {
   std::string file;
   uint32_t line = 0;
   uint32_t col = 0;
@@ -39,7 +42,7 @@ struct Error {
 };
 
 /// Either a value or an Error. Check with `if (!E)` before `*E`.
-template <class T> class Expected {
+template <class T> class [[nodiscard]] Expected {
 public:
   Expected(T Value) : V(std::move(Value)) {}
   Expected(Error E) : V(std::move(E)) {}
@@ -62,6 +65,16 @@ public:
 
 private:
   std::variant<T, Error> V;
+};
+
+/// What an operation that yields nothing returns: empty on success, else the Error. Tested the
+/// way llvm::Error is, `if (auto E = save(Path)) return *E;` (true means failure).
+class [[nodiscard]] MaybeError : public std::optional<Error> {
+public:
+  MaybeError() = default;
+  MaybeError(std::nullopt_t) {}
+  MaybeError(Error E) : std::optional<Error>(std::move(E)) {}
+  MaybeError(std::optional<Error> E) : std::optional<Error>(std::move(E)) {}
 };
 
 /// The error text of E, or "" when E holds a value: safe in messages that are evaluated either

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unistd.h>
 
 namespace support {
@@ -24,10 +25,13 @@ inline Expected<std::string> readFile(const std::string &Path) {
   return Buf.str();
 }
 
-/// Writes Bytes to Path atomically: readers see the old file or the whole new one.
-inline std::optional<Error> writeFileAtomically(const std::string &Path, std::string_view Bytes) {
+/// Writes Bytes to Path atomically: readers see the old file or the whole new one. The temporary
+/// file is named after the process and thread, so concurrent writers of one path (threads or
+/// processes sharing a cache) never write into each other's; the last rename wins.
+inline MaybeError writeFileAtomically(const std::string &Path, std::string_view Bytes) {
   namespace fs = std::filesystem;
-  const std::string Tmp = Path + ".tmp" + std::to_string(getpid());
+  const std::string Tmp = Path + ".tmp" + std::to_string(getpid()) + "." +
+                          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
   {
     std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
     if (!Out)

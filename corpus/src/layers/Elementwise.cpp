@@ -1,0 +1,349 @@
+// Elementwise layers (LayerKinds.def: Activation, Add, Mul, Div, Pow): the shape rules (numpy
+// broadcasting), the standalone elementwise lowering (a convolution's or dense layer's tail is
+// fused into its kernel instead, Lower.cpp fuseTail) and the ONNX activations and arithmetic,
+// with the swish, hard-swish and GELU patterns.
+#include "LayerShapes.h"
+#include "Lowerer.h"
+#include "OnnxImporter.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <limits>
+
+namespace corpus {
+
+namespace layershapes {
+
+namespace {
+
+/// Numpy multidirectional broadcasting.
+LayerResult broadcast(const Shape &A, const Shape &B) {
+  size_t Rank = std::max(A.size(), B.size());
+  LayerResult R;
+  R.shape.assign(Rank, 1);
+  for (size_t I = 0; I < Rank; ++I) {
+    int64_t DA = I < Rank - A.size() ? 1 : A[I - (Rank - A.size())];
+    int64_t DB = I < Rank - B.size() ? 1 : B[I - (Rank - B.size())];
+    if (DA != DB && DA != 1 && DB != 1)
+      return fail("shapes " + shapeStr(A) + " and " + shapeStr(B) + " do not broadcast");
+    R.shape[I] = DA == 1 ? DB : DA;
+  }
+  return R;
+}
+
+LayerResult inferEltwise(const InShapes &In, const EltwiseAttrs &A) {
+  if (A.constant && A.scalar)
+    return fail("has both a constant tensor and a scalar operand");
+  const bool OneInput = A.constant || A.scalar;
+  if (OneInput && In.size() != 1)
+    return fail("expects one input besides its constant operand, got " + str(In.size()));
+  if (!OneInput && In.size() != 2)
+    return fail("expects two inputs, got " + str(In.size()));
+  if (A.scalar) {
+    LayerResult R;
+    R.shape = *In[0];
+    return R;
+  }
+  const Shape &Other = A.constant ? *A.constant : *In[1];
+  LayerResult R = broadcast(*In[0], Other);
+  if (A.constant)
+    R.params = elementCount(*A.constant);
+  return R;
+}
+
+} // namespace
+
+LayerResult inferActivation(const InShapes &In, const ActivationAttrs &) {
+  LayerResult R;
+  R.shape = *In[0];
+  return R;
+}
+LayerResult inferAdd(const InShapes &In, const EltwiseAttrs &A) { return inferEltwise(In, A); }
+LayerResult inferMul(const InShapes &In, const EltwiseAttrs &A) { return inferEltwise(In, A); }
+LayerResult inferDiv(const InShapes &In, const EltwiseAttrs &A) { return inferEltwise(In, A); }
+LayerResult inferPow(const InShapes &In, const EltwiseAttrs &A) { return inferEltwise(In, A); }
+
+} // namespace layershapes
+
+namespace lowering {
+
+namespace {
+
+/// The elementwise op of an Add/Mul/Div/Pow layer with a second layer or a scalar operand.
+ElementwiseOp binaryOp(LayerKind Kind, bool Scalar) {
+  switch (Kind) {
+  case LayerKind::Add:
+    return Scalar ? ElementwiseOp::AddScalar : ElementwiseOp::Add;
+  case LayerKind::Mul:
+    return Scalar ? ElementwiseOp::MulScalar : ElementwiseOp::Mul;
+  case LayerKind::Div:
+    return Scalar ? ElementwiseOp::DivScalar : ElementwiseOp::Div;
+  default:
+    assert(Kind == LayerKind::Pow && "not an elementwise layer");
+    return Scalar ? ElementwiseOp::PowScalar : ElementwiseOp::Pow;
+  }
+}
+
+} // namespace
+
+support::MaybeError Lowerer::lowerActivation(LayerId Id) { return lowerElementwise(Id); }
+support::MaybeError Lowerer::lowerAdd(LayerId Id) { return lowerElementwise(Id); }
+support::MaybeError Lowerer::lowerMul(LayerId Id) { return lowerElementwise(Id); }
+support::MaybeError Lowerer::lowerDiv(LayerId Id) { return lowerElementwise(Id); }
+support::MaybeError Lowerer::lowerPow(LayerId Id) { return lowerElementwise(Id); }
+
+support::MaybeError Lowerer::lowerElementwise(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  ElementwiseSpec S;
+  S.dtype = O.dtype;
+  S.math = elementwiseMath();
+  const Shape &Y = L.shape;
+  S.batch = u32(Y[0]);
+  S.channels = Y.size() > 1 ? u32(Y[1]) : 1;
+  S.spatial = u32(elementCount(Y) / (int64_t(S.batch) * S.channels));
+  RoleBuffers In{{ParamRole::Input, BufferOf[L.inputs[0]]}};
+  Tail T;
+  if (L.kind == LayerKind::Activation) {
+    auto K = kernelActivation(std::get<ActivationAttrs>(L.attrs));
+    if (!K)
+      return error(Id, "this activation's parameters are not supported by the lowering");
+    S.op = ElementwiseOp::Activation;
+    S.activation = *K;
+    T.last = Id;
+    return emit(Id, Emitter.add(S), In, T, 0);
+  }
+  const auto &A = std::get<EltwiseAttrs>(L.attrs);
+  if (A.constant)
+    return lowerConstantOperand(Id, S, *A.constant);
+  if (!A.scalar)
+    return lowerBinary(Id, S);
+  S.op = binaryOp(L.kind, true);
+  S.scalar = *A.scalar;
+  T = fuseTail(Id, false, false);
+  S.activation = T.epilogue.activation;
+  return emit(Id, Emitter.add(S), In, T, 0);
+}
+
+/// An elementwise op of a layer and a constant tensor (ONNX; only the cost matters, not the
+/// values): one element is the scalar kernel (with a neutral number; pow's is a general
+/// exponent); one value per channel of an NCHW output or per element of its last axis is the
+/// per-channel affine kernel, x * scale[c] + shift[c] (not for pow); a constant of the output's
+/// shape is the two-operand kernel reading it as a weight.
+support::MaybeError Lowerer::lowerConstantOperand(LayerId Id, ElementwiseSpec S, const Shape &C) {
+  const Layer &L = Net.layer(Id);
+  const Shape &Y = L.shape;
+  const int64_t Count = elementCount(C);
+  RoleBuffers In{{ParamRole::Input, BufferOf[L.inputs[0]]}};
+  Tail T = fuseTail(Id, false, false);
+  S.activation = T.epilogue.activation;
+  if (Count == 1) {
+    S.op = binaryOp(L.kind, true);
+    S.scalar = L.kind == LayerKind::Add ? 0.0f : L.kind == LayerKind::Pow ? 1.5f : 1.0f;
+    return emit(Id, Emitter.add(S), In, T, 0);
+  }
+  const Shape Core(std::find_if(C.begin(), C.end(), [](int64_t D) { return D != 1; }), C.end());
+  const bool PerChannel = Y.size() == 4 && Core == Shape{Y[1], 1, 1};
+  const bool PerLast = Core == Shape{Y.back()};
+  if ((PerChannel || PerLast) && L.kind != LayerKind::Pow) {
+    S.op = ElementwiseOp::BatchNorm;
+    if (PerLast) {
+      S.batch = u32(elementCount(Y) / Y.back());
+      S.channels = u32(Y.back());
+      S.spatial = 1;
+    }
+    return emit(Id, Emitter.add(S), In, T, 0);
+  }
+  if (Count == elementCount(Y)) {
+    S.op = binaryOp(L.kind, false);
+    In[ParamRole::Input2] =
+        newBuffer(L.name + ".constant", uint64_t(Count) * dtypeBytes(O.dtype), true, 1.0);
+    return emit(Id, Emitter.add(S), In, T, 0);
+  }
+  return error(Id, "a constant operand of shape " + shapeStr(C) + " broadcast to " + shapeStr(Y) +
+                       " is not supported by the lowering");
+}
+
+/// An elementwise op of two layers: same shapes, or (Mul) a [N, C, 1, 1] channel scale; Add and
+/// Mul take the full-size operand first.
+support::MaybeError Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
+  const Layer &L = Net.layer(Id);
+  const Shape &Y = L.shape;
+  const bool Commutes = L.kind == LayerKind::Add || L.kind == LayerKind::Mul;
+  LayerId A = L.inputs[0], B = L.inputs[1];
+  if (Commutes && Net.layer(A).shape != Y) // the full-size operand goes first
+    std::swap(A, B);
+  const Shape &SB = Net.layer(B).shape;
+  if (Net.layer(A).shape != Y)
+    return error(Id, "broadcasting both operands is not supported by the lowering");
+  if (SB == Y) {
+    S.op = binaryOp(L.kind, false);
+  } else if (L.kind == LayerKind::Mul && Y.size() == 4 && SB == Shape{Y[0], Y[1], 1, 1}) {
+    S.op = ElementwiseOp::ScaleChannels;
+  } else {
+    return error(Id, "broadcast " + shapeStr(SB) + " is not supported by the lowering");
+  }
+  RoleBuffers In = {{ParamRole::Input, BufferOf[A]}, {ParamRole::Input2, BufferOf[B]}};
+  Tail T = fuseTail(Id, false, false);
+  S.activation = T.epilogue.activation;
+  return emit(Id, Emitter.add(S), In, T, 0);
+}
+
+} // namespace lowering
+
+namespace onnximport {
+
+namespace {
+
+bool near(std::optional<float> V, double Want) {
+  return V && std::fabs(double(*V) - Want) <= 1e-4 * std::fabs(Want);
+}
+
+} // namespace
+
+Importer::Result Importer::importRelu(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Relu}) : X;
+}
+
+Importer::Result Importer::importTanh(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Tanh}) : X;
+}
+
+Importer::Result Importer::importSqrt(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Sqrt}) : X;
+}
+
+Importer::Result Importer::importHardSwish(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::HardSwish}) : X;
+}
+
+Importer::Result Importer::fuseGatedActivation(const onnx::NodeProto &N, ActivationAttrs Plain,
+                                               ActivationAttrs Fused) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  size_t Index;
+  const onnx::NodeProto *M = Options.fuseSwish ? soleConsumer(N.output(0), &Index) : nullptr;
+  if (M && M->op_type() == "Mul" && M->input_size() == 2 &&
+      ((M->input(0) == N.input(0) && M->input(1) == N.output(0)) ||
+       (M->input(1) == N.input(0) && M->input(0) == N.output(0)))) {
+    this->Fused.insert(Index);
+    OutputNode = Index;
+    return addLayer(N, LayerKind::Activation, {*X}, Fused);
+  }
+  return addLayer(N, LayerKind::Activation, {*X}, Plain);
+}
+
+Importer::Result Importer::importSigmoid(const onnx::NodeProto &N) {
+  return fuseGatedActivation(N, ActivationAttrs{ActKind::Sigmoid}, ActivationAttrs{ActKind::Swish});
+}
+
+Importer::Result Importer::importHardSigmoid(const onnx::NodeProto &N) {
+  float Alpha = attrFloat(N, "alpha", 0.2f), Beta = attrFloat(N, "beta", 0.5f);
+  ActivationAttrs Plain{ActKind::HardSigmoid, Alpha, Beta};
+  // x * hardsigmoid(x; 1/6, 1/2) = x * relu6(x + 3) / 6 = hardswish(x).
+  if (std::fabs(Alpha - 1.0f / 6.0f) < 1e-6f && std::fabs(Beta - 0.5f) < 1e-6f)
+    return fuseGatedActivation(N, Plain, ActivationAttrs{ActKind::HardSwish});
+  Result X = value(N, 0);
+  return X ? addLayer(N, LayerKind::Activation, {*X}, Plain) : X;
+}
+
+Importer::Result Importer::importClip(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const float Inf = std::numeric_limits<float>::infinity();
+  ActivationAttrs A{ActKind::Clip, -Inf, Inf};
+  if (Opset < 11) {
+    A.alpha = attrFloat(N, "min", -Inf);
+    A.beta = attrFloat(N, "max", Inf);
+  } else {
+    for (int I = 1; I <= 2; ++I) {
+      if (!hasInput(N, I))
+        continue;
+      auto V = constFloat(N.input(I));
+      if (!V)
+        return nodeError(N, "bound '" + N.input(I) + "' must be a constant float with data");
+      (I == 1 ? A.alpha : A.beta) = *V;
+    }
+  }
+  return addLayer(N, LayerKind::Activation, {*X}, A);
+}
+
+Importer::Result Importer::importAdd(const onnx::NodeProto &N) { return importEltwise(N); }
+Importer::Result Importer::importSub(const onnx::NodeProto &N) { return importEltwise(N); }
+Importer::Result Importer::importMul(const onnx::NodeProto &N) { return importEltwise(N); }
+Importer::Result Importer::importDiv(const onnx::NodeProto &N) { return importEltwise(N); }
+Importer::Result Importer::importPow(const onnx::NodeProto &N) { return importEltwise(N); }
+
+Importer::Result Importer::importEltwise(const onnx::NodeProto &N) {
+  const std::string &Op = N.op_type();
+  if (Op == "Div")
+    if (auto Gelu = geluPattern(N)) {
+      Fused.insert(Gelu->begin(), Gelu->end());
+      OutputNode = Gelu->back();
+      return addLayer(N, LayerKind::Activation, {Values[N.input(0)]},
+                      ActivationAttrs{ActKind::Gelu});
+    }
+  // Sub is an add layer: the same kernel, and operand values are never used.
+  const LayerKind Kind = Op == "Mul"   ? LayerKind::Mul
+                         : Op == "Div" ? LayerKind::Div
+                         : Op == "Pow" ? LayerKind::Pow
+                                       : LayerKind::Add;
+  if (N.input_size() != 2)
+    return nodeError(N, "expects two inputs");
+  bool L0 = isLayer(N.input(0)), L1 = isLayer(N.input(1));
+  if (L0 && L1)
+    return addLayer(N, Kind, {Values[N.input(0)], Values[N.input(1)]}, EltwiseAttrs{});
+  if (!L0 && !L1) { // shape arithmetic
+    if (auto E = foldArithmetic(N))
+      return *E;
+    return InvalidLayer;
+  }
+  const std::string &Const = L0 ? N.input(1) : N.input(0);
+  // x / c and x ** c with one known number: the scalar kernels (x ** 2 is x * x, as PyTorch's).
+  if (L0 && (Kind == LayerKind::Div || Kind == LayerKind::Pow))
+    if (auto C = constFloat(Const); C && std::isfinite(*C) && (Kind == LayerKind::Pow || *C != 0))
+      return addLayer(N, Kind, {Values[N.input(0)]}, EltwiseAttrs{std::nullopt, *C});
+  auto S = staticShape(Const);
+  if (!S)
+    return nodeError(N, "operand '" + Const + "' is neither an activation nor a known constant");
+  return addLayer(N, Kind, {Values[L0 ? N.input(0) : N.input(1)]}, EltwiseAttrs{*S});
+}
+
+std::optional<std::array<size_t, 4>> Importer::geluPattern(const onnx::NodeProto &N) const {
+  // torch.nn.GELU() as torch.onnx exports it: Div(x, sqrt 2) -> Erf -> Add(., 1) -> Mul(x, .)
+  // -> Mul(., 0.5), each step the only consumer of the one before.
+  if (N.input_size() != 2 || !isLayer(N.input(0)) || !near(constFloat(N.input(1)), std::sqrt(2.0)))
+    return std::nullopt;
+  const std::string &X = N.input(0);
+  std::array<size_t, 4> Nodes;
+  const onnx::NodeProto *Erf = soleConsumer(N.output(0), &Nodes[0]);
+  if (!Erf || Erf->op_type() != "Erf")
+    return std::nullopt;
+  const onnx::NodeProto *Add = soleConsumer(Erf->output(0), &Nodes[1]);
+  if (!Add || Add->op_type() != "Add" || !near(constFloat(otherOperand(*Add, Erf->output(0))), 1))
+    return std::nullopt;
+  const onnx::NodeProto *Mul = soleConsumer(Add->output(0), &Nodes[2]);
+  if (!Mul || Mul->op_type() != "Mul" || otherOperand(*Mul, Add->output(0)) != X)
+    return std::nullopt;
+  const onnx::NodeProto *Half = soleConsumer(Mul->output(0), &Nodes[3]);
+  if (!Half || Half->op_type() != "Mul" ||
+      !near(constFloat(otherOperand(*Half, Mul->output(0))), 0.5))
+    return std::nullopt;
+  return Nodes;
+}
+
+/// Erf outside the GELU pattern (whose Div imports it, importEltwise): an error naming the pattern.
+Importer::Result Importer::importErf(const onnx::NodeProto &N) {
+  return nodeError(N, "Erf is supported only inside GELU, x * 0.5 * (1 + erf(x / sqrt 2)) as "
+                      "torch.nn.GELU exports it (Div, Erf, Add, Mul, Mul)");
+}
+
+} // namespace onnximport
+
+} // namespace corpus

@@ -1,0 +1,162 @@
+// Normalisation layers (LayerKinds.def: BatchNorm, LayerNorm): the shape rules, the lowerings (a
+// batch norm after a convolution or dense layer is fused into its kernel; one alone is an
+// elementwise kernel) and ONNX BatchNormalization and LayerNormalization.
+#include "LayerShapes.h"
+#include "Lowerer.h"
+#include "OnnxImporter.h"
+
+#include <algorithm>
+
+namespace corpus {
+
+namespace layershapes {
+
+LayerResult inferBatchNorm(const InShapes &In, const BatchNormAttrs &) {
+  const Shape &X = *In[0];
+  if (X.size() < 2)
+    return fail("expects an input with a channel dimension, got " + shapeStr(X));
+  LayerResult R;
+  R.shape = X;
+  R.params = 2 * X[1]; // gamma and beta (trainable); running mean/var are not parameters
+  return R;
+}
+
+LayerResult inferLayerNorm(const InShapes &In, const LayerNormAttrs &) {
+  LayerResult R;
+  R.shape = *In[0];
+  R.params = 2 * R.shape.back(); // scale and shift per feature
+  return R;
+}
+
+} // namespace layershapes
+
+namespace lowering {
+
+support::MaybeError Lowerer::lowerBatchNorm(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const Shape &Y = L.shape;
+  if (Y.size() < 2)
+    return error(Id, "batch-norm needs a channel dimension");
+  ElementwiseSpec S;
+  S.op = ElementwiseOp::BatchNorm;
+  S.dtype = O.dtype;
+  S.math = elementwiseMath();
+  S.batch = u32(Y[0]);
+  S.channels = u32(Y[1]);
+  S.spatial = u32(elementCount(Y) / (Y[0] * Y[1]));
+  Tail T = fuseTail(Id, false, false);
+  S.activation = T.epilogue.activation;
+  return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
+}
+
+support::MaybeError Lowerer::lowerLayerNorm(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  LayerNormSpec S;
+  S.cols = u32(L.shape.back());
+  S.rows = u32(elementCount(L.shape) / L.shape.back());
+  S.epsilon = std::get<LayerNormAttrs>(L.attrs).epsilon;
+  S.dtype = O.dtype;
+  return emitAlone(Id, Emitter.add(S), 1);
+}
+
+} // namespace lowering
+
+namespace onnximport {
+
+Importer::Result Importer::importBatchNormalization(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const Shape &In = Net.layer(*X).shape;
+  for (int I = 1; I <= 4; ++I) {
+    auto S = hasInput(N, I) ? staticShape(N.input(I)) : std::nullopt;
+    if (!hasInput(N, I))
+      return nodeError(N, "missing input " + std::to_string(I));
+    if (S && In.size() >= 2 && *S != Shape{In[1]})
+      return nodeError(N, "parameter '" + N.input(I) + "' has shape " + shapeStr(*S) + ", not [" +
+                              std::to_string(In[1]) + "]");
+  }
+  return addLayer(N, LayerKind::BatchNorm, {*X}, BatchNormAttrs{attrFloat(N, "epsilon", 1e-5f)});
+}
+
+Importer::Result Importer::importLayerNormalization(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const int64_t Rank = int64_t(Net.layer(*X).shape.size()), Given = attrInt(N, "axis", -1);
+  if ((Given < 0 ? Given + Rank : Given) != Rank - 1)
+    return nodeError(N,
+                     "only a normalisation over the last axis is supported (axis -1), got axis " +
+                         std::to_string(Given));
+  if (!hasInput(N, 1) || !staticShape(N.input(1)))
+    return nodeError(N, "the scale must be an initializer or have a known shape");
+  return addLayer(N, LayerKind::LayerNorm, {*X}, LayerNormAttrs{attrFloat(N, "epsilon", 1e-5f)});
+}
+
+// F.layer_norm(x, [C], weight, bias, eps) exported below opset 17 (torch 1.13, ConvNeXt's norms
+// after their NCHW -> NHWC transpose):
+//   m = ReduceMean(x, last axis); d = Sub(x, m); v = ReduceMean(Pow(d, 2), last axis);
+//   y = Div(d, Sqrt(Add(v, eps))); out = Add(Mul(y, weight), bias)
+// with each node the only consumer of the one before, except d (Pow and Div).
+std::optional<Importer::LayerNormNodes> Importer::layerNormPattern(const onnx::NodeProto &N) const {
+  if (!hasInput(N, 0) || !isLayer(N.input(0)))
+    return std::nullopt;
+  const Shape &X = Net.layer(Values.at(N.input(0))).shape;
+  const int64_t Rank = int64_t(X.size());
+  auto OverLast = [&](const onnx::NodeProto *R) {
+    auto A = R ? reduceAxes(*R, Rank) : std::nullopt;
+    return A && R->op_type() == "ReduceMean" && attrInt(*R, "keepdims", 1) == 1 &&
+           *A == std::vector<int64_t>{Rank - 1};
+  };
+  LayerNormNodes P;
+  std::array<size_t, 8> &I = P.nodes;
+  const onnx::NodeProto *Sub = OverLast(&N) ? soleConsumerOp(&N, "Sub", I[0]) : nullptr;
+  if (!Sub || Sub->input(0) != N.input(0) || Sub->input(1) != N.output(0))
+    return std::nullopt;
+  const std::string &D = Sub->output(0); // x - mean: read by Pow and by Div
+  auto Users = Consumers.find(D);
+  if (Users == Consumers.end() || Users->second.size() != 2 || GraphOutputs.count(D))
+    return std::nullopt;
+  I[1] = Users->second[0];
+  const onnx::NodeProto *Pow = &Graph.node(int(I[1]));
+  if (Pow->op_type() != "Pow")
+    Pow = &Graph.node(int(I[1] = Users->second[1]));
+  if (Pow->op_type() != "Pow" || Pow->input(0) != D || constFloat(otherOperand(*Pow, D)) != 2.0f)
+    return std::nullopt;
+  const onnx::NodeProto *Var = soleConsumerOp(Pow, "ReduceMean", I[2]);
+  const onnx::NodeProto *Eps = OverLast(Var) ? soleConsumerOp(Var, "Add", I[3]) : nullptr;
+  const std::optional<float> Epsilon =
+      Eps ? constFloat(otherOperand(*Eps, Var->output(0))) : std::nullopt;
+  const onnx::NodeProto *Sqrt = Epsilon ? soleConsumerOp(Eps, "Sqrt", I[4]) : nullptr;
+  const onnx::NodeProto *Div = soleConsumerOp(Sqrt, "Div", I[5]);
+  if (!Div || Div->input(0) != D || Div->input(1) != Sqrt->output(0) ||
+      std::count(Users->second.begin(), Users->second.end(), I[5]) != 1 ||
+      !layerNormAffine(*Div, X.back(), I[6], I[7]))
+    return std::nullopt;
+  P.epsilon = *Epsilon;
+  return P;
+}
+
+bool Importer::layerNormAffine(const onnx::NodeProto &Div, int64_t C, size_t &Mul,
+                               size_t &Add) const {
+  // One weight, then one bias, per element of the last axis: constants of C elements.
+  auto PerFeature = [&](const onnx::NodeProto *Op, const std::string &From) {
+    const std::string Other = Op ? otherOperand(*Op, From) : "";
+    auto S = Other.empty() || isLayer(Other) ? std::nullopt : staticShape(Other);
+    return S && elementCount(*S) == C && !S->empty() && S->back() == C;
+  };
+  const onnx::NodeProto *Scale = soleConsumerOp(&Div, "Mul", Mul);
+  const onnx::NodeProto *Shift =
+      PerFeature(Scale, Div.output(0)) ? soleConsumerOp(Scale, "Add", Add) : nullptr;
+  return PerFeature(Shift, Scale ? Scale->output(0) : "");
+}
+
+Importer::Result Importer::fuseLayerNorm(const onnx::NodeProto &N, const LayerNormNodes &P) {
+  Fused.insert(P.nodes.begin(), P.nodes.end());
+  OutputNode = P.nodes.back();
+  return addLayer(N, LayerKind::LayerNorm, {Values[N.input(0)]}, LayerNormAttrs{P.epsilon});
+}
+
+} // namespace onnximport
+
+} // namespace corpus

@@ -1,0 +1,50 @@
+// The catalog's side tables (gpus.json "processes", "memory_types", "hosts"): what GPU entries
+// and architecture rows refer to by name. Internal to the hardware library.
+#pragma once
+
+#include "hardware/GpuCatalog.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hardware::detail {
+
+/// The text of field Key of J, or why it is missing or not a non-empty string.
+std::optional<std::string> readText(const nlohmann::json &J, const char *Key, std::string &Out,
+                                    bool Optional = false);
+
+/// "a, b, c": the names of a table.
+std::string keysOf(const std::map<std::string, double> &M);
+
+/// Reads a table of {"name", <ValueKey>, "source"} rows into name -> value (a positive number).
+support::Expected<std::map<std::string, double>> parseEnergyTable(const nlohmann::json &J,
+                                                                  const char *Table,
+                                                                  const char *ValueKey,
+                                                                  std::string_view File);
+
+/// Reads the "hosts" table.
+support::Expected<std::vector<HostSpec>> parseHosts(const nlohmann::json &J, std::string_view File);
+
+/// Everything a GPU entry refers to besides its own figures.
+struct Tables {
+  const std::vector<ArchLimits> &archs;
+  const std::map<std::string, double> &processes;
+  const std::map<std::string, double> &memories;
+  const std::vector<HostSpec> &hosts;
+};
+
+/// Sets G's memory energy from its memory type. A catalog GPU other than a Jetson module (whose
+/// power mode fixes its clock) needs a type of the table; a spec file may leave it out.
+std::optional<std::string> setMemoryEnergy(GpuSpec &G, const Tables &T, bool Catalog);
+/// A spec file may name another process than its architecture's ("process": "TSMC N7").
+std::optional<std::string> setProcess(const nlohmann::json &J, GpuSpec &G, const Tables &T);
+/// The host G's entry names ("host"), or the default of its form factor: a Jetson module must
+/// name its own; a superchip's is Grace, a desktop card's an x86 desktop, others' an x86 server.
+std::optional<std::string> setHost(const nlohmann::json &J, GpuSpec &G, const Tables &T);
+
+} // namespace hardware::detail

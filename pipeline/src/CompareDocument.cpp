@@ -1,0 +1,157 @@
+// Every model on every GPU at every batch size (or at the largest batch that fits and meets the
+// targets): the matrix and its JSON document (Documents.h). Each model and batch is analysed
+// once (analysis does not depend on the GPU).
+#include "pipeline/Documents.h"
+#include "pipeline/GpuSelection.h"
+
+#include "CompareSearch.h"
+
+#include "corpus/Zoo.h"
+
+namespace pipeline {
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+/// Expands "all" and checks every name before any analysis runs.
+support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareRequest &R,
+                                                          const hardware::GpuCatalog &Catalog) {
+  if (R.models.size() == 1 && R.models[0] == "all") {
+    R.models.clear();
+    for (const corpus::ZooModel &M : corpus::zooModels())
+      R.models.push_back(M.name);
+  }
+  for (size_t I = 0; I < R.models.size(); ++I)
+    if (I >= R.modelBytes.size() || R.modelBytes[I].empty())
+      if (auto E = checkModelName(R.models[I]))
+        return *E;
+  if (R.gpus.size() == 1 && R.gpus[0] == "all")
+    R.gpus = Catalog.names();
+  R.gpus.insert(R.gpus.end(), R.gpuSpecs.begin(), R.gpuSpecs.end());
+  std::vector<hardware::GpuSpec> Gpus;
+  for (const std::string &Name : R.gpus) {
+    auto G = resolveGpu(Name, Catalog);
+    if (!G)
+      return G.error();
+    Gpus.push_back(*G);
+  }
+  return Gpus;
+}
+
+support::Expected<std::vector<CompareCell>> predictAll(CompareContext &C) {
+  const CompareRequest &R = C.request;
+  std::vector<CompareCell> Cells;
+  corpus::KernelCache Cache; // models share layer shapes (EfficientNet-B0..B7 at one batch)
+  for (size_t I = 0; I < R.models.size(); ++I)
+    for (int64_t Batch : R.batches) {
+      auto G = C.predict(I, Batch, R.models.size() * R.batches.size(), Cache);
+      if (!G)
+        return G.error();
+      for (GpuPrediction &X : *G)
+        Cells.push_back({R.models[I], std::move(X), std::nullopt});
+    }
+  return Cells;
+}
+
+OJson orNull(bool Given, bool Value) { return Given ? OJson(Value) : OJson(nullptr); }
+
+} // namespace
+
+NetworkRequest compareNetworkRequest(const CompareRequest &R, size_t Model, int64_t Batch,
+                                     corpus::KernelCache &Cache) {
+  NetworkRequest N;
+  N.input = R.models[Model];
+  N.batch = Batch;
+  N.imageSize = R.imageSize;
+  N.dtype = R.dtype;
+  N.threads = R.threads;
+  N.cache = &Cache;
+  if (Model < R.modelBytes.size())
+    N.onnxBytes = R.modelBytes[Model];
+  if (R.progress)
+    N.progress = [](size_t, size_t) {}; // the caller reports per network instead
+  return N;
+}
+
+support::Expected<std::vector<GpuPrediction>>
+CompareContext::predict(size_t Model, int64_t Batch, size_t Total, corpus::KernelCache &Cache) {
+  if (request.progress)
+    request.progress(analyses, Total, request.models[Model], Batch);
+  auto A = analyseNetwork(compareNetworkRequest(request, Model, Batch, Cache));
+  if (!A)
+    return A.error();
+  ++analyses;
+  return predictOnGpus(*A, predictor, gpus, settings, catalog);
+}
+
+support::Expected<CompareResult> compareNetworks(CompareRequest R) {
+  auto Catalog = hardware::GpuCatalog::builtin();
+  if (!Catalog)
+    return Catalog.error();
+  auto Gpus = resolve(R, *Catalog);
+  if (!Gpus)
+    return Gpus.error();
+  auto Settings = predictSettings(R.runtime, R.math, R.host, &*Catalog);
+  if (!Settings)
+    return Settings.error();
+  Settings->breakdown = false; // a cell shows the network's total only
+  auto P = choosePredictor(R.model);
+  if (!P)
+    return P.error();
+  CompareContext Context{R, *Settings, *P, *Gpus, *Catalog};
+  auto Cells = R.maxBatch ? searchMaxBatch(Context) : predictAll(Context);
+  if (!Cells)
+    return Cells.error();
+  const size_t Analyses = Context.analyses;
+  if (R.progress)
+    R.progress(Analyses, Analyses, "", 0);
+  return CompareResult{std::move(R), *Settings, std::move(*P), std::move(*Cells), Analyses};
+}
+
+OJson compareJson(const CompareResult &C) {
+  OJson Rows = OJson::array();
+  const CompareRequest &R = C.request;
+  for (const CompareCell &Cell : C.cells) {
+    const GpuPrediction &G = Cell.prediction;
+    OJson Band = G.intervalMs ? OJson{G.intervalMs->first, G.intervalMs->second} : OJson(nullptr);
+    Rows.push_back({{"model", Cell.input},
+                    {"batch", G.batch},
+                    {"gpu", G.gpu.name},
+                    {"math", hardware::mathModeName(G.math)},
+                    {"launches", G.launches},
+                    {"time_ms", G.timeMs},
+                    {"bound_ms", G.boundMs},
+                    {"launch_latency_ms", G.launchLatencyMs},
+                    {"interval_ms", Band},
+                    {"images_per_s", G.imagesPerSecond()},
+                    {"tdp_w", G.gpu.tdpW},
+                    {"clock_mhz", G.clock.mhz},
+                    {"clock_limiter", G.clock.limiter},
+                    {"dominance_floor", G.dominanceFloor.empty() ? OJson(nullptr)
+                                                                 : OJson(G.dominanceFloor)},
+                    {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
+                    {"memory", memoryJson(G.memory)},
+                    {"meets_budget", orNull(R.budgetMs > 0, C.withinBudget(G))},
+                    {"meets_target_ips", orNull(R.targetIps > 0, C.reachesTarget(G))},
+                    {"meets_targets", orNull(C.hasTargets(), C.meets(G))},
+                    {"max_batch", Cell.maxBatch ? OJson(*Cell.maxBatch) : OJson(nullptr)},
+                    {"warnings", G.warnings}});
+  }
+  return {{"model", predictorJson(C.predictor)},
+          {"runtime", runtimeName(C.settings.runtime)},
+          {"dtype", R.dtype},
+          {"budget_ms", R.budgetMs > 0 ? OJson(R.budgetMs) : OJson(nullptr)},
+          {"target_ips", R.targetIps > 0 ? OJson(R.targetIps) : OJson(nullptr)},
+          {"max_batch", R.maxBatch},
+          {"analyses", C.analyses},
+          {"results", Rows}};
+}
+
+support::Expected<OJson> compareDocument(CompareRequest R) {
+  auto C = compareNetworks(std::move(R));
+  if (!C)
+    return C.error();
+  return compareJson(*C);
+}
+
+} // namespace pipeline

@@ -1,0 +1,34 @@
+// What compareNetworks shares with its max-batch search (MaxBatch.cpp): one model analysed at
+// one batch and predicted on every GPU, and the search itself. Internal to pipeline/.
+#pragma once
+
+#include "pipeline/Documents.h"
+
+#include "corpus/KernelGen.h"
+
+namespace pipeline {
+
+/// Model `Model` of R at `Batch`, sharing `Cache`'s kernels with the other requests.
+NetworkRequest compareNetworkRequest(const CompareRequest &R, size_t Model, int64_t Batch,
+                                     corpus::KernelCache &Cache);
+
+/// What every analysis of one compare shares, and how many networks it has analysed.
+struct CompareContext {
+  const CompareRequest &request;
+  const PredictSettings &settings;
+  const learners::Predictor &predictor;
+  const std::vector<hardware::GpuSpec> &gpus;
+  const hardware::GpuCatalog &catalog;
+  size_t analyses = 0;
+
+  /// Model `Model` at `Batch` analysed (reported to the request's progress as one of `Total`,
+  /// 0 = unknown) and predicted on every GPU, in the order of `gpus`.
+  support::Expected<std::vector<GpuPrediction>> predict(size_t Model, int64_t Batch, size_t Total,
+                                                        corpus::KernelCache &Cache);
+};
+
+/// Per model and GPU, the largest batch that fits the GPU's memory and meets the request's
+/// budget and images/s target (CompareCell::maxBatch).
+support::Expected<std::vector<CompareCell>> searchMaxBatch(CompareContext &C);
+
+} // namespace pipeline

@@ -1,0 +1,102 @@
+// One network on one GPU: the prediction and its JSON document (Documents.h).
+#include "pipeline/Documents.h"
+#include "pipeline/GpuSelection.h"
+
+namespace pipeline {
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+OJson intervalJson(const GpuPrediction &G) {
+  if (!G.intervalMs)
+    return nullptr;
+  return {G.intervalMs->first, G.intervalMs->second};
+}
+
+} // namespace
+
+std::string dtypeText(const std::string &Dtype) {
+  return Dtype == "f16" ? "f16 (PyTorch autocast: fp32 weights cast to fp16 every pass)" : Dtype;
+}
+
+OJson memoryJson(const DeviceMemory &M) {
+  return {{"total_bytes", M.totalBytes()},
+          {"capacity_bytes", M.capacityBytes > 0 ? OJson(M.capacityBytes) : OJson(nullptr)},
+          {"fits", M.fits()},
+          {"weights_bytes", M.weightBytes},
+          {"weight_copies_bytes", M.peak.castBytes},
+          {"activations_bytes", M.peak.activationBytes},
+          {"workspace_bytes", M.peak.workspaceBytes},
+          {"peak_layer", M.peak.layer},
+          {"reserve_bytes", M.reserveBytes},
+          {"shared_with_os", M.shared}};
+}
+
+support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
+  auto Catalog = hardware::GpuCatalog::builtin();
+  if (!Catalog)
+    return Catalog.error();
+  auto Gpu = resolveGpu(R.gpu, *Catalog);
+  if (!Gpu)
+    return Gpu.error();
+  auto Settings = predictSettings(R.runtime, R.math, R.host, &*Catalog);
+  if (!Settings)
+    return Settings.error();
+  auto P = choosePredictor(R.model);
+  if (!P)
+    return P.error();
+  auto N = analyseNetwork(R.network);
+  if (!N)
+    return N.error();
+  auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);
+  if (!Gs)
+    return Gs.error();
+  return PredictOutcome{std::move(*N), std::move(*P), std::move(Gs->front())};
+}
+
+OJson predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
+                     const GpuPrediction &G) {
+  OJson Kinds = OJson::array();
+  for (const KindTime &K : G.breakdown)
+    Kinds.push_back({{"kind", K.kind},
+                     {"launches", K.launches},
+                     {"time_ms", K.ms},
+                     {"share", G.timeMs > 0 ? K.ms / G.timeMs : 0}});
+  return {{"network", N.network},
+          {"gpu", G.gpu.name},
+          {"gpu_full_name", G.gpu.fullName},
+          {"batch", N.batch},
+          {"image_size", N.imageSize},
+          {"dtype", N.dtype},
+          {"math", hardware::mathModeName(G.math)},
+          {"runtime", runtimeName(G.runtime)},
+          {"launches", N.launches.size()},
+          {"time_ms", G.timeMs},
+          {"interval_ms", intervalJson(G)},
+          {"gpu_ms", G.gpuMs},
+          {"host_ms", G.hostMs},
+          {"host", G.host.name},
+          {"kernels", G.kernels},
+          {"bound_ms", G.boundMs},
+          {"launch_latency_ms", G.launchLatencyMs},
+          {"time_per_image_ms", G.perImageMs()},
+          {"images_per_s", G.imagesPerSecond()},
+          {"tdp_w", G.gpu.tdpW},
+          {"clock_mhz", G.clock.mhz},
+          {"clock_limiter", G.clock.limiter},
+          {"board_w", G.clock.boardW},
+          {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
+          {"memory", memoryJson(G.memory)},
+          {"breakdown", Kinds},
+          {"warnings", G.warnings},
+          {"model", predictorJson(P)}};
+}
+
+support::Expected<OJson> predictDocument(const PredictRequest &R) {
+  auto O = predictNetwork(R);
+  if (!O)
+    return O.error();
+  return predictionJson(O->network, O->predictor, O->prediction);
+}
+
+} // namespace pipeline

@@ -1,0 +1,374 @@
+// Bundle choice and per-GPU prediction (Prediction.h).
+#include "pipeline/Prediction.h"
+
+#include "hardware/Features.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <cassert>
+#include <map>
+#include <tuple>
+
+namespace pipeline {
+namespace {
+
+using learners::Predictor;
+using OJson = nlohmann::ordered_json;
+
+bool endsWith(const std::string &S, std::string_view Suffix) {
+  return S.size() >= Suffix.size() &&
+         S.compare(S.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
+}
+
+std::string joined(const std::vector<std::string> &V) {
+  std::string S;
+  for (const std::string &X : V)
+    S += (S.empty() ? "" : ", ") + X;
+  return S;
+}
+
+} // namespace
+
+support::Expected<Predictor> choosePredictor(const std::string &Model) {
+  if (endsWith(Model, ".json"))
+    return Predictor::load(Model);
+  const std::string Want = Model.empty() ? std::string(DefaultModel) : Model;
+  std::vector<std::string> Shipped;
+  for (const EmbeddedFile &F : embeddedModels()) {
+    auto P = Predictor::fromJson(F.text, "models/" + std::string(F.name));
+    if (!P)
+      return P.error();
+    if (P->info().name == Want)
+      return P;
+    Shipped.push_back(P->info().name);
+  }
+  return support::Error(fmt::format("unknown model '{}' (shipped: {}); or pass a bundle file "
+                                    "--model FILE.json",
+                                    Want, Shipped.empty() ? "none" : joined(Shipped)));
+}
+
+std::string_view runtimeName(Runtime R) { return R == Runtime::Eager ? "eager" : "graph"; }
+
+support::Expected<Runtime> parseRuntime(std::string_view Name) {
+  if (Name == "graph")
+    return Runtime::Graph;
+  if (Name == "eager")
+    return Runtime::Eager;
+  return support::Error("unknown runtime '" + std::string(Name) + "' (valid: graph, eager)");
+}
+
+support::Expected<PredictSettings> predictSettings(const std::string &RuntimeName,
+                                                   const std::string &Math,
+                                                   const std::string &Host,
+                                                   const hardware::GpuCatalog *Catalog) {
+  PredictSettings S;
+  if (!Host.empty()) {
+    assert(Catalog && "--host needs the catalog");
+    auto H = Catalog->host(Host);
+    if (!H)
+      return H.error();
+    S.host = *H;
+  }
+  auto R = parseRuntime(RuntimeName);
+  if (!R)
+    return R.error();
+  S.runtime = *R;
+  if (!Math.empty()) {
+    auto M = hardware::parseMathMode(Math);
+    if (!M)
+      return M.error();
+    S.math = *M;
+  }
+  return S;
+}
+
+namespace {
+
+/// Appends one row: the group's features, its bound and no overhead (graph time).
+void addRow(learners::Dataset &D, const hardware::GroupFeatures &F) {
+  std::vector<double> Values;
+  for (const auto &[Name, V] : F.features)
+    Values.push_back(V);
+  Values.push_back(F.boundMs);
+  Values.push_back(0);
+  D.addRow({}, Values, 0);
+}
+
+/// An empty table with the columns of a `ptxcast dataset` file, which the bundle reads by name.
+learners::Dataset datasetColumns() {
+  learners::Dataset D;
+  D.featureNames = hardware::featureNames();
+  D.featureNames.push_back(hardware::BoundColumn);
+  D.featureNames.push_back("overhead_ms");
+  D.targetName = "measured_ms";
+  return D;
+}
+
+/// Row 0: the whole network; with Launches, row 1 + K: launch K alone (for the breakdown).
+learners::Dataset featureTable(const std::vector<hardware::LaunchWork> &Work,
+                               const hardware::GpuSpec &Gpu, const hardware::Execution &E,
+                               hardware::GroupFeatures &Network, bool Launches) {
+  learners::Dataset D = datasetColumns();
+  Network = hardware::groupFeatures(Work, Gpu, E);
+  addRow(D, Network);
+  if (Launches)
+    for (const hardware::LaunchWork &W : Work)
+      addRow(D, hardware::groupFeatures({&W, 1}, Gpu, E, Network.clock));
+  return D;
+}
+
+/// Warnings about the GPU, the math mode and a network outside the training ranges.
+std::vector<std::string> dataWarnings(const Predictor &P, const hardware::GroupFeatures &Network,
+                                      const hardware::GpuSpec &Gpu, const PredictSettings &S,
+                                      hardware::MathMode Math) {
+  std::vector<std::string> W;
+  const auto &Trained = P.info().trainingGpus;
+  if (!Trained.empty() && std::find(Trained.begin(), Trained.end(), Gpu.name) == Trained.end())
+    W.push_back(fmt::format("gpu '{}' was not measured: its time comes from its physical skeleton "
+                            "and the efficiency learned on {}; the band was measured the same "
+                            "way, leaving each GPU out",
+                            Gpu.name, joined(Trained)));
+  if (S.math && *S.math != hardware::MathMode::Simt && Math == hardware::MathMode::Simt)
+    W.push_back(fmt::format("gpu '{}' has no {} tensor cores: CUDA-core math assumed", Gpu.name,
+                            hardware::mathModeName(*S.math)));
+  learners::NamedVector Row = Network.features;
+  if (std::vector<std::string> Out = P.outsideRange(Row); !Out.empty())
+    W.push_back("the network's features lie outside the training range: " + joined(Out));
+  return W;
+}
+
+std::vector<KindTime> byKind(const NetworkAnalysis &N, const std::vector<double> &Ms) {
+  std::map<std::string, KindTime> Kinds;
+  for (size_t K = 0; K < N.launches.size(); ++K) {
+    KindTime &T = Kinds[N.launches[K].strategy];
+    T.kind = N.launches[K].strategy;
+    T.launches += 1;
+    T.ms += Ms[K];
+  }
+  std::vector<KindTime> Out;
+  for (auto &[Name, T] : Kinds)
+    Out.push_back(T);
+  std::stable_sort(Out.begin(), Out.end(),
+                   [](const KindTime &A, const KindTime &B) { return A.ms > B.ms; });
+  return Out;
+}
+
+/// The math mode the launches run in: the one asked for when the GPU has it, else PyTorch's.
+hardware::MathMode mathFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gpu,
+                           const PredictSettings &S) {
+  hardware::MathMode M =
+      S.math ? *S.math : hardware::defaultMathMode(N.dtype, Gpu.computeCapability);
+  const double Rate = M == hardware::MathMode::Tf32   ? Gpu.tensor.tf32
+                      : M == hardware::MathMode::F16  ? Gpu.tensor.fp16
+                      : M == hardware::MathMode::Bf16 ? Gpu.tensor.bf16
+                                                      : 1;
+  return Rate > 0 ? M : hardware::MathMode::Simt;
+}
+
+/// How PyTorch runs the network's launches on Gpu.
+hardware::Execution executionFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gpu,
+                                 const PredictSettings &S) {
+  return {mathFor(N, Gpu, S), hardware::Implementation::Framework, N.dtype == "f16"};
+}
+
+/// The bundle applied to the network's launch work on one GPU, as learned (no dominance rule).
+/// The work is built once per network, not per GPU.
+support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchWork> &Work,
+                                             const NetworkAnalysis &N, const Predictor &P,
+                                             const hardware::GpuSpec &Gpu,
+                                             const PredictSettings &S) {
+  GpuPrediction Out;
+  Out.gpu = Gpu;
+  Out.batch = size_t(N.batch);
+  Out.runtime = S.runtime;
+  const hardware::Execution E = executionFor(N, Gpu, S);
+  Out.math = E.math;
+  hardware::GroupFeatures Network;
+  learners::Dataset Rows = featureTable(Work, Gpu, E, Network, S.breakdown);
+  auto Pred = P.predict(Rows);
+  if (!Pred)
+    return Pred.error();
+  Out.gpuMs = Pred->front();
+  Out.boundMs = Network.boundMs;
+  Out.clock = Network.clock;
+  for (const hardware::LaunchBound &B : Network.launches)
+    Out.launchLatencyMs += B.latencyMs;
+  Out.launches = N.launches.size();
+  if (S.breakdown) {
+    // The network's time split over its launches in proportion to each launch's own prediction.
+    std::vector<double> LaunchMs(Pred->begin() + 1, Pred->end());
+    double Sum = 0;
+    for (double V : LaunchMs)
+      Sum += V;
+    for (double &V : LaunchMs)
+      V = Sum > 0 ? V / Sum * Out.gpuMs : 0;
+    Out.breakdown = byKind(N, LaunchMs);
+  }
+  Out.host = S.host ? *S.host : Gpu.host;
+  for (const hardware::LaunchBound &B : Network.launches)
+    Out.kernels += B.kernels;
+  Out.hostMs =
+      S.runtime == Runtime::Eager ? Out.kernels * hardware::eagerHostMsPerKernel(Out.host) : 0;
+  Out.timeMs = std::max(Out.gpuMs, Out.hostMs);
+  if (auto I = P.interval(Out.gpuMs))
+    Out.intervalMs =
+        std::make_pair(std::max(I->first, Out.hostMs), std::max(I->second, Out.hostMs));
+  Out.warnings = dataWarnings(P, Network, Gpu, S, Out.math);
+  Out.memory = deviceMemory(N.memory, Gpu, Out.math != hardware::MathMode::Simt);
+  if (std::string W = memoryWarning(Out.memory, Gpu); !W.empty())
+    Out.warnings.push_back(W);
+  if (S.runtime == Runtime::Eager && Out.hostMs > Out.gpuMs)
+    Out.warnings.push_back(fmt::format(
+        "eager PyTorch is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on "
+        "the {} host ({}) against {:.3g} ms on the GPU): the host's CPU, not the GPU, sets the "
+        "time",
+        Out.hostMs, Out.kernels, Out.host.name, Out.host.cpu, Out.gpuMs));
+  return Out;
+}
+
+/// A network's learned GPU time on one GPU and its bound there.
+struct Learned {
+  double gpuMs = 0;
+  double boundMs = 0;
+};
+
+/// The network's GPU time on Gpu as learned (row 0 only: no per-launch breakdown).
+support::Expected<Learned> learnedGpuMs(const std::vector<hardware::LaunchWork> &Work,
+                                        const NetworkAnalysis &N, const Predictor &P,
+                                        const hardware::GpuSpec &Gpu, const PredictSettings &S) {
+  hardware::GroupFeatures Network;
+  auto Pred = P.predict(featureTable(Work, Gpu, executionFor(N, Gpu, S), Network, false));
+  if (!Pred)
+    return Pred.error();
+  return Learned{Pred->front(), Network.boundMs};
+}
+
+/// Lowers G's GPU time to Floor (its own bound at the efficiency of Dominated, a GPU it matches
+/// or beats on every figure), scaling its breakdown and band alike.
+void lowerTo(GpuPrediction &G, double Floor, const std::string &Dominated) {
+  const double Scale = Floor / G.gpuMs;
+  G.dominanceFloor = Dominated;
+  G.warnings.push_back(fmt::format(
+      "the learned efficiency put {} at {:.4g} ms, slower than {}, which it matches or beats on "
+      "every figure the skeleton reads: predicted {:.4g} ms, its own bound at {}'s efficiency",
+      G.gpu.name, G.gpuMs, Dominated, Floor, Dominated));
+  G.gpuMs = Floor;
+  for (KindTime &K : G.breakdown)
+    K.ms *= Scale;
+  G.timeMs = std::max(G.gpuMs, G.hostMs);
+  if (G.intervalMs)
+    G.intervalMs = std::make_pair(std::max(G.intervalMs->first * Scale, G.hostMs),
+                                  std::max(G.intervalMs->second * Scale, G.hostMs));
+}
+
+} // namespace
+
+namespace {
+
+/// The dominance rule over the catalog for one network: each GPU's time after the rule, computed
+/// once per GPU. A GPU's time is its learned time, or, where that is longer than the time (after
+/// the rule) of a GPU it dominates, that GPU's efficiency (time over bound) on its own bound: by
+/// dominance its bound is no longer, so it is faster by as much as the bounds differ, and no
+/// dominated GPU, however far down, is faster than it.
+class DominanceRule {
+public:
+  DominanceRule(const std::vector<hardware::LaunchWork> &Work, const NetworkAnalysis &N,
+                const Predictor &P, const PredictSettings &S, const hardware::GpuCatalog &C)
+      : Work(Work), N(N), P(P), S(S), Catalog(C) {}
+
+  /// The floor the rule puts under a GPU learned at L: (time, the dominated GPU whose efficiency
+  /// set it); the GPU's own time and "" when no dominated GPU is faster.
+  support::Expected<std::pair<double, std::string>> floorOf(const hardware::GpuSpec &Gpu,
+                                                            const Learned &L) {
+    std::pair<double, std::string> Floor{L.gpuMs, ""};
+    for (const hardware::GpuSpec &Y : Catalog.gpus()) {
+      if (!hardware::dominates(Gpu, Y))
+        continue;
+      auto Y_ = ruled(Y);
+      if (!Y_)
+        return Y_.error();
+      const double Candidate = Y_->boundMs > 0 ? L.boundMs * Y_->gpuMs / Y_->boundMs : Y_->gpuMs;
+      if (Y_->gpuMs < L.gpuMs && Candidate < Floor.first)
+        Floor = {Candidate, Y.name};
+    }
+    return Floor;
+  }
+
+private:
+  /// Catalog GPU Y's time after the rule (and its bound), memoised.
+  support::Expected<Learned> ruled(const hardware::GpuSpec &Y) {
+    if (auto It = Done.find(Y.name); It != Done.end())
+      return It->second;
+    auto L = learnedGpuMs(Work, N, P, Y, S);
+    if (!L)
+      return L.error();
+    auto Floor = floorOf(Y, *L); // recurses down the dominance order, which has no cycles
+    if (!Floor)
+      return Floor.error();
+    return Done.emplace(Y.name, Learned{Floor->first, L->boundMs}).first->second;
+  }
+
+  const std::vector<hardware::LaunchWork> &Work;
+  const NetworkAnalysis &N;
+  const Predictor &P;
+  const PredictSettings &S;
+  const hardware::GpuCatalog &Catalog;
+  std::map<std::string, Learned> Done;
+};
+
+} // namespace
+
+support::Expected<std::vector<GpuPrediction>>
+predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
+              const std::vector<hardware::GpuSpec> &Gpus, const PredictSettings &S,
+              const hardware::GpuCatalog &Catalog) {
+  const std::vector<hardware::LaunchWork> Work = N.work();
+  DominanceRule Rule(Work, N, P, S, Catalog);
+  std::vector<GpuPrediction> Out;
+  for (const hardware::GpuSpec &Gpu : Gpus) {
+    auto G = predictWork(Work, N, P, Gpu, S);
+    if (!G)
+      return G.error();
+    auto Floor = Rule.floorOf(Gpu, Learned{G->gpuMs, G->boundMs});
+    if (!Floor)
+      return Floor.error();
+    if (!Floor->second.empty())
+      lowerTo(*G, Floor->first, Floor->second);
+    Out.push_back(std::move(*G));
+  }
+  return Out;
+}
+
+OJson predictorJson(const Predictor &P) {
+  const learners::PredictorInfo &I = P.info();
+  OJson Band = nullptr;
+  if (I.band)
+    Band = {{"protocol", I.band->protocol},  {"rows", I.band->rows},
+            {"coverage", I.band->coverage},  {"mape", I.band->mape},
+            {"ratio_low", I.band->ratioLow}, {"ratio_high", I.band->ratioHigh}};
+  return {{"name", I.name},
+          {"predicts", P.model().predicts()},
+          {"learner", P.model().learner()},
+          {"training_data", I.trainingData},
+          {"training_rows", I.trainingRows},
+          {"training_gpus", I.trainingGpus},
+          {"error_band", Band}};
+}
+
+std::string predictorSummary(const Predictor &P) {
+  const learners::PredictorInfo &I = P.info();
+  std::string S = fmt::format("model {} ({}): predicts {}\ntrained on {} rows of {}; GPUs {}",
+                              I.name, P.model().learner(), P.model().predicts(), I.trainingRows,
+                              I.trainingData, joined(I.trainingGpus));
+  if (I.band)
+    S += fmt::format("\nerror band: {:.0f}% of {} out-of-fold ratios fall in [{:.3f}, {:.3f}] "
+                     "(MAPE {:.1f}%)",
+                     100 * I.band->coverage, I.band->protocol, I.band->ratioLow, I.band->ratioHigh,
+                     I.band->mape);
+  else
+    S += "\nerror band: none (the bundle was trained without --cv)";
+  return S;
+}
+
+} // namespace pipeline

@@ -1,0 +1,206 @@
+// The clock under a power limit (hardware/Power.h), the library GEMM's issue limit, FP32 and
+// INT32 sharing lanes on GA10x/AD10x, and the hosts of eager PyTorch (hardware/Host.h). Launch
+// counts are synthetic, for mechanics; the GPUs are the catalog's.
+#include "hardware/Power.h"
+#include "hardware/Features.h"
+#include "hardware/Host.h"
+#include "hardware/Skeleton.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+using namespace hardware;
+
+namespace {
+
+GpuSpec catalogGpu(const char *Name) {
+  auto C = GpuCatalog::builtin();
+  REQUIRE(C);
+  auto G = C->lookup(Name);
+  REQUIRE_MESSAGE(G, support::errorText(G));
+  return *G;
+}
+
+/// A library SGEMM of 2 x Macs FLOP over 4 MB (a framework's dense layer, CUDA cores).
+LaunchWork sgemm(double Macs) {
+  LaunchWork W;
+  W.kind = "dense_gemm";
+  W.profile.grid = {4096, 1, 1};
+  W.profile.block = {256, 1, 1};
+  W.macs = Macs;
+  W.footprintBytes = 4u << 20;
+  return W;
+}
+
+/// A framework's elementwise pass over Bytes of fp32 (read and written once), 10 instructions
+/// per element.
+LaunchWork streaming(double Bytes) {
+  LaunchWork W;
+  W.kind = "eltwise_add";
+  W.profile.grid = {65536, 1, 1};
+  W.profile.block = {256, 1, 1};
+  const double Elements = Bytes / 8;
+  W.profile.threadInstructions[size_t(ptx::InstrClass::Fp32)] = uint64_t(10 * Elements);
+  W.profile.warpInstructions[size_t(ptx::InstrClass::Fp32)] = uint64_t(10 * Elements / 32);
+  W.profile.globalLoadRequests = uint64_t(Elements / 32);
+  W.profile.globalLoadSectors = uint64_t(Elements / 8);
+  W.footprintBytes = uint64_t(Bytes);
+  return W;
+}
+
+const Execution Simt{MathMode::Simt, Implementation::Framework, false};
+
+} // namespace
+
+TEST_CASE("power: a compute-bound SGEMM holds the boost clock on a 700 W H100, not on a 70 W T4") {
+  LaunchWork W = sgemm(1e12);
+  SustainedClock H100 = sustainedClock({&W, 1}, catalogGpu("h100"), Simt);
+  CHECK(H100.limiter == "boost");
+  CHECK(H100.mhz == 1980);
+  CHECK(H100.boardW < 700);
+  GpuSpec T4 = catalogGpu("t4");
+  SustainedClock C = sustainedClock({&W, 1}, T4, Simt);
+  CHECK(C.share < 0.8);
+  CHECK(C.mhz >= T4.baseClockMhz);
+  // Where the limit sets the clock, the board draws the limit.
+  if (C.limiter == "power")
+    CHECK(C.boardW == doctest::Approx(T4.tdpW).epsilon(1e-3));
+  // The bound at the sustained clock is longer by the clock ratio (compute-bound).
+  const double AtBoost = groupFeatures({&W, 1}, T4, Simt, SustainedClock{}).boundMs;
+  const double Sustained = groupFeatures({&W, 1}, T4, Simt).boundMs;
+  CHECK(Sustained > AtBoost * 1.2);
+}
+
+TEST_CASE("power: a memory-bound pass keeps its speed where a compute-bound one slows down") {
+  GpuSpec T4 = catalogGpu("t4");
+  LaunchWork Stream = streaming(1e9);
+  SustainedClock C = sustainedClock({&Stream, 1}, T4, Simt);
+  const double Boost = groupFeatures({&Stream, 1}, T4, Simt, SustainedClock{}).boundMs;
+  const double Sustained = groupFeatures({&Stream, 1}, T4, Simt).boundMs;
+  CHECK(Sustained <= Boost * 1.05); // its DRAM time does not depend on the SM clock
+  LaunchWork Gemm = sgemm(1e12);
+  CHECK(sustainedClock({&Gemm, 1}, T4, Simt).share <= C.share);
+}
+
+TEST_CASE("power: the clock never drops below the base clock, and a Jetson runs its mode's") {
+  LaunchWork W = sgemm(1e13);
+  GpuSpec L4 = catalogGpu("l4"); // 72 W for 58 Ada SMs at 2040 MHz
+  SustainedClock C = sustainedClock({&W, 1}, L4, Simt);
+  CHECK(C.mhz >= L4.baseClockMhz);
+  CHECK(C.mhz < L4.boostClockMhz);
+  GpuSpec Orin = catalogGpu("orin-nano@7w");
+  SustainedClock M = sustainedClock({&W, 1}, Orin, Simt);
+  CHECK(M.limiter == "mode");
+  CHECK(M.mhz == Orin.boostClockMhz);
+}
+
+TEST_CASE("power: more power limit never means a slower clock") {
+  LaunchWork W = sgemm(1e12);
+  GpuSpec T4 = catalogGpu("t4");
+  double Last = 0;
+  for (double Watts : {40.0, 70.0, 100.0, 200.0, 400.0}) {
+    T4.tdpW = Watts;
+    const double Mhz = sustainedClock({&W, 1}, T4, Simt).mhz;
+    CHECK(Mhz >= Last);
+    Last = Mhz;
+  }
+  CHECK(Last == T4.boostClockMhz);
+}
+
+TEST_CASE("power: a GPU at another clock scales its clock-proportional peaks only") {
+  GpuSpec H100 = catalogGpu("h100");
+  GpuSpec Slow = atClock(H100, 990);
+  CHECK(Slow.boostClockMhz == 990);
+  CHECK(Slow.fp32Tflops == doctest::Approx(H100.fp32Tflops / 2));
+  CHECK(Slow.tensor.fp16 == doctest::Approx(H100.tensor.fp16 / 2));
+  CHECK(Slow.memoryBandwidthGBs == H100.memoryBandwidthGBs);
+  CHECK(Slow.smCount == H100.smCount);
+}
+
+TEST_CASE("skeleton: a library SGEMM is issue-bound on 128-lane SMs, lane-bound on 64-lane ones") {
+  LaunchWork W = sgemm(1e11);
+  auto Shares = [&](const char *Gpu) {
+    LaunchBound B = bound(W, catalogGpu(Gpu), Simt);
+    return B.ms[size_t(Resource::Issue)] / B.ms[size_t(Resource::Fma)];
+  };
+  CHECK(Shares("h100") == doctest::Approx(1 + LibraryGemmOverhead)); // 128 lanes, 4 x 32 issue
+  CHECK(Shares("a100") < 1);                                         // 64 lanes: slots to spare
+  CHECK(Shares("rtx-4090") > 1);
+  CHECK(Shares("p100") == 0); // Pascal dual-issues the loads beside the FFMAs
+}
+
+TEST_CASE("skeleton: FP32 and INT32 share the dual lanes on GA10x and AD10x, not on GA100") {
+  LaunchWork W;
+  W.kind = "eltwise_add";
+  W.profile.grid = {1024, 1, 1};
+  W.profile.block = {256, 1, 1};
+  W.profile.threadInstructions[size_t(ptx::InstrClass::Fp32)] = 1u << 28;
+  LaunchWork WithInt = W;
+  WithInt.profile.threadInstructions[size_t(ptx::InstrClass::IntArith)] = 1u << 28;
+  const Execution Own{MathMode::Simt, Implementation::Ptxcast, false};
+  auto Fma = [&](const LaunchWork &X, const char *Gpu) {
+    return bound(X, catalogGpu(Gpu), Own).ms[size_t(Resource::Fma)];
+  };
+  // AD102: the integer instructions take FP32 lanes; GA100: they run beside them.
+  CHECK(Fma(WithInt, "rtx-4090") == doctest::Approx(2 * Fma(W, "rtx-4090")));
+  CHECK(Fma(WithInt, "a100") == doctest::Approx(Fma(W, "a100")));
+}
+
+TEST_CASE("hosts: every GPU has one; Jetsons their own Arm cores, GeForce a desktop") {
+  auto C = GpuCatalog::builtin();
+  REQUIRE(C);
+  for (const GpuSpec &G : C->gpus()) {
+    CHECK_MESSAGE(G.host.relativeSpeed > 0, G.name);
+    if (G.formFactor == "module")
+      CHECK_MESSAGE(G.host.name.rfind("jetson-", 0) == 0, G.name);
+  }
+  CHECK(catalogGpu("rtx-4090").host.name == "x86-desktop");
+  CHECK(catalogGpu("h100").host.name == "x86-server");
+  CHECK(catalogGpu("gh200").host.name == "grace");
+  CHECK(catalogGpu("orin-nano@7w").host.name == "jetson-orin-nano");
+  // A slower CPU takes longer per kernel.
+  CHECK(eagerHostMsPerKernel(catalogGpu("jetson-agx-orin").host) >
+        eagerHostMsPerKernel(catalogGpu("h100").host));
+  CHECK(eagerHostMsPerKernel(catalogGpu("h100").host) == doctest::Approx(EagerHostMsPerKernel));
+  auto Unknown = C->host("pentium");
+  REQUIRE_FALSE(Unknown);
+  CHECK(Unknown.error().message.find("x86-server") != std::string::npos);
+}
+
+TEST_CASE("catalog: a spec file's memory type, process and host must be known") {
+  auto C = GpuCatalog::builtin();
+  REQUIRE(C);
+  const std::string Base = R"({"name": "x", "compute_capability": "8.9", "sm_count": 10,
+    "fp32_cores_per_sm": 128, "base_clock_mhz": 1000, "boost_clock_mhz": 2000,
+    "fp32_tflops": 5.12, "fp16_tflops": 5.12, "bf16_tflops": 5.12, "fp64_tflops": 0.08,
+    "memory_bandwidth_gbs": 100, "memory_gb": 8, "l2_mb": 8, "tdp_w": 50)";
+  auto Plain = C->parseSpec(Base + "}", "x.json");
+  REQUIRE_MESSAGE(Plain, support::errorText(Plain));
+  CHECK(Plain->memoryPjPerBit == 0); // no memory type: memory power not charged
+  CHECK(Plain->limits.process == "TSMC 4N");
+  CHECK(Plain->host.name == "x86-server");
+  auto Hbm = C->parseSpec(Base + R"(, "memory_type": "HBM3", "process": "TSMC N7"})", "x.json");
+  REQUIRE_MESSAGE(Hbm, support::errorText(Hbm));
+  CHECK(Hbm->memoryPjPerBit > 0);
+  CHECK(Hbm->limits.relativeEnergy == doctest::Approx(0.4));
+  for (const char *Bad :
+       {R"(, "memory_type": "HBM9"})", R"(, "process": "3 nm"})", R"(, "host": "pentium"})"}) {
+    auto E = C->parseSpec(Base + Bad, "x.json");
+    REQUIRE_FALSE(E);
+    CHECK(E.error().str().find("x.json") == 0);
+  }
+}
+
+TEST_CASE("dominance: power limits and base clocks are figures a dominating GPU must match") {
+  GpuSpec H100 = catalogGpu("h100");
+  GpuSpec LowPower = H100;
+  LowPower.tdpW = 300;
+  CHECK(dominates(H100, LowPower));
+  CHECK_FALSE(dominates(LowPower, H100));
+  GpuSpec LowBase = H100;
+  LowBase.baseClockMhz = 1000;
+  CHECK(dominates(H100, LowBase));
+  // A data-centre card dominates a Jetson only with a base clock above the module's clock.
+  CHECK(dominates(H100, catalogGpu("orin-nano@7w")));
+}

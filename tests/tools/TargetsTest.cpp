@@ -1,0 +1,194 @@
+// The buyer's questions end to end with the shipped model: does a batch fit in the GPU's memory
+// (`predict` and `compare` say so), which pairs meet an images/s target, the largest batch that
+// fits and meets the targets (`compare --max-batch`); and the command line's small manners:
+// dtype spellings, integer options, unknown commands and models, plot paths checked before any
+// work, the progress line on a terminal.
+#include "RunPtxcast.h"
+
+#include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+using Json = nlohmann::json;
+using clitest::runPtxcast;
+using clitest::RunResult;
+
+namespace {
+
+Json jsonOf(const std::string &Args) {
+  RunResult R = runPtxcast(Args + " --format json");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  return Json::parse(R.out);
+}
+
+/// The memory object's parts add up to its total.
+void checkMemorySums(const Json &M) {
+  CHECK(M["total_bytes"].get<uint64_t>() ==
+        M["weights_bytes"].get<uint64_t>() + M["weight_copies_bytes"].get<uint64_t>() +
+            M["activations_bytes"].get<uint64_t>() + M["workspace_bytes"].get<uint64_t>() +
+            M["reserve_bytes"].get<uint64_t>());
+}
+
+} // namespace
+
+TEST_CASE("predict: device memory in the JSON and the table; a batch that does not fit warns") {
+  const Json J = jsonOf("predict lenet5 --gpu t4");
+  const Json &M = J["memory"];
+  checkMemorySums(M);
+  CHECK(M["fits"] == true);
+  CHECK(M["capacity_bytes"] == 16ull << 30);
+  CHECK(M["reserve_bytes"] == 512ull << 20);
+  CHECK(M["shared_with_os"] == false);
+  CHECK(M["weight_copies_bytes"] == 0);
+
+  const Json Half = jsonOf("predict lenet5 --gpu t4 --dtype f16");
+  CHECK(Half["memory"]["weight_copies_bytes"].get<uint64_t>() > 0); // autocast's fp16 copies
+  CHECK(Half["memory"]["weights_bytes"] == M["weights_bytes"]);     // fp32 weights kept
+
+  // VGG-16 at batch 256: about 28 GiB of fp32 activations, on a 4 GB Jetson.
+  const std::string Big = "predict vgg16 --gpu jetson-orin-nano-4gb --batch 256";
+  const Json Over = jsonOf(Big);
+  CHECK(Over["memory"]["fits"] == false);
+  CHECK(Over["memory"]["shared_with_os"] == true);
+  checkMemorySums(Over["memory"]);
+  bool Warned = false;
+  for (const Json &W : Over["warnings"])
+    Warned |= W.get<std::string>().starts_with("does not fit: needs ");
+  CHECK(Warned);
+  RunResult T = runPtxcast(Big);
+  REQUIRE(T.status == 0);
+  CHECK(T.out.find("DOES NOT FIT in the GPU's 4.00 GiB, shared with the OS") != std::string::npos);
+  CHECK(T.out.find("runtime reserve 2.50 GiB") != std::string::npos);
+}
+
+TEST_CASE("predict: --dtype f16 says it is autocast; fp16 and half spell it, fp32 and float f32") {
+  RunResult R = runPtxcast("predict lenet5 --gpu t4 --dtype fp16");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  CHECK(R.out.find("batch 1, f16 (PyTorch autocast: fp32 weights cast to fp16 every pass),") !=
+        std::string::npos);
+  CHECK(jsonOf("predict lenet5 --gpu t4 --dtype half") ==
+        jsonOf("predict lenet5 --gpu t4 --dtype f16"));
+  CHECK(jsonOf("predict lenet5 --gpu t4 --dtype float")["dtype"] == "f32");
+  RunResult Bad = runPtxcast("predict lenet5 --gpu t4 --dtype f8");
+  CHECK(Bad.status != 0);
+  CHECK(Bad.err.find("--dtype: f8 not in {f32,f16} (also fp32, float") != std::string::npos);
+}
+
+TEST_CASE("options: integers, unknown commands and unknown models are explained") {
+  RunResult Abc = runPtxcast("predict lenet5 --gpu t4 --batch abc");
+  CHECK(Abc.status != 0);
+  CHECK(Abc.err.find("--batch: 'abc' is not an integer (give one from 1 to 4096)") !=
+        std::string::npos);
+  RunResult List = runPtxcast("compare --models lenet5 --gpus t4 --batch 1,2x");
+  CHECK(List.err.find("--batch: '2x' is not an integer") != std::string::npos);
+  RunResult Range = runPtxcast("predict lenet5 --gpu t4 --batch 0");
+  CHECK(Range.err.find("--batch: Value 0 not in range 1 to 4096") != std::string::npos);
+
+  RunResult Cmd = runPtxcast("frobnicate");
+  CHECK(Cmd.status == 1);
+  CHECK(Cmd.err.starts_with("error: unknown command 'frobnicate' (closest: "));
+  CHECK(Cmd.err.find("commands: zoo, lower, inspect, run, analyze, train, evaluate, dataset, "
+                     "predict, compare, gpus") != std::string::npos);
+  CHECK(runPtxcast("compar --models lenet5").err.find("(closest: compare;") != std::string::npos);
+
+  RunResult Model = runPtxcast("predict efficientnet-b9 --gpu t4");
+  CHECK(Model.status == 1);
+  CHECK(Model.err.starts_with("error: unknown model 'efficientnet-b9' (closest: efficientnet-b"));
+  CHECK(Model.err.find("`ptxcast zoo` lists all") != std::string::npos);
+  CHECK(Model.err.find("xception") == std::string::npos); // not the whole zoo
+  RunResult InCompare = runPtxcast("compare --models lenet5,resnet5O --gpus t4");
+  CHECK(InCompare.err.starts_with("error: unknown model 'resnet5O' (closest: resnet50"));
+}
+
+TEST_CASE("compare: an images/s target beside the budget, and memory per cell") {
+  const Json One = jsonOf("predict lenet5 --gpu t4");
+  const double Ips = One["images_per_s"].get<double>();
+  const Json J = jsonOf("compare --models lenet5 --gpus t4 --batch 1 --target-ips " +
+                        std::to_string(Ips * 2));
+  CHECK(J["target_ips"].get<double>() == doctest::Approx(Ips * 2));
+  CHECK(J["budget_ms"].is_null());
+  const Json &Row = J["results"][0];
+  CHECK(Row["meets_target_ips"] == false);
+  CHECK(Row["meets_targets"] == false);
+  CHECK(Row["meets_budget"].is_null());
+  CHECK(Row["memory"] == One["memory"]);
+  RunResult T = runPtxcast("compare --models lenet5 --gpus t4 --target-ips " +
+                           std::to_string(Ips / 2));
+  REQUIRE(T.status == 0);
+  CHECK(T.out.find("  targets\n") != std::string::npos);
+  CHECK(T.out.find("  meets\n") != std::string::npos);
+  CHECK(T.out.find("1 of 1 model/GPU pairs meet the targets (at least ") != std::string::npos);
+}
+
+TEST_CASE("compare --max-batch: the largest batch that fits and meets the budget") {
+  // A hair over batch 6's time: std::to_string keeps 6 decimals, which may round it below.
+  const double Budget =
+      jsonOf("predict resnet50 --gpu t4 --batch 6")["time_ms"].get<double>() * (1 + 1e-6);
+  const Json J = jsonOf("compare --models resnet50 --gpus t4,a100 --max-batch --budget-ms " +
+                        std::to_string(Budget));
+  CHECK(J["max_batch"] == true);
+  REQUIRE(J["results"].size() == 2);
+  for (const Json &Row : J["results"]) {
+    const int64_t B = Row["max_batch"].get<int64_t>();
+    INFO(Row.dump());
+    REQUIRE(B > 0);
+    CHECK(Row["batch"] == B);
+    CHECK(Row["meets_targets"] == true);
+    // One more image breaks the budget or the memory.
+    const Json Next = jsonOf("predict resnet50 --gpu " + Row["gpu"].get<std::string>() +
+                             " --batch " + std::to_string(B + 1));
+    CHECK((Next["time_ms"].get<double>() > Budget || Next["memory"]["fits"] == false));
+  }
+  CHECK(J["results"][0]["max_batch"].get<int64_t>() >= 6); // T4: batch 6 is the budget itself
+  // The search: batch 1 for both GPUs, then doubling and bisection, shared between the GPUs.
+  CHECK(J["analyses"].get<size_t>() <= 2 * (1 + 2 * 12));
+
+  // Without a budget, memory alone: the Jetson's 4 GB hold a few hundred ResNet-18 images.
+  const Json Memory = jsonOf("compare --models resnet50 --gpus jetson-orin-nano-4gb --max-batch");
+  const Json &Row = Memory["results"][0];
+  const int64_t B = Row["max_batch"].get<int64_t>();
+  CHECK(B > 16);
+  CHECK(B < 4096);
+  CHECK(Row["memory"]["fits"] == true);
+  CHECK(Memory["analyses"] == 2); // batch 1 and the answer: memory needs no analysis
+  CHECK(jsonOf("predict resnet50 --gpu jetson-orin-nano-4gb --batch " + std::to_string(B + 1))
+            ["memory"]["fits"] == false);
+
+  RunResult Both = runPtxcast("compare --models lenet5 --gpus t4 --batch 2 --max-batch");
+  CHECK(Both.status != 0);
+  CHECK(Both.err.find("excludes") != std::string::npos);
+}
+
+TEST_CASE("compare: the plot's path is checked before any work and errors name it") {
+  RunResult Pdf = runPtxcast("compare --models lenet5 --gpus t4 --plot x.pdf");
+  CHECK(Pdf.status == 1);
+  CHECK(Pdf.out.empty()); // no table printed before the refusal
+  CHECK(Pdf.err == "x.pdf: error: plot files end in .svg or .png\n");
+  RunResult Dir = runPtxcast("compare --models lenet5 --gpus t4 --plot /no/such/dir/m.png");
+  CHECK(Dir.status == 1);
+  CHECK(Dir.out.empty());
+  CHECK(Dir.err ==
+        "/no/such/dir/m.png: error: cannot write the plot: no folder '/no/such/dir'\n");
+  RunResult Value = runPtxcast("compare --models lenet5 --gpus t4 --plot-value watts");
+  CHECK(Value.status != 0);
+  CHECK(Value.err.find("--plot-value") != std::string::npos);
+}
+
+TEST_CASE("compare: on a terminal the progress line names the network and is cleared") {
+  if (std::system("command -v script >/dev/null 2>&1") != 0)
+    return; // util-linux's `script` gives the command a terminal
+  clitest::TempDir Dir("progress");
+  const std::string Log = Dir / "typescript";
+  const std::string Cmd = std::string(PTXCAST_BIN) +
+                          " compare --models lenet5,alexnet --gpus t4 --batch 1 --threads 1";
+  REQUIRE(std::system(("script -qec '" + Cmd + "' " + Log + " >/dev/null 2>&1").c_str()) == 0);
+  const std::string Out = clitest::readAll(Log);
+  CHECK(Out.find("analysing lenet5 at batch 1 (network 1 of 2)") != std::string::npos);
+  CHECK(Out.find("analysing alexnet at batch 1 (network 2 of 2)") != std::string::npos);
+  CHECK(Out.find("\r\033[Kmodel cross-gpu") != std::string::npos); // cleared before the table
+  CHECK(Out.find("analysed ") == std::string::npos); // no per-launch line of its own
+}
