@@ -3,14 +3,20 @@
 # runs ptxas on every emitted PTX module; prints a summary table and exits non-zero on any failure.
 #
 #   scripts/check-zoo-ptxas.sh [--ptxcast PATH] [--ptxas PATH] [--arch sm_XX] [--math LIST]
-#                              [--kernels LIST] [--keep DIR] [MODEL...]
+#                              [--dtype LIST] [--kernels LIST] [--keep DIR] [MODEL...]
 #
-# --math: comma-separated `ptxcast lower --math` modes (simt, tf32, f16, bf16, auto) or `all`
+# --math: comma-separated `ptxcast lower --math` modes (simt, tf32, f16, bf16, int8, auto) or `all`
 # (simt, tf32, f16, bf16; default simt); combinations the lowering refuses (tf32/bf16 on f16 data,
-# tf32/bf16 below sm_80) are skipped. --kernels: `ptxcast lower --kernels` sets, comma-separated
-# (default specialised,library). Without MODEL arguments the model list comes from `ptxcast zoo
-# --format json`. The "lower_s" column is the wall time of `ptxcast lower` (LLVM O3 + NVPTX
-# codegen, or a lookup of library kernels already compiled); ptxas time is separate.
+# tf32/bf16 below sm_80, int8 math without int8 data or below sm_75, int8 data with tf32, f16 or
+# bf16 math) are skipped. --dtype: `ptxcast lower --dtype` types, comma-separated (f32, f16,
+# int8; default f32,f16). --kernels: `ptxcast lower --kernels` sets, comma-separated (default
+# specialised,library). Without MODEL arguments the model list comes from `ptxcast zoo --format
+# json`. The "lower_s" column is the wall time of `ptxcast lower` (LLVM O3 + NVPTX codegen, or a
+# lookup of library kernels already compiled); ptxas time is separate. The int8 engines of the
+# zoo for every architecture ptxas has (docs/lowering.md, "Int8 engines"):
+#
+#   for A in sm_75 sm_80 sm_86 sm_89 sm_90; do
+#     scripts/check-zoo-ptxas.sh --arch $A --dtype int8 --math auto,simt; done
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,6 +24,7 @@ PTXCAST=${PTXCAST:-$ROOT/build/tools/ptxcast/ptxcast}
 PTXAS=${PTXAS:-/usr/local/cuda/bin/ptxas}
 ARCH=sm_90
 MATH=simt
+DTYPES=f32,f16
 KERNELS=specialised,library
 KEEP=""
 MODELS=()
@@ -27,9 +34,10 @@ while [[ $# -gt 0 ]]; do
   --ptxas) PTXAS=$2; shift 2 ;;
   --arch) ARCH=$2; shift 2 ;;
   --math) MATH=$2; shift 2 ;;
+  --dtype) DTYPES=$2; shift 2 ;;
   --kernels) KERNELS=$2; shift 2 ;;
   --keep) KEEP=$2; shift 2 ;;
-  -h | --help) sed -n '2,14p' "$0"; exit 0 ;;
+  -h | --help) sed -n '2,21p' "$0"; exit 0 ;;
   -*) echo "check-zoo-ptxas.sh: error: unknown option '$1'" >&2; exit 2 ;;
   *) MODELS+=("$1"); shift ;;
   esac
@@ -52,10 +60,16 @@ mkdir -p "$WORK"
 [[ $MATH == all ]] && MATH=simt,tf32,f16,bf16
 IFS=, read -r -a MATHS <<<"$MATH"
 IFS=, read -r -a SETS <<<"$KERNELS"
+IFS=, read -r -a TYPES <<<"$DTYPES"
 
 # Whether `ptxcast lower` takes --math $1 with --dtype $2 on $ARCH.
 supported() {
-  [[ $1 == simt || $1 == auto || $1 == f16 ]] && return 0
+  [[ $1 == simt || $1 == auto ]] && return 0
+  if [[ $2 == int8 || $1 == int8 ]]; then
+    [[ $1 == int8 && $2 == int8 && $ARCH != sm_70 ]]
+    return
+  fi
+  [[ $1 == f16 ]] && return 0
   [[ $ARCH == sm_70 || $ARCH == sm_75 ]] && return 1
   [[ $2 == f32 ]]
 }
@@ -68,7 +82,7 @@ FAILED=0
 TOTAL=0
 for Model in "${MODELS[@]}"; do
   for Batch in 1 8; do
-    for DType in f32 f16; do
+    for DType in "${TYPES[@]}"; do
       for Math in "${MATHS[@]}"; do
        for Set in "${SETS[@]}"; do
         supported "$Math" "$DType" || continue

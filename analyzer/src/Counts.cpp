@@ -43,6 +43,7 @@ void KernelProfile::accumulate(const KernelProfile &O) {
   }
   barrierSyncs += O.barrierSyncs;
   tensorMacs += O.tensorMacs;
+  tensorMacsInt8 += O.tensorMacsInt8;
 }
 
 } // namespace analyzer

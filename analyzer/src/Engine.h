@@ -253,13 +253,15 @@ constexpr uint64_t WindowMask = (uint64_t(1) << WindowShift) - 1;
 
 /// The operands of an instruction with more than MaxOps of them (DInstr::wide): lane offsets and
 /// bases as in DInstr::op/base, what each operand is, the multiply-adds one warp execution
-/// performs (KernelProfile::tensorMacs), and a handler-specific table (fragment layouts).
+/// performs (KernelProfile::tensorMacs; also tensorMacsInt8 when `int8`), and a handler-specific
+/// table (fragment layouts).
 struct WideOperands {
   enum Kind : uint8_t { Value, Dest, Address }; ///< a source value, a destination, an address
   std::vector<uint32_t> op;
   std::vector<uint8_t> base;
   std::vector<uint8_t> kind;
   uint64_t macs = 0;
+  bool int8 = false; ///< the multiply-adds take .s8/.u8 operands
   std::vector<uint32_t> table;
 };
 

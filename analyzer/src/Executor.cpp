@@ -247,8 +247,12 @@ void aggregate(Exec &X, const ProgramImpl &P) {
     size_t C = static_cast<size_t>(I.cls);
     X.prof.warpInstructions[C] += X.warpCount[K];
     X.prof.threadInstructions[C] += X.threadCount[K];
-    if (I.wide)
-      X.prof.tensorMacs += P.wide[I.wide - 1].macs * (X.threadCount[K] / 32);
+    if (I.wide) {
+      const WideOperands &W = P.wide[I.wide - 1];
+      X.prof.tensorMacs += W.macs * (X.threadCount[K] / 32);
+      if (W.int8)
+        X.prof.tensorMacsInt8 += W.macs * (X.threadCount[K] / 32);
+    }
   }
 }
 

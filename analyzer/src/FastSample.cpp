@@ -52,7 +52,7 @@ bool sameProfile(const KernelProfile &A, const KernelProfile &B) {
          A.sharedAtomicRequests == B.sharedAtomicRequests &&
          A.sharedBankConflicts == B.sharedBankConflicts && A.loadBytes == B.loadBytes &&
          A.storeBytes == B.storeBytes && A.barrierSyncs == B.barrierSyncs &&
-         A.tensorMacs == B.tensorMacs;
+         A.tensorMacs == B.tensorMacs && A.tensorMacsInt8 == B.tensorMacsInt8;
 }
 
 RunResult runCta(const SampleJob &J, uint64_t Cta, CtaCache &Cache, ClassRun &Out) {
@@ -445,6 +445,7 @@ void addScaled(KernelProfile &Dst, const KernelProfile &Src, double Scale) {
   Add(Dst.sharedBankConflicts, Src.sharedBankConflicts);
   Add(Dst.barrierSyncs, Src.barrierSyncs);
   Add(Dst.tensorMacs, Src.tensorMacs);
+  Add(Dst.tensorMacsInt8, Src.tensorMacsInt8);
 }
 
 } // namespace analyzer

@@ -283,6 +283,7 @@ bool decodeMma(DecodeCtx &Ctx, const ptx::Instruction &In, DInstr &I,
     Fr.appendTable(W.table);
   const unsigned M = F[1].rows, N = F[2].cols, K = F[1].cols, Batches = F[1].batches;
   W.macs = uint64_t(Batches) * M * N * K;
+  W.int8 = T[1] == Type::S8 || T[1] == Type::U8;
   I.aux2 = M | N << 8 | Batches << 16 | Flags << 24;
   I.imm = static_cast<int64_t>(Regs | uint64_t(K) << 32);
   I.fn = mmaOp;

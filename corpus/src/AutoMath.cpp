@@ -8,6 +8,12 @@ MathMode autoMath(LayerKind Kind, DType T, std::string_view Arch) {
   const bool Gemm =
       Kind == LayerKind::Conv || Kind == LayerKind::Dense || Kind == LayerKind::MatMul;
   const unsigned Sm = kernels::smVersion(Arch);
+  // int8 engines: convolutions and dense layers on int8 tensor cores from sm_75 (dp4a before),
+  // every other layer in f16 (docs/lowering.md, "Int8 engines").
+  if (T == DType::I8 && (Kind == LayerKind::Conv || Kind == LayerKind::Dense))
+    return Sm >= 75 ? MathMode::Int8 : MathMode::Simt;
+  if (T == DType::I8)
+    return autoMath(Kind, DType::F16, Arch);
   // f16 networks (autocast or .half()): cuDNN and cuBLAS pick f16 tensor-core kernels on sm_70+.
   if (T == DType::F16)
     return Gemm && Sm >= 70 ? MathMode::F16 : MathMode::Simt;

@@ -61,7 +61,8 @@ std::optional<AxisSplit> splitAround(const Shape &S, int64_t Axis) {
   return AxisSplit{uint32_t(Outer), uint32_t(S[At]), uint32_t(Inner), At};
 }
 
-std::string Lowerer::newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range) {
+std::string Lowerer::newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range,
+                               DType Type) {
   std::string Name;
   for (char C : Base)
     Name +=
@@ -74,6 +75,7 @@ std::string Lowerer::newBuffer(const std::string &Base, uint64_t Bytes, bool Ran
   B.name = Unique;
   B.bytes = Bytes;
   B.random = Random;
+  B.dtype = Type;
   if (Random) {
     B.seed = O.seed + W.buffers.size();
     B.min = -Range;
@@ -83,7 +85,7 @@ std::string Lowerer::newBuffer(const std::string &Base, uint64_t Bytes, bool Ran
   return Unique;
 }
 
-Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const {
+Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual, bool Int8Head) const {
   Tail T;
   LayerId Cur = Head;
   auto Take = [&](LayerId Next) {
@@ -97,6 +99,11 @@ Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const {
     LayerId Other = A.inputs[0] == Cur ? A.inputs[1] : A.inputs[0];
     if (Other == Cur || Net.layer(Other).shape != A.shape || Net.layer(Cur).shape != A.shape)
       return "";
+    if (Int8Head && !Int8Of[Other].empty()) { // an int8 kernel reads either form, int8 first
+      T.residualForm = TensorForm::I8Nhwc;
+      return Int8Of[Other];
+    }
+    T.residualForm = TensorForm::F16Nchw;
     return BufferOf[Other]; // empty when not computed yet
   };
   if (LayerId N = sole(Cur);
@@ -128,14 +135,50 @@ Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const {
   return T;
 }
 
+std::string Lowerer::paramBuffer(const std::string &Head, const KernelLaunch &K,
+                                 const KernelParam &P, int64_t FanIn) {
+  // Weights: seeded random, fan-in scaled (variance 1 / fan-in), near 1 for BN scales.
+  const bool BnScale = P.role == ParamRole::BnScale;
+  const double Range = P.role == ParamRole::Weight ? std::sqrt(3.0 / std::max<int64_t>(FanIn, 1))
+                       : BnScale                   ? 0.5
+                                                   : 0.1;
+  std::string Buf =
+      newBuffer(Head + "." + paramRoleName(P.role), paramBytes(P), true, Range, P.dtype);
+  WorkloadBuffer &B = W.buffers.back();
+  if (P.role == ParamRole::Weight && K.filtersBlocked)
+    B.layout = "oihw16i";
+  if (P.role == ParamRole::Weight && K.dtype == DType::I8) // int8 filters (Int8Gemm.h)
+    B.layout = K.strategy == "conv_depthwise"                              ? "dw_c4t4"
+               : K.strategy == "conv_direct" || K.strategy == "dense_gemm" ? "hwc4k4"
+                                                                           : "ohwi";
+  if (BnScale) { // BN scale in [0.5, 1.5]
+    B.min = 0.5;
+    B.max = 1.5;
+  }
+  if (P.dtype == DType::I8) { // int8 weights: symmetric quantisation uses [-127, 127]
+    B.min = -127;
+    B.max = 127;
+  }
+  if (P.role == ParamRole::Scale) { // quantisation scales
+    B.min = 1.0 / 1024;
+    B.max = 1.0 / 64;
+  }
+  return Buf;
+}
+
 support::MaybeError Lowerer::emit(LayerId Head, support::Expected<KernelLaunch> K, RoleBuffers In,
                                   const Tail &T, int64_t FanIn, const std::string &Into) {
   if (!K)
     return error(Head, K.error().message);
   const uint64_t Elem = dtypeBytes(O.dtype);
   const Layer &Out = Net.layer(T.last);
+  const auto OutParam = std::find_if(K->params.begin(), K->params.end(), [](const KernelParam &P) {
+    return P.role == ParamRole::Output;
+  });
+  const bool Int8Out = OutParam != K->params.end() && OutParam->dtype == DType::I8;
   std::string OutBuf =
       !Into.empty() ? Into
+      : Int8Out     ? newBuffer(Out.name + ".int8", paramBytes(*OutParam), false, 0, DType::I8)
                     : newBuffer(Out.name + ".out",
                                 static_cast<uint64_t>(elementCount(Out.shape)) * Elem, false, 0);
   if (!T.residual.empty())
@@ -147,37 +190,28 @@ support::MaybeError Lowerer::emit(LayerId Head, support::Expected<KernelLaunch> 
   L.grid = K->grid;
   L.block = K->block;
   L.sharedBytes = K->sharedBytes;
+  L.dtype = K->dtype;
   const std::string &HeadName = Net.layer(Head).name;
   for (const KernelParam &P : K->params) {
     std::string Buf;
-    if (P.role == ParamRole::Output) {
+    if (P.role == ParamRole::Output)
       Buf = OutBuf;
-    } else if (auto It = In.find(P.role); It != In.end()) {
+    else if (auto It = In.find(P.role); It != In.end())
       Buf = It->second;
-    } else { // weights: seeded random, fan-in scaled (variance 1 / fan-in) or near 1 for BN
-      bool Scale = P.role == ParamRole::BnScale;
-      double Range = P.role == ParamRole::Weight ? std::sqrt(3.0 / std::max<int64_t>(FanIn, 1))
-                     : Scale                     ? 0.5
-                                                 : 0.1;
-      Buf = newBuffer(HeadName + "." + paramRoleName(P.role), P.elements * Elem, true, Range);
-      if (P.role == ParamRole::Weight && K->filtersBlocked)
-        W.buffers.back().layout = "oihw16i";
-      if (Scale) { // BN scale in [0.5, 1.5]
-        W.buffers.back().min = 0.5;
-        W.buffers.back().max = 1.5;
-      }
-    }
+    else
+      Buf = paramBuffer(HeadName, *K, P, FanIn);
     L.args.push_back({Buf, 0, "", 0});
   }
   appendShapeArgs(*K, L);
   L.layers.push_back(HeadName);
   L.macs = Net.layer(Head).macs;
-  BufferOf[Head] = OutBuf;
+  std::vector<std::string> &Holds = Int8Out ? Int8Of : BufferOf; // the output's form
+  Holds[Head] = OutBuf;
   for (LayerId F : T.layers) {
     L.layers.push_back(Net.layer(F).name);
     L.macs += Net.layer(F).macs;
     Fused.insert(F);
-    BufferOf[F] = OutBuf;
+    Holds[F] = OutBuf;
   }
   W.launches.push_back(std::move(L));
   return std::nullopt;
@@ -191,6 +225,9 @@ support::MaybeError Lowerer::emitAlone(LayerId Id, support::Expected<KernelLaunc
 }
 
 support::MaybeError Lowerer::lowerLayer(LayerId Id) {
+  if (int8())
+    if (auto E = prepareInt8(Id))
+      return E;
   switch (Net.layer(Id).kind) {
 #define LAYER_KIND(Kind, Name, Attrs, Inputs)                                                      \
   case LayerKind::Kind:                                                                            \
@@ -215,10 +252,10 @@ support::MaybeError Lowerer::lowerView(LayerId Id) { // same bytes, new shape
 support::Expected<Workload> Lowerer::run() {
   W.network = Net.name();
   W.arch = O.arch;
-  W.dtype = O.dtype;
-  W.math = O.math;
+  W.dtype = Requested.dtype;
+  W.math = Requested.math;
   W.kernels = O.kernels;
-  if (auto E = mathModeError(O.math, O.dtype, O.arch))
+  if (auto E = mathModeError(Requested.math, Requested.dtype, O.arch))
     return support::Error("lower: " + *E);
   for (LayerId Id = 0; Id < Net.size(); ++Id)
     if (!Fused.count(Id))

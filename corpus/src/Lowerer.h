@@ -20,6 +20,7 @@ using RoleBuffers = std::map<ParamRole, std::string>;
 struct Tail {
   Epilogue epilogue;
   std::string residual;        ///< residual buffer, when epilogue.residual != None
+  TensorForm residualForm = TensorForm::F16Nchw; ///< an int8 engine's: the residual's form
   std::vector<LayerId> layers; ///< the fused layers, in order (head excluded)
   LayerId last = InvalidLayer; ///< the layer whose output the kernel writes
 };
@@ -43,10 +44,15 @@ std::optional<AxisSplit> splitAround(const Shape &S, int64_t Axis);
 
 /// Lowers one network (corpus/Lower.h, lower): layers in order, each a launch, a fused tail of
 /// an earlier launch, or a view of its input.
+///
+/// An int8 engine (dtype I8, LowerInt8.cpp) lowers as an f16 network (O.dtype is F16 inside)
+/// whose convolutions and dense layers run int8 kernels: a tensor then has an f16 NCHW buffer
+/// (BufferOf), an int8 NHWC one (Int8Of), or both once a reformat made the other.
 class Lowerer {
 public:
-  Lowerer(const Network &Net, const LowerOptions &O)
-      : Net(Net), O(O), Consumers(Net.size()), BufferOf(Net.size()) {
+  Lowerer(const Network &Net, const LowerOptions &Options)
+      : Net(Net), Requested(Options), O(f16Options(Options)), Consumers(Net.size()),
+        BufferOf(Net.size()), Int8Of(Net.size()) {
     for (const Layer &L : Net.layers())
       for (LayerId In : L.inputs)
         Consumers[In].push_back(static_cast<LayerId>(&L - Net.layers().data()));
@@ -63,6 +69,8 @@ private:
     return support::Error("layer '" + L.name + "' (" + std::string(layerKindName(L.kind)) +
                           "): " + Message);
   }
+  /// Whether this is an int8 engine's lowering.
+  bool int8() const { return Requested.dtype == DType::I8; }
   /// The math of a layer of kind K: the option, or autoMath's choice.
   MathMode mathOf(LayerKind K) const {
     return O.math == MathMode::Auto ? autoMath(K, O.dtype, O.arch) : O.math;
@@ -77,12 +85,24 @@ private:
   LayerId sole(LayerId Id) const {
     return Consumers[Id].size() == 1 ? Consumers[Id][0] : InvalidLayer;
   }
-  std::string newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range);
-  Tail fuseTail(LayerId Head, bool AllowBn, bool AllowResidual) const;
+  /// A new buffer (a unique name from Base) of elements of Type (for its random fill); without
+  /// Type, of the lowering's element type.
+  std::string newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range,
+                        DType Type);
+  std::string newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range) {
+    return newBuffer(Base, Bytes, Random, Range, O.dtype);
+  }
+  /// The tail fused into Head: batch norm (AllowBn), a residual add (AllowResidual), an
+  /// activation. An int8 head (Int8Head) takes a residual in either form, int8 first.
+  Tail fuseTail(LayerId Head, bool AllowBn, bool AllowResidual, bool Int8Head = false) const;
   /// Records the launch of kernel `K` for layer `Head` and its fused tail `T`. The output goes to
-  /// a new buffer, or into `Into` when given (one slice of a concatenation).
+  /// a new buffer, or into `Into` when given (one slice of a concatenation); an int8 output is
+  /// the layers' Int8Of.
   support::MaybeError emit(LayerId Head, support::Expected<KernelLaunch> K, RoleBuffers In,
                            const Tail &T, int64_t FanIn, const std::string &Into = {});
+  /// A seeded random buffer for parameter P of kernel K (weights, scales, epilogue parameters).
+  std::string paramBuffer(const std::string &Head, const KernelLaunch &K, const KernelParam &P,
+                          int64_t FanIn);
   /// emit() of a layer that fuses nothing, reading its first input.
   support::MaybeError emitAlone(LayerId Id, support::Expected<KernelLaunch> K, int64_t FanIn = 0);
   /// Layer Id's launches through its kind's lower<Kind>.
@@ -104,12 +124,40 @@ private:
   /// is its input: a view).
   support::MaybeError lowerCopy(LayerId Id, const std::optional<CopySpec> &S);
 
+  // Int8 engines (LowerInt8.cpp).
+  /// The options an int8 engine lowers its f16 layers with (others: Options unchanged).
+  static LowerOptions f16Options(const LowerOptions &Options);
+  /// The int8 kernels' math: Int8 (tensor cores) or Simt (dp4a).
+  MathMode int8Math() const;
+  /// Whether layer C runs an int8 kernel (a dense layer, or a convolution hasInt8Kernel takes).
+  bool int8Layer(LayerId C) const;
+  /// Whether the view V (flatten, reshape, identity) leaves NHWC int8 bytes where they are.
+  bool int8View(LayerId V) const;
+  /// The form an int8 kernel writes the tensor of layer Id in: int8 when an int8 layer reads it
+  /// (through pads and int8 views), else f16.
+  TensorForm outputForm(LayerId Id) const;
+  /// The tensor of layer Id in int8 (quantized now when it has only its f16 buffer), or in f16
+  /// (dequantized now); the name of the buffer.
+  support::Expected<std::string> int8Input(LayerId Id);
+  support::Expected<std::string> f16Input(LayerId Id);
+  /// The launch that quantizes (or dequantizes) the tensor of layer Id into its other form.
+  support::Expected<std::string> reformat(LayerId Id, bool Quantize);
+  /// Runs before a layer of an int8 engine: f16 buffers for the inputs of f16 layers, both
+  /// forms carried through views and pads.
+  support::MaybeError prepareInt8(LayerId Id);
+  /// A convolution (ConvSpec) or dense layer (GemmSpec) on int8 kernels, reading the tensor of
+  /// layer Src (a folded pad's input) in int8.
+  template <class Spec>
+  support::MaybeError lowerInt8(LayerId Id, Spec S, const Tail &T, LayerId Src, int64_t FanIn);
+
   const Network &Net;
-  LowerOptions O;
+  LowerOptions Requested; ///< as given (an int8 engine: dtype I8)
+  LowerOptions O;         ///< what f16 and f32 layers are lowered with
   KernelEmitter Emitter;
   Workload W;
   std::vector<std::vector<LayerId>> Consumers;
   std::vector<std::string> BufferOf;   ///< activation buffer holding each layer's output
+  std::vector<std::string> Int8Of;     ///< an int8 engine: its NHWC int8 buffer, if any
   std::set<LayerId> Fused;             ///< layers computed inside an earlier kernel
   std::map<LayerId, PadAttrs> PadInto; ///< conv, avg pool -> zero padding folded in
   std::set<std::string> Names;

@@ -9,7 +9,16 @@ namespace corpus {
 
 using layershapes::saturatingMul;
 
-std::string_view dtypeString(DType Type) { return Type == DType::F16 ? "f16" : "f32"; }
+std::string_view dtypeString(DType Type) {
+  return Type == DType::F16 ? "f16" : Type == DType::I8 ? "int8" : "f32";
+}
+
+std::optional<DType> parseDType(std::string_view Name) {
+  for (DType T : {DType::F32, DType::F16, DType::I8})
+    if (Name == dtypeString(T))
+      return T;
+  return std::nullopt;
+}
 
 std::string shapeStr(const Shape &S) {
   std::string R = "[";

@@ -2,6 +2,7 @@
 #include "corpus/Workload.h"
 
 #include "corpus/KernelGen.h"
+#include "corpus/Network.h"
 
 #include <nlohmann/json.hpp>
 
@@ -30,18 +31,27 @@ const std::string &outputBuffer(const WorkloadLaunch &L) {
   return It->buffer;
 }
 
+namespace {
+
+/// The manifest's random-fill type of elements of T (docs/manifest.md).
+const char *randomType(DType T) { return T == DType::F16 ? "f16" : T == DType::I8 ? "s8" : "f32"; }
+
+} // namespace
+
 std::string manifestJson(const Workload &W) {
   using nlohmann::ordered_json;
   ordered_json Buffers = ordered_json::array();
   for (const WorkloadBuffer &B : W.buffers) {
     ordered_json J = {{"name", B.name}, {"bytes", B.bytes}};
     if (B.random)
-      J["init"] = {{"random", W.dtype == DType::F16 ? "f16" : "f32"},
-                   {"seed", B.seed},
-                   {"min", B.min},
-                   {"max", B.max}};
+      J["init"] = {
+          {"random", randomType(B.dtype)}, {"seed", B.seed}, {"min", B.min}, {"max", B.max}};
     else
       J["init"] = "zero";
+    if (B.random && B.dtype == DType::I8) { // integer fills take integer bounds
+      J["init"]["min"] = int64_t(B.min);
+      J["init"]["max"] = int64_t(B.max);
+    }
     if (!B.layout.empty())
       J["layout"] = B.layout;
     Buffers.push_back(J);
@@ -79,6 +89,8 @@ std::string workloadJson(const Workload &W) {
     ordered_json J = {{"kernel", L.kernel}, {"strategy", L.strategy}};
     if (L.math != MathMode::Simt)
       J["math"] = mathModeName(L.math);
+    if (W.dtype == DType::I8) // an int8 engine's launches are int8 or f16
+      J["dtype"] = dtypeString(L.dtype);
     J["layers"] = L.layers;
     J["macs"] = L.macs;
     ordered_json Shapes = ordered_json::object();
@@ -95,7 +107,7 @@ std::string workloadJson(const Workload &W) {
     Bytes += B.bytes;
   ordered_json J = {{"network", W.network},
                     {"arch", W.arch},
-                    {"dtype", W.dtype == DType::F16 ? "f16" : "f32"},
+                    {"dtype", dtypeString(W.dtype)},
                     {"math", mathModeName(W.math)},
                     {"kernel_set", kernelSetName(W.kernels)},
                     {"kernels", W.kernelCount},

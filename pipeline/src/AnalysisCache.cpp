@@ -2,8 +2,10 @@
 // "ptxcast-analysis-cache FORMAT LAUNCHES COUNTING CHECKSUM", then per launch its kernel name,
 // geometry and every counter as decimal integers in a fixed order. COUNTING is the
 // CountingVersion that produced it and CHECKSUM support::checksumHex of the lines after the
-// header: an entry of another format or counting version, or one truncated or altered, is
-// analysed again (a note on stderr names it), never used.
+// header: an entry of another counting version or a format outside OldestFormat..FormatVersion,
+// or one truncated or altered, is analysed again (a note on stderr names it), never used. Format
+// 3 lines lack tensorMacsInt8 (format 4 added it): their kernels had no int8 tensor instructions
+// (none was lowered then), so it is 0 for them.
 #include "pipeline/AnalysisCache.h"
 
 #include "support/Checksum.h"
@@ -45,8 +47,12 @@ template <class P, class F> void visitFields(P &Prof, F &&Visit) {
 }
 
 /// Counters added after the first format, in the order they were added (after visitFields' in
-/// a line, as profileLine writes it).
-template <class P, class F> void visitLaterFields(P &Prof, F &&Visit) { Visit(Prof.tensorMacs); }
+/// a line, as profileLine writes it), as far as a line of format `Format` has them.
+template <class P, class F> void visitLaterFields(P &Prof, int Format, F &&Visit) {
+  Visit(Prof.tensorMacs);
+  if (Format >= 4)
+    Visit(Prof.tensorMacsInt8);
+}
 
 } // namespace
 
@@ -64,6 +70,19 @@ namespace {
 /// More launches than any network has: a count past it is a damaged file, not an allocation.
 constexpr size_t MaxLaunches = 1u << 20;
 
+/// A profile line of format `Format`, or nothing when it is not one.
+std::optional<analyzer::KernelProfile> parseLine(const std::string &Line, int Format) {
+  std::istringstream In(Line);
+  analyzer::KernelProfile P;
+  In >> P.kernel;
+  visitFields(P, [&](auto &V) { In >> V; });
+  visitLaterFields(P, Format, [&](auto &V) { In >> V; });
+  std::string Rest;
+  if (!In || (In >> Rest))
+    return std::nullopt;
+  return P;
+}
+
 /// The profiles of an entry's text, or why it cannot be used.
 std::variant<std::vector<analyzer::KernelProfile>, std::string>
 parseEntry(const std::string &Text, int FormatVersion, int CountingVersion) {
@@ -75,20 +94,22 @@ parseEntry(const std::string &Text, int FormatVersion, int CountingVersion) {
   if (Eol == std::string::npos || !(Header >> Magic >> Format) ||
       Magic != "ptxcast-analysis-cache")
     return std::string("not an analysis cache entry");
-  if (Format != FormatVersion || !(Header >> Count >> Counting >> Checksum) ||
-      Counting != CountingVersion)
+  if (Format < AnalysisCache::OldestFormat || Format > FormatVersion ||
+      !(Header >> Count >> Counting >> Checksum) || Counting != CountingVersion)
     return std::string("written by another version of ptxcast");
   const std::string Body = Text.substr(Eol + 1);
   if (Checksum != support::checksumHex(Body) || Count > MaxLaunches)
     return std::string("its checksum does not match: truncated or altered");
   std::istringstream In(Body);
-  std::vector<analyzer::KernelProfile> Out(Count);
-  for (analyzer::KernelProfile &P : Out) {
-    In >> P.kernel;
-    visitFields(P, [&](auto &V) { In >> V; });
-    visitLaterFields(P, [&](auto &V) { In >> V; });
+  std::vector<analyzer::KernelProfile> Out;
+  Out.reserve(Count);
+  for (std::string Line; std::getline(In, Line);) {
+    auto P = parseLine(Line, Format);
+    if (!P)
+      return std::string("malformed");
+    Out.push_back(std::move(*P));
   }
-  if (!In)
+  if (Out.size() != Count)
     return std::string("malformed");
   return Out;
 }
@@ -128,20 +149,14 @@ void AnalysisCache::store(const std::string &Key,
 std::string AnalysisCache::profileLine(const analyzer::KernelProfile &P) {
   std::string Text = P.kernel;
   visitFields(P, [&](const auto &V) { Text += fmt::format(" {}", V); });
-  visitLaterFields(P, [&](const auto &V) { Text += fmt::format(" {}", V); });
+  visitLaterFields(P, FormatVersion, [&](const auto &V) { Text += fmt::format(" {}", V); });
   return Text;
 }
 
 std::optional<analyzer::KernelProfile> AnalysisCache::parseProfileLine(const std::string &Line) {
-  std::istringstream In(Line);
-  analyzer::KernelProfile P;
-  In >> P.kernel;
-  visitFields(P, [&](auto &V) { In >> V; });
-  visitLaterFields(P, [&](auto &V) { In >> V; });
-  std::string Rest;
-  if (!In || (In >> Rest))
-    return std::nullopt;
-  return P;
+  if (auto P = parseLine(Line, FormatVersion))
+    return P;
+  return parseLine(Line, OldestFormat);
 }
 
 } // namespace pipeline

@@ -28,7 +28,7 @@ bool endsWith(const std::string &S, const std::string &Suffix) {
 
 /// A zoo model or ONNX file lowered in memory, as analysis input.
 support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeRequest &R) {
-  corpus::DType Type = R.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
+  corpus::DType Type = corpus::parseDType(R.dtype).value_or(corpus::DType::F32);
   support::Expected<corpus::Network> N = corpus::Network();
   if (!R.onnxBytes.empty() || endsWith(R.input, ".onnx")) {
     corpus::OnnxImportOptions Opts;
@@ -47,7 +47,7 @@ support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeRequest &R) {
   auto Math = corpus::parseMathMode(R.math);
   if (!Math)
     return support::Error("unknown math mode '" + R.math +
-                          "' (expected auto, simt, tf32, f16 or bf16)");
+                          "' (expected auto, simt, tf32, f16, bf16 or int8)");
   LO.math = *Math;
   auto Kernels = corpus::parseKernelSet(R.kernels);
   if (!Kernels)

@@ -192,7 +192,7 @@ support::MaybeError checkModelName(const std::string &Input) {
 }
 
 support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R) {
-  corpus::DType Type = R.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
+  corpus::DType Type = corpus::parseDType(R.dtype).value_or(corpus::DType::F32);
   const bool Onnx = !R.onnxBytes.empty() || isOnnxPath(R.input);
   if (!Onnx)
     if (auto E = checkModelName(R.input))
@@ -296,7 +296,7 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
 
 support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
   Clock::time_point Start = Clock::now();
-  corpus::DType Type = R.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
+  corpus::DType Type = corpus::parseDType(R.dtype).value_or(corpus::DType::F32);
   auto N = buildNetwork(R);
   if (!N)
     return N.error();
@@ -308,7 +308,7 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
   auto Math = corpus::parseMathMode(R.math);
   if (!Math)
     return support::Error("unknown math mode '" + R.math +
-                          "' (expected auto, simt, tf32, f16 or bf16)");
+                          "' (expected auto, simt, tf32, f16, bf16 or int8)");
   LO.math = *Math;
   auto Out =
       analyseLowered(*N, LO, R.threads, R.progress ? R.progress : terminalProgress(), R.analyses);

@@ -50,6 +50,8 @@ OJson profileCounters(const analyzer::KernelProfile &P) {
       {"barrier_syncs", P.barrierSyncs}};
   if (P.tensorMacs) // only tensor-core kernels have the key: other outputs keep their bytes
     J["tensor_macs"] = P.tensorMacs;
+  if (P.tensorMacsInt8) // of tensor_macs, the int8 ones (int8 tensor-core kernels only)
+    J["tensor_macs_int8"] = P.tensorMacsInt8;
   return J;
 }
 

@@ -242,6 +242,8 @@ TEST_CASE("fast mode: tensor-core GEMMs count as in exact mode, loop skips inclu
     CHECK(F.threadInstructions == E.threadInstructions);
     CHECK(F.tensorMacs == uint64_t(128) * 128 * 2048);
     CHECK(F.tensorMacs == E.tensorMacs);
+    CHECK(F.tensorMacsInt8 == (L == 1 ? F.tensorMacs : 0)); // mma_s8 only
+    CHECK(F.tensorMacsInt8 == E.tensorMacsInt8);
     CHECK(F.globalLoadSectors == E.globalLoadSectors);
     CHECK(F.sharedBankConflicts == E.sharedBankConflicts);
     CHECK(F.loadBytes == E.loadBytes);

@@ -115,7 +115,7 @@ inline analyzer::LaunchAnalysis analyseLaunch(const KernelLaunch &L, const std::
   for (size_t I = 0; I < L.params.size(); ++I) {
     analyzer::BufferSpec B;
     B.name = paramRoleName(L.params[I].role) + std::to_string(I);
-    B.bytes = L.params[I].elements * dtypeBytes(L.dtype);
+    B.bytes = paramBytes(L.params[I]);
     In.buffers.push_back(B);
     analyzer::ArgSpec A;
     A.isBuffer = true;
@@ -145,11 +145,12 @@ inline uint64_t total(const analyzer::ClassArray &A) {
 }
 
 /// Fast mode (default settings) counts `L` within 1 % of exact mode: thread and warp
-/// instructions, and tensor-core multiply-adds exactly.
+/// instructions, and tensor-core multiply-adds (all and int8) exactly.
 inline void checkFastMatchesExact(const KernelLaunch &L, const std::string &Ptx) {
   analyzer::KernelProfile Fast = analyseLaunch(L, Ptx, analyzer::AnalysisMode::Fast).profile;
   analyzer::KernelProfile Exact = analyseLaunch(L, Ptx, analyzer::AnalysisMode::Exact).profile;
   CHECK(Fast.tensorMacs == Exact.tensorMacs);
+  CHECK(Fast.tensorMacsInt8 == Exact.tensorMacsInt8);
   const double Want = double(total(Exact.threadInstructions));
   CHECK(std::fabs(double(total(Fast.threadInstructions)) - Want) <= 0.01 * Want);
   const double WantWarp = double(total(Exact.warpInstructions));

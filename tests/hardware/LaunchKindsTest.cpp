@@ -44,6 +44,10 @@ TEST_CASE("families by exact name, no prefixes") {
   CHECK(kindFamily("layernorm") == KindFamily::Softmax);
   CHECK(kindFamily("copy_strided") == KindFamily::Copy);
   CHECK(kindFamily("global_avg_pool") == KindFamily::Reduce);
+  // An int8 engine's own strategies: the dp4a GEMV as dense_gemv, the reformats as copies.
+  CHECK(kindFamily("conv_gemv") == KindFamily::Gemv);
+  CHECK(kindFamily("copy_quantize") == KindFamily::Copy);
+  CHECK(kindFamily("copy_dequantize") == KindFamily::Copy);
   // A name without a row (another version's manifest) is Other, a prefix of a row's too.
   CHECK(findLaunchKind("eltwise_frobnicate") == nullptr);
   CHECK(kindFamily("eltwise_frobnicate") == KindFamily::Other);

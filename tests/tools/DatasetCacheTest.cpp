@@ -2,13 +2,16 @@
 // inputs of each source (made-up times, real layouts); runs with a cold cache, a warm cache and no
 // cache give the same bytes, the cache holds one file per distinct analysis and is really read
 // back (a swapped entry changes the row; a corrupt, truncated, altered or stale one is analysed
-// again, with a note, and rewritten).
+// again, with a note, and rewritten; one of format 3, before int8 tensor MACs, is read as it is).
 #include "RunPtxcast.h"
+
+#include "support/Checksum.h"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -34,6 +37,20 @@ std::vector<fs::path> cacheFiles(const std::string &Dir) {
 }
 
 std::string firstLine(const std::string &Text) { return Text.substr(0, Text.find('\n')); }
+
+/// A format-4 entry as format 3 wrote it (AnalysisCache.cpp): each line without its last field
+/// (tensorMacsInt8), the header's format 3 and the checksum of the new lines.
+std::string asFormat3(const std::string &Entry) {
+  std::istringstream In(Entry);
+  std::string Header, Magic, Format, Launches, Counting, Body;
+  std::getline(In, Header);
+  std::istringstream(Header) >> Magic >> Format >> Launches >> Counting;
+  REQUIRE(Format == "4");
+  for (std::string Line; std::getline(In, Line);)
+    Body += Line.substr(0, Line.rfind(' ')) + '\n';
+  return Magic + " 3 " + Launches + " " + Counting + " " + support::checksumHex(Body) + "\n" +
+         Body;
+}
 
 /// Runs `ptxcast dataset SOURCE INPUTS -o Dir/NAME.csv` with any extra flags; returns the output.
 std::string dataset(const TempDir &Dir, const std::string &Source, const std::string &Inputs,
@@ -160,4 +177,33 @@ TEST_CASE("dataset: every source writes one header, and --cache re-runs are byte
   // Without the cache, the kernels rows are the same bytes too.
   CHECK(dataset(Dir, "kernels", Dir / "kernels.csv", "kernels-plain.csv") ==
         readAll(Dir / "kernels-cold.csv"));
+}
+
+TEST_CASE("dataset --cache: a format-3 entry (before int8 tensor MACs) is read, not redone") {
+  TempDir Dir("dataset_cache_format3");
+  // Synthetic rows, for mechanics: two relu shapes of one launch each, cached apart.
+  writeFile(Dir / "small.csv", NeusightHeader + "relu,0.01,Tesla T4,r,4,64\n");
+  writeFile(Dir / "large.csv", NeusightHeader + "relu,0.2,Tesla T4,r,512,1024\n");
+  const std::string Small = "--cache " + (Dir / "small"), Large = "--cache " + (Dir / "large");
+  const std::string Plain = dataset(Dir, "neusight", Dir / "small.csv", "plain.csv", Small);
+  dataset(Dir, "neusight", Dir / "large.csv", "large.csv", Large);
+  std::vector<fs::path> SmallFiles = cacheFiles(Dir / "small"),
+                        LargeFiles = cacheFiles(Dir / "large");
+  REQUIRE(SmallFiles.size() == 1);
+  REQUIRE(LargeFiles.size() == 1);
+  const std::string Own = asFormat3(readAll(SmallFiles[0]));
+  const std::string Swapped = asFormat3(readAll(LargeFiles[0]));
+
+  // The entry's own counts in format 3: the same row, no note, the entry left as it was.
+  // The large shape's counts in format 3 under the small key: the row describes them (read).
+  for (bool Same : {true, false}) {
+    const std::string &Entry = Same ? Own : Swapped;
+    writeFile(SmallFiles[0], Entry);
+    RunResult R = runPtxcast("dataset neusight " + (Dir / "small.csv") + " " + Small + " -o " +
+                             (Dir / "again.csv"));
+    REQUIRE_MESSAGE(R.status == 0, R.err);
+    CHECK((readAll(Dir / "again.csv") == Plain) == Same);
+    CHECK(R.err.find("analysis cache entry") == std::string::npos);
+    CHECK(readAll(SmallFiles[0]) == Entry);
+  }
 }

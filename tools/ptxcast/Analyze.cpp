@@ -1,7 +1,7 @@
-// `ptxcast analyze MODEL|FILE.onnx|MANIFEST.json [--batch N] [--image-size S] [--dtype f32|f16]
-// [--arch sm_XX] [--math auto|simt|tf32|f16|bf16] [--mode fast|exact] [--format table|json|csv]`:
-// counts per launch plus network totals, in seconds through fast mode (docs/fast-mode.md). Models
-// and ONNX files are lowered in memory.
+// `ptxcast analyze MODEL|FILE.onnx|MANIFEST.json [--batch N] [--image-size S]
+// [--dtype f32|f16|int8] [--arch sm_XX] [--math auto|simt|tf32|f16|bf16|int8] [--mode fast|exact]
+// [--format table|json|csv]`: counts per launch plus network totals, in seconds through fast mode
+// (docs/fast-mode.md). Models and ONNX files are lowered in memory.
 #include "Commands.h"
 
 #include "pipeline/Documents.h"
@@ -112,12 +112,13 @@ void addAnalyzeCommand(CLI::App &App) {
                   "input height = width (default: the model's own; ONNX: its 4-D input with a "
                   "dynamic batch)")
       ->check(CLI::PositiveNumber);
-  Cmd->add_option("--dtype", R.dtype, "element type")
-      ->check(CLI::IsMember({"f32", "f16"}))
+  Cmd->add_option("--dtype", R.dtype,
+                  "element type (int8: an int8 inference engine, docs/lowering.md)")
+      ->check(CLI::IsMember({"f32", "f16", "int8"}))
       ->capture_default_str();
   Cmd->add_option("--arch", R.arch, "target architecture")->capture_default_str();
   Cmd->add_option("--math", R.math, "convolution/dense/bmm math (ptxcast lower --math)")
-      ->check(CLI::IsMember(mathChoices()))
+      ->check(CLI::IsMember(lowerMathChoices()))
       ->capture_default_str();
   Cmd->add_option("--kernels", R.kernels, "kernel set (ptxcast lower --kernels)")
       ->check(CLI::IsMember(kernelSetChoices()))

@@ -26,6 +26,10 @@ void addGpusCommand(CLI::App &App);
 /// The names `--math` takes (corpus::MathMode: auto, then simt and the tensor-core modes) and
 /// `--kernels` takes (corpus::KernelSet), for the commands that lower.
 inline std::vector<std::string> mathChoices() { return {"auto", "simt", "tf32", "f16", "bf16"}; }
+/// `lower` and `analyze` also take int8 (int8 tensor cores, with --dtype int8).
+inline std::vector<std::string> lowerMathChoices() {
+  return {"auto", "simt", "tf32", "f16", "bf16", "int8"};
+}
 inline std::vector<std::string> kernelSetChoices() { return {"library", "specialised"}; }
 
 /// Adds --runtime and --math (pipeline::predictSettings reads them) to a command.

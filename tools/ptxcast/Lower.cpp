@@ -1,7 +1,7 @@
-// `ptxcast lower MODEL|FILE.onnx [--batch N] [--image-size S] [--dtype f32|f16] [--arch sm_XX]
-// [--math auto|simt|tf32|f16|bf16] -o DIR`: lowers a zoo model or an ONNX file to PTX kernels
-// plus a launch manifest (DIR/manifest.json, DIR/kernels_*.ptx, DIR/workload.json), written
-// atomically.
+// `ptxcast lower MODEL|FILE.onnx [--batch N] [--image-size S] [--dtype f32|f16|int8]
+// [--arch sm_XX] [--math auto|simt|tf32|f16|bf16|int8] -o DIR`: lowers a zoo model or an ONNX file
+// to PTX kernels plus a launch manifest (DIR/manifest.json, DIR/kernels_*.ptx, DIR/workload.json),
+// written atomically.
 #include "Commands.h"
 
 #include "pipeline/NetworkAnalysis.h"
@@ -30,7 +30,7 @@ struct LowerCommandOptions {
 };
 
 int runLower(const LowerCommandOptions &O) {
-  corpus::DType Type = O.dtype == "f16" ? corpus::DType::F16 : corpus::DType::F32;
+  corpus::DType Type = *corpus::parseDType(O.dtype); // CLI11 checked the names
   pipeline::NetworkRequest Request;
   Request.input = O.model;
   Request.batch = O.batch;
@@ -86,8 +86,9 @@ void addLowerCommand(CLI::App &App) {
                   "input height = width (default: the model's own; ONNX: its 4-D input with a "
                   "dynamic batch)")
       ->check(CLI::PositiveNumber);
-  Cmd->add_option("--dtype", Opts->dtype, "element type")
-      ->check(CLI::IsMember({"f32", "f16"}))
+  Cmd->add_option("--dtype", Opts->dtype,
+                  "element type (int8: an int8 inference engine, docs/lowering.md)")
+      ->check(CLI::IsMember({"f32", "f16", "int8"}))
       ->capture_default_str();
   Cmd->add_option("--arch", Opts->arch, "target architecture")
       ->check(CLI::IsMember({"sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89", "sm_90"}))
@@ -96,9 +97,9 @@ void addLowerCommand(CLI::App &App) {
          "--math", Opts->math,
          "convolution/dense/bmm math: auto (what PyTorch runs per layer: tf32 convolutions "
          "for f32 on sm_80+, f16 tensor cores for f16 on sm_70+, else simt), simt "
-         "(CUDA-core FMAs), or tensor cores with tf32 or bf16 (sm_80+) or f16 (sm_70+) "
-         "operands")
-      ->check(CLI::IsMember(mathChoices()))
+         "(CUDA-core FMAs; dp4a for int8), or tensor cores with tf32 or bf16 (sm_80+), f16 "
+         "(sm_70+) or int8 (--dtype int8, sm_75+) operands")
+      ->check(CLI::IsMember(lowerMathChoices()))
       ->capture_default_str();
   Cmd->add_option("--kernels", Opts->kernels,
                   "library (kernels that take shapes as parameters, shared by layers of any "

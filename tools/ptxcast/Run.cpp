@@ -58,6 +58,8 @@ void printText(const analyzer::KernelProfile &P, size_t Index) {
              P.sharedStoreRequests, P.sharedBankConflicts);
   if (P.tensorMacs)
     fmt::print("  tensor cores: {} multiply-adds\n", P.tensorMacs);
+  if (P.tensorMacsInt8)
+    fmt::print("  of them int8: {}\n", P.tensorMacsInt8);
 }
 
 int runRun(const RunOptions &Opts) {

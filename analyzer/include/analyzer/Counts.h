@@ -63,6 +63,9 @@ struct KernelProfile {
   /// Multiply-adds performed by tensor-core instructions (mma, wmma.mma): m*n*k per warp
   /// execution (four m8n8k4 products for mma.m8n8k4 with .f16), for the GPU's tensor rate.
   uint64_t tensorMacs = 0;
+  /// The part of tensorMacs with 8-bit integer operands (.s8/.u8 mma and wmma.mma), which run at
+  /// the GPU's int8 tensor rate (GpuSpec::tensor.int8) rather than its floating-point one.
+  uint64_t tensorMacsInt8 = 0;
 
   uint64_t warpInstructionsTotal() const;
   uint64_t threadInstructionsTotal() const;

@@ -67,6 +67,29 @@ struct Epilogue {
 /// A kernel runs on its architecture and every later one.
 enum class MmaArch : uint8_t { Sm80, Sm75, Sm70 };
 
+/// How an int8 engine lowering stores a tensor between kernels (docs/lowering.md, "Int8
+/// engines"): f16 in NCHW, as every kernel but the int8 ones reads and writes it, or signed 8-bit
+/// integers in NHWC with the channels padded to int8Channels(C) (the padding channels are zeros).
+enum class TensorForm : uint8_t { F16Nchw, I8Nhwc };
+
+/// Channels of an int8 NHWC tensor of C channels: 4 for C <= 4 (one dp4a word per pixel, the
+/// 3-channel stem), else C rounded up to a multiple of 16 (16-byte copies and 32-deep mma).
+uint32_t int8Channels(uint32_t C);
+
+/// Whether an int8 kernel exists for a convolution's grouping: ungrouped, depthwise with one
+/// output channel per input channel, or groups of a multiple of 4 input and output channels
+/// (the lowering keeps other convolutions in f16).
+struct ConvSpec;
+bool hasInt8Kernel(const ConvSpec &S);
+
+/// The tensors of an int8 convolution or dense layer (ConvSpec/GemmSpec with dtype I8) that may
+/// be in either form: its output (int8 when an int8 layer consumes it, else f16 for the f16
+/// layers) and its fused residual (whatever form that tensor has). The input is always int8.
+struct Int8Io {
+  TensorForm output = TensorForm::I8Nhwc;
+  TensorForm residual = TensorForm::I8Nhwc;
+};
+
 /// How a convolution is lowered. Auto: Depthwise when groups == inChannels > 1; Gemm (tiled
 /// GEMM) for 1x1, stride 1, unpadded, ungrouped; ImplicitGemm (tiled GEMM over an on-the-fly
 /// im2col) for other ungrouped convolutions with at least 16 output channels; Direct otherwise.
@@ -90,6 +113,7 @@ struct ConvSpec {
   /// Tensor-core math for the Gemm and ImplicitGemm strategies (Direct and Depthwise ignore it).
   MathMode math = MathMode::Simt;
   MmaArch mmaArch = MmaArch::Sm80; ///< the tensor-core kernel's instructions (with math != Simt)
+  Int8Io int8 = {};                ///< with dtype I8: where the output and the residual live
 
   uint32_t outHeight() const; ///< 0 when the window does not fit
   uint32_t outWidth() const;
@@ -106,6 +130,7 @@ struct GemmSpec {
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
   MathMode math = MathMode::Simt;
   MmaArch mmaArch = MmaArch::Sm80; ///< the tensor-core kernel's instructions (with math != Simt)
+  Int8Io int8 = {};                ///< with dtype I8: where the output and the residual live
 };
 
 /// Batched matrix product, torch.bmm: C[b] = A[b] x B[b] with A [batch, m, n], B [batch, n, k]
@@ -257,6 +282,17 @@ struct LayerNormSpec {
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
 };
 
+/// An int8 engine's reformat between the two tensor forms (TensorForm), as TensorRT's
+/// reformatting layers at the edges of its int8 regions: quantize an f16 NCHW [batch, channels,
+/// spatial] tensor into int8 NHWC with int8Channels(channels) channels, q = round(x / s) saturated
+/// to [-128, 127] (padding channels 0), or dequantize it back, x = q s. s is the tensor's scale
+/// (per tensor: the Scale parameter holds 1 / s for quantize, s for dequantize). One thread per
+/// four channels of a pixel.
+struct ReformatSpec {
+  bool quantize = true; ///< f16 NCHW -> int8 NHWC, else int8 NHWC -> f16 NCHW
+  uint32_t batch = 1, channels = 0, spatial = 1;
+};
+
 /// KernelSet (corpus/DType.h): specialised or library kernels.
 
 /// "specialised", "library".
@@ -275,12 +311,13 @@ struct FastDivisor {
 FastDivisor fastDivisor(uint32_t D);
 
 /// What a kernel parameter points to. Parameters appear in this order (absent ones skipped):
-/// Input, Input2, Weight, Bias, BnScale, BnShift, SeScale, Residual, Output. A concatenation
+/// Input, Input2, Weight, Scale, Bias, BnScale, BnShift, SeScale, Residual, Output. A concatenation
 /// kernel has one Input parameter per input, in input order, then Output.
 enum class ParamRole : uint8_t {
   Input,
   Input2,
   Weight,
+  Scale, ///< int8 kernels: f32 quantisation scales (docs/lowering.md, "Int8 engines")
   Bias,
   BnScale,
   BnShift,
@@ -289,10 +326,13 @@ enum class ParamRole : uint8_t {
   Output
 };
 
-/// One kernel parameter: a global buffer of `elements` values of the launch's dtype.
+/// One kernel parameter: a global buffer of `elements` values of type `dtype` (the launch's
+/// dtype, except in int8 kernels: I8 activations and weights, F32 scales and epilogue
+/// parameters, F16 outputs and residuals in the f16 form).
 struct KernelParam {
   ParamRole role = ParamRole::Input;
   uint64_t elements = 0;
+  DType dtype = DType::F32;
 };
 
 /// A u32 scalar argument of a library kernel: a shape (`wo`), or a divisor's fast-division
@@ -322,17 +362,20 @@ struct KernelLaunch {
 
 /// Bytes of one element of `T`.
 uint32_t dtypeBytes(DType T);
+/// Bytes of the buffer a parameter points to.
+uint64_t paramBytes(const KernelParam &P);
 /// "relu", "hardswish", ...; "none" for None.
 const char *activationName(ActivationKind K);
 /// "input", "weight", "bn_scale", ...
 const char *paramRoleName(ParamRole R);
-/// "simt", "tf32", "f16", "bf16", "auto".
+/// "simt", "tf32", "f16", "bf16", "auto", "int8".
 const char *mathModeName(MathMode M);
 /// The mode named `Name` (as mathModeName spells it), or nullopt.
 std::optional<MathMode> parseMathMode(std::string_view Name);
 /// Why `M` cannot run on data of type `T` for `Arch` (sm_70 ... sm_90), nullopt when it can:
-/// tf32 and bf16 tensor cores need sm_80, f16 tensor cores sm_70; tf32 and bf16 take f32 data
-/// (f16 data would be rounded twice). Simt and Auto run everywhere.
+/// tf32 and bf16 tensor cores need sm_80, f16 tensor cores sm_70, int8 tensor cores sm_75; tf32
+/// and bf16 take f32 data (f16 data would be rounded twice); int8 data takes Simt (dp4a), Int8 or
+/// Auto, and Int8 int8 data only. Simt and Auto run everywhere.
 std::optional<std::string> mathModeError(MathMode M, DType T, std::string_view Arch);
 /// The tensor-core kernels written for `Arch`: Sm70 for sm_70, Sm75 for sm_75, Sm80 for sm_80
 /// and newer.
@@ -406,6 +449,7 @@ public:
   support::Expected<KernelLaunch> add(const SoftmaxSpec &S);
   support::Expected<KernelLaunch> add(const LayerNormSpec &S);
   support::Expected<KernelLaunch> add(const CopySpec &S);
+  support::Expected<KernelLaunch> add(const ReformatSpec &S);
 
   /// The kernels added from now on (default Specialised). Call before adding kernels.
   void useKernelSet(KernelSet K);

@@ -20,6 +20,8 @@ class KernelCache;
 constexpr size_t KernelsPerModule = 4;
 
 struct LowerOptions {
+  /// F32, F16, or I8: an int8 inference engine (docs/lowering.md, "Int8 engines"): int8
+  /// convolutions and dense layers, every other layer in f16, reformats between the two.
   DType dtype = DType::F32;
   std::string arch = "sm_90"; ///< sm_70, sm_75, sm_80, sm_86, sm_87, sm_89, sm_90
   uint64_t seed = 7;          ///< first seed of the random buffers (one per buffer, in order)
@@ -47,7 +49,8 @@ struct LowerOptions {
 /// runs it there by default: f16 data on sm_70+: F16 for convolutions, dense layers and bmm; f32
 /// data on sm_80+: Tf32 for convolutions (torch.backends.cudnn.allow_tf32 defaults to True),
 /// Simt for dense and bmm (torch.backends.cuda.matmul.allow_tf32 defaults to False since 1.12);
-/// every other layer and older architecture: Simt.
+/// every other layer and older architecture: Simt. An int8 engine (T = I8): Int8 for convolutions
+/// and dense layers on sm_75+ (Simt: dp4a, before), the f16 rule for every other layer.
 MathMode autoMath(LayerKind Kind, DType T, std::string_view Arch);
 
 /// Lowers a network (its batch and image size are those it was built or imported with). A layer

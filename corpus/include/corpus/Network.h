@@ -24,8 +24,10 @@
 
 namespace corpus {
 
-/// "f32" or "f16".
+/// "f32", "f16" or "int8" (the `--dtype` spellings).
 std::string_view dtypeString(DType Type);
+/// The type `--dtype Name` names (as dtypeString spells it), or nullopt.
+std::optional<DType> parseDType(std::string_view Name);
 
 /// Tensor dimensions, outermost first.
 using Shape = std::vector<int64_t>;

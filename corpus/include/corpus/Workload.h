@@ -23,6 +23,7 @@ struct WorkloadBuffer {
   /// How a weight buffer's elements are ordered when not as ONNX orders them: "oihw16i" for
   /// filters stored [cout][cin / 16][kh][kw][16] (KernelLaunch::filtersBlocked); empty otherwise.
   std::string layout;
+  DType dtype = DType::F32; ///< its elements' type (the random fill's: f32, f16 or s8)
 };
 
 /// A kernel argument: a buffer at a byte offset, or (a library kernel's shape) a u32 scalar.
@@ -44,6 +45,9 @@ struct WorkloadLaunch {
   std::vector<std::string> layers; ///< the layer and the layers fused into it, in order
   int64_t macs = 0;                ///< MACs of those layers
   MathMode math = MathMode::Simt;  ///< KernelLaunch::math: tensor-core operands, or Simt
+  /// KernelLaunch::dtype: in an int8 engine, I8 for the int8 kernels and reformats, F16 for the
+  /// others (written to workload.json for int8 workloads only).
+  DType dtype = DType::F32;
 };
 
 struct Workload {

@@ -350,8 +350,8 @@ KernelLaunch buildConcat(Module *M, const ConcatSpec &S, const std::string &Name
   KernelLaunch L = makeLaunch(Name, LaunchStrategy::Concat, S.dtype,
                               {Gx, static_cast<uint32_t>(Inputs), 1}, {CatBlock, 1, 1}, {}, {});
   for (uint32_t C : S.channels)
-    L.params.push_back({ParamRole::Input, uint64_t(S.batch) * C * S.spatial});
-  L.params.push_back({ParamRole::Output, uint64_t(S.batch) * S.totalChannels * S.spatial});
+    L.params.push_back({ParamRole::Input, uint64_t(S.batch) * C * S.spatial, S.dtype});
+  L.params.push_back({ParamRole::Output, uint64_t(S.batch) * S.totalChannels * S.spatial, S.dtype});
   const ShapeDims Dims = concatDims(S, Lay, Gx);
   bindShapes(L, Dims, Set);
   if (!M)

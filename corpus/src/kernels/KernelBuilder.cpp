@@ -37,7 +37,11 @@ KernelBuilder::KernelBuilder(Module &Mod, const std::string &Name,
       "a tensor of 2^31 elements or more needs 64-bit index arithmetic");
   const std::array<uint32_t, 3> &Block = L.block;
   IndexTy = Wide ? B.getInt64Ty() : B.getInt32Ty();
-  Storage = T == DType::F16 ? B.getHalfTy() : B.getFloatTy();
+  Storage = typeOf(T);
+  // A parameter's elements have its own type where the launch lists it (int8 kernels mix types).
+  for (size_t I = 0; I < Roles.size(); ++I)
+    ElemTys.push_back(
+        I < L.params.size() && L.params[I].role == Roles[I] ? typeOf(L.params[I].dtype) : Storage);
   std::vector<Type *> ParamTys(Roles.size(), PointerType::get(Ctx, 0));
   ParamTys.resize(Roles.size() + L.shapeArgs.size(), B.getInt32Ty());
   auto *FT = FunctionType::get(B.getVoidTy(), ParamTys, false);
@@ -158,22 +162,35 @@ Value *KernelBuilder::ctaid(unsigned Dim) {
   return B.CreateIntrinsic(Ids[Dim], {}, {});
 }
 
+Type *KernelBuilder::typeOf(DType T) {
+  return T == DType::F16 ? B.getHalfTy() : T == DType::I8 ? B.getInt8Ty() : B.getFloatTy();
+}
+
+Type *KernelBuilder::elementType(ParamRole R) const {
+  auto It = std::find(Roles.begin(), Roles.end(), R);
+  assert(It != Roles.end() && "kernel has no parameter with this role");
+  return ElemTys[size_t(It - Roles.begin())];
+}
+
 Value *KernelBuilder::storagePtr(ParamRole R, Value *Index) {
   assert(Index->getType() == IndexTy && "global element index of the wrong width");
-  return B.CreateInBoundsGEP(Storage, param(R), Index);
+  return B.CreateInBoundsGEP(elementType(R), param(R), Index);
 }
 
 Value *KernelBuilder::load(ParamRole R, Value *Index) {
-  Align A(Storage->getPrimitiveSizeInBits() / 8);
-  Value *V = B.CreateAlignedLoad(Storage, storagePtr(R, Index), A);
-  return Storage->isHalfTy() ? B.CreateFPExt(V, B.getFloatTy()) : V;
+  Type *Ty = elementType(R);
+  Value *V = B.CreateAlignedLoad(Ty, storagePtr(R, Index), Align(Ty->getPrimitiveSizeInBits() / 8));
+  if (Ty->isIntegerTy()) // int8: the integer's value
+    return B.CreateSIToFP(V, B.getFloatTy());
+  return Ty->isHalfTy() ? B.CreateFPExt(V, B.getFloatTy()) : V;
 }
 
 void KernelBuilder::store(ParamRole R, Value *Index, Value *V) {
-  Align A(Storage->getPrimitiveSizeInBits() / 8);
-  if (Storage->isHalfTy())
-    V = B.CreateFPTrunc(V, Storage);
-  B.CreateAlignedStore(V, storagePtr(R, Index), A);
+  Type *Ty = elementType(R);
+  assert(!Ty->isIntegerTy() && "int8 outputs are quantised by their kernels (Int8Gemm.h)");
+  if (Ty->isHalfTy())
+    V = B.CreateFPTrunc(V, Ty);
+  B.CreateAlignedStore(V, storagePtr(R, Index), Align(Ty->getPrimitiveSizeInBits() / 8));
 }
 
 Value *KernelBuilder::accumulator(float Init) {
@@ -342,7 +359,7 @@ KernelLaunch makeLaunch(const std::string &Name, LaunchStrategy Strategy, DType 
   L.block = Block;
   L.dtype = T;
   for (ParamRole R : Roles)
-    L.params.push_back({R, Count(R)});
+    L.params.push_back({R, Count(R), T});
   return L;
 }
 

@@ -76,9 +76,10 @@ public:
   llvm::Value *tid(unsigned Dim);   ///< %tid.{x,y,z}
   llvm::Value *ctaid(unsigned Dim); ///< %ctaid.{x,y,z}
 
-  /// Loads element `Index` (of the index type) of the buffer `R` as f32.
+  /// Loads element `Index` (of the index type) of the buffer `R` as f32 (an int8 element as its
+  /// integer value).
   llvm::Value *load(ParamRole R, llvm::Value *Index);
-  /// Stores f32 `V` (converted to the storage type) at element `Index` of buffer `R`.
+  /// Stores f32 `V` (converted to the buffer's float type) at element `Index` of buffer `R`.
   void store(ParamRole R, llvm::Value *Index, llvm::Value *V);
 
   /// A zero-initialised f32 stack slot (promoted to a register by SROA).
@@ -93,8 +94,13 @@ public:
   llvm::Value *sharedArray(const std::string &Name, uint32_t Count);
   /// A static shared-memory array of `Count` elements of type `Elem`, 16-byte aligned.
   llvm::GlobalVariable *sharedArrayOf(const std::string &Name, llvm::Type *Elem, uint32_t Count);
-  /// The storage type of global buffers (float or half).
+  /// The storage type of global buffers (float, half, or i8 in an int8 kernel).
   llvm::Type *storageType() const { return Storage; }
+  /// The element type of buffer `R`: the storage type, except in int8 kernels, whose parameters
+  /// have types of their own (KernelParam::dtype).
+  llvm::Type *elementType(ParamRole R) const;
+  /// float, half or i8.
+  llvm::Type *typeOf(DType T);
   /// Generic pointer to element `Index` (of the index type) of buffer `R`.
   llvm::Value *elementPtr(ParamRole R, llvm::Value *Index) { return storagePtr(R, Index); }
   llvm::Value *loadShared(llvm::Value *Array, llvm::Value *Index);
@@ -145,6 +151,7 @@ private:
   llvm::Value *shapeParam(const std::string &Name) const;
 
   std::vector<ParamRole> Roles;
+  std::vector<llvm::Type *> ElemTys; ///< per parameter of Roles
   ShapeDims Dims;
   std::vector<std::pair<std::string, llvm::Argument *>> ShapeParams; ///< library kernels
   llvm::Type *Storage = nullptr;

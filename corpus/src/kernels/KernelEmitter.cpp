@@ -2,6 +2,7 @@
 // by name, and runs the O3 pipeline plus the NVPTX backend on the modules in parallel; the PTX
 // files are put together from per-kernel sections (PtxSections.h), some from a KernelCache.
 #include "corpus/KernelGen.h"
+#include "kernels/Int8Gemm.h"
 #include "kernels/PtxSections.h"
 #include "kernels/Specs.h"
 #include "kernels/Strategies.h"
@@ -220,10 +221,22 @@ struct KernelEmitter::Impl {
   /// Build(M, S, Name, Set) plans the launch and, with a module, adds the kernel.
   template <class Spec, class BuildFn>
   support::Expected<KernelLaunch> addSpec(const Spec &S, BuildFn &&Build) {
+    if constexpr (requires { S.dtype; })
+      if (S.dtype == DType::I8)
+        return support::Error("int8 data is for convolutions and dense layers only (docs/"
+                              "lowering.md, \"Int8 engines\"): other layers run in f16");
     const KernelSet K = setFor(kernels::wideIndex(S));
     return addKernel(
         kernels::validate(S), K, kernels::kernelName(S, K),
         [&](Module *M, const std::string &Name, KernelSet Set) { return Build(M, S, Name, Set); });
+  }
+
+  /// addKernel for an int8 convolution or dense layer (Int8Gemm.h): 32-bit indices always.
+  template <class Spec> support::Expected<KernelLaunch> addInt8(const Spec &S) {
+    return addKernel(kernels::validateInt8(S), Set, kernels::int8KernelName(S, Set),
+                     [&](Module *M, const std::string &Name, KernelSet K) {
+                       return kernels::buildInt8(M, S, Name, K);
+                     });
   }
 
   using Compiled = std::vector<std::shared_ptr<const CompiledKernel>>;
@@ -294,6 +307,8 @@ KernelEmitter::KernelEmitter(KernelEmitter &&) noexcept = default;
 KernelEmitter &KernelEmitter::operator=(KernelEmitter &&) noexcept = default;
 
 support::Expected<KernelLaunch> KernelEmitter::add(const ConvSpec &S) {
+  if (S.dtype == DType::I8)
+    return P->addInt8(S);
   ConvStrategy R = kernels::resolveStrategy(S);
   const KernelSet K = P->setFor(kernels::wideIndex(S));
   return P->addKernel(kernels::validate(S, R), K, kernels::kernelName(S, R, K),
@@ -310,6 +325,8 @@ support::Expected<KernelLaunch> KernelEmitter::add(const ConvSpec &S) {
 }
 
 support::Expected<KernelLaunch> KernelEmitter::add(const GemmSpec &S) {
+  if (S.dtype == DType::I8)
+    return P->addInt8(S);
   return P->addSpec(S, [](Module *M, const GemmSpec &S, const std::string &Name, KernelSet Set) {
     if (S.rows < kernels::MinGemmRows)
       return kernels::buildDenseGemv(M, S, Name, Set);
@@ -354,6 +371,10 @@ support::Expected<KernelLaunch> KernelEmitter::add(const LayerNormSpec &S) {
 
 support::Expected<KernelLaunch> KernelEmitter::add(const CopySpec &S) {
   return P->addSpec(S, kernels::buildCopy);
+}
+
+support::Expected<KernelLaunch> KernelEmitter::add(const ReformatSpec &S) {
+  return P->addSpec(S, kernels::buildReformat);
 }
 
 void KernelEmitter::useKernelSet(KernelSet K) {

@@ -8,12 +8,13 @@
 namespace corpus {
 
 const char *mathModeName(MathMode M) {
-  static constexpr const char *Names[] = {"simt", "tf32", "f16", "bf16", "auto"};
+  static constexpr const char *Names[] = {"simt", "tf32", "f16", "bf16", "auto", "int8"};
   return Names[static_cast<unsigned>(M)];
 }
 
 std::optional<MathMode> parseMathMode(std::string_view Name) {
-  for (MathMode M : {MathMode::Simt, MathMode::Tf32, MathMode::F16, MathMode::Bf16, MathMode::Auto})
+  for (MathMode M : {MathMode::Simt, MathMode::Tf32, MathMode::F16, MathMode::Bf16, MathMode::Auto,
+                     MathMode::Int8})
     if (Name == mathModeName(M))
       return M;
   return std::nullopt;
@@ -23,13 +24,18 @@ std::optional<std::string> mathModeError(MathMode M, DType T, std::string_view A
   if (M == MathMode::Simt || M == MathMode::Auto)
     return std::nullopt;
   const std::string Mode = mathModeName(M);
+  if (T == DType::I8 && M != MathMode::Int8)
+    return "--math " + Mode + " does not take int8 data (int8: auto, int8 or simt)";
+  if (T != DType::I8 && M == MathMode::Int8)
+    return "--math int8 needs --dtype int8";
   if (T == DType::F16 && M != MathMode::F16)
     return "--math " + Mode + " needs f32 data (f16 data would be rounded twice); use --math f16";
   const unsigned Sm = kernels::smVersion(Arch);
-  const unsigned Needs = M == MathMode::F16 ? 70 : 80;
+  const unsigned Needs = M == MathMode::F16 ? 70 : M == MathMode::Int8 ? 75 : 80;
   if (Sm != 0 && Sm < Needs) {
-    std::string Why =
-        M == MathMode::F16 ? "f16 tensor cores need sm_70" : Mode + " mma needs sm_80";
+    std::string Why = M == MathMode::F16    ? "f16 tensor cores need sm_70"
+                      : M == MathMode::Int8 ? "int8 tensor cores need sm_75"
+                                            : Mode + " mma needs sm_80";
     return "--math " + Mode + " is not available on " + std::string(Arch) + ": " + Why;
   }
   return std::nullopt;

@@ -41,7 +41,9 @@ uint32_t PoolSpec::outWidth() const {
   return windowOut(inWidth, padLeft, padRight, kernelW, strideW, 1, ceilMode);
 }
 
-uint32_t dtypeBytes(DType T) { return T == DType::F16 ? 2 : 4; }
+uint32_t dtypeBytes(DType T) { return T == DType::F16 ? 2 : T == DType::I8 ? 1 : 4; }
+
+uint64_t paramBytes(const KernelParam &P) { return P.elements * dtypeBytes(P.dtype); }
 
 const char *activationName(ActivationKind K) {
   switch (K) {
@@ -70,8 +72,8 @@ const char *activationName(ActivationKind K) {
 }
 
 const char *paramRoleName(ParamRole R) {
-  static constexpr const char *Names[] = {"input",    "input2",   "weight",   "bias",  "bn_scale",
-                                          "bn_shift", "se_scale", "residual", "output"};
+  static constexpr const char *Names[] = {"input",    "input2",   "weight",   "scale",    "bias",
+                                          "bn_scale", "bn_shift", "se_scale", "residual", "output"};
   return Names[static_cast<unsigned>(R)];
 }
 
@@ -110,15 +112,16 @@ constexpr uint32_t MinImplicitGemmChannels = 16; // below, most of a 16-row GEMM
 
 std::string num(uint64_t V) { return std::to_string(V); }
 
+} // namespace
+
 std::string pads(uint32_t T, uint32_t L, uint32_t Bm, uint32_t R) {
   if (T == L && L == Bm && Bm == R)
     return num(T);
   return num(T) + "_" + num(L) + "_" + num(Bm) + "_" + num(R);
 }
 
-const char *dtypeName(DType T) { return T == DType::F16 ? "f16" : "f32"; }
+const char *dtypeName(DType T) { return T == DType::F16 ? "f16" : T == DType::I8 ? "s8" : "f32"; }
 
-/// The epilogue in application order, e.g. "_bias_bn_res_relu".
 std::string epilogueSuffix(const Epilogue &E) {
   std::string S;
   if (E.bias)
@@ -135,8 +138,6 @@ std::string epilogueSuffix(const Epilogue &E) {
     S += "_res";
   return S;
 }
-
-} // namespace
 
 std::string shorten(std::string Name) {
   if (Name.size() <= MaxNameLength)

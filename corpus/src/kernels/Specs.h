@@ -107,6 +107,12 @@ std::string tensorCoreInfix(bool TensorCores, MathMode M, MmaArch A);
 /// "_pad" when the window can leave the input (convPadded).
 std::string convWindowKeys(const ConvSpec &S);
 bool convPadded(const ConvSpec &S);
+/// Padding as "1" when all four are equal, else "top_left_bottom_right".
+std::string pads(uint32_t Top, uint32_t Left, uint32_t Bottom, uint32_t Right);
+/// "f32", "f16", "s8".
+const char *dtypeName(DType T);
+/// The epilogue in application order, e.g. "_bias_bn_res_relu".
+std::string epilogueSuffix(const Epilogue &E);
 /// "lib_" + Body + data type + epilogue + index suffix, shortened like every name.
 std::string libraryKernelName(const std::string &Body, DType T, const Epilogue &E, bool Wide);
 

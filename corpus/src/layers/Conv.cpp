@@ -62,10 +62,13 @@ support::MaybeError Lowerer::lowerConv(LayerId Id) {
   S.dtype = O.dtype;
   S.math = mathOf(LayerKind::Conv);
   S.mmaArch = mmaArchFor(O.arch);
-  Tail T = fuseTail(Id, true, true);
+  const bool Int8 = int8Layer(Id);
+  Tail T = fuseTail(Id, true, true, Int8);
   S.epilogue = T.epilogue;
   S.epilogue.bias = A.bias;
   int64_t FanIn = X[1] / A.groups * A.kernelH * A.kernelW;
+  if (Int8) // the input is the folded Pad's input
+    return lowerInt8(Id, S, T, PadInto.count(Id) ? Net.layer(In).inputs[0] : In, FanIn);
   return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[In]}}, T, FanIn);
 }
 

@@ -156,6 +156,7 @@ support::MaybeError Lowerer::lowerConcat(LayerId Id) {
     assert(K->params.size() == S.channels.size() + 1 && "concat: inputs, then the output");
     WorkloadLaunch Launch{K->kernel,      K->strategy, K->grid,  K->block,
                           K->sharedBytes, {},          {L.name}, Next ? 0 : L.macs};
+    Launch.dtype = K->dtype;
     for (size_t I = 0; I < S.channels.size(); ++I)
       Launch.args.push_back({BufferOf[L.inputs[Next + I]], 0, "", 0});
     Launch.args.push_back({Out, 0, "", 0});

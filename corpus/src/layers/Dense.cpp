@@ -54,9 +54,12 @@ support::MaybeError Lowerer::lowerDense(LayerId Id) {
   S.dtype = O.dtype;
   S.math = mathOf(LayerKind::Dense);
   S.mmaArch = mmaArchFor(O.arch);
-  Tail T = fuseTail(Id, true, true);
+  const bool Int8 = int8Layer(Id);
+  Tail T = fuseTail(Id, true, true, Int8);
   S.epilogue = T.epilogue;
   S.epilogue.bias = std::get<DenseAttrs>(L.attrs).bias;
+  if (Int8)
+    return lowerInt8(Id, S, T, L.inputs[0], X.back());
   return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, X.back());
 }
 

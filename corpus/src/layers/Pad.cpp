@@ -51,6 +51,7 @@ support::MaybeError Lowerer::lowerPad(LayerId Id) {
   if (!Nothing)
     PadInto[C] = P;
   BufferOf[Id] = BufferOf[L.inputs[0]];
+  Int8Of[Id] = Int8Of[L.inputs[0]]; // an int8 engine's: a pad of nothing passes int8 bytes too
   return std::nullopt;
 }
 

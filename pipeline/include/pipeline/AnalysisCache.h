@@ -17,9 +17,12 @@ class AnalysisCache {
 public:
   /// Bump when the analyzer counts the same PTX differently (it is part of the key).
   static constexpr int CountingVersion = 2;
-  /// Bump when the file layout changes (KernelProfile gains a counter, say): entries of another
-  /// format are analysed again.
-  static constexpr int FormatVersion = 3;
+  /// Bump when the file layout changes (KernelProfile gains a counter, say): entries of a format
+  /// from OldestFormat on are read (a counter a format lacks is 0), others analysed again.
+  /// Format 4 added tensorMacsInt8; format 3 entries, written before any int8 tensor instruction
+  /// was lowered, read it as 0.
+  static constexpr int FormatVersion = 4;
+  static constexpr int OldestFormat = 3;
 
   explicit AnalysisCache(std::string Dir) : Dir(std::move(Dir)) {}
 
@@ -28,9 +31,10 @@ public:
   static std::string key(std::string_view Settings, std::string_view Manifest,
                          const std::vector<std::string_view> &Ptx);
 
-  /// The cached profiles of a key, or nothing: absent, or an entry that cannot be used (another
-  /// format or counting version, or a checksum that does not match its content: truncated or
-  /// altered), which a note on stderr names; the caller analyses again and stores the result.
+  /// The cached profiles of a key, or nothing: absent, or an entry that cannot be used (a format
+  /// outside OldestFormat..FormatVersion or another counting version, or a checksum that does not
+  /// match its content: truncated or altered), which a note on stderr names; the caller analyses
+  /// again and stores the result.
   std::optional<std::vector<analyzer::KernelProfile>> load(const std::string &Key) const;
   /// Stores the profiles with their checksum, atomically (a temporary file renamed over the
   /// entry, so concurrent writers and readers see a whole entry); best effort: a failure to
@@ -40,7 +44,8 @@ public:
   /// A profile as one line of an entry (kernel name and every counter, no newline): the form
   /// dataset shard files (DatasetShard.h) use too. Resources are not part of it.
   static std::string profileLine(const analyzer::KernelProfile &P);
-  /// Reads profileLine's text back; nothing when it is malformed.
+  /// Reads profileLine's text back, or a line of OldestFormat (a dataset shard written before
+  /// tensorMacsInt8: it reads as 0); nothing when it is malformed.
   static std::optional<analyzer::KernelProfile> parseProfileLine(const std::string &Line);
 
 private:
