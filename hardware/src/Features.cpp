@@ -96,7 +96,7 @@ GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec 
   }
   for (size_t I = 0; I < PerLaunch; ++I)
     G.features.emplace_back(Names[I], G.boundMs > 0 ? Sum[I] / G.boundMs : 0);
-  G.features.emplace_back("framework", libraryKernels(E.impl) ? 1 : 0);
+  G.features.emplace_back("framework", E.impl == Implementation::Framework ? 1 : 0);
   G.features.emplace_back("half", E.half ? 1 : 0);
   return G;
 }

@@ -83,7 +83,7 @@ namespace {
 /// profiled on the H100) and reach the full peak; ptxcast's kernels issue warp-level mma.sync
 /// (ArchLimits::mmaSyncShare).
 double tensorTflops(const GpuSpec &Gpu, MathMode M, Implementation I) {
-  const double Share = libraryKernels(I) ? 1.0 : Gpu.limits.mmaSyncShare();
+  const double Share = I == Implementation::Framework ? 1.0 : Gpu.limits.mmaSyncShare();
   switch (M) {
   case MathMode::Tf32:
     return Gpu.tensor.tf32 * Share;
@@ -268,7 +268,7 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   // load/store and L2 traffic are small next to its multiply-adds, which our plain kernel's
   // counts are not. So for a framework's GEMM-like launch only the multiply-adds (at the rate of
   // the pipe they run on) and the compulsory L2 and DRAM traffic bound the time.
-  const bool Ideal = libraryKernels(E.impl) &&
+  const bool Ideal = E.impl == Implementation::Framework &&
                      (Family == KindFamily::Gemm || Family == KindFamily::DirectConv);
   std::array<double, NumResources> Cycles{};
   if (Ideal) {

@@ -178,7 +178,7 @@ hardware::MathMode mathFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gp
 hardware::Execution executionFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gpu,
                                  const PredictSettings &S) {
   if (S.runtime == Runtime::Engine)
-    return {mathFor(N, Gpu, S), hardware::Implementation::Engine, false};
+    return {mathFor(N, Gpu, S), hardware::Implementation::Framework, false};
   return {mathFor(N, Gpu, S), hardware::Implementation::Framework, N.dtype == "f16"};
 }
 
@@ -231,8 +231,9 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   if (S.runtime == Runtime::Engine)
     Out.warnings.push_back(
         "the tensorrt runtime is experimental: its model was learnt from PyTorch's and ptxcast's "
-        "kernels, not from an engine's; against published TensorRT timings on a T4 it is 40 % off "
-        "in fp32 and 53 % in fp16 at batch 4 and 8 (docs/accuracy.md, \"Inference engines\")");
+        "kernels, not from an engine's; against published TensorRT timings on a T4 at batch 4 and "
+        "8 it is 24 % off in fp32 and 53 % in fp16, where it predicts 0.4x the measured time "
+        "(docs/accuracy.md, \"Inference engines\")");
   if (S.runtime == Runtime::Eager && Out.hostMs > Out.gpuMs)
     Out.warnings.push_back(fmt::format(
         "eager PyTorch is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on "

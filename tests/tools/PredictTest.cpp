@@ -233,15 +233,14 @@ TEST_CASE("predict: eager PyTorch adds host time per kernel, the slower of host 
   CHECK(Slow["host_ms"].get<double>() > 1.5 * Host);
 }
 
-TEST_CASE("predict: --runtime tensorrt runs ptxcast's fused kernels alone, pure fp16, and says "
+TEST_CASE("predict: --runtime tensorrt drops PyTorch's casts and passes, is pure fp16, and says "
           "it is experimental") {
   Json Engine = predictJson("alexnet --gpu h100 --dtype f16 --runtime tensorrt");
   Json Torch = predictJson("alexnet --gpu h100 --dtype f16");
   CHECK(Engine["runtime"] == "tensorrt");
   CHECK(Engine["math"] == "f16");
-  // No framework passes: one kernel per fused launch, where PyTorch adds bias adds and casts.
-  CHECK(Engine["kernels"].get<double>() == Engine["launches"].get<double>());
-  CHECK(Torch["kernels"].get<double>() > Torch["launches"].get<double>());
+  // No bias adds, casts or layout transposes around the layers: fewer kernels than PyTorch's.
+  CHECK(Engine["kernels"].get<double>() < Torch["kernels"].get<double>());
   CHECK(Engine["host_ms"].get<double>() == 0);
   // AlexNet's 61 M fp32 parameters cast to fp16 every pass dominate autocast's bound at batch 1
   // (the test below); an engine holds fp16 weights.

@@ -28,15 +28,9 @@ support::Expected<MathMode> parseMathMode(std::string_view Name);
 /// allow_tf32 default), FP16 tensor cores for fp16 on sm_70+, CUDA cores otherwise.
 MathMode defaultMathMode(std::string_view Dtype, double Cc);
 
-/// Whose kernels ran: ptxcast's own lowering (timed with ptxcast-measure), a framework's
-/// (cuDNN / cuBLAS / PyTorch) for the same layers, each layer its own kernel, or an inference
-/// engine's: vendor-library kernels (bound as a framework's) fused as ptxcast's lowering fuses
-/// them, one kernel per launch and no passes around them.
-enum class Implementation : uint8_t { Ptxcast, Framework, Engine };
-
-/// A vendor library's kernels (a framework's or an engine's): tiled GEMMs bound by their
-/// multiply-adds, at the full tensor rate.
-constexpr bool libraryKernels(Implementation I) { return I != Implementation::Ptxcast; }
+/// Whose kernels ran: ptxcast's own lowering (timed with ptxcast-measure), or a framework's
+/// (cuDNN / cuBLAS / PyTorch) for the same layers.
+enum class Implementation : uint8_t { Ptxcast, Framework };
 
 /// Families of launch kinds (the lowering's strategies), as the features see them
 /// (hardware/LaunchKinds.def).
