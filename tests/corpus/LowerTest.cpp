@@ -289,7 +289,7 @@ TEST_CASE("lower: a concat along another axis is the batched copy over [outer, a
   CHECK(W.launches[2].kernel == "concat_n48_of10_at0_s1_c5_5_f32");
 }
 
-TEST_CASE("lower: transposes and slices are strided copies; a view is no launch") {
+TEST_CASE("lower: transposes and slices are strided copies: a view is no launch") {
   NetworkBuilder B("n");
   LayerId X = B.input({1, 8, 6, 5}, "x");
   LayerId View = B.transpose(X, {1, 0, 2, 3}); // moves a dimension of 1: same order

@@ -122,7 +122,7 @@ TEST_CASE("onnx: a ConvNeXt block imports its erf GELU as one activation") {
   CHECK(copies(N) == 2);
 }
 
-TEST_CASE("onnx: Sub, Div and Pow import; a number as divisor or exponent is a scalar") {
+TEST_CASE("onnx: Sub, Div and Pow import: a number as divisor or exponent is a scalar") {
   OnnxWriter W(13);
   W.input("x", {1, 4, 3, 3});
   W.input("y", {1, 4, 3, 3});

@@ -266,7 +266,7 @@ TEST_CASE("onnx: zero padding before an average pool is the pool's padding, its 
         1);
 }
 
-TEST_CASE("onnx: a Pad of nothing is a view; other padding before anything but a conv or an "
+TEST_CASE("onnx: a Pad of nothing is a view: other padding before anything but a conv or an "
           "average pool is an error") {
   // DenseNet's transitions: avg_pool2d(x, 2, 2) exports a Pad of zeros before the pool.
   for (const std::string Next : {"AveragePool", "MaxPool", "Relu"}) {

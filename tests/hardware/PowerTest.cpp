@@ -147,7 +147,7 @@ TEST_CASE("skeleton: FP32 and INT32 share the dual lanes on GA10x and AD10x, not
   CHECK(Fma(WithInt, "a100") == doctest::Approx(Fma(W, "a100")));
 }
 
-TEST_CASE("hosts: every GPU has one; Jetsons their own Arm cores, GeForce a desktop") {
+TEST_CASE("hosts: every GPU has one: Jetsons their own Arm cores, GeForce a desktop") {
   auto C = GpuCatalog::builtin();
   REQUIRE(C);
   for (const GpuSpec &G : C->gpus()) {

@@ -79,7 +79,7 @@ TEST_CASE("heat map: rows, columns and marks from a compare document") {
   CHECK(Lines > 3);
 }
 
-TEST_CASE("heat map: images/s are dark where high; max-batch cells name their batch") {
+TEST_CASE("heat map: images/s are dark where high: max-batch cells name their batch") {
   OJson Rows = OJson::array({row("resnet50", "t4", 64, 100, true, true, 64),
                              row("resnet50", "a100", 8, 20, true, true, 8),
                              row("resnet50", "h100-sxm", 1, 50, true, false, 0)});

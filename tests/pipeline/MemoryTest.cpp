@@ -104,7 +104,7 @@ TEST_CASE("memory: a view allocates nothing and keeps its source live") {
   checkPeak(M.cudaCores, 1024, 0, 0, "fc"); // x (through the view) and fc's output
 }
 
-TEST_CASE("memory: reserve and capacity per GPU; a batch that does not fit is said") {
+TEST_CASE("memory: reserve and capacity per GPU: a batch that does not fit is said") {
   auto Catalog = hardware::GpuCatalog::builtin();
   REQUIRE(Catalog);
   const hardware::GpuSpec H100 = must(Catalog->lookup("h100-sxm"));

@@ -232,7 +232,7 @@ TEST_CASE("dataset kernels: --run keeps one run, --limit the first rows") {
   CHECK(T.at(0, "config") == "batch=1;launch=0;kernel=" + Kernels[0]);
 }
 
-TEST_CASE("dataset kernels: --math and --kernels pick the lowering; other rows are skipped") {
+TEST_CASE("dataset kernels: --math and --kernels pick the lowering: other rows are skipped") {
   // collect.py's math and kernel_set columns: one f16 library run of lenet5 on an H200, one of
   // the CUDA-core kernels (SYNTHETIC times).
   const std::string Head = "network,batch,dtype,arch,math,kernel_set,sms_requested,run,sms_used,"

@@ -35,7 +35,7 @@ void checkMemorySums(const Json &M) {
 
 } // namespace
 
-TEST_CASE("predict: device memory in the JSON and the table; a batch that does not fit warns") {
+TEST_CASE("predict: device memory in the JSON and the table: a batch that does not fit warns") {
   const Json J = jsonOf("predict lenet5 --gpu t4");
   const Json &M = J["memory"];
   checkMemorySums(M);
@@ -65,7 +65,7 @@ TEST_CASE("predict: device memory in the JSON and the table; a batch that does n
   CHECK(T.out.find("runtime reserve 2.50 GiB") != std::string::npos);
 }
 
-TEST_CASE("predict: --dtype f16 says it is autocast; fp16 and half spell it, fp32 and float f32") {
+TEST_CASE("predict: --dtype f16 says it is autocast: fp16 and half spell it, fp32 and float f32") {
   RunResult R = runPtxcast("predict lenet5 --gpu t4 --dtype fp16");
   REQUIRE_MESSAGE(R.status == 0, R.err);
   CHECK(R.out.find("batch 1, f16 (PyTorch autocast: fp32 weights cast to fp16 every pass),") !=
