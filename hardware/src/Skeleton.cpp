@@ -71,8 +71,8 @@ KindFamily kindFamily(std::string_view Strategy) {
 }
 
 std::string_view resourceName(Resource R) {
-  constexpr std::string_view Names[NumResources] = {"fma", "int", "fp16", "fp64", "sfu",
-                                                    "tensor", "lsu", "issue", "l2", "dram"};
+  constexpr std::string_view Names[NumResources] = {"fma",    "int", "fp16",  "fp64", "sfu",
+                                                    "tensor", "lsu", "issue", "l2",   "dram"};
   return Names[static_cast<size_t>(R)];
 }
 
@@ -188,8 +188,8 @@ Occupancy occupancy(const LaunchWork &W, const GpuSpec &Gpu) {
   O.limiter = "ctas";
   Limit(std::floor(L.maxWarpsPerSm / O.warpsPerCta), "threads");
   if (P.registersPerThread > 0) {
-    double PerWarp = std::ceil(P.registersPerThread * 32.0 / L.registerAllocUnit) *
-                     L.registerAllocUnit;
+    double PerWarp =
+        std::ceil(P.registersPerThread * 32.0 / L.registerAllocUnit) * L.registerAllocUnit;
     Limit(std::floor(L.registersPerSm / (PerWarp * O.warpsPerCta)), "registers");
   }
   double SharedKB = (P.staticSharedBytes + P.sharedBytes) / 1024.0;
@@ -228,15 +228,13 @@ std::array<double, NumResources> pipeCycles(const LaunchWork &W, const GpuSpec &
   // Conversions are mostly integer widening for addresses (cvt.u64.u32), which runs on the
   // integer pipe; float conversions are a minority in CNN kernels.
   C[size_t(Resource::Int)] = Int / L.int32LanesPerSm;
-  C[size_t(Resource::Fp16)] =
-      thr(P, InstrClass::Fp16) / Lanes(Gpu.fp16Tflops, Gpu.fp32CoresPerSm);
+  C[size_t(Resource::Fp16)] = thr(P, InstrClass::Fp16) / Lanes(Gpu.fp16Tflops, Gpu.fp32CoresPerSm);
   C[size_t(Resource::Fp64)] =
       thr(P, InstrClass::Fp64) / Lanes(Gpu.fp64Tflops, Gpu.fp32CoresPerSm / 32);
   // IEEE division and square root expand to a few SFU-class instructions each.
-  C[size_t(Resource::Sfu)] = (thr(P, InstrClass::SpecialFn) + 4 * thr(P, InstrClass::DivSqrt)) /
-                             L.sfuLanesPerSm;
-  const double Sectors =
-      double(P.globalLoadSectors + P.globalStoreSectors + P.globalAtomicSectors);
+  C[size_t(Resource::Sfu)] =
+      (thr(P, InstrClass::SpecialFn) + 4 * thr(P, InstrClass::DivSqrt)) / L.sfuLanesPerSm;
+  const double Sectors = double(P.globalLoadSectors + P.globalStoreSectors + P.globalAtomicSectors);
   const double Requests =
       double(P.globalLoadRequests + P.globalStoreRequests + P.globalAtomicRequests);
   C[size_t(Resource::Lsu)] = std::max(Requests, Sectors * 32 / L.l1BytesPerClockPerSm) +

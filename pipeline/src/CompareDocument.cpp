@@ -92,21 +92,46 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
   auto Gpus = resolve(R, *Catalog);
   if (!Gpus)
     return Gpus.error();
-  auto Settings = predictSettings(R.runtime, R.math, R.host, &*Catalog);
-  if (!Settings)
-    return Settings.error();
-  Settings->breakdown = false; // a cell shows the network's total only
+  // Several runtimes side by side ("eager,graph,tensorrt"): the whole matrix once per runtime.
+  std::vector<PredictSettings> Runtimes;
+  for (const std::string &Name : splitRuntimes(R.runtime)) {
+    auto S = predictSettings(Name, R.math, R.host, &*Catalog);
+    if (!S)
+      return S.error();
+    S->breakdown = false; // a cell shows the network's total only
+    Runtimes.push_back(*S);
+  }
+  if (Runtimes.size() > 1 && R.maxBatch)
+    return support::Error("--max-batch searches one runtime at a time (got --runtime " + R.runtime +
+                          ")");
   auto P = choosePredictor(R.model);
   if (!P)
     return P.error();
-  CompareContext Context{R, *Settings, *P, *Gpus, *Catalog};
-  auto Cells = R.maxBatch ? searchMaxBatch(Context) : predictAll(Context);
-  if (!Cells)
-    return Cells.error();
-  const size_t Analyses = Context.analyses;
+  std::vector<CompareCell> Cells;
+  size_t Analyses = 0;
+  for (const PredictSettings &S : Runtimes) {
+    CompareContext Context{R, S, *P, *Gpus, *Catalog};
+    auto More = R.maxBatch ? searchMaxBatch(Context) : predictAll(Context);
+    if (!More)
+      return More.error();
+    std::move(More->begin(), More->end(), std::back_inserter(Cells));
+    Analyses += Context.analyses;
+  }
   if (R.progress)
     R.progress(Analyses, Analyses, "", 0);
-  return CompareResult{std::move(R), *Settings, std::move(*P), std::move(*Cells), Analyses};
+  return CompareResult{std::move(R),     Runtimes.front(), std::move(*P),
+                       std::move(Cells), Analyses,         Runtimes.size() > 1};
+}
+
+std::vector<std::string> splitRuntimes(const std::string &List) {
+  std::vector<std::string> Out;
+  size_t Start = 0;
+  while (Start <= List.size()) {
+    const size_t End = std::min(List.find(',', Start), List.size());
+    Out.push_back(List.substr(Start, End - Start));
+    Start = End + 1;
+  }
+  return Out;
 }
 
 OJson compareJson(const CompareResult &C) {
@@ -115,31 +140,32 @@ OJson compareJson(const CompareResult &C) {
   for (const CompareCell &Cell : C.cells) {
     const GpuPrediction &G = Cell.prediction;
     OJson Band = G.intervalMs ? OJson{G.intervalMs->first, G.intervalMs->second} : OJson(nullptr);
-    Rows.push_back({{"model", Cell.input},
-                    {"batch", G.batch},
-                    {"gpu", G.gpu.name},
-                    {"math", hardware::mathModeName(G.math)},
-                    {"launches", G.launches},
-                    {"time_ms", G.timeMs},
-                    {"bound_ms", G.boundMs},
-                    {"launch_latency_ms", G.launchLatencyMs},
-                    {"interval_ms", Band},
-                    {"images_per_s", G.imagesPerSecond()},
-                    {"tdp_w", G.gpu.tdpW},
-                    {"clock_mhz", G.clock.mhz},
-                    {"clock_limiter", G.clock.limiter},
-                    {"dominance_floor", G.dominanceFloor.empty() ? OJson(nullptr)
-                                                                 : OJson(G.dominanceFloor)},
-                    {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
-                    {"memory", memoryJson(G.memory)},
-                    {"meets_budget", orNull(R.budgetMs > 0, C.withinBudget(G))},
-                    {"meets_target_ips", orNull(R.targetIps > 0, C.reachesTarget(G))},
-                    {"meets_targets", orNull(C.hasTargets(), C.meets(G))},
-                    {"max_batch", Cell.maxBatch ? OJson(*Cell.maxBatch) : OJson(nullptr)},
-                    {"warnings", G.warnings}});
+    Rows.push_back(
+        {{"model", Cell.input},
+         {"batch", G.batch},
+         {"gpu", G.gpu.name},
+         {"runtime", runtimeName(G.runtime)},
+         {"math", hardware::mathModeName(G.math)},
+         {"launches", G.launches},
+         {"time_ms", G.timeMs},
+         {"bound_ms", G.boundMs},
+         {"launch_latency_ms", G.launchLatencyMs},
+         {"interval_ms", Band},
+         {"images_per_s", G.imagesPerSecond()},
+         {"tdp_w", G.gpu.tdpW},
+         {"clock_mhz", G.clock.mhz},
+         {"clock_limiter", G.clock.limiter},
+         {"dominance_floor", G.dominanceFloor.empty() ? OJson(nullptr) : OJson(G.dominanceFloor)},
+         {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
+         {"memory", memoryJson(G.memory)},
+         {"meets_budget", orNull(R.budgetMs > 0, C.withinBudget(G))},
+         {"meets_target_ips", orNull(R.targetIps > 0, C.reachesTarget(G))},
+         {"meets_targets", orNull(C.hasTargets(), C.meets(G))},
+         {"max_batch", Cell.maxBatch ? OJson(*Cell.maxBatch) : OJson(nullptr)},
+         {"warnings", G.warnings}});
   }
   return {{"model", predictorJson(C.predictor)},
-          {"runtime", runtimeName(C.settings.runtime)},
+          {"runtime", C.severalRuntimes ? R.runtime : std::string(runtimeName(C.settings.runtime))},
           {"dtype", R.dtype},
           {"budget_ms", R.budgetMs > 0 ? OJson(R.budgetMs) : OJson(nullptr)},
           {"target_ips", R.targetIps > 0 ? OJson(R.targetIps) : OJson(nullptr)},

@@ -48,8 +48,8 @@ support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
   auto P = choosePredictor(R.model);
   if (!P)
     return P.error();
-  auto N = analyseNetwork(Settings->runtime == Runtime::Engine ? engineRequest(R.network)
-                                                               : R.network);
+  auto N =
+      analyseNetwork(Settings->runtime == Runtime::Engine ? engineRequest(R.network) : R.network);
   if (!N)
     return N.error();
   auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);

@@ -66,8 +66,7 @@ NetworkRequest engineRequest(NetworkRequest R) {
 }
 
 support::Expected<PredictSettings> predictSettings(const std::string &RuntimeName,
-                                                   const std::string &Math,
-                                                   const std::string &Host,
+                                                   const std::string &Math, const std::string &Host,
                                                    const hardware::GpuCatalog *Catalog) {
   PredictSettings S;
   if (!Host.empty()) {

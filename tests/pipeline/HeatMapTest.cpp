@@ -15,10 +15,14 @@ using OJson = nlohmann::ordered_json;
 
 OJson row(const std::string &Model, const std::string &Gpu, int Batch, double Ms, bool Fits,
           OJson Meets, OJson MaxBatch = nullptr) {
-  return {{"model", Model},          {"batch", Batch},
-          {"gpu", Gpu},              {"time_ms", Ms},
-          {"images_per_s", 1e3 * Batch / Ms}, {"images_per_s_per_w", 1e3 * Batch / Ms / 100},
-          {"memory", {{"fits", Fits}}}, {"meets_targets", Meets},
+  return {{"model", Model},
+          {"batch", Batch},
+          {"gpu", Gpu},
+          {"time_ms", Ms},
+          {"images_per_s", 1e3 * Batch / Ms},
+          {"images_per_s_per_w", 1e3 * Batch / Ms / 100},
+          {"memory", {{"fits", Fits}}},
+          {"meets_targets", Meets},
           {"max_batch", MaxBatch}};
 }
 
@@ -31,8 +35,7 @@ std::string longSubtitle() {
 }
 
 OJson document(OJson Rows, bool MaxBatch = false) {
-  return {{"model", {{"name", "cross-gpu"},
-                     {"predicts", longSubtitle()}}},
+  return {{"model", {{"name", "cross-gpu"}, {"predicts", longSubtitle()}}},
           {"runtime", "graph"},
           {"dtype", "f32"},
           {"budget_ms", 10.0},
@@ -50,10 +53,9 @@ double attribute(const std::string &Svg, const std::string &Name) {
 } // namespace
 
 TEST_CASE("heat map: rows, columns and marks from a compare document") {
-  OJson Rows = OJson::array({row("resnet50", "t4", 1, 5, true, true),
-                             row("resnet50", "h100-sxm", 1, 1, true, true),
-                             row("vgg16", "t4", 1, 20, false, false),
-                             row("vgg16", "h100-sxm", 1, 4, true, true)});
+  OJson Rows = OJson::array(
+      {row("resnet50", "t4", 1, 5, true, true), row("resnet50", "h100-sxm", 1, 1, true, true),
+       row("vgg16", "t4", 1, 20, false, false), row("vgg16", "h100-sxm", 1, 4, true, true)});
   pipeline::HeatMap H = pipeline::compareHeatMap(document(Rows), pipeline::PlotValue::Time);
   CHECK(H.rows == std::vector<std::string>{"resnet50", "vgg16"});
   CHECK(H.columns == std::vector<std::string>{"t4", "h100-sxm"});

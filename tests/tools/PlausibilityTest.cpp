@@ -1,7 +1,7 @@
 // What users notice at once, over the whole catalog and the zoo with the shipped model: a GPU at
 // least as good as another on every spec line the physical skeleton uses is never predicted
-// slower nor tied with it (batch 1, 8 and 32), and a Jetson is never within 2x of an H100 at batch 32 unless the network is mostly
-// launch latency (docs/cross-gpu.md, "The dominance rule").
+// slower nor tied with it (batch 1, 8 and 32), and a Jetson is never within 2x of an H100 at batch
+// 32 unless the network is mostly launch latency (docs/cross-gpu.md, "The dominance rule").
 #include "RunPtxcast.h"
 
 #include <doctest/doctest.h>
@@ -31,10 +31,10 @@ std::vector<double> specLines(const Json &G) {
                           "tensor_tf32_tflops", "memory_bandwidth_gbs", "l2_mb"})
     V.push_back(G.at(Key).get<double>() *
                 (std::string_view(Key).starts_with("tensor") ? Share : 1.0));
-  for (const char *Key : {"max_threads_per_sm", "max_ctas_per_sm", "max_warps_per_sm",
-                          "registers_per_sm", "shared_mem_per_sm_kb", "warp_schedulers_per_sm",
-                          "int32_lanes_per_sm", "sfu_lanes_per_sm", "l1_bytes_per_clock_per_sm",
-                          "l2_bytes_per_clock_per_sm"})
+  for (const char *Key :
+       {"max_threads_per_sm", "max_ctas_per_sm", "max_warps_per_sm", "registers_per_sm",
+        "shared_mem_per_sm_kb", "warp_schedulers_per_sm", "int32_lanes_per_sm", "sfu_lanes_per_sm",
+        "l1_bytes_per_clock_per_sm", "l2_bytes_per_clock_per_sm"})
     V.push_back(L.at(Key).get<double>());
   V.push_back(-L.at("register_alloc_unit").get<double>());
   V.push_back(-L.at("shared_mem_per_cta_reserved_kb").get<double>());

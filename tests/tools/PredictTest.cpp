@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
+#include <map>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -247,15 +248,16 @@ TEST_CASE("predict: --runtime tensorrt drops PyTorch's casts and passes, is pure
   CHECK(Engine["bound_ms"].get<double>() < 0.5 * Torch["bound_ms"].get<double>());
   bool Experimental = false;
   for (const Json &W : Engine["warnings"])
-    Experimental |= W.get<std::string>().find("tensorrt runtime is experimental") !=
-                    std::string::npos;
+    Experimental |=
+        W.get<std::string>().find("tensorrt runtime is experimental") != std::string::npos;
   CHECK(Experimental);
   RunResult Table = runPtxcast("predict alexnet --gpu t4 --dtype f16 --runtime tensorrt");
   REQUIRE(Table.status == 0);
   CHECK(Table.out.find("f16 (engine: fp16 weights and tensors, no casts)") != std::string::npos);
   CHECK(Table.out.find("tensorrt runtime") != std::string::npos);
   // compare runs every GPU under the engine and names the runtime.
-  RunResult C = runPtxcast("compare --models lenet5 --gpus t4,h100 --runtime tensorrt --format json");
+  RunResult C =
+      runPtxcast("compare --models lenet5 --gpus t4,h100 --runtime tensorrt --format json");
   REQUIRE(C.status == 0);
   const Json Doc = Json::parse(C.out);
   CHECK(Doc["runtime"] == "tensorrt");
@@ -264,6 +266,38 @@ TEST_CASE("predict: --runtime tensorrt drops PyTorch's casts and passes, is pure
   RunResult Bad = runPtxcast("predict lenet5 --gpu t4 --runtime onnxruntime");
   CHECK(Bad.status != 0);
   CHECK(Bad.err.find("tensorrt") != std::string::npos);
+}
+
+TEST_CASE("compare --runtime eager,graph,tensorrt: the runtimes side by side") {
+  RunResult R = runPtxcast("compare --models alexnet --gpus t4,h100 --dtype f16 "
+                           "--runtime eager,graph,tensorrt --format json");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  const Json Doc = Json::parse(R.out);
+  CHECK(Doc["runtime"] == "eager,graph,tensorrt");
+  REQUIRE(Doc["results"].size() == 6);                     // runtime x GPU, in the order asked
+  std::map<std::string, std::map<std::string, double>> Ms; // runtime -> gpu -> ms
+  for (const Json &Row : Doc["results"])
+    Ms[Row["runtime"]][Row["gpu"]] = Row["time_ms"].get<double>();
+  CHECK(Doc["results"][0]["runtime"] == "eager");
+  CHECK(Doc["results"][5]["runtime"] == "tensorrt");
+  for (const std::string Gpu : {"t4", "h100-sxm"}) {
+    CAPTURE(Gpu);
+    CHECK(Ms["eager"][Gpu] >= Ms["graph"][Gpu]);   // host time only adds
+    CHECK(Ms["tensorrt"][Gpu] < Ms["graph"][Gpu]); // no autocast casts of 61 M parameters
+  }
+  RunResult Csv =
+      runPtxcast("compare --models lenet5 --gpus t4 --runtime graph,eager --format csv");
+  REQUIRE(Csv.status == 0);
+  CHECK(Csv.out.find(",max_batch,runtime\n") != std::string::npos);
+  CHECK(Csv.out.find(",graph\n") != std::string::npos);
+  CHECK(Csv.out.find(",eager\n") != std::string::npos);
+  // predict takes one runtime; a plot draws one; --max-batch searches one.
+  CHECK(runPtxcast("predict lenet5 --gpu t4 --runtime eager,graph").err.find("not a list") !=
+        std::string::npos);
+  CHECK(runPtxcast("compare --models lenet5 --gpus t4 --runtime eager,graph --plot x.svg")
+            .err.find("--plot draws one runtime") != std::string::npos);
+  CHECK(runPtxcast("compare --models lenet5 --gpus t4 --runtime eager,graph --max-batch")
+            .err.find("one runtime at a time") != std::string::npos);
 }
 
 TEST_CASE("predict: under autocast (--dtype f16) the bound pays PyTorch's fp32->fp16 casts") {

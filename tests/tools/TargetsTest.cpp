@@ -107,8 +107,8 @@ TEST_CASE("options: integers, unknown commands and unknown models are explained"
 TEST_CASE("compare: an images/s target beside the budget, and memory per cell") {
   const Json One = jsonOf("predict lenet5 --gpu t4");
   const double Ips = One["images_per_s"].get<double>();
-  const Json J = jsonOf("compare --models lenet5 --gpus t4 --batch 1 --target-ips " +
-                        std::to_string(Ips * 2));
+  const Json J =
+      jsonOf("compare --models lenet5 --gpus t4 --batch 1 --target-ips " + std::to_string(Ips * 2));
   CHECK(J["target_ips"].get<double>() == doctest::Approx(Ips * 2));
   CHECK(J["budget_ms"].is_null());
   const Json &Row = J["results"][0];
@@ -116,8 +116,8 @@ TEST_CASE("compare: an images/s target beside the budget, and memory per cell") 
   CHECK(Row["meets_targets"] == false);
   CHECK(Row["meets_budget"].is_null());
   CHECK(Row["memory"] == One["memory"]);
-  RunResult T = runPtxcast("compare --models lenet5 --gpus t4 --target-ips " +
-                           std::to_string(Ips / 2));
+  RunResult T =
+      runPtxcast("compare --models lenet5 --gpus t4 --target-ips " + std::to_string(Ips / 2));
   REQUIRE(T.status == 0);
   CHECK(T.out.find("  targets\n") != std::string::npos);
   CHECK(T.out.find("  meets\n") != std::string::npos);
@@ -155,8 +155,8 @@ TEST_CASE("compare --max-batch: the largest batch that fits and meets the budget
   CHECK(B < 4096);
   CHECK(Row["memory"]["fits"] == true);
   CHECK(Memory["analyses"] == 2); // batch 1 and the answer: memory needs no analysis
-  CHECK(jsonOf("predict resnet50 --gpu jetson-orin-nano-4gb --batch " + std::to_string(B + 1))
-            ["memory"]["fits"] == false);
+  CHECK(jsonOf("predict resnet50 --gpu jetson-orin-nano-4gb --batch " +
+               std::to_string(B + 1))["memory"]["fits"] == false);
 
   RunResult Both = runPtxcast("compare --models lenet5 --gpus t4 --batch 2 --max-batch");
   CHECK(Both.status != 0);
@@ -171,8 +171,7 @@ TEST_CASE("compare: the plot's path is checked before any work and errors name i
   RunResult Dir = runPtxcast("compare --models lenet5 --gpus t4 --plot /no/such/dir/m.png");
   CHECK(Dir.status == 1);
   CHECK(Dir.out.empty());
-  CHECK(Dir.err ==
-        "/no/such/dir/m.png: error: cannot write the plot: no folder '/no/such/dir'\n");
+  CHECK(Dir.err == "/no/such/dir/m.png: error: cannot write the plot: no folder '/no/such/dir'\n");
   RunResult Value = runPtxcast("compare --models lenet5 --gpus t4 --plot-value watts");
   CHECK(Value.status != 0);
   CHECK(Value.err.find("--plot-value") != std::string::npos);
@@ -183,12 +182,12 @@ TEST_CASE("compare: on a terminal the progress line names the network and is cle
     return; // util-linux's `script` gives the command a terminal
   clitest::TempDir Dir("progress");
   const std::string Log = Dir / "typescript";
-  const std::string Cmd = std::string(PTXCAST_BIN) +
-                          " compare --models lenet5,alexnet --gpus t4 --batch 1 --threads 1";
+  const std::string Cmd =
+      std::string(PTXCAST_BIN) + " compare --models lenet5,alexnet --gpus t4 --batch 1 --threads 1";
   REQUIRE(std::system(("script -qec '" + Cmd + "' " + Log + " >/dev/null 2>&1").c_str()) == 0);
   const std::string Out = clitest::readAll(Log);
   CHECK(Out.find("analysing lenet5 at batch 1 (network 1 of 2)") != std::string::npos);
   CHECK(Out.find("analysing alexnet at batch 1 (network 2 of 2)") != std::string::npos);
   CHECK(Out.find("\r\033[Kmodel cross-gpu") != std::string::npos); // cleared before the table
-  CHECK(Out.find("analysed ") == std::string::npos); // no per-launch line of its own
+  CHECK(Out.find("analysed ") == std::string::npos);               // no per-launch line of its own
 }

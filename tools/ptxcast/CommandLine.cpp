@@ -2,6 +2,7 @@
 // Python package's `python3 -m ptxcast` runs the executable.
 #include "Commands.h"
 
+#include "pipeline/Documents.h"
 #include "support/Closest.h"
 
 #include <CLI/CLI.hpp>
@@ -14,13 +15,24 @@
 
 namespace ptxcast {
 
-void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, std::string &Host) {
+void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, std::string &Host,
+                       bool SeveralRuntimes) {
   Cmd.add_option("--runtime", Runtime,
-                 "graph: the GPU's own time (CUDA-graph replay); eager: eager PyTorch, whose "
-                 "host launch overhead can exceed the GPU time; tensorrt: an inference engine "
-                 "(ptxcast's fused library kernels for the GPU's architecture, pure fp16 under "
-                 "--dtype f16)")
-      ->check(CLI::IsMember({"graph", "eager", "tensorrt"}))
+                 std::string("graph: the GPU's own time (CUDA-graph replay); eager: eager PyTorch, "
+                             "whose host launch overhead can exceed the GPU time; tensorrt: an "
+                             "inference engine (experimental; pure fp16 under --dtype f16)") +
+                     (SeveralRuntimes ? "; several, comma-separated, side by side" : ""))
+      ->check(CLI::Validator(
+          [SeveralRuntimes](std::string &Text) -> std::string {
+            const std::vector<std::string> Names = pipeline::splitRuntimes(Text);
+            if (Names.size() > 1 && !SeveralRuntimes)
+              return "one runtime, not a list: " + Text;
+            for (const std::string &N : Names)
+              if (N != "graph" && N != "eager" && N != "tensorrt")
+                return N + " not in {graph,eager,tensorrt}";
+            return "";
+          },
+          SeveralRuntimes ? "RUNTIME[,RUNTIME...]" : "RUNTIME"))
       ->capture_default_str();
   Cmd.add_option("--math", Math,
                  "math mode of convolutions and GEMMs: simt, tf32, f16, bf16 (default: what "
@@ -69,8 +81,7 @@ namespace {
 
 /// An error for a first argument that names no command (CLI11 would say "A subcommand is
 /// required"), or nothing.
-std::optional<std::string> unknownCommand(const CLI::App &App, int Argc,
-                                          const char *const *Argv) {
+std::optional<std::string> unknownCommand(const CLI::App &App, int Argc, const char *const *Argv) {
   if (Argc < 2 || Argv[1][0] == '-')
     return std::nullopt;
   std::vector<std::string> Names;

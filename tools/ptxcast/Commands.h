@@ -33,7 +33,9 @@ inline std::vector<std::string> lowerMathChoices() {
 inline std::vector<std::string> kernelSetChoices() { return {"library", "specialised"}; }
 
 /// Adds --runtime and --math (pipeline::predictSettings reads them) to a command.
-void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, std::string &Host);
+/// --runtime, --math and --host; with SeveralRuntimes, --runtime takes a comma-separated list.
+void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, std::string &Host,
+                       bool SeveralRuntimes = false);
 
 /// An integer option's check: an integer from Lo to Hi ("'abc' is not an integer", and
 /// CLI::Range's words out of range).

@@ -92,17 +92,25 @@ void printFooter(const CompareResult &M) {
                Warned, N);
 }
 
+/// The gpu column: the GPU, and its runtime when the matrix has several.
+std::string gpuText(const CompareResult &M, const GpuPrediction &G) {
+  return M.severalRuntimes ? G.gpu.name + " " + std::string(pipeline::runtimeName(G.runtime))
+                           : G.gpu.name;
+}
+
 void printTable(const CompareResult &M) {
   const pipeline::CompareRequest &O = M.request;
-  fmt::print("{}\n{} runtime, {} networks\n\n", pipeline::predictorSummary(M.predictor),
-             pipeline::runtimeName(M.settings.runtime), pipeline::dtypeText(O.dtype, M.settings.runtime));
-  fmt::print("{:<20} {:>6} {:<18} {:>11} {:>19} {:>11} {:>10} {:>10}{}\n", "model", "batch",
-             "gpu", "ms/batch", "band ms", "images/s", "img/s/W", "memory",
+  fmt::print("{}\n{} runtime{}, {} networks\n\n", pipeline::predictorSummary(M.predictor),
+             M.severalRuntimes ? O.runtime : pipeline::runtimeName(M.settings.runtime),
+             M.severalRuntimes ? "s" : "", pipeline::dtypeText(O.dtype, M.settings.runtime));
+  const size_t GpuW = M.severalRuntimes ? 27 : 18;
+  fmt::print("{:<20} {:>6} {:<{}} {:>11} {:>19} {:>11} {:>10} {:>10}{}\n", "model", "batch", "gpu",
+             GpuW, "ms/batch", "band ms", "images/s", "img/s/W", "memory",
              M.hasTargets() ? "  targets" : "");
   for (const CompareCell &C : M.cells) {
     const GpuPrediction &G = C.prediction;
-    fmt::print("{:<20} {:>6} {:<18} {:>10.4g}{} {:>19} {:>11.4g} {:>10.3g} {:>10}{}{}\n", C.input,
-               batchText(C), G.gpu.name, G.timeMs, G.dominanceFloor.empty() ? " " : "*",
+    fmt::print("{:<20} {:>6} {:<{}} {:>10.4g}{} {:>19} {:>11.4g} {:>10.3g} {:>10}{}{}\n", C.input,
+               batchText(C), gpuText(M, G), GpuW, G.timeMs, G.dominanceFloor.empty() ? " " : "*",
                bandText(G), G.imagesPerSecond(), G.imagesPerSecondPerWatt(),
                pipeline::bytesText(G.memory.totalBytes()), G.memory.fits() ? " " : "!",
                M.hasTargets() ? "  " + targetsText(M, G) : "");
@@ -116,18 +124,17 @@ void printCsv(const CompareResult &M) {
   const pipeline::CompareRequest &O = M.request;
   fmt::print("model,batch,gpu,time_ms,low_ms,high_ms,images_per_s,images_per_s_per_w,"
              "meets_budget,warnings,clock_mhz,dominance_floor,memory_bytes,fits_memory,"
-             "meets_target_ips,meets_targets,max_batch\n");
+             "meets_target_ips,meets_targets,max_batch,runtime\n");
   for (const CompareCell &C : M.cells) {
     const GpuPrediction &G = C.prediction;
-    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch,
-               G.gpu.name, G.timeMs,
-               G.intervalMs ? fmt::format("{}", G.intervalMs->first) : "",
+    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch,
+               G.gpu.name, G.timeMs, G.intervalMs ? fmt::format("{}", G.intervalMs->first) : "",
                G.intervalMs ? fmt::format("{}", G.intervalMs->second) : "", G.imagesPerSecond(),
                G.imagesPerSecondPerWatt(), orEmpty(O.budgetMs > 0, M.withinBudget(G)),
                G.warnings.size(), G.clock.mhz, G.dominanceFloor, G.memory.totalBytes(),
                G.memory.fits() ? 1 : 0, orEmpty(O.targetIps > 0, M.reachesTarget(G)),
-               orEmpty(M.hasTargets(), M.meets(G)),
-               C.maxBatch ? std::to_string(*C.maxBatch) : "");
+               orEmpty(M.hasTargets(), M.meets(G)), C.maxBatch ? std::to_string(*C.maxBatch) : "",
+               pipeline::runtimeName(G.runtime));
   }
 }
 
@@ -161,6 +168,8 @@ int runCompare(CompareFlags &O) {
   if (!O.plot.empty())
     if (auto E = pipeline::checkPlotPath(O.plot))
       return fail(*E);
+  if (!O.plot.empty() && pipeline::splitRuntimes(O.request.runtime).size() > 1)
+    return fail(support::Error("--plot draws one runtime; give --runtime one name"));
   if (isatty(STDERR_FILENO))
     O.request.progress = reportProgress;
   auto M = pipeline::compareNetworks(O.request);
@@ -224,7 +233,7 @@ void addCompareCommand(CLI::App &App) {
                   "input height = width, 16..1024 (default: each model's own)")
       ->check(CLI::Range(int64_t(16), int64_t(1024)));
   addDtypeOption(*Cmd, R.dtype);
-  addRuntimeOptions(*Cmd, R.runtime, R.math, R.host);
+  addRuntimeOptions(*Cmd, R.runtime, R.math, R.host, true);
   Cmd->add_option("--model", R.model,
                   "shipped model name or a bundle FILE.json (default: the shipped cross-gpu)");
   Cmd->add_option("--threads", R.threads, "analysis worker threads (0 = all cores)");

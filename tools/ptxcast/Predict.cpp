@@ -34,9 +34,9 @@ std::string clockText(const pipeline::GpuPrediction &G) {
 void printMemory(const pipeline::DeviceMemory &M) {
   using pipeline::bytesText;
   std::string Fit = M.capacityBytes == 0 ? std::string("(the GPU's memory size is unknown)")
-                    : M.fits() ? fmt::format("fits in the GPU's {}", bytesText(M.capacityBytes))
-                               : fmt::format("DOES NOT FIT in the GPU's {}",
-                                             bytesText(M.capacityBytes));
+                    : M.fits()
+                        ? fmt::format("fits in the GPU's {}", bytesText(M.capacityBytes))
+                        : fmt::format("DOES NOT FIT in the GPU's {}", bytesText(M.capacityBytes));
   fmt::print("device memory   {:>12}     {}{}\n", bytesText(M.totalBytes()), Fit,
              M.shared ? ", shared with the OS" : "");
   std::string Weights = bytesText(M.weightBytes);
@@ -51,8 +51,8 @@ void printTable(const pipeline::NetworkAnalysis &N, const learners::Predictor &P
                 const pipeline::GpuPrediction &G) {
   fmt::print("{} ({}x{}, batch {}, {}, {} math, {} launches) on {} ({}), {} runtime\n", N.network,
              N.imageSize, N.imageSize, N.batch, pipeline::dtypeText(N.dtype, G.runtime),
-             hardware::mathModeName(G.math),
-             N.launches.size(), G.gpu.fullName, G.gpu.name, pipeline::runtimeName(G.runtime));
+             hardware::mathModeName(G.math), N.launches.size(), G.gpu.fullName, G.gpu.name,
+             pipeline::runtimeName(G.runtime));
   fmt::print("{}\n\n", pipeline::predictorSummary(P));
   std::string Band = G.intervalMs ? fmt::format("   band {:.4g} .. {:.4g} ms", G.intervalMs->first,
                                                 G.intervalMs->second)

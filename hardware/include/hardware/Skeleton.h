@@ -100,9 +100,9 @@ struct FrameworkPasses {
 /// them) plus what the lowering knows.
 struct LaunchWork {
   analyzer::KernelProfile profile;
-  std::string kind;             ///< the lowering's strategy, e.g. "conv_implicit_gemm"
-  uint64_t footprintBytes = 0;  ///< bytes of the distinct buffers the launch touches
-  double macs = 0;              ///< multiply-adds of the layers it computes
+  std::string kind;            ///< the lowering's strategy, e.g. "conv_implicit_gemm"
+  uint64_t footprintBytes = 0; ///< bytes of the distinct buffers the launch touches
+  double macs = 0;             ///< multiply-adds of the layers it computes
   /// Layers the lowering fused into the launch after its first (a convolution's batch norm,
   /// activation, residual add): a framework that runs every layer as its own kernel (eager or
   /// graph-captured PyTorch) launches each again and passes the output through DRAM again.
@@ -166,9 +166,9 @@ constexpr double L2ResidentShare = 0.5;
 
 /// Occupancy of one launch on one GPU.
 struct Occupancy {
-  double ctasPerSm = 0;  ///< CTAs resident per SM (>= 1)
+  double ctasPerSm = 0; ///< CTAs resident per SM (>= 1)
   double warpsPerCta = 0;
-  std::string limiter;   ///< "threads", "ctas", "registers", "shared", "grid"
+  std::string limiter; ///< "threads", "ctas", "registers", "shared", "grid"
 };
 Occupancy occupancy(const LaunchWork &W, const GpuSpec &Gpu);
 
@@ -181,19 +181,19 @@ std::string_view resourceName(Resource R);
 /// The skeleton of one launch on one GPU.
 struct LaunchBound {
   std::array<double, NumResources> ms{}; ///< busy time per Resource
-  double workMs = 0;    ///< the largest busy time
+  double workMs = 0;                     ///< the largest busy time
   double unfusedMs = 0; ///< a framework's separate kernels: fused layers, bias adds, autocast
                         ///< casts, layout transposes (DRAM, or memory latency)
   double kernels = 1;   ///< kernels the launch stands for (a framework's separate passes too)
   double latencyMs = 0; ///< launchLatencyMs per kernel the launch stands for
   double boundMs = 0;   ///< workMs + unfusedMs + latencyMs: T_bound
   Occupancy occ;
-  double waves = 0;     ///< CTAs / (SMs x CTAs per SM)
-  double tailFill = 0;  ///< fill of the last wave, (0, 1]
-  double dramBytes = 0; ///< estimated DRAM traffic
-  double l2Bytes = 0;   ///< global sectors x 32; a framework's GEMM-like launch: its footprint
-  double computeMs = 0; ///< largest of the arithmetic pipes
-  double memoryMs = 0;  ///< largest of L2 and DRAM
+  double waves = 0;      ///< CTAs / (SMs x CTAs per SM)
+  double tailFill = 0;   ///< fill of the last wave, (0, 1]
+  double dramBytes = 0;  ///< estimated DRAM traffic
+  double l2Bytes = 0;    ///< global sectors x 32; a framework's GEMM-like launch: its footprint
+  double computeMs = 0;  ///< largest of the arithmetic pipes
+  double memoryMs = 0;   ///< largest of L2 and DRAM
   double busyCycles = 0; ///< workMs in clock cycles of one SM
   // What the launch does, for its energy (hardware/Power.h):
   double laneOps = 0;      ///< thread instructions the SMs execute (a library GEMM: its FFMAs

@@ -57,8 +57,8 @@ support::Expected<nlohmann::ordered_json> predictDocument(const PredictRequest &
 
 /// Every model on every GPU at every batch size.
 struct CompareRequest {
-  std::vector<std::string> models; ///< zoo names or FILE.onnx; {"all"}: the zoo
-  std::vector<std::string> gpus;   ///< catalog names or spec files; {"all"}: the catalog
+  std::vector<std::string> models;   ///< zoo names or FILE.onnx; {"all"}: the zoo
+  std::vector<std::string> gpus;     ///< catalog names or spec files; {"all"}: the catalog
   std::vector<std::string> gpuSpecs; ///< GPU spec files, after `gpus`
   std::vector<int64_t> batches = {1};
   double budgetMs = 0;  ///< time per batch to stay within; 0: no budget
@@ -76,8 +76,7 @@ struct CompareRequest {
   /// Called before each network's analysis with the analyses done so far, their total (0 when
   /// unknown: a max-batch search) and the network about to be analysed (model and batch), and
   /// once more at the end with Done == Total and an empty model; empty: no reports.
-  std::function<void(size_t Done, size_t Total, const std::string &Model, int64_t Batch)>
-      progress;
+  std::function<void(size_t Done, size_t Total, const std::string &Model, int64_t Batch)> progress;
 };
 
 /// The largest batch size compare and Python accept (`--batch 1..MaxBatch`).
@@ -98,8 +97,11 @@ struct CompareResult {
   CompareRequest request;
   PredictSettings settings;
   learners::Predictor predictor;
-  std::vector<CompareCell> cells;
-  size_t analyses = 0; ///< networks lowered and analysed (one per model and batch tried)
+  std::vector<CompareCell> cells; ///< per runtime (in the request's order), model, batch, GPU
+  size_t analyses = 0;            ///< networks lowered and analysed (one per model and batch tried)
+  /// The request named several runtimes (`--runtime eager,graph,tensorrt`); `settings` is the
+  /// first one's, each cell's prediction says its own.
+  bool severalRuntimes = false;
 
   bool hasTargets() const { return request.budgetMs > 0 || request.targetIps > 0; }
   /// Whether a cell is within the budget (false when there is none).
@@ -120,6 +122,9 @@ struct CompareResult {
 /// Checks every name before any analysis runs, then analyses each model and batch once and
 /// predicts it on every GPU.
 support::Expected<CompareResult> compareNetworks(CompareRequest R);
+
+/// The runtimes of `--runtime A,B,...` in order (one name: itself).
+std::vector<std::string> splitRuntimes(const std::string &List);
 
 /// The JSON of a matrix (`ptxcast compare --format json`).
 nlohmann::ordered_json compareJson(const CompareResult &C);

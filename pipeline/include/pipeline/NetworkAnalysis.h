@@ -57,8 +57,8 @@ struct LaunchRecord {
   analyzer::KernelProfile profile;
   std::string strategy; ///< conv_gemm, conv_dw, eltwise, ... (corpus lowering)
   std::vector<std::string> layers;
-  uint64_t footprintBytes = 0; ///< bytes of the distinct buffers this launch uses
-  int64_t macs = 0;            ///< multiply-adds of the layers it computes
+  uint64_t footprintBytes = 0;         ///< bytes of the distinct buffers this launch uses
+  int64_t macs = 0;                    ///< multiply-adds of the layers it computes
   hardware::FrameworkPasses framework; ///< what PyTorch runs around the launch's layers
 };
 

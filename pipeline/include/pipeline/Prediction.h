@@ -90,9 +90,9 @@ struct GpuPrediction {
   /// The bound's launch latency: every kernel the runtime launches (ptxcast's launches and a
   /// framework's separate passes) at hardware::launchLatencyMs
   double launchLatencyMs = 0;
-  double hostMs = 0;  ///< host time of the runtime (eager: kernels x the host's time per kernel)
+  double hostMs = 0; ///< host time of the runtime (eager: kernels x the host's time per kernel)
   hardware::HostSpec host; ///< the host that launches the kernels
-  double kernels = 0; ///< kernels the runtime launches (ptxcast's and a framework's passes)
+  double kernels = 0;      ///< kernels the runtime launches (ptxcast's and a framework's passes)
   hardware::SustainedClock clock; ///< the SM clock assumed under the GPU's power limit
   Runtime runtime = Runtime::Graph;
   hardware::MathMode math = hardware::MathMode::Simt;
