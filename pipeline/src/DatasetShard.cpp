@@ -19,8 +19,9 @@ namespace {
 using Json = nlohmann::json;
 using OJson = nlohmann::ordered_json;
 
-/// Identifies the file format; bump when the layout changes.
-constexpr int ShardFormat = 1;
+/// Identifies the file format; bump when the layout changes. Format 1 had no framework passes
+/// per launch: its merge gave PyTorch's rows without them, so it is refused.
+constexpr int ShardFormat = 2;
 
 std::optional<size_t> positive(std::string_view Text) {
   size_t V = 0;
@@ -51,6 +52,35 @@ void readOptions(const Json &J, DatasetOptions &O) {
   O.kernelSet = J.value("kernel_set", std::string("specialised"));
 }
 
+/// What PyTorch runs around a launch's layers (hardware::FrameworkPasses), every field.
+OJson passesJson(const hardware::FrameworkPasses &F) {
+  return {{"cast_elements", F.castElements},
+          {"cast_tensors", F.castTensors},
+          {"bias_adds", F.biasAdds},
+          {"latency_bound_elements", F.latencyBoundElements},
+          {"leading_latency_bound_elements", F.leadingLatencyBoundElements},
+          {"pool_input_elements", F.poolInputElements},
+          {"layout_elements", F.layoutElements},
+          {"layout_tensors", F.layoutTensors},
+          {"element_bytes", F.elementBytes},
+          {"image_conv", F.imageConv}};
+}
+
+hardware::FrameworkPasses readPasses(const Json &J) {
+  hardware::FrameworkPasses F;
+  F.castElements = J.at("cast_elements").get<uint64_t>();
+  F.castTensors = J.at("cast_tensors").get<uint32_t>();
+  F.biasAdds = J.at("bias_adds").get<uint32_t>();
+  F.latencyBoundElements = J.at("latency_bound_elements").get<uint64_t>();
+  F.leadingLatencyBoundElements = J.at("leading_latency_bound_elements").get<uint64_t>();
+  F.poolInputElements = J.at("pool_input_elements").get<uint64_t>();
+  F.layoutElements = J.at("layout_elements").get<uint64_t>();
+  F.layoutTensors = J.at("layout_tensors").get<uint32_t>();
+  F.elementBytes = J.at("element_bytes").get<uint32_t>();
+  F.imageConv = J.at("image_conv").get<bool>();
+  return F;
+}
+
 OJson analysisJson(const NetworkAnalysis &A) {
   OJson Launches = OJson::array();
   for (const LaunchRecord &L : A.launches)
@@ -60,6 +90,7 @@ OJson analysisJson(const NetworkAnalysis &A) {
                         {"macs", L.macs},
                         {"registers", L.profile.registersPerThread},
                         {"static_shared_bytes", L.profile.staticSharedBytes},
+                        {"framework", passesJson(L.framework)},
                         {"counts", AnalysisCache::profileLine(L.profile)}});
   return {{"network", A.network},
           {"batch", A.batch},
@@ -96,6 +127,7 @@ NetworkAnalysis readAnalysis(const Json &J) {
     R.layers = L.at("layers").get<std::vector<std::string>>();
     R.footprintBytes = L.at("footprint_bytes").get<uint64_t>();
     R.macs = L.at("macs").get<int64_t>();
+    R.framework = readPasses(L.at("framework"));
   }
   return A;
 }
@@ -149,6 +181,9 @@ struct ShardFile {
 };
 
 ShardFile readShardJson(const std::string &Path, const Json &J) {
+  if (J.is_object() && J.value("ptxcast_dataset_shard", 0) == 1)
+    throw std::runtime_error("a shard of format 1, from an older ptxcast that did not store "
+                             "PyTorch's passes per launch: run its shard again");
   if (!J.is_object() || J.value("ptxcast_dataset_shard", 0) != ShardFormat)
     throw std::runtime_error(
         fmt::format("not a ptxcast dataset shard file (format {})", ShardFormat));

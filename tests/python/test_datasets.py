@@ -46,6 +46,22 @@ class ShardTest(unittest.TestCase):
         self.assertEqual(read(out), read(self.whole))
         self.assertGreater(read(out).count(b"\n"), 40)
 
+    def test_a_merge_keeps_pytorchs_passes(self):
+        # A PyTorch source's rows depend on what PyTorch runs around the layers (bias adds,
+        # casts), which a shard must carry: merged, the rows equal the one-process run's.
+        measured = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "corpus", "data", "measured", "h100", "frameworks.csv")
+        args = ("dataset", "frameworks", measured, "--limit", "2", "--threads", "2")
+        whole = os.path.join(self.work.name, "frameworks-whole.csv")
+        shard = os.path.join(self.work.name, "frameworks-shard.json")
+        merged = os.path.join(self.work.name, "frameworks-merged.csv")
+        for extra in (("-o", whole), ("--shard", "1/1", "-o", shard)):
+            status, _, err = cli(*args, *extra)
+            self.assertEqual(status, 0, err)
+        status, _, err = cli("dataset", "merge", shard, "-o", merged)
+        self.assertEqual(status, 0, err)
+        self.assertEqual(read(merged), read(whole))
+
     def test_bad_shard_and_incomplete_merges_are_errors(self):
         out = os.path.join(self.work.name, "bad.csv")
         for text in ("0/3", "4/3", "x", "1/0", "2"):
