@@ -12,6 +12,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <type_traits>
 
 namespace pipeline::dataset {
 namespace {
@@ -52,32 +53,30 @@ void readOptions(const Json &J, DatasetOptions &O) {
   O.kernelSet = J.value("kernel_set", std::string("specialised"));
 }
 
-/// What PyTorch runs around a launch's layers (hardware::FrameworkPasses), every field.
+/// Every field of what PyTorch runs around a launch's layers (hardware::FrameworkPasses), with
+/// its key, through one visitor so that writing and reading cannot disagree.
+template <class P, class F> void visitPasses(P &Passes, F &&Visit) {
+  Visit("cast_elements", Passes.castElements);
+  Visit("cast_tensors", Passes.castTensors);
+  Visit("bias_adds", Passes.biasAdds);
+  Visit("latency_bound_elements", Passes.latencyBoundElements);
+  Visit("leading_latency_bound_elements", Passes.leadingLatencyBoundElements);
+  Visit("pool_input_elements", Passes.poolInputElements);
+  Visit("layout_elements", Passes.layoutElements);
+  Visit("layout_tensors", Passes.layoutTensors);
+  Visit("element_bytes", Passes.elementBytes);
+  Visit("image_conv", Passes.imageConv);
+}
+
 OJson passesJson(const hardware::FrameworkPasses &F) {
-  return {{"cast_elements", F.castElements},
-          {"cast_tensors", F.castTensors},
-          {"bias_adds", F.biasAdds},
-          {"latency_bound_elements", F.latencyBoundElements},
-          {"leading_latency_bound_elements", F.leadingLatencyBoundElements},
-          {"pool_input_elements", F.poolInputElements},
-          {"layout_elements", F.layoutElements},
-          {"layout_tensors", F.layoutTensors},
-          {"element_bytes", F.elementBytes},
-          {"image_conv", F.imageConv}};
+  OJson J = OJson::object();
+  visitPasses(F, [&](const char *Key, const auto &V) { J[Key] = V; });
+  return J;
 }
 
 hardware::FrameworkPasses readPasses(const Json &J) {
   hardware::FrameworkPasses F;
-  F.castElements = J.at("cast_elements").get<uint64_t>();
-  F.castTensors = J.at("cast_tensors").get<uint32_t>();
-  F.biasAdds = J.at("bias_adds").get<uint32_t>();
-  F.latencyBoundElements = J.at("latency_bound_elements").get<uint64_t>();
-  F.leadingLatencyBoundElements = J.at("leading_latency_bound_elements").get<uint64_t>();
-  F.poolInputElements = J.at("pool_input_elements").get<uint64_t>();
-  F.layoutElements = J.at("layout_elements").get<uint64_t>();
-  F.layoutTensors = J.at("layout_tensors").get<uint32_t>();
-  F.elementBytes = J.at("element_bytes").get<uint32_t>();
-  F.imageConv = J.at("image_conv").get<bool>();
+  visitPasses(F, [&](const char *Key, auto &V) { V = J.at(Key).get<std::decay_t<decltype(V)>>(); });
   return F;
 }
 
