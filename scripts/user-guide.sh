@@ -87,6 +87,16 @@ T
 run compare --models efficientnet-b3 --gpus jetson-orin-nano-4gb,jetson-orin-nano,jetson-agx-orin --budget-ms 100 --target-ips 30 --max-batch
 cat <<'T'
 
+## 8. PyTorch or an inference engine?
+
+The same network under eager PyTorch, a CUDA-graph replay and an inference engine, side by side
+(`--runtime tensorrt` is experimental: every such line warns with its error against published
+TensorRT timings, docs/accuracy.md, "Inference engines"):
+
+T
+run compare --models resnet50 --gpus t4,jetson-agx-orin --batch 8 --dtype f16 --runtime eager,graph,tensorrt
+cat <<'T'
+
 ## Rebuilding the model
 
 `scripts/train-models.sh` rebuilds models/cross-gpu.json from ../shared/datasets and

@@ -102,7 +102,10 @@ void printTable(const CompareResult &M) {
   const pipeline::CompareRequest &O = M.request;
   fmt::print("{}\n{} runtime{}, {} networks\n\n", pipeline::predictorSummary(M.predictor),
              M.severalRuntimes ? O.runtime : pipeline::runtimeName(M.settings.runtime),
-             M.severalRuntimes ? "s" : "", pipeline::dtypeText(O.dtype, M.settings.runtime));
+             M.severalRuntimes ? "s" : "",
+             M.severalRuntimes && O.dtype == "f16"
+                 ? "f16 (autocast under PyTorch, pure fp16 in an engine)"
+                 : pipeline::dtypeText(O.dtype, M.settings.runtime));
   const size_t GpuW = M.severalRuntimes ? 27 : 18;
   fmt::print("{:<20} {:>6} {:<{}} {:>11} {:>19} {:>11} {:>10} {:>10}{}\n", "model", "batch", "gpu",
              GpuW, "ms/batch", "band ms", "images/s", "img/s/W", "memory",
