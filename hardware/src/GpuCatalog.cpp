@@ -2,6 +2,8 @@
 // name lookup with closest-match suggestions.
 #include "hardware/GpuCatalog.h"
 
+#include "support/Closest.h"
+
 #include "CatalogTables.h"
 
 #include <nlohmann/json.hpp>
@@ -242,9 +244,9 @@ NamedVector catalogFields(const ArchLimits &Arch) {
 GpuSpec withSmCount(GpuSpec Gpu, double Sms) {
   const double Scale = Sms / Gpu.smCount;
   Gpu.smCount = Sms;
-  for (double *Peak : {&Gpu.fp32Tflops, &Gpu.fp16Tflops, &Gpu.bf16Tflops, &Gpu.fp64Tflops,
-                       &Gpu.tensor.fp16, &Gpu.tensor.bf16, &Gpu.tensor.tf32, &Gpu.tensor.int8,
-                       &Gpu.tensor.fp8})
+  for (double *Peak :
+       {&Gpu.fp32Tflops, &Gpu.fp16Tflops, &Gpu.bf16Tflops, &Gpu.fp64Tflops, &Gpu.tensor.fp16,
+        &Gpu.tensor.bf16, &Gpu.tensor.tf32, &Gpu.tensor.int8, &Gpu.tensor.fp8})
     *Peak *= Scale;
   return Gpu;
 }
@@ -377,23 +379,6 @@ Expected<GpuCatalog> GpuCatalog::parse(std::string_view JsonText, std::string_vi
 
 namespace {
 
-/// Levenshtein distance between two short strings.
-size_t editDistance(std::string_view A, std::string_view B) {
-  std::vector<size_t> Row(B.size() + 1);
-  for (size_t J = 0; J <= B.size(); ++J)
-    Row[J] = J;
-  for (size_t I = 1; I <= A.size(); ++I) {
-    size_t Diagonal = Row[0];
-    Row[0] = I;
-    for (size_t J = 1; J <= B.size(); ++J) {
-      size_t Up = Row[J];
-      Row[J] = std::min({Row[J] + 1, Row[J - 1] + 1, Diagonal + (A[I - 1] != B[J - 1])});
-      Diagonal = Up;
-    }
-  }
-  return Row[B.size()];
-}
-
 /// Every name a GPU answers to: canonical name, full name and aliases.
 std::vector<std::string> namesOf(const GpuSpec &G) {
   std::vector<std::string> All = G.aliases;
@@ -436,15 +421,15 @@ Expected<GpuSpec> GpuCatalog::lookup(std::string_view Name) const {
       if (const GpuSpec *G = findByKey(Gpus, normalise(Base) + Key.substr(At)))
         return *G;
       std::string Modes = modesOf(Gpus, Base);
-      return Error("unknown power mode '" + std::string(Name) + "' of " + Base + " (modes: " +
-                   (Modes.empty() ? std::string("none") : Modes) + ")");
+      return Error("unknown power mode '" + std::string(Name) + "' of " + Base +
+                   " (modes: " + (Modes.empty() ? std::string("none") : Modes) + ")");
     }
   std::vector<std::pair<size_t, std::string>> Near; // (distance, canonical name)
   for (const auto &G : Gpus) {
     size_t Best = SIZE_MAX;
     for (const auto &N : namesOf(G)) {
       std::string K = normalise(N);
-      Best = std::min(Best, K.find(Key) != std::string::npos ? 0 : editDistance(Key, K));
+      Best = std::min(Best, K.find(Key) != std::string::npos ? 0 : support::editDistance(Key, K));
     }
     Near.emplace_back(Best, G.name);
   }

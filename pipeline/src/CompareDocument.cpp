@@ -77,12 +77,17 @@ support::Expected<std::vector<GpuPrediction>>
 CompareContext::predict(size_t Model, int64_t Batch, size_t Total, corpus::KernelCache &Cache) {
   if (request.progress)
     request.progress(analyses, Total, request.models[Model], Batch);
-  NetworkRequest N = compareNetworkRequest(request, Model, Batch, Cache);
-  auto A = analyseNetwork(settings.runtime == Runtime::Engine ? engineRequest(std::move(N)) : N);
-  if (!A)
-    return A.error();
-  ++analyses;
-  return predictOnGpus(*A, predictor, gpus, settings, catalog);
+  const bool Engine = settings.runtime == Runtime::Engine;
+  auto It = analysed.find({Model, Batch, Engine});
+  if (It == analysed.end()) {
+    NetworkRequest N = compareNetworkRequest(request, Model, Batch, Cache);
+    auto A = analyseNetwork(Engine ? engineRequest(std::move(N)) : N);
+    if (!A)
+      return A.error();
+    ++analyses;
+    It = analysed.emplace(std::make_tuple(Model, Batch, Engine), std::move(*A)).first;
+  }
+  return predictOnGpus(It->second, predictor, gpus, settings, catalog);
 }
 
 support::Expected<CompareResult> compareNetworks(CompareRequest R) {
@@ -109,8 +114,9 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
     return P.error();
   std::vector<CompareCell> Cells;
   size_t Analyses = 0;
+  std::map<std::tuple<size_t, int64_t, bool>, NetworkAnalysis> Analysed;
   for (const PredictSettings &S : Runtimes) {
-    CompareContext Context{R, S, *P, *Gpus, *Catalog};
+    CompareContext Context{R, S, *P, *Gpus, *Catalog, Analysed};
     auto More = R.maxBatch ? searchMaxBatch(Context) : predictAll(Context);
     if (!More)
       return More.error();

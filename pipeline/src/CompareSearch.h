@@ -6,6 +6,9 @@
 
 #include "corpus/KernelGen.h"
 
+#include <map>
+#include <tuple>
+
 namespace pipeline {
 
 /// Model `Model` of R at `Batch`, sharing `Cache`'s kernels with the other requests.
@@ -19,6 +22,9 @@ struct CompareContext {
   const learners::Predictor &predictor;
   const std::vector<hardware::GpuSpec> &gpus;
   const hardware::GpuCatalog &catalog;
+  /// Analyses by (model, batch, engine lowering), shared by the runtimes of one request: eager
+  /// and graph predict from the same analysis.
+  std::map<std::tuple<size_t, int64_t, bool>, NetworkAnalysis> &analysed;
   size_t analyses = 0;
 
   /// Model `Model` at `Batch` analysed (reported to the request's progress as one of `Total`,

@@ -28,7 +28,7 @@ void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, s
             if (Names.size() > 1 && !SeveralRuntimes)
               return "one runtime, not a list: " + Text;
             for (const std::string &N : Names)
-              if (N != "graph" && N != "eager" && N != "tensorrt")
+              if (!pipeline::parseRuntime(N)) // CLI11's words, which Python's checks repeat
                 return N + " not in {graph,eager,tensorrt}";
             return "";
           },
