@@ -24,19 +24,24 @@ std::string_view mathModeName(MathMode M) {
     return "f16";
   case MathMode::Bf16:
     return "bf16";
+  case MathMode::Int8:
+    return "int8";
   }
   return "simt";
 }
 
 support::Expected<MathMode> parseMathMode(std::string_view Name) {
-  for (MathMode M : {MathMode::Simt, MathMode::Tf32, MathMode::F16, MathMode::Bf16})
+  for (MathMode M :
+       {MathMode::Simt, MathMode::Tf32, MathMode::F16, MathMode::Bf16, MathMode::Int8})
     if (Name == mathModeName(M))
       return M;
   return support::Error("unknown math mode '" + std::string(Name) +
-                        "' (valid: simt, tf32, f16, bf16)");
+                        "' (valid: simt, tf32, f16, bf16, int8)");
 }
 
 MathMode defaultMathMode(std::string_view Dtype, double Cc) {
+  if (Dtype == "int8") // s8 mma from Turing on; before, dp4a on the CUDA cores
+    return Cc >= 7.5 ? MathMode::Int8 : MathMode::Simt;
   if (Dtype == "f16")
     return Cc >= 7.0 ? MathMode::F16 : MathMode::Simt;
   return Cc >= 8.0 ? MathMode::Tf32 : MathMode::Simt;
@@ -91,6 +96,8 @@ double tensorTflops(const GpuSpec &Gpu, MathMode M, Implementation I) {
     return Gpu.tensor.fp16 * Share;
   case MathMode::Bf16:
     return Gpu.tensor.bf16 * Share;
+  case MathMode::Int8: // TOPS: two operations per multiply-add, as the TFLOPS
+    return Gpu.tensor.int8 * Share;
   case MathMode::Simt:
     return 0;
   }
@@ -274,10 +281,12 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
       Cycles[size_t(Resource::Tensor)] = W.macs / (Tensor * 1e12 / 2 / (Gpu.smCount * Hz));
       B.tensorFlops = 2 * W.macs * Gpu.tensor.fp16 / Tensor;
     } else {
-      Cycles[size_t(Resource::Fma)] = W.macs / Gpu.fp32CoresPerSm;
+      // One FFMA per multiply-add; an int8 engine's dp4a does four.
+      const double Instructions = E.int8 ? W.macs / 4 : W.macs;
+      Cycles[size_t(Resource::Fma)] = Instructions / Gpu.fp32CoresPerSm;
       // Each FFMA brings LibraryGemmOverhead other instructions, and from Volta on a scheduler
       // issues one warp instruction per clock: a 128-lane SM cannot reach its FP32 peak.
-      const double Issued = W.macs * (1 + LibraryGemmOverhead);
+      const double Issued = Instructions * (1 + LibraryGemmOverhead);
       if (!Gpu.limits.dualIssue)
         Cycles[size_t(Resource::Issue)] = Issued / 32 / Gpu.limits.warpSchedulersPerSm;
       B.laneOps = Issued;

@@ -54,7 +54,7 @@ support::Expected<analyzer::AnalysisInput> lowerInput(const AnalyzeRequest &R) {
     return support::Error("unknown kernel set '" + R.kernels +
                           "' (expected library or specialised)");
   LO.kernels = *Kernels;
-  corpus::KernelCache Cache(corpus::kernelCacheDir()); // library kernels compiled earlier
+  corpus::KernelCache Cache(corpus::kernelCacheDir()); // kernels compiled earlier
   LO.cache = &Cache;
   support::Expected<corpus::Workload> W = corpus::lower(*N, LO);
   if (!W)

@@ -41,10 +41,9 @@ support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareRequest &R,
 support::Expected<std::vector<CompareCell>> predictAll(CompareContext &C) {
   const CompareRequest &R = C.request;
   std::vector<CompareCell> Cells;
-  corpus::KernelCache Cache; // models share layer shapes (EfficientNet-B0..B7 at one batch)
   for (size_t I = 0; I < R.models.size(); ++I)
     for (int64_t Batch : R.batches) {
-      auto G = C.predict(I, Batch, R.models.size() * R.batches.size(), Cache);
+      auto G = C.predict(I, Batch, R.models.size() * R.batches.size());
       if (!G)
         return G.error();
       for (GpuPrediction &X : *G)
@@ -58,14 +57,15 @@ OJson orNull(bool Given, bool Value) { return Given ? OJson(Value) : OJson(nullp
 } // namespace
 
 NetworkRequest compareNetworkRequest(const CompareRequest &R, size_t Model, int64_t Batch,
-                                     corpus::KernelCache &Cache) {
+                                     UserCaches &Caches) {
   NetworkRequest N;
   N.input = R.models[Model];
   N.batch = Batch;
   N.imageSize = R.imageSize;
   N.dtype = R.dtype;
   N.threads = R.threads;
-  N.cache = &Cache;
+  N.cache = &Caches.kernels;
+  N.analyses = Caches.analysisCache();
   if (Model < R.modelBytes.size())
     N.onnxBytes = R.modelBytes[Model];
   if (R.progress)
@@ -74,13 +74,13 @@ NetworkRequest compareNetworkRequest(const CompareRequest &R, size_t Model, int6
 }
 
 support::Expected<std::vector<GpuPrediction>>
-CompareContext::predict(size_t Model, int64_t Batch, size_t Total, corpus::KernelCache &Cache) {
+CompareContext::predict(size_t Model, int64_t Batch, size_t Total) {
   if (request.progress)
     request.progress(analyses, Total, request.models[Model], Batch);
   const bool Engine = settings.runtime == Runtime::Engine;
   auto It = analysed.find({Model, Batch, Engine});
   if (It == analysed.end()) {
-    NetworkRequest N = compareNetworkRequest(request, Model, Batch, Cache);
+    NetworkRequest N = compareNetworkRequest(request, Model, Batch, caches);
     auto A = analyseNetwork(Engine ? engineRequest(std::move(N)) : N);
     if (!A)
       return A.error();
@@ -104,6 +104,11 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
     if (!S)
       return S.error();
     S->breakdown = false; // a cell shows the network's total only
+    if (auto E = checkDtype(R.dtype, S->runtime))
+      return *E;
+    for (const hardware::GpuSpec &Gpu : *Gpus)
+      if (auto E = checkDtype(R.dtype, S->runtime, &Gpu))
+        return *E;
     Runtimes.push_back(*S);
   }
   if (Runtimes.size() > 1 && R.maxBatch)
@@ -115,8 +120,9 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
   std::vector<CompareCell> Cells;
   size_t Analyses = 0;
   std::map<std::tuple<size_t, int64_t, bool>, NetworkAnalysis> Analysed;
+  UserCaches Caches;
   for (const PredictSettings &S : Runtimes) {
-    CompareContext Context{R, S, *P, *Gpus, *Catalog, Analysed};
+    CompareContext Context{R, S, *P, *Gpus, *Catalog, Analysed, Caches};
     auto More = R.maxBatch ? searchMaxBatch(Context) : predictAll(Context);
     if (!More)
       return More.error();

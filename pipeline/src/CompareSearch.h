@@ -4,16 +4,16 @@
 
 #include "pipeline/Documents.h"
 
-#include "corpus/KernelGen.h"
+#include "pipeline/UserCaches.h"
 
 #include <map>
 #include <tuple>
 
 namespace pipeline {
 
-/// Model `Model` of R at `Batch`, sharing `Cache`'s kernels with the other requests.
+/// Model `Model` of R at `Batch`, sharing `Caches`' kernels and analyses with the other requests.
 NetworkRequest compareNetworkRequest(const CompareRequest &R, size_t Model, int64_t Batch,
-                                     corpus::KernelCache &Cache);
+                                     UserCaches &Caches);
 
 /// What every analysis of one compare shares, and how many networks it has analysed.
 struct CompareContext {
@@ -25,12 +25,13 @@ struct CompareContext {
   /// Analyses by (model, batch, engine lowering), shared by the runtimes of one request: eager
   /// and graph predict from the same analysis.
   std::map<std::tuple<size_t, int64_t, bool>, NetworkAnalysis> &analysed;
+  UserCaches &caches; ///< models share layer shapes (EfficientNet-B0..B7 at one batch)
   size_t analyses = 0;
 
   /// Model `Model` at `Batch` analysed (reported to the request's progress as one of `Total`,
   /// 0 = unknown) and predicted on every GPU, in the order of `gpus`.
-  support::Expected<std::vector<GpuPrediction>> predict(size_t Model, int64_t Batch, size_t Total,
-                                                        corpus::KernelCache &Cache);
+  support::Expected<std::vector<GpuPrediction>> predict(size_t Model, int64_t Batch,
+                                                        size_t Total);
 };
 
 /// Per model and GPU, the largest batch that fits the GPU's memory and meets the request's

@@ -47,7 +47,7 @@ private:
   support::Expected<GpuPrediction> at(int64_t Batch, size_t Gpu) {
     auto It = Predicted.find(Batch);
     if (It == Predicted.end()) {
-      auto G = C.predict(Model, Batch, /*Total=*/0, Cache);
+      auto G = C.predict(Model, Batch, /*Total=*/0);
       if (!G)
         return G.error();
       It = Predicted.emplace(Batch, std::move(*G)).first;
@@ -59,7 +59,7 @@ private:
   support::Expected<bool> fits(int64_t Batch, size_t Gpu, bool TensorCores) {
     auto It = Memory.find(Batch);
     if (It == Memory.end()) {
-      auto N = buildNetwork(compareNetworkRequest(R, Model, Batch, Cache));
+      auto N = buildNetwork(compareNetworkRequest(R, Model, Batch, C.caches));
       if (!N)
         return inInput(N.error(), R.models[Model]);
       It = Memory.emplace(Batch, networkMemory(*N)).first;
@@ -102,7 +102,6 @@ private:
   CompareContext &C;
   const CompareRequest &R;
   size_t Model;
-  corpus::KernelCache Cache;
   std::map<int64_t, std::vector<GpuPrediction>> Predicted;
   std::map<int64_t, NetworkMemory> Memory;
 };

@@ -1,6 +1,7 @@
 // One network on one GPU: the prediction and its JSON document (Documents.h).
 #include "pipeline/Documents.h"
 #include "pipeline/GpuSelection.h"
+#include "pipeline/UserCaches.h"
 
 namespace pipeline {
 namespace {
@@ -16,6 +17,9 @@ OJson intervalJson(const GpuPrediction &G) {
 } // namespace
 
 std::string dtypeText(const std::string &Dtype, Runtime R) {
+  if (Dtype == "int8")
+    return "int8 (engine: int8 convolutions and dense layers, int32 accumulation; other layers "
+           "fp16)";
   if (Dtype != "f16")
     return Dtype;
   return R == Runtime::Engine ? "f16 (engine: fp16 weights and tensors, no casts)"
@@ -45,11 +49,18 @@ support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
   auto Settings = predictSettings(R.runtime, R.math, R.host, &*Catalog);
   if (!Settings)
     return Settings.error();
+  if (auto E = checkDtype(R.network.dtype, Settings->runtime, &*Gpu))
+    return *E;
   auto P = choosePredictor(R.model);
   if (!P)
     return P.error();
-  auto N =
-      analyseNetwork(Settings->runtime == Runtime::Engine ? engineRequest(R.network) : R.network);
+  UserCaches Caches;
+  NetworkRequest Request = R.network;
+  if (!Request.cache && !Request.analyses) { // the caller's caches, or the per-user ones
+    Request.cache = &Caches.kernels;
+    Request.analyses = Caches.analysisCache();
+  }
+  auto N = analyseNetwork(Settings->runtime == Runtime::Engine ? engineRequest(Request) : Request);
   if (!N)
     return N.error();
   auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);

@@ -62,6 +62,8 @@ support::Expected<Runtime> parseRuntime(std::string_view Name) {
 
 NetworkRequest engineRequest(NetworkRequest R) {
   R.frameworkPasses = false;
+  if (R.dtype == "int8")
+    R.math = "int8";
   return R;
 }
 
@@ -168,6 +170,7 @@ hardware::MathMode mathFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gp
   const double Rate = M == hardware::MathMode::Tf32   ? Gpu.tensor.tf32
                       : M == hardware::MathMode::F16  ? Gpu.tensor.fp16
                       : M == hardware::MathMode::Bf16 ? Gpu.tensor.bf16
+                      : M == hardware::MathMode::Int8 ? Gpu.tensor.int8
                                                       : 1;
   return Rate > 0 ? M : hardware::MathMode::Simt;
 }
@@ -177,7 +180,7 @@ hardware::MathMode mathFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gp
 hardware::Execution executionFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gpu,
                                  const PredictSettings &S) {
   if (S.runtime == Runtime::Engine)
-    return {mathFor(N, Gpu, S), hardware::Implementation::Framework, false};
+    return {mathFor(N, Gpu, S), hardware::Implementation::Framework, false, N.dtype == "int8"};
   return {mathFor(N, Gpu, S), hardware::Implementation::Framework, N.dtype == "f16"};
 }
 
@@ -233,6 +236,13 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
         "kernels, not from an engine's; against published TensorRT timings on a T4 at batch 4 and "
         "8 it is 24 % off in fp32 and 53 % in fp16, where it predicts 0.4x the measured time "
         "(docs/accuracy.md, \"Inference engines\")");
+  if (E.int8)
+    Out.warnings.push_back(fmt::format(
+        "int8 is unmeasured: no int8 timing is in the training data; convolutions and dense "
+        "layers are bound at {} and timed at the efficiency learnt from fp32 and fp16 kernels",
+        E.math == hardware::MathMode::Int8
+            ? fmt::format("the {}'s int8 tensor peak ({:.4g} TOPS)", Gpu.name, Gpu.tensor.int8)
+            : fmt::format("dp4a's rate on the {}'s CUDA cores (no int8 tensor cores)", Gpu.name)));
   if (S.runtime == Runtime::Eager && Out.hostMs > Out.gpuMs)
     Out.warnings.push_back(fmt::format(
         "eager PyTorch is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on "
@@ -298,7 +308,10 @@ public:
                                                             const Learned &L) {
     std::pair<double, std::string> Floor{L.gpuMs, ""};
     for (const hardware::GpuSpec &Y : Catalog.gpus()) {
-      if (!hardware::dominates(Gpu, Y))
+      // An int8 network also reads the int8 tensor rate, and needs a GPU that runs int8 at all.
+      const bool Int8 = N.dtype == "int8";
+      if (!hardware::dominates(Gpu, Y) ||
+          (Int8 && (Gpu.tensor.int8 < Y.tensor.int8 || checkDtype(N.dtype, S.runtime, &Y))))
         continue;
       auto Y_ = ruled(Y);
       if (!Y_)
@@ -334,10 +347,26 @@ private:
 
 } // namespace
 
+support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardware::GpuSpec *Gpu) {
+  if (Dtype != "int8")
+    return std::nullopt;
+  if (R != Runtime::Engine)
+    return support::Error("--dtype int8 is an inference engine's precision: use --runtime "
+                          "tensorrt (PyTorch runs no int8 convolutions on the GPU)");
+  if (Gpu && Gpu->computeCapability < 6.1)
+    return support::Error(fmt::format("--dtype int8 needs dp4a or int8 tensor cores (compute "
+                                      "capability 6.1 or newer); the {} is {:.1f}",
+                                      Gpu->name, Gpu->computeCapability));
+  return std::nullopt;
+}
+
 support::Expected<std::vector<GpuPrediction>>
 predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
               const std::vector<hardware::GpuSpec> &Gpus, const PredictSettings &S,
               const hardware::GpuCatalog &Catalog) {
+  for (const hardware::GpuSpec &Gpu : Gpus)
+    if (auto E = checkDtype(N.dtype, S.runtime, &Gpu))
+      return *E;
   const std::vector<hardware::LaunchWork> Work = N.work();
   DominanceRule Rule(Work, N, P, S, Catalog);
   std::vector<GpuPrediction> Out;

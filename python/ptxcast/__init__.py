@@ -22,17 +22,18 @@ __all__ = ["Error", "Prediction", "Comparison", "predict", "compare", "analyze",
            "export_onnx", "datasets"]
 
 _DTYPES = {"f32": "f32", "float32": "f32", "fp32": "f32", "float": "f32",
-           "f16": "f16", "float16": "f16", "fp16": "f16", "half": "f16"}
+           "f16": "f16", "float16": "f16", "fp16": "f16", "half": "f16",
+           "int8": "int8", "i8": "int8"}
 
 
 def _dtype(dtype):
-    """'f32' or 'f16' from a name or a torch dtype; other values fail as `--dtype` does."""
+    """'f32', 'f16' or 'int8' from a name or a torch dtype; others fail as `--dtype` does."""
     if dtype is None:
         return "f32"
     text = str(dtype).removeprefix("torch.")
     if text not in _DTYPES:
-        raise Error(f"--dtype: {dtype} not in {{f32,f16}} (also fp32, float, float32, fp16, "
-                    f"half, float16)")
+        raise Error(f"--dtype: {dtype} not in {{f32,f16,int8}} (also fp32, float, float32, fp16, "
+                    f"half, float16, i8)")
     return _DTYPES[text]
 
 

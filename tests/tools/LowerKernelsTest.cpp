@@ -1,5 +1,5 @@
 // `ptxcast lower --kernels library|specialised`: library kernels take their shapes as u32
-// arguments in the manifest, persist in the kernel-cache directory ($PTXCAST_KERNEL_CACHE), and
+// arguments in the manifest, persist in the kernel-cache directory ($PTXCAST_CACHE), and
 // a second run finds every one of them there (docs/lowering.md, "Kernel library").
 #include "RunPtxcast.h"
 
@@ -29,7 +29,7 @@ struct ScopedEnv {
 
 TEST_CASE("lower --kernels library: shapes as u32 arguments, kernels reused from the cache") {
   TempDir Dir("lowerkernels");
-  ScopedEnv Cache("PTXCAST_KERNEL_CACHE", Dir / "cache");
+  ScopedEnv Cache("PTXCAST_CACHE", Dir / "cache");
   RunResult First = runPtxcast("lower lenet5 -o " + Dir / "a");
   REQUIRE_MESSAGE(First.status == 0, First.err);
   CHECK(First.out.find("6 distinct library kernels (0 from the kernel cache)") !=
@@ -73,10 +73,15 @@ TEST_CASE("lower --kernels library: shapes as u32 arguments, kernels reused from
   CHECK(W["launches"][0]["kernel"].get<std::string>().rfind("lib_conv_direct_k5_s1", 0) == 0);
   CHECK(W["launches"][0]["shape_args"]["c_in"] == 1);
   CHECK(W["launches"][0]["shape_args"]["h"] == 32);
-  // Specialised kernels: one per layer shape, no shape arguments, nothing said of the cache.
+  // Specialised kernels: one per layer shape, no shape arguments; they persist too.
   RunResult Spec = runPtxcast("lower lenet5 --kernels specialised -o " + Dir / "s");
   REQUIRE_MESSAGE(Spec.status == 0, Spec.err);
-  CHECK(Spec.out.find("7 distinct specialised kernels, ") != std::string::npos);
+  CHECK(Spec.out.find("7 distinct specialised kernels (0 from the kernel cache), ") !=
+        std::string::npos);
+  RunResult Again = runPtxcast("lower lenet5 --kernels specialised -o " + Dir / "s2");
+  REQUIRE_MESSAGE(Again.status == 0, Again.err);
+  CHECK(Again.out.find("7 distinct specialised kernels (7 from the kernel cache), ") !=
+        std::string::npos);
   const Json SM = Json::parse(readAll(Dir / "s/manifest.json"));
   for (const Json &A : SM["launches"][0]["args"])
     CHECK(A.contains("buffer"));

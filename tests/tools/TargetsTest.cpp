@@ -75,7 +75,7 @@ TEST_CASE("predict: --dtype f16 says it is autocast: fp16 and half spell it, fp3
   CHECK(jsonOf("predict lenet5 --gpu t4 --dtype float")["dtype"] == "f32");
   RunResult Bad = runPtxcast("predict lenet5 --gpu t4 --dtype f8");
   CHECK(Bad.status != 0);
-  CHECK(Bad.err.find("--dtype: f8 not in {f32,f16} (also fp32, float") != std::string::npos);
+  CHECK(Bad.err.find("--dtype: f8 not in {f32,f16,int8} (also fp32, float") != std::string::npos);
 }
 
 TEST_CASE("options: integers, unknown commands and unknown models are explained") {

@@ -61,19 +61,23 @@ CLI::Validator integerIn(int64_t Lo, int64_t Hi) {
 void addDtypeOption(CLI::App &Cmd, std::string &Dtype) {
   static const std::map<std::string, std::string> Spellings = {
       {"f32", "f32"}, {"fp32", "f32"}, {"float", "f32"}, {"float32", "f32"},
-      {"f16", "f16"}, {"fp16", "f16"}, {"half", "f16"},  {"float16", "f16"}};
+      {"f16", "f16"}, {"fp16", "f16"}, {"half", "f16"},  {"float16", "f16"},
+      {"int8", "int8"}, {"i8", "int8"}};
   Cmd.add_option("--dtype", Dtype,
-                 "element type: f32 (also fp32, float) or f16 (also fp16, half: PyTorch "
-                 "autocast, fp32 weights cast to fp16 every pass)")
+                 "element type: f32 (also fp32, float), f16 (also fp16, half: PyTorch "
+                 "autocast, fp32 weights cast to fp16 every pass; pure fp16 in an engine) or "
+                 "int8 (also i8; an engine's int8 convolutions and dense layers, with "
+                 "--runtime tensorrt)")
       ->transform(CLI::Validator(
           [](std::string &Text) -> std::string {
             auto It = Spellings.find(Text);
             if (It == Spellings.end())
-              return Text + " not in {f32,f16} (also fp32, float, float32, fp16, half, float16)";
+              return Text + " not in {f32,f16,int8} (also fp32, float, float32, fp16, half, "
+                            "float16, i8)";
             Text = It->second;
             return "";
           },
-          "f32|f16"))
+          "f32|f16|int8"))
       ->capture_default_str();
 }
 

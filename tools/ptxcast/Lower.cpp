@@ -46,7 +46,7 @@ int runLower(const LowerCommandOptions &O) {
   LO.arch = O.arch;
   LO.math = *corpus::parseMathMode(O.math); // CLI11 checked the names
   LO.kernels = *corpus::parseKernelSet(O.kernels);
-  corpus::KernelCache Cache(corpus::kernelCacheDir()); // library kernels compiled earlier
+  corpus::KernelCache Cache(corpus::kernelCacheDir()); // kernels compiled earlier
   LO.cache = &Cache;
   auto W = corpus::lower(*N, LO);
   if (!W) {
@@ -60,7 +60,7 @@ int runLower(const LowerCommandOptions &O) {
   uint64_t Bytes = 0;
   for (const corpus::WorkloadBuffer &B : W->buffers)
     Bytes += B.bytes;
-  const std::string Reused = Cache.directory().empty() || LO.kernels != corpus::KernelSet::Library
+  const std::string Reused = Cache.directory().empty()
                                  ? ""
                                  : fmt::format(" ({} from the kernel cache)", Cache.hits());
   fmt::print("{}: {} launches, {} distinct {} kernels{}, {} buffers ({:.1f} MiB) -> "

@@ -395,15 +395,16 @@ struct CompiledKernel {
 /// reused, not compiled again. A kernel's name spells out every parameter of its IR, so it is the
 /// key. Thread-safe.
 ///
-/// With a directory, library kernels (names `lib_...`: a bounded set) also persist across
-/// processes, one file per architecture and kernel (DIR/sm_90/lib_....ptx, written atomically),
-/// so that lowering with a warm cache compiles nothing. The directory must be specific to the
-/// kernels' version (kernelCacheDir()); an unreadable or malformed file is a miss. Creating a
-/// version's directory removes its `kernels-*` siblings but the three most recent.
+/// With a directory, kernels also persist across processes, one file per architecture and kernel
+/// (DIR/sm_90/NAME.ptx, written atomically), so that lowering with a warm cache compiles nothing.
+/// The directory must be specific to the kernels' version (kernelCacheDir()); an unreadable,
+/// truncated or altered file is a miss (a note on stderr names it). Creating a version's
+/// directory removes its `kernels-*` siblings but the three most recent; opening one with more
+/// than 10,000 kernels of an architecture removes the oldest half (support/CacheDir.h).
 class KernelCache {
 public:
   KernelCache() = default;
-  explicit KernelCache(std::string Dir) : Dir(std::move(Dir)) {}
+  explicit KernelCache(std::string Dir);
 
   /// The kernel compiled for Arch, or null.
   std::shared_ptr<const CompiledKernel> find(const std::string &Arch,
@@ -423,9 +424,9 @@ private:
       Kernels; ///< mutable: find() adds what it reads from the directory
 };
 
-/// The persistent kernel cache's directory for this build's kernels: $PTXCAST_KERNEL_CACHE (off or
-/// empty: none), else $XDG_CACHE_HOME/ptxcast, else $HOME/.cache/ptxcast; then `kernels-VERSION`,
-/// VERSION a hash of the kernel generators' sources and LLVM's version. Empty when there is none.
+/// The persistent kernel cache's directory for this build's kernels: `kernels-VERSION` in the
+/// per-user cache (support::userCacheDir: $PTXCAST_CACHE, off for none), VERSION a hash of the
+/// kernel generators' sources and LLVM's version. Empty when there is none.
 std::string kernelCacheDir();
 
 /// Collects kernels, each in an LLVM module of its own, and emits them as PTX modules (one unless

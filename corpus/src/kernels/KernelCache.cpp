@@ -1,5 +1,5 @@
-// KernelCache: compiled kernels shared by the lowerings of one process, and library kernels kept
-// across processes in a versioned directory (KernelGen.h). An entry file is
+// KernelCache: compiled kernels shared by the lowerings of one process, and kept across processes
+// in a versioned directory (KernelGen.h). An entry file is
 //   // ptxcast kernel cache: ARCH KERNEL VERSION CHECKSUM
 //   HEADER
 //   // ptxcast kernel cache: body
@@ -8,6 +8,7 @@
 // altered or stale entry is compiled again (a note on stderr names it), never used.
 #include "corpus/KernelGen.h"
 
+#include "support/CacheDir.h"
 #include "support/Checksum.h"
 
 #include <algorithm>
@@ -35,7 +36,9 @@ constexpr const char *KernelVersion =
     ;
 constexpr std::string_view BodyMark = "\n// ptxcast kernel cache: body\n";
 
-bool persistent(const std::string &Kernel) { return Kernel.rfind("lib_", 0) == 0; }
+/// Kernel files kept per architecture: specialised kernels (one per layer shape, about 20 KB
+/// each) are an unbounded set, so the cache forgets the oldest past this (about 200 MB).
+constexpr size_t MaxEntriesPerArch = 10000;
 
 /// The first line of an entry: what it is, for which kernel and version, and its checksum.
 std::string firstLine(const std::string &Arch, const std::string &Kernel,
@@ -96,20 +99,6 @@ std::shared_ptr<const CompiledKernel> readKernel(const std::string &Dir, const s
 /// Versions of the kernels kept side by side (builds used in turn); older ones are removed.
 constexpr size_t KeptVersions = 3;
 
-/// Removes the `kernels-*` directories beside Dir but the KeptVersions most recently written
-/// (Dir, just created, among them), so rebuilt generators do not fill the disk.
-void pruneVersions(const fs::path &Dir) {
-  std::error_code Ec;
-  std::vector<std::pair<fs::file_time_type, fs::path>> Versions;
-  for (const fs::directory_entry &E : fs::directory_iterator(Dir.parent_path(), Ec))
-    if (E.is_directory(Ec) && E.path().filename().string().rfind("kernels-", 0) == 0)
-      Versions.emplace_back(E.last_write_time(Ec), E.path());
-  std::sort(Versions.begin(), Versions.end(), std::greater<>());
-  for (size_t I = KeptVersions; I < Versions.size(); ++I)
-    if (Versions[I].second != Dir)
-      fs::remove_all(Versions[I].second, Ec);
-}
-
 /// Writes the kernel's file through a temporary and a rename; a failure leaves no file (the
 /// cache is an optimisation: the kernel is compiled again next time).
 void writeKernel(const std::string &Dir, const std::string &Arch, const std::string &Kernel,
@@ -120,8 +109,8 @@ void writeKernel(const std::string &Dir, const std::string &Arch, const std::str
   fs::create_directories(Path.parent_path(), Ec);
   if (Ec)
     return;
-  if (NewVersion)
-    pruneVersions(Dir);
+  if (NewVersion) // rebuilt generators do not fill the disk
+    support::pruneVersions(Dir, "kernels-", KeptVersions);
   fs::path Tmp = Path;
   Tmp += ".tmp." + std::to_string(::getpid()) + "." +
          std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id()));
@@ -141,20 +130,14 @@ void writeKernel(const std::string &Dir, const std::string &Arch, const std::str
 
 } // namespace
 
-std::string kernelCacheDir() {
-  std::string Root;
-  if (const char *Env = std::getenv("PTXCAST_KERNEL_CACHE")) {
-    if (std::string(Env).empty() || std::string(Env) == "off")
-      return {};
-    Root = Env;
-  } else if (const char *Xdg = std::getenv("XDG_CACHE_HOME"); Xdg && *Xdg) {
-    Root = std::string(Xdg) + "/ptxcast";
-  } else if (const char *Home = std::getenv("HOME"); Home && *Home) {
-    Root = std::string(Home) + "/.cache/ptxcast";
-  } else {
-    return {};
-  }
-  return (fs::path(Root) / (std::string("kernels-") + KernelVersion)).string();
+std::string kernelCacheDir() { return support::userCacheDir(std::string("kernels-") + KernelVersion); }
+
+KernelCache::KernelCache(std::string Directory) : Dir(std::move(Directory)) {
+  std::error_code Ec;
+  if (!Dir.empty())
+    for (const fs::directory_entry &E : fs::directory_iterator(Dir, Ec))
+      if (E.is_directory(Ec))
+        support::pruneEntries(E.path().string(), MaxEntriesPerArch);
 }
 
 std::shared_ptr<const CompiledKernel> KernelCache::find(const std::string &Arch,
@@ -167,7 +150,7 @@ std::shared_ptr<const CompiledKernel> KernelCache::find(const std::string &Arch,
       return It->second;
     }
   }
-  if (Dir.empty() || !persistent(Kernel))
+  if (Dir.empty())
     return nullptr;
   auto K = readKernel(Dir, Arch, Kernel);
   if (!K)
@@ -179,7 +162,7 @@ std::shared_ptr<const CompiledKernel> KernelCache::find(const std::string &Arch,
 
 void KernelCache::insert(const std::string &Arch, const std::string &Kernel,
                          std::shared_ptr<const CompiledKernel> Ptx) {
-  if (!Dir.empty() && persistent(Kernel))
+  if (!Dir.empty())
     writeKernel(Dir, Arch, Kernel, *Ptx);
   std::lock_guard<std::mutex> Lock(Mutex);
   Kernels.emplace(std::make_pair(Arch, Kernel), std::move(Ptx));

@@ -18,14 +18,16 @@
 namespace hardware {
 
 /// How multiply-adds of GEMM-like launches are executed: on the CUDA cores (simt) or on tensor
-/// cores with the given input precision.
-enum class MathMode : uint8_t { Simt, Tf32, F16, Bf16 };
+/// cores with the given input precision (Int8: an int8 engine's s8 tensor cores, int32
+/// accumulation, at the catalog's tensor_int8_tops).
+enum class MathMode : uint8_t { Simt, Tf32, F16, Bf16, Int8 };
 std::string_view mathModeName(MathMode M);
 support::Expected<MathMode> parseMathMode(std::string_view Name);
 
 /// What PyTorch does by default on a GPU of compute capability `Cc` for networks of element type
 /// `Dtype` ("f32" | "f16"): TF32 tensor cores for fp32 convolutions on sm_80+ (cuDNN's
-/// allow_tf32 default), FP16 tensor cores for fp16 on sm_70+, CUDA cores otherwise.
+/// allow_tf32 default), FP16 tensor cores for fp16 on sm_70+, CUDA cores otherwise; and what an
+/// int8 engine does ("int8"): s8 tensor cores on sm_75+, dp4a on the CUDA cores before.
 MathMode defaultMathMode(std::string_view Dtype, double Cc);
 
 /// Whose kernels ran: ptxcast's own lowering (timed with ptxcast-measure), or a framework's
@@ -115,6 +117,9 @@ struct Execution {
   MathMode math = MathMode::Simt;
   Implementation impl = Implementation::Framework;
   bool half = false; ///< fp16 networks under autocast (AMP): fp32 parameters cast per pass
+  /// An int8 engine: GEMM-like multiply-adds on int8 operands; without int8 tensor cores (math
+  /// Simt) on the CUDA cores' dp4a, four multiply-adds per lane and clock (sm_61+).
+  bool int8 = false;
 };
 
 /// True when a framework runs W's multiply-adds on tensor cores in this math mode: convolutions

@@ -55,7 +55,9 @@ support::Expected<Runtime> parseRuntime(std::string_view Name);
 /// convolution with its batch norm, bias, activation and residual add in one kernel) without the
 /// passes PyTorch runs around the layers. Its GEMM-like layers are bound as a vendor library's
 /// (the engine picks the fastest tactic: cuDNN/cuBLAS-class kernels), on tensor cores where the
-/// dtype and the GPU allow (TF32 for f32 on sm_80+, as TensorRT's default; fp16 on sm_70+).
+/// dtype and the GPU allow (TF32 for f32 on sm_80+, as TensorRT's default; fp16 on sm_70+). An
+/// int8 engine is analysed as ptxcast's s8 tensor-core kernels (math int8), whose launches are
+/// GEMM-like as an engine's are.
 NetworkRequest engineRequest(NetworkRequest R);
 
 /// How to predict: runtime and, when set, a math mode other than PyTorch's default and a host
@@ -111,6 +113,12 @@ struct GpuPrediction {
   /// images/s per watt of catalog TDP (0 when the catalog has no TDP).
   double imagesPerSecondPerWatt() const { return gpu.tdpW > 0 ? imagesPerSecond() / gpu.tdpW : 0; }
 };
+
+/// Nothing when networks of `Dtype` run under the runtime (and on Gpu, when given), else why
+/// not: int8 is an inference engine's precision (Runtime::Engine), on GPUs with dp4a or int8
+/// tensor cores (compute capability 6.1+).
+support::MaybeError checkDtype(const std::string &Dtype, Runtime R,
+                               const hardware::GpuSpec *Gpu = nullptr);
 
 /// Applies the bundle to the network on each GPU, then the dominance rule: a GPU that is at least
 /// as good as a catalog GPU on every figure the skeleton reads (hardware::dominates) never gets a

@@ -1,8 +1,9 @@
-# cmake -DOUTPUT=file.inc -DLLVM_VERSION=19.1.7 -P KernelVersion.cmake SOURCE...: writes the
-# SHA-256 of the kernel generators' sources (in the order given) and the LLVM version as a string
-# literal: the version of the kernels a persistent kernel cache holds
-# (corpus/src/kernels/KernelCache.cpp).
-set(ALL "llvm ${LLVM_VERSION}\n")
+# cmake -DOUTPUT=file.inc -DSALT=TEXT -P SourceVersion.cmake SOURCE...: writes the SHA-256 of
+# SALT and the sources (in the order given), 16 hex digits, as a string literal: the version of
+# what a persistent cache holds, so that a rebuilt producer never reads another's entries (the
+# kernels: corpus/src/kernels/KernelCache.cpp, SALT the LLVM version; the analyses:
+# pipeline/src/UserCaches.cpp).
+set(ALL "${SALT}\n")
 math(EXPR LAST "${CMAKE_ARGC} - 1")
 foreach(I RANGE 0 ${LAST})
   if(CMAKE_ARGV${I} STREQUAL "-P")

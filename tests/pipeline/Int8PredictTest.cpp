@@ -1,0 +1,66 @@
+// `predict --dtype int8 --runtime tensorrt` through pipeline::predictNetwork: an int8 engine is
+// bound at the GPU's int8 tensor peak (dp4a without int8 tensor cores), says it is unmeasured,
+// and is refused where it cannot run: under PyTorch's runtimes, on GPUs before dp4a.
+#include "pipeline/Documents.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+namespace {
+
+pipeline::PredictRequest request(const std::string &Gpu, const std::string &Dtype,
+                                 const std::string &Runtime) {
+  pipeline::PredictRequest R;
+  R.network.input = "resnet50";
+  R.network.batch = 8;
+  R.network.dtype = Dtype;
+  R.network.progress = [](size_t, size_t) {};
+  R.gpu = Gpu;
+  R.runtime = Runtime;
+  return R;
+}
+
+bool warns(const pipeline::GpuPrediction &G, const std::string &Text) {
+  for (const std::string &W : G.warnings)
+    if (W.find(Text) != std::string::npos)
+      return true;
+  return false;
+}
+
+} // namespace
+
+TEST_CASE("int8 engine: the int8 tensor peak where the GPU has it, dp4a where it does not") {
+  auto Int8 = pipeline::predictNetwork(request("t4", "int8", "tensorrt"));
+  REQUIRE_MESSAGE(Int8, support::errorText(Int8));
+  auto F16 = pipeline::predictNetwork(request("t4", "f16", "tensorrt"));
+  REQUIRE_MESSAGE(F16, support::errorText(F16));
+  const pipeline::GpuPrediction &I = Int8->prediction;
+  CHECK(I.math == hardware::MathMode::Int8);
+  CHECK(warns(I, "int8 is unmeasured"));
+  CHECK(warns(I, "int8 tensor peak (130 TOPS)"));
+  // Twice the tensor rate and a quarter of fp32's bytes: the bound is below the fp16 engine's.
+  CHECK(I.boundMs < F16->prediction.boundMs);
+  CHECK(I.timeMs > 0);
+  CHECK(pipeline::predictionJson(Int8->network, Int8->predictor, I)["dtype"] == "int8");
+
+  auto P4 = pipeline::predictNetwork(request("p4", "int8", "tensorrt")); // 6.1: dp4a
+  REQUIRE_MESSAGE(P4, support::errorText(P4));
+  CHECK(P4->prediction.math == hardware::MathMode::Simt);
+  CHECK(warns(P4->prediction, "dp4a"));
+  auto P4F32 = pipeline::predictNetwork(request("p4", "f32", "tensorrt"));
+  REQUIRE_MESSAGE(P4F32, support::errorText(P4F32));
+  CHECK(P4->prediction.boundMs < P4F32->prediction.boundMs);
+}
+
+TEST_CASE("int8: refused under PyTorch's runtimes and on GPUs without dp4a") {
+  for (const char *Runtime : {"graph", "eager"}) {
+    auto R = pipeline::predictNetwork(request("t4", "int8", Runtime));
+    REQUIRE(!R);
+    CHECK(support::errorText(R).find("use --runtime tensorrt") != std::string::npos);
+  }
+  auto P100 = pipeline::predictNetwork(request("p100", "int8", "tensorrt"));
+  REQUIRE(!P100);
+  CHECK(support::errorText(P100).find("the p100-pcie-16gb is 6.0") != std::string::npos);
+  CHECK(!pipeline::checkDtype("f16", pipeline::Runtime::Eager));
+}
