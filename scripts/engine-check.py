@@ -19,6 +19,8 @@ import json
 import statistics
 import subprocess
 
+from checks import mape, write_rows
+
 ZOO = {"ResNet50": "resnet50", "VGG16": "vgg16", "MobileNetV2": "mobilenetv2",
        **{f"EfficientNetB{i}": f"efficientnet-b{i}" for i in range(8)}}
 
@@ -48,18 +50,15 @@ def main():
         groups.setdefault((r["precision"], int(r["batch"])), []).append(r["ratio"])
     print(f"{'precision':<10} {'batch':>5} {'rows':>4} {'MAPE %':>7} {'median pred/meas':>17}")
     for (prec, batch), ratios in sorted(groups.items()):
-        mape = 100 * statistics.mean(abs(x - 1) for x in ratios)
-        print(f"{prec:<10} {batch:>5} {len(ratios):>4} {mape:>7.1f} {statistics.median(ratios):>17.2f}")
+        print(f"{prec:<10} {batch:>5} {len(ratios):>4} {mape(ratios):>7.1f} "
+              f"{statistics.median(ratios):>17.2f}")
     for prec in ("FP32", "FP16"):
         ratios = [x for (p, b), v in groups.items() if p == prec and b in (4, 8) for x in v]
         if ratios:
-            print(f"{prec} at batch 4 and 8: {100 * statistics.mean(abs(x - 1) for x in ratios):.1f} % "
+            print(f"{prec} at batch 4 and 8: {mape(ratios):.1f} % "
                   f"MAPE over {len(ratios)} rows")
     if a.csv:
-        with open(a.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
-            w.writeheader()
-            w.writerows(rows)
+        write_rows(a.csv, rows)
 
 
 if __name__ == "__main__":

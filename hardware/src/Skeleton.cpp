@@ -125,8 +125,8 @@ double leadingPassMs(const FrameworkPasses &F, const GpuSpec &Gpu, double DramBy
   return Seconds * 1e3;
 }
 
-/// The launch latency of W and the kernels a framework runs apart from it (unfusedMs,
-/// latencyMs). A framework runs each fused layer as a kernel of its own, after this one: a
+/// The launch latency of W and the kernels eager PyTorch runs apart from it (unfusedMs,
+/// latencyMs; PassStructure::Eager). A framework runs each fused layer as a kernel of its own, after this one: a
 /// launch that reads and writes the output once more; so is a convolution's bias add. Around a
 /// tensor-core convolution it transposes input and weights to NHWC and the output back
 /// (OnTensor), each tensor read and written once. The passes that run one element per thread
@@ -134,13 +134,8 @@ double leadingPassMs(const FrameworkPasses &F, const GpuSpec &Gpu, double DramBy
 /// the memory bandwidth. Under autocast the framework also casts the fp32 parameters (and input)
 /// of the launch's convolutions and dense layers to fp16 first, a kernel per tensor reading 4
 /// and writing 2 bytes per element.
-void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, bool OnTensor,
-                     LaunchBound &B) {
-  if (E.impl != Implementation::Framework) {
-    B.kernels = 1;
-    B.latencyMs = launchLatencyMs(Gpu);
-    return;
-  }
+void eagerKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, bool OnTensor,
+                  LaunchBound &B) {
   const FrameworkPasses &F = W.framework;
   const double Bw = Gpu.memoryBandwidthGBs * 1e9;
   const double Output = double(W.profile.storeBytes[size_t(analyzer::MemSpace::Global)]);
@@ -156,6 +151,44 @@ void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E
   B.unfusedBytes = FastBytes + CastBytes + 2.0 * F.elementBytes * SlowElements;
   B.kernels = 1 + Passes + Casts + Transposes;
   B.latencyMs = launchLatencyMs(Gpu) * B.kernels;
+}
+
+/// The same under torch.compile (PassStructure::Inductor). A launch headed by a library kernel
+/// (a convolution or GEMM, which inductor calls as cuDNN's or cuBLAS's) runs its fused layers
+/// and its bias add as one generated pointwise kernel after it, reading the output and the fused
+/// layers' other inputs and writing the output once, vectorised: at the memory bandwidth. Any
+/// other launch (pointwise, pool, reduction) is one generated kernel, its fused layers in it.
+/// Activations stay channels-last, so no transposes; autocast's weight casts remain, a kernel
+/// per weight, while a convolution bias is read in fp32 by the bias add.
+void inductorKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E,
+                     LaunchBound &B) {
+  const FrameworkPasses &F = W.framework;
+  const LaunchKind *K = findLaunchKind(W.kind);
+  const bool Library = K && K->library != MathLibrary::None;
+  const double Output = double(W.profile.storeBytes[size_t(analyzer::MemSpace::Global)]);
+  const bool Tail = Library && W.fusedLayers + F.biasAdds > 0;
+  const double TailBytes =
+      Tail ? 2 * Output + double(F.elementBytes) * double(F.tailInputElements) : 0;
+  const double Casts = E.half ? double(F.castTensors - F.biasCastTensors) : 0;
+  const double CastBytes = E.half ? 6.0 * double(F.castElements - F.biasCastElements) : 0;
+  B.unfusedMs = (TailBytes + CastBytes) / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
+  B.unfusedBytes = TailBytes + CastBytes;
+  B.kernels = 1 + (Tail ? 1 : 0) + Casts;
+  B.latencyMs = launchLatencyMs(Gpu) * B.kernels;
+}
+
+/// The launch latency of W and the kernels a framework runs apart from it, under E's pass
+/// structure; ptxcast's own launch is one kernel.
+void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, bool OnTensor,
+                     LaunchBound &B) {
+  if (E.impl != Implementation::Framework) {
+    B.kernels = 1;
+    B.latencyMs = launchLatencyMs(Gpu);
+  } else if (E.passes == PassStructure::Inductor) {
+    inductorKernels(W, Gpu, E, B);
+  } else {
+    eagerKernels(W, Gpu, E, OnTensor, B);
+  }
 }
 
 } // namespace
@@ -325,7 +358,9 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
       Footprint > 0 ? std::min(1.0, L2ResidentShare * Gpu.l2MB * 1024 * 1024 / Footprint) : 1;
   B.dramBytes = Footprint * (1 - Resident);
   B.ms[size_t(Resource::Dram)] = B.dramBytes / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
-  if (E.impl == Implementation::Framework)
+  // Eager PyTorch's NCHW batch norm and pool kernels run one element or window per thread;
+  // inductor's generated kernels are vectorised and stream.
+  if (E.impl == Implementation::Framework && E.passes == PassStructure::Eager)
     B.ms[size_t(Resource::Dram)] =
         std::max(B.ms[size_t(Resource::Dram)], leadingPassMs(W.framework, Gpu, B.dramBytes));
 

@@ -54,29 +54,37 @@ void readOptions(const Json &J, DatasetOptions &O) {
 }
 
 /// Every field of what PyTorch runs around a launch's layers (hardware::FrameworkPasses), with
-/// its key, through one visitor so that writing and reading cannot disagree.
+/// its key, through one visitor so that writing and reading cannot disagree. The fields only the
+/// compile runtime reads (Optional) may be missing from a shard written before them: 0.
 template <class P, class F> void visitPasses(P &Passes, F &&Visit) {
-  Visit("cast_elements", Passes.castElements);
-  Visit("cast_tensors", Passes.castTensors);
-  Visit("bias_adds", Passes.biasAdds);
-  Visit("latency_bound_elements", Passes.latencyBoundElements);
-  Visit("leading_latency_bound_elements", Passes.leadingLatencyBoundElements);
-  Visit("pool_input_elements", Passes.poolInputElements);
-  Visit("layout_elements", Passes.layoutElements);
-  Visit("layout_tensors", Passes.layoutTensors);
-  Visit("element_bytes", Passes.elementBytes);
-  Visit("image_conv", Passes.imageConv);
+  constexpr bool Required = false, Optional = true;
+  Visit("cast_elements", Passes.castElements, Required);
+  Visit("cast_tensors", Passes.castTensors, Required);
+  Visit("bias_cast_elements", Passes.biasCastElements, Optional);
+  Visit("bias_cast_tensors", Passes.biasCastTensors, Optional);
+  Visit("bias_adds", Passes.biasAdds, Required);
+  Visit("latency_bound_elements", Passes.latencyBoundElements, Required);
+  Visit("leading_latency_bound_elements", Passes.leadingLatencyBoundElements, Required);
+  Visit("pool_input_elements", Passes.poolInputElements, Required);
+  Visit("layout_elements", Passes.layoutElements, Required);
+  Visit("layout_tensors", Passes.layoutTensors, Required);
+  Visit("tail_input_elements", Passes.tailInputElements, Optional);
+  Visit("element_bytes", Passes.elementBytes, Required);
+  Visit("image_conv", Passes.imageConv, Required);
 }
 
 OJson passesJson(const hardware::FrameworkPasses &F) {
   OJson J = OJson::object();
-  visitPasses(F, [&](const char *Key, const auto &V) { J[Key] = V; });
+  visitPasses(F, [&](const char *Key, const auto &V, bool) { J[Key] = V; });
   return J;
 }
 
 hardware::FrameworkPasses readPasses(const Json &J) {
   hardware::FrameworkPasses F;
-  visitPasses(F, [&](const char *Key, auto &V) { V = J.at(Key).get<std::decay_t<decltype(V)>>(); });
+  visitPasses(F, [&](const char *Key, auto &V, bool Optional) {
+    if (!Optional || J.contains(Key))
+      V = J.at(Key).get<std::decay_t<decltype(V)>>();
+  });
   return F;
 }
 

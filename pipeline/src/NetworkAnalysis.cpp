@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 #include <unistd.h>
 
@@ -52,6 +53,10 @@ void addCasts(const corpus::Network &Net, const corpus::Layer &L, hardware::Fram
                                                       : std::get<corpus::DenseAttrs>(L.attrs).bias;
   F.castElements += uint64_t(L.params);
   F.castTensors += Bias ? 2 : 1;
+  if (Bias && L.kind == corpus::LayerKind::Conv && L.shape.size() >= 2) {
+    F.biasCastElements += uint64_t(L.shape[1]); // one per output channel
+    ++F.biasCastTensors;
+  }
   for (corpus::LayerId In : L.inputs)
     if (const corpus::Layer &X = Net.layer(In); X.kind == corpus::LayerKind::Input) {
       F.castElements += uint64_t(corpus::elementCount(X.shape));
@@ -82,6 +87,17 @@ void addConvPasses(const corpus::Network &Net, const corpus::Layer &L,
   F.layoutTensors += 3;
 }
 
+/// Elements of fused layer L's inputs other than Previous, the layer before it in the launch
+/// (a residual add's shortcut, a channel scale's vector).
+uint64_t otherInputElements(const corpus::Network &Net, const corpus::Layer &L,
+                            corpus::LayerId Previous) {
+  uint64_t Sum = 0;
+  for (corpus::LayerId In : L.inputs)
+    if (In != Previous)
+      Sum += uint64_t(corpus::elementCount(Net.layer(In).shape));
+  return Sum;
+}
+
 /// What a framework runs around a launch's layers besides their own kernels
 /// (hardware::FrameworkPasses): autocast's casts, the convolutions' bias adds and transposes,
 /// and NCHW batch norms, which handle one element per thread; and the input a pool reads at
@@ -92,11 +108,15 @@ hardware::FrameworkPasses frameworkPassesOf(const corpus::Network &Net,
                                             corpus::DType Type) {
   hardware::FrameworkPasses F;
   F.elementBytes = Type == corpus::DType::F16 ? 2 : 4;
+  std::optional<corpus::LayerId> Previous;
   for (size_t I = 0; I < Layers.size(); ++I) {
     auto It = ByName.find(Layers[I]);
     if (It == ByName.end())
       continue;
     const corpus::Layer &L = Net.layer(It->second);
+    if (I > 0 && Previous)
+      F.tailInputElements += otherInputElements(Net, L, *Previous);
+    Previous = It->second;
     addCasts(Net, L, F);
     if (L.kind == corpus::LayerKind::Conv)
       addConvPasses(Net, L, F);

@@ -49,15 +49,25 @@ support::Expected<Predictor> choosePredictor(const std::string &Model) {
 }
 
 std::string_view runtimeName(Runtime R) {
-  return R == Runtime::Eager ? "eager" : R == Runtime::Engine ? "tensorrt" : "graph";
+  switch (R) {
+  case Runtime::Graph:
+    return "graph";
+  case Runtime::Eager:
+    return "eager";
+  case Runtime::Engine:
+    return "tensorrt";
+  case Runtime::Compile:
+    return "compile";
+  }
+  return "graph";
 }
 
 support::Expected<Runtime> parseRuntime(std::string_view Name) {
-  for (Runtime R : {Runtime::Graph, Runtime::Eager, Runtime::Engine})
+  for (Runtime R : {Runtime::Graph, Runtime::Eager, Runtime::Engine, Runtime::Compile})
     if (Name == runtimeName(R))
       return R;
   return support::Error("unknown runtime '" + std::string(Name) +
-                        "' (valid: graph, eager, tensorrt)");
+                        "' (valid: graph, eager, tensorrt, compile)");
 }
 
 NetworkRequest engineRequest(NetworkRequest R) {
@@ -181,7 +191,21 @@ hardware::Execution executionFor(const NetworkAnalysis &N, const hardware::GpuSp
                                  const PredictSettings &S) {
   if (S.runtime == Runtime::Engine)
     return {mathFor(N, Gpu, S), hardware::Implementation::Framework, false, N.dtype == "int8"};
-  return {mathFor(N, Gpu, S), hardware::Implementation::Framework, N.dtype == "f16"};
+  hardware::Execution E{mathFor(N, Gpu, S), hardware::Implementation::Framework,
+                        N.dtype == "f16"};
+  if (S.runtime == Runtime::Compile)
+    E.passes = hardware::PassStructure::Inductor;
+  return E;
+}
+
+/// Host time of the runtime for Kernels launches on host H: eager PyTorch's per kernel, or
+/// torch.compile's wrapper's per call and per kernel; none for a graph replay or an engine.
+double runtimeHostMs(Runtime R, double Kernels, const hardware::HostSpec &H) {
+  if (R == Runtime::Eager)
+    return Kernels * hardware::eagerHostMsPerKernel(H);
+  if (R == Runtime::Compile)
+    return hardware::compiledHostMs(Kernels, H);
+  return 0;
 }
 
 /// The bundle applied to the network's launch work on one GPU, as learned (no dominance rule).
@@ -220,8 +244,7 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   Out.host = S.host ? *S.host : Gpu.host;
   for (const hardware::LaunchBound &B : Network.launches)
     Out.kernels += B.kernels;
-  Out.hostMs =
-      S.runtime == Runtime::Eager ? Out.kernels * hardware::eagerHostMsPerKernel(Out.host) : 0;
+  Out.hostMs = runtimeHostMs(S.runtime, Out.kernels, Out.host);
   Out.timeMs = std::max(Out.gpuMs, Out.hostMs);
   if (auto I = P.interval(Out.gpuMs))
     Out.intervalMs =
@@ -243,12 +266,12 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
         E.math == hardware::MathMode::Int8
             ? fmt::format("the {}'s int8 tensor peak ({:.4g} TOPS)", Gpu.name, Gpu.tensor.int8)
             : fmt::format("dp4a's rate on the {}'s CUDA cores (no int8 tensor cores)", Gpu.name)));
-  if (S.runtime == Runtime::Eager && Out.hostMs > Out.gpuMs)
+  if (Out.hostMs > Out.gpuMs)
     Out.warnings.push_back(fmt::format(
-        "eager PyTorch is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on "
-        "the {} host ({}) against {:.3g} ms on the GPU): the host's CPU, not the GPU, sets the "
-        "time",
-        Out.hostMs, Out.kernels, Out.host.name, Out.host.cpu, Out.gpuMs));
+        "{} is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on the {} host "
+        "({}) against {:.3g} ms on the GPU): the host's CPU, not the GPU, sets the time",
+        S.runtime == Runtime::Eager ? "eager PyTorch" : "torch.compile", Out.hostMs, Out.kernels,
+        Out.host.name, Out.host.cpu, Out.gpuMs));
   return Out;
 }
 

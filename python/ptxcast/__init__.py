@@ -74,7 +74,8 @@ def _image_size(image_size):
 
 
 def _common(dtype, image_size, runtime, math):
-    runtime = _check_member("--runtime", runtime or "graph", ("graph", "eager", "tensorrt"))
+    runtime = _check_member("--runtime", runtime or "graph", ("graph", "eager", "tensorrt",
+                                                                 "compile"))
     math = "" if math is None else _check_member("--math", math, ("simt", "tf32", "f16", "bf16"))
     return _dtype(dtype), _image_size(image_size), runtime, math
 
@@ -87,7 +88,7 @@ def predict(model, gpu, batch=1, dtype=None, image_size=None, runtime=None, *, m
     is exported to ONNX in memory for `input_shape` ((C, H, W); default: the module's own where
     torchvision records one, else (3, 224, 224), said in the warnings) and named `name` (default:
     its class name). gpu: a catalog name (ptxcast.gpus()) or a GPU spec FILE.json. dtype: 'f32' or
-    'f16' (or a torch dtype). runtime: 'graph', 'eager' or 'tensorrt'. math: simt, tf32, f16 or bf16
+    'f16' (or a torch dtype). runtime: 'graph', 'eager', 'tensorrt' or 'compile'. math: simt, tf32, f16 or bf16
     (default: PyTorch's). host: the CPU that launches the kernels under runtime='eager'
     (`ptxcast gpus --hosts`; default: the GPU's own). predictor: the command's --model, a
     shipped bundle name or FILE.json.

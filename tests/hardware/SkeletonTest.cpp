@@ -293,6 +293,71 @@ TEST_CASE("skeleton: under autocast a framework first casts fp32 parameters to f
   CHECK(Own.unfusedMs == 0);
 }
 
+TEST_CASE("skeleton: under torch.compile a convolution's fused layers are one streaming pass") {
+  GpuSpec Rtx4090 = catalogGpu("rtx4090");
+  // A tensor-core convolution with a bias, a batch norm, a ReLU and a residual add fused after
+  // it, under autocast: 1 M fp16 outputs, a 1 M-element shortcut, a weight and a bias to cast.
+  LaunchWork Conv = launch(128, 100);
+  Conv.profile.storeBytes[size_t(analyzer::MemSpace::Global)] = 2000000;
+  Conv.fusedLayers = 3;
+  FrameworkPasses &F = Conv.framework;
+  F.elementBytes = 2;
+  F.biasAdds = 1;
+  F.latencyBoundElements = 2000000; // the bias add's and the batch norm's outputs
+  F.layoutElements = 3000000;
+  F.layoutTensors = 3;
+  F.castElements = 500064;
+  F.castTensors = 2;
+  F.biasCastElements = 64;
+  F.biasCastTensors = 1;
+  F.tailInputElements = 1000000;
+  Execution Eager{MathMode::F16, Implementation::Framework, true};
+  Execution Compiled = Eager;
+  Compiled.passes = PassStructure::Inductor;
+  const LaunchBound E = bound(Conv, Rtx4090, Eager), C = bound(Conv, Rtx4090, Compiled);
+  // Eager: the launch, 3 fused layers, the bias add, 2 casts, 3 transposes. Compiled: the
+  // convolution, one pointwise kernel, the weight's cast (the bias is read by the bias add).
+  CHECK(E.kernels == 10);
+  CHECK(C.kernels == 3);
+  CHECK(C.latencyMs == doctest::Approx(3 * launchLatencyMs(Rtx4090)));
+  // The pointwise kernel reads the output and the shortcut and writes the output, at the
+  // bandwidth (no pass at memory latency); the weight's cast reads 4 and writes 2 bytes each.
+  const double Bw = Rtx4090.memoryBandwidthGBs * 1e9;
+  CHECK(C.unfusedMs == doctest::Approx((3 * 2e6 + 6 * 500000.0) / Bw * 1e3));
+  CHECK(C.unfusedMs < E.unfusedMs / 2);
+  CHECK(C.workMs == doctest::Approx(E.workMs)); // the convolution is cuDNN's either way
+  // Without a fused layer or a bias, a convolution is one kernel; fp32 casts nothing.
+  LaunchWork Plain = launch(128, 100);
+  Compiled.half = false;
+  CHECK(bound(Plain, Rtx4090, Compiled).kernels == 1);
+  CHECK(bound(Plain, Rtx4090, Compiled).unfusedMs == 0);
+}
+
+TEST_CASE("skeleton: under torch.compile pools and batch norms stream and fuse their tails") {
+  GpuSpec H100 = catalogGpu("h100-sxm");
+  Execution Compiled{MathMode::F16, Implementation::Framework, true};
+  Compiled.passes = PassStructure::Inductor;
+  const Execution Eager{MathMode::F16, Implementation::Framework, true};
+  // A batch norm that heads a launch with a ReLU fused: eager runs two kernels, the first at
+  // memory latency; inductor one generated kernel, charged its footprint like ptxcast's own.
+  LaunchWork Bn = launch(1000, 1, "eltwise_batch_norm");
+  Bn.fusedLayers = 1;
+  Bn.framework.leadingLatencyBoundElements = 50000000;
+  const LaunchBound E = bound(Bn, H100, Eager), C = bound(Bn, H100, Compiled);
+  CHECK(E.kernels == 2);
+  CHECK(C.kernels == 1);
+  CHECK(C.unfusedMs == 0);
+  CHECK(ms(C, Resource::Dram) < ms(E, Resource::Dram));
+  CHECK(ms(C, Resource::Dram) ==
+        doctest::Approx(ms(bound(Bn, H100, {MathMode::F16, Implementation::Ptxcast, true}),
+                           Resource::Dram)));
+  // A max pool's input is not read at memory latency either.
+  LaunchWork Pool = launch(50176, 1, "pool_max");
+  Pool.framework.poolInputElements = 64 * 64 * 112 * 112;
+  CHECK(ms(bound(Pool, H100, Compiled), Resource::Dram) <
+        ms(bound(Pool, H100, Eager), Resource::Dram) / 2);
+}
+
 TEST_CASE("skeleton: a GPU at least as good on every line never has a larger bound") {
   GpuSpec Base = catalogGpu("a100");
   GpuSpec Better = Base;

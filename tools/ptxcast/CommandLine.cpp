@@ -20,7 +20,8 @@ void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, s
   Cmd.add_option("--runtime", Runtime,
                  std::string("graph: the GPU's own time (CUDA-graph replay); eager: eager PyTorch, "
                              "whose host launch overhead can exceed the GPU time; tensorrt: an "
-                             "inference engine (experimental; pure fp16 under --dtype f16)") +
+                             "inference engine (experimental; pure fp16 under --dtype f16); "
+                             "compile: torch.compile's default mode (inductor, no CUDA graphs)") +
                      (SeveralRuntimes ? "; several, comma-separated, side by side" : ""))
       ->check(CLI::Validator(
           [SeveralRuntimes](std::string &Text) -> std::string {
@@ -29,7 +30,7 @@ void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, s
               return "one runtime, not a list: " + Text;
             for (const std::string &N : Names)
               if (!pipeline::parseRuntime(N)) // CLI11's words, which Python's checks repeat
-                return N + " not in {graph,eager,tensorrt}";
+                return N + " not in {graph,eager,tensorrt,compile}";
             return "";
           },
           SeveralRuntimes ? "RUNTIME[,RUNTIME...]" : "RUNTIME"))
@@ -39,7 +40,7 @@ void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, s
                  "PyTorch does: tf32 for f32 on sm_80+, f16 for f16 on sm_70+, else simt)")
       ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}));
   Cmd.add_option("--host", Host,
-                 "the CPU that launches the kernels, for --runtime eager: x86-server, x86-desktop, "
+                 "the CPU that launches the kernels, for --runtime eager or compile: x86-server, x86-desktop, "
                  "grace, jetson-agx-orin, ... (`ptxcast gpus --hosts`; default: the GPU's own)");
 }
 

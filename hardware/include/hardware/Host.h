@@ -1,8 +1,8 @@
-// The host side of eager PyTorch: every kernel it launches costs the CPU time in Python, the
-// dispatcher and the driver, single-thread bound, so that time belongs to the host's CPU, not to
-// the GPU (docs/cross-gpu.md, "Runtimes"). A catalog GPU names its host (gpus.json "hosts": an
-// x86 server by default, an x86 desktop for GeForce cards, Grace for superchips, its own Arm
-// cores for a Jetson module).
+// The host side of eager PyTorch and of torch.compile's wrapper: every kernel it launches costs
+// the CPU time in Python, the dispatcher and the driver, single-thread bound, so that time
+// belongs to the host's CPU, not to the GPU (docs/cross-gpu.md, "Runtimes"). A catalog GPU names
+// its host (gpus.json "hosts": an x86 server by default, an x86 desktop for GeForce cards, Grace
+// for superchips, its own Arm cores for a Jetson module).
 #pragma once
 
 #include "hardware/GpuCatalog.h"
@@ -20,6 +20,25 @@ constexpr double EagerHostMsPerKernel = 0.0192;
 /// Eager host time per kernel on host H: EagerHostMsPerKernel over its relative speed.
 inline double eagerHostMsPerKernel(const HostSpec &H) {
   return EagerHostMsPerKernel / H.relativeSpeed;
+}
+
+/// Host time torch.compile's generated wrapper (inductor, default mode: no CUDA graphs) spends
+/// per kernel it launches, on the x86 server host, ms. Not measured by the project: the wrapper
+/// calls each kernel directly, without nn.Module and eager dispatch, and inductor's own
+/// profile of it (meta-pytorch/tritonbench#1017, a GB200's Grace host) puts a generated
+/// kernel's launch at 6.8-9.1 us there (CachingAutotuner.run, 0 to 19 arguments) where eager
+/// PyTorch takes EagerHostMsPerKernel over Grace's speed (0.4): 48 us. 9.1 us at Grace's speed is
+/// 3.6 us on the x86 server. Library kernels called from the wrapper (cuDNN's convolutions) are
+/// taken at the same cost: a lower bound for them.
+constexpr double CompiledHostMsPerKernel = 0.0091 * 0.4;
+/// Host time of one call of a compiled graph besides its kernels (guards, the wrapper's
+/// prologue), ms on the x86 server: 42-44 us end to end for a graph of one kernel on Grace in
+/// the same profile, less that kernel's 7-9 us, at Grace's speed.
+constexpr double CompiledHostMsPerCall = 0.035 * 0.4;
+
+/// Host time of one call of a network of Kernels compiled by torch.compile, on host H.
+inline double compiledHostMs(double Kernels, const HostSpec &H) {
+  return (CompiledHostMsPerCall + Kernels * CompiledHostMsPerKernel) / H.relativeSpeed;
 }
 
 } // namespace hardware

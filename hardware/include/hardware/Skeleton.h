@@ -69,6 +69,11 @@ struct FrameworkPasses {
   /// one cast kernel per tensor, reading 4 and writing 2 bytes per element.
   uint64_t castElements = 0;
   uint32_t castTensors = 0;
+  /// The part of the casts above that are convolution biases: torch.compile (PassStructure::
+  /// Inductor) computes a bias add after the convolution and reads the fp32 bias in it, no cast
+  /// kernel of its own.
+  uint64_t biasCastElements = 0;
+  uint32_t biasCastTensors = 0;
   /// Convolutions whose bias the framework adds in a kernel of its own after the convolution
   /// (PyTorch does, broadcasting the bias over N, H and W): each passes the output once more.
   uint32_t biasAdds = 0;
@@ -90,6 +95,9 @@ struct FrameworkPasses {
   /// tensor-core convolutions read and write NHWC, PyTorch's default layout is NCHW.
   uint64_t layoutElements = 0;
   uint32_t layoutTensors = 0;
+  /// Elements of the fused layers' other inputs (a residual add's shortcut): the one pointwise
+  /// kernel torch.compile runs after a library convolution reads them besides its output.
+  uint64_t tailInputElements = 0;
   uint32_t elementBytes = 4; ///< bytes per activation element (2 for f16 networks)
   /// The launch's convolution reads an image's few channels (under 8): cuDNN runs it on CUDA
   /// cores in NCHW, whatever the math mode (tensor-core kernels need 8 channels per step;
@@ -112,6 +120,22 @@ struct LaunchWork {
   FrameworkPasses framework; ///< what a framework runs around the launch's layers
 };
 
+/// Which of FrameworkPasses a framework runs around its library kernels.
+enum class PassStructure : uint8_t {
+  /// PyTorch eager, or a CUDA graph of its kernels: every layer a kernel of its own (a fused
+  /// layer, a bias add: one more pass over the output), NCHW batch norms and bias adds at memory
+  /// latency, NCHW/NHWC transposes around tensor-core convolutions, autocast's casts.
+  Eager,
+  /// torch.compile's inductor, default mode (docs/cross-gpu.md, "torch.compile"): the layers
+  /// after a library convolution or GEMM (bias, batch norm, activation, residual add) are one
+  /// generated pointwise kernel streaming at the memory bandwidth; a pointwise, pool or reduction
+  /// launch is one generated kernel with its fused layers; layout optimisation keeps the
+  /// activations channels-last (no transposes); batch norm is not folded into the convolution
+  /// (inductor folds it only when freezing on the CPU); autocast's weight casts stay, one kernel
+  /// per weight, the convolution biases' casts join the bias add.
+  Inductor,
+};
+
 /// How the launch is run: math mode of its GEMM-like work and whose kernels.
 struct Execution {
   MathMode math = MathMode::Simt;
@@ -120,6 +144,7 @@ struct Execution {
   /// An int8 engine: GEMM-like multiply-adds on int8 operands; without int8 tensor cores (math
   /// Simt) on the CUDA cores' dp4a, four multiply-adds per lane and clock (sm_61+).
   bool int8 = false;
+  PassStructure passes = PassStructure::Eager; ///< a framework's passes (Implementation::Framework)
 };
 
 /// True when a framework runs W's multiply-adds on tensor cores in this math mode: convolutions

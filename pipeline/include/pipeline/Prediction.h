@@ -47,6 +47,10 @@ enum class Runtime : uint8_t {
   /// an inference engine (TensorRT-style): ptxcast's own fused library kernels lowered for the
   /// GPU's architecture, no framework passes, pure fp16 under f16, enqueued as one graph
   Engine,
+  /// torch.compile, default mode (inductor, no CUDA graphs): PyTorch's library kernels with the
+  /// layers between them fused into generated kernels (hardware::PassStructure::Inductor); the
+  /// generated wrapper's host time per kernel, much less than eager's
+  Compile,
 };
 std::string_view runtimeName(Runtime R);
 support::Expected<Runtime> parseRuntime(std::string_view Name);
