@@ -27,7 +27,8 @@ median() {
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $RUNS runs each, median seconds"
 printf '%-44s %8s %8s\n' command cold warm
-for cmd in "predict efficientnet-b7 --gpu h100" "compare --models all --gpus h100"; do
+for cmd in "predict efficientnet-b7 --gpu h100" "compare --models all --gpus h100" \
+  "compare --models all --gpus all --format csv"; do
   # shellcheck disable=SC2086 # the command's words
   cold=$(median cold "$PTXCAST" $cmd)
   # shellcheck disable=SC2086 # the last cold run left the cache warm

@@ -110,8 +110,8 @@ package's `bin/ptxcast ARGS` in place of the Python process, so it behaves as `p
 - `gpu(s)`: catalog names or aliases (`ptxcast.gpus()`), `MODULE@MODE`, or a GPU spec FILE.json;
   rows name GPUs by their catalog name (`h100` is `h100-sxm`).
 - `dtype`: `'f32'` (also `'fp32'`, `'float'`, `'float32'`), `'f16'` (also `'fp16'`, `'half'`,
-  `'float16'`: PyTorch autocast), or a torch dtype (`torch.float16`); `runtime`: `'graph'` or
-  `'eager'`; `math`: `simt`, `tf32`, `f16`, `bf16`; `predictor`: the command's `--model` (a
+  `'float16'`: PyTorch autocast), `'int8'` (also `'i8'`; with `runtime='tensorrt'` only), or a
+  torch dtype (`torch.float16`); `runtime`: `'graph'`, `'eager'`, `'compile'` or `'tensorrt'`; `math`: `simt`, `tf32`, `f16`, `bf16`; `predictor`: the command's `--model` (a
   shipped bundle name or a bundle FILE.json).
 - `budget_ms`, `target_ips`, `max_batch`: compare's targets and the largest batch that fits in
   memory and meets them (docs/predict.md, "The largest batch").
