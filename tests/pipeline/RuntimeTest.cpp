@@ -1,6 +1,7 @@
 // The runtimes of pipeline/Prediction.h: their names, and what torch.compile's pass structure
 // (Runtime::Compile, hardware::PassStructure::Inductor) charges on a real network against eager
 // PyTorch's: fewer kernels, nothing at memory latency, less host time.
+#include "pipeline/Documents.h"
 #include "pipeline/NetworkAnalysis.h"
 #include "pipeline/Prediction.h"
 
@@ -90,4 +91,18 @@ TEST_CASE("runtimes: compile fuses each convolution's tail into one kernel, noth
     CHECK(C.kernels <= E.kernels);
   }
   CHECK(LatencyBound > 10);
+}
+
+TEST_CASE("runtimes: every compile prediction says how far it was validated") {
+  pipeline::PredictRequest R;
+  R.network.input = "lenet5";
+  R.network.progress = [](size_t, size_t) {};
+  R.gpu = "rtx4090";
+  R.runtime = "compile";
+  auto O = pipeline::predictNetwork(R);
+  REQUIRE_MESSAGE(O, support::errorText(O));
+  bool Says = false;
+  for (const std::string &W : O->prediction.warnings)
+    Says |= W.find("the compile runtime is validated on one GPU") != std::string::npos;
+  CHECK(Says);
 }
