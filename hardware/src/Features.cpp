@@ -11,7 +11,7 @@ namespace {
 
 /// One launch's features, in featureNames() order (without the group-level ones).
 std::vector<double> launchFeatures(const LaunchWork &W, const LaunchBound &B, const GpuSpec &Gpu,
-                                   bool OnTensor) {
+                                   const Execution &E, bool OnTensor) {
   const analyzer::KernelProfile &P = W.profile;
   std::vector<double> F;
   for (size_t R = 0; R < NumResources; ++R)
@@ -41,6 +41,12 @@ std::vector<double> launchFeatures(const LaunchWork &W, const LaunchBound &B, co
   F.push_back(Warp > 0 ? double(P.threadInstructionsTotal()) / (32 * Warp) : 0);
   const double L2 = Gpu.l2MB * 1024 * 1024;
   F.push_back(std::log2(std::max(double(W.footprintBytes), 1024.0) / L2));
+  // A framework's batched GEMM: how much more than an even spread its library's tiles put on
+  // the busiest SM (libraryTileShare; 0 = none, as for every other launch).
+  const bool Batched = E.impl == Implementation::Framework && W.gemm.known() &&
+                       W.gemm.batch > 1 && kindFamily(W.kind) == KindFamily::Gemm;
+  F.push_back(Batched ? std::log2(std::max(libraryTileShare(W.gemm, Gpu.smCount) * Gpu.smCount, 1.0))
+                      : 0);
   const size_t Family = static_cast<size_t>(kindFamily(W.kind));
   for (size_t K = 0; K < NumKindFamilies; ++K)
     F.push_back(K == Family ? 1 : 0);
@@ -56,7 +62,7 @@ std::vector<std::string> names() {
   for (const char *Name : {"share_latency", "share_unfused", "log2_waves", "tail_fill", "occupancy",
                            "warps_per_scheduler", "log2_busy_cycles", "log2_compute_over_memory",
                            "sectors_per_request", "bank_conflicts_per_request", "divergence",
-                           "lane_utilisation", "log2_footprint_over_l2"})
+                           "lane_utilisation", "log2_footprint_over_l2", "log2_tile_waste"})
     N.push_back(Name);
   for (size_t K = 0; K < NumKindFamilies; ++K)
     N.push_back("kind_" + std::string(kindFamilyName(static_cast<KindFamily>(K))));
@@ -87,7 +93,7 @@ GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec 
   for (const LaunchWork &W : Launches) {
     LaunchBound B = bound(W, Gpu, E);
     bool OnTensor = B.ms[size_t(Resource::Tensor)] > 0;
-    std::vector<double> F = launchFeatures(W, B, Gpu, OnTensor);
+    std::vector<double> F = launchFeatures(W, B, Gpu, E, OnTensor);
     assert(F.size() == PerLaunch && "feature list and names disagree");
     for (size_t I = 0; I < PerLaunch; ++I)
       Sum[I] += B.boundMs * F[I];

@@ -193,6 +193,20 @@ void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E
 
 } // namespace
 
+double libraryTileShare(const GemmShape &G, double Sms) {
+  if (!G.known())
+    return 0;
+  constexpr double Tiles[][2] = {{128, 128}, {128, 64}, {64, 64}, {128, 32}, {32, 128}};
+  double Best = 0;
+  for (const auto &[Tm, Tn] : Tiles) {
+    const double Ctas = G.batch * std::ceil(G.m / Tm) * std::ceil(G.n / Tn);
+    const double Busiest = std::ceil(Ctas / Sms) * Tm * Tn; // output elements, K each
+    Best = Best == 0 ? Busiest : std::min(Best, Busiest);
+  }
+  // Never below an even spread of the real work.
+  return std::max(Best / (G.batch * G.m * G.n), 1 / Sms);
+}
+
 bool usesTensorCores(const LaunchWork &W, const Execution &E) {
   const LaunchKind *K = findLaunchKind(W.kind);
   if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt || !K ||

@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <functional>
@@ -21,8 +22,9 @@ using Json = nlohmann::json;
 using OJson = nlohmann::ordered_json;
 
 /// Identifies the file format; bump when the layout changes. Format 1 had no framework passes
-/// per launch: its merge gave PyTorch's rows without them, so it is refused.
-constexpr int ShardFormat = 2;
+/// per launch, format 2 no GEMM shape: their merge would give other features than a
+/// one-process run, so they are refused.
+constexpr int ShardFormat = 3;
 
 std::optional<size_t> positive(std::string_view Text) {
   size_t V = 0;
@@ -98,6 +100,7 @@ OJson analysisJson(const NetworkAnalysis &A) {
                         {"registers", L.profile.registersPerThread},
                         {"static_shared_bytes", L.profile.staticSharedBytes},
                         {"framework", passesJson(L.framework)},
+                        {"gemm", {L.gemm.batch, L.gemm.m, L.gemm.n, L.gemm.k}},
                         {"counts", AnalysisCache::profileLine(L.profile)}});
   return {{"network", A.network},
           {"batch", A.batch},
@@ -135,6 +138,8 @@ NetworkAnalysis readAnalysis(const Json &J) {
     R.footprintBytes = L.at("footprint_bytes").get<uint64_t>();
     R.macs = L.at("macs").get<int64_t>();
     R.framework = readPasses(L.at("framework"));
+    const auto G = L.at("gemm").get<std::array<double, 4>>();
+    R.gemm = {G[0], G[1], G[2], G[3]};
   }
   return A;
 }
@@ -188,9 +193,10 @@ struct ShardFile {
 };
 
 ShardFile readShardJson(const std::string &Path, const Json &J) {
-  if (J.is_object() && J.value("ptxcast_dataset_shard", 0) == 1)
-    throw std::runtime_error("a shard of format 1, from an older ptxcast that did not store "
-                             "PyTorch's passes per launch: run its shard again");
+  if (const int Old = J.is_object() ? J.value("ptxcast_dataset_shard", 0) : 0; Old == 1 || Old == 2)
+    throw std::runtime_error(fmt::format("a shard of format {}, from an older ptxcast that did not "
+                                         "store {} per launch: run its shard again",
+                                         Old, Old == 1 ? "PyTorch's passes" : "the GEMM shape"));
   if (!J.is_object() || J.value("ptxcast_dataset_shard", 0) != ShardFormat)
     throw std::runtime_error(
         fmt::format("not a ptxcast dataset shard file (format {})", ShardFormat));

@@ -130,6 +130,34 @@ hardware::FrameworkPasses frameworkPassesOf(const corpus::Network &Net,
   return F;
 }
 
+/// Layer L as a GEMM (hardware::GemmShape): a convolution of one group as an implicit GEMM (rows
+/// the output pixels, columns the output channels), a dense layer, a batched matmul; each output
+/// element takes macs / outputs multiply-adds. Unknown for any other layer.
+hardware::GemmShape gemmShapeOf(const corpus::Layer &L) {
+  const double Out = double(corpus::elementCount(L.shape));
+  if (Out <= 0 || L.macs <= 0 || L.shape.size() < 2)
+    return {};
+  const double K = double(L.macs) / Out;
+  switch (L.kind) {
+  case corpus::LayerKind::Conv: {
+    const auto &A = std::get<corpus::ConvAttrs>(L.attrs);
+    if (A.groups != 1)
+      return {};
+    return {1, Out / double(A.outChannels), double(A.outChannels), K};
+  }
+  case corpus::LayerKind::Dense: {
+    const double N = double(std::get<corpus::DenseAttrs>(L.attrs).outFeatures);
+    return {1, Out / N, N, K};
+  }
+  case corpus::LayerKind::MatMul: {
+    const double M = double(L.shape[L.shape.size() - 2]), N = double(L.shape.back());
+    return {Out / (M * N), M, N, K};
+  }
+  default:
+    return {};
+  }
+}
+
 /// The static resources (estimated registers, static shared memory) of each launch's kernel,
 /// which the analysis cache does not store: they follow from the PTX alone.
 support::MaybeError fillResources(const corpus::Workload &W, NetworkAnalysis &Out) {
@@ -240,6 +268,7 @@ std::vector<hardware::LaunchWork> NetworkAnalysis::work() const {
     W.macs = double(L.macs);
     W.fusedLayers = L.layers.empty() ? 0 : uint32_t(L.layers.size() - 1);
     W.framework = L.framework;
+    W.gemm = L.gemm;
   }
   return Out;
 }
@@ -271,6 +300,8 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
     Rec.footprintBytes = footprint(Bytes, {&L});
     Rec.macs = L.macs;
     Rec.framework = frameworkPassesOf(Net, ByName, L.layers, Lower.dtype);
+    if (auto It = ByName.find(L.layers.empty() ? "" : L.layers.front()); It != ByName.end())
+      Rec.gemm = gemmShapeOf(Net.layer(It->second));
   }
   Out.footprintBytes = footprint(Bytes, All);
   Out.memory = networkMemory(Net);

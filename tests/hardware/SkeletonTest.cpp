@@ -425,3 +425,36 @@ TEST_CASE("features: names, shares of the bound, and bound-weighted averages ove
   CHECK(Get(Two, "kind_eltwise") == doctest::Approx(Ws / (Wb + Ws)));
   CHECK(Two.launches.size() == 2);
 }
+
+TEST_CASE("library tiles: few or ragged tiles leave SMs idle; a large GEMM spreads evenly") {
+  // A bmm of (3 x 26 x 1020) by (1020 x 12): three one-tile products on an A100's 108 SMs. The
+  // busiest SM computes a whole 64x64 (or 128x32) tile, 4.4x the product's real work.
+  const GemmShape Small{3, 26, 12, 1020};
+  CHECK(libraryTileShare(Small, 108) == doctest::Approx(64.0 * 64 / (3 * 26 * 12)));
+  // 4096^3: 2,048 tiles of 128x64 in 19 rounds of 108 SMs, 0.2 % over an even spread (1,024
+  // of 128x128 would take 10 rounds, 5 % over).
+  const GemmShape Large{1, 4096, 4096, 4096};
+  CHECK(libraryTileShare(Large, 108) * 108 ==
+        doctest::Approx(19.0 * 128 * 64 * 108 / (4096.0 * 4096)));
+  CHECK(libraryTileShare(Large, 108) >= 1.0 / 108);
+  CHECK(libraryTileShare(GemmShape{}, 108) == 0);
+  // As a feature: log2 of the busiest SM's share over an even spread, for a framework's bmm only.
+  GpuSpec A100 = catalogGpu("a100-40gb-sxm");
+  LaunchWork W = launch(1000, 1, "bmm_gemm");
+  W.macs = 3.0 * 26 * 12 * 1020;
+  auto Waste = [&](const LaunchWork &L, Implementation I) {
+    const Execution E{MathMode::Simt, I, false};
+    for (const auto &[Name, V] : groupFeatures({&L, 1}, A100, E).features)
+      if (Name == "log2_tile_waste")
+        return V;
+    FAIL("no log2_tile_waste feature");
+    return -1.0;
+  };
+  CHECK(Waste(W, Implementation::Framework) == 0); // shape unknown
+  W.gemm = Small;
+  CHECK(Waste(W, Implementation::Framework) ==
+        doctest::Approx(std::log2(libraryTileShare(Small, 108) * 108)));
+  CHECK(Waste(W, Implementation::Ptxcast) == 0); // ptxcast's own kernel: its counts say it
+  W.gemm = GemmShape{1, 26, 12, 1020};           // one product: split-K fills the SMs
+  CHECK(Waste(W, Implementation::Framework) == 0);
+}

@@ -122,7 +122,7 @@ std::vector<std::string> expectedHeader() {
   for (const char *F : {"share_latency", "share_unfused", "log2_waves", "tail_fill", "occupancy",
                         "warps_per_scheduler", "log2_busy_cycles", "log2_compute_over_memory",
                         "sectors_per_request", "bank_conflicts_per_request", "divergence",
-                        "lane_utilisation", "log2_footprint_over_l2"})
+                        "lane_utilisation", "log2_footprint_over_l2", "log2_tile_waste"})
     H.push_back(F);
   for (const std::string &K : Kinds)
     H.push_back("kind_" + K);
@@ -319,6 +319,10 @@ TEST_CASE("dataset neusight: linear, bmm and every (b, h) operator give a row of
   checkOneLaunch(T, B, "gemm");
   CHECK(T.num(B, "log2_footprint_over_l2") ==
         doctest::Approx(log2FootprintOverL2(4.0 * (2 * 5 * 13 + 2 * 13 * 7 + 2 * 5 * 7), 6)));
+  // Two one-tile products on the V100's 80 SMs: each computes a whole 64x64 tile for its 5x7
+  // outputs (hardware::libraryTileShare); the linear layer, a single product, has no such waste.
+  CHECK(T.num(B, "log2_tile_waste") == doctest::Approx(std::log2(64.0 * 64 / (2 * 5 * 7) * 80)));
+  CHECK(T.num(L, "log2_tile_waste") == 0);
 
   // (4, 64) tensors of 1 KiB on the T4 (4 MB of L2): unary and scalar operators touch input
   // and output, binary ones a second input, layer norm its weight and bias as well.

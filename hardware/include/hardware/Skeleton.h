@@ -108,6 +108,25 @@ struct FrameworkPasses {
 /// One launch, independent of any GPU: the analyzer's counts (with the kernel's estimated
 /// registers per thread and static shared memory; registers 0 = unknown, occupancy then ignores
 /// them) plus what the lowering knows.
+/// The matrix product a GEMM-like layer is (a convolution as an implicit GEMM, a dense layer, a
+/// batched matmul): `batch` independent products of (m x k) by (k x n). All 0 when unknown.
+struct GemmShape {
+  double batch = 0, m = 0, n = 0, k = 0;
+  bool known() const { return batch > 0 && m > 0 && n > 0 && k > 0; }
+};
+
+/// The busiest SM's multiply-adds when a library runs the GEMM G on `Sms` SMs, as a multiple of
+/// G's own: a cuBLAS/cuDNN kernel gives each CTA a whole output tile (its rows and columns
+/// padded to the tile) and the SMs take the CTAs in turn, so a product of few or ragged tiles
+/// leaves SMs idle and computes padding. A framework's batched matmul gives it to the learners as
+/// the feature log2_tile_waste (Features.h; docs/cross-gpu.md): a single product of few tiles
+/// (a convolution, a dense layer) the library splits along K across CTAs (split-K), which keeps
+/// the SMs busy. The library is taken to pick, of the tiles its FP32
+/// and tensor-core kernels use (128x128, 128x64, 64x64, 128x32, 32x128), the one that finishes
+/// first. 0 when G is unknown. NeuSight's operator profiles show the effect: a bmm of (3 x 26 x
+/// 1020) by (1020 x 12) takes 0.38 ms on an A100, one 128x128 tile per batch entry on 3 SMs.
+double libraryTileShare(const GemmShape &G, double Sms);
+
 struct LaunchWork {
   analyzer::KernelProfile profile;
   std::string kind;            ///< the lowering's strategy, e.g. "conv_implicit_gemm"
@@ -118,6 +137,7 @@ struct LaunchWork {
   /// graph-captured PyTorch) launches each again and passes the output through DRAM again.
   uint32_t fusedLayers = 0;
   FrameworkPasses framework; ///< what a framework runs around the launch's layers
+  GemmShape gemm;            ///< the launch's first layer as a GEMM, when it is GEMM-like
 };
 
 /// Which of FrameworkPasses a framework runs around its library kernels.

@@ -60,6 +60,7 @@ struct LaunchRecord {
   uint64_t footprintBytes = 0;         ///< bytes of the distinct buffers this launch uses
   int64_t macs = 0;                    ///< multiply-adds of the layers it computes
   hardware::FrameworkPasses framework; ///< what PyTorch runs around the launch's layers
+  hardware::GemmShape gemm;            ///< its first layer as a GEMM, when it is GEMM-like
 };
 
 /// The analysed network.
