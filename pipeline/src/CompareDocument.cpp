@@ -13,9 +13,12 @@ namespace {
 
 using OJson = nlohmann::ordered_json;
 
-/// Expands "all" and checks every name before any analysis runs.
+/// Expands "all" and checks every name before any analysis runs. "all" leaves out, into LeftOut,
+/// the catalog GPUs that cannot run the request's dtype (int8 before compute capability 6.1); a
+/// GPU named so is an error instead.
 support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareRequest &R,
-                                                          const hardware::GpuCatalog &Catalog) {
+                                                          const hardware::GpuCatalog &Catalog,
+                                                          std::vector<std::string> &LeftOut) {
   if (R.models.size() == 1 && R.models[0] == "all") {
     R.models.clear();
     for (const corpus::ZooModel &M : corpus::zooModels())
@@ -25,8 +28,11 @@ support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareRequest &R,
     if (I >= R.modelBytes.size() || R.modelBytes[I].empty())
       if (auto E = checkModelName(R.models[I]))
         return *E;
-  if (R.gpus.size() == 1 && R.gpus[0] == "all")
-    R.gpus = Catalog.names();
+  if (R.gpus.size() == 1 && R.gpus[0] == "all") {
+    R.gpus.clear();
+    for (const hardware::GpuSpec &G : Catalog.gpus())
+      (checkDtype(R.dtype, Runtime::Engine, &G) ? LeftOut : R.gpus).push_back(G.name);
+  }
   R.gpus.insert(R.gpus.end(), R.gpuSpecs.begin(), R.gpuSpecs.end());
   std::vector<hardware::GpuSpec> Gpus;
   for (const std::string &Name : R.gpus) {
@@ -94,7 +100,8 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
   auto Catalog = hardware::GpuCatalog::builtin();
   if (!Catalog)
     return Catalog.error();
-  auto Gpus = resolve(R, *Catalog);
+  std::vector<std::string> LeftOut;
+  auto Gpus = resolve(R, *Catalog, LeftOut);
   if (!Gpus)
     return Gpus.error();
   // Several runtimes side by side ("eager,graph,tensorrt"): the whole matrix once per runtime.
@@ -131,8 +138,8 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
   }
   if (R.progress)
     R.progress(Analyses, Analyses, "", 0);
-  return CompareResult{std::move(R),     Runtimes.front(), std::move(*P),
-                       std::move(Cells), Analyses,         Runtimes.size() > 1};
+  return CompareResult{std::move(R), Runtimes.front(),    std::move(*P),     std::move(Cells),
+                       Analyses,     Runtimes.size() > 1, std::move(LeftOut)};
 }
 
 std::vector<std::string> splitRuntimes(const std::string &List) {
@@ -183,6 +190,7 @@ OJson compareJson(const CompareResult &C) {
           {"target_ips", R.targetIps > 0 ? OJson(R.targetIps) : OJson(nullptr)},
           {"max_batch", R.maxBatch},
           {"analyses", C.analyses},
+          {"left_out", C.leftOut},
           {"results", Rows}};
 }
 

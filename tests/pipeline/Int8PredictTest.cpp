@@ -5,6 +5,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 namespace {
@@ -63,4 +64,27 @@ TEST_CASE("int8: refused under PyTorch's runtimes and on GPUs without dp4a") {
   REQUIRE(!P100);
   CHECK(support::errorText(P100).find("the p100-pcie-16gb is 6.0") != std::string::npos);
   CHECK(!pipeline::checkDtype("f16", pipeline::Runtime::Eager));
+}
+
+TEST_CASE("int8: compare --gpus all leaves out the GPUs that cannot run it, and says which") {
+  pipeline::CompareRequest R;
+  R.models = {"lenet5"};
+  R.gpus = {"all"};
+  R.dtype = "int8";
+  R.runtime = "tensorrt";
+  auto C = pipeline::compareNetworks(R);
+  REQUIRE_MESSAGE(C, support::errorText(C));
+  CHECK(std::find(C->leftOut.begin(), C->leftOut.end(), "p100-pcie-16gb") != C->leftOut.end());
+  for (const pipeline::CompareCell &Cell : C->cells) {
+    CHECK(Cell.prediction.gpu.computeCapability >= 6.1);
+    CHECK(std::find(C->leftOut.begin(), C->leftOut.end(), Cell.prediction.gpu.name) ==
+          C->leftOut.end());
+  }
+  R.gpus = {"p100"}; // named: an error, not a silent omission
+  CHECK(!pipeline::compareNetworks(R));
+  R.gpus = {"all"};
+  R.dtype = "f32"; // every GPU runs f32
+  auto F = pipeline::compareNetworks(R);
+  REQUIRE(F);
+  CHECK(F->leftOut.empty());
 }

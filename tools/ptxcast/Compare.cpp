@@ -10,6 +10,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/core.h>
+#include <fmt/ranges.h>
 
 #include <memory>
 #include <unistd.h>
@@ -90,6 +91,10 @@ void printFooter(const CompareResult &M) {
     fmt::print("{} of {} predictions carry other warnings: outside the training data, "
                "host-bound, ... (see --format json or `ptxcast predict`)\n",
                Warned, N);
+  if (!M.leftOut.empty())
+    fmt::print("left out of --gpus all: {} ({} needs compute capability 6.1 or newer: dp4a or "
+               "int8 tensor cores)\n",
+               fmt::join(M.leftOut, ", "), M.request.dtype);
 }
 
 /// The gpu column: the GPU, and its runtime when the matrix has several.

@@ -102,6 +102,9 @@ struct CompareResult {
   /// The request named several runtimes (`--runtime eager,graph,tensorrt`); `settings` is the
   /// first one's, each cell's prediction says its own.
   bool severalRuntimes = false;
+  /// Catalog GPUs `--gpus all` left out: they cannot run the dtype (int8 needs compute
+  /// capability 6.1, checkDtype).
+  std::vector<std::string> leftOut;
 
   bool hasTargets() const { return request.budgetMs > 0 || request.targetIps > 0; }
   /// Whether a cell is within the budget (false when there is none).
