@@ -30,8 +30,7 @@ std::vector<double> launchFeatures(const LaunchWork &W, const LaunchBound &B, co
   F.push_back(std::log2((B.computeMs + Tiny) / (B.memoryMs + Tiny)));
   const double Requests =
       double(P.globalLoadRequests + P.globalStoreRequests + P.globalAtomicRequests);
-  const double Sectors =
-      double(P.globalLoadSectors + P.globalStoreSectors + P.globalAtomicSectors);
+  const double Sectors = double(P.globalLoadSectors + P.globalStoreSectors + P.globalAtomicSectors);
   F.push_back(Requests > 0 ? Sectors / Requests / 4 : 0);
   const double Shared =
       double(P.sharedLoadRequests + P.sharedStoreRequests + P.sharedAtomicRequests);
@@ -43,13 +42,13 @@ std::vector<double> launchFeatures(const LaunchWork &W, const LaunchBound &B, co
   F.push_back(std::log2(std::max(double(W.footprintBytes), 1024.0) / L2));
   // A framework's batched GEMM: how much more than an even spread its library's tiles put on
   // the busiest SM (libraryTileShare; 0 = none, as for every other launch).
-  const bool Batched = E.impl == Implementation::Framework && W.gemm.known() &&
-                       W.gemm.batch > 1 && kindFamily(W.kind) == KindFamily::Gemm;
-  F.push_back(Batched ? std::log2(std::max(libraryTileShare(W.gemm, Gpu.smCount) * Gpu.smCount, 1.0))
-                      : 0);
-  const size_t Family = static_cast<size_t>(kindFamily(W.kind));
+  const KindFamily Family = kindFamily(W.kind);
+  const bool Batched = E.impl == Implementation::Framework && W.gemm.known() && W.gemm.batch > 1 &&
+                       Family == KindFamily::Gemm;
+  F.push_back(
+      Batched ? std::log2(std::max(libraryTileShare(W.gemm, Gpu.smCount) * Gpu.smCount, 1.0)) : 0);
   for (size_t K = 0; K < NumKindFamilies; ++K)
-    F.push_back(K == Family ? 1 : 0);
+    F.push_back(K == static_cast<size_t>(Family) ? 1 : 0);
   F.push_back(OnTensor ? 1 : 0);
   return F;
 }

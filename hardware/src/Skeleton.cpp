@@ -31,8 +31,7 @@ std::string_view mathModeName(MathMode M) {
 }
 
 support::Expected<MathMode> parseMathMode(std::string_view Name) {
-  for (MathMode M :
-       {MathMode::Simt, MathMode::Tf32, MathMode::F16, MathMode::Bf16, MathMode::Int8})
+  for (MathMode M : {MathMode::Simt, MathMode::Tf32, MathMode::F16, MathMode::Bf16, MathMode::Int8})
     if (Name == mathModeName(M))
       return M;
   return support::Error("unknown math mode '" + std::string(Name) +
@@ -45,6 +44,22 @@ MathMode defaultMathMode(std::string_view Dtype, double Cc) {
   if (Dtype == "f16")
     return Cc >= 7.0 ? MathMode::F16 : MathMode::Simt;
   return Cc >= 8.0 ? MathMode::Tf32 : MathMode::Simt;
+}
+
+double tensorPeak(const GpuSpec &Gpu, MathMode M) {
+  switch (M) {
+  case MathMode::Tf32:
+    return Gpu.tensor.tf32;
+  case MathMode::F16:
+    return Gpu.tensor.fp16;
+  case MathMode::Bf16:
+    return Gpu.tensor.bf16;
+  case MathMode::Int8:
+    return Gpu.tensor.int8;
+  case MathMode::Simt:
+    return 0;
+  }
+  return 0;
 }
 
 std::string_view kindFamilyName(KindFamily F) {
@@ -89,19 +104,7 @@ namespace {
 /// (ArchLimits::mmaSyncShare).
 double tensorTflops(const GpuSpec &Gpu, MathMode M, Implementation I) {
   const double Share = I == Implementation::Framework ? 1.0 : Gpu.limits.mmaSyncShare();
-  switch (M) {
-  case MathMode::Tf32:
-    return Gpu.tensor.tf32 * Share;
-  case MathMode::F16:
-    return Gpu.tensor.fp16 * Share;
-  case MathMode::Bf16:
-    return Gpu.tensor.bf16 * Share;
-  case MathMode::Int8: // TOPS: two operations per multiply-add, as the TFLOPS
-    return Gpu.tensor.int8 * Share;
-  case MathMode::Simt:
-    return 0;
-  }
-  return 0;
+  return tensorPeak(Gpu, M) * Share;
 }
 
 double ctasOf(const analyzer::KernelProfile &P) {
@@ -126,10 +129,10 @@ double leadingPassMs(const FrameworkPasses &F, const GpuSpec &Gpu, double DramBy
 }
 
 /// The launch latency of W and the kernels eager PyTorch runs apart from it (unfusedMs,
-/// latencyMs; PassStructure::Eager). A framework runs each fused layer as a kernel of its own, after this one: a
-/// launch that reads and writes the output once more; so is a convolution's bias add. Around a
-/// tensor-core convolution it transposes input and weights to NHWC and the output back
-/// (OnTensor), each tensor read and written once. The passes that run one element per thread
+/// latencyMs; PassStructure::Eager). A framework runs each fused layer as a kernel of its own,
+/// after this one: a launch that reads and writes the output once more; so is a convolution's bias
+/// add. Around a tensor-core convolution it transposes input and weights to NHWC and the output
+/// back (OnTensor), each tensor read and written once. The passes that run one element per thread
 /// (LaunchWork::latencyBoundElements, the transposes) take passSeconds; the others stream at
 /// the memory bandwidth. Under autocast the framework also casts the fp32 parameters (and input)
 /// of the launch's convolutions and dense layers to fp16 first, a kernel per tensor reading 4
@@ -160,8 +163,7 @@ void eagerKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, b
 /// other launch (pointwise, pool, reduction) is one generated kernel, its fused layers in it.
 /// Activations stay channels-last, so no transposes; autocast's weight casts remain, a kernel
 /// per weight, while a convolution bias is read in fp32 by the bias add.
-void inductorKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E,
-                     LaunchBound &B) {
+void inductorKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, LaunchBound &B) {
   const FrameworkPasses &F = W.framework;
   const LaunchKind *K = findLaunchKind(W.kind);
   const bool Library = K && K->library != MathLibrary::None;

@@ -16,9 +16,8 @@ using OJson = nlohmann::ordered_json;
 /// Expands "all" and checks every name before any analysis runs. "all" leaves out, into LeftOut,
 /// the catalog GPUs that cannot run the request's dtype (int8 before compute capability 6.1); a
 /// GPU named so is an error instead.
-support::Expected<std::vector<hardware::GpuSpec>> resolve(CompareRequest &R,
-                                                          const hardware::GpuCatalog &Catalog,
-                                                          std::vector<std::string> &LeftOut) {
+support::Expected<std::vector<hardware::GpuSpec>>
+resolve(CompareRequest &R, const hardware::GpuCatalog &Catalog, std::vector<std::string> &LeftOut) {
   if (R.models.size() == 1 && R.models[0] == "all") {
     R.models.clear();
     for (const corpus::ZooModel &M : corpus::zooModels())
@@ -79,8 +78,8 @@ NetworkRequest compareNetworkRequest(const CompareRequest &R, size_t Model, int6
   return N;
 }
 
-support::Expected<std::vector<GpuPrediction>>
-CompareContext::predict(size_t Model, int64_t Batch, size_t Total) {
+support::Expected<std::vector<GpuPrediction>> CompareContext::predict(size_t Model, int64_t Batch,
+                                                                      size_t Total) {
   if (request.progress)
     request.progress(analyses, Total, request.models[Model], Batch);
   const bool Engine = settings.runtime == Runtime::Engine;
@@ -110,10 +109,8 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
     auto S = predictSettings(Name, R.math, R.host, &*Catalog);
     if (!S)
       return S.error();
-    S->breakdown = false; // a cell shows the network's total only
-    if (auto E = checkDtype(R.dtype, S->runtime))
-      return *E;
-    for (const hardware::GpuSpec &Gpu : *Gpus)
+    S->breakdown = false;                      // a cell shows the network's total only
+    for (const hardware::GpuSpec &Gpu : *Gpus) // the dtype under this runtime, on each GPU
       if (auto E = checkDtype(R.dtype, S->runtime, &Gpu))
         return *E;
     Runtimes.push_back(*S);

@@ -193,11 +193,13 @@ struct ShardFile {
 };
 
 ShardFile readShardJson(const std::string &Path, const Json &J) {
-  if (const int Old = J.is_object() ? J.value("ptxcast_dataset_shard", 0) : 0; Old == 1 || Old == 2)
+  const int Format = J.is_object() ? J.value("ptxcast_dataset_shard", 0) : 0;
+  if (Format == 1 || Format == 2)
     throw std::runtime_error(fmt::format("a shard of format {}, from an older ptxcast that did not "
                                          "store {} per launch: run its shard again",
-                                         Old, Old == 1 ? "PyTorch's passes" : "the GEMM shape"));
-  if (!J.is_object() || J.value("ptxcast_dataset_shard", 0) != ShardFormat)
+                                         Format,
+                                         Format == 1 ? "PyTorch's passes" : "the GEMM shape"));
+  if (Format != ShardFormat)
     throw std::runtime_error(
         fmt::format("not a ptxcast dataset shard file (format {})", ShardFormat));
   ShardFile F;

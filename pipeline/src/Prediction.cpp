@@ -177,22 +177,17 @@ hardware::MathMode mathFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gp
                            const PredictSettings &S) {
   hardware::MathMode M =
       S.math ? *S.math : hardware::defaultMathMode(N.dtype, Gpu.computeCapability);
-  const double Rate = M == hardware::MathMode::Tf32   ? Gpu.tensor.tf32
-                      : M == hardware::MathMode::F16  ? Gpu.tensor.fp16
-                      : M == hardware::MathMode::Bf16 ? Gpu.tensor.bf16
-                      : M == hardware::MathMode::Int8 ? Gpu.tensor.int8
-                                                      : 1;
-  return Rate > 0 ? M : hardware::MathMode::Simt;
+  return hardware::tensorPeak(Gpu, M) > 0 ? M : hardware::MathMode::Simt;
 }
 
 /// How the runtime runs the network's launches on Gpu: PyTorch's kernels (under autocast for
 /// f16), or an engine's, which are ptxcast's own (their PTX says where tensor cores run).
 hardware::Execution executionFor(const NetworkAnalysis &N, const hardware::GpuSpec &Gpu,
                                  const PredictSettings &S) {
-  if (S.runtime == Runtime::Engine)
-    return {mathFor(N, Gpu, S), hardware::Implementation::Framework, false, N.dtype == "int8"};
+  const bool Engine = S.runtime == Runtime::Engine;
   hardware::Execution E{mathFor(N, Gpu, S), hardware::Implementation::Framework,
-                        N.dtype == "f16"};
+                        N.dtype == "f16" && !Engine};
+  E.int8 = Engine && N.dtype == "int8";
   if (S.runtime == Runtime::Compile)
     E.passes = hardware::PassStructure::Inductor;
   return E;
@@ -335,9 +330,9 @@ public:
   support::Expected<std::pair<double, std::string>> floorOf(const hardware::GpuSpec &Gpu,
                                                             const Learned &L) {
     std::pair<double, std::string> Floor{L.gpuMs, ""};
+    // An int8 network also reads the int8 tensor rate, and needs a GPU that runs int8 at all.
+    const bool Int8 = N.dtype == "int8";
     for (const hardware::GpuSpec &Y : Catalog.gpus()) {
-      // An int8 network also reads the int8 tensor rate, and needs a GPU that runs int8 at all.
-      const bool Int8 = N.dtype == "int8";
       if (!hardware::dominates(Gpu, Y) ||
           (Int8 && (Gpu.tensor.int8 < Y.tensor.int8 || checkDtype(N.dtype, S.runtime, &Y))))
         continue;
@@ -375,16 +370,25 @@ private:
 
 } // namespace
 
+/// The oldest compute capability with dp4a, which int8 needs.
+constexpr double Int8ComputeCapability = 6.1;
+
+std::string dtypeRequirement(const std::string &Dtype) {
+  if (Dtype != "int8")
+    return "";
+  return fmt::format("dp4a or int8 tensor cores, compute capability {} or newer",
+                     Int8ComputeCapability);
+}
+
 support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardware::GpuSpec *Gpu) {
   if (Dtype != "int8")
     return std::nullopt;
   if (R != Runtime::Engine)
     return support::Error("--dtype int8 is an inference engine's precision: use --runtime "
                           "tensorrt (PyTorch runs no int8 convolutions on the GPU)");
-  if (Gpu && Gpu->computeCapability < 6.1)
-    return support::Error(fmt::format("--dtype int8 needs dp4a or int8 tensor cores (compute "
-                                      "capability 6.1 or newer); the {} is {:.1f}",
-                                      Gpu->name, Gpu->computeCapability));
+  if (Gpu && Gpu->computeCapability < Int8ComputeCapability)
+    return support::Error(fmt::format("--dtype int8 needs {}; the {} is {:.1f}",
+                                      dtypeRequirement(Dtype), Gpu->name, Gpu->computeCapability));
   return std::nullopt;
 }
 

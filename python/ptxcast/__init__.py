@@ -87,10 +87,11 @@ def predict(model, gpu, batch=1, dtype=None, image_size=None, runtime=None, *, m
     model: a zoo name (ptxcast.zoo()), an ONNX path or ONNX bytes, or a torch.nn.Module, which
     is exported to ONNX in memory for `input_shape` ((C, H, W); default: the module's own where
     torchvision records one, else (3, 224, 224), said in the warnings) and named `name` (default:
-    its class name). gpu: a catalog name (ptxcast.gpus()) or a GPU spec FILE.json. dtype: 'f32' or
-    'f16' (or a torch dtype). runtime: 'graph', 'eager', 'tensorrt' or 'compile'. math: simt, tf32, f16 or bf16
-    (default: PyTorch's). host: the CPU that launches the kernels under runtime='eager'
-    (`ptxcast gpus --hosts`; default: the GPU's own). predictor: the command's --model, a
+    its class name). gpu: a catalog name (ptxcast.gpus()) or a GPU spec FILE.json. dtype: 'f32',
+    'f16' (or a torch dtype) or 'int8' (runtime='tensorrt' only). runtime: 'graph', 'eager',
+    'tensorrt' or 'compile'. math: simt, tf32, f16 or bf16 (default: PyTorch's). host: the CPU
+    that launches the kernels under runtime='eager' or 'compile' (`ptxcast gpus --hosts`;
+    default: the GPU's own). predictor: the command's --model, a
     shipped bundle name or FILE.json.
     progress: None (a bar on a terminal or in a notebook), True or False."""
     batch = _check_integer("--batch", batch, 1, 4096)

@@ -48,10 +48,10 @@ std::vector<std::pair<fs::file_time_type, fs::path>> newestFirst(const fs::path 
 
 void pruneVersions(const std::string &Dir, std::string_view Prefix, size_t Keep) {
   const fs::path Self(Dir);
-  auto Versions = newestFirst(Self.parent_path(), [&](const fs::directory_entry &E,
-                                                      std::error_code &Ec) {
-    return E.is_directory(Ec) && E.path().filename().string().rfind(Prefix, 0) == 0;
-  });
+  auto Versions =
+      newestFirst(Self.parent_path(), [&](const fs::directory_entry &E, std::error_code &Ec) {
+        return E.is_directory(Ec) && E.path().filename().string().rfind(Prefix, 0) == 0;
+      });
   std::error_code Ec;
   size_t Kept = 0;
   for (const auto &[Time, Path] : Versions) {
@@ -64,12 +64,16 @@ void pruneVersions(const std::string &Dir, std::string_view Prefix, size_t Keep)
 }
 
 void pruneEntries(const std::string &Dir, size_t MaxEntries) {
-  auto Entries = newestFirst(Dir, [](const fs::directory_entry &E, std::error_code &Ec) {
-    return E.is_regular_file(Ec);
-  });
-  if (Entries.size() <= MaxEntries)
-    return;
+  // Every process opening a cache calls this: count first (the directory listing alone), and read
+  // the files' times only when there is something to remove.
   std::error_code Ec;
+  size_t Count = 0;
+  for (const fs::directory_entry &E : fs::directory_iterator(Dir, Ec))
+    Count += E.is_regular_file(Ec);
+  if (Count <= MaxEntries)
+    return;
+  auto Entries = newestFirst(
+      Dir, [](const fs::directory_entry &E, std::error_code &Ec) { return E.is_regular_file(Ec); });
   for (size_t I = MaxEntries / 2; I < Entries.size(); ++I)
     fs::remove(Entries[I].second, Ec);
 }

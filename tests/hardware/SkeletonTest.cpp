@@ -1,8 +1,8 @@
 // The physical skeleton (hardware/Skeleton.h) and the cross-GPU features (hardware/Features.h):
 // occupancy limits, per-resource busy times worked out by hand, tensor-core math modes, and
 // monotonicity in the GPU's resources. Launch counts are synthetic, for mechanics.
-#include "hardware/Features.h"
 #include "hardware/Skeleton.h"
+#include "hardware/Features.h"
 
 #include <doctest/doctest.h>
 
@@ -349,8 +349,8 @@ TEST_CASE("skeleton: under torch.compile pools and batch norms stream and fuse t
   CHECK(C.unfusedMs == 0);
   CHECK(ms(C, Resource::Dram) < ms(E, Resource::Dram));
   CHECK(ms(C, Resource::Dram) ==
-        doctest::Approx(ms(bound(Bn, H100, {MathMode::F16, Implementation::Ptxcast, true}),
-                           Resource::Dram)));
+        doctest::Approx(
+            ms(bound(Bn, H100, {MathMode::F16, Implementation::Ptxcast, true}), Resource::Dram)));
   // A max pool's input is not read at memory latency either.
   LaunchWork Pool = launch(50176, 1, "pool_max");
   Pool.framework.poolInputElements = 64 * 64 * 112 * 112;

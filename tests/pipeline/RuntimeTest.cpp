@@ -21,7 +21,8 @@ TEST_CASE("runtimes: every runtime's name parses back; an unknown one lists them
   CHECK(runtimeName(Runtime::Compile) == "compile");
   auto Bad = parseRuntime("inductor");
   REQUIRE(!Bad);
-  CHECK(Bad.error().message == "unknown runtime 'inductor' (valid: graph, eager, tensorrt, compile)");
+  CHECK(Bad.error().message ==
+        "unknown runtime 'inductor' (valid: graph, eager, tensorrt, compile)");
 }
 
 namespace {

@@ -1,8 +1,8 @@
 // pipeline/UserCaches.h through predictNetwork: a second prediction reads the per-user caches
 // and answers byte for byte the same; a truncated analysis entry is analysed again, never used;
 // PTXCAST_CACHE=off writes nothing.
-#include "pipeline/Documents.h"
 #include "pipeline/UserCaches.h"
+#include "pipeline/Documents.h"
 
 #include <doctest/doctest.h>
 

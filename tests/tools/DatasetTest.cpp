@@ -515,8 +515,7 @@ TEST_CASE("dataset timm: zoo models at the row's batch and size, one analysis pe
   const double Latency3090 = 4950 / 1695e3, Latency4090 = 4950 / 2520e3;
   const double Kernels = T.num(0, "share_latency") * T.num(0, "bound_ms") / Latency3090;
   CHECK(Kernels == doctest::Approx(std::round(Kernels)));
-  CHECK(T.num(1, "share_latency") * T.num(1, "bound_ms") / Latency4090 ==
-        doctest::Approx(Kernels));
+  CHECK(T.num(1, "share_latency") * T.num(1, "bound_ms") / Latency4090 == doctest::Approx(Kernels));
   RunResult A =
       runPtxcast("analyze mobilenetv2-0.35 --batch 2 --image-size 32 --dtype f16 --format json");
   REQUIRE_MESSAGE(A.status == 0, A.err);

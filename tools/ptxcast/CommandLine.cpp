@@ -39,9 +39,10 @@ void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, s
                  "math mode of convolutions and GEMMs: simt, tf32, f16, bf16 (default: what "
                  "PyTorch does: tf32 for f32 on sm_80+, f16 for f16 on sm_70+, else simt)")
       ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}));
-  Cmd.add_option("--host", Host,
-                 "the CPU that launches the kernels, for --runtime eager or compile: x86-server, x86-desktop, "
-                 "grace, jetson-agx-orin, ... (`ptxcast gpus --hosts`; default: the GPU's own)");
+  Cmd.add_option(
+      "--host", Host,
+      "the CPU that launches the kernels, for --runtime eager or compile: x86-server, x86-desktop, "
+      "grace, jetson-agx-orin, ... (`ptxcast gpus --hosts`; default: the GPU's own)");
 }
 
 CLI::Validator integerIn(int64_t Lo, int64_t Hi) {
@@ -61,9 +62,8 @@ CLI::Validator integerIn(int64_t Lo, int64_t Hi) {
 
 void addDtypeOption(CLI::App &Cmd, std::string &Dtype) {
   static const std::map<std::string, std::string> Spellings = {
-      {"f32", "f32"}, {"fp32", "f32"}, {"float", "f32"}, {"float32", "f32"},
-      {"f16", "f16"}, {"fp16", "f16"}, {"half", "f16"},  {"float16", "f16"},
-      {"int8", "int8"}, {"i8", "int8"}};
+      {"f32", "f32"},  {"fp32", "f32"}, {"float", "f32"},   {"float32", "f32"}, {"f16", "f16"},
+      {"fp16", "f16"}, {"half", "f16"}, {"float16", "f16"}, {"int8", "int8"},   {"i8", "int8"}};
   Cmd.add_option("--dtype", Dtype,
                  "element type: f32 (also fp32, float), f16 (also fp16, half: PyTorch "
                  "autocast, fp32 weights cast to fp16 every pass; pure fp16 in an engine) or "

@@ -92,9 +92,8 @@ void printFooter(const CompareResult &M) {
                "host-bound, ... (see --format json or `ptxcast predict`)\n",
                Warned, N);
   if (!M.leftOut.empty())
-    fmt::print("left out of --gpus all: {} ({} needs compute capability 6.1 or newer: dp4a or "
-               "int8 tensor cores)\n",
-               fmt::join(M.leftOut, ", "), M.request.dtype);
+    fmt::print("left out of --gpus all: {} ({} needs {})\n", fmt::join(M.leftOut, ", "),
+               M.request.dtype, pipeline::dtypeRequirement(M.request.dtype));
 }
 
 /// The gpu column: the GPU, and its runtime when the matrix has several.

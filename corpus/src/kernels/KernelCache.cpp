@@ -57,8 +57,7 @@ std::string entryContent(const CompiledKernel &K) {
 }
 
 /// Why a cache file cannot be used, or "" when it holds the kernel for Arch intact.
-std::string entryProblem(const std::string &S, const std::string &Arch,
-                         const std::string &Kernel) {
+std::string entryProblem(const std::string &S, const std::string &Arch, const std::string &Kernel) {
   const size_t Eol = S.find('\n');
   if (Eol == std::string::npos || S.rfind("// ptxcast kernel cache: ", 0) != 0)
     return "not a kernel cache entry";
@@ -83,8 +82,9 @@ std::shared_ptr<const CompiledKernel> readKernel(const std::string &Dir, const s
   Text << In.rdbuf();
   const std::string S = Text.str();
   if (std::string Problem = entryProblem(S, Arch, Kernel); !Problem.empty()) {
-    std::fprintf(stderr, "ptxcast: note: kernel cache entry %s is not used (%s); compiling the "
-                         "kernel again\n",
+    std::fprintf(stderr,
+                 "ptxcast: note: kernel cache entry %s is not used (%s); compiling the "
+                 "kernel again\n",
                  Path.string().c_str(), Problem.c_str());
     return nullptr;
   }
@@ -130,7 +130,9 @@ void writeKernel(const std::string &Dir, const std::string &Arch, const std::str
 
 } // namespace
 
-std::string kernelCacheDir() { return support::userCacheDir(std::string("kernels-") + KernelVersion); }
+std::string kernelCacheDir() {
+  return support::userCacheDir(std::string("kernels-") + KernelVersion);
+}
 
 KernelCache::KernelCache(std::string Directory) : Dir(std::move(Directory)) {
   std::error_code Ec;

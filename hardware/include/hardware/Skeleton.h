@@ -30,6 +30,10 @@ support::Expected<MathMode> parseMathMode(std::string_view Name);
 /// int8 engine does ("int8"): s8 tensor cores on sm_75+, dp4a on the CUDA cores before.
 MathMode defaultMathMode(std::string_view Dtype, double Cc);
 
+/// The GPU's dense tensor peak in math mode M, TFLOPS (TOPS for Int8: two operations per
+/// multiply-add); 0 for Simt and for a mode the GPU has no tensor cores for.
+double tensorPeak(const GpuSpec &Gpu, MathMode M);
+
 /// Whose kernels ran: ptxcast's own lowering (timed with ptxcast-measure), or a framework's
 /// (cuDNN / cuBLAS / PyTorch) for the same layers.
 enum class Implementation : uint8_t { Ptxcast, Framework };

@@ -118,9 +118,13 @@ struct GpuPrediction {
   double imagesPerSecondPerWatt() const { return gpu.tdpW > 0 ? imagesPerSecond() / gpu.tdpW : 0; }
 };
 
+/// What a GPU needs to run networks of `Dtype`, as text ("" when every GPU runs them): int8
+/// needs dp4a or int8 tensor cores (compute capability 6.1+).
+std::string dtypeRequirement(const std::string &Dtype);
+
 /// Nothing when networks of `Dtype` run under the runtime (and on Gpu, when given), else why
-/// not: int8 is an inference engine's precision (Runtime::Engine), on GPUs with dp4a or int8
-/// tensor cores (compute capability 6.1+).
+/// not: int8 is an inference engine's precision (Runtime::Engine), on GPUs that meet
+/// dtypeRequirement.
 support::MaybeError checkDtype(const std::string &Dtype, Runtime R,
                                const hardware::GpuSpec *Gpu = nullptr);
 
