@@ -59,16 +59,15 @@ public:
     return Mean;
   }
 
-  std::string saveState() const override {
+  nlohmann::json saveState() const override {
     nlohmann::json States = nlohmann::json::array();
     for (const auto &M : Members)
-      States.push_back({{"learner", M->name()}, {"state", nlohmann::json::parse(M->saveState())}});
-    return nlohmann::json{{"members", States}}.dump();
+      States.push_back({{"learner", M->name()}, {"state", M->saveState()}});
+    return {{"members", States}};
   }
 
-  support::MaybeError loadState(std::string_view Text) override {
+  support::MaybeError loadState(const nlohmann::json &J) override {
     try {
-      auto J = nlohmann::json::parse(Text);
       const auto &States = J.at("members");
       if (States.size() != Members.size())
         return Error("ensemble state has " + std::to_string(States.size()) + " members, '" + Name +
@@ -76,7 +75,7 @@ public:
       for (size_t I = 0; I < Members.size(); ++I) {
         if (States[I].at("learner").get<std::string>() != Members[I]->name())
           return Error("ensemble state lists its members in another order than '" + Name + "'");
-        if (auto E = Members[I]->loadState(States[I].at("state").dump()))
+        if (auto E = Members[I]->loadState(States[I].at("state")))
           return E;
       }
     } catch (const nlohmann::json::exception &E) {

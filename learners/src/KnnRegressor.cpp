@@ -43,46 +43,45 @@ public:
     assert(X.cols() == Train.cols() && "predict width differs from the fitted width");
     std::vector<double> Out(X.rows());
     std::vector<double> Query(X.cols());
-    std::vector<std::pair<double, size_t>> Dist(Z.rows());
+    std::vector<double> All;                     // one query's distance to every row
+    std::vector<std::pair<double, size_t>> Dist; // and its nearest rows
     for (size_t R = 0; R < X.rows(); ++R) {
       for (size_t C = 0; C < X.cols(); ++C)
         Query[C] = Scaler.apply(X(R, C), C);
-      Out[R] = predictOne(Query, Dist);
+      Out[R] = predictOne(Query, All, Dist);
     }
     return Out;
   }
 
   std::vector<double> featureImportance() const override { return {}; }
 
-  std::string saveState() const override {
+  nlohmann::json saveState() const override {
     nlohmann::json Rows = nlohmann::json::array();
     for (size_t R = 0; R < Train.rows(); ++R) {
       auto Row = Train.row(R);
       Rows.push_back(std::vector<double>(Row.begin(), Row.end()));
     }
-    nlohmann::json J = {{"standardiser", Scaler.toJson()},
-                        {"train_x", Rows},
-                        {"train_y", Target},
-                        {"train_w", RowWeight}};
-    return J.dump();
+    return {{"standardiser", Scaler.toJson()},
+            {"train_x", Rows},
+            {"train_y", Target},
+            {"train_w", RowWeight}};
   }
 
-  support::MaybeError loadState(std::string_view Text) override {
+  support::MaybeError loadState(const nlohmann::json &J) override {
     try {
-      auto J = nlohmann::json::parse(Text);
       auto S = Standardizer::fromJson(J.at("standardiser"));
       Target = J.at("train_y").get<std::vector<double>>();
       RowWeight = J.value("train_w", std::vector<double>(Target.size(), 1.0));
-      Train = Matrix();
-      for (const auto &Row : J.at("train_x")) {
-        auto V = Row.get<std::vector<double>>();
-        if (!S || V.size() != S->mean.size())
-          return Error("knn model state has inconsistent sizes");
-        Train.appendRow(V);
-      }
-      if (!S || Train.rows() != Target.size() || Target.empty() ||
-          RowWeight.size() != Target.size())
+      const nlohmann::json &Rows = J.at("train_x");
+      if (!S || Rows.size() != Target.size() || Target.empty() || RowWeight.size() != Target.size())
         return Error("knn model state has inconsistent sizes");
+      Train = Matrix(Rows.size(), S->mean.size());
+      for (size_t R = 0; R < Rows.size(); ++R) {
+        if (Rows[R].size() != Train.cols())
+          return Error("knn model state has inconsistent sizes");
+        for (size_t C = 0; C < Train.cols(); ++C)
+          Train(R, C) = Rows[R][C].get<double>();
+      }
       Scaler = *S;
     } catch (const nlohmann::json::exception &E) {
       return Error(std::string("bad knn model state: ") + E.what());
@@ -121,17 +120,55 @@ private:
         Z(R, C) = Scaler.apply(Train(R, C), C);
   }
 
-  double predictOne(const std::vector<double> &Query,
-                    std::vector<std::pair<double, size_t>> &Dist) const {
-    for (size_t I = 0; I < Z.rows(); ++I) {
-      double D = 0;
-      auto Row = Z.row(I);
-      for (size_t C = 0; C < Query.size(); ++C)
-        D += (Row[C] - Query[C]) * (Row[C] - Query[C]);
-      Dist[I] = {D, I};
+  /// The K nearest training rows to Query as (squared distance, row), nearest first, ties by
+  /// row: the K smallest pairs, as sorting every distance would give, kept in a heap of K.
+  void nearest(const std::vector<double> &Query, size_t K, std::vector<double> &Dist,
+               std::vector<std::pair<double, size_t>> &Best) const {
+    // Four rows at a time: four independent sums, each added in column order as one row alone.
+    Dist.resize(Z.rows());
+    const size_t Cols = Query.size();
+    size_t I = 0;
+    for (; I + 4 <= Z.rows(); I += 4) {
+      const double *R0 = Z.row(I).data(), *R1 = R0 + Cols, *R2 = R1 + Cols, *R3 = R2 + Cols;
+      double D0 = 0, D1 = 0, D2 = 0, D3 = 0;
+      for (size_t C = 0; C < Cols; ++C) {
+        const double Q = Query[C];
+        D0 += (R0[C] - Q) * (R0[C] - Q);
+        D1 += (R1[C] - Q) * (R1[C] - Q);
+        D2 += (R2[C] - Q) * (R2[C] - Q);
+        D3 += (R3[C] - Q) * (R3[C] - Q);
+      }
+      Dist[I] = D0, Dist[I + 1] = D1, Dist[I + 2] = D2, Dist[I + 3] = D3;
     }
-    size_t K = std::min<size_t>(size_t(Prm.at("k")), Z.rows());
-    std::partial_sort(Dist.begin(), Dist.begin() + std::ptrdiff_t(K), Dist.end());
+    for (; I < Z.rows(); ++I) {
+      const double *Row = Z.row(I).data();
+      double D = 0;
+      for (size_t C = 0; C < Cols; ++C)
+        D += (Row[C] - Query[C]) * (Row[C] - Query[C]);
+      Dist[I] = D;
+    }
+    Best.clear();
+    for (size_t I = 0; I < Dist.size(); ++I) {
+      if (Best.size() == K) {
+        if (!(Dist[I] < Best.front().first))
+          continue; // no nearer than the K-th best (a tie loses: its row comes later)
+        std::pop_heap(Best.begin(), Best.end());
+        Best.pop_back();
+      } else if (std::isnan(Dist[I])) {
+        continue; // a NaN query feature
+      }
+      Best.emplace_back(Dist[I], I);
+      std::push_heap(Best.begin(), Best.end());
+    }
+    std::sort_heap(Best.begin(), Best.end());
+  }
+
+  double predictOne(const std::vector<double> &Query, std::vector<double> &All,
+                    std::vector<std::pair<double, size_t>> &Dist) const {
+    nearest(Query, std::min<size_t>(size_t(Prm.at("k")), Z.rows()), All, Dist);
+    if (Dist.empty())
+      return NAN; // a query feature is NaN: no distance compares
+    const size_t K = Dist.size();
     const double Power = Prm.at("weighted"); // weights 1 / distance^Power
     if (Power == 0 || Dist[0].first == 0.0)
       return meanOf(Dist, K, Power != 0);

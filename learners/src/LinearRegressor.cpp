@@ -81,17 +81,15 @@ public:
     return Out;
   }
 
-  std::string saveState() const override {
-    nlohmann::json J = {{"intercept", Intercept},
-                        {"coefficients", Coef},
-                        {"standardised_coefficients", StdCoef},
-                        {"standardiser", Scaler.toJson()}};
-    return J.dump();
+  nlohmann::json saveState() const override {
+    return {{"intercept", Intercept},
+            {"coefficients", Coef},
+            {"standardised_coefficients", StdCoef},
+            {"standardiser", Scaler.toJson()}};
   }
 
-  support::MaybeError loadState(std::string_view Text) override {
+  support::MaybeError loadState(const nlohmann::json &J) override {
     try {
-      auto J = nlohmann::json::parse(Text);
       Intercept = J.at("intercept").get<double>();
       Coef = J.at("coefficients").get<std::vector<double>>();
       StdCoef = J.at("standardised_coefficients").get<std::vector<double>>();

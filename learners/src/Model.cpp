@@ -200,21 +200,28 @@ std::string Model::toJson() const {
   assert(Text.size() >= 2 && Text.back() == '}' && "model metadata is a JSON object");
   Text.pop_back();
   Text.pop_back(); // "\n}"
-  return Text + ",\n \"state\": " + nlohmann::json::parse(Reg->saveState()).dump() + "\n}\n";
+  return Text + ",\n \"state\": " + Reg->saveState().dump() + "\n}\n";
 }
 
 Expected<Model> Model::fromJson(std::string_view Text, std::string_view File) {
+  try {
+    return fromParsed(nlohmann::json::parse(Text), File);
+  } catch (const nlohmann::json::exception &E) {
+    return Error(std::string(File), 0, 0, std::string("bad model file: ") + E.what());
+  }
+}
+
+Expected<Model> Model::fromParsed(const nlohmann::json &J, std::string_view File) {
   auto Fail = [&](const std::string &Msg) { return Error(std::string(File), 0, 0, Msg); };
   Model M;
   try {
-    auto J = nlohmann::json::parse(Text);
     if (J.value("format", "") != "ptxcast-model" || J.value("version", 0) != 1)
       return Fail("not a ptxcast model (format 'ptxcast-model', version 1)");
     M.Learner = J.at("learner").get<std::string>();
     auto Reg = createRegressor(M.Learner, J.at("params").get<Params>());
     if (!Reg)
       return Fail(Reg.error().message);
-    if (auto E = (*Reg)->loadState(J.at("state").dump()))
+    if (auto E = (*Reg)->loadState(J.at("state")))
       return Fail(E->message);
     M.Reg = std::move(*Reg);
     M.Features = J.at("features").get<std::vector<std::string>>();

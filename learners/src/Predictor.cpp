@@ -17,7 +17,6 @@ using support::Error;
 using support::Expected;
 using OJson = nlohmann::ordered_json;
 
-
 std::vector<FeatureRange> featureRanges(const Dataset &D) {
   assert(D.size() > 0 && "feature ranges of an empty dataset");
   std::vector<FeatureRange> Out;
@@ -156,7 +155,7 @@ Expected<Predictor> Predictor::fromJson(std::string_view Text, std::string_view 
     auto J = OJson::parse(Text);
     if (J.value("format", "") != "ptxcast-predictor" || J.value("version", 0) != 2)
       return Fail("not a ptxcast predictor bundle (format 'ptxcast-predictor', version 2)");
-    auto Fitted = Model::fromJson(J.at("model").dump(), File);
+    auto Fitted = Model::fromParsed(nlohmann::json(J.at("model")), File);
     if (!Fitted)
       return Fitted.error();
     PredictorInfo I;

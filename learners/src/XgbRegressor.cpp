@@ -119,7 +119,7 @@ public:
     return Out;
   }
 
-  std::string saveState() const override {
+  nlohmann::json saveState() const override {
     bst_ulong Len = 0;
     const char *Buf = nullptr;
     int Rc = XGBoosterSaveModelToBuffer(Booster.get(), R"({"format": "json"})", &Len, &Buf);
@@ -132,13 +132,12 @@ public:
       J["booster_text"] = std::string(Buf, Len);
     else
       J["booster"] = std::move(Parsed);
-    return J.dump();
+    return J;
   }
 
-  support::MaybeError loadState(std::string_view Text) override {
+  support::MaybeError loadState(const nlohmann::json &J) override {
     std::string Model;
     try {
-      auto J = nlohmann::json::parse(Text);
       Width = J.at("width").get<size_t>();
       Model = J.contains("booster_text") ? J.at("booster_text").get<std::string>()
                                          : J.at("booster").dump();

@@ -149,6 +149,31 @@ TEST_CASE("knn: k=1 is exact on training points, k=3 mean and weighted (syntheti
   CHECK(!createRegressor("knn", {{"k", 3}, {"weighted", 3}})); // 0, 1 or 2
 }
 
+TEST_CASE("knn: equally near rows count in row order; a NaN query predicts NaN (synthetic)") {
+  // Rows 1, 2, 3 and 4 are all 1 away from the query 1 (x = 0, 2, 0, 2); k = 2 takes row 0
+  // (distance 0.5) and the first of the ties, row 1, whatever the rows after it hold.
+  Matrix X(6, 1);
+  X(0, 0) = 0.5, X(1, 0) = 0, X(2, 0) = 2, X(3, 0) = 0, X(4, 0) = 2, X(5, 0) = 9;
+  Matrix Q(2, 1);
+  Q(0, 0) = 1;
+  Q(1, 0) = std::nan("");
+  auto R = make("knn", {{"k", 2}});
+  REQUIRE(!R->fit(X, std::vector<double>{10, 20, 30, 40, 50, 60}));
+  auto P = R->predict(Q);
+  CHECK(P[0] == doctest::Approx(15.0));
+  CHECK(std::isnan(P[1]));
+  // Nine rows, so the four-row blocks of the distance loop end with a partial one.
+  Matrix X9(9, 2);
+  std::vector<double> Y9;
+  for (size_t I = 0; I < 9; ++I) {
+    X9(I, 0) = double(I % 3), X9(I, 1) = double(I / 3);
+    Y9.push_back(double(I));
+  }
+  auto One = make("knn", {{"k", 1}});
+  REQUIRE(!One->fit(X9, Y9));
+  CHECK(One->predict(X9) == Y9);
+}
+
 TEST_CASE("tree: fits a step function exactly (synthetic)") {
   learners::Dataset D;
   D.featureNames = {"x"};
@@ -248,7 +273,7 @@ TEST_CASE("knn: max_rows keeps a weight-proportional sample of the rows (synthet
   auto Small = make("knn", {{"k", 1}, {"max_rows", 40}});
   REQUIRE(!Full->fit(D.features, D.target, W));
   REQUIRE(!Small->fit(D.features, D.target, W));
-  auto State = nlohmann::json::parse(Small->saveState());
+  const nlohmann::json State = Small->saveState();
   auto Kept = State.at("train_w").get<std::vector<double>>();
   CHECK(Kept.size() == 40);
   CHECK(std::accumulate(Kept.begin(), Kept.end(), 0.0) == 40);
@@ -269,7 +294,7 @@ TEST_CASE("knn: max_rows keeps a weight-proportional sample of the rows (synthet
   // Fewer rows than max_rows: nothing is dropped.
   auto Loose = make("knn", {{"k", 1}, {"max_rows", 1000}});
   REQUIRE(!Loose->fit(D.features, D.target, W));
-  CHECK(nlohmann::json::parse(Loose->saveState()).at("train_y").size() == 200);
+  CHECK(Loose->saveState().at("train_y").size() == 200);
 }
 
 TEST_CASE("ensemble: the mean of its members, parameters routed by name (synthetic)") {
@@ -321,5 +346,5 @@ TEST_CASE("ensemble: bad names and parameters are errors") {
   auto Range = createRegressor("knn+forest", {{"k", 0}});
   REQUIRE(!Range);
   auto Wrong = make("knn+forest");
-  CHECK(Wrong->loadState(R"({"members": []})").has_value());
+  CHECK(Wrong->loadState(nlohmann::json::parse(R"({"members": []})")).has_value());
 }

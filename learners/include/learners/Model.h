@@ -77,6 +77,8 @@ public:
   std::string toJson() const;
   /// Parses toJson output; `File` names the source in error messages.
   static support::Expected<Model> fromJson(std::string_view Json, std::string_view File);
+  /// The same from a parsed value (a model inside a predictor bundle).
+  static support::Expected<Model> fromParsed(const nlohmann::json &J, std::string_view File);
 
   /// toJson to a file (written atomically: a temporary file renamed) / fromJson from a file.
   support::MaybeError save(const std::string &Path) const;

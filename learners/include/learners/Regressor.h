@@ -4,6 +4,8 @@
 #include "learners/Matrix.h"
 #include "support/Expected.h"
 
+#include <nlohmann/json_fwd.hpp>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -41,10 +43,10 @@ public:
   /// learner has none (knn): then use permutationImportance (CrossValidation.h).
   virtual std::vector<double> featureImportance() const = 0;
 
-  /// The fitted state as JSON text, and its inverse. Saving the same fit twice gives the same
-  /// bytes.
-  virtual std::string saveState() const = 0;
-  virtual support::MaybeError loadState(std::string_view Json) = 0;
+  /// The fitted state as a JSON value, and its inverse (a value, not text: a model file is parsed
+  /// once). Saving the same fit twice gives the same value.
+  virtual nlohmann::json saveState() const = 0;
+  virtual support::MaybeError loadState(const nlohmann::json &State) = 0;
 };
 
 /// Creates an unfitted regressor by name: a learner of regressorNames(), or an ensemble "a+b"
