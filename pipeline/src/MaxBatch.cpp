@@ -55,14 +55,21 @@ private:
     return It->second[Gpu];
   }
 
-  /// Whether the network at Batch fits GPU `Gpu`'s memory (a build, no analysis).
+  /// Whether the network at Batch fits GPU `Gpu`'s memory (a build, an engine's lowering plan;
+  /// no analysis).
   support::Expected<bool> fits(int64_t Batch, size_t Gpu, bool TensorCores) {
     auto It = Memory.find(Batch);
     if (It == Memory.end()) {
-      auto N = buildNetwork(compareNetworkRequest(R, Model, Batch, C.caches));
+      NetworkRequest Request = compareNetworkRequest(R, Model, Batch, C.caches);
+      if (C.settings.runtime == Runtime::Engine)
+        Request = engineRequest(std::move(Request));
+      auto N = buildNetwork(Request);
       if (!N)
         return inInput(N.error(), R.models[Model]);
-      It = Memory.emplace(Batch, networkMemory(*N)).first;
+      auto M = memoryOf(*N, Request);
+      if (!M)
+        return inInput(M.error(), R.models[Model]);
+      It = Memory.emplace(Batch, std::move(*M)).first;
     }
     return deviceMemory(It->second, C.gpus[Gpu], TensorCores).fits();
   }

@@ -1,5 +1,6 @@
 // Device memory of a network under PyTorch inference: weights, a liveness walk over the layers
-// in execution order, cuDNN's workspace, the runtime's reserve (Memory.h).
+// in execution order, cuDNN's workspace, the runtime's reserve; and an engine's, a liveness walk
+// over the lowering's launches (Memory.h).
 #include "pipeline/Memory.h"
 
 #include "CudnnLayout.h"
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -71,10 +73,10 @@ bool runsInFloat(LayerKind K) {
 /// The schedule's storage: which allocation each layer's output lives in, its bytes and the last
 /// step that reads it (the network's outputs are read after the last step).
 struct Storage {
-  std::vector<LayerId> owner;   ///< per layer: the layer whose allocation holds its output
-  std::vector<uint64_t> width;  ///< per layer: bytes per element of its output
-  std::vector<uint64_t> bytes;  ///< per owner: bytes of its allocation (rounded)
-  std::vector<size_t> lastUse;  ///< per owner: the last step reading it
+  std::vector<LayerId> owner;  ///< per layer: the layer whose allocation holds its output
+  std::vector<uint64_t> width; ///< per layer: bytes per element of its output
+  std::vector<uint64_t> bytes; ///< per owner: bytes of its allocation (rounded)
+  std::vector<size_t> lastUse; ///< per owner: the last step reading it
 };
 
 Storage storageOf(const corpus::Network &Net) {
@@ -125,7 +127,8 @@ uint64_t cudnnWorkspace(const corpus::Network &Net, const Storage &S, LayerId I)
 
 /// Autocast's fp16 copies of layer L's weights (kept in its cache until the pass ends).
 uint64_t castCopies(const corpus::Network &Net, const Layer &L) {
-  if (Net.dtype() != corpus::DType::F16 || (L.kind != LayerKind::Conv && L.kind != LayerKind::Dense))
+  if (Net.dtype() != corpus::DType::F16 ||
+      (L.kind != LayerKind::Conv && L.kind != LayerKind::Dense))
     return 0;
   uint64_t Bytes = 0;
   for (uint64_t B : weightTensors(L))
@@ -167,6 +170,48 @@ NetworkMemory networkMemory(const corpus::Network &Net) {
   return M;
 }
 
+NetworkMemory engineMemory(const corpus::Workload &W, const corpus::Network &Net) {
+  std::set<std::string> Inputs;
+  for (LayerId I : Net.inputs())
+    Inputs.insert(Net.layer(I).name);
+  std::map<std::string, size_t> Index;
+  for (size_t B = 0; B < W.buffers.size(); ++B)
+    Index.emplace(W.buffers[B].name, B);
+  // Each buffer's first and last launch; a network input is live from the start.
+  constexpr size_t Never = std::numeric_limits<size_t>::max();
+  std::vector<size_t> First(W.buffers.size(), Never), Last(W.buffers.size(), 0);
+  for (size_t L = 0; L < W.launches.size(); ++L)
+    for (const corpus::WorkloadArg &A : W.launches[L].args)
+      if (auto It = Index.find(A.buffer); It != Index.end()) {
+        First[It->second] = std::min(First[It->second], Inputs.count(A.buffer) ? 0 : L);
+        Last[It->second] = std::max(Last[It->second], L);
+      }
+  NetworkMemory M;
+  std::vector<int64_t> Change(W.launches.size() + 1, 0); // live bytes gained at each launch
+  for (size_t B = 0; B < W.buffers.size(); ++B) {
+    const corpus::WorkloadBuffer &Buf = W.buffers[B];
+    const bool Activation = !Buf.random || Inputs.count(Buf.name);
+    if (!Activation) {
+      M.weightBytes += Buf.bytes;
+      continue;
+    }
+    if (First[B] == Never)
+      continue;                                                         // no launch touches it
+    const bool Output = First[B] == Last[B] && !Inputs.count(Buf.name); // written, never read
+    const size_t End = Output ? W.launches.size() : Last[B] + 1;
+    Change[First[B]] += int64_t(Buf.bytes);
+    Change[End] -= int64_t(Buf.bytes);
+  }
+  int64_t Live = 0;
+  for (size_t L = 0; L < W.launches.size(); ++L) {
+    Live += Change[L];
+    const std::string Layer = W.launches[L].layers.empty() ? "" : W.launches[L].layers.front();
+    keepPeak(M.cudaCores, {uint64_t(Live), 0, 0, Layer});
+  }
+  M.tensorCores = M.cudaCores;
+  return M;
+}
+
 DeviceMemory deviceMemory(const NetworkMemory &Net, const hardware::GpuSpec &Gpu,
                           bool TensorCoreConvs) {
   DeviceMemory D;
@@ -185,8 +230,8 @@ std::string memoryWarning(const DeviceMemory &M, const hardware::GpuSpec &Gpu) {
                      "workspace {} at layer '{}', runtime reserve {}), more than the {} of {}{}",
                      bytesText(M.totalBytes()), bytesText(M.weightBytes + M.peak.castBytes),
                      bytesText(M.peak.activationBytes), bytesText(M.peak.workspaceBytes),
-                     M.peak.layer, bytesText(M.reserveBytes), bytesText(M.capacityBytes),
-                     Gpu.name, M.shared ? " (shared with the OS)" : "");
+                     M.peak.layer, bytesText(M.reserveBytes), bytesText(M.capacityBytes), Gpu.name,
+                     M.shared ? " (shared with the OS)" : "");
 }
 
 std::string bytesText(uint64_t Bytes) {

@@ -276,7 +276,7 @@ std::vector<hardware::LaunchWork> NetworkAnalysis::work() const {
 support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
                                                   const corpus::LowerOptions &Lower,
                                                   unsigned Threads, const ProgressFn &Progress,
-                                                  const AnalysisCache *Cache) {
+                                                  const AnalysisCache *Cache, MemoryModel Memory) {
   Clock::time_point Start = Clock::now();
   auto W = corpus::lower(Net, Lower);
   if (!W)
@@ -304,7 +304,7 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
       Rec.gemm = gemmShapeOf(Net.layer(It->second));
   }
   Out.footprintBytes = footprint(Bytes, All);
-  Out.memory = networkMemory(Net);
+  Out.memory = Memory == MemoryModel::Engine ? engineMemory(*W, Net) : networkMemory(Net);
   std::string Key;
   if (Cache) {
     std::vector<std::string_view> Texts(W->ptx.begin(), W->ptx.end());
@@ -345,15 +345,12 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
   return Out;
 }
 
-support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
-  Clock::time_point Start = Clock::now();
-  corpus::DType Type = corpus::parseDType(R.dtype).value_or(corpus::DType::F32);
-  auto N = buildNetwork(R);
-  if (!N)
-    return N.error();
-  double BuildSeconds = secondsSince(Start);
+namespace {
+
+/// The lowering a request asks for.
+support::Expected<corpus::LowerOptions> lowerOptions(const NetworkRequest &R) {
   corpus::LowerOptions LO;
-  LO.dtype = Type;
+  LO.dtype = corpus::parseDType(R.dtype).value_or(corpus::DType::F32);
   LO.arch = R.arch;
   LO.cache = R.cache;
   auto Math = corpus::parseMathMode(R.math);
@@ -361,8 +358,39 @@ support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
     return support::Error("unknown math mode '" + R.math +
                           "' (expected auto, simt, tf32, f16, bf16 or int8)");
   LO.math = *Math;
-  auto Out =
-      analyseLowered(*N, LO, R.threads, R.progress ? R.progress : terminalProgress(), R.analyses);
+  return LO;
+}
+
+MemoryModel memoryModel(const NetworkRequest &R) {
+  return R.frameworkPasses ? MemoryModel::PyTorch : MemoryModel::Engine;
+}
+
+} // namespace
+
+support::Expected<NetworkMemory> memoryOf(const corpus::Network &Net, const NetworkRequest &R) {
+  if (memoryModel(R) == MemoryModel::PyTorch)
+    return networkMemory(Net);
+  auto LO = lowerOptions(R);
+  if (!LO)
+    return LO.error();
+  LO->emitPtx = false; // the plan's buffers and launches are enough
+  auto W = corpus::lower(Net, *LO);
+  if (!W)
+    return W.error();
+  return engineMemory(*W, Net);
+}
+
+support::Expected<NetworkAnalysis> analyseNetwork(const NetworkRequest &R) {
+  Clock::time_point Start = Clock::now();
+  auto N = buildNetwork(R);
+  if (!N)
+    return N.error();
+  double BuildSeconds = secondsSince(Start);
+  auto LO = lowerOptions(R);
+  if (!LO)
+    return LO.error();
+  auto Out = analyseLowered(*N, *LO, R.threads, R.progress ? R.progress : terminalProgress(),
+                            R.analyses, memoryModel(R));
   if (!Out) // in memory, the model is named as its import errors name it
     return inInput(Out.error(), R.onnxBytes.empty() ? R.input : R.input + ".onnx");
   if (!R.frameworkPasses)

@@ -44,6 +44,15 @@ TEST_CASE("int8 engine: the int8 tensor peak where the GPU has it, dp4a where it
   CHECK(I.boundMs < F16->prediction.boundMs);
   CHECK(I.timeMs > 0);
   CHECK(pipeline::predictionJson(Int8->network, Int8->predictor, I)["dtype"] == "int8");
+  // The engine's memory: ResNet-50's 25.6 M weights once, in the engine's types (int8 filters,
+  // fp16 folded batch norms and biases), not PyTorch's fp32 modules and fp16 copies.
+  const pipeline::DeviceMemory &MI = I.memory, &MF = F16->prediction.memory;
+  CHECK(MF.weightBytes > 50'000'000);
+  CHECK(MF.weightBytes < 52'000'000);
+  CHECK(MI.weightBytes < MF.weightBytes * 52 / 100); // + per-channel scales and biases
+  CHECK(MI.peak.castBytes == 0);
+  CHECK(MI.peak.workspaceBytes == 0);
+  CHECK(MI.peak.activationBytes < MF.peak.activationBytes);
 
   auto P4 = pipeline::predictNetwork(request("p4", "int8", "tensorrt")); // 6.1: dp4a
   REQUIRE_MESSAGE(P4, support::errorText(P4));

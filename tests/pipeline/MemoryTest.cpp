@@ -2,6 +2,7 @@
 // in the comments (allocations round up to 512 B; fp32 = 4 B, fp16 = 2 B per element).
 #include "pipeline/Memory.h"
 
+#include "corpus/Lower.h"
 #include "hardware/GpuCatalog.h"
 
 #include <doctest/doctest.h>
@@ -52,10 +53,10 @@ void checkPeak(const MemoryPeak &P, uint64_t Activations, uint64_t Casts, uint64
 
 TEST_CASE("memory: two convolutions, each tensor freed after its last reader") {
   Network N("two", DType::F32);
-  LayerId X = must(N.addInput("x", {2, 3, 8, 8}));           // 384 el = 1536 B
+  LayerId X = must(N.addInput("x", {2, 3, 8, 8}));                              // 384 el = 1536 B
   LayerId C1 = must(N.add("conv1", LayerKind::Conv, {X}, conv(4, 3, 1, true))); // 2048 B
   LayerId R = must(N.add("relu", LayerKind::Activation, {C1}, ActivationAttrs{})); // 2048 B
-  must(N.add("conv2", LayerKind::Conv, {R}, conv(2, 1, 0, false)));              // 1024 B
+  must(N.add("conv2", LayerKind::Conv, {R}, conv(2, 1, 0, false)));                // 1024 B
   const NetworkMemory M = pipeline::networkMemory(N);
   // conv1: weight 108 el = 432 B -> 512, bias 16 B -> 512; conv2: weight 32 B -> 512.
   CHECK(M.weightBytes == 1536);
@@ -83,7 +84,7 @@ TEST_CASE("memory: a residual block keeps its input live until the add") {
 
 TEST_CASE("memory: under autocast, fp16 activations, fp32 weights and their cached fp16 copies") {
   const NetworkMemory M = pipeline::networkMemory(residualBlock(DType::F16));
-  CHECK(M.weightBytes == 7680); // the module keeps its fp32 weights
+  CHECK(M.weightBytes == 7680);      // the module keeps its fp32 weights
   CHECK(M.castBytes == 1536 + 1536); // conv weights 576 el x 2 B = 1152 -> 1536 each
   // x stays fp32 (2048 B); conv outputs, bn and relu are fp16 (1024 B); add promotes fp16 + fp32
   // to fp32 (2048 B), and relu_out follows it.
@@ -94,13 +95,32 @@ TEST_CASE("memory: under autocast, fp16 activations, fp32 weights and their cach
   checkPeak(M.tensorCores, 4096, 3072, 3584, "conv_b");
 }
 
+TEST_CASE("memory: an engine keeps what its fused kernels use, each buffer freed after its "
+          "last reader") {
+  const Network N = residualBlock(DType::F16);
+  LowerOptions O;
+  O.dtype = DType::F16;
+  O.emitPtx = false;
+  const Workload W = must(lower(N, O));
+  REQUIRE(W.launches.size() == 2); // conv_a + bn + relu, conv_b + add + relu_out
+  const NetworkMemory M = pipeline::engineMemory(W, N);
+  // fp16, no rounding: conv weights 576 el = 1152 B each, bn folded into conv_a as a scale and a
+  // shift of 8 el = 16 B each; no running statistics, no fp32 masters, no copies.
+  CHECK(M.weightBytes == 1152 + 16 + 16 + 1152);
+  CHECK(M.castBytes == 0);
+  // x 1024 B live from the start; launch 1: + relu's output 1024 = 2048; launch 2 reads x (the
+  // residual) and relu's output and writes relu_out's 1024: 3072, the peak. No workspace.
+  checkPeak(M.cudaCores, 3072, 0, 0, "conv_b");
+  checkPeak(M.tensorCores, 3072, 0, 0, "conv_b");
+}
+
 TEST_CASE("memory: a view allocates nothing and keeps its source live") {
   Network N("view", DType::F32);
   LayerId X = must(N.addInput("x", {2, 8, 2, 2}));                             // 256 B -> 512
   LayerId F = must(N.add("flatten", LayerKind::Flatten, {X}, FlattenAttrs{})); // a view of x
   must(N.add("fc", LayerKind::Dense, {F}, DenseAttrs{10, true}));              // 80 B -> 512
   const NetworkMemory M = pipeline::networkMemory(N);
-  CHECK(M.weightBytes == 1536 + 512); // weight 320 el = 1280 B -> 1536, bias 40 B -> 512
+  CHECK(M.weightBytes == 1536 + 512);       // weight 320 el = 1280 B -> 1536, bias 40 B -> 512
   checkPeak(M.cudaCores, 1024, 0, 0, "fc"); // x (through the view) and fc's output
 }
 

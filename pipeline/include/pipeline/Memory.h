@@ -2,10 +2,11 @@
 // graph): its weights, the largest set of live activations along the layers' schedule, cuDNN's
 // convolution workspace and the runtime's fixed reserve, and whether that fits a GPU's memory.
 // Every figure is bytes as PyTorch's CUDA caching allocator counts them (docs/predict.md,
-// "Device memory").
+// "Device memory"). An inference engine's, over ptxcast's own lowering, beside it.
 #pragma once
 
 #include "corpus/Network.h"
+#include "corpus/Workload.h"
 #include "hardware/GpuCatalog.h"
 
 #include <cstdint>
@@ -47,6 +48,13 @@ struct NetworkMemory {
 
 /// The memory accounting of Net as built (its batch and dtype; f16 means autocast).
 NetworkMemory networkMemory(const corpus::Network &Net);
+
+/// What an inference engine running W, ptxcast's own lowering of Net, needs: the weights as the
+/// lowering stores them (batch norms folded, in the engine's element types) and the largest sum
+/// of activation buffers live at one launch, a buffer reused once its last reader has run (the
+/// network's inputs live from the start, a buffer no later launch reads to the end). No weight
+/// copies, no workspace: the peak is the same with or without tensor cores.
+NetworkMemory engineMemory(const corpus::Workload &W, const corpus::Network &Net);
 
 /// One network's memory on one GPU.
 struct DeviceMemory {

@@ -71,7 +71,7 @@ struct NetworkAnalysis {
   std::string dtype;
   std::vector<LaunchRecord> launches;
   uint64_t footprintBytes = 0; ///< bytes of the distinct buffers all launches use
-  NetworkMemory memory;        ///< what PyTorch needs in device memory to run it (Memory.h)
+  NetworkMemory memory;        ///< what PyTorch, or an engine, needs in device memory (Memory.h)
   double lowerSeconds = 0;     ///< wall time of building + lowering
   double analyseSeconds = 0;   ///< wall time of fast analysis
   bool fromCache = false;      ///< the counts came from the on-disk analysis cache
@@ -104,10 +104,19 @@ support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R);
 /// indices only) on `Threads` threads (0 = all cores), reporting to `Progress` (may be empty). With
 /// a `Cache`, counts of a workload analysed before are read back instead. Sets everything but batch
 /// and dtype; lowerSeconds covers lowering only.
+/// Whose accounting NetworkAnalysis::memory follows: PyTorch's (networkMemory) or an inference
+/// engine's running the lowered kernels (engineMemory).
+enum class MemoryModel { PyTorch, Engine };
+
 support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
                                                   const corpus::LowerOptions &Lower,
                                                   unsigned Threads, const ProgressFn &Progress,
-                                                  const AnalysisCache *Cache = nullptr);
+                                                  const AnalysisCache *Cache = nullptr,
+                                                  MemoryModel Memory = MemoryModel::PyTorch);
+
+/// The device memory of request R's network Net without analysing it: PyTorch's accounting, or
+/// for an engine request (frameworkPasses off) the engine's over the lowering's plan.
+support::Expected<NetworkMemory> memoryOf(const corpus::Network &Net, const NetworkRequest &R);
 
 /// Builds (zoo) or imports (ONNX), lowers (kernels planned and emitted) and fast-analyses the
 /// network. Unknown model names, unreadable or unsupported ONNX files and analysis traps are
