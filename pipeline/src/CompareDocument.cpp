@@ -92,7 +92,10 @@ support::Expected<std::vector<GpuPrediction>> CompareContext::predict(size_t Mod
     ++analyses;
     It = analysed.emplace(std::make_tuple(Model, Batch, Engine), std::move(*A)).first;
   }
-  return predictOnGpus(It->second, predictor, gpus, settings, catalog);
+  auto Gs = predictOnGpus(It->second, predictor, gpus, settings, catalog);
+  if (Gs)
+    applyCalibrations(*Gs, calibrations);
+  return Gs;
 }
 
 support::Expected<CompareResult> compareNetworks(CompareRequest R) {
@@ -125,8 +128,18 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
   size_t Analyses = 0;
   std::map<std::tuple<size_t, int64_t, bool>, NetworkAnalysis> Analysed;
   UserCaches Caches;
+  std::vector<Calibration> Calibrations;
+  if (!R.calibrate.empty()) {
+    auto Timings = readMeasurements(R.calibrate, *Catalog);
+    if (!Timings)
+      return Timings.error();
+    auto C = calibrate(*Timings, *P, *Catalog, Caches);
+    if (!C)
+      return C.error();
+    Calibrations = std::move(*C);
+  }
   for (const PredictSettings &S : Runtimes) {
-    CompareContext Context{R, S, *P, *Gpus, *Catalog, Analysed, Caches};
+    CompareContext Context{R, S, *P, *Gpus, *Catalog, Analysed, Caches, Calibrations};
     auto More = R.maxBatch ? searchMaxBatch(Context) : predictAll(Context);
     if (!More)
       return More.error();
@@ -167,6 +180,7 @@ OJson compareJson(const CompareResult &C) {
          {"bound_ms", G.boundMs},
          {"launch_latency_ms", G.launchLatencyMs},
          {"interval_ms", Band},
+         {"calibration", calibrationJson(G)},
          {"images_per_s", G.imagesPerSecond()},
          {"tdp_w", G.gpu.tdpW},
          {"clock_mhz", G.clock.mhz},

@@ -2,6 +2,7 @@
 // one batch and predicted on every GPU, and the search itself. Internal to pipeline/.
 #pragma once
 
+#include "pipeline/Calibration.h"
 #include "pipeline/Documents.h"
 
 #include "pipeline/UserCaches.h"
@@ -26,12 +27,12 @@ struct CompareContext {
   /// and graph predict from the same analysis.
   std::map<std::tuple<size_t, int64_t, bool>, NetworkAnalysis> &analysed;
   UserCaches &caches; ///< models share layer shapes (EfficientNet-B0..B7 at one batch)
+  const std::vector<Calibration> &calibrations; ///< applied to their GPUs' predictions
   size_t analyses = 0;
 
   /// Model `Model` at `Batch` analysed (reported to the request's progress as one of `Total`,
   /// 0 = unknown) and predicted on every GPU, in the order of `gpus`.
-  support::Expected<std::vector<GpuPrediction>> predict(size_t Model, int64_t Batch,
-                                                        size_t Total);
+  support::Expected<std::vector<GpuPrediction>> predict(size_t Model, int64_t Batch, size_t Total);
 };
 
 /// Per model and GPU, the largest batch that fits the GPU's memory and meets the request's

@@ -1,4 +1,5 @@
 // One network on one GPU: the prediction and its JSON document (Documents.h).
+#include "pipeline/Calibration.h"
 #include "pipeline/Documents.h"
 #include "pipeline/GpuSelection.h"
 #include "pipeline/UserCaches.h"
@@ -39,6 +40,12 @@ OJson memoryJson(const DeviceMemory &M) {
           {"shared_with_os", M.shared}};
 }
 
+OJson calibrationJson(const GpuPrediction &G) {
+  if (G.calibrationTimings == 0)
+    return nullptr;
+  return {{"factor", G.calibrationFactor}, {"timings", G.calibrationTimings}};
+}
+
 support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
   auto Catalog = hardware::GpuCatalog::builtin();
   if (!Catalog)
@@ -66,6 +73,18 @@ support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
   auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);
   if (!Gs)
     return Gs.error();
+  if (!R.calibrate.empty()) {
+    auto Timings = readMeasurements(R.calibrate, *Catalog);
+    if (!Timings)
+      return Timings.error();
+    std::erase_if(*Timings, [&](const Measurement &M) { return M.gpu != Gpu->name; });
+    if (Timings->empty())
+      return support::Error(R.calibrate, 0, 0, "no timing on " + Gpu->name + " to calibrate by");
+    auto C = calibrate(*Timings, *P, *Catalog, Caches);
+    if (!C)
+      return C.error();
+    applyCalibrations(*Gs, *C);
+  }
   return PredictOutcome{std::move(*N), std::move(*P), std::move(Gs->front())};
 }
 
@@ -103,6 +122,7 @@ OJson predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
           {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
           {"memory", memoryJson(G.memory)},
           {"breakdown", Kinds},
+          {"calibration", calibrationJson(G)},
           {"warnings", G.warnings},
           {"model", predictorJson(P)}};
 }

@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 #include <fmt/ranges.h>
 
+#include <map>
 #include <memory>
 #include <unistd.h>
 
@@ -61,12 +62,16 @@ std::string batchText(const CompareCell &C) {
 void printFooter(const CompareResult &M) {
   const pipeline::CompareRequest &O = M.request;
   size_t Meeting = 0, Warned = 0, Floored = 0, Misfits = 0;
+  std::map<std::string, std::pair<double, size_t>> Calibrated; // GPU -> factor, timings
   for (const CompareCell &C : M.cells) {
     const GpuPrediction &G = C.prediction;
     Meeting += M.meets(G);
     Misfits += !G.memory.fits();
-    Warned += G.warnings.size() > size_t(!G.memory.fits());
+    const size_t Expected = size_t(!G.memory.fits()) + size_t(G.calibrationTimings > 0);
+    Warned += G.warnings.size() > Expected;
     Floored += !G.dominanceFloor.empty();
+    if (G.calibrationTimings)
+      Calibrated[G.gpu.name] = {G.calibrationFactor, G.calibrationTimings};
   }
   const size_t N = M.cells.size();
   if (Floored)
@@ -91,6 +96,13 @@ void printFooter(const CompareResult &M) {
     fmt::print("{} of {} predictions carry other warnings: outside the training data, "
                "host-bound, ... (see --format json or `ptxcast predict`)\n",
                Warned, N);
+  if (!Calibrated.empty()) {
+    std::vector<std::string> Each;
+    for (const auto &[Gpu, C] : Calibrated)
+      Each.push_back(fmt::format("{} x{:.3g} ({} timing{})", Gpu, C.first, C.second,
+                                 C.second == 1 ? "" : "s"));
+    fmt::print("calibrated by your timings ({}): {}\n", O.calibrate, fmt::join(Each, ", "));
+  }
   if (!M.leftOut.empty())
     fmt::print("left out of --gpus all: {} ({} needs {})\n", fmt::join(M.leftOut, ", "),
                M.request.dtype, pipeline::dtypeRequirement(M.request.dtype));
@@ -131,17 +143,18 @@ void printCsv(const CompareResult &M) {
   const pipeline::CompareRequest &O = M.request;
   fmt::print("model,batch,gpu,time_ms,low_ms,high_ms,images_per_s,images_per_s_per_w,"
              "meets_budget,warnings,clock_mhz,dominance_floor,memory_bytes,fits_memory,"
-             "meets_target_ips,meets_targets,max_batch,runtime\n");
+             "meets_target_ips,meets_targets,max_batch,runtime,calibration\n");
   for (const CompareCell &C : M.cells) {
     const GpuPrediction &G = C.prediction;
-    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch,
+    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch,
                G.gpu.name, G.timeMs, G.intervalMs ? fmt::format("{}", G.intervalMs->first) : "",
                G.intervalMs ? fmt::format("{}", G.intervalMs->second) : "", G.imagesPerSecond(),
                G.imagesPerSecondPerWatt(), orEmpty(O.budgetMs > 0, M.withinBudget(G)),
                G.warnings.size(), G.clock.mhz, G.dominanceFloor, G.memory.totalBytes(),
                G.memory.fits() ? 1 : 0, orEmpty(O.targetIps > 0, M.reachesTarget(G)),
                orEmpty(M.hasTargets(), M.meets(G)), C.maxBatch ? std::to_string(*C.maxBatch) : "",
-               pipeline::runtimeName(G.runtime));
+               pipeline::runtimeName(G.runtime),
+               G.calibrationTimings ? fmt::format("{}", G.calibrationFactor) : "");
   }
 }
 
@@ -243,6 +256,11 @@ void addCompareCommand(CLI::App &App) {
   addRuntimeOptions(*Cmd, R.runtime, R.math, R.host, true);
   Cmd->add_option("--model", R.model,
                   "shipped model name or a bundle FILE.json (default: the shipped cross-gpu)");
+  Cmd->add_option("--calibrate", R.calibrate,
+                  "FILE.csv of your own timings (columns gpu, network, batch, dtype, runtime, "
+                  "measured_ms): each GPU it names is scaled by its own (docs/predict.md, "
+                  "\"Calibration\")")
+      ->check(CLI::ExistingFile);
   Cmd->add_option("--threads", R.threads, "analysis worker threads (0 = all cores)");
   Cmd->callback([O] {
     if (int Status = runCompare(*O); Status != 0)

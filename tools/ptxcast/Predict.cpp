@@ -134,6 +134,11 @@ void addPredictCommand(CLI::App &App) {
   addRuntimeOptions(*Cmd, R.runtime, R.math, R.host);
   Cmd->add_option("--model", R.model,
                   "shipped model name or a bundle FILE.json (default: the shipped cross-gpu)");
+  Cmd->add_option("--calibrate", R.calibrate,
+                  "FILE.csv of your own timings on this GPU (columns gpu, network, batch, dtype, "
+                  "runtime, measured_ms): the prediction is scaled by their geometric-mean "
+                  "measured / predicted ratio (docs/predict.md, \"Calibration\")")
+      ->check(CLI::ExistingFile);
   Cmd->add_option("--format", O->format, "output format")
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();

@@ -29,6 +29,8 @@ struct PredictRequest {
   std::string runtime = "graph";
   std::string math; ///< empty: PyTorch's default for the dtype and GPU
   std::string host; ///< the host for eager time (empty: the GPU's own)
+  /// Timings on the GPU, FILE.csv, to calibrate the prediction by (Calibration.h); empty: none.
+  std::string calibrate;
 };
 
 /// The analysed network, the bundle and its prediction for the one GPU.
@@ -47,6 +49,9 @@ std::string dtypeText(const std::string &Dtype, Runtime R = Runtime::Graph);
 
 /// The JSON of a prediction's device memory (`"memory"` of predict and compare).
 nlohmann::ordered_json memoryJson(const DeviceMemory &M);
+
+/// The JSON of a prediction's calibration (`"calibration"`): {"factor", "timings"}, or null.
+nlohmann::ordered_json calibrationJson(const GpuPrediction &G);
 
 /// The JSON of one network on one GPU (`ptxcast predict --format json`).
 nlohmann::ordered_json predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
@@ -71,6 +76,8 @@ struct CompareRequest {
   std::string dtype = "f32";
   std::string model; ///< the bundle (empty: the shipped default)
   std::string runtime = "graph", math, host;
+  /// Timings, FILE.csv: each GPU they name is calibrated by its own (Calibration.h); empty: none.
+  std::string calibrate;
   /// ONNX models in memory, by index of `models` (none or one per model; empty: by name).
   std::vector<std::string> modelBytes;
   /// Called before each network's analysis with the analyses done so far, their total (0 when

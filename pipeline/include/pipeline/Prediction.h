@@ -110,6 +110,10 @@ struct GpuPrediction {
   /// The dominated catalog GPU whose learned efficiency replaced this GPU's (the dominance rule),
   /// or empty.
   std::string dominanceFloor;
+  /// The few-shot calibration applied (Calibration.h): its factor and how many timings gave it
+  /// (0: none).
+  double calibrationFactor = 1;
+  size_t calibrationTimings = 0;
   size_t batch = 1;
   size_t launches = 0;
   double perImageMs() const { return timeMs / double(batch); }

@@ -1,0 +1,58 @@
+// Few-shot calibration (docs/predict.md, "Calibration"): a user who can time a few networks on a
+// GPU hands ptxcast those timings, and every prediction on that GPU is scaled by the geometric mean
+// of their measured / predicted ratios. Most of what the model misses on a GPU it never saw is one
+// factor per GPU (docs/accuracy.md); a few timings pin it down.
+#pragma once
+
+#include "hardware/GpuCatalog.h"
+#include "learners/Predictor.h"
+#include "pipeline/Prediction.h"
+#include "support/Expected.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pipeline {
+
+struct UserCaches;
+
+/// One timing: `network` (a zoo name or FILE.onnx) at `batch` (and `imageSize`, 0 = its own) in
+/// `dtype` under `runtime` took `ms` per batch on catalog GPU `gpu` (canonical name).
+struct Measurement {
+  std::string gpu, network, dtype, runtime;
+  int64_t batch = 1;
+  int64_t imageSize = 0;
+  double ms = 0;
+  std::string file; ///< where it was read, for messages
+  uint32_t line = 0;
+};
+
+/// The timings of a CSV file with columns gpu, network, batch, dtype, runtime and measured_ms
+/// (image_size optional). A GPU the catalog lacks, a bad number or a missing column is an error
+/// naming the file and line.
+support::Expected<std::vector<Measurement>> readMeasurements(const std::string &Path,
+                                                             const hardware::GpuCatalog &Catalog);
+
+/// One GPU's calibration: each of its timings over its prediction, and their geometric mean.
+struct Calibration {
+  std::string gpu;
+  std::vector<double> ratios; ///< measured / predicted, one per timing
+  double factor() const;
+};
+
+/// The calibration of every GPU the timings name, in name order: each timing predicted with P
+/// (analyses shared through Caches).
+support::Expected<std::vector<Calibration>> calibrate(const std::vector<Measurement> &Timings,
+                                                      const learners::Predictor &P,
+                                                      const hardware::GpuCatalog &Catalog,
+                                                      UserCaches &Caches);
+
+/// G scaled by C's factor (time, GPU and host time, band, breakdown), recorded in G.calibration
+/// and said in a warning line.
+void applyCalibration(GpuPrediction &G, const Calibration &C);
+
+/// Every prediction in Gs on a GPU that Cs calibrates, calibrated.
+void applyCalibrations(std::vector<GpuPrediction> &Gs, const std::vector<Calibration> &Cs);
+
+} // namespace pipeline

@@ -1,0 +1,156 @@
+// Few-shot calibration: timings read from a CSV, each predicted as `predict` would, and the
+// geometric mean of measured / predicted per GPU applied to that GPU's predictions (Calibration.h).
+#include "pipeline/Calibration.h"
+
+#include "pipeline/DatasetCommon.h"
+#include "pipeline/Documents.h"
+#include "pipeline/NetworkAnalysis.h"
+#include "pipeline/UserCaches.h"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <map>
+#include <tuple>
+
+namespace pipeline {
+
+using dataset::intField;
+using dataset::readTable;
+using dataset::textField;
+using dataset::timeField;
+
+support::Expected<std::vector<Measurement>> readMeasurements(const std::string &Path,
+                                                             const hardware::GpuCatalog &Catalog) {
+  static constexpr std::array<std::string_view, 6> Required = {"gpu",   "network", "batch",
+                                                               "dtype", "runtime", "measured_ms"};
+  auto T = readTable(Path, Required);
+  if (!T)
+    return T.error();
+  const bool HasSize = T->column("image_size").has_value();
+  std::vector<Measurement> Out;
+  for (const learners::CsvRecord &R : T->rows) {
+    Measurement M;
+    M.file = Path;
+    M.line = R.line;
+    auto Gpu = Catalog.lookup(textField(*T, R, "gpu"));
+    if (!Gpu)
+      return support::Error(Path, R.line, 0, Gpu.error().message);
+    M.gpu = Gpu->name;
+    M.network = textField(*T, R, "network");
+    M.dtype = textField(*T, R, "dtype");
+    M.runtime = textField(*T, R, "runtime");
+    auto Batch = intField(*T, R, "batch");
+    if (!Batch)
+      return Batch.error();
+    if (*Batch < 1 || *Batch > MaxBatch)
+      return support::Error(Path, R.line, 0,
+                            fmt::format("column 'batch': {} is not in 1..{}", *Batch, MaxBatch));
+    M.batch = *Batch;
+    if (HasSize && !textField(*T, R, "image_size").empty()) {
+      auto Size = intField(*T, R, "image_size");
+      if (!Size)
+        return Size.error();
+      M.imageSize = *Size;
+    }
+    auto Ms = timeField(*T, R, "measured_ms");
+    if (!Ms)
+      return Ms.error();
+    M.ms = *Ms;
+    Out.push_back(std::move(M));
+  }
+  if (Out.empty())
+    return support::Error(Path, 1, 0, "no timings: expected one row per measured network");
+  return Out;
+}
+
+double Calibration::factor() const {
+  double LogSum = 0;
+  for (double R : ratios)
+    LogSum += std::log(R);
+  return ratios.empty() ? 1.0 : std::exp(LogSum / double(ratios.size()));
+}
+
+namespace {
+
+/// Timing M predicted on its GPU as `ptxcast predict` would, with bundle P.
+support::Expected<double> predictTiming(const Measurement &M, const learners::Predictor &P,
+                                        const hardware::GpuCatalog &Catalog, UserCaches &Caches) {
+  auto In = [&](const support::Error &E) {
+    return support::Error(M.file, M.line, 0,
+                          "cannot predict this timing: " + (E.file.empty() ? E.message : E.str()));
+  };
+  auto Gpu = Catalog.lookup(M.gpu);
+  auto Settings = predictSettings(M.runtime, "", "", &Catalog);
+  if (!Settings)
+    return In(Settings.error());
+  if (auto E = checkDtype(M.dtype, Settings->runtime, &*Gpu))
+    return In(*E);
+  NetworkRequest R;
+  R.input = M.network;
+  R.batch = M.batch;
+  R.imageSize = M.imageSize;
+  R.dtype = M.dtype;
+  R.cache = &Caches.kernels;
+  R.analyses = Caches.analysisCache();
+  Settings->breakdown = false;
+  auto N = analyseNetwork(Settings->runtime == Runtime::Engine ? engineRequest(R) : R);
+  if (!N)
+    return In(N.error());
+  auto G = predictOnGpus(*N, P, {*Gpu}, *Settings, Catalog);
+  if (!G)
+    return In(G.error());
+  return G->front().timeMs;
+}
+
+} // namespace
+
+support::Expected<std::vector<Calibration>> calibrate(const std::vector<Measurement> &Timings,
+                                                      const learners::Predictor &P,
+                                                      const hardware::GpuCatalog &Catalog,
+                                                      UserCaches &Caches) {
+  std::map<std::string, Calibration> ByGpu;
+  for (const Measurement &M : Timings) {
+    auto Predicted = predictTiming(M, P, Catalog, Caches);
+    if (!Predicted)
+      return Predicted.error();
+    Calibration &C = ByGpu[M.gpu];
+    C.gpu = M.gpu;
+    C.ratios.push_back(M.ms / *Predicted);
+  }
+  std::vector<Calibration> Out;
+  for (auto &[Gpu, C] : ByGpu)
+    Out.push_back(std::move(C));
+  return Out;
+}
+
+void applyCalibration(GpuPrediction &G, const Calibration &C) {
+  const double F = C.factor();
+  G.timeMs *= F;
+  G.gpuMs *= F;
+  G.hostMs *= F;
+  if (G.intervalMs)
+    G.intervalMs = std::make_pair(G.intervalMs->first * F, G.intervalMs->second * F);
+  for (KindTime &K : G.breakdown)
+    K.ms *= F;
+  G.calibrationFactor = F;
+  G.calibrationTimings = C.ratios.size();
+  const auto [Low, High] = std::minmax_element(C.ratios.begin(), C.ratios.end());
+  G.warnings.push_back(fmt::format(
+      "calibrated: the prediction is scaled by {:.3g}, the geometric mean of measured / predicted "
+      "over {} timing{} on {} (from {:.3g} to {:.3g}){}",
+      F, C.ratios.size(), C.ratios.size() == 1 ? "" : "s", G.gpu.name, *Low, *High,
+      C.ratios.size() < 3 ? "; one or two timings can move it the wrong way: give three or more"
+                          : ""));
+}
+
+void applyCalibrations(std::vector<GpuPrediction> &Gs, const std::vector<Calibration> &Cs) {
+  for (GpuPrediction &G : Gs)
+    for (const Calibration &C : Cs)
+      if (C.gpu == G.gpu.name)
+        applyCalibration(G, C);
+}
+
+} // namespace pipeline

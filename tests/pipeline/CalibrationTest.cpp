@@ -1,0 +1,123 @@
+// pipeline/Calibration.h: timings read with their errors, the geometric-mean factor, and a
+// calibrated prediction scaled by it. The timings here are synthetic (multiples of ptxcast's own
+// predictions), for the mechanics only.
+#include "pipeline/Calibration.h"
+#include "pipeline/Documents.h"
+
+#include "support/Files.h"
+
+#include <doctest/doctest.h>
+#include <fmt/core.h>
+
+#include <cmath>
+#include <string>
+
+namespace {
+
+const hardware::GpuCatalog &catalog() {
+  static const hardware::GpuCatalog C = *hardware::GpuCatalog::builtin();
+  return C;
+}
+
+/// Text written to a file of the test's own; returns its path.
+std::string file(const std::string &Name, const std::string &Text) {
+  REQUIRE(!support::writeFileAtomically(Name, Text));
+  return Name;
+}
+
+std::string readError(const std::string &Text) {
+  auto M = pipeline::readMeasurements(file("calibration_test.csv", Text), catalog());
+  REQUIRE(!M);
+  return M.error().str();
+}
+
+pipeline::PredictRequest request(const std::string &Network, const std::string &Calibrate = "") {
+  pipeline::PredictRequest R;
+  R.network.input = Network;
+  R.network.batch = 8;
+  R.network.progress = [](size_t, size_t) {};
+  R.gpu = "t4";
+  R.calibrate = Calibrate;
+  return R;
+}
+
+} // namespace
+
+TEST_CASE("calibration: timings are read by column name; bad rows name their line") {
+  auto M = pipeline::readMeasurements(
+      file("calibration_test.csv", "network,gpu,batch,dtype,runtime,measured_ms,image_size\n"
+                                   "resnet50,T4,8,f16,eager,12.5,\n"
+                                   "vgg16,rtx4090,64,f32,graph,3,192\n"),
+      catalog());
+  REQUIRE_MESSAGE(M, support::errorText(M));
+  REQUIRE(M->size() == 2);
+  CHECK((*M)[0].gpu == "t4"); // canonical catalog names
+  CHECK((*M)[0].imageSize == 0);
+  CHECK((*M)[0].ms == 12.5);
+  CHECK((*M)[0].line == 2);
+  CHECK((*M)[1].gpu == "rtx-4090");
+  CHECK((*M)[1].imageSize == 192);
+  CHECK(readError("gpu,network,batch,dtype,runtime\nt4,resnet50,8,f32,graph\n")
+            .find("calibration_test.csv:1: error: missing column 'measured_ms'") == 0);
+  CHECK(readError("gpu,network,batch,dtype,runtime,measured_ms\nt5,resnet50,8,f32,graph,1\n")
+            .find("calibration_test.csv:2: error: unknown gpu 't5'") == 0);
+  CHECK(readError("gpu,network,batch,dtype,runtime,measured_ms\nt4,resnet50,0,f32,graph,1\n") ==
+        "calibration_test.csv:2: error: column 'batch': 0 is not in 1..4096");
+  CHECK(readError("gpu,network,batch,dtype,runtime,measured_ms\nt4,resnet50,8,f32,graph,0\n") ==
+        "calibration_test.csv:2: error: column 'measured_ms': a measured time must be above 0, "
+        "got '0'");
+  CHECK(readError("gpu,network,batch,dtype,runtime,measured_ms\n") ==
+        "calibration_test.csv:1: error: no timings: expected one row per measured network");
+}
+
+TEST_CASE("calibration: the factor is the geometric mean of measured / predicted") {
+  pipeline::Calibration C{"t4", {2.0, 0.5, 4.0}};
+  CHECK(C.factor() == doctest::Approx(std::cbrt(4.0)));
+  pipeline::GpuPrediction G;
+  G.gpu.name = "t4";
+  G.timeMs = 10, G.gpuMs = 9, G.hostMs = 1;
+  G.intervalMs = std::make_pair(9.0, 13.0);
+  G.breakdown = {{"conv", 3, 9}};
+  pipeline::applyCalibration(G, {"t4", {2.0}});
+  CHECK(G.timeMs == 20);
+  CHECK(G.gpuMs == 18);
+  CHECK(G.hostMs == 2);
+  CHECK(G.intervalMs->first == 18);
+  CHECK(G.intervalMs->second == 26);
+  CHECK(G.breakdown[0].ms == 18);
+  CHECK(G.calibrationFactor == 2);
+  CHECK(G.calibrationTimings == 1);
+  REQUIRE(G.warnings.size() == 1);
+  CHECK(G.warnings[0].find("give three or more") != std::string::npos);
+}
+
+TEST_CASE("calibration: predict scales by the timings on its GPU and says so") {
+  auto Plain = pipeline::predictNetwork(request("mobilenetv2"));
+  REQUIRE_MESSAGE(Plain, support::errorText(Plain));
+  auto Resnet = pipeline::predictNetwork(request("resnet50"));
+  REQUIRE_MESSAGE(Resnet, support::errorText(Resnet));
+  // Synthetic: ResNet-50 "measured" at 1.5x its prediction on the T4, and a timing on another
+  // GPU that must not count.
+  const std::string Csv =
+      file("calibration_predict.csv",
+           fmt::format("gpu,network,batch,dtype,runtime,measured_ms\nt4,resnet50,8,f32,graph,{}\n"
+                       "h100,resnet50,8,f32,graph,100\n",
+                       1.5 * Resnet->prediction.timeMs));
+  auto Calibrated = pipeline::predictNetwork(request("mobilenetv2", Csv));
+  REQUIRE_MESSAGE(Calibrated, support::errorText(Calibrated));
+  const pipeline::GpuPrediction &G = Calibrated->prediction;
+  CHECK(G.timeMs == doctest::Approx(1.5 * Plain->prediction.timeMs).epsilon(1e-9));
+  CHECK(G.calibrationTimings == 1);
+  auto J = pipeline::predictionJson(Calibrated->network, Calibrated->predictor, G);
+  CHECK(J["calibration"]["factor"].get<double>() == doctest::Approx(1.5).epsilon(1e-9));
+  CHECK(pipeline::predictionJson(Plain->network, Plain->predictor, Plain->prediction)["calibration"]
+            .is_null());
+
+  pipeline::PredictRequest OnH100 = request(
+      "mobilenetv2", file("calibration_none.csv", "gpu,network,batch,dtype,runtime,measured_ms\n"
+                                                  "rtx4090,resnet50,8,f32,graph,1\n"));
+  OnH100.gpu = "h100";
+  auto None = pipeline::predictNetwork(OnH100);
+  REQUIRE(!None);
+  CHECK(None.error().str() == "calibration_none.csv: error: no timing on h100-sxm to calibrate by");
+}
