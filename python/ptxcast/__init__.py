@@ -81,7 +81,8 @@ def _common(dtype, image_size, runtime, math):
 
 
 def predict(model, gpu, batch=1, dtype=None, image_size=None, runtime=None, *, math=None,
-            host=None, input_shape=None, name=None, predictor=None, threads=0, progress=None):
+            host=None, input_shape=None, name=None, predictor=None, calibrate=None, threads=0,
+            progress=None):
     """Predicts `model` on `gpu` (`ptxcast predict MODEL --gpu GPU --format json`).
 
     model: a zoo name (ptxcast.zoo()), an ONNX path or ONNX bytes, or a torch.nn.Module, which
@@ -92,14 +93,16 @@ def predict(model, gpu, batch=1, dtype=None, image_size=None, runtime=None, *, m
     'tensorrt' or 'compile'. math: simt, tf32, f16 or bf16 (default: PyTorch's). host: the CPU
     that launches the kernels under runtime='eager' or 'compile' (`ptxcast gpus --hosts`;
     default: the GPU's own). predictor: the command's --model, a
-    shipped bundle name or FILE.json.
+    shipped bundle name or FILE.json. calibrate: a CSV of your own timings on the GPU
+    (`--calibrate`: columns gpu, network, batch, dtype, runtime, measured_ms).
     progress: None (a bar on a terminal or in a notebook), True or False."""
     batch = _check_integer("--batch", batch, 1, 4096)
     dtype, image_size, runtime, math = _common(dtype, image_size, runtime, math)
     network, onnx, note = resolve(model, input_shape, name)
     with Progress("analysing " + network, "launches", progress) as bar:
         text = _core.predict(network, onnx, str(gpu), batch, dtype, image_size, runtime, math,
-                             host or "", predictor or "", int(threads), bar.callback)
+                             host or "", predictor or "", str(calibrate or ""), int(threads),
+                             bar.callback)
     document = json.loads(text)
     if note:
         document["warnings"].insert(0, note)
@@ -108,13 +111,14 @@ def predict(model, gpu, batch=1, dtype=None, image_size=None, runtime=None, *, m
 
 def compare(models, gpus, batches=(1,), budget_ms=None, *, target_ips=None, max_batch=False,
             dtype=None, image_size=None, runtime=None, math=None, host=None, input_shape=None,
-            predictor=None, threads=0, progress=None):
+            predictor=None, calibrate=None, threads=0, progress=None):
     """Predicts every model on every GPU at every batch size (`ptxcast compare --format json`).
 
     models: zoo names, ONNX paths or torch.nn.Modules (exported for `input_shape`), or "all";
     gpus: catalog names or spec files, or "all". budget_ms: time per batch to stay within;
     target_ips: images per second to reach; max_batch=True: instead of `batches`, per model and
-    GPU the largest batch that fits in memory and meets both (`--max-batch`). Returns a
+    GPU the largest batch that fits in memory and meets both (`--max-batch`). calibrate: a CSV
+    of your own timings; each GPU it names is calibrated by its own (`--calibrate`). Returns a
     Comparison: .rows / .table with one row per (model, batch, GPU) and .plot() for the heat
     map."""
     models = [models] if isinstance(models, str) else list(models)
@@ -128,7 +132,7 @@ def compare(models, gpus, batches=(1,), budget_ms=None, *, target_ips=None, max_
     with Progress("analysing networks", "networks", progress) as bar:
         text = _core.compare(names, onnx, gpus, batches, bool(max_batch), budget_ms, target_ips,
                              dtype, image_size, runtime, math, host or "", predictor or "",
-                             int(threads), bar.callback)
+                             str(calibrate or ""), int(threads), bar.callback)
     document = json.loads(text)
     notes = {i: note for i, (_, _, note) in enumerate(resolved) if note}
     for row in document["results"]:

@@ -61,7 +61,8 @@ pipeline::ProgressFn progressOf(const py::object &Fn) {
 std::string predict(const std::string &Input, const py::bytes &Onnx, const std::string &Gpu,
                     int64_t Batch, const std::string &Dtype, int64_t ImageSize,
                     const std::string &Runtime, const std::string &Math, const std::string &Host,
-                    const std::string &Model, unsigned Threads, const py::object &Progress) {
+                    const std::string &Model, const std::string &Calibrate, unsigned Threads,
+                    const py::object &Progress) {
   pipeline::PredictRequest O;
   O.network.input = Input;
   O.network.onnxBytes = std::string(Onnx);
@@ -75,6 +76,7 @@ std::string predict(const std::string &Input, const py::bytes &Onnx, const std::
   O.math = Math;
   O.host = Host;
   O.model = Model;
+  O.calibrate = Calibrate;
   py::gil_scoped_release NoGil;
   return text(pipeline::predictDocument(O));
 }
@@ -84,7 +86,8 @@ std::string compare(const std::vector<std::string> &Models, const std::vector<py
                     bool MaxBatch, double BudgetMs, double TargetIps, const std::string &Dtype,
                     int64_t ImageSize,
                     const std::string &Runtime, const std::string &Math, const std::string &Host,
-                    const std::string &Model, unsigned Threads, const py::object &Progress) {
+                    const std::string &Model, const std::string &Calibrate, unsigned Threads,
+                    const py::object &Progress) {
   pipeline::CompareRequest O;
   O.models = Models;
   for (const py::bytes &B : Onnx)
@@ -100,6 +103,7 @@ std::string compare(const std::vector<std::string> &Models, const std::vector<py
   O.math = Math;
   O.host = Host;
   O.model = Model;
+  O.calibrate = Calibrate;
   O.threads = Threads;
   if (pipeline::ProgressFn Fn = progressOf(Progress))
     O.progress = [Fn](size_t Done, size_t Total, const std::string &, int64_t) { Fn(Done, Total); };

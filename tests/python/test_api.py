@@ -40,6 +40,24 @@ class PredictTest(unittest.TestCase):
         self.assertEqual(got.json, want)
         self.assertEqual((got.dtype, got.runtime, got.math), ("f16", "eager", "f16"))
 
+    def test_calibrate_equals_the_cli(self):
+        # Synthetic timing (twice the uncalibrated prediction), for the mechanics only.
+        plain = ptxcast.predict(MODEL, gpu="t4", batch=2, progress=False)
+        with scratch() as folder:
+            path = os.path.join(folder, "timings.csv")
+            with open(path, "w") as f:
+                f.write("gpu,network,batch,dtype,runtime,measured_ms\n")
+                f.write(f"t4,{MODEL},2,f32,graph,{2 * plain.time_ms!r}\n")
+            got = ptxcast.predict(MODEL, gpu="t4", batch=2, calibrate=path, progress=False)
+            want = cli_json("predict", MODEL, "--gpu", "t4", "--batch", "2", "--calibrate", path)
+            both = ptxcast.compare(MODEL, ["t4", "h100"], [2], calibrate=path, progress=False)
+        self.assertEqual(got.json, want)
+        self.assertAlmostEqual(got.json["calibration"]["factor"], 2.0, places=9)
+        self.assertAlmostEqual(got.time_ms, 2 * plain.time_ms, places=9)
+        factors = {r["gpu"]: r["calibration"] for r in both.json["results"]}
+        self.assertAlmostEqual(factors["t4"]["factor"], 2.0, places=9)
+        self.assertIsNone(factors["h100-sxm"])
+
 
 class ErrorTest(unittest.TestCase):
     def check(self, call, *cli_args):
