@@ -4,8 +4,13 @@
 Reads the out-of-fold predictions of a leave-one-GPU-out run (`ptxcast evaluate --cv group=gpu
 --predictions FILE`, docs/accuracy.md) and, for every whole-network group (GPU, source, dtype),
 draws k of its rows as the user's own timings (seeded, 50 draws), scales the group's other
-predictions by the geometric mean of measured / predicted over those k, as Calibration.cpp does,
-and prints the mean absolute percentage error of the other rows: uncalibrated and for k = 1, 3, 5.
+predictions by the calibration factor of those k, and prints the mean absolute percentage error of
+the other rows: uncalibrated, and for k = 1, 3, 5 with the plain geometric mean of measured /
+predicted and with it drawn toward 1 as Calibration.cpp does, exp(w mean(log ratio)),
+w = k / (k + sigma^2 / tau^2). sigma^2 is the variance of the log ratio within a group, tau^2 the
+mean square of the groups' mean log ratios; for each held-out group both come from the other
+groups only. The last line prints them over all groups: the source of TimingNoiseToSpread in
+pipeline/Calibration.h.
 
 Usage: scripts/calibration-check.py PREDICTIONS.csv [--draws 50] [--seed 7]
 """
@@ -16,7 +21,13 @@ import math
 import random
 import statistics
 
-from checks import mape
+
+
+def spread(groups):
+    """(sigma^2, tau^2) of lists of log ratios: within-group variance, mean square of the means."""
+    sigma2 = statistics.mean(statistics.pvariance(g) for g in groups)
+    tau2 = statistics.mean(statistics.mean(g) ** 2 for g in groups)
+    return sigma2, tau2
 
 
 def main():
@@ -27,32 +38,37 @@ def main():
     a = ap.parse_args()
     rows = list(csv.DictReader(open(a.predictions)))
     column = next(c for c in rows[0] if c.startswith("predicted_"))
-    groups = collections.defaultdict(list)  # (gpu, source, dtype) -> [predicted / measured]
+    groups = collections.defaultdict(list)  # (gpu, source, dtype) -> [log(measured / predicted)]
     for r in rows:
         if r["runtime"] in ("graph", "eager"):
             groups[(r["gpu"], r["source"], r["dtype"])].append(
-                float(r[column]) / float(r["measured_ms"]))
+                math.log(float(r["measured_ms"]) / float(r[column])))
     ks = (1, 3, 5)
     print(f"{'gpu':<16} {'source':<13} {'dtype':<5} {'rows':>4} {'raw':>6}"
-          + "".join(f" {'k=' + str(k):>6}" for k in ks))
+          + "".join(f" {'k=' + str(k):>6} {'plain':>6}" for k in ks))
     pooled = collections.defaultdict(list)
-    for (gpu, source, dtype), ratios in sorted(groups.items()):
-        line = [mape(ratios)]
-        pooled["raw"].append(line[0])
+    for key, logs in sorted(groups.items()):
+        sigma2, tau2 = spread([g for k, g in groups.items() if k != key])
+        line = [100 * statistics.mean(abs(math.exp(-x) - 1) for x in logs)]
         rng = random.Random(a.seed)
         for k in ks:
-            errors = []
+            shrunk, plain = [], []
             for _ in range(a.draws):
-                chosen = set(rng.sample(range(len(ratios)), k))
-                # the timings' measured / predicted, as the calibration factor
-                factor = math.exp(statistics.mean(-math.log(ratios[i]) for i in chosen))
-                errors.append(mape([x * factor for i, x in enumerate(ratios) if i not in chosen]))
-            line.append(statistics.mean(errors))
-            pooled[k].append(line[-1])
-        print(f"{gpu:<16} {source:<13} {dtype:<5} {len(ratios):>4}"
+                chosen = set(rng.sample(range(len(logs)), k))
+                mean = statistics.mean(logs[i] for i in chosen)
+                rest = [x for i, x in enumerate(logs) if i not in chosen]
+                w = k / (k + sigma2 / tau2)
+                shrunk.append(100 * statistics.mean(abs(math.exp(w * mean - x) - 1) for x in rest))
+                plain.append(100 * statistics.mean(abs(math.exp(mean - x) - 1) for x in rest))
+            line += [statistics.mean(shrunk), statistics.mean(plain)]
+        for i, e in enumerate(line):
+            pooled[i].append(e)
+        print(f"{key[0]:<16} {key[1]:<13} {key[2]:<5} {len(logs):>4}"
               + "".join(f" {e:>6.1f}" for e in line))
-    print(f"{'mean of groups':<40} {statistics.mean(pooled['raw']):>6.1f}"
-          + "".join(f" {statistics.mean(pooled[k]):>6.1f}" for k in ks))
+    print(f"{'mean of groups':<40}" + "".join(f" {statistics.mean(pooled[i]):>6.1f}"
+                                              for i in range(len(pooled))))
+    sigma2, tau2 = spread(list(groups.values()))
+    print(f"all groups: sigma^2 {sigma2:.4f}, tau^2 {tau2:.4f}, sigma^2 / tau^2 {sigma2 / tau2:.2f}")
 
 
 if __name__ == "__main__":

@@ -70,7 +70,8 @@ double Calibration::factor() const {
   double LogSum = 0;
   for (double R : ratios)
     LogSum += std::log(R);
-  return ratios.empty() ? 1.0 : std::exp(LogSum / double(ratios.size()));
+  const double K = double(ratios.size());
+  return ratios.empty() ? 1.0 : std::exp(LogSum / (K + TimingNoiseToSpread));
 }
 
 namespace {
@@ -139,11 +140,10 @@ void applyCalibration(GpuPrediction &G, const Calibration &C) {
   G.calibrationTimings = C.ratios.size();
   const auto [Low, High] = std::minmax_element(C.ratios.begin(), C.ratios.end());
   G.warnings.push_back(fmt::format(
-      "calibrated: the prediction is scaled by {:.3g}, the geometric mean of measured / predicted "
-      "over {} timing{} on {} (from {:.3g} to {:.3g}){}",
-      F, C.ratios.size(), C.ratios.size() == 1 ? "" : "s", G.gpu.name, *Low, *High,
-      C.ratios.size() < 3 ? "; one or two timings can move it the wrong way: give three or more"
-                          : ""));
+      "calibrated: the prediction is scaled by {:.3g} from {} timing{} on {} (measured / "
+      "predicted {:.3g} to {:.3g}, their geometric mean drawn toward 1 by one timing's usual "
+      "scatter; more timings, less drawn)",
+      F, C.ratios.size(), C.ratios.size() == 1 ? "" : "s", G.gpu.name, *Low, *High));
 }
 
 void applyCalibrations(std::vector<GpuPrediction> &Gs, const std::vector<Calibration> &Cs) {

@@ -70,25 +70,35 @@ TEST_CASE("calibration: timings are read by column name; bad rows name their lin
         "calibration_test.csv:1: error: no timings: expected one row per measured network");
 }
 
-TEST_CASE("calibration: the factor is the geometric mean of measured / predicted") {
+TEST_CASE("calibration: the geometric mean of measured / predicted, drawn toward 1") {
+  // Three timings: log 4 / 3 on average, weighed 3 / (3 + 0.89).
   pipeline::Calibration C{"t4", {2.0, 0.5, 4.0}};
-  CHECK(C.factor() == doctest::Approx(std::cbrt(4.0)));
+  CHECK(C.factor() == doctest::Approx(std::pow(4.0, 1 / (3 + pipeline::TimingNoiseToSpread))));
+  CHECK(C.factor() > 1);
+  CHECK(C.factor() < std::cbrt(4.0));
+  // The more timings agree, the closer the factor comes to them.
+  pipeline::Calibration Many{"t4", std::vector<double>(50, 2.0)};
+  CHECK(Many.factor() == doctest::Approx(2.0).epsilon(0.02));
+  CHECK(pipeline::Calibration{"t4", {}}.factor() == 1);
   pipeline::GpuPrediction G;
   G.gpu.name = "t4";
   G.timeMs = 10, G.gpuMs = 9, G.hostMs = 1;
   G.intervalMs = std::make_pair(9.0, 13.0);
   G.breakdown = {{"conv", 3, 9}};
-  pipeline::applyCalibration(G, {"t4", {2.0}});
-  CHECK(G.timeMs == 20);
-  CHECK(G.gpuMs == 18);
-  CHECK(G.hostMs == 2);
-  CHECK(G.intervalMs->first == 18);
-  CHECK(G.intervalMs->second == 26);
-  CHECK(G.breakdown[0].ms == 18);
-  CHECK(G.calibrationFactor == 2);
-  CHECK(G.calibrationTimings == 1);
+  const pipeline::Calibration Two{"t4", {4.0, 4.0}};
+  const double F = Two.factor(); // 4^(2 / 2.89)
+  CHECK(F == doctest::Approx(std::pow(4.0, 2 / (2 + pipeline::TimingNoiseToSpread))));
+  pipeline::applyCalibration(G, Two);
+  CHECK(G.timeMs == doctest::Approx(10 * F));
+  CHECK(G.gpuMs == doctest::Approx(9 * F));
+  CHECK(G.hostMs == doctest::Approx(F));
+  CHECK(G.intervalMs->first == doctest::Approx(9 * F));
+  CHECK(G.intervalMs->second == doctest::Approx(13 * F));
+  CHECK(G.breakdown[0].ms == doctest::Approx(9 * F));
+  CHECK(G.calibrationFactor == F);
+  CHECK(G.calibrationTimings == 2);
   REQUIRE(G.warnings.size() == 1);
-  CHECK(G.warnings[0].find("give three or more") != std::string::npos);
+  CHECK(G.warnings[0].find("scaled by 2.61 from 2 timings on t4") != std::string::npos);
 }
 
 TEST_CASE("calibration: predict scales by the timings on its GPU and says so") {
@@ -106,10 +116,11 @@ TEST_CASE("calibration: predict scales by the timings on its GPU and says so") {
   auto Calibrated = pipeline::predictNetwork(request("mobilenetv2", Csv));
   REQUIRE_MESSAGE(Calibrated, support::errorText(Calibrated));
   const pipeline::GpuPrediction &G = Calibrated->prediction;
-  CHECK(G.timeMs == doctest::Approx(1.5 * Plain->prediction.timeMs).epsilon(1e-9));
+  const double F = std::pow(1.5, 1 / (1 + pipeline::TimingNoiseToSpread));
+  CHECK(G.timeMs == doctest::Approx(F * Plain->prediction.timeMs).epsilon(1e-9));
   CHECK(G.calibrationTimings == 1);
   auto J = pipeline::predictionJson(Calibrated->network, Calibrated->predictor, G);
-  CHECK(J["calibration"]["factor"].get<double>() == doctest::Approx(1.5).epsilon(1e-9));
+  CHECK(J["calibration"]["factor"].get<double>() == doctest::Approx(F).epsilon(1e-9));
   CHECK(pipeline::predictionJson(Plain->network, Plain->predictor, Plain->prediction)["calibration"]
             .is_null());
 

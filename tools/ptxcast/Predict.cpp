@@ -137,7 +137,8 @@ void addPredictCommand(CLI::App &App) {
   Cmd->add_option("--calibrate", R.calibrate,
                   "FILE.csv of your own timings on this GPU (columns gpu, network, batch, dtype, "
                   "runtime, measured_ms): the prediction is scaled by their geometric-mean "
-                  "measured / predicted ratio (docs/predict.md, \"Calibration\")")
+                  "measured / predicted ratio, drawn toward 1 when they are few (docs/predict.md, "
+                  "\"Calibration\")")
       ->check(CLI::ExistingFile);
   Cmd->add_option("--format", O->format, "output format")
       ->check(CLI::IsMember({"table", "json"}))

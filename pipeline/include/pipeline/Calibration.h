@@ -1,7 +1,7 @@
 // Few-shot calibration (docs/predict.md, "Calibration"): a user who can time a few networks on a
 // GPU hands ptxcast those timings, and every prediction on that GPU is scaled by the geometric mean
-// of their measured / predicted ratios. Most of what the model misses on a GPU it never saw is one
-// factor per GPU (docs/accuracy.md); a few timings pin it down.
+// of their measured / predicted ratios, drawn toward 1 the fewer they are. Most of what the model
+// misses on a GPU it never saw is one factor per GPU (docs/accuracy.md); a few timings pin it down.
 #pragma once
 
 #include "hardware/GpuCatalog.h"
@@ -34,10 +34,19 @@ struct Measurement {
 support::Expected<std::vector<Measurement>> readMeasurements(const std::string &Path,
                                                              const hardware::GpuCatalog &Catalog);
 
-/// One GPU's calibration: each of its timings over its prediction, and their geometric mean.
+/// How much one timing's own scatter weighs against the GPU's factor: sigma^2 / tau^2, the
+/// variance of log(measured / predicted) among one GPU's network rows over the variance of the
+/// GPU's mean log ratio across GPUs, both from the shipped model's leave-one-GPU-out predictions
+/// of the network rows (0.0138 / 0.0155; scripts/calibration-check.py prints them).
+constexpr double TimingNoiseToSpread = 0.89;
+
+/// One GPU's calibration: each of its timings over its prediction, and the factor they give.
 struct Calibration {
   std::string gpu;
   std::vector<double> ratios; ///< measured / predicted, one per timing
+  /// The geometric mean of the ratios, shrunk toward 1 as the posterior mean of a normal prior
+  /// on the GPU's log factor: exp(w mean(log ratio)), w = k / (k + TimingNoiseToSpread) for k
+  /// timings (one timing: w = 0.53; three: 0.77).
   double factor() const;
 };
 
