@@ -1,10 +1,10 @@
-// Few-shot calibration: timings read from a CSV, each predicted as `predict` would, and the
-// geometric mean of measured / predicted per GPU applied to that GPU's predictions (Calibration.h).
+// Few-shot calibration: timings read from a CSV, each predicted as `predict` would, and per GPU
+// the geometric mean of measured / predicted, drawn toward 1, applied to its predictions
+// (Calibration.h).
 #include "pipeline/Calibration.h"
 
 #include "pipeline/DatasetCommon.h"
 #include "pipeline/Documents.h"
-#include "pipeline/NetworkAnalysis.h"
 #include "pipeline/UserCaches.h"
 
 #include <fmt/core.h>
@@ -13,7 +13,6 @@
 #include <array>
 #include <cmath>
 #include <map>
-#include <tuple>
 
 namespace pipeline {
 
@@ -97,7 +96,7 @@ support::Expected<double> predictTiming(const Measurement &M, const learners::Pr
   R.cache = &Caches.kernels;
   R.analyses = Caches.analysisCache();
   Settings->breakdown = false;
-  auto N = analyseNetwork(Settings->runtime == Runtime::Engine ? engineRequest(R) : R);
+  auto N = analyseFor(R, Settings->runtime);
   if (!N)
     return In(N.error());
   auto G = predictOnGpus(*N, P, {*Gpu}, *Settings, Catalog);

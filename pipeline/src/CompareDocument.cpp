@@ -86,7 +86,7 @@ support::Expected<std::vector<GpuPrediction>> CompareContext::predict(size_t Mod
   auto It = analysed.find({Model, Batch, Engine});
   if (It == analysed.end()) {
     NetworkRequest N = compareNetworkRequest(request, Model, Batch, caches);
-    auto A = analyseNetwork(Engine ? engineRequest(std::move(N)) : N);
+    auto A = analyseFor(N, settings.runtime);
     if (!A)
       return A.error();
     ++analyses;

@@ -67,7 +67,7 @@ support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
     Request.cache = &Caches.kernels;
     Request.analyses = Caches.analysisCache();
   }
-  auto N = analyseNetwork(Settings->runtime == Runtime::Engine ? engineRequest(Request) : Request);
+  auto N = analyseFor(Request, Settings->runtime);
   if (!N)
     return N.error();
   auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);

@@ -77,6 +77,10 @@ NetworkRequest engineRequest(NetworkRequest R) {
   return R;
 }
 
+support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime) {
+  return analyseNetwork(Runtime == Runtime::Engine ? engineRequest(R) : R);
+}
+
 support::Expected<PredictSettings> predictSettings(const std::string &RuntimeName,
                                                    const std::string &Math, const std::string &Host,
                                                    const hardware::GpuCatalog *Catalog) {

@@ -67,8 +67,8 @@ void printFooter(const CompareResult &M) {
     const GpuPrediction &G = C.prediction;
     Meeting += M.meets(G);
     Misfits += !G.memory.fits();
-    const size_t Expected = size_t(!G.memory.fits()) + size_t(G.calibrationTimings > 0);
-    Warned += G.warnings.size() > Expected;
+    const size_t Said = size_t(!G.memory.fits()) + size_t(G.calibrationTimings > 0); // own lines
+    Warned += G.warnings.size() > Said;
     Floored += !G.dominanceFloor.empty();
     if (G.calibrationTimings)
       Calibrated[G.gpu.name] = {G.calibrationFactor, G.calibrationTimings};

@@ -64,6 +64,10 @@ support::Expected<Runtime> parseRuntime(std::string_view Name);
 /// GEMM-like as an engine's are.
 NetworkRequest engineRequest(NetworkRequest R);
 
+/// The analysis runtime `Runtime` predicts from: R's network as requested, or under an engine
+/// (Runtime::Engine) its engineRequest.
+support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime);
+
 /// How to predict: runtime and, when set, a math mode other than PyTorch's default and a host
 /// other than the GPU's own (hardware/Host.h).
 struct PredictSettings {
