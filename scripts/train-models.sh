@@ -79,3 +79,11 @@ ls -l models/*.json
 # 5. The model on GPUs it was not trained on: the H200's PyTorch networks, the A100's operators.
 "$PTXCAST" evaluate --data "$WORK/h200-frameworks.csv" --model models/cross-gpu.json --report-by dtype
 "$PTXCAST" evaluate --data "$WORK/neusight-a100.csv" --model models/cross-gpu.json --report-by workload
+
+# 6. The calibration weight's source (pipeline/Calibration.h, TimingNoiseToSpread): its last
+#    line prints sigma^2 / tau^2 over the leave-one-GPU-out network predictions of the learner
+#    shipped above; when it moves, update the constant and docs/predict.md's table.
+"$PTXCAST" evaluate "${ALL[@]}" --learners knn --param k=80 --param weighted=1 \
+  --param max_rows=5000 --cv group=gpu --balance source,gpu,runtime \
+  --predictions "$WORK/logo-knn.csv" >/dev/null
+scripts/calibration-check.py "$WORK/logo-knn.csv"
