@@ -22,7 +22,8 @@ using dataset::textField;
 using dataset::timeField;
 
 support::Expected<std::vector<Measurement>> readMeasurements(const std::string &Path,
-                                                             const hardware::GpuCatalog &Catalog) {
+                                                             const hardware::GpuCatalog &Catalog,
+                                                             const std::string &OnlyGpu) {
   static constexpr std::array<std::string_view, 6> Required = {"gpu",   "network", "batch",
                                                                "dtype", "runtime", "measured_ms"};
   auto T = readTable(Path, Required);
@@ -62,6 +63,11 @@ support::Expected<std::vector<Measurement>> readMeasurements(const std::string &
   }
   if (Out.empty())
     return support::Error(Path, 1, 0, "no timings: expected one row per measured network");
+  if (!OnlyGpu.empty()) {
+    std::erase_if(Out, [&](const Measurement &M) { return M.gpu != OnlyGpu; });
+    if (Out.empty())
+      return support::Error(Path, 0, 0, "no timing on " + OnlyGpu + " to calibrate by");
+  }
   return Out;
 }
 

@@ -61,6 +61,13 @@ support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
   auto P = choosePredictor(R.model);
   if (!P)
     return P.error();
+  std::vector<Measurement> Timings; // read before the analysis: a bad file fails fast
+  if (!R.calibrate.empty()) {
+    auto T = readMeasurements(R.calibrate, *Catalog, Gpu->name);
+    if (!T)
+      return T.error();
+    Timings = std::move(*T);
+  }
   UserCaches Caches;
   NetworkRequest Request = R.network;
   if (!Request.cache && !Request.analyses) { // the caller's caches, or the per-user ones
@@ -73,14 +80,8 @@ support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
   auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);
   if (!Gs)
     return Gs.error();
-  if (!R.calibrate.empty()) {
-    auto Timings = readMeasurements(R.calibrate, *Catalog);
-    if (!Timings)
-      return Timings.error();
-    std::erase_if(*Timings, [&](const Measurement &M) { return M.gpu != Gpu->name; });
-    if (Timings->empty())
-      return support::Error(R.calibrate, 0, 0, "no timing on " + Gpu->name + " to calibrate by");
-    auto C = calibrate(*Timings, *P, *Catalog, Caches);
+  if (!Timings.empty()) {
+    auto C = calibrate(Timings, *P, *Catalog, Caches);
     if (!C)
       return C.error();
     applyCalibrations(*Gs, *C);

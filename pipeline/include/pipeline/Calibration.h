@@ -29,10 +29,12 @@ struct Measurement {
 };
 
 /// The timings of a CSV file with columns gpu, network, batch, dtype, runtime and measured_ms
-/// (image_size optional). A GPU the catalog lacks, a bad number or a missing column is an error
-/// naming the file and line.
+/// (image_size optional); with `OnlyGpu`, those on that GPU (canonical name), an error when none
+/// is. A GPU the catalog lacks, a bad number or a missing column is an error naming the file and
+/// line.
 support::Expected<std::vector<Measurement>> readMeasurements(const std::string &Path,
-                                                             const hardware::GpuCatalog &Catalog);
+                                                             const hardware::GpuCatalog &Catalog,
+                                                             const std::string &OnlyGpu = "");
 
 /// How much one timing's own scatter weighs against the GPU's factor: sigma^2 / tau^2, the
 /// variance of log(measured / predicted) among one GPU's network rows over the variance of the
