@@ -12,11 +12,17 @@ mean square of the groups' mean log ratios; for each held-out group both come fr
 groups only. The last line prints them over all groups: the source of TimingNoiseToSpread in
 pipeline/Calibration.h.
 
-Usage: scripts/calibration-check.py PREDICTIONS.csv [--draws 50] [--seed 7]
+It also prints how often the other rows fall in the bundle's band (--model, its error_band) as
+Calibration.cpp moves it: scaled by the factor and divided by the band's median ratio to the
+power w.
+
+Usage: scripts/calibration-check.py PREDICTIONS.csv [--model models/cross-gpu.json]
+        [--draws 50] [--seed 7]
 """
 import argparse
 import collections
 import csv
+import json
 import math
 import random
 import statistics
@@ -33,6 +39,7 @@ def spread(groups):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("predictions")
+    ap.add_argument("--model", default="models/cross-gpu.json")
     ap.add_argument("--draws", type=int, default=50)
     ap.add_argument("--seed", type=int, default=7)
     a = ap.parse_args()
@@ -43,6 +50,9 @@ def main():
         if r["runtime"] in ("graph", "eager"):
             groups[(r["gpu"], r["source"], r["dtype"])].append(
                 math.log(float(r["measured_ms"]) / float(r[column])))
+    band = json.load(open(a.model))["error_band"]
+    low, median, high = (math.log(band[k]) for k in ("ratio_low", "ratio_median", "ratio_high"))
+    inside = collections.defaultdict(list)  # k -> [row in the moved band]
     ks = (1, 3, 5)
     print(f"{'gpu':<16} {'source':<13} {'dtype':<5} {'rows':>4} {'raw':>6}"
           + "".join(f" {'k=' + str(k):>6} {'plain':>6}" for k in ks))
@@ -50,6 +60,7 @@ def main():
     for key, logs in sorted(groups.items()):
         sigma2, tau2 = spread([g for k, g in groups.items() if k != key])
         line = [100 * statistics.mean(abs(math.exp(-x) - 1) for x in logs)]
+        inside[0] += [low <= x <= high for x in logs]
         rng = random.Random(a.seed)
         for k in ks:
             shrunk, plain = [], []
@@ -59,6 +70,8 @@ def main():
                 rest = [x for i, x in enumerate(logs) if i not in chosen]
                 w = k / (k + sigma2 / tau2)
                 shrunk.append(100 * statistics.mean(abs(math.exp(w * mean - x) - 1) for x in rest))
+                shift = w * mean - w * median  # the band: times the factor, over median^w
+                inside[k] += [low + shift <= x <= high + shift for x in rest]
                 plain.append(100 * statistics.mean(abs(math.exp(mean - x) - 1) for x in rest))
             line += [statistics.mean(shrunk), statistics.mean(plain)]
         for i, e in enumerate(line):
@@ -67,6 +80,9 @@ def main():
               + "".join(f" {e:>6.1f}" for e in line))
     print(f"{'mean of groups':<40}" + "".join(f" {statistics.mean(pooled[i]):>6.1f}"
                                               for i in range(len(pooled))))
+    print(f"rows in the {100 * band['coverage']:.0f} % band: uncalibrated "
+          f"{100 * statistics.mean(inside[0]):.0f} %, "
+          + ", ".join(f"k={k} {100 * statistics.mean(inside[k]):.0f} %" for k in ks))
     sigma2, tau2 = spread(list(groups.values()))
     print(f"all groups: sigma^2 {sigma2:.4f}, tau^2 {tau2:.4f}, sigma^2 / tau^2 {sigma2 / tau2:.2f}")
 

@@ -71,12 +71,16 @@ support::Expected<std::vector<Measurement>> readMeasurements(const std::string &
   return Out;
 }
 
+double Calibration::weight() const {
+  const double K = double(ratios.size());
+  return K / (K + TimingNoiseToSpread);
+}
+
 double Calibration::factor() const {
   double LogSum = 0;
   for (double R : ratios)
     LogSum += std::log(R);
-  const double K = double(ratios.size());
-  return ratios.empty() ? 1.0 : std::exp(LogSum / (K + TimingNoiseToSpread));
+  return ratios.empty() ? 1.0 : std::exp(weight() * LogSum / double(ratios.size()));
 }
 
 namespace {
@@ -124,6 +128,7 @@ support::Expected<std::vector<Calibration>> calibrate(const std::vector<Measurem
       return Predicted.error();
     Calibration &C = ByGpu[M.gpu];
     C.gpu = M.gpu;
+    C.bandMedian = P.info().band ? P.info().band->ratioMedian : 1.0;
     C.ratios.push_back(M.ms / *Predicted);
   }
   std::vector<Calibration> Out;
@@ -137,8 +142,10 @@ void applyCalibration(GpuPrediction &G, const Calibration &C) {
   G.timeMs *= F;
   G.gpuMs *= F;
   G.hostMs *= F;
-  if (G.intervalMs)
-    G.intervalMs = std::make_pair(G.intervalMs->first * F, G.intervalMs->second * F);
+  if (G.intervalMs) {
+    const double Band = F / std::pow(C.bandMedian, C.weight());
+    G.intervalMs = std::make_pair(G.intervalMs->first * Band, G.intervalMs->second * Band);
+  }
   for (KindTime &K : G.breakdown)
     K.ms *= F;
   G.calibrationFactor = F;

@@ -92,8 +92,19 @@ TEST_CASE("calibration: the geometric mean of measured / predicted, drawn toward
   CHECK(G.timeMs == doctest::Approx(10 * F));
   CHECK(G.gpuMs == doctest::Approx(9 * F));
   CHECK(G.hostMs == doctest::Approx(F));
-  CHECK(G.intervalMs->first == doctest::Approx(9 * F));
+  CHECK(G.intervalMs->first == doctest::Approx(9 * F)); // a band without a median bias
   CHECK(G.intervalMs->second == doctest::Approx(13 * F));
+  // With one (the band's median ratio 1.2), the timings took the share w of it out.
+  pipeline::GpuPrediction H;
+  H.timeMs = 10;
+  H.intervalMs = std::make_pair(9.0, 13.0);
+  pipeline::Calibration Biased = Two;
+  Biased.bandMedian = 1.2;
+  pipeline::applyCalibration(H, Biased);
+  const double Shift = F / std::pow(1.2, Two.weight());
+  CHECK(H.timeMs == doctest::Approx(10 * F));
+  CHECK(H.intervalMs->first == doctest::Approx(9 * Shift));
+  CHECK(H.intervalMs->second == doctest::Approx(13 * Shift));
   CHECK(G.breakdown[0].ms == doctest::Approx(9 * F));
   CHECK(G.calibrationFactor == F);
   CHECK(G.calibrationTimings == 2);
