@@ -8,6 +8,8 @@
 
 #include "corpus/Zoo.h"
 
+#include <algorithm>
+
 namespace pipeline {
 namespace {
 
@@ -133,6 +135,10 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
     auto Timings = readMeasurements(R.calibrate, *Catalog);
     if (!Timings)
       return Timings.error();
+    std::erase_if(*Timings, [&](const Measurement &M) { // only the GPUs compared are calibrated
+      return std::none_of(Gpus->begin(), Gpus->end(),
+                          [&](const hardware::GpuSpec &G) { return G.name == M.gpu; });
+    });
     auto C = calibrate(*Timings, *P, *Catalog, Caches);
     if (!C)
       return C.error();

@@ -60,9 +60,8 @@ private:
   support::Expected<bool> fits(int64_t Batch, size_t Gpu, bool TensorCores) {
     auto It = Memory.find(Batch);
     if (It == Memory.end()) {
-      NetworkRequest Request = compareNetworkRequest(R, Model, Batch, C.caches);
-      if (C.settings.runtime == Runtime::Engine)
-        Request = engineRequest(std::move(Request));
+      const NetworkRequest Request =
+          requestFor(compareNetworkRequest(R, Model, Batch, C.caches), C.settings.runtime);
       auto N = buildNetwork(Request);
       if (!N)
         return inInput(N.error(), R.models[Model]);

@@ -77,8 +77,12 @@ NetworkRequest engineRequest(NetworkRequest R) {
   return R;
 }
 
+NetworkRequest requestFor(NetworkRequest R, Runtime Runtime) {
+  return Runtime == Runtime::Engine ? engineRequest(std::move(R)) : R;
+}
+
 support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime) {
-  return analyseNetwork(Runtime == Runtime::Engine ? engineRequest(R) : R);
+  return analyseNetwork(requestFor(R, Runtime));
 }
 
 support::Expected<PredictSettings> predictSettings(const std::string &RuntimeName,

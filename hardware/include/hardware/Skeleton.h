@@ -109,9 +109,6 @@ struct FrameworkPasses {
   bool imageConv = false;
 };
 
-/// One launch, independent of any GPU: the analyzer's counts (with the kernel's estimated
-/// registers per thread and static shared memory; registers 0 = unknown, occupancy then ignores
-/// them) plus what the lowering knows.
 /// The matrix product a GEMM-like layer is (a convolution as an implicit GEMM, a dense layer, a
 /// batched matmul): `batch` independent products of (m x k) by (k x n). All 0 when unknown.
 struct GemmShape {
@@ -131,6 +128,9 @@ struct GemmShape {
 /// 1020) by (1020 x 12) takes 0.38 ms on an A100, one 128x128 tile per batch entry on 3 SMs.
 double libraryTileShare(const GemmShape &G, double Sms);
 
+/// One launch, independent of any GPU: the analyzer's counts (with the kernel's estimated
+/// registers per thread and static shared memory; registers 0 = unknown, occupancy then ignores
+/// them) plus what the lowering knows.
 struct LaunchWork {
   analyzer::KernelProfile profile;
   std::string kind;            ///< the lowering's strategy, e.g. "conv_implicit_gemm"

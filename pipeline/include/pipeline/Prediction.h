@@ -64,8 +64,11 @@ support::Expected<Runtime> parseRuntime(std::string_view Name);
 /// GEMM-like as an engine's are.
 NetworkRequest engineRequest(NetworkRequest R);
 
-/// The analysis runtime `Runtime` predicts from: R's network as requested, or under an engine
-/// (Runtime::Engine) its engineRequest.
+/// The request runtime `Runtime` analyses: R as it is, or under an engine (Runtime::Engine) its
+/// engineRequest.
+NetworkRequest requestFor(NetworkRequest R, Runtime Runtime);
+
+/// The analysis runtime `Runtime` predicts from: analyseNetwork of requestFor(R, Runtime).
 support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime);
 
 /// How to predict: runtime and, when set, a math mode other than PyTorch's default and a host
