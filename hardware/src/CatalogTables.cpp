@@ -1,4 +1,4 @@
-// The catalog's side tables: processes, memory types and hosts (CatalogTables.h).
+// The catalog's side tables: processes, memory types, hosts and boost headroom (CatalogTables.h).
 #include "CatalogTables.h"
 
 #include <algorithm>
@@ -123,6 +123,20 @@ std::optional<std::string> setProcess(const Json &J, GpuSpec &G, const Tables &T
     return "process '" + G.limits.process + "' is not in the catalog's processes (" +
            keysOf(T.processes) + ")";
   G.limits.relativeEnergy = P->second;
+  return std::nullopt;
+}
+
+std::optional<std::string> setMaxClock(const Json &J, GpuSpec &G, const Tables &T) {
+  auto It = J.find("max_clock_mhz");
+  if (It == J.end()) {
+    auto H = T.boostHeadroom.find(G.formFactor);
+    G.maxClockMhz = G.boostClockMhz * (H == T.boostHeadroom.end() ? 1.0 : H->second);
+    return std::nullopt;
+  }
+  if (!It->is_number() || !(It->get<double>() >= G.boostClockMhz) ||
+      !std::isfinite(It->get<double>()))
+    return "field 'max_clock_mhz' must be a number not below boost_clock_mhz, got " + It->dump();
+  G.maxClockMhz = It->get<double>();
   return std::nullopt;
 }
 

@@ -1,5 +1,5 @@
-// The catalog's side tables (gpus.json "processes", "memory_types", "hosts"): what GPU entries
-// and architecture rows refer to by name. Internal to the hardware library.
+// The catalog's side tables (gpus.json "processes", "memory_types", "hosts", "boost_headroom"):
+// what GPU entries and architecture rows refer to by name. Internal to the hardware library.
 #pragma once
 
 #include "hardware/GpuCatalog.h"
@@ -36,6 +36,7 @@ struct Tables {
   const std::map<std::string, double> &processes;
   const std::map<std::string, double> &memories;
   const std::vector<HostSpec> &hosts;
+  const std::map<std::string, double> &boostHeadroom; ///< form factor -> top clock / boost
 };
 
 /// Sets G's memory energy from its memory type. A catalog GPU other than a Jetson module (whose
@@ -43,6 +44,9 @@ struct Tables {
 std::optional<std::string> setMemoryEnergy(GpuSpec &G, const Tables &T, bool Catalog);
 /// A spec file may name another process than its architecture's ("process": "TSMC N7").
 std::optional<std::string> setProcess(const nlohmann::json &J, GpuSpec &G, const Tables &T);
+/// G's top clock: its entry's "max_clock_mhz" (not below the boost clock), else its boost
+/// clock times its form factor's boost headroom (1 for a form factor the table lacks).
+std::optional<std::string> setMaxClock(const nlohmann::json &J, GpuSpec &G, const Tables &T);
 /// The host G's entry names ("host"), or the default of its form factor: a Jetson module must
 /// name its own; a superchip's is Grace, a desktop card's an x86 desktop, others' an x86 server.
 std::optional<std::string> setHost(const nlohmann::json &J, GpuSpec &G, const Tables &T);

@@ -83,7 +83,7 @@ GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec 
 
 GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec &BoostGpu,
                             const Execution &E, const SustainedClock &Clock) {
-  const GpuSpec Gpu = Clock.share < 1 ? atClock(BoostGpu, Clock.mhz) : BoostGpu;
+  const GpuSpec Gpu = Clock.share != 1 ? atClock(BoostGpu, Clock.mhz) : BoostGpu;
   GroupFeatures G;
   G.clock = Clock;
   const std::vector<std::string> Names = names();

@@ -173,8 +173,9 @@ Expected<ArchLimits> parseArch(const Json &J, std::string_view File,
   return A;
 }
 
-/// Every numeric field of a GPU entry must be covered by one key of its "sources" map.
-std::optional<std::string> checkSources(const GpuSpec &G) {
+/// Every numeric field of a GPU entry (max_clock_mhz where it has one) must be covered by one
+/// key of its "sources" map.
+std::optional<std::string> checkSources(const GpuSpec &G, bool HasMaxClock) {
   std::set<std::string> Covered;
   for (const auto &[Keys, Note] : G.sources) {
     if (Note.empty())
@@ -195,6 +196,8 @@ std::optional<std::string> checkSources(const GpuSpec &G) {
   for (const auto &F : TensorFields)
     Needed.push_back(F.Key);
   Needed.push_back("compute_capability");
+  if (HasMaxClock)
+    Needed.push_back("max_clock_mhz");
   for (const char *Key : Needed)
     if (!Covered.count(Key))
       return "sources: no source names field '" + std::string(Key) + "'";
@@ -311,6 +314,8 @@ Expected<GpuSpec> parseGpu(const Json &J, std::string_view File, const Tables &T
     return Fail(*E);
   if (auto E = setHost(J, G, T))
     return Fail(*E);
+  if (auto E = setMaxClock(J, G, T))
+    return Fail(*E);
   if (auto S = J.find("sources"); S != J.end()) {
     if (!S->is_object())
       return Fail("field 'sources' must map field names to source notes");
@@ -318,7 +323,7 @@ Expected<GpuSpec> parseGpu(const Json &J, std::string_view File, const Tables &T
       G.sources[Keys] = Note.is_string() ? Note.get<std::string>() : "";
   }
   if (RequireSources)
-    if (auto E = checkSources(G))
+    if (auto E = checkSources(G, J.contains("max_clock_mhz")))
       return Fail(*E);
   return G;
 }
@@ -349,16 +354,22 @@ Expected<GpuCatalog> GpuCatalog::parse(std::string_view JsonText, std::string_vi
   auto Hosts = parseHosts(J, File);
   if (!Hosts)
     return Hosts.error();
+  Expected<std::map<std::string, double>> Headroom = std::map<std::string, double>{};
+  if (J.contains("boost_headroom"))
+    Headroom = parseEnergyTable(J, "boost_headroom", "share", File);
+  if (!Headroom)
+    return Headroom.error();
   Cat.Processes = std::move(*Processes);
   Cat.Memories = std::move(*Memories);
   Cat.Hosts = std::move(*Hosts);
+  Cat.Headroom = std::move(*Headroom);
   for (const Json &A : J["architectures"]) {
     auto L = parseArch(A, File, Cat.Processes);
     if (!L)
       return L.error();
     Cat.Archs.push_back(std::move(*L));
   }
-  const Tables T{Cat.Archs, Cat.Processes, Cat.Memories, Cat.Hosts};
+  const Tables T{Cat.Archs, Cat.Processes, Cat.Memories, Cat.Hosts, Cat.Headroom};
   for (const Json &Entry : J["gpus"]) {
     auto G = parseGpu(Entry, File, T, /*RequireSources=*/true);
     if (!G)
@@ -446,7 +457,8 @@ Expected<GpuSpec> GpuCatalog::parseSpec(std::string_view JsonText, std::string_v
   Json J = Json::parse(JsonText, nullptr, /*allow_exceptions=*/false);
   if (J.is_discarded())
     return Error(std::string(File), 0, 0, "not valid JSON");
-  return parseGpu(J, File, Tables{Archs, Processes, Memories, Hosts}, /*RequireSources=*/false);
+  return parseGpu(J, File, Tables{Archs, Processes, Memories, Hosts, Headroom},
+                  /*RequireSources=*/false);
 }
 
 Expected<ArchLimits> GpuCatalog::limits(std::string_view ComputeCapability) const {

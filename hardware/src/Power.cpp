@@ -55,6 +55,7 @@ GpuSpec atClock(GpuSpec Gpu, double Mhz) {
   assert(Mhz > 0 && Gpu.boostClockMhz > 0 && "a clock must be positive");
   const double Scale = Mhz / Gpu.boostClockMhz;
   Gpu.boostClockMhz = Mhz;
+  Gpu.maxClockMhz = Mhz;
   for (double *Peak :
        {&Gpu.fp32Tflops, &Gpu.fp16Tflops, &Gpu.bf16Tflops, &Gpu.fp64Tflops, &Gpu.tensor.fp16,
         &Gpu.tensor.bf16, &Gpu.tensor.tf32, &Gpu.tensor.int8, &Gpu.tensor.fp8})
@@ -76,14 +77,19 @@ SustainedClock sustainedClock(std::span<const LaunchWork> Launches, const GpuSpe
     L.push_back(launchPower(W, Gpu, E));
     Joules += L.back().joules;
   }
-  C.boardW = boardWatts(L, Joules, Gpu, 1);
+  // GPU Boost runs the clock up to the GPU's top one (above the rated boost on GeForce cards)
+  // while the power fits.
+  const double Top = std::max(Gpu.maxClockMhz / Gpu.boostClockMhz, 1.0);
+  C.share = Top;
+  C.mhz = Gpu.boostClockMhz * Top;
+  C.boardW = boardWatts(L, Joules, Gpu, Top);
   if (C.boardW <= Gpu.tdpW || L.empty())
     return C;
   // Board power falls as the clock does (the same energy over a longer time): bisect for the
   // clock share at which it meets the limit.
   const double Floor =
       Gpu.baseClockMhz > 0 ? Gpu.baseClockMhz / Gpu.boostClockMhz : UnknownBaseClockShare;
-  double Lo = Floor, Hi = 1;
+  double Lo = Floor, Hi = Top;
   if (boardWatts(L, Joules, Gpu, Lo) > Gpu.tdpW) {
     C.share = Lo;
     C.limiter = "base";

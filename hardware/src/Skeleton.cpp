@@ -413,6 +413,7 @@ std::vector<double> specLines(const GpuSpec &G) {
           L.dualIssue ? 1.0 : 0.0,
           G.fp32CoresPerSm,
           G.boostClockMhz,
+          G.maxClockMhz,
           G.fp16Tflops,
           G.fp64Tflops,
           G.tensor.fp16,

@@ -51,10 +51,11 @@ OJson gpuJson(const hardware::GpuSpec &G) {
     Sources[Keys] = Note;
   J["sources"] = Sources;
   // What the power model (hardware/Power.h) reads besides the figures above: the catalog's
-  // processes and memory_types tables give each its source.
+  // processes, memory_types and boost_headroom tables give each its source.
   J["energy"] = {{"process", G.limits.process},
                  {"process_relative_energy", G.limits.relativeEnergy},
-                 {"memory_pj_per_bit", G.memoryPjPerBit}};
+                 {"memory_pj_per_bit", G.memoryPjPerBit},
+                 {"max_clock_mhz", number(G.maxClockMhz)}}; // GPU Boost's top clock
   J["host"] = {{"name", G.host.name},
                {"cpu", G.host.cpu},
                {"relative_speed", G.host.relativeSpeed},

@@ -260,13 +260,13 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
     Out.warnings.push_back(
         "the tensorrt runtime is experimental: its model was learnt from PyTorch's and ptxcast's "
         "kernels, not from an engine's; against published TensorRT timings on a T4 at batch 4 and "
-        "8 it is 24 % off in fp32 and 53 % in fp16, where it predicts 0.4x the measured time "
+        "8 it is 24 % off in fp32 and 52 % in fp16, where it predicts 0.4x the measured time "
         "(docs/accuracy.md, \"Inference engines\")");
   if (S.runtime == Runtime::Compile)
     Out.warnings.push_back(
         "the compile runtime is validated on one GPU: against timm's torch.compile timings on an "
-        "RTX 4090 it is 12 % off over 131 rows, 4 % without EfficientNets, which it predicts "
-        "0.63-0.80x the measured time (docs/accuracy.md, \"torch.compile\")");
+        "RTX 4090 it is 12 % off over 131 rows, 5 % without EfficientNets, which it predicts "
+        "0.64-0.80x the measured time (docs/accuracy.md, \"torch.compile\")");
   if (E.int8)
     Out.warnings.push_back(fmt::format(
         "int8 is unmeasured: no int8 timing is in the training data; convolutions and dense "

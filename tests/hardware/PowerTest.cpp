@@ -108,10 +108,34 @@ TEST_CASE("power: more power limit never means a slower clock") {
   CHECK(Last == T4.boostClockMhz);
 }
 
+TEST_CASE("power: a GeForce card runs above its rated boost while the power fits") {
+  GpuSpec Rtx4090 = catalogGpu("rtx-4090");
+  CHECK(Rtx4090.maxClockMhz == 2850); // its own published top clock
+  GpuSpec Rtx3090 = catalogGpu("rtx-3090");
+  CHECK(Rtx3090.maxClockMhz == doctest::Approx(Rtx3090.boostClockMhz * 1.13)); // the headroom
+  CHECK(catalogGpu("h100").maxClockMhz == 1980); // a data-centre card's boost is its top
+  CHECK(catalogGpu("t4").maxClockMhz == catalogGpu("t4").boostClockMhz);
+  LaunchWork Light = streaming(1e8);
+  SustainedClock C = sustainedClock({&Light, 1}, Rtx4090, Simt);
+  CHECK(C.limiter == "boost");
+  CHECK(C.mhz == 2850);
+  CHECK(C.share == doctest::Approx(2850.0 / 2520));
+  // The bound is taken at that clock: a compute-bound launch is shorter than at the rated boost.
+  LaunchWork Gemm = sgemm(1e10);
+  const double AtRated = groupFeatures({&Gemm, 1}, Rtx4090, Simt, SustainedClock{}).boundMs;
+  CHECK(groupFeatures({&Gemm, 1}, Rtx4090, Simt).boundMs < AtRated);
+  // With too little power the limit still sets the clock, below the top one.
+  Rtx4090.tdpW = 60;
+  SustainedClock Held = sustainedClock({&Gemm, 1}, Rtx4090, Simt);
+  CHECK(Held.limiter != "boost");
+  CHECK(Held.mhz < 2850);
+}
+
 TEST_CASE("power: a GPU at another clock scales its clock-proportional peaks only") {
   GpuSpec H100 = catalogGpu("h100");
   GpuSpec Slow = atClock(H100, 990);
   CHECK(Slow.boostClockMhz == 990);
+  CHECK(Slow.maxClockMhz == 990);
   CHECK(Slow.fp32Tflops == doctest::Approx(H100.fp32Tflops / 2));
   CHECK(Slow.tensor.fp16 == doctest::Approx(H100.tensor.fp16 / 2));
   CHECK(Slow.memoryBandwidthGBs == H100.memoryBandwidthGBs);
@@ -168,7 +192,7 @@ TEST_CASE("hosts: every GPU has one: Jetsons their own Arm cores, GeForce a desk
   CHECK(Unknown.error().message.find("x86-server") != std::string::npos);
 }
 
-TEST_CASE("catalog: a spec file's memory type, process and host must be known") {
+TEST_CASE("catalog: a spec file's memory type, process, host and top clock must be valid") {
   auto C = GpuCatalog::builtin();
   REQUIRE(C);
   const std::string Base = R"({"name": "x", "compute_capability": "8.9", "sm_count": 10,
@@ -184,8 +208,15 @@ TEST_CASE("catalog: a spec file's memory type, process and host must be known") 
   REQUIRE_MESSAGE(Hbm, support::errorText(Hbm));
   CHECK(Hbm->memoryPjPerBit > 0);
   CHECK(Hbm->limits.relativeEnergy == doctest::Approx(0.4));
-  for (const char *Bad :
-       {R"(, "memory_type": "HBM9"})", R"(, "process": "3 nm"})", R"(, "host": "pentium"})"}) {
+  CHECK(Plain->maxClockMhz == 2000); // a spec without a form factor: its boost is its top
+  auto Top = C->parseSpec(Base + R"(, "form_factor": "desktop"})", "x.json");
+  REQUIRE_MESSAGE(Top, support::errorText(Top));
+  CHECK(Top->maxClockMhz == doctest::Approx(2000 * 1.13));
+  auto Own = C->parseSpec(Base + R"(, "form_factor": "desktop", "max_clock_mhz": 2100})", "x.json");
+  REQUIRE_MESSAGE(Own, support::errorText(Own));
+  CHECK(Own->maxClockMhz == 2100);
+  for (const char *Bad : {R"(, "memory_type": "HBM9"})", R"(, "process": "3 nm"})",
+                          R"(, "host": "pentium"})", R"(, "max_clock_mhz": 1500})"}) {
     auto E = C->parseSpec(Base + Bad, "x.json");
     REQUIRE_FALSE(E);
     CHECK(E.error().str().find("x.json") == 0);
@@ -201,6 +232,10 @@ TEST_CASE("dominance: power limits and base clocks are figures a dominating GPU 
   GpuSpec LowBase = H100;
   LowBase.baseClockMhz = 1000;
   CHECK(dominates(H100, LowBase));
+  GpuSpec LowTop = H100;
+  LowTop.maxClockMhz = 1900;
+  CHECK(dominates(H100, LowTop));
+  CHECK_FALSE(dominates(LowTop, H100));
   // A data-centre card dominates a Jetson only with a base clock above the module's clock.
   CHECK(dominates(H100, catalogGpu("orin-nano@7w")));
 }

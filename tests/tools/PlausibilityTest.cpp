@@ -50,6 +50,7 @@ std::vector<double> specLines(const Json &G) {
   const Json &E = G.at("energy");
   V.push_back(Module ? -1e9 : -E.at("process_relative_energy").get<double>());
   V.push_back(Module ? -1e9 : -E.at("memory_pj_per_bit").get<double>());
+  V.push_back(E.at("max_clock_mhz").get<double>()); // GPU Boost's top clock (GeForce: above boost)
   return V;
 }
 

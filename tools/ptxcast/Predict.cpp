@@ -21,6 +21,9 @@ std::string clockText(const pipeline::GpuPrediction &G) {
   const hardware::SustainedClock &C = G.clock;
   if (C.limiter == "mode")
     return "(the power mode's clock: the module's mode caps it)";
+  if (C.limiter == "boost" && C.share > 1)
+    return fmt::format("(GPU Boost above the rated {:g}: about {:.0f} W of the {:g} W limit)",
+                       G.gpu.boostClockMhz, C.boardW, G.gpu.tdpW);
   if (C.limiter == "boost")
     return fmt::format("(boost: about {:.0f} W of the {:g} W limit)", C.boardW, G.gpu.tdpW);
   if (C.limiter == "base")

@@ -91,6 +91,10 @@ struct GpuSpec {
   double fp32CoresPerSm = 0;
   double baseClockMhz = 0;
   double boostClockMhz = 0;      ///< the clock the peaks below are quoted at
+  /// The highest clock GPU Boost runs it at while power and temperature allow: a GeForce card's
+  /// rated boost is a typical clock, and it runs above it (catalog "max_clock_mhz", else the
+  /// boost clock times its form factor's "boost_headroom"); other GPUs' boost is their top.
+  double maxClockMhz = 0;
   double fp32Tflops = 0;         ///< FP32 peak (non-tensor)
   double fp16Tflops = 0;         ///< FP16 peak on the CUDA cores (non-tensor)
   double bf16Tflops = 0;         ///< BF16 peak on the CUDA cores (non-tensor); 0 = none
@@ -170,6 +174,7 @@ private:
   std::map<std::string, double> Processes;
   std::map<std::string, double> Memories;
   std::vector<HostSpec> Hosts;
+  std::map<std::string, double> Headroom; ///< "boost_headroom": form factor -> share
 };
 
 } // namespace hardware

@@ -48,16 +48,17 @@ constexpr double UnknownBaseClockShare = 0.5;
 /// The clock a group of launches sustains on a GPU, and why.
 struct SustainedClock {
   double mhz = 0;    ///< the SM clock the group runs at
-  double share = 1;  ///< mhz over the boost clock
+  double share = 1;  ///< mhz over the boost clock (above 1 on a GeForce card with power to spare)
   double boardW = 0; ///< estimated board power at that clock
-  /// "boost": the power fits at the boost clock; "power": the limit sets the clock; "base": the
+  /// "boost": the power fits at the top clock; "power": the limit sets the clock; "base": the
   /// limit would set it below the base clock, which holds; "mode": a Jetson module, whose power
   /// mode fixes its clocks.
   std::string_view limiter = "boost";
 };
 
 /// The clock at which the launches (run back to back under E) keep Gpu's board power within its
-/// limit, no higher than the boost clock and no lower than the base clock.
+/// limit, no higher than its top clock (GpuSpec::maxClockMhz: a GeForce card's is above its rated
+/// boost) and no lower than the base clock.
 SustainedClock sustainedClock(std::span<const LaunchWork> Launches, const GpuSpec &Gpu,
                               const Execution &E);
 
