@@ -56,7 +56,7 @@ std::optional<std::string> positive(const Json &Row, const char *Key, double &Ou
 } // namespace
 
 Expected<std::map<std::string, double>>
-parseEnergyTable(const Json &J, const char *Table, const char *ValueKey, std::string_view File) {
+parseValueTable(const Json &J, const char *Table, const char *ValueKey, std::string_view File) {
   auto Rows = rowsOf(J, Table, File);
   if (!Rows)
     return Rows.error();

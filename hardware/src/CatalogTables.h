@@ -22,10 +22,10 @@ std::optional<std::string> readText(const nlohmann::json &J, const char *Key, st
 std::string keysOf(const std::map<std::string, double> &M);
 
 /// Reads a table of {"name", <ValueKey>, "source"} rows into name -> value (a positive number).
-support::Expected<std::map<std::string, double>> parseEnergyTable(const nlohmann::json &J,
-                                                                  const char *Table,
-                                                                  const char *ValueKey,
-                                                                  std::string_view File);
+support::Expected<std::map<std::string, double>> parseValueTable(const nlohmann::json &J,
+                                                                 const char *Table,
+                                                                 const char *ValueKey,
+                                                                 std::string_view File);
 
 /// Reads the "hosts" table.
 support::Expected<std::vector<HostSpec>> parseHosts(const nlohmann::json &J, std::string_view File);

@@ -345,10 +345,10 @@ Expected<GpuCatalog> GpuCatalog::parse(std::string_view JsonText, std::string_vi
       !J["gpus"].is_array())
     return Error(std::string(File), 0, 0,
                  "bad gpu catalog: needs the lists 'architectures' and 'gpus'");
-  auto Processes = parseEnergyTable(J, "processes", "relative_energy", File);
+  auto Processes = parseValueTable(J, "processes", "relative_energy", File);
   if (!Processes)
     return Processes.error();
-  auto Memories = parseEnergyTable(J, "memory_types", "pj_per_bit", File);
+  auto Memories = parseValueTable(J, "memory_types", "pj_per_bit", File);
   if (!Memories)
     return Memories.error();
   auto Hosts = parseHosts(J, File);
@@ -356,7 +356,7 @@ Expected<GpuCatalog> GpuCatalog::parse(std::string_view JsonText, std::string_vi
     return Hosts.error();
   Expected<std::map<std::string, double>> Headroom = std::map<std::string, double>{};
   if (J.contains("boost_headroom"))
-    Headroom = parseEnergyTable(J, "boost_headroom", "share", File);
+    Headroom = parseValueTable(J, "boost_headroom", "share", File);
   if (!Headroom)
     return Headroom.error();
   Cat.Processes = std::move(*Processes);
