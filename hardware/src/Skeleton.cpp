@@ -330,8 +330,10 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
       Cycles[size_t(Resource::Tensor)] = W.macs / (Tensor * 1e12 / 2 / (Gpu.smCount * Hz));
       B.tensorFlops = 2 * W.macs * Gpu.tensor.fp16 / Tensor;
     } else {
-      // One FFMA per multiply-add; an int8 engine's dp4a does four.
-      const double Instructions = E.int8 ? W.macs / 4 : W.macs;
+      // One FFMA per multiply-add; an int8 engine's dp4a does four; an engine's Winograd tactic
+      // multiplies less.
+      const double Winograd = E.engine && !E.int8 && W.winograd ? WinogradMultiplyShare : 1;
+      const double Instructions = (E.int8 ? W.macs / 4 : W.macs) * Winograd;
       Cycles[size_t(Resource::Fma)] = Instructions / Gpu.fp32CoresPerSm;
       // Each FFMA brings LibraryGemmOverhead other instructions, and from Volta on a scheduler
       // issues one warp instruction per clock: a 128-lane SM cannot reach its FP32 peak.

@@ -158,6 +158,15 @@ hardware::GemmShape gemmShapeOf(const corpus::Layer &L) {
   }
 }
 
+/// L is a 3x3, stride-1, undilated convolution of one group (hardware::LaunchWork::winograd).
+bool winogradShaped(const corpus::Layer &L) {
+  if (L.kind != corpus::LayerKind::Conv)
+    return false;
+  const auto &A = std::get<corpus::ConvAttrs>(L.attrs);
+  return A.groups == 1 && A.kernelH == 3 && A.kernelW == 3 && A.strideH == 1 && A.strideW == 1 &&
+         A.dilationH == 1 && A.dilationW == 1;
+}
+
 /// The static resources (estimated registers, static shared memory) of each launch's kernel,
 /// which the analysis cache does not store: they follow from the PTX alone.
 support::MaybeError fillResources(const corpus::Workload &W, NetworkAnalysis &Out) {
@@ -269,6 +278,7 @@ std::vector<hardware::LaunchWork> NetworkAnalysis::work() const {
     W.fusedLayers = L.layers.empty() ? 0 : uint32_t(L.layers.size() - 1);
     W.framework = L.framework;
     W.gemm = L.gemm;
+    W.winograd = L.winograd;
   }
   return Out;
 }
@@ -300,8 +310,10 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
     Rec.footprintBytes = footprint(Bytes, {&L});
     Rec.macs = L.macs;
     Rec.framework = frameworkPassesOf(Net, ByName, L.layers, Lower.dtype);
-    if (auto It = ByName.find(L.layers.empty() ? "" : L.layers.front()); It != ByName.end())
+    if (auto It = ByName.find(L.layers.empty() ? "" : L.layers.front()); It != ByName.end()) {
       Rec.gemm = gemmShapeOf(Net.layer(It->second));
+      Rec.winograd = winogradShaped(Net.layer(It->second));
+    }
   }
   Out.footprintBytes = footprint(Bytes, All);
   Out.memory = Memory == MemoryModel::Engine ? engineMemory(*W, Net) : networkMemory(Net);

@@ -190,6 +190,27 @@ TEST_CASE("skeleton: a framework runs an image's first convolution on CUDA cores
   }
 }
 
+TEST_CASE("skeleton: an engine runs a 3x3 stride-1 convolution on CUDA cores as Winograd") {
+  GpuSpec T4 = catalogGpu("t4");
+  LaunchWork Conv = launch(1200, 2000, "conv_implicit_gemm");
+  Conv.winograd = true;
+  Execution Engine{MathMode::Simt, Implementation::Framework, false};
+  Engine.engine = true;
+  const Execution PyTorch{MathMode::Simt, Implementation::Framework, false};
+  const double Direct = ms(bound(Conv, T4, PyTorch), Resource::Fma);
+  CHECK(ms(bound(Conv, T4, Engine), Resource::Fma) == doctest::Approx(Direct * 16 / 36));
+  // Not for another shape, nor where the engine's convolution runs on tensor cores or on int8.
+  LaunchWork Other = Conv;
+  Other.winograd = false;
+  CHECK(ms(bound(Other, T4, Engine), Resource::Fma) == doctest::Approx(Direct));
+  Execution Half = Engine;
+  Half.math = MathMode::F16;
+  CHECK(ms(bound(Conv, T4, Half), Resource::Fma) == 0);
+  Execution Int8 = Engine;
+  Int8.int8 = true;
+  CHECK(ms(bound(Conv, T4, Int8), Resource::Fma) == doctest::Approx(Direct / 4));
+}
+
 TEST_CASE("skeleton: a framework's bias adds and batch norms are bound by memory latency") {
   GpuSpec H100 = catalogGpu("h100-sxm");
   GpuSpec H200 = catalogGpu("h200");

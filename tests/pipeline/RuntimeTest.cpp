@@ -107,3 +107,32 @@ TEST_CASE("runtimes: every compile prediction says how far it was validated") {
     Says |= W.find("the compile runtime is validated on one GPU") != std::string::npos;
   CHECK(Says);
 }
+
+TEST_CASE("runtimes: an engine's 3x3 stride-1 convolutions are Winograd-shaped, no others") {
+  NetworkRequest R;
+  R.input = "resnet50";
+  R.imageSize = 32;
+  R.progress = [](size_t, size_t) {};
+  auto N = analyseFor(R, Runtime::Engine);
+  REQUIRE_MESSAGE(N, N.error().str());
+  // ResNet-50: 16 3x3 convolutions, one per bottleneck, of which the first of stages 2-4 has
+  // stride 2; the 7x7 stem and the 1x1 convolutions are not Winograd-shaped either.
+  size_t Winograd = 0;
+  for (const LaunchRecord &L : N->launches)
+    Winograd += L.winograd;
+  CHECK(Winograd == 13);
+  // On a T4 in fp32 (CUDA cores) the engine's bound multiplies less; PyTorch's does not.
+  auto C = hardware::GpuCatalog::builtin();
+  REQUIRE(C);
+  auto T4 = C->lookup("t4");
+  REQUIRE(T4);
+  hardware::Execution E{hardware::MathMode::Simt, hardware::Implementation::Framework, false};
+  double Direct = 0, Engine = 0;
+  for (const hardware::LaunchWork &W : N->work()) {
+    Direct += hardware::bound(W, *T4, E).ms[size_t(hardware::Resource::Fma)];
+    hardware::Execution Tactics = E;
+    Tactics.engine = true;
+    Engine += hardware::bound(W, *T4, Tactics).ms[size_t(hardware::Resource::Fma)];
+  }
+  CHECK(Engine < 0.7 * Direct);
+}

@@ -142,6 +142,9 @@ struct LaunchWork {
   uint32_t fusedLayers = 0;
   FrameworkPasses framework; ///< what a framework runs around the launch's layers
   GemmShape gemm;            ///< the launch's first layer as a GEMM, when it is GEMM-like
+  /// The launch's first layer is a 3x3, stride-1, undilated convolution of one group: the shape
+  /// an engine's Winograd tactic computes (WinogradMultiplyShare).
+  bool winograd = false;
 };
 
 /// Which of FrameworkPasses a framework runs around its library kernels.
@@ -169,6 +172,10 @@ struct Execution {
   /// Simt) on the CUDA cores' dp4a, four multiply-adds per lane and clock (sm_61+).
   bool int8 = false;
   PassStructure passes = PassStructure::Eager; ///< a framework's passes (Implementation::Framework)
+  /// An inference engine (TensorRT-style): per layer it keeps the fastest of its tactics; on CUDA
+  /// cores that is Winograd for a LaunchWork::winograd convolution (fp16 and TF32 engines run
+  /// their convolutions on tensor cores, int8 ones on dp4a or s8 tensor cores: no Winograd).
+  bool engine = false;
 };
 
 /// True when a framework runs W's multiply-adds on tensor cores in this math mode: convolutions
@@ -212,6 +219,13 @@ double passSeconds(double Bytes, double Elements, const GpuSpec &Gpu);
 /// AD10x, GH100, Blackwell) such a GEMM is issue-bound at 1 / 1.125 = 0.89 of the FP32 peak,
 /// where a 64-lane SM (GV100, TU10x, GA100) has issue slots to spare (docs/cross-gpu.md).
 constexpr double LibraryGemmOverhead = 0.125;
+
+/// Multiplies of Winograd's F(2x2,3x3) per multiply-add of the direct 3x3 convolution: a 4x4
+/// input tile gives a 2x2 output tile with 16 multiplies per channel pair instead of 36 (Lavin
+/// and Gray, "Fast Algorithms for Convolutional Neural Networks", 2016); the tile transforms'
+/// additions are small beside them when the layer has many channels. An inference engine times
+/// its Winograd tactic beside its implicit GEMMs and keeps the faster (Execution::engine).
+constexpr double WinogradMultiplyShare = 16.0 / 36.0;
 
 /// The share of the L2 a launch can count on to still hold data from the launch before it (its
 /// input, just written, or itself timed again: every measurement ptxcast learns from is warm).

@@ -61,6 +61,7 @@ struct LaunchRecord {
   int64_t macs = 0;                    ///< multiply-adds of the layers it computes
   hardware::FrameworkPasses framework; ///< what PyTorch runs around the launch's layers
   hardware::GemmShape gemm;            ///< its first layer as a GEMM, when it is GEMM-like
+  bool winograd = false; ///< its first layer is a Winograd-shaped convolution (LaunchWork)
 };
 
 /// The analysed network.

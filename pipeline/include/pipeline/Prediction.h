@@ -58,8 +58,9 @@ support::Expected<Runtime> parseRuntime(std::string_view Name);
 /// The network as an inference engine runs it (Runtime::Engine): ptxcast's fused lowering (a
 /// convolution with its batch norm, bias, activation and residual add in one kernel) without the
 /// passes PyTorch runs around the layers. Its GEMM-like layers are bound as a vendor library's
-/// (the engine picks the fastest tactic: cuDNN/cuBLAS-class kernels), on tensor cores where the
-/// dtype and the GPU allow (TF32 for f32 on sm_80+, as TensorRT's default; fp16 on sm_70+). An
+/// (the engine picks the fastest tactic: cuDNN/cuBLAS-class kernels, Winograd for a 3x3
+/// stride-1 convolution on CUDA cores), on tensor cores where the dtype and the GPU allow (TF32
+/// for f32 on sm_80+, as TensorRT's default; fp16 on sm_70+). An
 /// int8 engine is analysed as ptxcast's s8 tensor-core kernels (math int8), whose launches are
 /// GEMM-like as an engine's are.
 NetworkRequest engineRequest(NetworkRequest R);
