@@ -134,8 +134,9 @@ std::optional<std::string> setMaxClock(const Json &J, GpuSpec &G, const Tables &
     return std::nullopt;
   }
   if (!It->is_number() || !(It->get<double>() >= G.boostClockMhz) ||
-      !std::isfinite(It->get<double>()))
-    return "field 'max_clock_mhz' must be a number not below boost_clock_mhz, got " + It->dump();
+      !(It->get<double>() <= 1e4))
+    return "field 'max_clock_mhz' must be a number from boost_clock_mhz to 10000, got " +
+           It->dump();
   G.maxClockMhz = It->get<double>();
   return std::nullopt;
 }

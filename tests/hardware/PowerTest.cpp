@@ -216,7 +216,8 @@ TEST_CASE("catalog: a spec file's memory type, process, host and top clock must 
   REQUIRE_MESSAGE(Own, support::errorText(Own));
   CHECK(Own->maxClockMhz == 2100);
   for (const char *Bad : {R"(, "memory_type": "HBM9"})", R"(, "process": "3 nm"})",
-                          R"(, "host": "pentium"})", R"(, "max_clock_mhz": 1500})"}) {
+                          R"(, "host": "pentium"})", R"(, "max_clock_mhz": 1500})",
+                          R"(, "max_clock_mhz": 1e9})", R"(, "max_clock_mhz": "2100"})"}) {
     auto E = C->parseSpec(Base + Bad, "x.json");
     REQUIRE_FALSE(E);
     CHECK(E.error().str().find("x.json") == 0);
