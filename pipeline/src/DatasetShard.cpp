@@ -101,6 +101,7 @@ OJson analysisJson(const NetworkAnalysis &A) {
                         {"static_shared_bytes", L.profile.staticSharedBytes},
                         {"framework", passesJson(L.framework)},
                         {"gemm", {L.gemm.batch, L.gemm.m, L.gemm.n, L.gemm.k}},
+                        {"winograd", L.winograd},
                         {"counts", AnalysisCache::profileLine(L.profile)}});
   return {{"network", A.network},
           {"batch", A.batch},
@@ -140,6 +141,7 @@ NetworkAnalysis readAnalysis(const Json &J) {
     R.framework = readPasses(L.at("framework"));
     const auto G = L.at("gemm").get<std::array<double, 4>>();
     R.gemm = {G[0], G[1], G[2], G[3]};
+    R.winograd = L.at("winograd").get<bool>();
   }
   return A;
 }
