@@ -115,6 +115,7 @@ TEST_CASE("power: a GeForce card runs above its rated boost while the power fits
   CHECK(Rtx3090.maxClockMhz == doctest::Approx(Rtx3090.boostClockMhz * 1.13)); // the headroom
   CHECK(catalogGpu("h100").maxClockMhz == 1980); // a data-centre card's boost is its top
   CHECK(catalogGpu("t4").maxClockMhz == catalogGpu("t4").boostClockMhz);
+  CHECK(catalogGpu("p4").maxClockMhz == 1114); // deviceQuery's maximum, above the 1063 boost
   LaunchWork Light = streaming(1e8);
   SustainedClock C = sustainedClock({&Light, 1}, Rtx4090, Simt);
   CHECK(C.limiter == "boost");

@@ -38,18 +38,19 @@ void printHosts(const hardware::GpuCatalog &Catalog) {
 }
 
 void printTable(const std::vector<hardware::GpuSpec> &Gpus) {
-  fmt::print("{:<28} {:<13} {:>4} {:>4} {:>6} {:>5} {:>8} {:>9} {:>7} {:>6} {:>6} {:>6}\n",
-             "name", "architecture", "CC", "SMs", "boost", "top", "FP32", "FP16 tc", "GB/s", "GB",
-             "L2 MB", "TDP W");
+  fmt::print("{:<28} {:<13} {:>4} {:>4} {:>6} {:>5} {:>8} {:>9} {:>7} {:>6} {:>6} {:>6}\n", "name",
+             "architecture", "CC", "SMs", "boost", "top", "FP32", "FP16 tc", "GB/s", "GB", "L2 MB",
+             "TDP W");
   for (const hardware::GpuSpec &G : Gpus)
-    fmt::print(
-        "{:<28} {:<13} {:>4} {:>4g} {:>6g} {:>5.0f} {:>8.4g} {:>9.4g} {:>7g} {:>6g} {:>6g} {:>6g}\n",
-        G.name, G.architecture, G.limits.computeCapability, G.smCount, G.boostClockMhz,
-        G.maxClockMhz, G.fp32Tflops, G.tensor.fp16, G.memoryBandwidthGBs, G.memoryGB, G.l2MB,
-        G.tdpW);
+    fmt::print("{:<28} {:<13} {:>4} {:>4g} {:>6g} {:>5.0f} {:>8.4g} {:>9.4g} {:>7g} {:>6g} {:>6g} "
+               "{:>6g}\n",
+               G.name, G.architecture, G.limits.computeCapability, G.smCount, G.boostClockMhz,
+               G.maxClockMhz, G.fp32Tflops, G.tensor.fp16, G.memoryBandwidthGBs, G.memoryGB, G.l2MB,
+               G.tdpW);
   fmt::print("\n{} GPUs. boost (the clock the peaks are quoted at) and top (GPU Boost's highest, "
-             "above boost on GeForce cards) in MHz; FP32 and dense FP16 tensor (FP32 accumulate) "
-             "peaks in TFLOP/s. `--format json` gives every field with its source.\n",
+             "above boost on GeForce cards and a few others) in MHz; FP32 and dense FP16 tensor "
+             "(FP32 accumulate) peaks in TFLOP/s. `--format json` gives every field with its "
+             "source.\n",
              Gpus.size());
 }
 
