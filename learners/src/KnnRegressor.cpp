@@ -43,12 +43,12 @@ public:
     assert(X.cols() == Train.cols() && "predict width differs from the fitted width");
     std::vector<double> Out(X.rows());
     std::vector<double> Query(X.cols());
-    std::vector<double> All;                     // one query's distance to every row
-    std::vector<std::pair<double, size_t>> Dist; // and its nearest rows
+    std::vector<double> All;                        // one query's distance to every row
+    std::vector<std::pair<double, size_t>> Nearest; // and its nearest rows
     for (size_t R = 0; R < X.rows(); ++R) {
       for (size_t C = 0; C < X.cols(); ++C)
         Query[C] = Scaler.apply(X(R, C), C);
-      Out[R] = predictOne(Query, All, Dist);
+      Out[R] = predictOne(Query, All, Nearest);
     }
     return Out;
   }
@@ -164,34 +164,32 @@ private:
   }
 
   double predictOne(const std::vector<double> &Query, std::vector<double> &All,
-                    std::vector<std::pair<double, size_t>> &Dist) const {
-    nearest(Query, std::min<size_t>(size_t(Prm.at("k")), Z.rows()), All, Dist);
-    if (Dist.empty())
+                    std::vector<std::pair<double, size_t>> &Nearest) const {
+    nearest(Query, std::min<size_t>(size_t(Prm.at("k")), Z.rows()), All, Nearest);
+    if (Nearest.empty())
       return NAN; // a query feature is NaN: no distance compares
-    const size_t K = Dist.size();
     const double Power = Prm.at("weighted"); // weights 1 / distance^Power
-    if (Power == 0 || Dist[0].first == 0.0)
-      return meanOf(Dist, K, Power != 0);
+    if (Power == 0 || Nearest[0].first == 0.0)
+      return meanOf(Nearest, Power != 0);
     double Num = 0, Den = 0;
-    for (size_t I = 0; I < K; ++I) {
-      // Dist holds squared distances: 1/d is 1/sqrt(D), 1/d^2 is 1/D.
-      double W =
-          RowWeight[Dist[I].second] / (Power == 1 ? std::sqrt(Dist[I].first) : Dist[I].first);
-      Num += W * Target[Dist[I].second];
+    for (const auto &[D, Row] : Nearest) {
+      // D is a squared distance: 1/d is 1/sqrt(D), 1/d^2 is 1/D.
+      double W = RowWeight[Row] / (Power == 1 ? std::sqrt(D) : D);
+      Num += W * Target[Row];
       Den += W;
     }
     return Num / Den;
   }
 
-  /// Mean target of the K nearest; with weights and exact matches, the mean of the exact matches.
-  double meanOf(const std::vector<std::pair<double, size_t>> &Dist, size_t K,
-                bool ExactOnly) const {
+  /// Mean target of the nearest rows; with weights and exact matches, the mean of the exact
+  /// matches (nearest first, so they lead).
+  double meanOf(const std::vector<std::pair<double, size_t>> &Nearest, bool ExactOnly) const {
     double Sum = 0, Den = 0;
-    for (size_t I = 0; I < K; ++I) {
-      if (ExactOnly && Dist[I].first != 0.0)
+    for (const auto &[D, Row] : Nearest) {
+      if (ExactOnly && D != 0.0)
         break;
-      Sum += RowWeight[Dist[I].second] * Target[Dist[I].second];
-      Den += RowWeight[Dist[I].second];
+      Sum += RowWeight[Row] * Target[Row];
+      Den += RowWeight[Row];
     }
     return Sum / Den;
   }

@@ -49,7 +49,7 @@ struct Calibration {
   /// The bundle's band median (measured / predicted on GPUs left out): the typical bias the
   /// timings measure, so the band moves by the share w of it they took out.
   double bandMedian = 1;
-  /// w = k / (k + TimingNoiseToSpread) for k timings (one timing: 0.53; three: 0.77).
+  /// w = k / (k + TimingNoiseToSpread) for k timings (one timing: 0.42; three: 0.69).
   double weight() const;
   /// The geometric mean of the ratios, shrunk toward 1 as the posterior mean of a normal prior
   /// on the GPU's log factor: exp(w mean(log ratio)).
@@ -65,7 +65,7 @@ support::Expected<std::vector<Calibration>> calibrate(const std::vector<Measurem
 
 /// G scaled by C's factor (time, GPU and host time, breakdown), recorded in G.calibration and said
 /// in a warning line. The band is scaled too and divided by bandMedian^w: the timings took that
-/// part of the typical bias out (leaving GPUs out, 80-84 % of the other networks then fall in the
+/// part of the typical bias out (leaving GPUs out, 81-82 % of the other networks then fall in the
 /// 80 % band; scripts/calibration-check.py).
 void applyCalibration(GpuPrediction &G, const Calibration &C);
 
