@@ -38,7 +38,7 @@ TEST_CASE("functional: matmul_tiled (shared-memory tiled GEMM)") {
           KernelArg::s32(M), KernelArg::s32(N), KernelArg::s32(K)};
       if (launch(*P, "matmul_tiled", {uint32_t(ceilDiv(N, 16)), uint32_t(ceilDiv(M, 16)), 1},
                  {16, 16, 1}, Args, D))
-        checkClose(download<float>(D, "C"), Want, Exact, "matmul " + Arch);
+        CHECK(checkClose(download<float>(D, "C"), Want, Exact, "matmul " + Arch));
     }
   }
 }
@@ -66,7 +66,7 @@ TEST_CASE("functional: conv2d_nchw (direct convolution, padding and stride)") {
            {S.n, S.c, S.h, S.w, S.k, S.r, S.s, S.padH, S.padW, S.strideH, S.strideW, S.p(), S.q()})
         Args.push_back(KernelArg::s32(V));
       if (launch(*P, "conv2d_nchw", {uint32_t(ceilDiv(Total, 64)), 1, 1}, {64, 1, 1}, Args, D))
-        checkClose(download<float>(D, "out"), Want, Exact, "conv2d " + Arch);
+        CHECK(checkClose(download<float>(D, "out"), Want, Exact, "conv2d " + Arch));
     }
   }
 }
@@ -90,7 +90,7 @@ TEST_CASE("functional: depthwise3x3_nchw") {
       Args.push_back(KernelArg::s32(V));
     if (launch(*Prog, "depthwise3x3_nchw", {uint32_t(ceilDiv(int(Want.size()), 96)), 1, 1},
                {96, 1, 1}, Args, D))
-      checkClose(download<float>(D, "out"), Want, Exact, "depthwise " + Arch);
+      CHECK(checkClose(download<float>(D, "out"), Want, Exact, "depthwise " + Arch));
   }
 }
 
@@ -114,7 +114,7 @@ TEST_CASE("functional: maxpool2d_nchw and avgpool2d_nchw") {
            {S.n, S.c, S.h, S.w, S.r, S.s, S.strideH, S.strideW, S.padH, S.padW, S.p(), S.q()})
         Args.push_back(KernelArg::s32(V));
       if (launch(*P, Kernel, {1, 1, 1}, {64, 1, 1}, Args, D))
-        checkClose(download<float>(D, "out"), Want, Exact, Kernel + " " + Arch);
+        CHECK(checkClose(download<float>(D, "out"), Want, Exact, Kernel + " " + Arch));
     }
   }
 }
@@ -136,7 +136,7 @@ TEST_CASE("functional: softmax_rows (warp shuffles, expf)") {
                                    KernelArg::s32(Rows), KernelArg::s32(Cols)};
     if (launch(*P, "softmax_rows", {uint32_t(ceilDiv(Rows, Block / 32)), 1, 1},
                {uint32_t(Block), 1, 1}, Args, D))
-      checkClose(download<float>(D, "out"), Want, ApproxTol, "softmax " + Arch);
+      CHECK(checkClose(download<float>(D, "out"), Want, ApproxTol, "softmax " + Arch));
   }
 }
 
@@ -155,7 +155,7 @@ TEST_CASE("functional: reduce_sum (shfl.down tree and shared memory)") {
     std::vector<KernelArg> Args = {
         upload(D, "in", In), upload(D, "partial", std::vector<float>(Grid)), KernelArg::s32(N)};
     if (launch(*P, "reduce_sum", {Grid, 1, 1}, {Block, 1, 1}, Args, D))
-      checkClose(download<float>(D, "partial"), Want, Exact, "reduce_sum " + Arch);
+      CHECK(checkClose(download<float>(D, "partial"), Want, Exact, "reduce_sum " + Arch));
   }
 }
 
@@ -176,18 +176,19 @@ TEST_CASE("functional: saxpy and bias_relu (grid-stride elementwise)") {
     std::vector<KernelArg> Args = {KernelArg::s32(N), KernelArg::f32(A), upload(D, "x", X),
                                    upload(D, "y", Y)};
     if (launch(*P, "saxpy", {2, 1, 1}, {128, 1, 1}, Args, D))
-      checkClose(download<float>(D, "y"), saxpy(A, X, Y), Exact, "saxpy " + Arch);
+      CHECK(checkClose(download<float>(D, "y"), saxpy(A, X, Y), Exact, "saxpy " + Arch));
     // Partial warps: 100 threads per block, so every block ends in a 4-lane warp.
     std::vector<KernelArg> ArgsP = {KernelArg::s32(N), KernelArg::f32(A), upload(D, "xp", X),
                                     upload(D, "yp", Y)};
     if (launch(*P, "saxpy", {3, 1, 1}, {100, 1, 1}, ArgsP, D))
-      checkClose(download<float>(D, "yp"), saxpy(A, X, Y), Exact, "saxpy partial warps " + Arch);
+      CHECK(checkClose(download<float>(D, "yp"), saxpy(A, X, Y), Exact,
+                       "saxpy partial warps " + Arch));
     std::vector<KernelArg> Args2 = {
         KernelArg::s32(M),   KernelArg::s32(C),       KernelArg::s32(Inner),
         upload(D, "xb", Xb), upload(D, "bias", Bias), upload(D, "yb", std::vector<float>(M))};
     if (launch(*P, "bias_relu", {1, 1, 1}, {64, 1, 1}, Args2, D))
-      checkClose(download<float>(D, "yb"), biasRelu(Xb, Bias, C, Inner), Exact,
-                 "bias_relu " + Arch);
+      CHECK(checkClose(download<float>(D, "yb"), biasRelu(Xb, Bias, C, Inner), Exact,
+                       "bias_relu " + Arch));
   }
 }
 
@@ -205,10 +206,10 @@ TEST_CASE("functional: half_ops and bf16_convert (f16/bf16 conversions and arith
     std::vector<KernelArg> Args = {upload(D, "x", X), upload(D, "y", Y),
                                    upload(D, "out", std::vector<float>(4 * N)), KernelArg::s32(N)};
     if (launch(*P, "half_ops", {2, 1, 1}, {64, 1, 1}, Args, D))
-      checkClose(download<float>(D, "out"), halfOps(X, Y), Exact, "half_ops " + Arch);
+      CHECK(checkClose(download<float>(D, "out"), halfOps(X, Y), Exact, "half_ops " + Arch));
     std::vector<KernelArg> Args2 = {
         upload(D, "xb", X), upload(D, "outb", std::vector<float>(2 * N)), KernelArg::s32(N)};
     if (launch(*P, "bf16_convert", {2, 1, 1}, {64, 1, 1}, Args2, D))
-      checkClose(download<float>(D, "outb"), bf16Convert(X), Exact, "bf16_convert " + Arch);
+      CHECK(checkClose(download<float>(D, "outb"), bf16Convert(X), Exact, "bf16_convert " + Arch));
   }
 }

@@ -48,7 +48,7 @@ uint64_t B(float X) { return f32Bits(X); }
 uint64_t B(double X) { return f64Bits(X); }
 uint16_t H(uint64_t X) { return uint16_t(X); }
 
-void run(const OpCase &C) { checkOp(C, floatEdges); }
+void run(const OpCase &C) { CHECK(checkOp(C, floatEdges)); }
 
 struct ModeName {
   const char *name;
@@ -301,14 +301,14 @@ TEST_CASE("ops: cvt between float types, to and from integers, f16/bf16/tf32 pac
   run(Tf32);
   // The bit-level fast path: exact ties (away from zero), one below and above them, normal and
   // subnormal, and the last values below and at the rounding to infinity.
-  checkOp(Tf32, [](RegKind K) {
+  CHECK(checkOp(Tf32, [](RegKind K) {
     std::vector<uint64_t> V = floatEdges(K);
     for (uint64_t X : {0x3f801000u, 0xbf801000u, 0x3f800fffu, 0x3f801001u, 0x3f803000u, 0x00001000u,
                        0x80001000u, 0x00000fffu, 0x007ff000u, 0x7f7fefffu, 0x7f7ff000u, 0xff7ff000u,
                        0x7f7fe000u, 0x3fffffffu})
       V.push_back(X);
     return V;
-  });
+  }));
 }
 
 TEST_CASE("ops: f16/f16x2/bf16/bf16x2 arithmetic") {

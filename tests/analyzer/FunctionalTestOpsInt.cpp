@@ -56,7 +56,7 @@ int32_t s32(uint64_t X) { return int32_t(uint32_t(X)); }
 int64_t s64(uint64_t X) { return int64_t(X); }
 uint32_t u32(uint64_t X) { return uint32_t(X); }
 
-void run(const OpCase &C) { checkOp(C, intEdges); }
+void run(const OpCase &C) { CHECK(checkOp(C, intEdges)); }
 
 } // namespace
 

@@ -102,8 +102,9 @@ inline uint64_t maskBits(unsigned Bytes) {
 }
 
 /// Runs `C` over `Lanes` threads (edge cases first, then seeded random bits) and checks every
-/// lane against `C.ref`. `Edges` lists interesting raw values per operand kind.
-inline void checkOp(const OpCase &C, const std::function<std::vector<uint64_t>(RegKind)> &Edges,
+/// lane against `C.ref`. `Edges` lists interesting raw values per operand kind. True when every
+/// lane matched (a caller's CHECK of it names the test's own instruction).
+inline bool checkOp(const OpCase &C, const std::function<std::vector<uint64_t>(RegKind)> &Edges,
                     unsigned Lanes = 512, uint64_t Seed = 1) {
   INFO("instruction: " << C.body);
   std::string Text = opKernelPtx(C);
@@ -115,7 +116,7 @@ inline void checkOp(const OpCase &C, const std::function<std::vector<uint64_t>(R
   for (const support::Error &E : Unsupported)
     FAIL_CHECK(E.str());
   if (!Unsupported.empty())
-    return;
+    return false;
   std::mt19937_64 G(Seed);
   std::vector<std::vector<uint64_t>> In(3, std::vector<uint64_t>(Lanes, 0));
   for (size_t S = 0; S < C.srcs.size(); ++S) {
@@ -142,7 +143,7 @@ inline void checkOp(const OpCase &C, const std::function<std::vector<uint64_t>(R
   }
   Args.push_back(analyzer::KernelArg::u32(Lanes));
   if (!launch(*P, "op_test", {Lanes / 128, 1, 1}, {128, 1, 1}, Args, D))
-    return;
+    return false;
   std::vector<uint8_t> Out = download<uint8_t>(D, "d");
   unsigned DB = regBytes(C.d);
   size_t Bad = 0;
@@ -155,6 +156,7 @@ inline void checkOp(const OpCase &C, const std::function<std::vector<uint64_t>(R
                          << " c=" << hex(In[2][L]) << " got " << hex(Got) << " want " << hex(Want));
   }
   CHECK_MESSAGE(Bad == 0, Bad << " of " << Lanes << " lanes differ");
+  return Bad == 0;
 }
 
 } // namespace reftest

@@ -114,8 +114,8 @@ inline std::vector<int32_t> randomInts(size_t N, uint32_t Seed, int32_t Lo, int3
 }
 
 /// Element-wise comparison: |got - want| <= Rel * |want| (NaN matches NaN, inf matches inf).
-/// Reports the first mismatches and their count.
-inline void checkClose(const std::vector<float> &Got, const std::vector<float> &Want, double Rel,
+/// Reports the first mismatches and their count; true when every element matched.
+inline bool checkClose(const std::vector<float> &Got, const std::vector<float> &Want, double Rel,
                        const std::string &What) {
   REQUIRE_MESSAGE(Got.size() == Want.size(), What);
   size_t Bad = 0;
@@ -126,6 +126,7 @@ inline void checkClose(const std::vector<float> &Got, const std::vector<float> &
       FAIL_CHECK(What << "[" << I << "]: got " << G << ", want " << W);
   }
   CHECK_MESSAGE(Bad == 0, What << ": " << Bad << " of " << Got.size() << " elements differ");
+  return Bad == 0;
 }
 
 template <class T>
