@@ -457,7 +457,7 @@ TEST_CASE("emission is deterministic and emitters on separate threads are indepe
 }
 
 TEST_CASE(
-    "a kernel cache reuses kernels compiled for the same architecture; the PTX is unchanged") {
+    "a kernel cache reuses kernels compiled for the same architecture, and the PTX is unchanged") {
   const std::vector<Case> Cases = allCases(DType::F32);
   REQUIRE(Cases.size() > 8);
   auto Emit = [&](KernelCache *Cache, const std::string &Arch, size_t Step) {

@@ -447,7 +447,7 @@ TEST_CASE("features: names, shares of the bound, and bound-weighted averages ove
   CHECK(Two.launches.size() == 2);
 }
 
-TEST_CASE("library tiles: few or ragged tiles leave SMs idle; a large GEMM spreads evenly") {
+TEST_CASE("library tiles: few or ragged tiles leave SMs idle, and a large GEMM spreads evenly") {
   // A bmm of (3 x 26 x 1020) by (1020 x 12): three one-tile products on an A100's 108 SMs. The
   // busiest SM computes a whole 64x64 (or 128x32) tile, 4.4x the product's real work.
   const GemmShape Small{3, 26, 12, 1020};

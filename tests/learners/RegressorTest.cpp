@@ -149,16 +149,17 @@ TEST_CASE("knn: k=1 is exact on training points, k=3 mean and weighted (syntheti
   CHECK(!createRegressor("knn", {{"k", 3}, {"weighted", 3}})); // 0, 1 or 2
 }
 
-TEST_CASE("knn: equally near rows count in row order; a NaN query predicts NaN (synthetic)") {
+TEST_CASE("knn: equally near rows count in row order, and a NaN query predicts NaN (synthetic)") {
   // Rows 1, 2, 3 and 4 are all 1 away from the query 1 (x = 0, 2, 0, 2); k = 2 takes row 0
-  // (distance 0.5) and the first of the ties, row 1, whatever the rows after it hold.
-  Matrix X(6, 1);
-  X(0, 0) = 0.5, X(1, 0) = 0, X(2, 0) = 2, X(3, 0) = 0, X(4, 0) = 2, X(5, 0) = 9;
+  // (distance 0.5) and the first of the ties, row 1, whatever the rows after it hold. The
+  // column's mean is 1 exactly, so standardising leaves the ties exact (-1/s and 1/s about 0).
+  Matrix X(7, 1);
+  X(0, 0) = 0.5, X(1, 0) = 0, X(2, 0) = 2, X(3, 0) = 0, X(4, 0) = 2, X(5, 0) = 9, X(6, 0) = -6.5;
   Matrix Q(2, 1);
   Q(0, 0) = 1;
   Q(1, 0) = std::nan("");
   auto R = make("knn", {{"k", 2}});
-  REQUIRE(!R->fit(X, std::vector<double>{10, 20, 30, 40, 50, 60}));
+  REQUIRE(!R->fit(X, std::vector<double>{10, 20, 30, 40, 50, 60, 70}));
   auto P = R->predict(Q);
   CHECK(P[0] == doctest::Approx(15.0));
   CHECK(std::isnan(P[1]));

@@ -43,7 +43,7 @@ pipeline::PredictRequest request(const std::string &Network, const std::string &
 
 } // namespace
 
-TEST_CASE("calibration: timings are read by column name; bad rows name their line") {
+TEST_CASE("calibration: timings are read by column name, and bad rows name their line") {
   auto M = pipeline::readMeasurements(
       file("calibration_test.csv", "network,gpu,batch,dtype,runtime,measured_ms,image_size\n"
                                    "resnet50,T4,8,f16,eager,12.5,\n"

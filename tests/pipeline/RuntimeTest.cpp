@@ -12,7 +12,7 @@
 
 using namespace pipeline;
 
-TEST_CASE("runtimes: every runtime's name parses back; an unknown one lists them all") {
+TEST_CASE("runtimes: every runtime's name parses back, and an unknown one lists them all") {
   for (Runtime R : {Runtime::Graph, Runtime::Eager, Runtime::Engine, Runtime::Compile}) {
     auto Parsed = parseRuntime(runtimeName(R));
     REQUIRE(Parsed);

@@ -57,7 +57,7 @@ std::set<std::string> names(const fs::path &Dir) {
 
 } // namespace
 
-TEST_CASE("userCacheDir: PTXCAST_CACHE, then XDG_CACHE_HOME, then HOME; off for none") {
+TEST_CASE("userCacheDir: PTXCAST_CACHE, then XDG_CACHE_HOME, then HOME, and off for none") {
   ScopedEnv Xdg("XDG_CACHE_HOME", "/xdg");
   ScopedEnv Home("HOME", "/home/u");
   {
