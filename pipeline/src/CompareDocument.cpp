@@ -8,7 +8,11 @@
 
 #include "corpus/Zoo.h"
 
+#include "support/Parallel.h"
+
 #include <algorithm>
+#include <mutex>
+#include <optional>
 
 namespace pipeline {
 namespace {
@@ -47,6 +51,8 @@ resolve(CompareRequest &R, const hardware::GpuCatalog &Catalog, std::vector<std:
 
 support::Expected<std::vector<CompareCell>> predictAll(CompareContext &C) {
   const CompareRequest &R = C.request;
+  if (auto E = C.analyseAll())
+    return *E;
   std::vector<CompareCell> Cells;
   for (size_t I = 0; I < R.models.size(); ++I)
     for (int64_t Batch : R.batches) {
@@ -82,11 +88,11 @@ NetworkRequest compareNetworkRequest(const CompareRequest &R, size_t Model, int6
 
 support::Expected<std::vector<GpuPrediction>> CompareContext::predict(size_t Model, int64_t Batch,
                                                                       size_t Total) {
-  if (request.progress)
-    request.progress(analyses, Total, request.models[Model], Batch);
   const bool Engine = settings.runtime == Runtime::Engine;
   auto It = analysed.find({Model, Batch, Engine});
   if (It == analysed.end()) {
+    if (request.progress)
+      request.progress(analyses, Total, request.models[Model], Batch);
     NetworkRequest N = compareNetworkRequest(request, Model, Batch, caches);
     auto A = analyseFor(N, settings.runtime);
     if (!A)
@@ -98,6 +104,36 @@ support::Expected<std::vector<GpuPrediction>> CompareContext::predict(size_t Mod
   if (Gs)
     applyCalibrations(*Gs, calibrations);
   return Gs;
+}
+
+support::MaybeError CompareContext::analyseAll() {
+  const bool Engine = settings.runtime == Runtime::Engine;
+  std::vector<std::pair<size_t, int64_t>> Missing;
+  for (size_t I = 0; I < request.models.size(); ++I)
+    for (int64_t Batch : request.batches)
+      if (!analysed.count({I, Batch, Engine}))
+        Missing.emplace_back(I, Batch);
+  const size_t Total = request.models.size() * request.batches.size();
+  std::vector<std::optional<support::Expected<NetworkAnalysis>>> Out(Missing.size());
+  std::mutex Reporting;
+  size_t Started = analyses;
+  const unsigned Beside = request.threads == 1 ? 1 : 2; // --threads 1: one thread in all
+  support::parallelFor(Missing.size(), Beside, [&](size_t K, unsigned) {
+    const auto [Model, Batch] = Missing[K];
+    if (request.progress) {
+      std::lock_guard<std::mutex> Lock(Reporting);
+      request.progress(Started++, Total, request.models[Model], Batch);
+    }
+    Out[K] = analyseFor(compareNetworkRequest(request, Model, Batch, caches), settings.runtime);
+  });
+  for (size_t K = 0; K < Missing.size(); ++K) {
+    if (!*Out[K])
+      return Out[K]->error();
+    analysed.emplace(std::make_tuple(Missing[K].first, Missing[K].second, Engine),
+                     std::move(**Out[K]));
+    ++analyses;
+  }
+  return std::nullopt;
 }
 
 support::Expected<CompareResult> compareNetworks(CompareRequest R) {

@@ -31,8 +31,13 @@ struct CompareContext {
   size_t analyses = 0;
 
   /// Model `Model` at `Batch` analysed (reported to the request's progress as one of `Total`,
-  /// 0 = unknown) and predicted on every GPU, in the order of `gpus`.
+  /// 0 = unknown, unless analysed before) and predicted on every GPU, in the order of `gpus`.
   support::Expected<std::vector<GpuPrediction>> predict(size_t Model, int64_t Batch, size_t Total);
+  /// Analyses every model at every batch of the request that `analysed` lacks, two networks at
+  /// a time on two cores (one network's serial steps, building its kernels' IR and reading its
+  /// PTX, leave a core the other's compiling and counting take); the first failure in request
+  /// order. An analysis does not depend on what runs beside it, so neither does the result.
+  support::MaybeError analyseAll();
 };
 
 /// Per model and GPU, the largest batch that fits the GPU's memory and meets the request's
