@@ -261,7 +261,9 @@ void addCompareCommand(CLI::App &App) {
                   "measured_ms): each GPU it names is scaled by its own (docs/predict.md, "
                   "\"Calibration\")")
       ->check(CLI::ExistingFile);
-  Cmd->add_option("--threads", R.threads, "analysis worker threads (0 = all cores)");
+  Cmd->add_option("--threads", R.threads,
+                  "analysis worker threads per network, two networks at a time unless 1 (0 = all "
+                  "cores)");
   Cmd->callback([O] {
     if (int Status = runCompare(*O); Status != 0)
       throw CLI::RuntimeError(Status);

@@ -72,6 +72,8 @@ struct CompareRequest {
   /// GPU's memory and meets the budget (compareNetworks searches it, MaxBatch.cpp).
   bool maxBatch = false;
   int64_t imageSize = 0;
+  /// Worker threads per network analysis (0 = all cores); two networks are analysed at a time
+  /// unless 1.
   unsigned threads = 0;
   std::string dtype = "f32";
   std::string model; ///< the bundle (empty: the shipped default)
@@ -80,9 +82,10 @@ struct CompareRequest {
   std::string calibrate;
   /// ONNX models in memory, by index of `models` (none or one per model; empty: by name).
   std::vector<std::string> modelBytes;
-  /// Called before each network's analysis with the analyses done so far, their total (0 when
-  /// unknown: a max-batch search) and the network about to be analysed (model and batch), and
-  /// once more at the end with Done == Total and an empty model; empty: no reports.
+  /// Called before each network's analysis with the analyses started so far, their total (0
+  /// when unknown: a max-batch search) and the network about to be analysed (model and batch),
+  /// and once more at the end with Done == Total and an empty model; empty: no reports. Calls
+  /// come one at a time, from the analysing threads.
   std::function<void(size_t Done, size_t Total, const std::string &Model, int64_t Batch)> progress;
 };
 
