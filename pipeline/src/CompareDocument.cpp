@@ -11,6 +11,7 @@
 #include "support/Parallel.h"
 
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <optional>
 
@@ -117,17 +118,25 @@ support::MaybeError CompareContext::analyseAll() {
   std::vector<std::optional<support::Expected<NetworkAnalysis>>> Out(Missing.size());
   std::mutex Reporting;
   size_t Started = analyses;
+  std::atomic<size_t> FirstFailed{Missing.size()};      // later analyses are not started
   const unsigned Beside = request.threads == 1 ? 1 : 2; // --threads 1: one thread in all
   support::parallelFor(Missing.size(), Beside, [&](size_t K, unsigned) {
+    if (K > FirstFailed)
+      return;
     const auto [Model, Batch] = Missing[K];
     if (request.progress) {
       std::lock_guard<std::mutex> Lock(Reporting);
       request.progress(Started++, Total, request.models[Model], Batch);
     }
     Out[K] = analyseFor(compareNetworkRequest(request, Model, Batch, caches), settings.runtime);
+    if (!*Out[K]) { // the lowest failing index wins
+      size_t F = FirstFailed;
+      while (K < F && !FirstFailed.compare_exchange_weak(F, K)) {
+      }
+    }
   });
   for (size_t K = 0; K < Missing.size(); ++K) {
-    if (!*Out[K])
+    if (K == FirstFailed)
       return Out[K]->error();
     analysed.emplace(std::make_tuple(Missing[K].first, Missing[K].second, Engine),
                      std::move(**Out[K]));
