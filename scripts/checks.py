@@ -1,7 +1,18 @@
-"""What the accuracy checks share (scripts/engine-check.py, scripts/compile-check.py): the error
-of a list of ratios predicted / measured, and every row with its prediction as CSV."""
+"""What the accuracy checks share (scripts/engine-check.py, scripts/compile-check.py,
+scripts/eager-check.py): their common options, the error of a list of ratios predicted /
+measured, and every row with its prediction as CSV."""
+import argparse
 import csv
 import statistics
+
+
+def arguments(doc):
+    """A parser for a check whose docstring is `doc`, with the options every check takes:
+    --ptxcast (the binary) and --csv (where to write every row with its prediction)."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--ptxcast", default="build/tools/ptxcast/ptxcast")
+    ap.add_argument("--csv", help="also write every row with its prediction here")
+    return ap
 
 
 def mape(ratios):

@@ -18,7 +18,6 @@ Usage: scripts/compile-check.py [--ptxcast build/tools/ptxcast/ptxcast]
         [--data ../shared/datasets/timm] [--onnx-dir corpus/data/measured/h100/onnx]
         [--threads N] [--csv OUT.csv]
 """
-import argparse
 import csv
 import json
 import os
@@ -26,7 +25,7 @@ import re
 import statistics
 import subprocess
 
-from checks import mape, write_rows
+from checks import arguments, mape, write_rows
 
 DYNAMO = ["benchmark-infer-amp-nchw-pt240-cu124-rtx4090-dynamo.csv",
           "benchmark-infer-amp-nchw-pt291-cu128-4090-dynamo.csv"]
@@ -105,13 +104,11 @@ def summary(label, ratios):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ptxcast", default="build/tools/ptxcast/ptxcast")
+    ap = arguments(__doc__)
     ap.add_argument("--data", default="../shared/datasets/timm")
     ap.add_argument("--onnx-dir", default="corpus/data/measured/h100/onnx",
                     help="torchvision ONNX graphs for timm's torchvision architectures ('' = none)")
     ap.add_argument("--threads", type=int, default=0)
-    ap.add_argument("--csv", help="also write every row with its prediction here")
     a = ap.parse_args()
     rows = []
     for name in DYNAMO:

@@ -13,13 +13,12 @@ batch 4 and 8.
 Usage: scripts/engine-check.py [--ptxcast build/tools/ptxcast/ptxcast]
         [--data ../shared/datasets/paddleclas/t4-tensorrt.csv] [--csv OUT.csv]
 """
-import argparse
 import csv
 import json
 import statistics
 import subprocess
 
-from checks import mape, write_rows
+from checks import arguments, mape, write_rows
 
 ZOO = {"ResNet50": "resnet50", "VGG16": "vgg16", "MobileNetV2": "mobilenetv2",
        **{f"EfficientNetB{i}": f"efficientnet-b{i}" for i in range(8)}}
@@ -34,10 +33,8 @@ def predict(ptxcast, model, precision, batch):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--ptxcast", default="build/tools/ptxcast/ptxcast")
+    ap = arguments(__doc__)
     ap.add_argument("--data", default="../shared/datasets/paddleclas/t4-tensorrt.csv")
-    ap.add_argument("--csv", help="also write every row with its prediction here")
     a = ap.parse_args()
     rows = []
     for r in csv.DictReader(open(a.data)):

@@ -34,7 +34,8 @@ cat <<'T'
 Eager PyTorch pays host time for every kernel it launches (19.2 us per kernel on the x86 server
 the project measured, scaled by the host CPU's single-thread speed: `--host`, `ptxcast gpus
 --hosts`); small networks at batch 1 are then host-bound on any fast GPU, and the prediction
-says so.
+says so. Its band is then the host time's own measured spread (0.82-1.69x: docs/accuracy.md,
+"Eager PyTorch"), not the GPU's.
 
 ## 3. EfficientNet-B0..B7 on Jetson AGX Orin vs A100 vs H100 (batch 1, 30 fps budget)
 

@@ -212,6 +212,14 @@ double runtimeHostMs(Runtime R, double Kernels, const hardware::HostSpec &H) {
   return 0;
 }
 
+/// The band of a prediction whose GPU time lies in Gpu and whose host time is HostMs: at each
+/// end the slower of the two, the host time spread by its own measured error
+/// (hardware::HostTimeBand). A prediction without host time keeps the GPU's band.
+std::pair<double, double> withHost(std::pair<double, double> Gpu, double HostMs) {
+  return {std::max(Gpu.first, HostMs * hardware::HostTimeBand.low),
+          std::max(Gpu.second, HostMs * hardware::HostTimeBand.high)};
+}
+
 /// The bundle applied to the network's launch work on one GPU, as learned (no dominance rule).
 /// The work is built once per network, not per GPU.
 support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchWork> &Work,
@@ -251,8 +259,7 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   Out.hostMs = runtimeHostMs(S.runtime, Out.kernels, Out.host);
   Out.timeMs = std::max(Out.gpuMs, Out.hostMs);
   if (auto I = P.interval(Out.gpuMs))
-    Out.intervalMs =
-        std::make_pair(std::max(I->first, Out.hostMs), std::max(I->second, Out.hostMs));
+    Out.intervalMs = withHost(*I, Out.hostMs);
   Out.warnings = dataWarnings(P, Network, Gpu, S, Out.math);
   Out.memory = deviceMemory(N.memory, Gpu, Out.math != hardware::MathMode::Simt);
   if (std::string W = memoryWarning(Out.memory, Gpu); !W.empty())
@@ -278,9 +285,11 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   if (Out.hostMs > Out.gpuMs)
     Out.warnings.push_back(fmt::format(
         "{} is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on the {} host "
-        "({}) against {:.3g} ms on the GPU): the host's CPU, not the GPU, sets the time",
+        "({}) against {:.3g} ms on the GPU): the host's CPU, not the GPU, sets the time, and the "
+        "band is the host time's own measured spread, {:.2f}-{:.2f}x (docs/cross-gpu.md)",
         S.runtime == Runtime::Eager ? "eager PyTorch" : "torch.compile", Out.hostMs, Out.kernels,
-        Out.host.name, Out.host.cpu, Out.gpuMs));
+        Out.host.name, Out.host.cpu, Out.gpuMs, hardware::HostTimeBand.low,
+        hardware::HostTimeBand.high));
   return Out;
 }
 
@@ -315,8 +324,8 @@ void lowerTo(GpuPrediction &G, double Floor, const std::string &Dominated) {
     K.ms *= Scale;
   G.timeMs = std::max(G.gpuMs, G.hostMs);
   if (G.intervalMs)
-    G.intervalMs = std::make_pair(std::max(G.intervalMs->first * Scale, G.hostMs),
-                                  std::max(G.intervalMs->second * Scale, G.hostMs));
+    G.intervalMs =
+        withHost({G.intervalMs->first * Scale, G.intervalMs->second * Scale}, G.hostMs);
 }
 
 } // namespace

@@ -228,6 +228,10 @@ TEST_CASE("predict: eager PyTorch adds host time per kernel, the slower of host 
   for (const Json &W : Eager["warnings"])
     HostBound |= W.get<std::string>().find("host-bound") != std::string::npos;
   CHECK(HostBound);
+  // Host-bound, the band is the host time's measured spread (hardware/Host.h: 0.818-1.693x).
+  REQUIRE(Eager["interval_ms"].is_array());
+  CHECK(Eager["interval_ms"][0].get<double>() == doctest::Approx(0.818 * Host));
+  CHECK(Eager["interval_ms"][1].get<double>() == doctest::Approx(1.693 * Host));
   // The same launches from a slower host take longer: --host names one from `gpus --hosts`.
   Json Slow = predictJson("lenet5 --gpu h100 --runtime eager --host jetson-agx-orin");
   CHECK(Slow["host"] == "jetson-agx-orin");

@@ -17,6 +17,18 @@ namespace hardware {
 /// time too (fp16 eager took 1.15-1.8x fp32's time; per kernel, 0.8-1.2x).
 constexpr double EagerHostMsPerKernel = 0.0192;
 
+/// How far a host time strays from its prediction: the 10th and 90th percentiles of measured /
+/// predicted over the 109 eager rows of corpus/data/measured/h100/frameworks.csv whose
+/// prediction is host-bound (scripts/eager-check.py: 12 networks, batch 1-64, fp32 and fp16;
+/// median 1.10). The host time per kernel differs between networks, and the VM's timings move
+/// from run to run (EfficientNet-B1 in fp16: 0.83-1.57x over its batches). A host-bound
+/// prediction's band is its host time times these; torch.compile's wrapper, never measured, is
+/// given the same.
+struct HostTimeSpread {
+  double low, high;
+};
+constexpr HostTimeSpread HostTimeBand = {0.818, 1.693};
+
 /// Eager host time per kernel on host H: EagerHostMsPerKernel over its relative speed.
 inline double eagerHostMsPerKernel(const HostSpec &H) {
   return EagerHostMsPerKernel / H.relativeSpeed;
