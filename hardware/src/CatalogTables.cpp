@@ -91,6 +91,12 @@ Expected<std::vector<HostSpec>> parseHosts(const Json &J, std::string_view File)
       E = readText(Row, "source", H.source);
     if (!E)
       E = positive(Row, "relative_speed", H.relativeSpeed);
+    std::string Basis;
+    if (!E)
+      E = readText(Row, "speed_basis", Basis);
+    if (!E && Basis != "pytorch" && Basis != "estimate")
+      E = "speed_basis '" + Basis + "' is not pytorch or estimate";
+    H.speedFromPyTorch = Basis == "pytorch";
     if (!E &&
         std::any_of(Out.begin(), Out.end(), [&](const HostSpec &X) { return X.name == H.name; }))
       E = "listed twice";
@@ -133,8 +139,7 @@ std::optional<std::string> setMaxClock(const Json &J, GpuSpec &G, const Tables &
     G.maxClockMhz = G.boostClockMhz * (H == T.boostHeadroom.end() ? 1.0 : H->second);
     return std::nullopt;
   }
-  if (!It->is_number() || !(It->get<double>() >= G.boostClockMhz) ||
-      !(It->get<double>() <= 1e4))
+  if (!It->is_number() || !(It->get<double>() >= G.boostClockMhz) || !(It->get<double>() <= 1e4))
     return "field 'max_clock_mhz' must be a number from boost_clock_mhz to 10000, got " +
            It->dump();
   G.maxClockMhz = It->get<double>();

@@ -59,6 +59,7 @@ OJson gpuJson(const hardware::GpuSpec &G) {
   J["host"] = {{"name", G.host.name},
                {"cpu", G.host.cpu},
                {"relative_speed", G.host.relativeSpeed},
+               {"speed_basis", G.host.speedFromPyTorch ? "pytorch" : "estimate"},
                {"source", G.host.source}};
   J["limits"] = archJson(G.limits);
   return J;

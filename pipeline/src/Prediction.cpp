@@ -220,6 +220,22 @@ std::pair<double, double> withHost(std::pair<double, double> Gpu, double HostMs)
           std::max(Gpu.second, HostMs * hardware::HostTimeBand.high)};
 }
 
+/// Why the host sets a prediction's time, and how sure the band is of the host's speed.
+std::string hostBoundWarning(const GpuPrediction &P, Runtime R) {
+  std::string W = fmt::format(
+      "{} is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on the {} host "
+      "({}) against {:.3g} ms on the GPU): the host's CPU, not the GPU, sets the time, and the "
+      "band is the host time's own measured spread, {:.2f}-{:.2f}x (docs/cross-gpu.md)",
+      R == Runtime::Eager ? "eager PyTorch" : "torch.compile", P.hostMs, P.kernels, P.host.name,
+      P.host.cpu, P.gpuMs, hardware::HostTimeBand.low, hardware::HostTimeBand.high);
+  if (!P.host.speedFromPyTorch)
+    W += fmt::format("; the {} host's speed ({:.2g}x the x86 server's) is an estimate from CPU "
+                     "benchmarks (on Arm they overstated Grace's PyTorch speed about 3x), so the "
+                     "time may lie above the band",
+                     P.host.name, P.host.relativeSpeed);
+  return W;
+}
+
 /// The bundle applied to the network's launch work on one GPU, as learned (no dominance rule).
 /// The work is built once per network, not per GPU.
 support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchWork> &Work,
@@ -283,13 +299,7 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
             ? fmt::format("the {}'s int8 tensor peak ({:.4g} TOPS)", Gpu.name, Gpu.tensor.int8)
             : fmt::format("dp4a's rate on the {}'s CUDA cores (no int8 tensor cores)", Gpu.name)));
   if (Out.hostMs > Out.gpuMs)
-    Out.warnings.push_back(fmt::format(
-        "{} is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on the {} host "
-        "({}) against {:.3g} ms on the GPU): the host's CPU, not the GPU, sets the time, and the "
-        "band is the host time's own measured spread, {:.2f}-{:.2f}x (docs/cross-gpu.md)",
-        S.runtime == Runtime::Eager ? "eager PyTorch" : "torch.compile", Out.hostMs, Out.kernels,
-        Out.host.name, Out.host.cpu, Out.gpuMs, hardware::HostTimeBand.low,
-        hardware::HostTimeBand.high));
+    Out.warnings.push_back(hostBoundWarning(Out, S.runtime));
   return Out;
 }
 
@@ -324,8 +334,7 @@ void lowerTo(GpuPrediction &G, double Floor, const std::string &Dominated) {
     K.ms *= Scale;
   G.timeMs = std::max(G.gpuMs, G.hostMs);
   if (G.intervalMs)
-    G.intervalMs =
-        withHost({G.intervalMs->first * Scale, G.intervalMs->second * Scale}, G.hostMs);
+    G.intervalMs = withHost({G.intervalMs->first * Scale, G.intervalMs->second * Scale}, G.hostMs);
 }
 
 } // namespace

@@ -348,7 +348,8 @@ std::string syntheticArch() {
 const std::string SideTables =
     R"({"processes": [{"name": "P", "relative_energy": 1, "source": "s"}],
   "memory_types": [{"name": "HBM", "pj_per_bit": 4, "source": "s"}],
-  "hosts": [{"name": "x86-server", "cpu": "c", "relative_speed": 1, "source": "s"}], )";
+  "hosts": [{"name": "x86-server", "cpu": "c", "relative_speed": 1, "speed_basis": "pytorch",
+             "source": "s"}], )";
 
 TEST_CASE("catalog: parse errors") {
   const std::string Arch = syntheticArch();
@@ -378,6 +379,14 @@ TEST_CASE("catalog: parse errors") {
   REQUIRE(!Unsourced);
   CHECK(Unsourced.error().str() ==
         "c.json: error: gpu 'a': sources: no source names field 'compute_capability'");
+  // A host's speed says where it comes from: PyTorch's own host time or an estimate.
+  std::string Guessed = SideTables;
+  Guessed.replace(Guessed.find("pytorch"), 7, "guess");
+  auto Basis = GpuCatalog::parse(Guessed + R"("architectures": [)" + Arch + R"(], "gpus": []})",
+                                 "c.json");
+  REQUIRE(!Basis);
+  CHECK(Basis.error().str() ==
+        "c.json: error: hosts 'x86-server': speed_basis 'guess' is not pytorch or estimate");
   auto Broken = GpuCatalog::parse("{", "c.json");
   REQUIRE(!Broken);
   CHECK(Broken.error().str().rfind("c.json: error: bad gpu catalog:", 0) == 0);

@@ -184,6 +184,9 @@ TEST_CASE("hosts: every GPU has one: Jetsons their own Arm cores, GeForce a desk
   CHECK(catalogGpu("h100").host.name == "x86-server");
   CHECK(catalogGpu("gh200").host.name == "grace");
   CHECK(catalogGpu("orin-nano@7w").host.name == "jetson-orin-nano");
+  // Only the x86 server's and Grace's speeds come from PyTorch's own host time.
+  for (const HostSpec &H : C->hosts())
+    CHECK_MESSAGE(H.speedFromPyTorch == (H.name == "x86-server" || H.name == "grace"), H.name);
   // A slower CPU takes longer per kernel.
   CHECK(eagerHostMsPerKernel(catalogGpu("jetson-agx-orin").host) >
         eagerHostMsPerKernel(catalogGpu("h100").host));

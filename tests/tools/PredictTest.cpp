@@ -236,6 +236,16 @@ TEST_CASE("predict: eager PyTorch adds host time per kernel, the slower of host 
   Json Slow = predictJson("lenet5 --gpu h100 --runtime eager --host jetson-agx-orin");
   CHECK(Slow["host"] == "jetson-agx-orin");
   CHECK(Slow["host_ms"].get<double>() > 1.5 * Host);
+  // Its speed is a CPU benchmark's estimate, not a PyTorch timing: the warning says so, and
+  // the measured host's warning does not.
+  auto Says = [](const Json &J, const std::string &Text) {
+    bool Found = false;
+    for (const Json &W : J["warnings"])
+      Found |= W.get<std::string>().find(Text) != std::string::npos;
+    return Found;
+  };
+  CHECK(Says(Slow, "jetson-agx-orin host's speed (0.58x the x86 server's) is an estimate"));
+  CHECK_FALSE(Says(Eager, "is an estimate"));
 }
 
 TEST_CASE("predict: --runtime tensorrt drops PyTorch's casts and passes, is pure fp16, and says "

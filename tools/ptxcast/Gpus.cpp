@@ -28,11 +28,13 @@ struct GpusOptions {
 
 /// The hosts whose eager launch time --runtime eager charges (`--hosts`).
 void printHosts(const hardware::GpuCatalog &Catalog) {
-  fmt::print("{:<18} {:>7} {:>10}  {}\n", "host", "speed", "us/kernel", "cpu");
+  fmt::print("{:<18} {:>7} {:<8} {:>10}  {}\n", "host", "speed", "from", "us/kernel", "cpu");
   for (const hardware::HostSpec &H : Catalog.hosts())
-    fmt::print("{:<18} {:>7.3g} {:>10.3g}  {}\n", H.name, H.relativeSpeed,
-               1e3 * hardware::eagerHostMsPerKernel(H), H.cpu);
-  fmt::print("\nspeed: single-thread speed over the x86 server's; us/kernel: eager PyTorch's host "
+    fmt::print("{:<18} {:>7.3g} {:<8} {:>10.3g}  {}\n", H.name, H.relativeSpeed,
+               H.speedFromPyTorch ? "pytorch" : "estimate", 1e3 * hardware::eagerHostMsPerKernel(H),
+               H.cpu);
+  fmt::print("\nspeed: single-thread speed over the x86 server's, from PyTorch's own host time or "
+             "an estimate (CPU benchmarks: an upper bound on Arm); us/kernel: eager PyTorch's host "
              "time per kernel it launches (--runtime eager). Sources: hardware/data/gpus.json, or "
              "a GPU's `--format json`.\n");
 }

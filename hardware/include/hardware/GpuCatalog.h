@@ -75,6 +75,10 @@ struct HostSpec {
   std::string name;         ///< "x86-server", "jetson-agx-orin", ...
   std::string cpu;          ///< "Arm Cortex-A78AE at 2.2 GHz"
   double relativeSpeed = 1; ///< single-thread speed over the x86 server's
+  /// relativeSpeed comes from PyTorch's own host time on this CPU (gpus.json speed_basis
+  /// "pytorch"), not from a CPU benchmark or an inference ("estimate"): CPU benchmarks overstated
+  /// Grace's PyTorch speed about 3x (docs/cross-gpu.md), so an estimate is an upper bound.
+  bool speedFromPyTorch = false;
   std::string source;
 };
 
