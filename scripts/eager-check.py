@@ -13,7 +13,7 @@ carries into every host-bound band. The graph rows of these networks are in the 
 training data; the host time per kernel (Host.h, EagerHostMsPerKernel) is the median of these
 networks at batch 1, so the figures describe the spread, not a held-out error.
 
-Usage: scripts/eager-check.py [--ptxcast build/tools/ptxcast/ptxcast]
+Usage: scripts/eager-check.py [--ptxcast build/tools/ptxcast/ptxcast] [--model BUNDLE.json]
         [--measured corpus/data/measured/h100] [--csv OUT.csv]
 """
 import csv
@@ -27,12 +27,13 @@ from checks import arguments, mape, write_rows
 HOST_MARGIN = 1.2
 
 
-def predictions(ptxcast, onnx, dtype, batches):
+def predictions(ptxcast, model, onnx, dtype, batches):
     """(network, batch, runtime) -> time_ms for every network at every batch."""
-    out = subprocess.run([ptxcast, "compare", "--models", ",".join(onnx.values()), "--gpus",
-                          "h100", "--runtime", "eager,graph", "--dtype", dtype, "--batch",
-                          ",".join(str(b) for b in batches), "--format", "json"],
-                         check=True, capture_output=True, text=True).stdout
+    cmd = [ptxcast, "compare", "--models", ",".join(onnx.values()), "--gpus", "h100",
+           "--runtime", "eager,graph", "--dtype", dtype, "--batch",
+           ",".join(str(b) for b in batches), "--format", "json"]
+    out = subprocess.run(cmd + (["--model", model] if model else []), check=True,
+                         capture_output=True, text=True).stdout
     network = {path: name for name, path in onnx.items()}
     return {(network[r["model"]], r["batch"], r["runtime"]): r["time_ms"]
             for r in json.loads(out)["results"]}
@@ -48,6 +49,7 @@ def quantile(values, q):
 
 def main():
     ap = arguments(__doc__)
+    ap.add_argument("--model", help="the bundle to predict with (default: the shipped one)")
     ap.add_argument("--measured", default="corpus/data/measured/h100")
     args = ap.parse_args()
     with open(os.path.join(args.measured, "frameworks.csv"), newline="") as f:
@@ -56,7 +58,8 @@ def main():
     batches = sorted({int(r["batch"]) for r in rows})
     out = []
     for dtype in ("fp32", "fp16"):
-        pred = predictions(args.ptxcast, onnx, "f16" if dtype == "fp16" else "f32", batches)
+        pred = predictions(args.ptxcast, args.model, onnx, "f16" if dtype == "fp16" else "f32",
+                           batches)
         for r in (r for r in rows if r["dtype"] == dtype):
             key = (r["model"], int(r["batch"]))
             eager, graph = pred[key + ("eager",)], pred[key + ("graph",)]

@@ -87,3 +87,9 @@ ls -l models/*.json
   --param max_rows=5000 --cv group=gpu --balance source,gpu,runtime \
   --predictions "$WORK/logo-knn.csv" >/dev/null
 scripts/calibration-check.py "$WORK/logo-knn.csv"
+
+# 7. The host band's source (hardware/Host.h, HostTimeBand): the eager runtime on the project's
+#    eager H100 rows; its last line prints the 10th and 90th percentiles of measured / predicted
+#    over the host-bound rows. When they move, update the constant and docs/accuracy.md's
+#    "Eager PyTorch" section.
+scripts/eager-check.py --ptxcast "$PTXCAST" --model models/cross-gpu.json
