@@ -39,14 +39,6 @@ def predictions(ptxcast, model, onnx, dtype, batches):
             for r in json.loads(out)["results"]}
 
 
-def quantile(values, q):
-    """The q-quantile of values, linearly interpolated."""
-    v = sorted(values)
-    x = q * (len(v) - 1)
-    i = int(x)
-    return v[i] if i + 1 >= len(v) else v[i] + (x - i) * (v[i + 1] - v[i])
-
-
 def main():
     ap = arguments(__doc__)
     ap.add_argument("--model", help="the bundle to predict with (default: the shipped one)")
@@ -75,10 +67,10 @@ def main():
             print(f"| {dtype} | {name} | {len(sel)} | {sum(o['host_bound'] for o in sel)} | "
                   f"{mape(ratios):.1f} | {statistics.median(ratios):.2f} |")
     bound = [o["measured_ms"] / o["predicted_ms"] for o in out if o["host_bound"]]
+    deciles = statistics.quantiles(bound, n=10, method="inclusive")
     print(f"\nhost-bound rows (host >= {HOST_MARGIN} x GPU time): {len(bound)}; measured / "
           f"predicted: median {statistics.median(bound):.3f}, 10th percentile "
-          f"{quantile(bound, 0.1):.3f}, 90th {quantile(bound, 0.9):.3f}, "
-          f"MAPE {mape([1 / x for x in bound]):.1f} %")
+          f"{deciles[0]:.3f}, 90th {deciles[-1]:.3f}, MAPE {mape([1 / x for x in bound]):.1f} %")
     if args.csv:
         write_rows(args.csv, out)
 
