@@ -401,15 +401,16 @@ double floorClockMhz(const GpuSpec &G) {
   return G.baseClockMhz > 0 ? G.baseClockMhz : G.boostClockMhz * UnknownBaseClockShare;
 }
 
-/// The figures dominates() compares, each oriented so that larger is better.
-std::vector<double> specLines(const GpuSpec &G) {
+/// The figures dominates() compares, each oriented so that larger is better; FloorMhz is the
+/// lowest clock G runs the workloads compared at (floorClockMhz for any workload).
+std::vector<double> specLines(const GpuSpec &G, double FloorMhz) {
   const ArchLimits &L = G.limits;
   // A module's power mode fixes its clock, so its power figures do not matter: they count as the
   // worst, and its floor (its mode's clock) is what a GPU must match to dominate it.
   const bool Module = G.formFactor == "module";
   return {G.smCount,
           Module ? 0.0 : G.tdpW,
-          floorClockMhz(G),
+          FloorMhz,
           Module ? -1e9 : -L.relativeEnergy,
           Module ? -1e9 : -G.memoryPjPerBit,
           L.dualIssue ? 1.0 : 0.0,
@@ -444,7 +445,11 @@ std::vector<double> specLines(const GpuSpec &G) {
 } // namespace
 
 bool dominates(const GpuSpec &X, const GpuSpec &Y) {
-  std::vector<double> A = specLines(X), B = specLines(Y);
+  return dominatesAt(X, floorClockMhz(X), Y, floorClockMhz(Y));
+}
+
+bool dominatesAt(const GpuSpec &X, double ClockX, const GpuSpec &Y, double ClockY) {
+  std::vector<double> A = specLines(X, ClockX), B = specLines(Y, ClockY);
   bool Better = false;
   for (size_t I = 0; I < A.size(); ++I) {
     if (A[I] < B[I])

@@ -303,10 +303,12 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   return Out;
 }
 
-/// A network's learned GPU time on one GPU and its bound there.
+/// A network's learned GPU time on one GPU, its bound there and the clock the power model runs
+/// it at.
 struct Learned {
   double gpuMs = 0;
   double boundMs = 0;
+  double clockMhz = 0;
 };
 
 /// The network's GPU time on Gpu as learned (row 0 only: no per-launch breakdown).
@@ -317,7 +319,7 @@ support::Expected<Learned> learnedGpuMs(const std::vector<hardware::LaunchWork> 
   auto Pred = P.predict(featureTable(Work, Gpu, executionFor(N, Gpu, S), Network, false));
   if (!Pred)
     return Pred.error();
-  return Learned{Pred->front(), Network.boundMs};
+  return Learned{Pred->front(), Network.boundMs, Network.clock.mhz};
 }
 
 /// Lowers G's GPU time to Floor (its own bound at the efficiency of Dominated, a GPU it matches
@@ -360,10 +362,14 @@ public:
     // An int8 network also reads the int8 tensor rate, and needs a GPU that runs int8 at all.
     const bool Int8 = N.dtype == "int8";
     for (const hardware::GpuSpec &Y : Catalog.gpus()) {
-      if (!hardware::dominates(Gpu, Y) ||
-          (Int8 && (Gpu.tensor.int8 < Y.tensor.int8 || checkDtype(N.dtype, S.runtime, &Y))))
+      if (Int8 && (Gpu.tensor.int8 < Y.tensor.int8 || checkDtype(N.dtype, S.runtime, &Y)))
         continue;
-      auto Y_ = ruled(Y);
+      auto Dominated = dominatesHere(Gpu, L, Y);
+      if (!Dominated)
+        return Dominated.error();
+      if (!*Dominated)
+        continue;
+      auto Y_ = ruled(Y); // recurses down the dominance order, which has no cycles
       if (!Y_)
         return Y_.error();
       const double Candidate = Y_->boundMs > 0 ? L.boundMs * Y_->gpuMs / Y_->boundMs : Y_->gpuMs;
@@ -374,17 +380,42 @@ public:
   }
 
 private:
-  /// Catalog GPU Y's time after the rule (and its bound), memoised.
-  support::Expected<Learned> ruled(const hardware::GpuSpec &Y) {
-    if (auto It = Done.find(Y.name); It != Done.end())
+  /// Whether Gpu (learned at L) dominates catalog GPU Y on this network: on every figure at
+  /// any clock, or at the clocks the power model runs the network at on each (every other figure
+  /// checked first, so that only candidates are predicted).
+  support::Expected<bool> dominatesHere(const hardware::GpuSpec &Gpu, const Learned &L,
+                                        const hardware::GpuSpec &Y) {
+    if (hardware::dominates(Gpu, Y))
+      return true;
+    if (!hardware::dominatesAt(Gpu, L.clockMhz, Y, 0))
+      return false;
+    auto Y_ = learned(Y);
+    if (!Y_)
+      return Y_.error();
+    return hardware::dominatesAt(Gpu, L.clockMhz, Y, Y_->clockMhz);
+  }
+
+  /// Catalog GPU Y's time as learned (and its bound and clock), memoised.
+  support::Expected<Learned> learned(const hardware::GpuSpec &Y) {
+    if (auto It = Raw.find(Y.name); It != Raw.end())
       return It->second;
     auto L = learnedGpuMs(Work, N, P, Y, S);
     if (!L)
       return L.error();
-    auto Floor = floorOf(Y, *L); // recurses down the dominance order, which has no cycles
+    return Raw.emplace(Y.name, *L).first->second;
+  }
+
+  /// Catalog GPU Y's time after the rule (and its bound and clock), memoised.
+  support::Expected<Learned> ruled(const hardware::GpuSpec &Y) {
+    if (auto It = Done.find(Y.name); It != Done.end())
+      return It->second;
+    auto L = learned(Y);
+    if (!L)
+      return L.error();
+    auto Floor = floorOf(Y, *L);
     if (!Floor)
       return Floor.error();
-    return Done.emplace(Y.name, Learned{Floor->first, L->boundMs}).first->second;
+    return Done.emplace(Y.name, Learned{Floor->first, L->boundMs, L->clockMhz}).first->second;
   }
 
   const std::vector<hardware::LaunchWork> &Work;
@@ -392,7 +423,7 @@ private:
   const Predictor &P;
   const PredictSettings &S;
   const hardware::GpuCatalog &Catalog;
-  std::map<std::string, Learned> Done;
+  std::map<std::string, Learned> Raw, Done;
 };
 
 } // namespace
@@ -433,7 +464,7 @@ predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
     auto G = predictWork(Work, N, P, Gpu, S);
     if (!G)
       return G.error();
-    auto Floor = Rule.floorOf(Gpu, Learned{G->gpuMs, G->boundMs});
+    auto Floor = Rule.floorOf(Gpu, Learned{G->gpuMs, G->boundMs, G->clock.mhz});
     if (!Floor)
       return Floor.error();
     if (!Floor->second.empty())

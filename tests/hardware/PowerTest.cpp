@@ -243,4 +243,12 @@ TEST_CASE("dominance: power limits and base clocks are figures a dominating GPU 
   CHECK_FALSE(dominates(LowTop, H100));
   // A data-centre card dominates a Jetson only with a base clock above the module's clock.
   CHECK(dominates(H100, catalogGpu("orin-nano@7w")));
+  // The B200 matches or beats the H100 on every figure but the base clock, which is not
+  // published: on any workload it may fall to half its boost, so it does not dominate; on a
+  // workload the power model runs at its boost and the H100 at its own, it does.
+  GpuSpec B200 = catalogGpu("b200");
+  CHECK_FALSE(dominates(B200, H100));
+  CHECK(dominatesAt(B200, 2111, H100, 1980));
+  CHECK_FALSE(dominatesAt(B200, 1900, H100, 1980)); // a power-limited B200 at a lower clock
+  CHECK_FALSE(dominatesAt(H100, 1980, B200, 1000)); // every other figure still counts
 }

@@ -280,4 +280,10 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E);
 /// most the same bound on Y.
 bool dominates(const GpuSpec &X, const GpuSpec &Y);
 
+/// dominates() for one workload, which the power model runs at ClockX MHz on X and ClockY on Y:
+/// the clocks stand for the lowest clock each GPU could run anything at (its base clock, or
+/// half its boost when no base clock is published). A GPU without a published base clock can
+/// then dominate one with, on a workload both run at the clock it matches or beats.
+bool dominatesAt(const GpuSpec &X, double ClockX, const GpuSpec &Y, double ClockY);
+
 } // namespace hardware
