@@ -401,45 +401,54 @@ double floorClockMhz(const GpuSpec &G) {
   return G.baseClockMhz > 0 ? G.baseClockMhz : G.boostClockMhz * UnknownBaseClockShare;
 }
 
-/// The figures dominates() compares, each oriented so that larger is better; FloorMhz is the
-/// lowest clock G runs the workloads compared at (floorClockMhz for any workload).
-std::vector<double> specLines(const GpuSpec &G, double FloorMhz) {
+/// Peak rates are SMs x a per-SM rate x a clock, rounded on datasheets: the H100 SXM's TF32 peak is
+/// listed at 494.7 TFLOPS and the GH200's, the same chip at the same clock, at 494.5. Peaks
+/// within this share of each other count as equal.
+constexpr double DatasheetRounding = 1e-3;
+
+/// One figure dominates() compares, oriented so that larger is better; `peak`: a datasheet's
+/// rounded peak rate (DatasheetRounding).
+struct SpecLine {
+  double value;
+  bool peak = false;
+};
+
+/// The figures dominates() compares; FloorMhz is the lowest clock G runs the workloads compared
+/// at (floorClockMhz for any workload).
+std::vector<SpecLine> specLines(const GpuSpec &G, double FloorMhz) {
   const ArchLimits &L = G.limits;
   // A module's power mode fixes its clock, so its power figures do not matter: they count as the
   // worst, and its floor (its mode's clock) is what a GPU must match to dominate it.
   const bool Module = G.formFactor == "module";
-  return {G.smCount,
-          Module ? 0.0 : G.tdpW,
-          FloorMhz,
-          Module ? -1e9 : -L.relativeEnergy,
-          Module ? -1e9 : -G.memoryPjPerBit,
-          L.dualIssue ? 1.0 : 0.0,
-          G.fp32CoresPerSm,
-          G.boostClockMhz,
-          G.maxClockMhz,
-          G.fp16Tflops,
-          G.fp64Tflops,
-          G.tensor.fp16,
-          G.tensor.bf16,
-          G.tensor.tf32,
-          G.tensor.fp16 * L.mmaSyncShare(),
-          G.tensor.bf16 * L.mmaSyncShare(),
-          G.tensor.tf32 * L.mmaSyncShare(),
-          G.memoryBandwidthGBs,
-          G.l2MB,
-          L.maxThreadsPerSm,
-          L.maxCtasPerSm,
-          L.maxWarpsPerSm,
-          L.registersPerSm,
-          L.sharedMemPerSmKB,
-          L.warpSchedulersPerSm,
-          L.int32LanesPerSm,
-          L.sfuLanesPerSm,
-          L.l1BytesPerClockPerSm,
-          L.l2BytesPerClockPerSm,
-          -L.registerAllocUnit,
-          -L.sharedMemPerCtaReservedKB,
-          L.int32SharesFp32 ? 0.0 : 1.0};
+  std::vector<SpecLine> Lines = {{G.smCount},
+                                 {Module ? 0.0 : G.tdpW},
+                                 {FloorMhz},
+                                 {Module ? -1e9 : -L.relativeEnergy},
+                                 {Module ? -1e9 : -G.memoryPjPerBit},
+                                 {L.dualIssue ? 1.0 : 0.0},
+                                 {G.fp32CoresPerSm},
+                                 {G.boostClockMhz},
+                                 {G.maxClockMhz},
+                                 {G.memoryBandwidthGBs},
+                                 {G.l2MB},
+                                 {L.maxThreadsPerSm},
+                                 {L.maxCtasPerSm},
+                                 {L.maxWarpsPerSm},
+                                 {L.registersPerSm},
+                                 {L.sharedMemPerSmKB},
+                                 {L.warpSchedulersPerSm},
+                                 {L.int32LanesPerSm},
+                                 {L.sfuLanesPerSm},
+                                 {L.l1BytesPerClockPerSm},
+                                 {L.l2BytesPerClockPerSm},
+                                 {-L.registerAllocUnit},
+                                 {-L.sharedMemPerCtaReservedKB},
+                                 {L.int32SharesFp32 ? 0.0 : 1.0}};
+  for (double Peak : {G.fp16Tflops, G.fp64Tflops, G.tensor.fp16, G.tensor.bf16, G.tensor.tf32,
+                      G.tensor.fp16 * L.mmaSyncShare(), G.tensor.bf16 * L.mmaSyncShare(),
+                      G.tensor.tf32 * L.mmaSyncShare()})
+    Lines.push_back({Peak, true});
+  return Lines;
 }
 
 } // namespace
@@ -449,12 +458,13 @@ bool dominates(const GpuSpec &X, const GpuSpec &Y) {
 }
 
 bool dominatesAt(const GpuSpec &X, double ClockX, const GpuSpec &Y, double ClockY) {
-  std::vector<double> A = specLines(X, ClockX), B = specLines(Y, ClockY);
+  std::vector<SpecLine> A = specLines(X, ClockX), B = specLines(Y, ClockY);
   bool Better = false;
   for (size_t I = 0; I < A.size(); ++I) {
-    if (A[I] < B[I])
+    const double Slack = B[I].peak ? DatasheetRounding * std::abs(B[I].value) : 0;
+    if (A[I].value < B[I].value - Slack)
       return false;
-    Better |= A[I] > B[I];
+    Better |= A[I].value > B[I].value + Slack;
   }
   return Better;
 }

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cassert>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace pipeline {
@@ -367,9 +368,11 @@ public:
       auto Dominated = dominatesHere(Gpu, L, Y);
       if (!Dominated)
         return Dominated.error();
-      if (!*Dominated)
+      // Down the dominance order, which has no cycles on exact figures; peaks a datasheet's
+      // rounding apart could in principle close one, so a GPU already being ruled is skipped.
+      if (!*Dominated || Active.count(Y.name))
         continue;
-      auto Y_ = ruled(Y); // recurses down the dominance order, which has no cycles
+      auto Y_ = ruled(Y);
       if (!Y_)
         return Y_.error();
       const double Candidate = Y_->boundMs > 0 ? L.boundMs * Y_->gpuMs / Y_->boundMs : Y_->gpuMs;
@@ -412,7 +415,9 @@ private:
     auto L = learned(Y);
     if (!L)
       return L.error();
+    Active.insert(Y.name);
     auto Floor = floorOf(Y, *L);
+    Active.erase(Y.name);
     if (!Floor)
       return Floor.error();
     return Done.emplace(Y.name, Learned{Floor->first, L->boundMs, L->clockMhz}).first->second;
@@ -424,6 +429,7 @@ private:
   const PredictSettings &S;
   const hardware::GpuCatalog &Catalog;
   std::map<std::string, Learned> Raw, Done;
+  std::set<std::string> Active; ///< GPUs whose floor is being computed (ruled)
 };
 
 } // namespace

@@ -251,4 +251,13 @@ TEST_CASE("dominance: power limits and base clocks are figures a dominating GPU 
   CHECK(dominatesAt(B200, 2111, H100, 1980));
   CHECK_FALSE(dominatesAt(B200, 1900, H100, 1980)); // a power-limited B200 at a lower clock
   CHECK_FALSE(dominatesAt(H100, 1980, B200, 1000)); // every other figure still counts
+  // Peaks are rounded on datasheets: the GH200's TF32 (494.5) and the H100's (494.7) are the
+  // same chip at the same clock, so the GH200's bandwidth and power make it dominate; a peak 1 %
+  // lower is a real difference.
+  GpuSpec GH200 = catalogGpu("gh200");
+  CHECK(GH200.tensor.tf32 < H100.tensor.tf32);
+  CHECK(dominatesAt(GH200, 1980, H100, 1980));
+  GpuSpec SlowerTf32 = GH200;
+  SlowerTf32.tensor.tf32 = H100.tensor.tf32 * 0.99;
+  CHECK_FALSE(dominatesAt(SlowerTf32, 1980, H100, 1980));
 }

@@ -277,7 +277,7 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E);
 /// True when X is at least as good as Y on every figure the skeleton reads (SMs, cores and
 /// clock, FP16/FP64 and tensor peaks, memory bandwidth, L2, every per-SM limit and pipe width)
 /// and better on one: X can then run anything at least as fast as Y, and every bound on X is at
-/// most the same bound on Y.
+/// most the same bound on Y. Peaks within a datasheet's rounding (0.1 %) count as equal.
 bool dominates(const GpuSpec &X, const GpuSpec &Y);
 
 /// dominates() for one workload, which the power model runs at ClockX MHz on X and ClockY on Y:
