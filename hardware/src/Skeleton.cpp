@@ -6,6 +6,7 @@
 #include "hardware/Power.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <vector>
@@ -414,41 +415,46 @@ struct SpecLine {
 };
 
 /// The figures dominates() compares; FloorMhz is the lowest clock G runs the workloads compared
-/// at (floorClockMhz for any workload).
-std::vector<SpecLine> specLines(const GpuSpec &G, double FloorMhz) {
+/// at (floorClockMhz for any workload). A fixed-size array: the dominance rule compares every
+/// pair of catalog GPUs per network, so no allocation.
+std::array<SpecLine, 32> specLines(const GpuSpec &G, double FloorMhz) {
   const ArchLimits &L = G.limits;
   // A module's power mode fixes its clock, so its power figures do not matter: they count as the
   // worst, and its floor (its mode's clock) is what a GPU must match to dominate it.
   const bool Module = G.formFactor == "module";
-  std::vector<SpecLine> Lines = {{G.smCount},
-                                 {Module ? 0.0 : G.tdpW},
-                                 {FloorMhz},
-                                 {Module ? -1e9 : -L.relativeEnergy},
-                                 {Module ? -1e9 : -G.memoryPjPerBit},
-                                 {L.dualIssue ? 1.0 : 0.0},
-                                 {G.fp32CoresPerSm},
-                                 {G.boostClockMhz},
-                                 {G.maxClockMhz},
-                                 {G.memoryBandwidthGBs},
-                                 {G.l2MB},
-                                 {L.maxThreadsPerSm},
-                                 {L.maxCtasPerSm},
-                                 {L.maxWarpsPerSm},
-                                 {L.registersPerSm},
-                                 {L.sharedMemPerSmKB},
-                                 {L.warpSchedulersPerSm},
-                                 {L.int32LanesPerSm},
-                                 {L.sfuLanesPerSm},
-                                 {L.l1BytesPerClockPerSm},
-                                 {L.l2BytesPerClockPerSm},
-                                 {-L.registerAllocUnit},
-                                 {-L.sharedMemPerCtaReservedKB},
-                                 {L.int32SharesFp32 ? 0.0 : 1.0}};
-  for (double Peak : {G.fp16Tflops, G.fp64Tflops, G.tensor.fp16, G.tensor.bf16, G.tensor.tf32,
-                      G.tensor.fp16 * L.mmaSyncShare(), G.tensor.bf16 * L.mmaSyncShare(),
-                      G.tensor.tf32 * L.mmaSyncShare()})
-    Lines.push_back({Peak, true});
-  return Lines;
+  const double Mma = L.mmaSyncShare();
+  return {{{G.smCount},
+           {Module ? 0.0 : G.tdpW},
+           {FloorMhz},
+           {Module ? -1e9 : -L.relativeEnergy},
+           {Module ? -1e9 : -G.memoryPjPerBit},
+           {L.dualIssue ? 1.0 : 0.0},
+           {G.fp32CoresPerSm},
+           {G.boostClockMhz},
+           {G.maxClockMhz},
+           {G.memoryBandwidthGBs},
+           {G.l2MB},
+           {L.maxThreadsPerSm},
+           {L.maxCtasPerSm},
+           {L.maxWarpsPerSm},
+           {L.registersPerSm},
+           {L.sharedMemPerSmKB},
+           {L.warpSchedulersPerSm},
+           {L.int32LanesPerSm},
+           {L.sfuLanesPerSm},
+           {L.l1BytesPerClockPerSm},
+           {L.l2BytesPerClockPerSm},
+           {-L.registerAllocUnit},
+           {-L.sharedMemPerCtaReservedKB},
+           {L.int32SharesFp32 ? 0.0 : 1.0},
+           {G.fp16Tflops, true},
+           {G.fp64Tflops, true},
+           {G.tensor.fp16, true},
+           {G.tensor.bf16, true},
+           {G.tensor.tf32, true},
+           {G.tensor.fp16 * Mma, true},
+           {G.tensor.bf16 * Mma, true},
+           {G.tensor.tf32 * Mma, true}}};
 }
 
 } // namespace
@@ -458,7 +464,7 @@ bool dominates(const GpuSpec &X, const GpuSpec &Y) {
 }
 
 bool dominatesAt(const GpuSpec &X, double ClockX, const GpuSpec &Y, double ClockY) {
-  std::vector<SpecLine> A = specLines(X, ClockX), B = specLines(Y, ClockY);
+  const std::array<SpecLine, 32> A = specLines(X, ClockX), B = specLines(Y, ClockY);
   bool Better = false;
   for (size_t I = 0; I < A.size(); ++I) {
     const double Slack = B[I].peak ? DatasheetRounding * std::abs(B[I].value) : 0;
