@@ -118,6 +118,14 @@ Json predictJson(const std::string &Args) {
   return Json::parse(R.out);
 }
 
+/// Whether one of a predict document's warnings contains Text.
+bool warns(const Json &Doc, const std::string &Text) {
+  for (const Json &W : Doc["warnings"])
+    if (W.get<std::string>().find(Text) != std::string::npos)
+      return true;
+  return false;
+}
+
 /// FILE.onnx in the scratch directory, encoded by protoc from the text ModelProto `Text`; empty
 /// where protoc or onnx.proto is missing (protobuf-compiler and libonnx-dev come with
 /// scripts/setup.sh).
@@ -224,10 +232,7 @@ TEST_CASE("predict: eager PyTorch adds host time per kernel, the slower of host 
         doctest::Approx(std::max(Host, Graph["time_ms"].get<double>())));
   // lenet5 on an H100: a few microseconds of GPU work against 19 us of host time per kernel.
   CHECK(Eager["time_ms"].get<double>() == doctest::Approx(Host));
-  bool HostBound = false;
-  for (const Json &W : Eager["warnings"])
-    HostBound |= W.get<std::string>().find("host-bound") != std::string::npos;
-  CHECK(HostBound);
+  CHECK(warns(Eager, "host-bound"));
   // Host-bound, the band is the host time's measured spread (hardware/Host.h: 0.818-1.693x).
   REQUIRE(Eager["interval_ms"].is_array());
   CHECK(Eager["interval_ms"][0].get<double>() == doctest::Approx(0.818 * Host));
@@ -238,14 +243,8 @@ TEST_CASE("predict: eager PyTorch adds host time per kernel, the slower of host 
   CHECK(Slow["host_ms"].get<double>() > 1.5 * Host);
   // Its speed is a CPU benchmark's estimate, not a PyTorch timing: the warning says so, and
   // the measured host's warning does not.
-  auto Says = [](const Json &J, const std::string &Text) {
-    bool Found = false;
-    for (const Json &W : J["warnings"])
-      Found |= W.get<std::string>().find(Text) != std::string::npos;
-    return Found;
-  };
-  CHECK(Says(Slow, "jetson-agx-orin host's speed (0.58x the x86 server's) is an estimate"));
-  CHECK_FALSE(Says(Eager, "is an estimate"));
+  CHECK(warns(Slow, "jetson-agx-orin host's speed (0.58x the x86 server's) is an estimate"));
+  CHECK_FALSE(warns(Eager, "is an estimate"));
 }
 
 TEST_CASE("predict: --runtime tensorrt drops PyTorch's casts and passes, is pure fp16, and says "
@@ -260,11 +259,7 @@ TEST_CASE("predict: --runtime tensorrt drops PyTorch's casts and passes, is pure
   // AlexNet's 61 M fp32 parameters cast to fp16 every pass dominate autocast's bound at batch 1
   // (the test below); an engine holds fp16 weights.
   CHECK(Engine["bound_ms"].get<double>() < 0.5 * Torch["bound_ms"].get<double>());
-  bool Experimental = false;
-  for (const Json &W : Engine["warnings"])
-    Experimental |=
-        W.get<std::string>().find("tensorrt runtime is experimental") != std::string::npos;
-  CHECK(Experimental);
+  CHECK(warns(Engine, "tensorrt runtime is experimental"));
   RunResult Table = runPtxcast("predict alexnet --gpu t4 --dtype f16 --runtime tensorrt");
   REQUIRE(Table.status == 0);
   CHECK(Table.out.find("f16 (engine: fp16 weights and tensors, no casts)") != std::string::npos);
@@ -333,10 +328,7 @@ TEST_CASE("predict: math modes follow PyTorch's defaults unless --math says othe
   CHECK(predictJson("lenet5 --gpu a100 --math simt")["math"] == "simt");
   Json NoTf32 = predictJson("lenet5 --gpu v100 --math tf32");
   CHECK(NoTf32["math"] == "simt");
-  bool Warned = false;
-  for (const Json &W : NoTf32["warnings"])
-    Warned |= W.get<std::string>().find("has no tf32 tensor cores") != std::string::npos;
-  CHECK(Warned);
+  CHECK(warns(NoTf32, "has no tf32 tensor cores"));
 }
 
 TEST_CASE("predict: an ONNX file (encoded by protoc from a text ModelProto) with a dynamic batch") {
@@ -596,19 +588,11 @@ TEST_CASE("predict: the shipped default model loads and says what it predicts") 
 }
 
 TEST_CASE("predict and lower name the ONNX file when one of its layers does not lower") {
-  // Clip(x, min = 6, max = 0) on a [1,3,8,8] input: it imports (a valid graph), but the
-  // lowering has no kernel for a clip whose min is above its max. 110 bytes, written by hand.
-  static const char Model[] =
-      "\x08\x08\x12\x04\x66\x75\x7a\x7a\x42\x02\x10\x11\x3a\x60\x0a\x17\x0a\x01\x78\x0a\x02\x6c"
-      "\x6f\x0a\x02\x68\x69\x12\x01\x79\x1a\x01\x63\x22\x04\x43\x6c\x69\x70\x12\x01\x67\x2a\x0c"
-      "\x10\x01\x42\x02\x6c\x6f\x4a\x04\x00\x00\xc0\x40\x2a\x0c\x10\x01\x42\x02\x68\x69\x4a\x04"
-      "\x00\x00\x00\x00\x5a\x1b\x0a\x01\x78\x12\x16\x0a\x14\x08\x01\x12\x10\x0a\x02\x08\x01\x0a"
-      "\x02\x08\x03\x0a\x02\x08\x08\x0a\x02\x08\x08\x62\x09\x0a\x01\x79\x12\x04\x0a\x02\x08\x01";
   std::filesystem::path Dir =
       std::filesystem::temp_directory_path() / ("ptxcast_clip_" + std::to_string(getpid()));
   std::filesystem::create_directories(Dir);
   std::filesystem::path File = Dir / "clip.onnx";
-  std::ofstream(File, std::ios::binary).write(Model, sizeof(Model) - 1);
+  clitest::writeFile(File, clitest::unlowerableOnnx());
   RunResult P = runPtxcast("predict " + File.string() + " --gpu t4 --model " + bundlePath());
   RunResult L = runPtxcast("lower " + File.string() + " -o " + (Dir / "out").string());
   std::filesystem::remove_all(Dir);

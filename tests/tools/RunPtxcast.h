@@ -32,6 +32,19 @@ inline void writeFile(const std::filesystem::path &P, const std::string &Text) {
   REQUIRE(Out.good());
 }
 
+/// An ONNX model that imports but does not lower: Clip(x, min = 6, max = 0) on a [1,3,8,8]
+/// input, a valid graph for which the lowering has no kernel (a clip whose min is above its
+/// max). 110 bytes, written by hand; its error names layer 'c'.
+inline std::string unlowerableOnnx() {
+  static const char Model[] =
+      "\x08\x08\x12\x04\x66\x75\x7a\x7a\x42\x02\x10\x11\x3a\x60\x0a\x17\x0a\x01\x78\x0a\x02\x6c"
+      "\x6f\x0a\x02\x68\x69\x12\x01\x79\x1a\x01\x63\x22\x04\x43\x6c\x69\x70\x12\x01\x67\x2a\x0c"
+      "\x10\x01\x42\x02\x6c\x6f\x4a\x04\x00\x00\xc0\x40\x2a\x0c\x10\x01\x42\x02\x68\x69\x4a\x04"
+      "\x00\x00\x00\x00\x5a\x1b\x0a\x01\x78\x12\x16\x0a\x14\x08\x01\x12\x10\x0a\x02\x08\x01\x0a"
+      "\x02\x08\x03\x0a\x02\x08\x08\x0a\x02\x08\x08\x62\x09\x0a\x01\x79\x12\x04\x0a\x02\x08\x01";
+  return std::string(Model, sizeof(Model) - 1);
+}
+
 /// A fresh directory under the system temp directory, removed with the object.
 struct TempDir {
   std::filesystem::path path;

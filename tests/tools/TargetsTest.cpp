@@ -205,17 +205,11 @@ TEST_CASE("compare: networks analysed side by side print what one thread prints,
   REQUIRE_MESSAGE(Two.status == 0, Two.err);
   CHECK(One.out.size() > 500);
   CHECK(One.out == Two.out);
-  // Two ONNX files that import but do not lower (a clip whose min is above its max, as in
-  // PredictTest): whichever finishes first, the error names the first of them.
-  static const char Clip[] =
-      "\x08\x08\x12\x04\x66\x75\x7a\x7a\x42\x02\x10\x11\x3a\x60\x0a\x17\x0a\x01\x78\x0a\x02\x6c"
-      "\x6f\x0a\x02\x68\x69\x12\x01\x79\x1a\x01\x63\x22\x04\x43\x6c\x69\x70\x12\x01\x67\x2a\x0c"
-      "\x10\x01\x42\x02\x6c\x6f\x4a\x04\x00\x00\xc0\x40\x2a\x0c\x10\x01\x42\x02\x68\x69\x4a\x04"
-      "\x00\x00\x00\x00\x5a\x1b\x0a\x01\x78\x12\x16\x0a\x14\x08\x01\x12\x10\x0a\x02\x08\x01\x0a"
-      "\x02\x08\x03\x0a\x02\x08\x08\x0a\x02\x08\x08\x62\x09\x0a\x01\x79\x12\x04\x0a\x02\x08\x01";
+  // Two ONNX files that import but do not lower: whichever finishes first, the error names the
+  // first of them.
   clitest::TempDir Dir("side_by_side");
   for (const char *Name : {"b.onnx", "a.onnx"})
-    clitest::writeFile(Dir / Name, std::string(Clip, sizeof(Clip) - 1));
+    clitest::writeFile(Dir / Name, clitest::unlowerableOnnx());
   RunResult Bad = runPtxcast("compare --models lenet5," + Dir / "b.onnx" + "," + Dir / "a.onnx" +
                              " --gpus t4 --threads 2");
   CHECK(Bad.status == 1);
