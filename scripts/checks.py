@@ -8,11 +8,18 @@ import statistics
 
 def arguments(doc):
     """A parser for a check whose docstring is `doc`, with the options every check takes:
-    --ptxcast (the binary) and --csv (where to write every row with its prediction)."""
+    --ptxcast (the binary), --model (the bundle to predict with) and --csv (where to write every
+    row with its prediction)."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--ptxcast", default="build/tools/ptxcast/ptxcast")
+    ap.add_argument("--model", help="the bundle to predict with (default: the shipped one)")
     ap.add_argument("--csv", help="also write every row with its prediction here")
     return ap
+
+
+def model_option(model):
+    """ptxcast's arguments that pick the bundle `model` (none: the shipped one)."""
+    return ["--model", model] if model else []
 
 
 def mape(ratios):

@@ -25,7 +25,7 @@ import re
 import statistics
 import subprocess
 
-from checks import arguments, mape, write_rows
+from checks import arguments, mape, model_option, write_rows
 
 DYNAMO = ["benchmark-infer-amp-nchw-pt240-cu124-rtx4090-dynamo.csv",
           "benchmark-infer-amp-nchw-pt291-cu128-4090-dynamo.csv"]
@@ -77,7 +77,7 @@ def read_rows(path, runtime, onnx_dir):
     return rows
 
 
-def predict_all(ptxcast, rows, threads):
+def predict_all(ptxcast, model, rows, threads):
     """Predicted ms per row; one `compare` per (network, batch, size) for all its runtimes."""
     wanted = {}
     for r in rows:
@@ -89,8 +89,8 @@ def predict_all(ptxcast, rows, threads):
         out = subprocess.run([ptxcast, "compare", "--models", net, "--gpus", "rtx4090",
                               "--batch", str(batch), "--image-size", str(size), "--dtype", "f16",
                               "--runtime", ",".join(sorted(runtimes)), "--threads", str(threads),
-                              "--format", "json"], check=True, capture_output=True,
-                             text=True).stdout
+                              "--format", "json"] + model_option(model),
+                             check=True, capture_output=True, text=True).stdout
         for res in json.loads(out)["results"]:
             got[(net, batch, size, res["runtime"])] = res["time_ms"]
     print("\r\033[K", end="")
@@ -114,7 +114,7 @@ def main():
     for name in DYNAMO:
         rows += read_rows(os.path.join(a.data, name), "compile", a.onnx_dir)
         rows += read_rows(os.path.join(a.data, re.sub("-dynamo", "", name)), "eager", a.onnx_dir)
-    predict_all(a.ptxcast, rows, a.threads)
+    predict_all(a.ptxcast, a.model, rows, a.threads)
     print(f"{'file (runtime)':<58} {'rows':>4} {'MAPE %':>7} {'median':>8}  (median: predicted / "
           "measured)")
     for f in dict.fromkeys(r["file"] for r in rows):

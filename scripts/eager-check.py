@@ -22,7 +22,7 @@ import os
 import statistics
 import subprocess
 
-from checks import arguments, mape, write_rows
+from checks import arguments, mape, model_option, write_rows
 
 HOST_MARGIN = 1.2
 
@@ -32,7 +32,7 @@ def predictions(ptxcast, model, onnx, dtype, batches):
     cmd = [ptxcast, "compare", "--models", ",".join(onnx.values()), "--gpus", "h100",
            "--runtime", "eager,graph", "--dtype", dtype, "--batch",
            ",".join(str(b) for b in batches), "--format", "json"]
-    out = subprocess.run(cmd + (["--model", model] if model else []), check=True,
+    out = subprocess.run(cmd + model_option(model), check=True,
                          capture_output=True, text=True).stdout
     network = {path: name for name, path in onnx.items()}
     return {(network[r["model"]], r["batch"], r["runtime"]): r["time_ms"]
@@ -41,7 +41,6 @@ def predictions(ptxcast, model, onnx, dtype, batches):
 
 def main():
     ap = arguments(__doc__)
-    ap.add_argument("--model", help="the bundle to predict with (default: the shipped one)")
     ap.add_argument("--measured", default="corpus/data/measured/h100")
     args = ap.parse_args()
     with open(os.path.join(args.measured, "frameworks.csv"), newline="") as f:

@@ -11,6 +11,7 @@ batch 1 and 3.5-3.7 at batch 4), which ptxcast does not model; the acceptance fi
 batch 4 and 8.
 
 Usage: scripts/engine-check.py [--ptxcast build/tools/ptxcast/ptxcast]
+        [--model BUNDLE.json]
         [--data ../shared/datasets/paddleclas/t4-tensorrt.csv] [--csv OUT.csv]
 """
 import csv
@@ -18,16 +19,17 @@ import json
 import statistics
 import subprocess
 
-from checks import arguments, mape, write_rows
+from checks import arguments, mape, model_option, write_rows
 
 ZOO = {"ResNet50": "resnet50", "VGG16": "vgg16", "MobileNetV2": "mobilenetv2",
        **{f"EfficientNetB{i}": f"efficientnet-b{i}" for i in range(8)}}
 
 
-def predict(ptxcast, model, precision, batch):
+def predict(ptxcast, bundle, model, precision, batch):
     dtype = "f16" if precision == "FP16" else "f32"
     out = subprocess.run([ptxcast, "predict", model, "--gpu", "t4", "--runtime", "tensorrt",
-                          "--dtype", dtype, "--batch", str(batch), "--format", "json"],
+                          "--dtype", dtype, "--batch", str(batch), "--format", "json"]
+                         + model_option(bundle),
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)["time_ms"]
 
@@ -40,7 +42,7 @@ def main():
     for r in csv.DictReader(open(a.data)):
         if r["model"] not in ZOO:
             continue
-        p = predict(a.ptxcast, ZOO[r["model"]], r["precision"], int(r["batch"]))
+        p = predict(a.ptxcast, a.model, ZOO[r["model"]], r["precision"], int(r["batch"]))
         rows.append({**r, "predicted_ms": p, "ratio": p / float(r["latency_ms"])})
     groups = {}
     for r in rows:
