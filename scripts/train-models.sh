@@ -93,3 +93,10 @@ scripts/calibration-check.py "$WORK/logo-knn.csv"
 #    over the host-bound rows. When they move, update the constant and docs/accuracy.md's
 #    "Eager PyTorch" section.
 scripts/eager-check.py --ptxcast "$PTXCAST" --model models/cross-gpu.json
+
+# 8. The engine band's source (pipeline/Prediction.h, EngineTimeBandF32/F16): the tensorrt runtime
+#    on the T4 TensorRT timings; its last two lines print the 10th and 90th percentiles of
+#    measured / predicted at batch 4 and 8 per precision. When they move, update the constants and
+#    docs/accuracy.md's "Inference engines" section.
+scripts/engine-check.py --ptxcast "$PTXCAST" --model models/cross-gpu.json \
+  --data "$DATASETS/paddleclas/t4-tensorrt.csv"

@@ -136,3 +136,31 @@ TEST_CASE("runtimes: an engine's 3x3 stride-1 convolutions are Winograd-shaped, 
   }
   CHECK(Engine < 0.7 * Direct);
 }
+
+TEST_CASE("runtimes: an engine's band reaches to the engine timings' measured spread") {
+  const Fixture F = fixture(); // f16: an fp16 engine
+  const GpuPrediction Graph = predictAs(F, Runtime::Graph);
+  const GpuPrediction Engine = predictAs(F, Runtime::Engine);
+  REQUIRE(Graph.intervalMs);
+  REQUIRE(Engine.intervalMs);
+  // The model's band alone reaches 1.33x the time; the T4's fp16 engines ran up to 2.9x.
+  CHECK(Graph.intervalMs->second < 1.5 * Graph.gpuMs);
+  CHECK(Engine.intervalMs->second == doctest::Approx(Engine.gpuMs * EngineTimeBandF16.high));
+  // Below, the model's band stays: the engines never ran faster than predicted by more.
+  CHECK(Engine.intervalMs->first < Engine.gpuMs);
+  CHECK(Engine.intervalMs->first > 0.8 * Engine.gpuMs);
+  // An fp32 engine takes the fp32 spread, narrower than fp16's.
+  NetworkRequest R;
+  R.input = "lenet5";
+  R.progress = [](size_t, size_t) {};
+  auto N = analyseFor(R, Runtime::Engine);
+  REQUIRE_MESSAGE(N, N.error().str());
+  PredictSettings S;
+  S.runtime = Runtime::Engine;
+  auto G = predictOnGpus(*N, F.model, {F.gpu}, S, F.catalog);
+  REQUIRE_MESSAGE(G, G.error().str());
+  const GpuPrediction &F32 = G->front();
+  REQUIRE(F32.intervalMs);
+  CHECK(F32.intervalMs->second == doctest::Approx(F32.gpuMs * EngineTimeBandF32.high));
+  CHECK(EngineTimeBandF32.high < EngineTimeBandF16.high);
+}

@@ -55,6 +55,19 @@ enum class Runtime : uint8_t {
 std::string_view runtimeName(Runtime R);
 support::Expected<Runtime> parseRuntime(std::string_view Name);
 
+/// How far an engine's time strays from its prediction: the 10th and 90th percentiles of
+/// measured / predicted over the only engine timings the project has, TensorRT on a T4 at batch 4
+/// and 8 (scripts/engine-check.py, 17 rows per precision; docs/accuracy.md, "Inference
+/// engines"). An engine prediction's band reaches from the lower of the model's band and its
+/// time times `low` to the higher of the model's band and its time times `high`: in fp16 those
+/// engines ran 1.3-2.9x slower than predicted, which the model's band (from PyTorch and
+/// ptxcast's kernels) never showed. An int8 engine, never measured, takes the fp16 spread.
+struct EngineTimeSpread {
+  double low, high;
+};
+constexpr EngineTimeSpread EngineTimeBandF32 = {0.896, 1.382};
+constexpr EngineTimeSpread EngineTimeBandF16 = {1.259, 2.889};
+
 /// The network as an inference engine runs it (Runtime::Engine): ptxcast's fused lowering (a
 /// convolution with its batch norm, bias, activation and residual add in one kernel) without the
 /// passes PyTorch runs around the layers. Its GEMM-like layers are bound as a vendor library's
