@@ -161,7 +161,7 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
       return S.error();
     S->breakdown = false;                      // a cell shows the network's total only
     for (const hardware::GpuSpec &Gpu : *Gpus) // the dtype under this runtime, on each GPU
-      if (auto E = checkDtype(R.dtype, S->runtime, &Gpu))
+      if (auto E = checkDtype(R.dtype, S->runtime, &Gpu, S->math))
         return *E;
     Runtimes.push_back(*S);
   }

@@ -56,7 +56,7 @@ support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
   auto Settings = predictSettings(R.runtime, R.math, R.host, &*Catalog);
   if (!Settings)
     return Settings.error();
-  if (auto E = checkDtype(R.network.dtype, Settings->runtime, &*Gpu))
+  if (auto E = checkDtype(R.network.dtype, Settings->runtime, &*Gpu, Settings->math))
     return *E;
   auto P = choosePredictor(R.model);
   if (!P)

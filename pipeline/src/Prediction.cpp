@@ -1,6 +1,7 @@
 // Bundle choice and per-GPU prediction (Prediction.h).
 #include "pipeline/Prediction.h"
 
+#include "corpus/KernelGen.h"
 #include "hardware/Features.h"
 
 #include <fmt/core.h>
@@ -453,7 +454,19 @@ std::string dtypeRequirement(const std::string &Dtype) {
                      Int8ComputeCapability);
 }
 
-support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardware::GpuSpec *Gpu) {
+support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardware::GpuSpec *Gpu,
+                               std::optional<hardware::MathMode> Math) {
+  if (Math && Dtype == "int8" && *Math != hardware::MathMode::Simt)
+    return support::Error(fmt::format("--math {} does not take int8 data (an int8 engine runs its "
+                                      "own int8 math: leave --math out, or simt for dp4a)",
+                                      hardware::mathModeName(*Math)));
+  if (Math) { // the lowering's rule; the architecture's own is the GPU's (mathFor)
+    auto M = corpus::parseMathMode(hardware::mathModeName(*Math));
+    auto T = corpus::parseDType(Dtype);
+    assert(M && T && "predict's math modes and dtypes are the lowering's");
+    if (auto E = corpus::mathModeError(*M, *T, ""))
+      return support::Error(*E);
+  }
   if (Dtype != "int8")
     return std::nullopt;
   if (R != Runtime::Engine)
@@ -470,7 +483,7 @@ predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
               const std::vector<hardware::GpuSpec> &Gpus, const PredictSettings &S,
               const hardware::GpuCatalog &Catalog) {
   for (const hardware::GpuSpec &Gpu : Gpus)
-    if (auto E = checkDtype(N.dtype, S.runtime, &Gpu))
+    if (auto E = checkDtype(N.dtype, S.runtime, &Gpu, S.math))
       return *E;
   const std::vector<hardware::LaunchWork> Work = N.work();
   DominanceRule Rule(Work, N, P, S, Catalog);

@@ -329,6 +329,18 @@ TEST_CASE("predict: math modes follow PyTorch's defaults unless --math says othe
   Json NoTf32 = predictJson("lenet5 --gpu v100 --math tf32");
   CHECK(NoTf32["math"] == "simt");
   CHECK(warns(NoTf32, "has no tf32 tensor cores"));
+  // A math mode the data cannot take is refused, as `lower` refuses it, by predict and compare.
+  for (const char *Args : {"predict lenet5 --gpu a100 --dtype f16 --math tf32",
+                           "compare --models lenet5 --gpus a100 --dtype f16 --math bf16"}) {
+    RunResult R = runPtxcast(Args);
+    CHECK(R.status != 0);
+    CHECK(R.err.find("needs f32 data (f16 data would be rounded twice)") != std::string::npos);
+  }
+  RunResult Int8 = runPtxcast("predict lenet5 --gpu t4 --dtype int8 --runtime tensorrt --math f16");
+  CHECK(Int8.status != 0);
+  CHECK(Int8.err.find("--math f16 does not take int8 data") != std::string::npos);
+  CHECK(predictJson("lenet5 --gpu t4 --dtype int8 --runtime tensorrt --math simt")["math"] ==
+        "simt");
 }
 
 TEST_CASE("predict: an ONNX file (encoded by protoc from a text ModelProto) with a dynamic batch") {

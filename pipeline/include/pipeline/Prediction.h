@@ -147,11 +147,13 @@ struct GpuPrediction {
 /// needs dp4a or int8 tensor cores (compute capability 6.1+).
 std::string dtypeRequirement(const std::string &Dtype);
 
-/// Nothing when networks of `Dtype` run under the runtime (and on Gpu, when given), else why
-/// not: int8 is an inference engine's precision (Runtime::Engine), on GPUs that meet
-/// dtypeRequirement.
+/// Nothing when networks of `Dtype` run under the runtime (and on Gpu, when given) with the math
+/// mode asked for (`--math`, when given), else why not: int8 is an inference engine's precision
+/// (Runtime::Engine), on GPUs that meet dtypeRequirement; tf32 and bf16 math take f32 data, as
+/// `ptxcast lower` has it (corpus::mathModeError).
 support::MaybeError checkDtype(const std::string &Dtype, Runtime R,
-                               const hardware::GpuSpec *Gpu = nullptr);
+                               const hardware::GpuSpec *Gpu = nullptr,
+                               std::optional<hardware::MathMode> Math = std::nullopt);
 
 /// Applies the bundle to the network on each GPU, then the dominance rule: a GPU that is at least
 /// as good as a catalog GPU on every figure the skeleton reads (hardware::dominates) never gets a
