@@ -9,10 +9,11 @@ size, and every row of the same networks in the eager twin (the file without `-d
 `--runtime eager`; prints per file the mean absolute percentage error and the median ratio
 predicted / measured, and per network family the same for the dynamo rows.
 
-Nothing here is fitted: the compile runtime is the shipped model (never trained on a dynamo row)
-applied to torch.compile's pass structure, so every dynamo row is unseen and the figures are
-leave-one-network-out by construction. The pt291 eager twin is in the shipped model's training
-data (scripts/train-models.sh), the pt240 one is not.
+The shipped model is trained on these dynamo rows (runtime compile, scripts/train-models.sh) and
+on the pt291 eager twin, so these figures are in sample: they check that `compare --runtime
+compile` predicts what the learner was fitted to. The out-of-sample figures (each network, each
+family, the whole GPU left out) come from `ptxcast evaluate --cv group=workload` over the
+training datasets (docs/accuracy.md, "torch.compile"). The pt240 eager twin is not trained on.
 
 Usage: scripts/compile-check.py [--ptxcast build/tools/ptxcast/ptxcast]
         [--data ../shared/datasets/timm] [--onnx-dir corpus/data/measured/h100/onnx]

@@ -41,10 +41,14 @@ D frameworks corpus/data/measured/h200/frameworks.csv --onnx-dir "$MEASURED/onnx
   -o "$WORK/h200-frameworks.csv"
 
 # 2. timm: whole-network AMP (f16) inference, eager PyTorch at large batches, RTX 3090 and 4090:
-#    the zoo's networks, and timm's torchvision architectures from the H100 run's ONNX graphs.
+#    the zoo's networks, and timm's torchvision architectures from the H100 run's ONNX graphs;
+#    and torch.compile's (-dynamo) rows on the RTX 4090, runtime compile (the feature `compiled`
+#    keeps them apart from the eager rows), from which the compile runtime learns.
 D timm "$DATASETS"/timm/benchmark-infer-amp-nchw-pt240-cu124-rtx3090.csv \
-  "$DATASETS"/timm/benchmark-infer-amp-nchw-pt291-cu128-4090.csv --onnx-dir "$MEASURED/onnx" \
-  -o "$WORK/timm.csv"
+  "$DATASETS"/timm/benchmark-infer-amp-nchw-pt291-cu128-4090.csv \
+  "$DATASETS"/timm/benchmark-infer-amp-nchw-pt240-cu124-rtx4090-dynamo.csv \
+  "$DATASETS"/timm/benchmark-infer-amp-nchw-pt291-cu128-4090-dynamo.csv \
+  --onnx-dir "$MEASURED/onnx" -o "$WORK/timm.csv"
 
 # 3. NeuSight: PyTorch 2.1 fp32 operators, one eager call each, on P4, P100, T4, V100 (random
 #    shapes) and H100 (linear and bmm, transformer shapes); and the test split of real

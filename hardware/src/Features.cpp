@@ -69,6 +69,7 @@ std::vector<std::string> names() {
   // Group level: how the work was run.
   N.push_back("framework");
   N.push_back("half");
+  N.push_back("compiled");
   return N;
 }
 
@@ -87,7 +88,8 @@ GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec 
   GroupFeatures G;
   G.clock = Clock;
   const std::vector<std::string> Names = names();
-  const size_t PerLaunch = Names.size() - 2;
+  constexpr size_t GroupLevel = 3; // framework, half, compiled
+  const size_t PerLaunch = Names.size() - GroupLevel;
   std::vector<double> Sum(PerLaunch, 0.0);
   for (const LaunchWork &W : Launches) {
     LaunchBound B = bound(W, Gpu, E);
@@ -103,6 +105,9 @@ GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec 
     G.features.emplace_back(Names[I], G.boundMs > 0 ? Sum[I] / G.boundMs : 0);
   G.features.emplace_back("framework", E.impl == Implementation::Framework ? 1 : 0);
   G.features.emplace_back("half", E.half ? 1 : 0);
+  // torch.compile's pass structure: its rows (timm's dynamo files) must not stand in for eager
+  // PyTorch's, whose efficiency over the bound differs, nor eager rows for them.
+  G.features.emplace_back("compiled", E.passes == PassStructure::Inductor ? 1 : 0);
   return G;
 }
 

@@ -3,9 +3,9 @@
 // and image size: a zoo model, or with --onnx-dir the torchvision graph of an architecture timm
 // implements layer for layer. Two tables map the names (docs/datasets.md); other models are
 // skipped.
-#include "pipeline/Datasets.h"
 #include "pipeline/DatasetCommon.h"
 #include "pipeline/DatasetShard.h"
+#include "pipeline/Datasets.h"
 
 #include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
@@ -95,8 +95,9 @@ TimmNetwork networkFor(std::string_view Timm, const std::string &OnnxDir) {
 /// What a timm result file's name says: layout and GPU (benchmark-infer-amp-nchw-pt240-cu124-
 /// rtx3090.csv). A training or non-AMP file is an error.
 struct FileFacts {
-  std::string name;   ///< the file name without directories
-  std::string layout; ///< "nchw", "nhwc" or "unknown"
+  std::string name;      ///< the file name without directories
+  std::string layout;    ///< "nchw", "nhwc" or "unknown"
+  bool compiled = false; ///< torch.compile's rows ("-dynamo" in the name), not eager PyTorch's
   hardware::GpuSpec gpu;
 };
 
@@ -119,9 +120,11 @@ support::Expected<FileFacts> fileFacts(const std::string &Path, const std::strin
     Tokens.push_back(Stem.substr(Pos, Dash - Pos));
   }
   F.layout = "unknown";
-  for (const std::string &T : Tokens)
+  for (const std::string &T : Tokens) {
     if (T == "nchw" || T == "nhwc")
       F.layout = T;
+    F.compiled |= T == "dynamo";
+  }
   if (!GpuOverride.empty()) {
     auto G = Catalog.lookup(GpuOverride);
     if (!G)
@@ -184,7 +187,7 @@ support::MaybeError readFile(const std::string &Path, const DatasetOptions &O,
     P.ids = {"timm",
              F->gpu.name,
              "all",
-             "eager",
+             F->compiled ? "compile" : "eager",
              "f16",
              "f16",
              N.workload,
@@ -194,6 +197,8 @@ support::MaybeError readFile(const std::string &Path, const DatasetOptions &O,
     P.job = It->second;
     P.gpu = F->gpu;
     P.exec = {hardware::MathMode::F16, hardware::Implementation::Framework, true};
+    if (F->compiled)
+      P.exec.passes = hardware::PassStructure::Inductor;
     G.rows.push_back(std::move(P));
   }
   return std::nullopt;

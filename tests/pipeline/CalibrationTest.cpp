@@ -71,7 +71,7 @@ TEST_CASE("calibration: timings are read by column name, and bad rows name their
 }
 
 TEST_CASE("calibration: the geometric mean of measured / predicted, drawn toward 1") {
-  // Three timings: log 4 / 3 on average, weighed 3 / (3 + 1.36).
+  // Three timings: log 4 / 3 on average, weighed 3 / (3 + TimingNoiseToSpread).
   pipeline::Calibration C{"t4", {2.0, 0.5, 4.0}};
   CHECK(C.factor() == doctest::Approx(std::pow(4.0, 1 / (3 + pipeline::TimingNoiseToSpread))));
   CHECK(C.factor() > 1);
@@ -86,7 +86,7 @@ TEST_CASE("calibration: the geometric mean of measured / predicted, drawn toward
   G.intervalMs = std::make_pair(9.0, 13.0);
   G.breakdown = {{"conv", 3, 9}};
   const pipeline::Calibration Two{"t4", {4.0, 4.0}};
-  const double F = Two.factor(); // 4^(2 / 3.36)
+  const double F = Two.factor(); // 4^(2 / (2 + TimingNoiseToSpread))
   CHECK(F == doctest::Approx(std::pow(4.0, 2 / (2 + pipeline::TimingNoiseToSpread))));
   pipeline::applyCalibration(G, Two);
   CHECK(G.timeMs == doctest::Approx(10 * F));
@@ -109,7 +109,7 @@ TEST_CASE("calibration: the geometric mean of measured / predicted, drawn toward
   CHECK(G.calibrationFactor == F);
   CHECK(G.calibrationTimings == 2);
   REQUIRE(G.warnings.size() == 1);
-  CHECK(G.warnings[0].find("scaled by 2.28 from 2 timings on t4") != std::string::npos);
+  CHECK(G.warnings[0].find("scaled by 2.57 from 2 timings on t4") != std::string::npos);
 }
 
 TEST_CASE("calibration: predict scales by the timings on its GPU and says so") {

@@ -127,7 +127,7 @@ std::vector<std::string> expectedHeader() {
   for (const std::string &K : Kinds)
     H.push_back("kind_" + K);
   for (const char *F :
-       {"tensor_cores", "framework", "half", "bound_ms", "overhead_ms", "measured_ms"})
+       {"tensor_cores", "framework", "half", "compiled", "bound_ms", "overhead_ms", "measured_ms"})
     H.push_back(F);
   return H;
 }
@@ -523,6 +523,27 @@ TEST_CASE("dataset timm: zoo models at the row's batch and size, one analysis pe
   REQUIRE_MESSAGE(A.status == 0, A.err);
   nlohmann::json J = nlohmann::json::parse(A.out);
   CHECK(Kernels >= J["total"]["launches"].get<double>());
+}
+
+TEST_CASE(
+    "dataset timm: a -dynamo file's rows are torch.compile's, with the compile pass structure") {
+  ScratchDir Dir("timmdynamo");
+  // Synthetic rows, for mechanics: one network, eager and compiled.
+  const std::string Row = "mobilenetv2_035,32,150.0,1.25,2,1.68,0.07,2.86\n";
+  std::string Eager = Dir.write("benchmark-infer-amp-nchw-pt291-cu128-4090.csv", TimmHeader + Row);
+  std::string Compiled =
+      Dir.write("benchmark-infer-amp-nchw-pt291-cu128-4090-dynamo.csv", TimmHeader + Row);
+  std::string Out = Dir.file("timm.csv");
+  RunResult R = runPtxcast("dataset timm " + Eager + " " + Compiled + " -o " + Out);
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  Table T = readCsv(Out);
+  REQUIRE(T.rows.size() == 2);
+  checkColumns(T, 0, {{"runtime", "eager"}, {"compiled", "0"}, {"gpu", "rtx-4090"}});
+  checkColumns(T, 1, {{"runtime", "compile"}, {"compiled", "1"}, {"gpu", "rtx-4090"}});
+  checkRowRanges(T, 1);
+  // Inductor fuses each convolution's tail into one kernel and keeps nothing at memory latency:
+  // the same network's bound is smaller than eager PyTorch's.
+  CHECK(T.num(1, "bound_ms") < T.num(0, "bound_ms"));
 }
 
 TEST_CASE("dataset timm: --limit, --gpu and bad files") {

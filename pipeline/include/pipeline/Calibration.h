@@ -39,8 +39,8 @@ support::Expected<std::vector<Measurement>> readMeasurements(const std::string &
 /// How much one timing's own scatter weighs against the GPU's factor: sigma^2 / tau^2, the
 /// variance of log(measured / predicted) among one GPU's network rows over the variance of the
 /// GPU's mean log ratio across GPUs, both from the shipped model's leave-one-GPU-out predictions
-/// of the network rows (0.0129 / 0.0095; scripts/calibration-check.py prints them).
-constexpr double TimingNoiseToSpread = 1.36;
+/// of the network rows (0.0134 / 0.0142; scripts/calibration-check.py prints them).
+constexpr double TimingNoiseToSpread = 0.94;
 
 /// One GPU's calibration: each of its timings over its prediction, and the factor they give.
 struct Calibration {
@@ -49,7 +49,7 @@ struct Calibration {
   /// The bundle's band median (measured / predicted on GPUs left out): the typical bias the
   /// timings measure, so the band moves by the share w of it they took out.
   double bandMedian = 1;
-  /// w = k / (k + TimingNoiseToSpread) for k timings (one timing: 0.42; three: 0.69).
+  /// w = k / (k + TimingNoiseToSpread) for k timings (one timing: 0.52; three: 0.76).
   double weight() const;
   /// The geometric mean of the ratios, shrunk toward 1 as the posterior mean of a normal prior
   /// on the GPU's log factor: exp(w mean(log ratio)).
