@@ -3,9 +3,9 @@
 // and image size: a zoo model, or with --onnx-dir the torchvision graph of an architecture timm
 // implements layer for layer. Two tables map the names (docs/datasets.md); other models are
 // skipped.
+#include "pipeline/Datasets.h"
 #include "pipeline/DatasetCommon.h"
 #include "pipeline/DatasetShard.h"
-#include "pipeline/Datasets.h"
 
 #include "corpus/Onnx.h"
 #include "corpus/Zoo.h"

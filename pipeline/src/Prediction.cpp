@@ -463,10 +463,10 @@ support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardwa
                                       hardware::mathModeName(*Math)));
   if (Math) { // the lowering's rule; the architecture's own is the GPU's (mathFor)
     auto M = corpus::parseMathMode(hardware::mathModeName(*Math));
-    auto T = corpus::parseDType(Dtype);
-    assert(M && T && "predict's math modes and dtypes are the lowering's");
-    if (auto E = corpus::mathModeError(*M, *T, ""))
-      return support::Error(*E);
+    auto T = corpus::parseDType(Dtype); // an unknown dtype is the analysis' error to report
+    if (M && T)
+      if (auto E = corpus::mathModeError(*M, *T, ""))
+        return support::Error(*E);
   }
   if (Dtype != "int8")
     return std::nullopt;
