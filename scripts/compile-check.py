@@ -26,7 +26,7 @@ import re
 import statistics
 import subprocess
 
-from checks import arguments, mape, model_option, write_rows
+from checks import arguments, family, mape, model_option, write_rows
 
 DYNAMO = ["benchmark-infer-amp-nchw-pt240-cu124-rtx4090-dynamo.csv",
           "benchmark-infer-amp-nchw-pt291-cu128-4090-dynamo.csv"]
@@ -44,17 +44,6 @@ ONNX = {"densenet121": "densenet121", "inception_v3": "inception_v3",
         "resnet18": "resnet18", "resnet34": "resnet34", "resnet101": "resnet101",
         "resnet152": "resnet152", "resnext50_32x4d": "resnext50_32x4d", "vgg11": "vgg11",
         "vgg19": "vgg19", "wide_resnet50_2": "wide_resnet50_2"}
-
-
-def family(timm):
-    """The network family a row counts under in the per-family table."""
-    for prefix, name in (("tf_efficientnet", "efficientnet"), ("efficientnet", "efficientnet"),
-                         ("mobilenetv2", "mobilenetv2"), ("mobilenetv3", "mobilenetv3"),
-                         ("resnext", "resnet"), ("wide_resnet", "resnet"), ("resnet", "resnet"),
-                         ("vgg", "vgg")):
-        if timm.startswith(prefix):
-            return name
-    return timm
 
 
 def network(timm, onnx_dir):

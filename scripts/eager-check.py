@@ -8,7 +8,7 @@ graph the same PyTorch run exported (corpus/data/measured/h100/onnx), and prints
 and batch range the mean absolute percentage error and the median ratio predicted / measured.
 Then, over the rows the prediction calls host-bound (the host time at least HOST_MARGIN times the
 GPU time), the 10th and 90th percentiles of measured / predicted: the spread of the host time per
-kernel between networks and between runs of the VM, which hardware/Host.h's EagerHostBand
+kernel between networks and between runs of the VM, which hardware/Host.h's HostTimeBand
 carries into every host-bound band. The graph rows of these networks are in the shipped model's
 training data; the host time per kernel (Host.h, EagerHostMsPerKernel) is the median of these
 networks at batch 1, so the figures describe the spread, not a held-out error.
@@ -22,7 +22,7 @@ import os
 import statistics
 import subprocess
 
-from checks import arguments, mape, model_option, write_rows
+from checks import arguments, mape, model_option, spread, write_rows
 
 HOST_MARGIN = 1.2
 
@@ -66,10 +66,10 @@ def main():
             print(f"| {dtype} | {name} | {len(sel)} | {sum(o['host_bound'] for o in sel)} | "
                   f"{mape(ratios):.1f} | {statistics.median(ratios):.2f} |")
     bound = [o["measured_ms"] / o["predicted_ms"] for o in out if o["host_bound"]]
-    deciles = statistics.quantiles(bound, n=10, method="inclusive")
+    low, high = spread(bound, method="inclusive")
     print(f"\nhost-bound rows (host >= {HOST_MARGIN} x GPU time): {len(bound)}; measured / "
           f"predicted: median {statistics.median(bound):.3f}, 10th percentile "
-          f"{deciles[0]:.3f}, 90th {deciles[-1]:.3f}, MAPE {mape([1 / x for x in bound]):.1f} %")
+          f"{low:.3f}, 90th {high:.3f}, MAPE {mape([1 / x for x in bound]):.1f} %")
     if args.csv:
         write_rows(args.csv, out)
 

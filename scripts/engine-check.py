@@ -21,7 +21,7 @@ import json
 import statistics
 import subprocess
 
-from checks import arguments, mape, model_option, write_rows
+from checks import arguments, mape, model_option, spread, write_rows
 
 ZOO = {"ResNet50": "resnet50", "VGG16": "vgg16", "MobileNetV2": "mobilenetv2",
        **{f"EfficientNetB{i}": f"efficientnet-b{i}" for i in range(8)}}
@@ -61,10 +61,10 @@ def main():
         if not sel:
             continue
         ratios = [r["ratio"] for r in sel]
-        spread = statistics.quantiles([1 / x for x in ratios], n=10)
+        low, high = spread([1 / x for x in ratios])
         inside = sum(r["band_low_ms"] <= float(r["latency_ms"]) <= r["band_high_ms"] for r in sel)
         print(f"{prec} at batch 4 and 8: {mape(ratios):.1f} % MAPE over {len(ratios)} rows; "
-              f"measured / predicted 10th-90th percentile {spread[0]:.3f}-{spread[-1]:.3f} "
+              f"measured / predicted 10th-90th percentile {low:.3f}-{high:.3f} "
               f"(pipeline/Prediction.h EngineTimeBandF{prec[2:]}); "
               f"{inside} of {len(sel)} measured times inside the printed band")
     if a.csv:

@@ -16,26 +16,11 @@ import argparse
 import collections
 import csv
 import os
-import re
 import statistics
 import subprocess
 import tempfile
 
-# Workload name patterns, first match wins: zoo, torchvision and timm spellings alike.
-FAMILIES = [(r"^efficientnet", "efficientnet"), (r"^mobilenet_?v2", "mobilenetv2"),
-            (r"^mobilenet_?v3", "mobilenetv3"), (r"^(resnet|resnext|wide_resnet)", "resnet"),
-            (r"^vgg", "vgg"), (r"^densenet", "densenet"), (r"^(inception|googlenet)", "inception"),
-            (r"^mnasnet", "mnasnet"), (r"^regnet", "regnet"), (r"xception", "xception"),
-            (r"^shufflenet", "shufflenet"), (r"^squeezenet", "squeezenet"),
-            (r"^alexnet", "alexnet"), (r"^lenet", "lenet")]
-
-
-def family(workload):
-    for pattern, name in FAMILIES:
-        if re.search(pattern, workload.lower()):
-            return name
-    return workload
-
+from checks import family
 
 def relabel(src, dst):
     """src with every workload replaced by its family, written to dst."""

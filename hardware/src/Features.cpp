@@ -53,6 +53,15 @@ std::vector<double> launchFeatures(const LaunchWork &W, const LaunchBound &B, co
   return F;
 }
 
+/// The group-level features: how the work was run.
+NamedVector groupLevel(const Execution &E) {
+  return {{"framework", E.impl == Implementation::Framework ? 1 : 0},
+          {"half", E.half ? 1 : 0},
+          // torch.compile's pass structure: its rows (timm's dynamo files) must not stand in for
+          // eager PyTorch's, whose efficiency over the bound differs, nor eager rows for them.
+          {"compiled", E.passes == PassStructure::Inductor ? 1 : 0}};
+}
+
 /// Names of launchFeatures, then the group-level ones.
 std::vector<std::string> names() {
   std::vector<std::string> N;
@@ -66,10 +75,8 @@ std::vector<std::string> names() {
   for (size_t K = 0; K < NumKindFamilies; ++K)
     N.push_back("kind_" + std::string(kindFamilyName(static_cast<KindFamily>(K))));
   N.push_back("tensor_cores");
-  // Group level: how the work was run.
-  N.push_back("framework");
-  N.push_back("half");
-  N.push_back("compiled");
+  for (const auto &[Name, Value] : groupLevel(Execution{}))
+    N.push_back(Name);
   return N;
 }
 
@@ -88,8 +95,8 @@ GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec 
   GroupFeatures G;
   G.clock = Clock;
   const std::vector<std::string> Names = names();
-  constexpr size_t GroupLevel = 3; // framework, half, compiled
-  const size_t PerLaunch = Names.size() - GroupLevel;
+  const NamedVector Group = groupLevel(E);
+  const size_t PerLaunch = Names.size() - Group.size();
   std::vector<double> Sum(PerLaunch, 0.0);
   for (const LaunchWork &W : Launches) {
     LaunchBound B = bound(W, Gpu, E);
@@ -103,11 +110,7 @@ GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec 
   }
   for (size_t I = 0; I < PerLaunch; ++I)
     G.features.emplace_back(Names[I], G.boundMs > 0 ? Sum[I] / G.boundMs : 0);
-  G.features.emplace_back("framework", E.impl == Implementation::Framework ? 1 : 0);
-  G.features.emplace_back("half", E.half ? 1 : 0);
-  // torch.compile's pass structure: its rows (timm's dynamo files) must not stand in for eager
-  // PyTorch's, whose efficiency over the bound differs, nor eager rows for them.
-  G.features.emplace_back("compiled", E.passes == PassStructure::Inductor ? 1 : 0);
+  G.features.insert(G.features.end(), Group.begin(), Group.end());
   return G;
 }
 

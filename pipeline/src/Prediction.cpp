@@ -457,11 +457,11 @@ std::string dtypeRequirement(const std::string &Dtype) {
 
 support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardware::GpuSpec *Gpu,
                                std::optional<hardware::MathMode> Math) {
-  if (Math && Dtype == "int8" && *Math != hardware::MathMode::Simt)
-    return support::Error(fmt::format("--math {} does not take int8 data (an int8 engine runs its "
-                                      "own int8 math: leave --math out, or simt for dp4a)",
-                                      hardware::mathModeName(*Math)));
   if (Math) { // the lowering's rule; the architecture's own is the GPU's (mathFor)
+    if (Dtype == "int8" && *Math != hardware::MathMode::Simt) // predict's --math has no int8
+      return support::Error(fmt::format("--math {} does not take int8 data (an int8 engine runs "
+                                        "its own int8 math: leave --math out, or simt for dp4a)",
+                                        hardware::mathModeName(*Math)));
     auto M = corpus::parseMathMode(hardware::mathModeName(*Math));
     auto T = corpus::parseDType(Dtype); // an unknown dtype is the analysis' error to report
     if (M && T)
