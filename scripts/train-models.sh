@@ -71,10 +71,11 @@ ALL=(--data "$WORK/h100-kernels-launch.csv" --data "$WORK/h100-kernels-network.c
 
 # 4. The model: every source at once, each (source, GPU, runtime) group weighing the same, the
 #    band measured leaving one GPU out on the whole-network rows. The learner is a smooth kNN
-#    (80 neighbours, inverse-distance weighted, on a 5,000-row weight-proportional sample): of
-#    the learners it transfers best to a GPU left out (docs/accuracy.md, "Which learner ships").
+#    (80 neighbours, inverse-distance weighted, the mean over five 5,000-row weight-proportional
+#    samples): of the learners it transfers best to a GPU left out (docs/accuracy.md, "Which
+#    learner ships").
 "$PTXCAST" train "${ALL[@]}" --balance source,gpu,runtime --learner knn \
-  --param k=80 --param weighted=1 --param max_rows=5000 \
+  --param k=80 --param weighted=1 --param max_rows=5000 --param samples=5 \
   --cv group=gpu --band-where 'runtime=graph|eager' --bundle --name cross-gpu \
   --predicts "the GPU time of a network in PyTorch's default execution (each layer its own kernel; TF32 for fp32 convolutions on sm_80+, fp16 tensor cores under autocast), ms per batch: its physical bound on the GPU times a learned efficiency" \
   -o models/cross-gpu.json
@@ -88,7 +89,7 @@ ls -l models/*.json
 #    line prints sigma^2 / tau^2 over the leave-one-GPU-out network predictions of the learner
 #    shipped above; when it moves, update the constant and docs/predict.md's table.
 "$PTXCAST" evaluate "${ALL[@]}" --learners knn --param k=80 --param weighted=1 \
-  --param max_rows=5000 --cv group=gpu --balance source,gpu,runtime \
+  --param max_rows=5000 --param samples=5 --cv group=gpu --balance source,gpu,runtime \
   --predictions "$WORK/logo-knn.csv" >/dev/null
 scripts/calibration-check.py "$WORK/logo-knn.csv"
 

@@ -247,11 +247,12 @@ std::string hostBoundWarning(const GpuPrediction &P, Runtime R) {
 }
 
 /// The bundle applied to the network's launch work on one GPU, as learned (no dominance rule).
-/// The work is built once per network, not per GPU.
+/// The work is built once per network, not per GPU. Known: the network's learned GPU time when
+/// it was predicted already (with other GPUs' in one evaluation); used without a breakdown.
 support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchWork> &Work,
                                              const NetworkAnalysis &N, const Predictor &P,
-                                             const hardware::GpuSpec &Gpu,
-                                             const PredictSettings &S) {
+                                             const hardware::GpuSpec &Gpu, const PredictSettings &S,
+                                             std::optional<double> Known) {
   GpuPrediction Out;
   Out.gpu = Gpu;
   Out.batch = size_t(N.batch);
@@ -260,7 +261,7 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   Out.math = E.math;
   hardware::GroupFeatures Network;
   learners::Dataset Rows = featureTable(Work, Gpu, E, Network, S.breakdown);
-  auto Pred = P.predict(Rows);
+  auto Pred = Known && !S.breakdown ? std::vector<double>{*Known} : P.predict(Rows);
   if (!Pred)
     return Pred.error();
   Out.gpuMs = Pred->front();
@@ -371,10 +372,12 @@ public:
   support::Expected<std::pair<double, std::string>> floorOf(const hardware::GpuSpec &Gpu,
                                                             const Learned &L) {
     std::pair<double, std::string> Floor{L.gpuMs, ""};
-    // An int8 network also reads the int8 tensor rate, and needs a GPU that runs int8 at all.
-    const bool Int8 = N.dtype == "int8";
+    // The candidates' learned times in one evaluation of the model: a kNN reads its rows once
+    // for many queries.
+    if (auto E = learnAll(candidates(Gpu, L)))
+      return *E;
     for (const hardware::GpuSpec &Y : Catalog.gpus()) {
-      if (Int8 && (Gpu.tensor.int8 < Y.tensor.int8 || checkDtype(N.dtype, S.runtime, &Y)))
+      if (!comparable(Gpu, Y))
         continue;
       auto Dominated = dominatesHere(Gpu, L, Y);
       if (!Dominated)
@@ -393,6 +396,21 @@ public:
     return Floor;
   }
 
+  /// The learned GPU time of each of Gpus not learned yet, in one evaluation of the model.
+  support::MaybeError learn(const std::vector<hardware::GpuSpec> &Gpus) {
+    std::vector<const hardware::GpuSpec *> Ys;
+    for (const hardware::GpuSpec &G : Gpus)
+      if (!Raw.count(G.name))
+        Ys.push_back(&G);
+    return learnAll(Ys);
+  }
+
+  /// Gpu's learned GPU time, if learned.
+  std::optional<double> learnedMs(const hardware::GpuSpec &Gpu) const {
+    auto It = Raw.find(Gpu.name);
+    return It == Raw.end() ? std::nullopt : std::optional<double>(It->second.gpuMs);
+  }
+
 private:
   /// Whether Gpu (learned at L) dominates catalog GPU Y on this network: on every figure at
   /// any clock, or at the clocks the power model runs the network at on each (every other figure
@@ -407,6 +425,42 @@ private:
     if (!Y_)
       return Y_.error();
     return hardware::dominatesAt(Gpu, L.clockMhz, Y, Y_->clockMhz);
+  }
+
+  /// Whether the rule compares Gpu with Y: an int8 network also reads the int8 tensor rate, and
+  /// needs a GPU that runs int8 at all.
+  bool comparable(const hardware::GpuSpec &Gpu, const hardware::GpuSpec &Y) const {
+    return N.dtype != "int8" ||
+           (Gpu.tensor.int8 >= Y.tensor.int8 && !checkDtype(N.dtype, S.runtime, &Y));
+  }
+
+  /// The GPUs floorOf(Gpu, L) will need the learned time of (those it may dominate), not yet known.
+  std::vector<const hardware::GpuSpec *> candidates(const hardware::GpuSpec &Gpu,
+                                                    const Learned &L) const {
+    std::vector<const hardware::GpuSpec *> Out;
+    for (const hardware::GpuSpec &Y : Catalog.gpus())
+      if (comparable(Gpu, Y) && !Raw.count(Y.name) &&
+          (hardware::dominates(Gpu, Y) || hardware::dominatesAt(Gpu, L.clockMhz, Y, 0)))
+        Out.push_back(&Y);
+    return Out;
+  }
+
+  /// Learns the time of every GPU in Ys with one evaluation of the model, as learned() would.
+  support::MaybeError learnAll(const std::vector<const hardware::GpuSpec *> &Ys) {
+    if (Ys.empty())
+      return std::nullopt;
+    learners::Dataset Rows = datasetColumns();
+    std::vector<hardware::GroupFeatures> Networks(Ys.size());
+    for (size_t I = 0; I < Ys.size(); ++I)
+      if (auto E = Rows.append(
+              featureTable(Work, *Ys[I], executionFor(N, *Ys[I], S), Networks[I], false)))
+        return E;
+    auto Pred = P.predict(Rows);
+    if (!Pred)
+      return Pred.error();
+    for (size_t I = 0; I < Ys.size(); ++I)
+      Raw.emplace(Ys[I]->name, Learned{(*Pred)[I], Networks[I].boundMs, Networks[I].clock.mhz});
+    return std::nullopt;
   }
 
   /// Catalog GPU Y's time as learned (and its bound and clock), memoised.
@@ -488,9 +542,12 @@ predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
       return *E;
   const std::vector<hardware::LaunchWork> Work = N.work();
   DominanceRule Rule(Work, N, P, S, Catalog);
+  if (!S.breakdown && Gpus.size() > 1) // many GPUs: their learned times in one evaluation
+    if (auto E = Rule.learn(Gpus))
+      return *E;
   std::vector<GpuPrediction> Out;
   for (const hardware::GpuSpec &Gpu : Gpus) {
-    auto G = predictWork(Work, N, P, Gpu, S);
+    auto G = predictWork(Work, N, P, Gpu, S, Rule.learnedMs(Gpu));
     if (!G)
       return G.error();
     auto Floor = Rule.floorOf(Gpu, Learned{G->gpuMs, G->boundMs, G->clock.mhz});

@@ -3,6 +3,7 @@
 #include "learners/Regressor.h"
 
 #include "SyntheticData.h"
+#include "support/Base64.h"
 
 #include <doctest/doctest.h>
 
@@ -49,7 +50,7 @@ TEST_CASE("factory: names, unknown learner, unknown parameter, bad value") {
   auto BadParam = createRegressor("knn", {{"kk", 3}});
   REQUIRE(!BadParam);
   CHECK(BadParam.error().str() ==
-        "error: unknown parameter 'kk' for learner 'knn' (valid: k, max_rows, weighted)");
+        "error: unknown parameter 'kk' for learner 'knn' (valid: k, max_rows, samples, weighted)");
   auto BadValue = createRegressor("knn", {{"k", 2.5}});
   REQUIRE(!BadValue);
   CHECK(BadValue.error().message.find("must be an integer") != std::string::npos);
@@ -279,12 +280,14 @@ TEST_CASE("knn: max_rows keeps a weight-proportional sample of the rows (synthet
   CHECK(Kept.size() == 40);
   CHECK(std::accumulate(Kept.begin(), Kept.end(), 0.0) == 40);
   // Each group keeps its share of the weight: a quarter for the first, three quarters after.
-  auto Xs = State.at("train_x").get<std::vector<std::vector<double>>>();
-  REQUIRE(Xs.size() == 40);
+  // The rows are stored as base64 of 32-bit floats (one feature here).
+  auto Xs = support::decodeFloats(State.at("train_x_f32").get<std::string>());
+  REQUIRE(Xs);
+  REQUIRE(Xs->size() == 40);
   double FirstGroup = 0;
-  for (size_t I = 0; I < Xs.size(); ++I)
+  for (size_t I = 0; I < Xs->size(); ++I)
     for (size_t R = 0; R < 100; ++R)
-      if (Xs[I][0] == D.features(R, 0))
+      if ((*Xs)[I] == float(D.features(R, 0)))
         FirstGroup += Kept[I];
   CHECK(FirstGroup == doctest::Approx(10).epsilon(0.1));
   // The full model is exact on its training rows; the sample is not, but still close to y = x.
@@ -296,6 +299,65 @@ TEST_CASE("knn: max_rows keeps a weight-proportional sample of the rows (synthet
   auto Loose = make("knn", {{"k", 1}, {"max_rows", 1000}});
   REQUIRE(!Loose->fit(D.features, D.target, W));
   CHECK(Loose->saveState().at("train_y").size() == 200);
+}
+
+TEST_CASE("knn: samples=B averages B weight-proportional samples on shifted grids (synthetic)") {
+  // 200 rows of y = x1, weighing 1 (rows 0-99) and 3 (rows 100-199), as above.
+  auto D = synthetic::make(200, 1, 3, [](const std::vector<double> &X) { return X[0]; });
+  std::vector<double> W(200, 1.0);
+  std::fill(W.begin() + 100, W.end(), 3.0);
+  auto One = make("knn", {{"k", 1}, {"max_rows", 40}});
+  auto Four = make("knn", {{"k", 1}, {"max_rows", 40}, {"samples", 4}});
+  REQUIRE(!One->fit(D.features, D.target, W));
+  REQUIRE(!Four->fit(D.features, D.target, W));
+  const nlohmann::json State = Four->saveState();
+  CHECK(State.at("samples") == 4);
+  const size_t Rows = State.at("train_y").size();
+  auto Kept = State.at("train_w").get<std::vector<double>>();
+  REQUIRE(Kept.size() == Rows * 4);
+  // The samples draw different rows (their union is larger than one), each about 40 draws.
+  CHECK(Rows > 40);
+  CHECK(Rows <= 160);
+  for (size_t S = 0; S < 4; ++S) {
+    double Sum = 0;
+    for (size_t R = 0; R < Rows; ++R)
+      Sum += Kept[R * 4 + S];
+    CHECK(Sum == doctest::Approx(40).epsilon(0.05));
+  }
+  // The mean of four 1-nearest-neighbour predictions is closer to y = x than one sample's.
+  const double ErrOne = rmse(One->predict(D.features), D.target);
+  const double ErrFour = rmse(Four->predict(D.features), D.target);
+  CHECK(ErrFour < ErrOne);
+  // Saved and loaded, it predicts the same; a state whose weights do not fit is refused.
+  auto Again = make("knn", {{"k", 1}, {"samples", 4}});
+  REQUIRE(!Again->loadState(State));
+  CHECK(Again->predict(D.features) == Four->predict(D.features));
+  nlohmann::json Bad = State;
+  Bad["samples"] = 3;
+  CHECK(Again->loadState(Bad).has_value());
+  Bad = State;
+  Bad["train_x_f32"] = "AACAPw=="; // one float for many rows
+  CHECK(Again->loadState(Bad).has_value());
+}
+
+TEST_CASE(
+    "knn: a model saved with decimal rows (train_x) loads and predicts the same (synthetic)") {
+  auto D = synthetic::make(30, 2, 5, [](const std::vector<double> &X) { return X[0] - X[1]; });
+  auto R = make("knn", {{"k", 3}, {"weighted", 1}});
+  REQUIRE(!R->fit(D.features, D.target));
+  nlohmann::json State = R->saveState();
+  auto Floats = support::decodeFloats(State.at("train_x_f32").get<std::string>());
+  REQUIRE(Floats);
+  nlohmann::json Rows = nlohmann::json::array();
+  for (size_t I = 0; I < 30; ++I)
+    Rows.push_back({(*Floats)[2 * I], (*Floats)[2 * I + 1]});
+  State.erase("train_x_f32");
+  State["train_x"] = Rows;
+  auto Old = make("knn", {{"k", 3}, {"weighted", 1}});
+  REQUIRE(!Old->loadState(State));
+  CHECK(Old->predict(D.features) == R->predict(D.features));
+  State["train_x"].erase(29);
+  CHECK(Old->loadState(State).has_value());
 }
 
 TEST_CASE("ensemble: the mean of its members, parameters routed by name (synthetic)") {

@@ -1,0 +1,98 @@
+// Base64 (RFC 4648, standard alphabet, '=' padding) of 32-bit floats in little-endian order: how a
+// model file keeps a large table of numbers as one JSON string, read back exactly and without
+// parsing a decimal number per value.
+#pragma once
+
+#include "support/Expected.h"
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace support {
+
+namespace detail {
+inline constexpr std::string_view Base64Alphabet =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// The 6-bit value of a base64 character, or -1.
+inline int base64Value(char C) {
+  const size_t P = Base64Alphabet.find(C);
+  return P == std::string_view::npos ? -1 : int(P);
+}
+} // namespace detail
+
+/// Bytes as base64 text.
+inline std::string encodeBase64(std::span<const unsigned char> Bytes) {
+  std::string Out;
+  Out.reserve((Bytes.size() + 2) / 3 * 4);
+  for (size_t I = 0; I < Bytes.size(); I += 3) {
+    const size_t N = std::min<size_t>(3, Bytes.size() - I);
+    uint32_t V = uint32_t(Bytes[I]) << 16;
+    if (N > 1)
+      V |= uint32_t(Bytes[I + 1]) << 8;
+    if (N > 2)
+      V |= Bytes[I + 2];
+    for (size_t C = 0; C < 4; ++C)
+      Out += C <= N ? detail::Base64Alphabet[(V >> (18 - 6 * C)) & 63] : '=';
+  }
+  return Out;
+}
+
+/// The bytes of base64 Text, or an error naming what is wrong with it.
+inline Expected<std::vector<unsigned char>> decodeBase64(std::string_view Text) {
+  if (Text.size() % 4 != 0)
+    return Error("base64 text of " + std::to_string(Text.size()) +
+                 " characters (not a multiple of 4)");
+  std::vector<unsigned char> Out;
+  Out.reserve(Text.size() / 4 * 3);
+  for (size_t I = 0; I < Text.size(); I += 4) {
+    const bool Last = I + 4 == Text.size();
+    const size_t Pad = Last ? (Text[I + 3] == '=') + (Text[I + 2] == '=') : 0;
+    uint32_t V = 0;
+    for (size_t C = 0; C < 4; ++C) {
+      const int D = C >= 4 - Pad ? 0 : detail::base64Value(Text[I + C]);
+      if (D < 0)
+        return Error("invalid base64 character at offset " + std::to_string(I + C));
+      V = V << 6 | uint32_t(D);
+    }
+    for (size_t B = 0; B < 3 - Pad; ++B)
+      Out.push_back(static_cast<unsigned char>(V >> (16 - 8 * B)));
+  }
+  return Out;
+}
+
+/// Floats as base64 of their little-endian IEEE 754 binary32 bytes.
+inline std::string encodeFloats(std::span<const float> Values) {
+  std::vector<unsigned char> Bytes(Values.size() * 4);
+  for (size_t I = 0; I < Values.size(); ++I) {
+    const uint32_t Bits = std::bit_cast<uint32_t>(Values[I]);
+    for (size_t B = 0; B < 4; ++B)
+      Bytes[4 * I + B] = static_cast<unsigned char>(Bits >> (8 * B));
+  }
+  return encodeBase64(Bytes);
+}
+
+/// The floats of encodeFloats' Text, or an error (bad base64, a length not a whole float).
+inline Expected<std::vector<float>> decodeFloats(std::string_view Text) {
+  auto Bytes = decodeBase64(Text);
+  if (!Bytes)
+    return Bytes.error();
+  if (Bytes->size() % 4 != 0)
+    return Error("base64 float data of " + std::to_string(Bytes->size()) +
+                 " bytes (not a multiple of 4)");
+  std::vector<float> Out(Bytes->size() / 4);
+  for (size_t I = 0; I < Out.size(); ++I) {
+    uint32_t Bits = 0;
+    for (size_t B = 0; B < 4; ++B)
+      Bits |= uint32_t((*Bytes)[4 * I + B]) << (8 * B);
+    Out[I] = std::bit_cast<float>(Bits);
+  }
+  return Out;
+}
+
+} // namespace support
