@@ -45,7 +45,7 @@ public:
       Train.appendRow(std::move(Row));
       Target.push_back(Y[R]);
       for (const auto &K : Keep)
-        RowWeight.push_back(K[R]);
+        RowWeight.push_back(double(float(K[R])));
     }
     standardiseTrain();
     return std::nullopt;
@@ -75,16 +75,16 @@ public:
   std::vector<double> featureImportance() const override { return {}; }
 
   nlohmann::json saveState() const override {
-    // The rows as base64 of 32-bit floats, row-major: a fraction of the size of decimal JSON, and
-    // read in milliseconds where parsing a number per value took a process 0.2 s.
+    // The tables as base64 of 32-bit floats (rows row-major): a fraction of the size of decimal
+    // JSON, and read in milliseconds where parsing a number per value took a process 0.2 s.
     std::vector<float> Rows(Train.rows() * Train.cols());
     for (size_t R = 0; R < Train.rows(); ++R)
       for (size_t C = 0; C < Train.cols(); ++C)
         Rows[R * Train.cols() + C] = float(Train(R, C));
     nlohmann::json State = {{"standardiser", Scaler.toJson()},
                             {"train_x_f32", support::encodeFloats(Rows)},
-                            {"train_y", Target},
-                            {"train_w", RowWeight}};
+                            {"train_y_f64", support::encodeDoubles(Target)},
+                            {"train_w_f32", encoded(RowWeight)}};
     if (Samples > 1)
       State["samples"] = Samples; // train_w holds each row's weight in every sample, row-major
     return State;
@@ -93,9 +93,19 @@ public:
   support::MaybeError loadState(const nlohmann::json &J) override {
     try {
       auto S = Standardizer::fromJson(J.at("standardiser"));
-      Target = J.at("train_y").get<std::vector<double>>();
+      auto Y = numbers(J, "train_y");
+      if (!Y)
+        return Y.error();
+      Target = std::move(*Y);
       Samples = J.value("samples", size_t(1));
-      RowWeight = J.value("train_w", std::vector<double>(Target.size() * Samples, 1.0));
+      if (J.contains("train_w") || J.contains("train_w_f32")) { // saved without: all 1
+        auto W = numbers(J, "train_w");
+        if (!W)
+          return W.error();
+        RowWeight = std::move(*W);
+      } else {
+        RowWeight.assign(Target.size() * Samples, 1.0);
+      }
       if (!S || Target.empty() || Samples == 0 || RowWeight.size() != Target.size() * Samples)
         return Error("knn model state has inconsistent sizes");
       Scaler = *S;
@@ -109,6 +119,28 @@ public:
   }
 
 private:
+  static std::string encoded(const std::vector<double> &Values) {
+    return support::encodeFloats(std::vector<float>(Values.begin(), Values.end()));
+  }
+
+  /// The numbers of NAME_f64 or NAME_f32 (base64 doubles or floats, saveState's) or NAME (a
+  /// JSON array: models saved before it) in the state J.
+  static support::Expected<std::vector<double>> numbers(const nlohmann::json &J,
+                                                        const std::string &Name) {
+    if (J.contains(Name + "_f64")) {
+      auto Doubles = support::decodeDoubles(J.at(Name + "_f64").get<std::string>());
+      if (!Doubles)
+        return Error("bad knn model state: " + Name + "_f64: " + Doubles.error().message);
+      return std::move(*Doubles);
+    }
+    if (!J.contains(Name + "_f32"))
+      return J.at(Name).get<std::vector<double>>();
+    auto Floats = support::decodeFloats(J.at(Name + "_f32").get<std::string>());
+    if (!Floats)
+      return Error("bad knn model state: " + Name + "_f32: " + Floats.error().message);
+    return std::vector<double>(Floats->begin(), Floats->end());
+  }
+
   /// Train from the state's rows: `train_x_f32` (saveState's) or `train_x`, an array of arrays of
   /// numbers (models saved before it).
   support::MaybeError loadRows(const nlohmann::json &J) {

@@ -29,6 +29,18 @@ double rmse(const std::vector<double> &A, const std::vector<double> &B) {
   return std::sqrt(S / double(A.size()));
 }
 
+// A knn state's table NAME_f32 or NAME_f64 (base64 of 32- or 64-bit floats).
+std::vector<double> floatsOf(const nlohmann::json &State, const std::string &Name) {
+  if (State.contains(Name + "_f64")) {
+    auto V = support::decodeDoubles(State.at(Name + "_f64").get<std::string>());
+    REQUIRE(V);
+    return *V;
+  }
+  auto V = support::decodeFloats(State.at(Name + "_f32").get<std::string>());
+  REQUIRE(V);
+  return std::vector<double>(V->begin(), V->end());
+}
+
 // Rows: the origin and each unit vector, to read intercept and slopes off a linear model.
 Matrix probes(size_t P) {
   Matrix M(P + 1, P);
@@ -276,18 +288,17 @@ TEST_CASE("knn: max_rows keeps a weight-proportional sample of the rows (synthet
   REQUIRE(!Full->fit(D.features, D.target, W));
   REQUIRE(!Small->fit(D.features, D.target, W));
   const nlohmann::json State = Small->saveState();
-  auto Kept = State.at("train_w").get<std::vector<double>>();
+  auto Kept = floatsOf(State, "train_w");
   CHECK(Kept.size() == 40);
   CHECK(std::accumulate(Kept.begin(), Kept.end(), 0.0) == 40);
   // Each group keeps its share of the weight: a quarter for the first, three quarters after.
   // The rows are stored as base64 of 32-bit floats (one feature here).
-  auto Xs = support::decodeFloats(State.at("train_x_f32").get<std::string>());
-  REQUIRE(Xs);
-  REQUIRE(Xs->size() == 40);
+  auto Xs = floatsOf(State, "train_x");
+  REQUIRE(Xs.size() == 40);
   double FirstGroup = 0;
-  for (size_t I = 0; I < Xs->size(); ++I)
+  for (size_t I = 0; I < Xs.size(); ++I)
     for (size_t R = 0; R < 100; ++R)
-      if ((*Xs)[I] == float(D.features(R, 0)))
+      if (Xs[I] == double(float(D.features(R, 0))))
         FirstGroup += Kept[I];
   CHECK(FirstGroup == doctest::Approx(10).epsilon(0.1));
   // The full model is exact on its training rows; the sample is not, but still close to y = x.
@@ -298,7 +309,7 @@ TEST_CASE("knn: max_rows keeps a weight-proportional sample of the rows (synthet
   // Fewer rows than max_rows: nothing is dropped.
   auto Loose = make("knn", {{"k", 1}, {"max_rows", 1000}});
   REQUIRE(!Loose->fit(D.features, D.target, W));
-  CHECK(Loose->saveState().at("train_y").size() == 200);
+  CHECK(floatsOf(Loose->saveState(), "train_y").size() == 200);
 }
 
 TEST_CASE("knn: samples=B averages B weight-proportional samples on shifted grids (synthetic)") {
@@ -312,8 +323,8 @@ TEST_CASE("knn: samples=B averages B weight-proportional samples on shifted grid
   REQUIRE(!Four->fit(D.features, D.target, W));
   const nlohmann::json State = Four->saveState();
   CHECK(State.at("samples") == 4);
-  const size_t Rows = State.at("train_y").size();
-  auto Kept = State.at("train_w").get<std::vector<double>>();
+  const size_t Rows = floatsOf(State, "train_y").size();
+  auto Kept = floatsOf(State, "train_w");
   REQUIRE(Kept.size() == Rows * 4);
   // The samples draw different rows (their union is larger than one), each about 40 draws.
   CHECK(Rows > 40);
@@ -341,23 +352,33 @@ TEST_CASE("knn: samples=B averages B weight-proportional samples on shifted grid
 }
 
 TEST_CASE(
-    "knn: a model saved with decimal rows (train_x) loads and predicts the same (synthetic)") {
+    "knn: a model saved with decimal tables (train_x, train_y, train_w) loads and predicts the "
+    "same (synthetic)") {
   auto D = synthetic::make(30, 2, 5, [](const std::vector<double> &X) { return X[0] - X[1]; });
   auto R = make("knn", {{"k", 3}, {"weighted", 1}});
   REQUIRE(!R->fit(D.features, D.target));
   nlohmann::json State = R->saveState();
-  auto Floats = support::decodeFloats(State.at("train_x_f32").get<std::string>());
-  REQUIRE(Floats);
+  auto Xs = floatsOf(State, "train_x");
   nlohmann::json Rows = nlohmann::json::array();
   for (size_t I = 0; I < 30; ++I)
-    Rows.push_back({(*Floats)[2 * I], (*Floats)[2 * I + 1]});
-  State.erase("train_x_f32");
-  State["train_x"] = Rows;
-  auto Old = make("knn", {{"k", 3}, {"weighted", 1}});
-  REQUIRE(!Old->loadState(State));
-  CHECK(Old->predict(D.features) == R->predict(D.features));
-  State["train_x"].erase(29);
-  CHECK(Old->loadState(State).has_value());
+    Rows.push_back({Xs[2 * I], Xs[2 * I + 1]});
+  nlohmann::json Old = State;
+  Old.erase("train_x_f32");
+  Old["train_x"] = Rows;
+  Old["train_y"] = floatsOf(State, "train_y");
+  Old["train_w"] = floatsOf(State, "train_w");
+  Old.erase("train_y_f64");
+  Old.erase("train_w_f32");
+  auto Loaded = make("knn", {{"k", 3}, {"weighted", 1}});
+  REQUIRE(!Loaded->loadState(Old));
+  CHECK(Loaded->predict(D.features) == R->predict(D.features));
+  Old["train_x"].erase(29);
+  CHECK(Loaded->loadState(Old).has_value());
+  nlohmann::json Bad = State;
+  Bad["train_y_f64"] = "Zm9v*mFy";
+  auto E = Loaded->loadState(Bad);
+  REQUIRE(E.has_value());
+  CHECK(E->message == "bad knn model state: train_y_f64: invalid base64 character at offset 4");
 }
 
 TEST_CASE("ensemble: the mean of its members, parameters routed by name (synthetic)") {

@@ -59,6 +59,12 @@ TEST_CASE("base64: floats come back bit for bit, in little-endian byte order") {
     CHECK(std::bit_cast<uint32_t>((*Back)[I]) == std::bit_cast<uint32_t>(Values[I]));
   // 1.0f is 0x3f800000: bytes 00 00 80 3f.
   CHECK(support::encodeFloats(std::vector<float>{1.0f}) == "AACAPw==");
+  // Doubles too: 1.0 is 0x3ff0000000000000, and the smallest step above 1 survives.
+  CHECK(support::encodeDoubles(std::vector<double>{1.0}) == "AAAAAAAA8D8=");
+  const std::vector<double> Doubles = {1.0 + 2.220446049250313e-16, -1e-300, 6.02214076e23};
+  auto BackD = support::decodeDoubles(support::encodeDoubles(Doubles));
+  REQUIRE(BackD);
+  CHECK(*BackD == Doubles);
 }
 
 TEST_CASE("base64: bad text is an error that says what is wrong") {
@@ -74,4 +80,7 @@ TEST_CASE("base64: bad text is an error that says what is wrong") {
   auto NotFloats = support::decodeFloats("Zm9v"); // 3 bytes
   REQUIRE(!NotFloats);
   CHECK(NotFloats.error().message == "base64 float data of 3 bytes (not a multiple of 4)");
+  auto NotDoubles = support::decodeDoubles("AACAPw=="); // 4 bytes
+  REQUIRE(!NotDoubles);
+  CHECK(NotDoubles.error().message == "base64 double data of 4 bytes (not a multiple of 8)");
 }

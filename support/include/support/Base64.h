@@ -1,10 +1,11 @@
-// Base64 (RFC 4648, standard alphabet, '=' padding) of 32-bit floats in little-endian order: how a
-// model file keeps a large table of numbers as one JSON string, read back exactly and without
-// parsing a decimal number per value.
+// Base64 (RFC 4648, standard alphabet, '=' padding) of 32- and 64-bit floats in little-endian
+// order: how a model file keeps a large table of numbers as one JSON string, read back exactly
+// and without parsing a decimal number per value.
 #pragma once
 
 #include "support/Expected.h"
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -19,11 +20,17 @@ namespace detail {
 inline constexpr std::string_view Base64Alphabet =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
+/// Each byte's 6-bit value as a base64 character, or -1.
+inline constexpr std::array<int8_t, 256> Base64Values = [] {
+  std::array<int8_t, 256> V{};
+  V.fill(-1);
+  for (size_t I = 0; I < Base64Alphabet.size(); ++I)
+    V[static_cast<unsigned char>(Base64Alphabet[I])] = static_cast<int8_t>(I);
+  return V;
+}();
+
 /// The 6-bit value of a base64 character, or -1.
-inline int base64Value(char C) {
-  const size_t P = Base64Alphabet.find(C);
-  return P == std::string_view::npos ? -1 : int(P);
-}
+inline int base64Value(char C) { return Base64Values[static_cast<unsigned char>(C)]; }
 } // namespace detail
 
 /// Bytes as base64 text.
@@ -66,33 +73,57 @@ inline Expected<std::vector<unsigned char>> decodeBase64(std::string_view Text) 
   return Out;
 }
 
-/// Floats as base64 of their little-endian IEEE 754 binary32 bytes.
-inline std::string encodeFloats(std::span<const float> Values) {
-  std::vector<unsigned char> Bytes(Values.size() * 4);
+namespace detail {
+/// Values (float or double) as base64 of their little-endian IEEE 754 bytes.
+template <class T, class Bits> std::string encodeValues(std::span<const T> Values) {
+  static_assert(sizeof(T) == sizeof(Bits));
+  std::vector<unsigned char> Bytes(Values.size() * sizeof(T));
   for (size_t I = 0; I < Values.size(); ++I) {
-    const uint32_t Bits = std::bit_cast<uint32_t>(Values[I]);
-    for (size_t B = 0; B < 4; ++B)
-      Bytes[4 * I + B] = static_cast<unsigned char>(Bits >> (8 * B));
+    const Bits B = std::bit_cast<Bits>(Values[I]);
+    for (size_t K = 0; K < sizeof(T); ++K)
+      Bytes[sizeof(T) * I + K] = static_cast<unsigned char>(B >> (8 * K));
   }
   return encodeBase64(Bytes);
 }
 
-/// The floats of encodeFloats' Text, or an error (bad base64, a length not a whole float).
-inline Expected<std::vector<float>> decodeFloats(std::string_view Text) {
+/// The values of encodeValues' Text, or an error (bad base64, a length not a whole value).
+template <class T, class Bits>
+Expected<std::vector<T>> decodeValues(std::string_view Text, const char *What) {
   auto Bytes = decodeBase64(Text);
   if (!Bytes)
     return Bytes.error();
-  if (Bytes->size() % 4 != 0)
-    return Error("base64 float data of " + std::to_string(Bytes->size()) +
-                 " bytes (not a multiple of 4)");
-  std::vector<float> Out(Bytes->size() / 4);
+  if (Bytes->size() % sizeof(T) != 0)
+    return Error("base64 " + std::string(What) + " data of " + std::to_string(Bytes->size()) +
+                 " bytes (not a multiple of " + std::to_string(sizeof(T)) + ")");
+  std::vector<T> Out(Bytes->size() / sizeof(T));
   for (size_t I = 0; I < Out.size(); ++I) {
-    uint32_t Bits = 0;
-    for (size_t B = 0; B < 4; ++B)
-      Bits |= uint32_t((*Bytes)[4 * I + B]) << (8 * B);
-    Out[I] = std::bit_cast<float>(Bits);
+    Bits B = 0;
+    for (size_t K = 0; K < sizeof(T); ++K)
+      B |= Bits((*Bytes)[sizeof(T) * I + K]) << (8 * K);
+    Out[I] = std::bit_cast<T>(B);
   }
   return Out;
+}
+} // namespace detail
+
+/// Floats as base64 of their little-endian IEEE 754 binary32 bytes.
+inline std::string encodeFloats(std::span<const float> Values) {
+  return detail::encodeValues<float, uint32_t>(Values);
+}
+
+/// Doubles as base64 of their little-endian IEEE 754 binary64 bytes.
+inline std::string encodeDoubles(std::span<const double> Values) {
+  return detail::encodeValues<double, uint64_t>(Values);
+}
+
+/// The floats of encodeFloats' Text, or an error (bad base64, a length not a whole float).
+inline Expected<std::vector<float>> decodeFloats(std::string_view Text) {
+  return detail::decodeValues<float, uint32_t>(Text, "float");
+}
+
+/// The doubles of encodeDoubles' Text, or an error (bad base64, a length not a whole double).
+inline Expected<std::vector<double>> decodeDoubles(std::string_view Text) {
+  return detail::decodeValues<double, uint64_t>(Text, "double");
 }
 
 } // namespace support
