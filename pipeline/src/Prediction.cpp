@@ -324,15 +324,61 @@ struct Learned {
   double clockMhz = 0;
 };
 
-/// The network's GPU time on Gpu as learned (row 0 only: no per-launch breakdown).
-support::Expected<Learned> learnedGpuMs(const std::vector<hardware::LaunchWork> &Work,
-                                        const NetworkAnalysis &N, const Predictor &P,
-                                        const hardware::GpuSpec &Gpu, const PredictSettings &S) {
-  hardware::GroupFeatures Network;
-  auto Pred = P.predict(featureTable(Work, Gpu, executionFor(N, Gpu, S), Network, false));
+/// A bundle's predictions, remembered by their feature rows (everything the bundle reads): a row
+/// seen before gets its prediction back, the new rows of a table are predicted in one evaluation
+/// (a kNN reads its rows once for many queries). Per network, so that `compare`'s GPUs and the
+/// dominance rule's catalog GPUs, the same GPU under either name, are predicted once.
+class RememberingModel {
+public:
+  explicit RememberingModel(const Predictor &P) : P(P) {}
+
+  support::Expected<std::vector<double>> predict(const learners::Dataset &Rows) {
+    std::vector<double> Out(Rows.size());
+    std::vector<size_t> New;
+    for (size_t R = 0; R < Rows.size(); ++R)
+      if (auto It = Seen.find(key(Rows, R)); It != Seen.end())
+        Out[R] = It->second;
+      else
+        New.push_back(R);
+    if (New.empty())
+      return Out;
+    auto Pred = P.predict(Rows.subset(New));
+    if (!Pred)
+      return Pred.error();
+    for (size_t I = 0; I < New.size(); ++I)
+      Seen[key(Rows, New[I])] = Out[New[I]] = (*Pred)[I];
+    return Out;
+  }
+
+private:
+  static std::vector<double> key(const learners::Dataset &Rows, size_t R) {
+    auto Row = Rows.features.row(R);
+    return {Row.begin(), Row.end()};
+  }
+
+  const Predictor &P;
+  std::map<std::vector<double>, double> Seen;
+};
+
+/// The network's GPU time on each of Gpus as learned (no per-launch breakdown), in one
+/// evaluation of the model.
+support::Expected<std::vector<Learned>>
+learnedOn(const std::vector<hardware::LaunchWork> &Work, const NetworkAnalysis &N,
+          RememberingModel &P, const std::vector<const hardware::GpuSpec *> &Gpus,
+          const PredictSettings &S) {
+  learners::Dataset Rows = datasetColumns();
+  std::vector<hardware::GroupFeatures> Networks(Gpus.size());
+  for (size_t I = 0; I < Gpus.size(); ++I)
+    if (auto E = Rows.append(
+            featureTable(Work, *Gpus[I], executionFor(N, *Gpus[I], S), Networks[I], false)))
+      return *E;
+  auto Pred = P.predict(Rows);
   if (!Pred)
     return Pred.error();
-  return Learned{Pred->front(), Network.boundMs, Network.clock.mhz};
+  std::vector<Learned> Out;
+  for (size_t I = 0; I < Gpus.size(); ++I)
+    Out.push_back({(*Pred)[I], Networks[I].boundMs, Networks[I].clock.mhz});
+  return Out;
 }
 
 /// Lowers G's GPU time to Floor (its own bound at the efficiency of Dominated, a GPU it matches
@@ -364,7 +410,7 @@ namespace {
 class DominanceRule {
 public:
   DominanceRule(const std::vector<hardware::LaunchWork> &Work, const NetworkAnalysis &N,
-                const Predictor &P, const PredictSettings &S, const hardware::GpuCatalog &C)
+                RememberingModel &P, const PredictSettings &S, const hardware::GpuCatalog &C)
       : Work(Work), N(N), P(P), S(S), Catalog(C) {}
 
   /// The floor the rule puts under a GPU learned at L: (time, the dominated GPU whose efficiency
@@ -372,9 +418,7 @@ public:
   support::Expected<std::pair<double, std::string>> floorOf(const hardware::GpuSpec &Gpu,
                                                             const Learned &L) {
     std::pair<double, std::string> Floor{L.gpuMs, ""};
-    // The candidates' learned times in one evaluation of the model: a kNN reads its rows once
-    // for many queries.
-    if (auto E = learnAll(candidates(Gpu, L)))
+    if (auto E = learnAll(candidates(Gpu, L))) // their learned times in one evaluation
       return *E;
     for (const hardware::GpuSpec &Y : Catalog.gpus()) {
       if (!comparable(Gpu, Y))
@@ -394,21 +438,6 @@ public:
         Floor = {Candidate, Y.name};
     }
     return Floor;
-  }
-
-  /// The learned GPU time of each of Gpus not learned yet, in one evaluation of the model.
-  support::MaybeError learn(const std::vector<hardware::GpuSpec> &Gpus) {
-    std::vector<const hardware::GpuSpec *> Ys;
-    for (const hardware::GpuSpec &G : Gpus)
-      if (!Raw.count(G.name))
-        Ys.push_back(&G);
-    return learnAll(Ys);
-  }
-
-  /// Gpu's learned GPU time, if learned.
-  std::optional<double> learnedMs(const hardware::GpuSpec &Gpu) const {
-    auto It = Raw.find(Gpu.name);
-    return It == Raw.end() ? std::nullopt : std::optional<double>(It->second.gpuMs);
   }
 
 private:
@@ -445,32 +474,24 @@ private:
     return Out;
   }
 
-  /// Learns the time of every GPU in Ys with one evaluation of the model, as learned() would.
+  /// Learns the time of every catalog GPU in Ys, memoised, in one evaluation of the model.
   support::MaybeError learnAll(const std::vector<const hardware::GpuSpec *> &Ys) {
     if (Ys.empty())
       return std::nullopt;
-    learners::Dataset Rows = datasetColumns();
-    std::vector<hardware::GroupFeatures> Networks(Ys.size());
+    auto L = learnedOn(Work, N, P, Ys, S);
+    if (!L)
+      return L.error();
     for (size_t I = 0; I < Ys.size(); ++I)
-      if (auto E = Rows.append(
-              featureTable(Work, *Ys[I], executionFor(N, *Ys[I], S), Networks[I], false)))
-        return E;
-    auto Pred = P.predict(Rows);
-    if (!Pred)
-      return Pred.error();
-    for (size_t I = 0; I < Ys.size(); ++I)
-      Raw.emplace(Ys[I]->name, Learned{(*Pred)[I], Networks[I].boundMs, Networks[I].clock.mhz});
+      Raw.emplace(Ys[I]->name, (*L)[I]);
     return std::nullopt;
   }
 
   /// Catalog GPU Y's time as learned (and its bound and clock), memoised.
   support::Expected<Learned> learned(const hardware::GpuSpec &Y) {
-    if (auto It = Raw.find(Y.name); It != Raw.end())
-      return It->second;
-    auto L = learnedGpuMs(Work, N, P, Y, S);
-    if (!L)
-      return L.error();
-    return Raw.emplace(Y.name, *L).first->second;
+    if (!Raw.count(Y.name))
+      if (auto E = learnAll({&Y}))
+        return *E;
+    return Raw.at(Y.name);
   }
 
   /// Catalog GPU Y's time after the rule (and its bound and clock), memoised.
@@ -490,7 +511,7 @@ private:
 
   const std::vector<hardware::LaunchWork> &Work;
   const NetworkAnalysis &N;
-  const Predictor &P;
+  RememberingModel &P;
   const PredictSettings &S;
   const hardware::GpuCatalog &Catalog;
   std::map<std::string, Learned> Raw, Done;
@@ -533,6 +554,30 @@ support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardwa
   return std::nullopt;
 }
 
+namespace {
+
+/// With several GPUs and no breakdown, each GPU's learned time from one evaluation for all of
+/// them; otherwise none, and predictWork evaluates each GPU on its own.
+support::Expected<std::vector<std::optional<double>>>
+knownTimes(const std::vector<hardware::LaunchWork> &Work, const NetworkAnalysis &N,
+           RememberingModel &P, const std::vector<hardware::GpuSpec> &Gpus,
+           const PredictSettings &S) {
+  std::vector<std::optional<double>> Known(Gpus.size());
+  if (S.breakdown || Gpus.size() < 2)
+    return Known;
+  std::vector<const hardware::GpuSpec *> All;
+  for (const hardware::GpuSpec &Gpu : Gpus)
+    All.push_back(&Gpu);
+  auto L = learnedOn(Work, N, P, All, S);
+  if (!L)
+    return L.error();
+  for (size_t I = 0; I < Gpus.size(); ++I)
+    Known[I] = (*L)[I].gpuMs;
+  return Known;
+}
+
+} // namespace
+
 support::Expected<std::vector<GpuPrediction>>
 predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
               const std::vector<hardware::GpuSpec> &Gpus, const PredictSettings &S,
@@ -541,13 +586,15 @@ predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
     if (auto E = checkDtype(N.dtype, S.runtime, &Gpu, S.math))
       return *E;
   const std::vector<hardware::LaunchWork> Work = N.work();
-  DominanceRule Rule(Work, N, P, S, Catalog);
-  if (!S.breakdown && Gpus.size() > 1) // many GPUs: their learned times in one evaluation
-    if (auto E = Rule.learn(Gpus))
-      return *E;
+  RememberingModel Model(P);
+  DominanceRule Rule(Work, N, Model, S, Catalog);
+  auto Known = knownTimes(Work, N, Model, Gpus, S);
+  if (!Known)
+    return Known.error();
   std::vector<GpuPrediction> Out;
-  for (const hardware::GpuSpec &Gpu : Gpus) {
-    auto G = predictWork(Work, N, P, Gpu, S, Rule.learnedMs(Gpu));
+  for (size_t I = 0; I < Gpus.size(); ++I) {
+    const hardware::GpuSpec &Gpu = Gpus[I];
+    auto G = predictWork(Work, N, P, Gpu, S, (*Known)[I]);
     if (!G)
       return G.error();
     auto Floor = Rule.floorOf(Gpu, Learned{G->gpuMs, G->boundMs, G->clock.mhz});
