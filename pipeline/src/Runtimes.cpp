@@ -1,0 +1,108 @@
+// The runtimes a prediction models (Prediction.h): their names, the analysis each predicts from,
+// a request's settings, and which data types a runtime and a GPU take.
+#include "pipeline/Prediction.h"
+
+#include "corpus/KernelGen.h"
+
+#include <fmt/core.h>
+
+#include <cassert>
+
+namespace pipeline {
+
+std::string_view runtimeName(Runtime R) {
+  switch (R) {
+  case Runtime::Graph:
+    return "graph";
+  case Runtime::Eager:
+    return "eager";
+  case Runtime::Engine:
+    return "tensorrt";
+  case Runtime::Compile:
+    return "compile";
+  }
+  return "graph";
+}
+
+support::Expected<Runtime> parseRuntime(std::string_view Name) {
+  for (Runtime R : {Runtime::Graph, Runtime::Eager, Runtime::Engine, Runtime::Compile})
+    if (Name == runtimeName(R))
+      return R;
+  return support::Error("unknown runtime '" + std::string(Name) +
+                        "' (valid: graph, eager, tensorrt, compile)");
+}
+
+NetworkRequest engineRequest(NetworkRequest R) {
+  R.frameworkPasses = false;
+  if (R.dtype == "int8")
+    R.math = "int8";
+  return R;
+}
+
+NetworkRequest requestFor(NetworkRequest R, Runtime Runtime) {
+  return Runtime == Runtime::Engine ? engineRequest(std::move(R)) : R;
+}
+
+support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime) {
+  return analyseNetwork(requestFor(R, Runtime));
+}
+
+support::Expected<PredictSettings> predictSettings(const std::string &RuntimeName,
+                                                   const std::string &Math, const std::string &Host,
+                                                   const hardware::GpuCatalog *Catalog) {
+  PredictSettings S;
+  if (!Host.empty()) {
+    assert(Catalog && "--host needs the catalog");
+    auto H = Catalog->host(Host);
+    if (!H)
+      return H.error();
+    S.host = *H;
+  }
+  auto R = parseRuntime(RuntimeName);
+  if (!R)
+    return R.error();
+  S.runtime = *R;
+  if (!Math.empty()) {
+    auto M = hardware::parseMathMode(Math);
+    if (!M)
+      return M.error();
+    S.math = *M;
+  }
+  return S;
+}
+
+/// The oldest compute capability with dp4a, which int8 needs.
+constexpr double Int8ComputeCapability = 6.1;
+
+std::string dtypeRequirement(const std::string &Dtype) {
+  if (Dtype != "int8")
+    return "";
+  return fmt::format("dp4a or int8 tensor cores, compute capability {} or newer",
+                     Int8ComputeCapability);
+}
+
+support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardware::GpuSpec *Gpu,
+                               std::optional<hardware::MathMode> Math) {
+  if (Math) { // the lowering's rule; the architecture's own is the GPU's (mathFor)
+    if (Dtype == "int8" && *Math != hardware::MathMode::Simt) // predict's --math has no int8
+      return support::Error(fmt::format("--math {} does not take int8 data (an int8 engine runs "
+                                        "its own int8 math: leave --math out, or simt for dp4a)",
+                                        hardware::mathModeName(*Math)));
+    auto M = corpus::parseMathMode(hardware::mathModeName(*Math));
+    auto T = corpus::parseDType(Dtype); // an unknown dtype is the analysis' error to report
+    if (M && T)
+      if (auto E = corpus::mathModeError(*M, *T, ""))
+        return support::Error(*E);
+  }
+  if (Dtype != "int8")
+    return std::nullopt;
+  if (R != Runtime::Engine)
+    return support::Error("--dtype int8 is an inference engine's precision: use --runtime "
+                          "tensorrt (PyTorch runs no int8 convolutions on the GPU)");
+  if (Gpu && Gpu->computeCapability < Int8ComputeCapability)
+    return support::Error(fmt::format("--dtype int8 needs {}; the {} is {:.1f}",
+                                      dtypeRequirement(Dtype), Gpu->name, Gpu->computeCapability));
+  return std::nullopt;
+}
+
+} // namespace pipeline
