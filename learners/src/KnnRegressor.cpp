@@ -329,6 +329,9 @@ support::Expected<std::unique_ptr<Regressor>> createKnn(const Params &P) {
   auto Resolved = resolveParams("knn", Spec, P);
   if (!Resolved)
     return Resolved.error();
+  if (Resolved->at("samples") > 1 && Resolved->at("max_rows") == 0) // B copies of every row
+    return support::Error("parameter 'samples' of learner 'knn' averages samples of max_rows "
+                          "rows: set max_rows too");
   return std::unique_ptr<Regressor>(new KnnRegressor(std::move(*Resolved)));
 }
 

@@ -340,12 +340,17 @@ TEST_CASE("knn: samples=B averages B weight-proportional samples on shifted grid
   const double ErrFour = rmse(Four->predict(D.features), D.target);
   CHECK(ErrFour < ErrOne);
   // Saved and loaded, it predicts the same; a state whose weights do not fit is refused.
-  auto Again = make("knn", {{"k", 1}, {"samples", 4}});
+  auto Again = make("knn", {{"k", 1}, {"max_rows", 40}, {"samples", 4}});
   REQUIRE(!Again->loadState(State));
   CHECK(Again->predict(D.features) == Four->predict(D.features));
   nlohmann::json Bad = State;
   Bad["samples"] = 3;
   CHECK(Again->loadState(Bad).has_value());
+  // Without max_rows every sample would be every row: refused, not computed five times over.
+  auto NoRows = createRegressor("knn", {{"samples", 4}});
+  REQUIRE(!NoRows);
+  CHECK(NoRows.error().message ==
+        "parameter 'samples' of learner 'knn' averages samples of max_rows rows: set max_rows too");
   Bad = State;
   Bad["train_x_f32"] = "AACAPw=="; // one float for many rows
   CHECK(Again->loadState(Bad).has_value());
