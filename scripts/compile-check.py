@@ -25,6 +25,7 @@ import os
 import re
 import statistics
 import subprocess
+import sys
 
 from checks import arguments, family, mape, model_option, write_rows
 
@@ -73,9 +74,11 @@ def predict_all(ptxcast, model, rows, threads):
     for r in rows:
         wanted.setdefault((r["network"], r["batch"], r["image_size"]), set()).add(r["runtime"])
     got = {}
+    tty = sys.stderr.isatty()  # progress on a terminal only, never in the printed tables
     for n, ((net, batch, size), runtimes) in enumerate(sorted(wanted.items())):
-        print(f"\r[{n + 1}/{len(wanted)}] {os.path.basename(net)} batch {batch} size {size}",
-              end="", flush=True)
+        if tty:
+            print(f"\r[{n + 1}/{len(wanted)}] {os.path.basename(net)} batch {batch} size {size}",
+                  end="", flush=True, file=sys.stderr)
         out = subprocess.run([ptxcast, "compare", "--models", net, "--gpus", "rtx4090",
                               "--batch", str(batch), "--image-size", str(size), "--dtype", "f16",
                               "--runtime", ",".join(sorted(runtimes)), "--threads", str(threads),
@@ -83,7 +86,8 @@ def predict_all(ptxcast, model, rows, threads):
                              check=True, capture_output=True, text=True).stdout
         for res in json.loads(out)["results"]:
             got[(net, batch, size, res["runtime"])] = res["time_ms"]
-    print("\r\033[K", end="")
+    if tty:
+        print("\r\033[K", end="", file=sys.stderr)
     for r in rows:
         r["predicted_ms"] = got[(r["network"], r["batch"], r["image_size"], r["runtime"])]
         r["ratio"] = r["predicted_ms"] / r["measured_ms"]
