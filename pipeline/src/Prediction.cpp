@@ -183,13 +183,51 @@ std::string hostBoundWarning(const GpuPrediction &P, Runtime R) {
   return W;
 }
 
+/// A bundle's predictions, remembered by their feature rows (everything the bundle reads): a row
+/// seen before gets its prediction back, the new rows of a table are predicted in one evaluation
+/// (a kNN reads its rows once for many queries). Per network, so that `compare`'s GPUs and the
+/// dominance rule's catalog GPUs, the same GPU under either name, are predicted once.
+class RememberingModel {
+public:
+  explicit RememberingModel(const Predictor &P) : P(P) {}
+
+  const Predictor &bundle() const { return P; }
+
+  support::Expected<std::vector<double>> predict(const learners::Dataset &Rows) {
+    std::vector<double> Out(Rows.size());
+    std::vector<size_t> New;
+    for (size_t R = 0; R < Rows.size(); ++R)
+      if (auto It = Seen.find(key(Rows, R)); It != Seen.end())
+        Out[R] = It->second;
+      else
+        New.push_back(R);
+    if (New.empty())
+      return Out;
+    auto Pred = P.predict(Rows.subset(New));
+    if (!Pred)
+      return Pred.error();
+    for (size_t I = 0; I < New.size(); ++I)
+      Seen[key(Rows, New[I])] = Out[New[I]] = (*Pred)[I];
+    return Out;
+  }
+
+private:
+  static std::vector<double> key(const learners::Dataset &Rows, size_t R) {
+    auto Row = Rows.features.row(R);
+    return {Row.begin(), Row.end()};
+  }
+
+  const Predictor &P;
+  std::map<std::vector<double>, double> Seen;
+};
+
 /// The bundle applied to the network's launch work on one GPU, as learned (no dominance rule).
-/// The work is built once per network, not per GPU. Known: the network's learned GPU time when
-/// it was predicted already (with other GPUs' in one evaluation); used without a breakdown.
+/// The work is built once per network, not per GPU.
 support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchWork> &Work,
-                                             const NetworkAnalysis &N, const Predictor &P,
-                                             const hardware::GpuSpec &Gpu, const PredictSettings &S,
-                                             std::optional<double> Known) {
+                                             const NetworkAnalysis &N, RememberingModel &Model,
+                                             const hardware::GpuSpec &Gpu,
+                                             const PredictSettings &S) {
+  const Predictor &P = Model.bundle();
   GpuPrediction Out;
   Out.gpu = Gpu;
   Out.batch = size_t(N.batch);
@@ -198,7 +236,7 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   Out.math = E.math;
   hardware::GroupFeatures Network;
   learners::Dataset Rows = featureTable(Work, Gpu, E, Network, S.breakdown);
-  auto Pred = Known && !S.breakdown ? std::vector<double>{*Known} : P.predict(Rows);
+  auto Pred = Model.predict(Rows);
   if (!Pred)
     return Pred.error();
   Out.gpuMs = Pred->front();
@@ -259,42 +297,6 @@ struct Learned {
   double gpuMs = 0;
   double boundMs = 0;
   double clockMhz = 0;
-};
-
-/// A bundle's predictions, remembered by their feature rows (everything the bundle reads): a row
-/// seen before gets its prediction back, the new rows of a table are predicted in one evaluation
-/// (a kNN reads its rows once for many queries). Per network, so that `compare`'s GPUs and the
-/// dominance rule's catalog GPUs, the same GPU under either name, are predicted once.
-class RememberingModel {
-public:
-  explicit RememberingModel(const Predictor &P) : P(P) {}
-
-  support::Expected<std::vector<double>> predict(const learners::Dataset &Rows) {
-    std::vector<double> Out(Rows.size());
-    std::vector<size_t> New;
-    for (size_t R = 0; R < Rows.size(); ++R)
-      if (auto It = Seen.find(key(Rows, R)); It != Seen.end())
-        Out[R] = It->second;
-      else
-        New.push_back(R);
-    if (New.empty())
-      return Out;
-    auto Pred = P.predict(Rows.subset(New));
-    if (!Pred)
-      return Pred.error();
-    for (size_t I = 0; I < New.size(); ++I)
-      Seen[key(Rows, New[I])] = Out[New[I]] = (*Pred)[I];
-    return Out;
-  }
-
-private:
-  static std::vector<double> key(const learners::Dataset &Rows, size_t R) {
-    auto Row = Rows.features.row(R);
-    return {Row.begin(), Row.end()};
-  }
-
-  const Predictor &P;
-  std::map<std::vector<double>, double> Seen;
 };
 
 /// The network's GPU time on each of Gpus as learned (no per-launch breakdown), in one
@@ -383,14 +385,22 @@ private:
   /// checked first, so that only candidates are predicted).
   support::Expected<bool> dominatesHere(const hardware::GpuSpec &Gpu, const Learned &L,
                                         const hardware::GpuSpec &Y) {
+    if (!mayDominate(Gpu, L, Y))
+      return false;
     if (hardware::dominates(Gpu, Y))
       return true;
-    if (!hardware::dominatesAt(Gpu, L.clockMhz, Y, 0))
-      return false;
     auto Y_ = learned(Y);
     if (!Y_)
       return Y_.error();
     return hardware::dominatesAt(Gpu, L.clockMhz, Y, Y_->clockMhz);
+  }
+
+  /// Whether Gpu (learned at L) may dominate Y on this network: on every figure at any clock, or
+  /// on every figure but Y's clock, which only Y's learned time gives (dominatesHere). The rule
+  /// needs the learned time of exactly these GPUs.
+  static bool mayDominate(const hardware::GpuSpec &Gpu, const Learned &L,
+                          const hardware::GpuSpec &Y) {
+    return hardware::dominates(Gpu, Y) || hardware::dominatesAt(Gpu, L.clockMhz, Y, 0);
   }
 
   /// Whether the rule compares Gpu with Y: an int8 network also reads the int8 tensor rate, and
@@ -405,8 +415,7 @@ private:
                                                     const Learned &L) const {
     std::vector<const hardware::GpuSpec *> Out;
     for (const hardware::GpuSpec &Y : Catalog.gpus())
-      if (comparable(Gpu, Y) && !Raw.count(Y.name) &&
-          (hardware::dominates(Gpu, Y) || hardware::dominatesAt(Gpu, L.clockMhz, Y, 0)))
+      if (comparable(Gpu, Y) && !Raw.count(Y.name) && mayDominate(Gpu, L, Y))
         Out.push_back(&Y);
     return Out;
   }
@@ -457,30 +466,6 @@ private:
 
 } // namespace
 
-namespace {
-
-/// With several GPUs and no breakdown, each GPU's learned time from one evaluation for all of
-/// them; otherwise none, and predictWork evaluates each GPU on its own.
-support::Expected<std::vector<std::optional<double>>>
-knownTimes(const std::vector<hardware::LaunchWork> &Work, const NetworkAnalysis &N,
-           RememberingModel &P, const std::vector<hardware::GpuSpec> &Gpus,
-           const PredictSettings &S) {
-  std::vector<std::optional<double>> Known(Gpus.size());
-  if (S.breakdown || Gpus.size() < 2)
-    return Known;
-  std::vector<const hardware::GpuSpec *> All;
-  for (const hardware::GpuSpec &Gpu : Gpus)
-    All.push_back(&Gpu);
-  auto L = learnedOn(Work, N, P, All, S);
-  if (!L)
-    return L.error();
-  for (size_t I = 0; I < Gpus.size(); ++I)
-    Known[I] = (*L)[I].gpuMs;
-  return Known;
-}
-
-} // namespace
-
 support::Expected<std::vector<GpuPrediction>>
 predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
               const std::vector<hardware::GpuSpec> &Gpus, const PredictSettings &S,
@@ -491,13 +476,16 @@ predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
   const std::vector<hardware::LaunchWork> Work = N.work();
   RememberingModel Model(P);
   DominanceRule Rule(Work, N, Model, S, Catalog);
-  auto Known = knownTimes(Work, N, Model, Gpus, S);
-  if (!Known)
-    return Known.error();
+  if (!S.breakdown && Gpus.size() > 1) { // every GPU's network row in one evaluation
+    std::vector<const hardware::GpuSpec *> All;
+    for (const hardware::GpuSpec &Gpu : Gpus)
+      All.push_back(&Gpu);
+    if (auto L = learnedOn(Work, N, Model, All, S); !L)
+      return L.error();
+  }
   std::vector<GpuPrediction> Out;
-  for (size_t I = 0; I < Gpus.size(); ++I) {
-    const hardware::GpuSpec &Gpu = Gpus[I];
-    auto G = predictWork(Work, N, P, Gpu, S, (*Known)[I]);
+  for (const hardware::GpuSpec &Gpu : Gpus) {
+    auto G = predictWork(Work, N, Model, Gpu, S);
     if (!G)
       return G.error();
     auto Floor = Rule.floorOf(Gpu, Learned{G->gpuMs, G->boundMs, G->clock.mhz});
