@@ -46,8 +46,7 @@ support::MaybeError fillBuffer(const Manifest &M, const BufferSpec &B, Buffer &D
   return std::nullopt;
 }
 
-support::MaybeError writeAtomically(const Manifest &M, const std::string &Path,
-                                    const Buffer &B) {
+support::MaybeError writeAtomically(const Manifest &M, const std::string &Path, const Buffer &B) {
   std::string Tmp = Path + ".tmp";
   {
     std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
@@ -126,6 +125,15 @@ support::Expected<ManifestRun> runManifest(const Manifest &M, const RunSettings 
     Programs.push_back(std::make_unique<Program>(std::move(*P)));
   }
   Device D;
+  // The cap is checked on the sum first: zero-filling every buffer up to the one that passes it
+  // would hold all of them in memory before the error.
+  uint64_t Total = 0;
+  for (const BufferSpec &B : M.buffers)
+    Total += B.bytes;
+  if (Total > D.capacity())
+    return err(M, "the buffers total " + std::to_string(Total) +
+                      " bytes, above the device memory cap of " + std::to_string(D.capacity()) +
+                      " bytes");
   for (const BufferSpec &B : M.buffers) {
     support::Expected<uint64_t> A = D.allocate(B.name, B.bytes);
     if (!A)

@@ -20,6 +20,16 @@ std::optional<DType> parseDType(std::string_view Name) {
   return std::nullopt;
 }
 
+std::optional<DType> parseDTypeSpelling(std::string_view Name) {
+  static constexpr std::pair<std::string_view, DType> Aliases[] = {
+      {"fp32", DType::F32}, {"float", DType::F32},   {"float32", DType::F32}, {"fp16", DType::F16},
+      {"half", DType::F16}, {"float16", DType::F16}, {"i8", DType::I8}};
+  for (const auto &[Alias, T] : Aliases)
+    if (Name == Alias)
+      return T;
+  return parseDType(Name);
+}
+
 std::string shapeStr(const Shape &S) {
   std::string R = "[";
   for (size_t I = 0; I < S.size(); ++I) {

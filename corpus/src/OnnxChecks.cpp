@@ -88,6 +88,25 @@ std::optional<std::string> inferShapes(onnx::ModelProto &Model) {
   return std::nullopt;
 }
 
+std::optional<std::string> reassignedValue(const onnx::GraphProto &Graph) {
+  std::map<std::string, std::string> Writer; // value -> what wrote it
+  for (const auto &V : Graph.input())
+    Writer.emplace(V.name(), "a graph input");
+  for (const auto &T : Graph.initializer())
+    Writer.emplace(T.name(), "an initializer");
+  for (const onnx::NodeProto &N : Graph.node())
+    for (const std::string &Out : N.output()) {
+      if (Out.empty())
+        continue;
+      const std::string By = "node '" + N.name() + "' (" + N.op_type() + ")";
+      auto [It, New] = Writer.emplace(Out, By);
+      if (!New)
+        return "value '" + Out + "' is written by " + By + " and already by " + It->second +
+               ": an ONNX graph assigns each value once";
+    }
+  return std::nullopt;
+}
+
 std::optional<std::string> badDeclaredShape(const onnx::GraphProto &Graph) {
   for (const auto *Values : {&Graph.input(), &Graph.value_info()})
     for (const onnx::ValueInfoProto &V : *Values) {

@@ -279,6 +279,8 @@ support::MaybeError Importer::prepare() {
         Consumers[In].push_back(static_cast<size_t>(I));
   if (auto E = setInputDimensions())
     return E;
+  if (auto Bad = reassignedValue(Graph))
+    return support::Error(File, 0, 0, *Bad);
   if (auto Bad = badDeclaredShape(Graph))
     return support::Error(File, 0, 0, *Bad);
   if (auto Bad = badWindowAttribute(Graph))

@@ -160,6 +160,9 @@ std::optional<std::string> badDeclaredShape(const onnx::GraphProto &Graph);
 /// kernels take all four as 32 bits, and larger pads would overflow the output extent. Negative
 /// pads are the network's error.
 std::optional<std::string> badWindowAttribute(const onnx::GraphProto &Graph);
+/// A value that two nodes write, or that a node writes over a graph input or initializer (ONNX
+/// assigns each value once; which writer a reader meant would be a guess).
+std::optional<std::string> reassignedValue(const onnx::GraphProto &Graph);
 /// libonnx's shape inference over Model (shapes land in its value_info), with Conv and
 /// LayerNormalization nodes checked first where libonnx 1.12 would read out of bounds; why it
 /// failed, if it threw.

@@ -129,6 +129,24 @@ support::MaybeError writeFile(const fs::path &P, const std::string &Text) {
   return std::nullopt;
 }
 
+/// Whether P may be deleted to make room for a lowering: absent, or a directory holding only what
+/// writeWorkload writes (kernels_N.ptx, manifest.json, workload.json), complete or not.
+bool lowerOutputOrAbsent(const fs::path &P) {
+  std::error_code EC;
+  if (!fs::exists(fs::symlink_status(P, EC)))
+    return true;
+  if (!fs::is_directory(fs::symlink_status(P, EC)))
+    return false;
+  for (const fs::directory_entry &E : fs::directory_iterator(P, EC)) {
+    const std::string Name = E.path().filename().string();
+    const bool Ours = Name == "manifest.json" || Name == "workload.json" ||
+                      (Name.starts_with("kernels") && Name.ends_with(".ptx"));
+    if (!Ours || !E.is_regular_file(EC))
+      return false;
+  }
+  return !EC;
+}
+
 } // namespace
 
 support::MaybeError writeWorkload(const Workload &W, const std::string &Dir) {
@@ -139,6 +157,15 @@ support::MaybeError writeWorkload(const Workload &W, const std::string &Dir) {
   Tmp += ".partial";
   fs::path Old = Target;
   Old += ".old";
+  // Only an earlier lowering is replaced: a directory of anything else, or a file, is the
+  // user's, and deleting it to write here would lose it.
+  for (const fs::path &P : {Target, Tmp, Old})
+    if (!lowerOutputOrAbsent(P))
+      return support::Error(
+          P.string(), 0, 0,
+          "exists and is not the output of an earlier lowering (only kernels*.ptx, "
+          "manifest.json and workload.json): refusing to replace it; choose a new "
+          "directory or remove it first");
   std::error_code EC;
   fs::remove_all(Tmp, EC);
   if (!fs::create_directories(Tmp, EC) || EC)

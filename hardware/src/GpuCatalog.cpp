@@ -111,6 +111,64 @@ constexpr Field<ArchLimits> ArchFields[] = {
      Rule::NonNegative, PerSm, /*Optional=*/true},
 };
 
+/// The architecture's yes/no facts, which a GPU spec may override like its per-SM limits.
+constexpr std::pair<const char *, bool ArchLimits::*> ArchFlags[] = {
+    {"int32_shares_fp32", &ArchLimits::int32SharesFp32}, {"dual_issue", &ArchLimits::dualIssue}};
+
+/// The other keys a GPU object may have (a misspelt key is an error, not a field left at its
+/// default).
+constexpr const char *GpuTextKeys[] = {
+    "name",    "full_name",          "architecture", "form_factor", "memory_type",  "aliases",
+    "sources", "compute_capability", "process",      "host",        "max_clock_mhz"};
+
+/// Reads boolean field `Key` of `J`, when present, into `Out`.
+std::optional<std::string> readFlag(const Json &J, const char *Key, bool &Out) {
+  auto It = J.find(Key);
+  if (It == J.end())
+    return std::nullopt;
+  if (!It->is_boolean())
+    return "field '" + std::string(Key) + "' must be true or false, got " + It->dump();
+  Out = It->get<bool>();
+  return std::nullopt;
+}
+
+std::string shortNumber(double V);
+
+/// The per-SM limits that must agree for any CTA to fit on an SM: a warp's threads, one warp
+/// at the most registers a thread may have, and the largest CTA's shared memory.
+std::optional<std::string> checkLimits(const ArchLimits &A) {
+  if (A.maxThreadsPerSm != A.maxWarpsPerSm * 32)
+    return "max_threads_per_sm (" + std::to_string(int64_t(A.maxThreadsPerSm)) +
+           ") must be 32 x max_warps_per_sm (" + std::to_string(int64_t(A.maxWarpsPerSm)) + ")";
+  if (A.registersPerSm < 32 * A.maxRegistersPerThread)
+    return "registers_per_sm (" + std::to_string(int64_t(A.registersPerSm)) +
+           ") cannot hold one warp at max_registers_per_thread (" +
+           std::to_string(int64_t(A.maxRegistersPerThread)) + ")";
+  if (A.sharedMemPerSmKB < A.maxSharedMemPerCtaKB)
+    return "max_shared_mem_per_cta_kb (" + shortNumber(A.maxSharedMemPerCtaKB) +
+           ") is above shared_mem_per_sm_kb (" + shortNumber(A.sharedMemPerSmKB) + ")";
+  return std::nullopt;
+}
+
+/// The first key of GPU object J that no field reads, or nullopt.
+std::optional<std::string> unknownGpuKey(const Json &J) {
+  for (const auto &[Key, Value] : J.items()) {
+    bool Known = std::any_of(std::begin(GpuTextKeys), std::end(GpuTextKeys),
+                             [&](const char *K) { return Key == K; });
+    for (const auto &F : GpuFields)
+      Known |= Key == F.Key;
+    for (const auto &F : TensorFields)
+      Known |= Key == F.Key;
+    for (const auto &F : ArchFields)
+      Known |= Key == F.Key;
+    for (const auto &[K, Member] : ArchFlags)
+      Known |= Key == K;
+    if (!Known)
+      return Key;
+  }
+  return std::nullopt;
+}
+
 /// V as printf's %g writes it (1e+06, 0.01).
 std::string shortNumber(double V) {
   char Buffer[32];
@@ -157,12 +215,11 @@ Expected<ArchLimits> parseArch(const Json &J, std::string_view File,
     return Fail(*E);
   if (A.mmaSyncFp16FlopsPerClockPerSm > A.tensorFp16FlopsPerClockPerSm)
     return Fail("mma_sync_fp16_flops_per_clock_per_sm exceeds tensor_fp16_flops_per_clock_per_sm");
-  auto Flag = [&](const char *Key) {
-    auto It = J.find(Key);
-    return It != J.end() && It->is_boolean() && It->get<bool>();
-  };
-  A.int32SharesFp32 = Flag("int32_shares_fp32");
-  A.dualIssue = Flag("dual_issue");
+  for (auto [Key, Member] : ArchFlags)
+    if (auto E = readFlag(J, Key, A.*Member))
+      return Fail(*E);
+  if (auto E = checkLimits(A))
+    return Fail(*E);
   if (auto E = readText(J, "process", A.process))
     return Fail(*E);
   auto P = Processes.find(A.process);
@@ -304,10 +361,17 @@ Expected<GpuSpec> parseGpu(const Json &J, std::string_view File, const Tables &T
   if (Arch == Archs.end())
     return Fail("compute capability " + Cc + " is not in the catalog's architecture table");
   G.limits = *Arch;
-  // A spec may override any per-SM limit of its architecture.
+  // A spec may override any per-SM limit or flag of its architecture.
   for (const auto &F : ArchFields)
     if (auto E = readNumber(J, F, G.limits.*F.Member, true))
       return Fail(*E);
+  for (auto [Key, Member] : ArchFlags)
+    if (auto E = readFlag(J, Key, G.limits.*Member))
+      return Fail(*E);
+  if (auto E = checkLimits(G.limits))
+    return Fail(*E);
+  if (auto Key = unknownGpuKey(J))
+    return Fail("unknown field '" + *Key + "' (docs/gpu-catalog.md lists the fields)");
   if (auto E = setMemoryEnergy(G, T, RequireSources))
     return Fail(*E);
   if (auto E = setProcess(J, G, T))

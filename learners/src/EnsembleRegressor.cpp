@@ -42,6 +42,9 @@ public:
     return Sum;
   }
 
+  /// The members' width (loadState checks that they agree).
+  size_t inputWidth() const override { return Members.front()->inputWidth(); }
+
   /// The mean of the members' importances, each scaled to sum 1; empty when a member has none.
   std::vector<double> featureImportance() const override {
     std::vector<double> Mean;
@@ -77,6 +80,8 @@ public:
           return Error("ensemble state lists its members in another order than '" + Name + "'");
         if (auto E = Members[I]->loadState(States[I].at("state")))
           return E;
+        if (Members[I]->inputWidth() != Members[0]->inputWidth())
+          return Error("ensemble members take different numbers of inputs");
       }
     } catch (const nlohmann::json::exception &E) {
       return Error(std::string("bad ensemble model state: ") + E.what());

@@ -91,6 +91,8 @@ public:
     return State;
   }
 
+  size_t inputWidth() const override { return Train.cols(); }
+
   support::MaybeError loadState(const nlohmann::json &J) override {
     try {
       auto S = Standardizer::fromJson(J.at("standardiser"));

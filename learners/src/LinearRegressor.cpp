@@ -88,6 +88,8 @@ public:
             {"standardiser", Scaler.toJson()}};
   }
 
+  size_t inputWidth() const override { return Coef.size(); }
+
   support::MaybeError loadState(const nlohmann::json &J) override {
     try {
       Intercept = J.at("intercept").get<double>();

@@ -239,6 +239,14 @@ Expected<Model> Model::fromParsed(const nlohmann::json &J, std::string_view File
     for (const std::string *Side : {&M.Baseline, &M.Offset})
       if (!Side->empty() && !indexOf(M.Features, *Side))
         return Fail("side column '" + *Side + "' is not among the model's features");
+    // The state was fitted on the features less the side columns, in order: a list of another
+    // length would feed it other columns than it learnt from.
+    const size_t Sides = !M.Baseline.empty() + !M.Offset.empty();
+    if (M.Features.size() <= Sides || M.Reg->inputWidth() != M.inputCount())
+      return Fail("'features' names " +
+                  std::to_string(M.Features.size() - std::min(Sides, M.Features.size())) +
+                  " learner input(s) but the model's state takes " +
+                  std::to_string(M.Reg->inputWidth()));
     M.Predicts = J.at("predicts").get<std::string>();
   } catch (const nlohmann::json::exception &E) {
     return Fail(std::string("bad model file: ") + E.what());

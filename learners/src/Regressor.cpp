@@ -4,6 +4,7 @@
 #include "Learners.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 
 namespace learners {
@@ -123,6 +124,17 @@ support::Expected<Params> resolveParams(std::string_view Learner,
   return Out;
 }
 
+namespace {
+
+/// V as printf's %g writes it.
+std::string numberText(double V) {
+  char Buffer[32];
+  std::snprintf(Buffer, sizeof Buffer, "%g", V);
+  return Buffer;
+}
+
+} // namespace
+
 support::MaybeError checkFitData(const Matrix &X, std::span<const double> Y,
                                  std::span<const double> W, size_t MinRows) {
   if (X.rows() != Y.size())
@@ -131,12 +143,19 @@ support::MaybeError checkFitData(const Matrix &X, std::span<const double> Y,
   if (X.rows() < MinRows)
     return Error("need at least " + std::to_string(MinRows) + " rows to fit, got " +
                  std::to_string(X.rows()));
-  for (double V : X.values())
-    if (!std::isfinite(V))
-      return Error("features contain a non-finite value");
+  // Beyond MaxMagnitude a value overflows what the learners compute from it (a float in the
+  // kNN's saved rows, sums of squares when standardising): refused, not fitted into a NaN state.
+  constexpr double MaxMagnitude = 1e30;
+  for (size_t R = 0; R < X.rows(); ++R)
+    for (size_t C = 0; C < X.cols(); ++C)
+      if (!std::isfinite(X(R, C)) || std::abs(X(R, C)) > MaxMagnitude)
+        return Error("features contain " + numberText(X(R, C)) + " (row " + std::to_string(R + 1) +
+                     ", column " + std::to_string(C + 1) +
+                     "): every value must be finite and within +-1e30");
   for (double V : Y)
-    if (!std::isfinite(V))
-      return Error("targets contain a non-finite value");
+    if (!std::isfinite(V) || std::abs(V) > MaxMagnitude)
+      return Error("targets contain " + numberText(V) +
+                   ": every value must be finite and within +-1e30");
   if (!W.empty()) {
     if (W.size() != Y.size())
       return Error("weights (" + std::to_string(W.size()) + ") and targets (" +

@@ -135,6 +135,8 @@ public:
     return J;
   }
 
+  size_t inputWidth() const override { return Width; }
+
   support::MaybeError loadState(const nlohmann::json &J) override {
     std::string Model;
     try {
@@ -150,6 +152,12 @@ public:
     Booster.reset(B);
     if (XGBoosterLoadModelFromBuffer(B, Model.data(), Model.size()) != 0)
       return xgbError("loading a model");
+    bst_ulong Features = 0;
+    if (XGBoosterGetNumFeature(B, &Features) != 0)
+      return xgbError("reading the model's feature count");
+    if (Features != Width)
+      return Error("xgboost model state has inconsistent sizes (width " + std::to_string(Width) +
+                   ", booster " + std::to_string(Features) + " features)");
     if (XGBoosterSetParam(B, "nthread", paramText(Prm.at("nthread")).c_str()) != 0)
       return xgbError("setting nthread");
     return std::nullopt;

@@ -40,7 +40,13 @@ support::Expected<std::vector<Measurement>> readMeasurements(const std::string &
       return support::Error(Path, R.line, 0, Gpu.error().message);
     M.gpu = Gpu->name;
     M.network = textField(*T, R, "network");
-    M.dtype = textField(*T, R, "dtype");
+    auto Dtype = corpus::parseDTypeSpelling(textField(*T, R, "dtype"));
+    if (!Dtype)
+      return support::Error(Path, R.line, 0,
+                            "column 'dtype': '" + textField(*T, R, "dtype") +
+                                "' is not f32, f16 or int8 (also fp32, float, float32, fp16, "
+                                "half, float16, i8)");
+    M.dtype = corpus::dtypeString(*Dtype);
     M.runtime = textField(*T, R, "runtime");
     auto Batch = intField(*T, R, "batch");
     if (!Batch)
@@ -85,6 +91,11 @@ double Calibration::factor() const {
 
 namespace {
 
+/// The farthest a timing may lie from its prediction, either way, to calibrate by: the model's
+/// band is within 0.93-1.36x and a host-bound eager time within 0.8-1.7x, so 10x is a unit or
+/// setup error, not a GPU's character.
+constexpr double MaxTimingRatio = 10;
+
 /// Timing M predicted on its GPU as `ptxcast predict` would, with bundle P.
 support::Expected<double> predictTiming(const Measurement &M, const learners::Predictor &P,
                                         const hardware::GpuCatalog &Catalog, UserCaches &Caches) {
@@ -126,6 +137,14 @@ support::Expected<std::vector<Calibration>> calibrate(const std::vector<Measurem
     auto Predicted = predictTiming(M, P, Catalog, Caches);
     if (!Predicted)
       return Predicted.error();
+    const double Ratio = M.ms / *Predicted;
+    if (!(Ratio >= 1 / MaxTimingRatio && Ratio <= MaxTimingRatio))
+      return support::Error(
+          M.file, M.line, 0,
+          fmt::format("measured {:.4g} ms is {:.3g}x the predicted {:.4g} ms: a timing that far "
+                      "off is in another unit (ms per batch) or of another setup, and would "
+                      "scale every prediction on {} by it",
+                      M.ms, Ratio, *Predicted, M.gpu));
     Calibration &C = ByGpu[M.gpu];
     C.gpu = M.gpu;
     C.bandMedian = P.info().band ? P.info().band->ratioMedian : 1.0;

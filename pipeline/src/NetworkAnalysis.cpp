@@ -248,8 +248,22 @@ support::MaybeError checkModelName(const std::string &Input) {
                                     Input, support::closestNames(Input, Names, 5), Names.size()));
 }
 
+namespace {
+
+/// The element type a request names; an unknown name is an error, never f32 by default.
+support::Expected<corpus::DType> dtypeOf(const NetworkRequest &R) {
+  if (auto T = corpus::parseDType(R.dtype))
+    return *T;
+  return support::Error("unknown dtype '" + R.dtype + "' (expected f32, f16 or int8)");
+}
+
+} // namespace
+
 support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R) {
-  corpus::DType Type = corpus::parseDType(R.dtype).value_or(corpus::DType::F32);
+  auto Dtype = dtypeOf(R);
+  if (!Dtype)
+    return Dtype.error();
+  const corpus::DType Type = *Dtype;
   const bool Onnx = !R.onnxBytes.empty() || isOnnxPath(R.input);
   if (!Onnx)
     if (auto E = checkModelName(R.input))
@@ -362,7 +376,10 @@ namespace {
 /// The lowering a request asks for.
 support::Expected<corpus::LowerOptions> lowerOptions(const NetworkRequest &R) {
   corpus::LowerOptions LO;
-  LO.dtype = corpus::parseDType(R.dtype).value_or(corpus::DType::F32);
+  auto Dtype = dtypeOf(R);
+  if (!Dtype)
+    return Dtype.error();
+  LO.dtype = *Dtype;
   LO.arch = R.arch;
   LO.cache = R.cache;
   auto Math = corpus::parseMathMode(R.math);

@@ -204,6 +204,12 @@ void Parser::parseFunction(Linkage L) {
   }
   if (!Tok.is('{'))
     failExpected("'{' or ';' after the function header");
+  // A declaration may precede the definition; a second body is ptxas' "duplicate definition",
+  // and which one a launch ran would be a guess.
+  for (const Function &Earlier : M.functions)
+    if (Earlier.hasBody && Earlier.name == F.name)
+      fail(Tok, "function '" + F.name + "' is defined twice (first at line " +
+                    std::to_string(Earlier.loc.line) + ")");
   M.functions.push_back(std::move(F));
   Token Open = Tok;
   advance();

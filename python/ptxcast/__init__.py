@@ -9,6 +9,7 @@ bad input raises ptxcast.Error with the command's message (docs/python.md).
 """
 
 import json
+import math
 import operator
 import sys
 
@@ -57,8 +58,8 @@ def _check_integer(flag, value, low, high):
 
 
 def _check_positive(flag, value):
-    """None, or a positive number (CLI11's PositiveNumber, word for word)."""
-    if value is not None and not value > 0:
+    """None, or a finite positive number (the CLI's check, word for word)."""
+    if value is not None and not (value > 0 and math.isfinite(value)):
         raise Error(f"{flag}: Value {value:g} not in range 0.000000 to {sys.float_info.max:f}")
     return float(value or 0)
 

@@ -279,8 +279,7 @@ Expected<uint64_t> floatBits(const Validator &C, const JsonValue &V, ScalarType 
 Expected<uint64_t> scalarBits(const Validator &C, const JsonValue &V, ScalarType T) {
   const char *Name = scalarTypeName(T);
   uint32_t Bits = scalarTypeSize(T) * 8;
-  if (T == ScalarType::F16 || T == ScalarType::BF16 || T == ScalarType::F32 ||
-      T == ScalarType::F64)
+  if (T == ScalarType::F16 || T == ScalarType::BF16 || T == ScalarType::F32 || T == ScalarType::F64)
     return floatBits(C, V, T);
   bool Signed = Name[0] == 's';
   if (Signed) {
@@ -454,6 +453,31 @@ MaybeError parsePtxList(const Validator &C, const JsonValue &Root, Manifest &M) 
   return std::nullopt;
 }
 
+// A buffer's output must name a file of its own: not a folder, not what the manifest reads (a
+// PTX file, an init file), not another buffer's output (the last write would win silently).
+MaybeError checkOutput(const Validator &C, const JsonValue &BV, const Manifest &M,
+                       const Buffer &B) {
+  if (B.output.empty())
+    return std::nullopt;
+  const JsonValue &V = *BV.find("output");
+  const std::string Field = "buffers[" + std::to_string(M.buffers.size()) + "].output";
+  const std::string Name = std::filesystem::path(B.output).filename().string();
+  if (Name.empty() || Name == "." || Name == "..")
+    return C.at(V, Field + ": '" + V.text + "' names a folder, not a file");
+  for (const std::string &Ptx : M.ptxFiles)
+    if (Ptx == B.output)
+      return C.at(V, Field + ": '" + V.text + "' is a PTX file the manifest reads");
+  for (const Buffer &Other : M.buffers) {
+    if (Other.output == B.output)
+      return C.at(V, Field + ": '" + V.text + "' is also buffer '" + Other.name + "''s output");
+    if (Other.init.file == B.output)
+      return C.at(V, Field + ": '" + V.text + "' is buffer '" + Other.name + "''s init file");
+  }
+  if (B.init.file == B.output)
+    return C.at(V, Field + ": '" + V.text + "' is the buffer's own init file");
+  return std::nullopt;
+}
+
 MaybeError parseBuffers(const Validator &C, const JsonValue &Root, Manifest &M,
                         std::map<std::string, size_t> &Index) {
   const JsonValue *BuffersV = Root.find("buffers");
@@ -467,6 +491,8 @@ MaybeError parseBuffers(const Validator &C, const JsonValue &Root, Manifest &M,
       return B.error();
     if (!Index.emplace(B->name, M.buffers.size()).second)
       return C.at(BV, "duplicate buffer name '" + B->name + "'");
+    if (auto E = checkOutput(C, BV, M, *B))
+      return E;
     M.buffers.push_back(std::move(*B));
   }
   return std::nullopt;

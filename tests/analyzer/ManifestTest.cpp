@@ -279,6 +279,26 @@ TEST_CASE("manifest: a trap in a launch is an error naming the launch") {
   fs::remove_all(Dir);
 }
 
+TEST_CASE("manifest: buffers past the device cap in all are refused before any is allocated") {
+  fs::path Dir = fs::temp_directory_path() / "ptxcast_manifest_cap";
+  fs::create_directories(Dir);
+  std::ofstream(Dir / "k.ptx") << SaxpyPtx;
+  // Three 8 GiB buffers: each fits under the 16 GiB cap, together they do not. Allocated one by
+  // one, the first two (16 GiB, zero-filled) would be held before the third failed.
+  std::ofstream(Dir / "m.json") << R"({"ptx": "k.ptx",
+    "buffers": [{"name": "x", "bytes": 8589934592}, {"name": "y", "bytes": 8589934592},
+                {"name": "z", "bytes": 8589934592}],
+    "launches": [{"kernel": "saxpy", "grid": [1], "block": [32],
+                  "args": [{"u32": 5}, {"f32": 1.0}, {"buffer": "x"}, {"buffer": "y"}]}]})";
+  auto M = analyzer::loadManifest((Dir / "m.json").string());
+  REQUIRE(M);
+  auto R = analyzer::runManifest(*M);
+  REQUIRE(!R);
+  CHECK(R.error().message == "the buffers total 25769803776 bytes, above the device memory cap "
+                             "of 17179869184 bytes");
+  fs::remove_all(Dir);
+}
+
 TEST_CASE("fast mode: struct arguments count as their fields when launches are deduplicated") {
   // struct { uint32_t n; uint32_t *out; }: each thread loops n times. Launches with the same
   // struct share one analysis; a different n is analysed on its own.

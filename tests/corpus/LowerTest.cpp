@@ -422,6 +422,16 @@ TEST_CASE("lower: PTX, manifest and the atomic directory write") {
   std::stringstream S;
   S << In.rdbuf();
   CHECK(S.str() == manifestJson(W));
+
+  // Anything else at the path is the user's: never deleted to make room.
+  std::ofstream(Dir / "notes.txt") << "mine";
+  auto Refused = writeWorkload(W, Dir.string());
+  REQUIRE(Refused);
+  CHECK(Refused->message.find("not the output of an earlier lowering") != std::string::npos);
+  CHECK(fs::exists(Dir / "notes.txt"));
+  fs::path File = Dir / "notes.txt";
+  CHECK(writeWorkload(W, File.string()));
+  CHECK(fs::is_regular_file(File));
   fs::remove_all(Dir);
 }
 

@@ -332,6 +332,15 @@ TEST_CASE("onnx: errors name the file, node and operator") {
           "of 3 unsupported operators: GRU (2), Where (1), com.microsoft:Gelu (1) "
           "(supported operators: docs/onnx.md)");
   }
+  SUBCASE("a value written twice") {
+    OnnxWriter W; // ONNX assigns each value once: which Relu a reader meant would be a guess
+    W.input("x", {1, 3, 8, 8});
+    W.node("Relu", {"x"}, "r1");
+    W.node("Sigmoid", {"x"}, "r2").set_output(0, "r1_out");
+    CHECK(importError(W) == "model.onnx: error: value 'r1_out' is written by node 'r2' (Sigmoid) "
+                            "and already by node 'r1' (Relu): an ONNX graph assigns each value "
+                            "once");
+  }
   SUBCASE("malformed protobuf") {
     auto N = importOnnx(std::string("\xff\xff\xff\xff", 4), "model.onnx");
     REQUIRE(!N);

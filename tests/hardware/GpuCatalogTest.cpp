@@ -316,6 +316,32 @@ TEST_CASE("catalog: a spec's figures must be in range and agree with each other"
   CHECK(Error("\"sm_count\": 10", "\"sm_count\": 10, \"max_threads_per_sm\": 1e300")
             .find("field 'max_threads_per_sm' must be a whole number from 1 to 1e+07") !=
         std::string::npos);
+  // Per-SM limits under which no CTA fits (occupancy would be forced to one CTA per SM).
+  CHECK(Error("\"sm_count\": 10", "\"sm_count\": 10, \"registers_per_sm\": 1") ==
+        "g.json: error: gpu 'g': registers_per_sm (1) cannot hold one warp at "
+        "max_registers_per_thread (255)");
+  CHECK(Error("\"sm_count\": 10", "\"sm_count\": 10, \"max_threads_per_sm\": 1") ==
+        "g.json: error: gpu 'g': max_threads_per_sm (1) must be 32 x max_warps_per_sm (48)");
+  CHECK(Error("\"sm_count\": 10", "\"sm_count\": 10, \"max_shared_mem_per_cta_kb\": 1000") ==
+        "g.json: error: gpu 'g': max_shared_mem_per_cta_kb (1000) is above shared_mem_per_sm_kb "
+        "(100)");
+  // A misspelt field is an error, not a figure left at 0; the flags are read and checked.
+  CHECK(Error("\"l2_mb\": 2", "\"l2_mb\": 2, \"tensor_tf32_tflop\": 35") ==
+        "g.json: error: gpu 'g': unknown field 'tensor_tf32_tflop' (docs/gpu-catalog.md lists "
+        "the fields)");
+  CHECK(Error("\"l2_mb\": 2", "\"l2_mb\": 2, \"dual_issue\": 1") ==
+        "g.json: error: gpu 'g': field 'dual_issue' must be true or false, got 1");
+  for (bool Flag : {false, true}) {
+    std::string WithFlag = Spec;
+    const std::string L2 = "\"l2_mb\": 2";
+    WithFlag.replace(WithFlag.find(L2), L2.size(),
+                     std::string("\"l2_mb\": 2, \"dual_issue\": ") + (Flag ? "true" : "false") +
+                         ", \"int32_shares_fp32\": " + (Flag ? "true" : "false"));
+    auto G = C.parseSpec(WithFlag, "g.json");
+    REQUIRE(G);
+    CHECK(G->limits.dualIssue == Flag);
+    CHECK(G->limits.int32SharesFp32 == Flag);
+  }
 }
 
 /// A catalog entry with every field, named `Name` with one alias (synthetic, for mechanics).

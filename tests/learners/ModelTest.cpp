@@ -4,6 +4,7 @@
 #include "SyntheticData.h"
 
 #include <doctest/doctest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -58,6 +59,22 @@ TEST_CASE("model: file save/load and bad files") {
   REQUIRE(!NotModel);
   CHECK(NotModel.error().str() ==
         "x.json: error: not a ptxcast model (format 'ptxcast-model', version 1)");
+}
+
+TEST_CASE("model: a feature list that does not match the state is refused, every learner") {
+  for (const std::string &Name : allLearners()) {
+    CAPTURE(Name);
+    auto M = Model::fit(smooth(4), ModelSpec{Name, {}, TargetTransform::None});
+    REQUIRE(M);
+    auto J = nlohmann::json::parse(M->toJson());
+    for (auto Features : {nlohmann::json::array(), nlohmann::json::array({"x1", "x2"}),
+                          nlohmann::json::array({"x1", "x2", "x3", "x4"})}) {
+      J["features"] = Features;
+      auto Back = Model::fromJson(J.dump(), "m.json");
+      REQUIRE(!Back);
+      CHECK(Back.error().message.find("the model's state takes 3") != std::string::npos);
+    }
+  }
 }
 
 TEST_CASE("model: log target fits ln(y), predicts exp, and is recorded") {

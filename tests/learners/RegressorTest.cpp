@@ -274,7 +274,19 @@ TEST_CASE("fit rejects mismatched or non-finite data") {
   std::vector<double> Nan = {1, std::nan("")};
   auto F = make("xgboost")->fit(X, Nan);
   REQUIRE(F);
-  CHECK(F->message == "targets contain a non-finite value");
+  CHECK(F->message == "targets contain nan: every value must be finite and within +-1e30");
+  // A finite value too large to standardise (or to keep as a float) is refused by every
+  // learner, not fitted into a state of NaNs.
+  Matrix Huge(2, 1);
+  Huge(1, 0) = 1e308;
+  for (const char *Name : {"linear", "knn", "xgboost"}) {
+    CAPTURE(Name);
+    auto G = make(Name)->fit(Huge, std::vector<double>{1, 2});
+    REQUIRE(G);
+    CHECK(G->message ==
+          "features contain 1e+308 (row 2, column 1): every value must be finite and within "
+          "+-1e30");
+  }
 }
 
 TEST_CASE("knn: max_rows keeps a weight-proportional sample of the rows (synthetic)") {

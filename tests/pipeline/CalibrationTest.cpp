@@ -68,6 +68,18 @@ TEST_CASE("calibration: timings are read by column name, and bad rows name their
         "got '0'");
   CHECK(readError("gpu,network,batch,dtype,runtime,measured_ms\n") ==
         "calibration_test.csv:1: error: no timings: expected one row per measured network");
+  // A dtype is read as `--dtype` reads it: its other spellings, and nothing else (an unknown one
+  // was read as f32).
+  auto Half = pipeline::readMeasurements(
+      file("calibration_test.csv", "gpu,network,batch,dtype,runtime,measured_ms\n"
+                                   "t4,resnet50,8,half,graph,1\nt4,resnet50,8,fp32,graph,1\n"),
+      catalog());
+  REQUIRE_MESSAGE(Half, support::errorText(Half));
+  CHECK((*Half)[0].dtype == "f16");
+  CHECK((*Half)[1].dtype == "f32");
+  CHECK(readError("gpu,network,batch,dtype,runtime,measured_ms\nt4,resnet50,8,F16,graph,1\n") ==
+        "calibration_test.csv:2: error: column 'dtype': 'F16' is not f32, f16 or int8 (also "
+        "fp32, float, float32, fp16, half, float16, i8)");
 }
 
 TEST_CASE("calibration: the geometric mean of measured / predicted, drawn toward 1") {
@@ -143,4 +155,14 @@ TEST_CASE("calibration: predict scales by the timings on its GPU and says so") {
   auto None = pipeline::predictNetwork(OnH100);
   REQUIRE(!None);
   CHECK(None.error().str() == "calibration_none.csv: error: no timing on h100-sxm to calibrate by");
+
+  // A timing 100x its prediction is in another unit or of another setup: refused, not a factor.
+  const std::string Far =
+      file("calibration_far.csv", fmt::format("gpu,network,batch,dtype,runtime,measured_ms\n"
+                                              "t4,resnet50,8,f32,graph,{}\n",
+                                              100 * Resnet->prediction.timeMs));
+  auto Refused = pipeline::predictNetwork(request("mobilenetv2", Far));
+  REQUIRE(!Refused);
+  CHECK(Refused.error().str().starts_with("calibration_far.csv:2: error: measured "));
+  CHECK(Refused.error().message.find("is 100x the predicted") != std::string::npos);
 }

@@ -51,6 +51,13 @@ TEST_CASE("undefined labels, functions and branch target lists") {
   CHECK(errorOf(kernel("t: .branchtargets $A, $B;\n$A:\nret;")) ==
         "k.ptx:7:23: error: undefined label '$B'");
   CHECK(errorOf(kernel("$A:\nret;\n$A:\nret;")) == "k.ptx:9:1: error: redefinition of label '$A'");
+  // A declaration then a definition is fine; two definitions are ptxas' duplicate definition.
+  CHECK(
+      errorOf(
+          ".version 8.0\n.target sm_90\n.address_size 64\n.entry k();\n.entry k()\n{\nret;\n}\n") ==
+      "parsed");
+  CHECK(errorOf(kernel("ret;") + ".entry k()\n{\nret;\n}\n") ==
+        "k.ptx:10:1: error: function 'k' is defined twice (first at line 4)");
 }
 
 TEST_CASE("undeclared registers") {

@@ -273,6 +273,19 @@ TEST_CASE("manifest: paths stay inside the manifest's folder unless allowed") {
   CHECK(Allowed->buffers[0].init.file == "in.bin");
 }
 
+TEST_CASE("manifest: an output names a file of its own, never an input or another output") {
+  CHECK(bufferError(R"({"name": "a", "bytes": 4, "output": "."})") ==
+        "dir/m.json:1:68: error: buffers[0].output: '.' names a folder, not a file");
+  CHECK(bufferError(R"({"name": "a", "bytes": 4, "output": "k.ptx"})") ==
+        "dir/m.json:1:68: error: buffers[0].output: 'k.ptx' is a PTX file the manifest reads");
+  CHECK(bufferError(R"({"name": "a", "bytes": 4, "output": "o.bin"}, )"
+                    R"({"name": "b", "bytes": 4, "output": "./o.bin"})") ==
+        "dir/m.json:1:114: error: buffers[1].output: './o.bin' is also buffer 'a''s output");
+  CHECK(bufferError(R"({"name": "a", "bytes": 4, "init": {"file": "in.bin"}}, )"
+                    R"({"name": "b", "bytes": 4, "output": "in.bin"})") ==
+        "dir/m.json:1:123: error: buffers[1].output: 'in.bin' is buffer 'a''s init file");
+}
+
 TEST_CASE("manifest: f16 and bf16 scalars that round to infinity are errors") {
   CHECK(manifestError(withArgs(R"({"f16": 70000})")) ==
         "dir/m.json:2:75: error: f16 argument 70000 overflows f16");

@@ -478,6 +478,12 @@ TEST_CASE("predict: bad ONNX files and out-of-range options are clear errors") {
   RunResult Budget = runPtxcast("compare --models lenet5 --gpus t4 --budget-ms -1");
   CHECK(Budget.status != 0);
   CHECK(Budget.err.find("--budget-ms") != std::string::npos);
+  for (const char *Bad : {"nan", "inf", "1x"}) { // CLI::PositiveNumber passed nan
+    RunResult NotANumber =
+        runPtxcast(std::string("compare --models lenet5 --gpus t4 --target-ips ") + Bad);
+    CHECK_MESSAGE(NotANumber.status != 0, Bad);
+    CHECK(NotANumber.err.find("--target-ips") != std::string::npos);
+  }
   RunResult Plot = runPtxcast("compare --models lenet5 --gpus t4 --model " + bundlePath() +
                               " --plot " + (scratch() / "plot.gif").string());
   CHECK(Plot.status == 1);

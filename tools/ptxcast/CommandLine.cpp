@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -60,10 +62,23 @@ CLI::Validator integerIn(int64_t Lo, int64_t Hi) {
       fmt::format("INT in [{} - {}]", Lo, Hi));
 }
 
+CLI::Validator finitePositive() {
+  return CLI::Validator(
+      [](std::string &Text) -> std::string {
+        double V = 0;
+        const char *End = Text.data() + Text.size();
+        auto [Ptr, Ec] = std::from_chars(Text.data(), End, V);
+        if (Text.empty() || Ec != std::errc() || Ptr != End)
+          return fmt::format("'{}' is not a number", Text);
+        if (!std::isfinite(V) || !(V > 0)) // CLI::PositiveNumber's words, which Python repeats
+          return fmt::format("Value {} not in range 0.000000 to {:f}", Text,
+                             std::numeric_limits<double>::max());
+        return "";
+      },
+      "POSITIVE");
+}
+
 void addDtypeOption(CLI::App &Cmd, std::string &Dtype) {
-  static const std::map<std::string, std::string> Spellings = {
-      {"f32", "f32"},  {"fp32", "f32"}, {"float", "f32"},   {"float32", "f32"}, {"f16", "f16"},
-      {"fp16", "f16"}, {"half", "f16"}, {"float16", "f16"}, {"int8", "int8"},   {"i8", "int8"}};
   Cmd.add_option("--dtype", Dtype,
                  "element type: f32 (also fp32, float), f16 (also fp16, half: PyTorch "
                  "autocast, fp32 weights cast to fp16 every pass; pure fp16 in an engine) or "
@@ -71,11 +86,11 @@ void addDtypeOption(CLI::App &Cmd, std::string &Dtype) {
                  "--runtime tensorrt)")
       ->transform(CLI::Validator(
           [](std::string &Text) -> std::string {
-            auto It = Spellings.find(Text);
-            if (It == Spellings.end())
+            auto T = corpus::parseDTypeSpelling(Text);
+            if (!T)
               return Text + " not in {f32,f16,int8} (also fp32, float, float32, fp16, half, "
                             "float16, i8)";
-            Text = It->second;
+            Text = corpus::dtypeString(*T);
             return "";
           },
           "f32|f16|int8"))

@@ -41,6 +41,9 @@ void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, s
 /// CLI::Range's words out of range).
 CLI::Validator integerIn(int64_t Lo, int64_t Hi);
 
+/// A number option's check: finite and above 0 (CLI::PositiveNumber passes "nan").
+CLI::Validator finitePositive();
+
 /// Adds --dtype: f32 or f16, also spelt fp32, float, float32 and fp16, half, float16.
 void addDtypeOption(CLI::App &Cmd, std::string &Dtype);
 

@@ -238,9 +238,9 @@ void addCompareCommand(CLI::App &App) {
                 "--budget-ms and --target-ips (about 2 log2(batch) analyses per model)")
       ->excludes(Batch);
   Cmd->add_option("--budget-ms", R.budgetMs, "time budget per batch in ms")
-      ->check(CLI::PositiveNumber);
+      ->check(finitePositive());
   Cmd->add_option("--target-ips", R.targetIps, "images per second to reach")
-      ->check(CLI::PositiveNumber);
+      ->check(finitePositive());
   Cmd->add_option("--plot", O->plot, "write a heat map of the matrix to FILE.svg or FILE.png");
   Cmd->add_option("--plot-value", O->plotValue,
                   "what the heat map shows: time, images-per-s or images-per-s-per-w (default: "

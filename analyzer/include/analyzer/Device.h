@@ -58,6 +58,8 @@ public:
   bool read(uint64_t Addr, std::span<uint8_t> Bytes);
 
   uint64_t bytesAllocated() const { return Allocated; }
+  /// The cap on the sum of all allocations.
+  uint64_t capacity() const { return MaxBytes; }
 
 private:
   support::Expected<uint64_t> place(const std::string &Name, uint64_t Bytes, bool Abstract);

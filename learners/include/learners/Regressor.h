@@ -38,6 +38,8 @@ public:
                                   std::span<const double> W = {}) = 0;
   /// Predicts one value per row of X; X must have the fitted width.
   virtual std::vector<double> predict(const Matrix &X) const = 0;
+  /// The fitted (or loaded) width: the columns predict takes; 0 before a fit.
+  virtual size_t inputWidth() const = 0;
 
   /// Native importance per feature (p values, larger = more influential), or empty when the
   /// learner has none (knn): then use permutationImportance (CrossValidation.h).
