@@ -2,6 +2,7 @@
 // times come from one evaluation of the model, and the same bits as one GPU at a time; a GPU
 // described in a spec file that carries a catalog GPU's name is predicted as itself, and the
 // dominance rule's catalog GPUs keep theirs.
+#include "pipeline/Documents.h"
 #include "pipeline/NetworkAnalysis.h"
 #include "pipeline/Prediction.h"
 
@@ -55,4 +56,25 @@ TEST_CASE("predictOnGpus: several GPUs at once predict what each does alone") {
   const std::vector<double> Mixed = gpuMs(N, P, {Described, B200}, C);
   REQUIRE(Mixed[0] < Mixed[1]); // read as the catalog H100, it would pull the B200 down
   CHECK(Mixed[1] == Together[1]);
+}
+
+TEST_CASE("predict's JSON names the GPU whose efficiency the dominance rule used") {
+  // At batch 1 the rule lifts some of the newest GPUs to a GPU they dominate (EfficientNet-B0 on
+  // the B200: the GH200's efficiency); the document carries the name, or null.
+  size_t Floors = 0;
+  for (const std::string Gpu : {"b200", "gb200", "h200", "h100"}) {
+    CAPTURE(Gpu);
+    PredictRequest R;
+    R.network.input = "efficientnet-b0";
+    R.network.progress = [](size_t, size_t) {};
+    R.gpu = Gpu;
+    const PredictOutcome O = must(predictNetwork(R));
+    const auto J = predictionJson(O.network, O.predictor, O.prediction)["dominance_floor"];
+    Floors += !O.prediction.dominanceFloor.empty();
+    if (O.prediction.dominanceFloor.empty())
+      CHECK(J.is_null());
+    else
+      CHECK(J == O.prediction.dominanceFloor);
+  }
+  CHECK(Floors > 0); // the named case is exercised
 }
