@@ -2,6 +2,7 @@
 #include "CatalogTables.h"
 
 #include <algorithm>
+#include <set>
 #include <cmath>
 
 namespace hardware::detail {
@@ -54,6 +55,36 @@ std::optional<std::string> positive(const Json &Row, const char *Key, double &Ou
 }
 
 } // namespace
+
+support::Expected<nlohmann::json> parseJsonText(std::string_view Text, std::string_view File) {
+  std::vector<std::set<std::string>> Keys; // of each open object
+  std::string Repeated;
+  auto Track = [&](int, nlohmann::json::parse_event_t E, nlohmann::json &Parsed) {
+    using Event = nlohmann::json::parse_event_t;
+    if (E == Event::object_start)
+      Keys.emplace_back();
+    else if (E == Event::object_end && !Keys.empty())
+      Keys.pop_back();
+    else if (E == Event::key && !Keys.empty() &&
+             !Keys.back().insert(Parsed.get<std::string>()).second && Repeated.empty())
+      Repeated = Parsed.get<std::string>();
+    return true;
+  };
+  try {
+    nlohmann::json J = nlohmann::json::parse(Text, Track);
+    if (!Repeated.empty())
+      return support::Error(std::string(File), 0, 0,
+                            "key '" + Repeated + "' appears twice in one object");
+    return J;
+  } catch (const nlohmann::json::parse_error &E) {
+    // E.byte is 1-based, one past the offending character.
+    const size_t At = std::min(Text.size(), E.byte > 0 ? size_t(E.byte - 1) : size_t(0));
+    uint32_t Line = 1, Col = 1;
+    for (size_t I = 0; I < At; ++I)
+      Text[I] == '\n' ? (++Line, Col = 1) : ++Col;
+    return support::Error(std::string(File), Line, Col, "not valid JSON");
+  }
+}
 
 Expected<std::map<std::string, double>>
 parseValueTable(const Json &J, const char *Table, const char *ValueKey, std::string_view File) {

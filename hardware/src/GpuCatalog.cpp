@@ -518,10 +518,10 @@ Expected<GpuSpec> GpuCatalog::lookup(std::string_view Name) const {
 }
 
 Expected<GpuSpec> GpuCatalog::parseSpec(std::string_view JsonText, std::string_view File) const {
-  Json J = Json::parse(JsonText, nullptr, /*allow_exceptions=*/false);
-  if (J.is_discarded())
-    return Error(std::string(File), 0, 0, "not valid JSON");
-  return parseGpu(J, File, Tables{Archs, Processes, Memories, Hosts, Headroom},
+  auto J = parseJsonText(JsonText, File);
+  if (!J)
+    return J.error();
+  return parseGpu(*J, File, Tables{Archs, Processes, Memories, Hosts, Headroom},
                   /*RequireSources=*/false);
 }
 
