@@ -288,6 +288,11 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
             : fmt::format("dp4a's rate on the {}'s CUDA cores (no int8 tensor cores)", Gpu.name)));
   if (Out.hostMs > Out.gpuMs)
     Out.warnings.push_back(hostBoundWarning(Out, S.runtime));
+  if (S.host && (S.runtime == Runtime::Graph || S.runtime == Runtime::Engine))
+    Out.warnings.push_back(fmt::format(
+        "--host {} has no effect under the {} runtime: a graph replay or an engine has no host "
+        "time per kernel (--runtime eager or compile charges one)",
+        S.host->name, runtimeName(S.runtime)));
   return Out;
 }
 

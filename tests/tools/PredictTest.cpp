@@ -245,6 +245,11 @@ TEST_CASE("predict: eager PyTorch adds host time per kernel, the slower of host 
   // the measured host's warning does not.
   CHECK(warns(Slow, "jetson-agx-orin host's speed (0.58x the x86 server's) is an estimate"));
   CHECK_FALSE(warns(Eager, "is an estimate"));
+  // A graph replay has no host time: --host there changes nothing, and says so.
+  Json Replay = predictJson("lenet5 --gpu h100 --host jetson-agx-orin");
+  CHECK(Replay["host_ms"].get<double>() == 0);
+  CHECK(warns(Replay, "--host jetson-agx-orin has no effect under the graph runtime"));
+  CHECK_FALSE(warns(Slow, "has no effect"));
 }
 
 TEST_CASE("predict: --runtime tensorrt drops PyTorch's casts and passes, is pure fp16, and says "
