@@ -132,7 +132,12 @@ std::optional<std::string> readFlag(const Json &J, const char *Key, bool &Out) {
   return std::nullopt;
 }
 
-std::string shortNumber(double V);
+/// V as printf's %g writes it (1e+06, 0.01).
+std::string shortNumber(double V) {
+  char Buffer[32];
+  std::snprintf(Buffer, sizeof Buffer, "%g", V);
+  return Buffer;
+}
 
 /// The per-SM limits that must agree for any CTA to fit on an SM: a warp's threads, one warp
 /// at the most registers a thread may have, and the largest CTA's shared memory.
@@ -169,12 +174,6 @@ std::optional<std::string> unknownGpuKey(const Json &J) {
   return std::nullopt;
 }
 
-/// V as printf's %g writes it (1e+06, 0.01).
-std::string shortNumber(double V) {
-  char Buffer[32];
-  std::snprintf(Buffer, sizeof Buffer, "%g", V);
-  return Buffer;
-}
 
 /// Reads field `Key` of object `J` into `Out`; `Optional` fields may be absent.
 template <class T>
