@@ -73,7 +73,10 @@ std::string_view kindFamilyName(KindFamily F) {
 
 std::span<const LaunchKind> launchKinds() {
   static constexpr LaunchKind Rows[] = {
-#define LAUNCH_KIND(Strategy, Family, Library) {Strategy, KindFamily::Family, MathLibrary::Library},
+#define LAUNCH_KIND(Strategy, Family, Library)                                                     \
+  {Strategy, KindFamily::Family, KindFamily::Family, MathLibrary::Library},
+#define TENSOR_FORM_KIND(Strategy, Library)                                                        \
+  {Strategy, KindFamily::Other, KindFamily::Gemm, MathLibrary::Library},
 #include "hardware/LaunchKinds.def"
   };
   return Rows;
@@ -213,7 +216,7 @@ double libraryTileShare(const GemmShape &G, double Sms) {
 bool usesTensorCores(const LaunchWork &W, const Execution &E) {
   const LaunchKind *K = findLaunchKind(W.kind);
   if (E.impl == Implementation::Ptxcast || E.math == MathMode::Simt || !K ||
-      K->family != KindFamily::Gemm || W.framework.imageConv)
+      K->boundFamily != KindFamily::Gemm || W.framework.imageConv)
     return false;
   return !(E.math == MathMode::Tf32 && K->library == MathLibrary::Matmul);
 }
@@ -315,7 +318,8 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   if (B.tailFill == 0)
     B.tailFill = 1;
 
-  const KindFamily Family = kindFamily(W.kind);
+  const LaunchKind *Kind = findLaunchKind(W.kind);
+  const KindFamily Family = Kind ? Kind->boundFamily : KindFamily::Other;
   const double Tensor = tensorTflops(Gpu, E.math, E.impl);
   const bool OnTensor = usesTensorCores(W, E) && Tensor > 0;
   // A library's GEMM-like kernel (and its grouped or narrow convolutions, which ptxcast lowers
@@ -323,8 +327,14 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   // load/store and L2 traffic are small next to its multiply-adds, which our plain kernel's
   // counts are not. So for a framework's GEMM-like launch only the multiply-adds (at the rate of
   // the pipe they run on) and the compulsory L2 and DRAM traffic bound the time.
+  // ptxcast's GEMV (a layer of fewer than 8 rows) reads the weights once per row; a library
+  // reads them once per product, so a framework's GEMV of two or more rows is bound as its GEMM
+  // (else the bound grows with the batch up to 7 rows and falls at 8, where the lowering switches
+  // to a GEMM). One row is one read either way: its counted bound stays.
+  const bool RowsOfGemv =
+      Family == KindFamily::Gemv && W.gemm.known() && W.gemm.batch * W.gemm.m > 1;
   const bool Ideal = E.impl == Implementation::Framework &&
-                     (Family == KindFamily::Gemm || Family == KindFamily::DirectConv);
+                     (Family == KindFamily::Gemm || Family == KindFamily::DirectConv || RowsOfGemv);
   std::array<double, NumResources> Cycles{};
   if (Ideal) {
     if (OnTensor) {

@@ -271,7 +271,7 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
     Out.warnings.push_back(
         "the tensorrt runtime is experimental: its model was learnt from PyTorch's and ptxcast's "
         "kernels, not from an engine's; against published TensorRT timings on a T4 at batch 4 and "
-        "8 it is 14 % off in fp32 and 52 % in fp16, where it predicts 0.4x the measured time, so "
+        "8 it is 14 % off in fp32 and 54 % in fp16, where it predicts 0.4x the measured time, so "
         "the band reaches to those timings' spread (docs/accuracy.md, \"Inference engines\")");
   if (S.runtime == Runtime::Compile)
     Out.warnings.push_back(

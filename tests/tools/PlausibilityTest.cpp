@@ -143,3 +143,26 @@ TEST_CASE("plausibility: better GPUs are never slower, and Jetsons are not H100s
           CHECK(Time.at(J) >= 2 * Time.at("h100-sxm"));
       }
 }
+
+TEST_CASE("plausibility: a larger batch does not make a batch's bound smaller") {
+  // ptxcast lowers a dense layer of fewer than 8 rows as a GEMV that reads the weights once per
+  // row; PyTorch's cuBLAS reads them once per product. Counted as ptxcast's GEMV, AlexNet's
+  // bound grew 4x from batch 2 to 7 and fell at 8, where the lowering switches to a GEMM, and
+  // `--max-batch` searched a time that was not monotone.
+  RunResult R = runPtxcast("compare --models alexnet,vgg16 --gpus t4,jetson-agx-orin@15w "
+                           "--batch 2,4,7,8,16 --format json");
+  REQUIRE_MESSAGE(R.status == 0, R.err);
+  const Json Doc = Json::parse(R.out);
+  std::map<std::pair<std::string, std::string>, std::vector<double>> Bounds;
+  for (const Json &C : Doc.at("results"))
+    Bounds[{C.at("model").get<std::string>(), C.at("gpu").get<std::string>()}].push_back(
+        C.at("bound_ms").get<double>());
+  REQUIRE(Bounds.size() == 4);
+  for (const auto &[Key, B] : Bounds) {
+    CAPTURE(Key.first);
+    CAPTURE(Key.second);
+    REQUIRE(B.size() == 5);
+    for (size_t I = 1; I < B.size(); ++I)
+      CHECK(B[I] >= B[I - 1]);
+  }
+}

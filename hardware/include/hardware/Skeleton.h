@@ -51,10 +51,13 @@ std::string_view kindFamilyName(KindFamily F);
 /// (cuDNN), matrix products (cuBLAS), or none.
 enum class MathLibrary : uint8_t { Conv, Matmul, None };
 
-/// A row of hardware/LaunchKinds.def: a lowering strategy and its family.
+/// A row of hardware/LaunchKinds.def: a lowering strategy, its family as the features see it,
+/// the family the bound charges it as (the same, but for the tensor-core forms of the GEMMs),
+/// and its library.
 struct LaunchKind {
   std::string_view strategy;
   KindFamily family;
+  KindFamily boundFamily;
   MathLibrary library;
 };
 /// Every row of hardware/LaunchKinds.def, in order.
