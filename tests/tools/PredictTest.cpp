@@ -1,14 +1,13 @@
-// `ptxcast train --bundle`, `ptxcast predict` and `ptxcast compare` end to end: a bundle trained
-// in the test on synthetic rows (labelled as such, not measurements: rows of `ptxcast dataset
-// neusight` on made-up relu latencies whose target is then set to exactly twice the row's
-// physical bound), so every prediction must be twice the network's bound on the GPU. Also
-// runtimes, unknown names, bad ONNX files, out-of-range options and the plot files.
+// `ptxcast train --bundle` and `ptxcast predict` end to end with the synthetic bundle
+// (SyntheticBundle.h: every prediction must be twice the network's bound on the GPU). Also
+// runtimes, unknown names, bad ONNX files and out-of-range options; compare's matrix and plot
+// files are CompareTest.cpp's.
 #include "RunPtxcast.h"
+#include "SyntheticBundle.h"
 
 #include <doctest/doctest.h>
 #include <nlohmann/json.hpp>
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,8 +18,6 @@
 #include <fstream>
 #include <initializer_list>
 #include <map>
-#include <regex>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,99 +29,12 @@ namespace {
 using clitest::readAll;
 using clitest::runPtxcast;
 using clitest::RunResult;
-
-/// A scratch directory for this test process.
-fs::path scratch() {
-  struct Dir {
-    fs::path path =
-        fs::temp_directory_path() / ("ptxcast_predict_test_" + std::to_string(getpid()));
-    Dir() { fs::create_directories(path); }
-    ~Dir() { fs::remove_all(path); }
-  };
-  static const Dir D;
-  return D.path;
-}
-
-constexpr double Factor = 2; // synthetic law: time = Factor x bound
-
-/// Splits one line of a CSV without quoted commas.
-std::vector<std::string> fields(const std::string &Line) {
-  std::vector<std::string> Out;
-  std::stringstream In(Line);
-  for (std::string F; std::getline(In, F, ',');)
-    Out.push_back(F);
-  return Out;
-}
-
-/// Synthetic rows (mechanics only): made-up NeuSight relu latencies on a T4 and a V100 turned
-/// into dataset rows by `ptxcast dataset neusight`, then their target set to overhead + Factor x
-/// bound exactly.
-fs::path syntheticCsv() {
-  fs::path Source = scratch() / "synthetic-neusight.csv", Rows = scratch() / "rows.csv";
-  {
-    std::ofstream Out(Source);
-    Out << "op,latency_ms,device,kernel_name,b,h\n";
-    for (const char *Device : {"Tesla T4", "Tesla V100-PCIE-32GB"})
-      for (int I = 1; I <= 12; ++I)
-        Out << "relu," << 0.01 * I << "," << Device << ",synthetic," << 8 * I << "," << 512 * I
-            << "\n";
-  }
-  RunResult R = runPtxcast("dataset neusight " + Source.string() + " -o " + Rows.string());
-  REQUIRE_MESSAGE(R.status == 0, R.err);
-  std::ifstream In(Rows);
-  std::string Line, Text;
-  std::getline(In, Line);
-  std::vector<std::string> Header = fields(Line);
-  Text = Line + "\n";
-  auto Col = [&](const std::string &Name) {
-    return size_t(std::find(Header.begin(), Header.end(), Name) - Header.begin());
-  };
-  const size_t Bound = Col("bound_ms"), Overhead = Col("overhead_ms");
-  REQUIRE(Bound < Header.size());
-  REQUIRE(Header.back() == "measured_ms");
-  while (std::getline(In, Line)) {
-    std::vector<std::string> F = fields(Line);
-    char Exact[32]; // every digit: the law must hold to rounding
-    std::snprintf(Exact, sizeof Exact, "%.17g",
-                  std::stod(F[Overhead]) + Factor * std::stod(F[Bound]));
-    F.back() = Exact;
-    for (size_t I = 0; I < F.size(); ++I)
-      Text += (I ? "," : "") + F[I];
-    Text += "\n";
-  }
-  fs::path Out = scratch() / "synthetic.csv";
-  std::ofstream(Out) << Text;
-  return Out;
-}
-
-/// The bundle trained on syntheticCsv (linear, band leaving one GPU out); made once.
-std::string bundlePath() {
-  static const std::string Path = [] {
-    std::string Out = (scratch() / "synthetic-bundle.json").string();
-    RunResult R = runPtxcast("train --data " + syntheticCsv().string() +
-                             " --learner linear --param lambda=0 --bundle --cv group=gpu "
-                             "--name synthetic --predicts 'synthetic: twice the bound' -o " +
-                             Out);
-    REQUIRE_MESSAGE(R.status == 0, R.err);
-    return Out;
-  }();
-  return Path;
-}
-
-/// `ptxcast predict ... --format json` with the synthetic bundle.
-Json predictJson(const std::string &Args) {
-  RunResult R = runPtxcast("predict " + Args + " --model " + bundlePath() + " --format json");
-  REQUIRE_MESSAGE(R.status == 0, R.err);
-  return Json::parse(R.out);
-}
-
-/// Whether one of a predict document's warnings contains Text.
-bool warns(const Json &Doc, const std::string &Text) {
-  for (const Json &W : Doc["warnings"])
-    if (W.get<std::string>().find(Text) != std::string::npos)
-      return true;
-  return false;
-}
+using synthbundle::bundlePath;
+using synthbundle::Factor;
+using synthbundle::predictJson;
+using synthbundle::scratch;
+using synthbundle::syntheticCsv;
+using synthbundle::warns;
 
 /// FILE.onnx in the scratch directory, encoded by protoc from the text ModelProto `Text`; empty
 /// where protoc or onnx.proto is missing (protobuf-compiler and libonnx-dev come with
@@ -156,32 +66,6 @@ std::string valueInfo(const std::string &Role, const std::string &Name,
     Shape += D < 0 ? R"( dim { dim_param: "N" })" : " dim { dim_value: " + std::to_string(D) + " }";
   return "  " + Role + " { name: \"" + Name + "\" type { tensor_type { elem_type: 1 shape {" +
          Shape + " } } } }\n";
-}
-
-/// Tags of an XML document must nest; returns the element names in document order.
-std::vector<std::string> xmlElements(const std::string &Text) {
-  std::vector<std::string> Stack, All;
-  std::regex Tag(R"(<(/?)([a-zA-Z][\w:-]*)[^>]*?(/?)>)");
-  for (auto It = std::sregex_iterator(Text.begin(), Text.end(), Tag); It != std::sregex_iterator();
-       ++It) {
-    std::string Name = (*It)[2];
-    if ((*It)[1] == "/") {
-      REQUIRE_MESSAGE(!Stack.empty(), (std::string("closing tag without an opening one: ") + Name));
-      REQUIRE(Stack.back() == Name);
-      Stack.pop_back();
-      continue;
-    }
-    All.push_back(Name);
-    if ((*It)[3] != "/")
-      Stack.push_back(Name);
-  }
-  CHECK(Stack.empty());
-  return All;
-}
-
-uint32_t bigEndian32(const std::string &S, size_t At) {
-  return uint32_t(uint8_t(S[At])) << 24 | uint32_t(uint8_t(S[At + 1])) << 16 |
-         uint32_t(uint8_t(S[At + 2])) << 8 | uint32_t(uint8_t(S[At + 3]));
 }
 
 } // namespace
@@ -508,82 +392,6 @@ TEST_CASE("train: --cv without --bundle and schema checks") {
                            (scratch() / "o.json").string());
   CHECK(S.status == 1);
   CHECK(S.err.find("feature 'my_feature' is not in ptxcast's feature schema") != std::string::npos);
-}
-
-TEST_CASE("compare: matrix, budget, images/s per watt and an SVG heat map") {
-  auto Time = [](const std::string &Gpu, int Batch) {
-    return predictJson("lenet5 --gpu " + Gpu + " --batch " + std::to_string(Batch))["time_ms"]
-        .get<double>();
-  };
-  // Batch 8, not 2: LeNet-5's dense layers are bound as ptxcast's one-row GEMV at batch 1 and as
-  // cuBLAS's GEMM from two rows, so batch 2 can come out a little under batch 1.
-  double T1 = Time("t4", 1), T2 = Time("t4", 8);
-  REQUIRE(T1 < T2);
-  double Budget = (T1 + T2) / 2; // batch 1 meets it, batch 8 does not
-  fs::path Svg = scratch() / "matrix.svg";
-  RunResult R = runPtxcast("compare --models lenet5 --gpus t4,a100 --batch 1,8 --model " +
-                           bundlePath() + " --format json --budget-ms " + std::to_string(Budget) +
-                           " --plot " + Svg.string());
-  REQUIRE_MESSAGE(R.status == 0, R.err);
-  Json J = Json::parse(R.out);
-  REQUIRE(J["results"].size() == 4);
-  for (const Json &Row : J["results"]) {
-    double T = Row["time_ms"].get<double>();
-    int Batch = Row["batch"].get<int>();
-    CHECK(T == doctest::Approx(Time(Row["gpu"], Batch)).epsilon(1e-9));
-    if (Row["gpu"] == "t4")
-      CHECK(Row["meets_budget"] == (Batch == 1));
-    double Ips = 1000.0 * Batch / T;
-    CHECK(Row["images_per_s"].get<double>() == doctest::Approx(Ips));
-    CHECK(Row["images_per_s_per_w"].get<double>() ==
-          doctest::Approx(Ips / Row["tdp_w"].get<double>()));
-  }
-  CHECK(J["results"][0]["gpu"] == "t4");
-  std::string Text = readAll(Svg);
-  REQUIRE(!Text.empty());
-  std::vector<std::string> Elements = xmlElements(Text);
-  REQUIRE(!Elements.empty());
-  CHECK(Elements.front() == "svg");
-  std::regex Cell(R"(<rect class="cell( meets)?")"), Meets(R"(<rect class="cell meets")");
-  auto Count = [&](const std::regex &Re) {
-    return std::distance(std::sregex_iterator(Text.begin(), Text.end(), Re),
-                         std::sregex_iterator());
-  };
-  CHECK(Count(Cell) == 4);
-  CHECK(Count(Meets) >= 1);
-  CHECK(Text.find(">lenet5 (batch 8)</text>") != std::string::npos);
-  CHECK(Text.find(">t4</text>") != std::string::npos);
-
-  RunResult Csv =
-      runPtxcast("compare --models lenet5 --gpus t4 --model " + bundlePath() + " --format csv");
-  REQUIRE(Csv.status == 0);
-  CHECK(Csv.out.starts_with("model,batch,gpu,time_ms,low_ms,high_ms,images_per_s,"));
-  CHECK(Csv.out.find("\nlenet5,1,t4,") != std::string::npos);
-}
-
-TEST_CASE("compare: PNG plot has the PNG signature and the SVG's size") {
-  fs::path Png = scratch() / "matrix.png", Svg = scratch() / "same.svg";
-  std::string Args = "compare --models lenet5 --gpus t4,h100,orin --model " + bundlePath();
-  RunResult R = runPtxcast(Args + " --plot " + Png.string());
-  bool HaveRsvg = std::system("command -v rsvg-convert >/dev/null 2>&1") == 0;
-  if (!HaveRsvg) {
-    CHECK(R.status == 1);
-    CHECK(R.err.find("rsvg-convert (Debian package librsvg2-bin) is not installed") !=
-          std::string::npos);
-    return;
-  }
-  REQUIRE_MESSAGE(R.status == 0, R.err);
-  REQUIRE(runPtxcast(Args + " --plot " + Svg.string()).status == 0);
-  std::string Bytes = readAll(Png);
-  REQUIRE(Bytes.size() > 33);
-  CHECK(Bytes.substr(0, 8) == std::string("\x89PNG\r\n\x1a\n", 8));
-  CHECK(Bytes.substr(12, 4) == "IHDR");
-  std::smatch M;
-  std::string SvgText = readAll(Svg);
-  REQUIRE(
-      std::regex_search(SvgText, M, std::regex(R"re(<svg [^>]*width="(\d+)" height="(\d+)")re")));
-  CHECK(bigEndian32(Bytes, 16) == std::stoul(M[1]));
-  CHECK(bigEndian32(Bytes, 20) == std::stoul(M[2]));
 }
 
 TEST_CASE("predict: the shipped default model loads and says what it predicts") {
