@@ -20,14 +20,27 @@ std::optional<DType> parseDType(std::string_view Name) {
   return std::nullopt;
 }
 
+namespace {
+
+/// The other spellings of each type that users write.
+constexpr std::pair<std::string_view, DType> DTypeAliases[] = {
+    {"fp32", DType::F32}, {"float", DType::F32},   {"float32", DType::F32}, {"fp16", DType::F16},
+    {"half", DType::F16}, {"float16", DType::F16}, {"i8", DType::I8}};
+
+} // namespace
+
 std::optional<DType> parseDTypeSpelling(std::string_view Name) {
-  static constexpr std::pair<std::string_view, DType> Aliases[] = {
-      {"fp32", DType::F32}, {"float", DType::F32},   {"float32", DType::F32}, {"fp16", DType::F16},
-      {"half", DType::F16}, {"float16", DType::F16}, {"i8", DType::I8}};
-  for (const auto &[Alias, T] : Aliases)
+  for (const auto &[Alias, T] : DTypeAliases)
     if (Name == Alias)
       return T;
   return parseDType(Name);
+}
+
+std::string dtypeAliases() {
+  std::string Out;
+  for (const auto &[Alias, T] : DTypeAliases)
+    Out.append(Out.empty() ? "" : ", ").append(Alias);
+  return Out;
 }
 
 std::string shapeStr(const Shape &S) {

@@ -3,6 +3,7 @@
 // (Calibration.h).
 #include "pipeline/Calibration.h"
 
+#include "corpus/Network.h"
 #include "pipeline/DatasetCommon.h"
 #include "pipeline/Documents.h"
 #include "pipeline/UserCaches.h"
@@ -40,12 +41,12 @@ support::Expected<std::vector<Measurement>> readMeasurements(const std::string &
       return support::Error(Path, R.line, 0, Gpu.error().message);
     M.gpu = Gpu->name;
     M.network = textField(*T, R, "network");
-    auto Dtype = corpus::parseDTypeSpelling(textField(*T, R, "dtype"));
+    const std::string DtypeText = textField(*T, R, "dtype");
+    auto Dtype = corpus::parseDTypeSpelling(DtypeText);
     if (!Dtype)
       return support::Error(Path, R.line, 0,
-                            "column 'dtype': '" + textField(*T, R, "dtype") +
-                                "' is not f32, f16 or int8 (also fp32, float, float32, fp16, "
-                                "half, float16, i8)");
+                            "column 'dtype': '" + DtypeText + "' is not f32, f16 or int8 (also " +
+                                corpus::dtypeAliases() + ")");
     M.dtype = corpus::dtypeString(*Dtype);
     M.runtime = textField(*T, R, "runtime");
     auto Batch = intField(*T, R, "batch");

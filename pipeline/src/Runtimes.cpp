@@ -10,26 +10,37 @@
 
 namespace pipeline {
 
+namespace {
+
+/// Every runtime and its name, in the order messages list them.
+constexpr std::pair<Runtime, std::string_view> RuntimeNames[] = {{Runtime::Graph, "graph"},
+                                                                 {Runtime::Eager, "eager"},
+                                                                 {Runtime::Engine, "tensorrt"},
+                                                                 {Runtime::Compile, "compile"}};
+
+} // namespace
+
 std::string_view runtimeName(Runtime R) {
-  switch (R) {
-  case Runtime::Graph:
-    return "graph";
-  case Runtime::Eager:
-    return "eager";
-  case Runtime::Engine:
-    return "tensorrt";
-  case Runtime::Compile:
-    return "compile";
-  }
+  for (const auto &[Each, Name] : RuntimeNames)
+    if (Each == R)
+      return Name;
+  assert(false && "a runtime without a name");
   return "graph";
 }
 
+std::string runtimeNames(std::string_view Separator) {
+  std::string Out;
+  for (const auto &[Each, Name] : RuntimeNames)
+    Out.append(Out.empty() ? "" : Separator).append(Name);
+  return Out;
+}
+
 support::Expected<Runtime> parseRuntime(std::string_view Name) {
-  for (Runtime R : {Runtime::Graph, Runtime::Eager, Runtime::Engine, Runtime::Compile})
-    if (Name == runtimeName(R))
-      return R;
+  for (const auto &[Each, Known] : RuntimeNames)
+    if (Name == Known)
+      return Each;
   return support::Error("unknown runtime '" + std::string(Name) +
-                        "' (valid: graph, eager, tensorrt, compile)");
+                        "' (valid: " + runtimeNames(", ") + ")");
 }
 
 NetworkRequest engineRequest(NetworkRequest R) {

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <string>

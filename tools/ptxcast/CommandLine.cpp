@@ -2,6 +2,7 @@
 // Python package's `python3 -m ptxcast` runs the executable.
 #include "Commands.h"
 
+#include "corpus/Network.h"
 #include "pipeline/Documents.h"
 #include "support/Closest.h"
 
@@ -12,7 +13,6 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <optional>
 
 namespace ptxcast {
@@ -32,7 +32,7 @@ void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, s
               return "one runtime, not a list: " + Text;
             for (const std::string &N : Names)
               if (!pipeline::parseRuntime(N)) // CLI11's words, which Python's checks repeat
-                return N + " not in {graph,eager,tensorrt,compile}";
+                return N + " not in {" + pipeline::runtimeNames(",") + "}";
             return "";
           },
           SeveralRuntimes ? "RUNTIME[,RUNTIME...]" : "RUNTIME"))
@@ -88,8 +88,7 @@ void addDtypeOption(CLI::App &Cmd, std::string &Dtype) {
           [](std::string &Text) -> std::string {
             auto T = corpus::parseDTypeSpelling(Text);
             if (!T)
-              return Text + " not in {f32,f16,int8} (also fp32, float, float32, fp16, half, "
-                            "float16, i8)";
+              return Text + " not in {f32,f16,int8} (also " + corpus::dtypeAliases() + ")";
             Text = corpus::dtypeString(*T);
             return "";
           },

@@ -31,6 +31,8 @@ std::optional<DType> parseDType(std::string_view Name);
 /// The type a user's spelling names: dtypeString's, or fp32, float, float32, fp16, half,
 /// float16, i8; nullopt for anything else.
 std::optional<DType> parseDTypeSpelling(std::string_view Name);
+/// The other spellings parseDTypeSpelling takes, for messages: "fp32, float, ..., i8".
+std::string dtypeAliases();
 
 /// Tensor dimensions, outermost first.
 using Shape = std::vector<int64_t>;

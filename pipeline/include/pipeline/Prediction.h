@@ -53,6 +53,8 @@ enum class Runtime : uint8_t {
   Compile,
 };
 std::string_view runtimeName(Runtime R);
+/// Every runtime's name, in order, joined by Separator ("graph, eager, tensorrt, compile").
+std::string runtimeNames(std::string_view Separator);
 support::Expected<Runtime> parseRuntime(std::string_view Name);
 
 /// How far an engine's time strays from its prediction: the 10th and 90th percentiles of
