@@ -327,14 +327,13 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   // load/store and L2 traffic are small next to its multiply-adds, which our plain kernel's
   // counts are not. So for a framework's GEMM-like launch only the multiply-adds (at the rate of
   // the pipe they run on) and the compulsory L2 and DRAM traffic bound the time.
-  // ptxcast's GEMV (a layer of fewer than 8 rows) reads the weights once per row; a library
-  // reads them once per product, so a framework's GEMV of two or more rows is bound as its GEMM
-  // (else the bound grows with the batch up to 7 rows and falls at 8, where the lowering switches
-  // to a GEMM). One row is one read either way: its counted bound stays.
-  const bool RowsOfGemv =
-      Family == KindFamily::Gemv && W.gemm.known() && W.gemm.batch * W.gemm.m > 1;
+  // ptxcast's GEMV (a layer of fewer than 8 rows) reads the weights once per row and issues more
+  // instructions per weight than a library's, which reads them once per product: so a
+  // framework's GEMV is bound as its library's (counted as ptxcast's, the bound fell from 1 to 2
+  // rows, and from 7 to 8, where the lowering switches to a GEMM).
   const bool Ideal = E.impl == Implementation::Framework &&
-                     (Family == KindFamily::Gemm || Family == KindFamily::DirectConv || RowsOfGemv);
+                     (Family == KindFamily::Gemm || Family == KindFamily::DirectConv ||
+                      (Family == KindFamily::Gemv && W.gemm.known()));
   std::array<double, NumResources> Cycles{};
   if (Ideal) {
     if (OnTensor) {

@@ -148,6 +148,28 @@ TEST_CASE("skeleton: a framework's GEMM-like launch reads its footprint through 
         doctest::Approx(8.0 * 1024 * 1024 / (L2Bps * 54 / A100.smCount) * 1e3));
 }
 
+TEST_CASE("skeleton: a framework's one-row dense layer is bound as its library's GEMV") {
+  // ptxcast's GEMV issues many instructions per weight; cuBLAS's reads each weight once. A
+  // framework's dense layer of one row is bound by that read, as one of two rows is (else the
+  // time could fall from batch 1 to 2).
+  GpuSpec T4 = catalogGpu("t4");
+  const Execution Simt{MathMode::Simt, Implementation::Framework, false};
+  auto Dense = [](double Rows) {
+    LaunchWork W = launch(512, 200, "dense_gemv");
+    W.gemm = GemmShape{1, Rows, 4096, 9216};
+    W.macs = Rows * 4096 * 9216;
+    W.footprintBytes = uint64_t(4 * (4096.0 * 9216 + Rows * (4096 + 9216)));
+    return W;
+  };
+  const LaunchBound One = bound(Dense(1), T4, Simt), Two = bound(Dense(2), T4, Simt);
+  CHECK(One.l2Bytes == doctest::Approx(double(Dense(1).footprintBytes)));
+  CHECK(Two.boundMs >= One.boundMs);
+  const Execution Own{MathMode::Simt, Implementation::Ptxcast, false};
+  // ptxcast's own kernel: its counted sectors.
+  CHECK(bound(Dense(1), T4, Own).l2Bytes ==
+        doctest::Approx(32.0 * double(Dense(1).profile.globalLoadSectors)));
+}
+
 TEST_CASE("skeleton: on Hopper a framework's tensor multiply-adds reach the peak, mma.sync half") {
   GpuSpec H100 = catalogGpu("h100-sxm");
   CHECK(H100.limits.mmaSyncShare() == 0.5); // wgmma reaches the peak, mma.sync and wmma half

@@ -68,7 +68,7 @@ struct EngineTimeSpread {
   double low, high;
 };
 constexpr EngineTimeSpread EngineTimeBandF32 = {0.901, 1.406};
-constexpr EngineTimeSpread EngineTimeBandF16 = {1.506, 2.898};
+constexpr EngineTimeSpread EngineTimeBandF16 = {1.505, 2.898};
 
 /// The network as an inference engine runs it (Runtime::Engine): ptxcast's fused lowering (a
 /// convolution with its batch norm, bias, activation and residual add in one kernel) without the

@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Where a prediction falls as the work grows: batch 1 -> 2, and batch 1 at a larger image.
+
+A network's time should not fall when its batch or its input grows. This runs `ptxcast compare`
+(graph runtime, fp32 and fp16) over eight networks and eight GPUs (server, inference, desktop and
+Jetson parts) at batch 1 and 2, and at batch 1 at 128, 160, 192, 224 and 256 px, and prints per
+dtype how many steps predict less time for more work, and the worst ratio.
+
+Usage: scripts/monotonicity-check.py [--ptxcast BIN] [--model FILE.json]
+"""
+import argparse
+import csv
+import io
+import subprocess
+import sys
+
+GPUS = "h100-sxm,a100-80gb-sxm,v100-sxm2,t4,l4,rtx-4090,rtx-3090,jetson-agx-orin@15w"
+NETS = ("alexnet,vgg16,resnet50,mobilenetv2,efficientnet-b0,efficientnet-b3,xception,"
+        "shufflenetv2-1.0")
+SIZES = (128, 160, 192, 224, 256)
+
+
+def times(args, extra):
+    """{(model, gpu): time_ms} of one compare run."""
+    cmd = [args.ptxcast, "compare", "--models", NETS, "--gpus", GPUS, "--format", "csv"] + extra
+    if args.model:
+        cmd += ["--model", args.model]
+    if sys.stderr.isatty():
+        print("running " + " ".join(extra), file=sys.stderr, end="\r")
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode:
+        sys.exit(out.stderr)
+    return {(r["model"], r["gpu"]): float(r["time_ms"]) for r in csv.DictReader(io.StringIO(out.stdout))}
+
+
+def falls(steps):
+    """Count, total and the worst (ratio, key) of (smaller, larger) time pairs."""
+    drops = [(big / small, where(key)) for key, small, big in steps if big < small]
+    return len(drops), len(steps), min(drops) if drops else (1.0, "-")
+
+
+def where(key):
+    """(model, gpu[, image size]) as words."""
+    return f"{key[0]} on {key[1]}" + (f", {key[2]} px" if len(key) > 2 else "")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--ptxcast", default="build/tools/ptxcast/ptxcast")
+    p.add_argument("--model", help="a bundle FILE.json (default: the shipped model)")
+    args = p.parse_args()
+    print("| dtype | step | falls | worst ratio | where |")
+    print("|---|---|---|---|---|")
+    for dtype in ("f32", "f16"):
+        one = times(args, ["--batch", "1", "--dtype", dtype])
+        two = times(args, ["--batch", "2", "--dtype", dtype])
+        n, total, (worst, where) = falls([(k, one[k], two[k]) for k in one])
+        print(f"| {dtype} | batch 1 -> 2 | {n} of {total} | {worst:.3f} | {where} |")
+        by_size = [times(args, ["--batch", "1", "--dtype", dtype, "--image-size", str(s)])
+                   for s in SIZES]
+        steps = [(k + (SIZES[i + 1],), a[k], b[k])
+                 for i, (a, b) in enumerate(zip(by_size, by_size[1:])) for k in a]
+        n, total, (worst, where) = falls(steps)
+        print(f"| {dtype} | batch 1, image {SIZES[0]} -> {SIZES[-1]} px in steps of 32 | "
+              f"{n} of {total} | {worst:.3f} | {where} |")
+
+
+if __name__ == "__main__":
+    main()
