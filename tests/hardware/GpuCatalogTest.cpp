@@ -139,6 +139,21 @@ TEST_CASE("catalog: a power mode has no more SMs, clock, bandwidth or power than
   CHECK(Modes >= 20);
 }
 
+TEST_CASE("catalog: each Jetson generation's host is at least as fast as the one before") {
+  // Eager PyTorch on a Jetson is host-bound at small batches, so the host's speed orders the
+  // generations there: a newer, wider core must not make a newer module the slower one.
+  GpuCatalog C = catalog();
+  double Before = 0;
+  for (const char *Module :
+       {"jetson-nano", "jetson-tx2", "jetson-agx-xavier", "jetson-agx-orin", "jetson-agx-thor"}) {
+    CAPTURE(Module);
+    auto G = C.lookup(Module);
+    REQUIRE(G);
+    CHECK(G->host.relativeSpeed >= Before);
+    Before = G->host.relativeSpeed;
+  }
+}
+
 TEST_CASE("catalog: an unknown name lists the closest catalog names") {
   auto G = catalog().lookup("rtx-4099");
   REQUIRE(!G);
