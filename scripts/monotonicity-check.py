@@ -30,7 +30,8 @@ def times(args, extra):
     out = subprocess.run(cmd, capture_output=True, text=True)
     if out.returncode:
         sys.exit(out.stderr)
-    return {(r["model"], r["gpu"]): float(r["time_ms"]) for r in csv.DictReader(io.StringIO(out.stdout))}
+    rows = csv.DictReader(io.StringIO(out.stdout))
+    return {(r["model"], r["gpu"]): float(r["time_ms"]) for r in rows}
 
 
 def falls(steps):
@@ -54,15 +55,15 @@ def main():
     for dtype in ("f32", "f16"):
         one = times(args, ["--batch", "1", "--dtype", dtype])
         two = times(args, ["--batch", "2", "--dtype", dtype])
-        n, total, (worst, where) = falls([(k, one[k], two[k]) for k in one])
-        print(f"| {dtype} | batch 1 -> 2 | {n} of {total} | {worst:.3f} | {where} |")
+        n, total, (worst, place) = falls([(k, one[k], two[k]) for k in one])
+        print(f"| {dtype} | batch 1 -> 2 | {n} of {total} | {worst:.3f} | {place} |")
         by_size = [times(args, ["--batch", "1", "--dtype", dtype, "--image-size", str(s)])
                    for s in SIZES]
         steps = [(k + (SIZES[i + 1],), a[k], b[k])
                  for i, (a, b) in enumerate(zip(by_size, by_size[1:])) for k in a]
-        n, total, (worst, where) = falls(steps)
+        n, total, (worst, place) = falls(steps)
         print(f"| {dtype} | batch 1, image {SIZES[0]} -> {SIZES[-1]} px in steps of 32 | "
-              f"{n} of {total} | {worst:.3f} | {where} |")
+              f"{n} of {total} | {worst:.3f} | {place} |")
 
 
 if __name__ == "__main__":
