@@ -1,8 +1,9 @@
 // The catalog's side tables: processes, memory types, hosts and boost headroom (CatalogTables.h).
 #include "CatalogTables.h"
 
+#include "support/Json.h"
+
 #include <algorithm>
-#include <set>
 #include <cmath>
 
 namespace hardware::detail {
@@ -57,33 +58,12 @@ std::optional<std::string> positive(const Json &Row, const char *Key, double &Ou
 } // namespace
 
 support::Expected<nlohmann::json> parseJsonText(std::string_view Text, std::string_view File) {
-  std::vector<std::set<std::string>> Keys; // of each open object
-  std::string Repeated;
-  auto Track = [&](int, nlohmann::json::parse_event_t E, nlohmann::json &Parsed) {
-    using Event = nlohmann::json::parse_event_t;
-    if (E == Event::object_start)
-      Keys.emplace_back();
-    else if (E == Event::object_end && !Keys.empty())
-      Keys.pop_back();
-    else if (E == Event::key && !Keys.empty() &&
-             !Keys.back().insert(Parsed.get<std::string>()).second && Repeated.empty())
-      Repeated = Parsed.get<std::string>();
-    return true;
-  };
-  try {
-    nlohmann::json J = nlohmann::json::parse(Text, Track);
-    if (!Repeated.empty())
-      return support::Error(std::string(File), 0, 0,
-                            "key '" + Repeated + "' appears twice in one object");
-    return J;
-  } catch (const nlohmann::json::parse_error &E) {
-    // E.byte is 1-based, one past the offending character.
-    const size_t At = std::min(Text.size(), E.byte > 0 ? size_t(E.byte - 1) : size_t(0));
-    uint32_t Line = 1, Col = 1;
-    for (size_t I = 0; I < At; ++I)
-      Text[I] == '\n' ? (++Line, Col = 1) : ++Col;
-    return support::Error(std::string(File), Line, Col, "not valid JSON");
-  }
+  // The project's strict reader checks the text first: it names the line and column of a
+  // syntax error and of a key an object repeats (nlohmann keeps the last silently). The text
+  // is then known to be valid JSON for nlohmann, whose tree the catalog code reads.
+  if (auto Checked = support::parseJson(Text, std::string(File)); !Checked)
+    return Checked.error();
+  return nlohmann::json::parse(Text);
 }
 
 Expected<std::map<std::string, double>>

@@ -18,9 +18,9 @@ namespace hardware::detail {
 std::optional<std::string> readText(const nlohmann::json &J, const char *Key, std::string &Out,
                                     bool Optional = false);
 
-/// JSON text parsed, or an error naming File with the line and column of a syntax error, or
-/// the key an object repeats (nlohmann keeps the last silently; a hand-edited spec that sets a
-/// figure twice would lose the first).
+/// JSON text parsed, or an error naming File with the line and column of a syntax error or of
+/// a key an object repeats (support::parseJson's checks; a hand-edited spec that sets a figure
+/// twice would otherwise lose the first).
 support::Expected<nlohmann::json> parseJsonText(std::string_view Text, std::string_view File);
 
 /// "a, b, c": the names of a table.
