@@ -5,6 +5,7 @@
 #include "Learners.h"
 
 #include "support/Base64.h"
+#include "support/Parallel.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,21 +55,13 @@ public:
   std::vector<double> predict(const Matrix &X) const override {
     assert(X.cols() == Train.cols() && "predict width differs from the fitted width");
     std::vector<double> Out(X.rows());
-    std::vector<double> Dist;                       // a block's distances, query by query
-    std::vector<std::pair<double, size_t>> Nearest; // one query's nearest rows in one sample
-    const size_t N = Train.rows();
-    for (size_t First = 0; First < X.rows(); First += QueryBlock) {
-      const size_t Count = std::min(QueryBlock, X.rows() - First);
-      distances(X, First, Count, Dist);
-      for (size_t Q = 0; Q < Count; ++Q) {
-        const std::span<const double> All(Dist.data() + Q * N, N);
-        // The samples' mean (in the target's space: with a log target, the geometric mean).
-        double Sum = 0;
-        for (size_t S = 0; S < Samples; ++S)
-          Sum += predictOne(S, All, Nearest);
-        Out[First + Q] = Sum / double(Samples);
-      }
-    }
+    // Blocks of queries on all cores. A query's arithmetic does not depend on its block or
+    // thread, and each block writes only its own queries' slots: the same bits on any machine.
+    const size_t Blocks = (X.rows() + QueryBlock - 1) / QueryBlock;
+    std::vector<Scratch> PerWorker(support::workerCount(Blocks, 0));
+    support::parallelFor(Blocks, 0, [&](size_t B, unsigned W) {
+      predictBlock(X, B * QueryBlock, Out, PerWorker[W]);
+    });
     return Out;
   }
 
@@ -205,6 +198,26 @@ private:
       for (size_t S = 0; S < Samples; ++S)
         if (weightOf(R, S) > 0)
           Members[S].push_back(R);
+  }
+
+  /// What one thread of predict() reuses from block to block.
+  struct Scratch {
+    std::vector<double> dist;                       ///< a block's distances, query by query
+    std::vector<std::pair<double, size_t>> nearest; ///< one query's nearest rows in one sample
+  };
+
+  /// Predicts the queries of X from First on (QueryBlock of them, or the rest) into Out.
+  void predictBlock(const Matrix &X, size_t First, std::vector<double> &Out, Scratch &T) const {
+    const size_t Count = std::min(QueryBlock, X.rows() - First), N = Train.rows();
+    distances(X, First, Count, T.dist);
+    for (size_t Q = 0; Q < Count; ++Q) {
+      const std::span<const double> All(T.dist.data() + Q * N, N);
+      // The samples' mean (in the target's space: with a log target, the geometric mean).
+      double Sum = 0;
+      for (size_t S = 0; S < Samples; ++S)
+        Sum += predictOne(S, All, T.nearest);
+      Out[First + Q] = Sum / double(Samples);
+    }
   }
 
   /// Four doubles, one vector register with AVX (two SSE registers without): the lanes of

@@ -188,6 +188,26 @@ TEST_CASE("knn: equally near rows count in row order, and a NaN query predicts N
   CHECK(One->predict(X9) == Y9);
 }
 
+TEST_CASE("knn: many queries, in blocks on all cores, give the bits each gives alone (synthetic)") {
+  // 100 queries are seven blocks of 16 (the last partial) that predict() runs on all cores.
+  auto D = synthetic::make(300, 3, 11, [](const std::vector<double> &X) { return X[0] * X[1]; });
+  auto R = make("knn", {{"k", 7}, {"weighted", 1}, {"max_rows", 120}, {"samples", 3}});
+  REQUIRE(!R->fit(D.features, D.target));
+  Matrix Q(100, 3);
+  for (size_t I = 0; I < 100; ++I)
+    for (size_t C = 0; C < 3; ++C)
+      Q(I, C) = D.features(I * 3, C) + 0.01 * double(C);
+  const std::vector<double> All = R->predict(Q);
+  REQUIRE(All.size() == 100);
+  for (size_t I = 0; I < 100; ++I) {
+    Matrix One(1, 3);
+    for (size_t C = 0; C < 3; ++C)
+      One(0, C) = Q(I, C);
+    CAPTURE(I);
+    CHECK(R->predict(One)[0] == All[I]);
+  }
+}
+
 TEST_CASE("tree: fits a step function exactly (synthetic)") {
   learners::Dataset D;
   D.featureNames = {"x"};
