@@ -4,6 +4,7 @@
 #include "LayerShapes.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace corpus {
 
@@ -13,11 +14,26 @@ std::string_view dtypeString(DType Type) {
   return Type == DType::F16 ? "f16" : Type == DType::I8 ? "int8" : "f32";
 }
 
+namespace {
+
+/// Every element type, in the order messages list them.
+constexpr DType DTypes[] = {DType::F32, DType::F16, DType::I8};
+
+} // namespace
+
 std::optional<DType> parseDType(std::string_view Name) {
-  for (DType T : {DType::F32, DType::F16, DType::I8})
+  for (DType T : DTypes)
     if (Name == dtypeString(T))
       return T;
   return std::nullopt;
+}
+
+std::string dtypeNames(std::string_view Separator, std::string_view LastSeparator) {
+  std::string Out(dtypeString(DTypes[0]));
+  for (size_t I = 1; I < std::size(DTypes); ++I)
+    Out.append(I + 1 < std::size(DTypes) ? Separator : LastSeparator)
+        .append(dtypeString(DTypes[I]));
+  return Out;
 }
 
 namespace {

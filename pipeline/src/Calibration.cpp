@@ -45,7 +45,8 @@ support::Expected<std::vector<Measurement>> readMeasurements(const std::string &
     auto Dtype = corpus::parseDTypeSpelling(DtypeText);
     if (!Dtype)
       return support::Error(Path, R.line, 0,
-                            "column 'dtype': '" + DtypeText + "' is not f32, f16 or int8 (also " +
+                            "column 'dtype': '" + DtypeText + "' is not " +
+                                corpus::dtypeNames(", ", " or ") + " (also " +
                                 corpus::dtypeAliases() + ")");
     M.dtype = corpus::dtypeString(*Dtype);
     M.runtime = textField(*T, R, "runtime");

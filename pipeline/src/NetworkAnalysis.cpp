@@ -254,7 +254,8 @@ namespace {
 support::Expected<corpus::DType> dtypeOf(const NetworkRequest &R) {
   if (auto T = corpus::parseDType(R.dtype))
     return *T;
-  return support::Error("unknown dtype '" + R.dtype + "' (expected f32, f16 or int8)");
+  return support::Error("unknown dtype '" + R.dtype + "' (expected " +
+                        corpus::dtypeNames(", ", " or ") + ")");
 }
 
 } // namespace

@@ -88,7 +88,8 @@ void addDtypeOption(CLI::App &Cmd, std::string &Dtype) {
           [](std::string &Text) -> std::string {
             auto T = corpus::parseDTypeSpelling(Text);
             if (!T)
-              return Text + " not in {f32,f16,int8} (also " + corpus::dtypeAliases() + ")";
+              return Text + " not in {" + corpus::dtypeNames(",", ",") + "} (also " +
+                     corpus::dtypeAliases() + ")";
             Text = corpus::dtypeString(*T);
             return "";
           },

@@ -28,6 +28,9 @@ namespace corpus {
 std::string_view dtypeString(DType Type);
 /// The type `--dtype Name` names (as dtypeString spells it), or nullopt.
 std::optional<DType> parseDType(std::string_view Name);
+/// Every type's name as dtypeString spells it, joined: dtypeNames(", ", " or ") is "f32, f16 or
+/// int8".
+std::string dtypeNames(std::string_view Separator, std::string_view LastSeparator);
 /// The type a user's spelling names: dtypeString's, or fp32, float, float32, fp16, half,
 /// float16, i8; nullopt for anything else.
 std::optional<DType> parseDTypeSpelling(std::string_view Name);
