@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Where a prediction falls as the work grows: batch 1 -> 2, and batch 1 at a larger image.
+"""Where a prediction falls as the work grows: batch 1 -> 2, a larger image, a larger sibling.
 
-A network's time should not fall when its batch or its input grows. This runs `ptxcast compare`
-(graph runtime, fp32 and fp16) over eight networks and eight GPUs (server, inference, desktop and
-Jetson parts) at batch 1 and 2, and at batch 1 at 128, 160, 192, 224 and 256 px, and prints per
-dtype how many steps predict less time for more work, and the worst ratio.
+A network's time should not fall when its batch or its input grows, nor from one member of a
+scaled family to the next larger (MobileNetV2 and ShuffleNetV2 widths, EfficientNet-B0..B7). This
+runs `ptxcast compare` (graph runtime, fp32 and fp16) over eight GPUs (server, inference, desktop
+and Jetson parts): eight networks at batch 1 and 2, and at batch 1 at 128, 160, 192, 224 and
+256 px; the three families at batch 1. It prints per dtype how many steps predict less time for
+more work, and the worst ratio.
 
 Usage: scripts/monotonicity-check.py [--ptxcast BIN] [--model FILE.json]
 """
@@ -18,11 +20,17 @@ GPUS = "h100-sxm,a100-80gb-sxm,v100-sxm2,t4,l4,rtx-4090,rtx-3090,jetson-agx-orin
 NETS = ("alexnet,vgg16,resnet50,mobilenetv2,efficientnet-b0,efficientnet-b3,xception,"
         "shufflenetv2-1.0")
 SIZES = (128, 160, 192, 224, 256)
+FAMILIES = (
+    ["mobilenetv2-0.35", "mobilenetv2-0.5", "mobilenetv2-0.75", "mobilenetv2-1.0",
+     "mobilenetv2-1.3", "mobilenetv2-1.4"],
+    ["shufflenetv2-0.5", "shufflenetv2-1.0", "shufflenetv2-1.5", "shufflenetv2-2.0"],
+    [f"efficientnet-b{i}" for i in range(8)],
+)
 
 
-def times(args, extra):
+def times(args, extra, nets=NETS):
     """{(model, gpu): time_ms} of one compare run."""
-    cmd = [args.ptxcast, "compare", "--models", NETS, "--gpus", GPUS, "--format", "csv"] + extra
+    cmd = [args.ptxcast, "compare", "--models", nets, "--gpus", GPUS, "--format", "csv"] + extra
     if args.model:
         cmd += ["--model", args.model]
     if sys.stderr.isatty():
@@ -64,6 +72,14 @@ def main():
         n, total, (worst, place) = falls(steps)
         print(f"| {dtype} | batch 1, image {SIZES[0]} -> {SIZES[-1]} px in steps of 32 | "
               f"{n} of {total} | {worst:.3f} | {place} |")
+        family = times(args, ["--batch", "1", "--dtype", dtype],
+                       ",".join(m for f in FAMILIES for m in f))
+        gpus = sorted({g for _, g in family})
+        steps = [((big, g), family[(small, g)], family[(big, g)])
+                 for f in FAMILIES for small, big in zip(f, f[1:]) for g in gpus]
+        n, total, (worst, place) = falls(steps)
+        print(f"| {dtype} | batch 1, the next larger of a family | {n} of {total} | "
+              f"{worst:.3f} | {place} |")
 
 
 if __name__ == "__main__":
