@@ -65,6 +65,7 @@ template <class T> struct Field {
 constexpr Range Peak{1e-5, 1e6}; ///< any TFLOPS or TOPS figure
 constexpr Range PerSm{1, 1e7};   ///< a per-SM limit or width
 constexpr Range Count{1, 1e7, true};
+constexpr Range Share{0.01, 10}; ///< an energy share
 
 constexpr Field<GpuSpec> GpuFields[] = {
     {"sm_count", &GpuSpec::smCount, Rule::Positive, {1, 4096, true}},
@@ -109,6 +110,8 @@ constexpr Field<ArchLimits> ArchFields[] = {
      Rule::NonNegative, PerSm, /*Optional=*/true},
     {"mma_sync_fp16_flops_per_clock_per_sm", &ArchLimits::mmaSyncFp16FlopsPerClockPerSm,
      Rule::NonNegative, PerSm, /*Optional=*/true},
+    {"tensor_flop_energy_share", &ArchLimits::tensorFlopEnergyShare, Rule::NonNegative, Share,
+     /*Optional=*/true},
 };
 
 /// The architecture's yes/no facts, which a GPU spec may override like its per-SM limits.

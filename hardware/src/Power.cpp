@@ -38,8 +38,8 @@ LaunchPower launchPower(const LaunchWork &W, const GpuSpec &Gpu, const Execution
   P.latency = B.latencyMs;
   const double FlopJ = FlopEnergyPj16nm * Gpu.limits.relativeEnergy * 1e-12;
   const double Bytes = B.dramBytes + B.unfusedBytes;
-  P.joules =
-      2 * B.laneOps * FlopJ + B.tensorFlops * FlopJ * TensorFlopEnergyShare + 8 * Bytes * Gpu.memoryPjPerBit * 1e-12;
+  P.joules = 2 * B.laneOps * FlopJ + B.tensorFlops * FlopJ * tensorFlopEnergyShare(Gpu) +
+             8 * Bytes * Gpu.memoryPjPerBit * 1e-12;
   return P;
 }
 
@@ -50,6 +50,11 @@ double boardWatts(const std::vector<LaunchPower> &L, double Joules, const GpuSpe
 }
 
 } // namespace
+
+double tensorFlopEnergyShare(const GpuSpec &Gpu) {
+  return Gpu.limits.tensorFlopEnergyShare > 0 ? Gpu.limits.tensorFlopEnergyShare
+                                              : TensorFlopEnergyShare;
+}
 
 GpuSpec atClock(GpuSpec Gpu, double Mhz) {
   assert(Mhz > 0 && Gpu.boostClockMhz > 0 && "a clock must be positive");

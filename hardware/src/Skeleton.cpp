@@ -426,7 +426,7 @@ struct SpecLine {
 /// The figures dominates() compares; FloorMhz is the lowest clock G runs the workloads compared
 /// at (floorClockMhz for any workload). A fixed-size array: the dominance rule compares every
 /// pair of catalog GPUs per network, so no allocation.
-std::array<SpecLine, 32> specLines(const GpuSpec &G, double FloorMhz) {
+std::array<SpecLine, 33> specLines(const GpuSpec &G, double FloorMhz) {
   const ArchLimits &L = G.limits;
   // A module's power mode fixes its clock, so its power figures do not matter: they count as the
   // worst, and its floor (its mode's clock) is what a GPU must match to dominate it.
@@ -436,6 +436,7 @@ std::array<SpecLine, 32> specLines(const GpuSpec &G, double FloorMhz) {
            {Module ? 0.0 : G.tdpW},
            {FloorMhz},
            {Module ? -1e9 : -L.relativeEnergy},
+           {Module ? -1e9 : -tensorFlopEnergyShare(G)},
            {Module ? -1e9 : -G.memoryPjPerBit},
            {L.dualIssue ? 1.0 : 0.0},
            {G.fp32CoresPerSm},
@@ -473,7 +474,7 @@ bool dominates(const GpuSpec &X, const GpuSpec &Y) {
 }
 
 bool dominatesAt(const GpuSpec &X, double ClockX, const GpuSpec &Y, double ClockY) {
-  const std::array<SpecLine, 32> A = specLines(X, ClockX), B = specLines(Y, ClockY);
+  const std::array<SpecLine, 33> A = specLines(X, ClockX), B = specLines(Y, ClockY);
   bool Better = false;
   for (size_t I = 0; I < A.size(); ++I) {
     const double Slack = B[I].peak ? DatasheetRounding * std::abs(B[I].value) : 0;

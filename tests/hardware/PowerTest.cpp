@@ -72,6 +72,33 @@ TEST_CASE("power: a compute-bound SGEMM holds the boost clock on a 700 W H100, n
   CHECK(Sustained > AtBoost * 1.2);
 }
 
+TEST_CASE("power: a dense FP16 GEMM on the T4 sustains its users' 24 TFLOPS, near base clock") {
+  // 4096 x 4096 x 4096 in pure fp16 (an engine's GEMM: no autocast casts) on tensor cores. Its
+  // users measure about 24 TFLOPS of the 65 peak, power-capped (gpus.json, architecture 7.5).
+  LaunchWork W = sgemm(4096.0 * 4096 * 4096);
+  Execution Engine{MathMode::F16};
+  Engine.engine = true;
+  GpuSpec T4 = catalogGpu("t4");
+  CHECK(tensorFlopEnergyShare(T4) == 0.21);
+  SustainedClock C = sustainedClock({&W, 1}, T4, Engine);
+  CHECK(C.limiter == "power");
+  CHECK(C.mhz > T4.baseClockMhz);
+  CHECK(C.mhz < 0.45 * T4.boostClockMhz);
+  const double Tflops = 2 * W.macs / (groupFeatures({&W, 1}, T4, Engine).boundMs * 1e9);
+  CHECK(Tflops > 20);
+  CHECK(Tflops < 30);
+  // At the share of the architectures nobody measured it would hold a higher clock.
+  GpuSpec Unmeasured = T4;
+  Unmeasured.limits.tensorFlopEnergyShare = 0;
+  CHECK(tensorFlopEnergyShare(Unmeasured) == TensorFlopEnergyShare);
+  CHECK(sustainedClock({&W, 1}, Unmeasured, Engine).mhz > 1.4 * C.mhz);
+  // A GPU's tensor energy is a figure the dominating GPU must match.
+  CHECK(dominates(Unmeasured, T4));
+  CHECK(!dominates(T4, Unmeasured));
+  // The H100 SXM, with 700 W for its tensor cores, holds its boost clock.
+  CHECK(sustainedClock({&W, 1}, catalogGpu("h100"), Engine).limiter == "boost");
+}
+
 TEST_CASE("power: a memory-bound pass keeps its speed where a compute-bound one slows down") {
   GpuSpec T4 = catalogGpu("t4");
   LaunchWork Stream = streaming(1e9);

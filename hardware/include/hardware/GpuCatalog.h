@@ -40,6 +40,10 @@ struct ArchLimits {
   /// library kernels issue), where it is lower than the full rate: Hopper's full rate needs the
   /// asynchronous warpgroup wgmma. Optional in gpus.json; 0 = the full rate.
   double mmaSyncFp16FlopsPerClockPerSm = 0;
+  /// Energy of a tensor-core FLOP as a share of a CUDA-core FP32 FLOP's on the same process,
+  /// where it was measured for this architecture (hardware/Power.h, tensorFlopEnergyShare).
+  /// Optional in gpus.json; 0 = Power.h's TensorFlopEnergyShare.
+  double tensorFlopEnergyShare = 0;
   /// The share of the tensor peaks (TensorRates) that mma.sync reaches: 1, or mma.sync's rate over
   /// the full rate.
   double mmaSyncShare() const {

@@ -33,8 +33,14 @@ constexpr double FlopEnergyPj16nm = 15;
 /// estimate: with it a dense FP16 GEMM at the H100 SXM's full tensor rate draws about 650 W of
 /// its 700 W and an H100 PCIe (350 W) runs it at about 0.75 of its boost clock, as public burn
 /// tests of those cards report (dense GEMMs are what drive them to their power limit; an H100
-/// PCIe averaged 1,384 of 1,755 MHz in the bee benchmark's clock notes, 2026).
+/// PCIe averaged 1,384 of 1,755 MHz in the bee benchmark's clock notes, 2026). An architecture
+/// with a measurement of its own has its share in the catalog (gpus.json "architectures",
+/// tensor_flop_energy_share: Turing's first tensor cores cost 0.21).
 constexpr double TensorFlopEnergyShare = 0.13;
+
+/// The tensor-core energy share of Gpu's architecture: its catalog figure where one was measured
+/// (gpus.json "architectures", tensor_flop_energy_share), else TensorFlopEnergyShare.
+double tensorFlopEnergyShare(const GpuSpec &Gpu);
 
 /// Board power with the clocks up and nothing running, as a share of the power limit (fans,
 /// voltage regulation, memory refresh, leakage): nvidia-smi shows 71 W of 700 on the H100 SXM

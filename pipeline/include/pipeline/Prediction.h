@@ -62,13 +62,13 @@ support::Expected<Runtime> parseRuntime(std::string_view Name);
 /// and 8 (scripts/engine-check.py, 17 rows per precision; docs/accuracy.md, "Inference
 /// engines"). An engine prediction's band reaches from the lower of the model's band and its
 /// time times `low` to the higher of the model's band and its time times `high`: in fp16 those
-/// engines ran 1.3-2.9x slower than predicted, which the model's band (from PyTorch and
+/// engines ran 1.1-2.9x slower than predicted, which the model's band (from PyTorch and
 /// ptxcast's kernels) never showed. An int8 engine, never measured, takes the fp16 spread.
 struct EngineTimeSpread {
   double low, high;
 };
 constexpr EngineTimeSpread EngineTimeBandF32 = {0.901, 1.406};
-constexpr EngineTimeSpread EngineTimeBandF16 = {1.505, 2.898};
+constexpr EngineTimeSpread EngineTimeBandF16 = {1.104, 2.898};
 
 /// The network as an inference engine runs it (Runtime::Engine): ptxcast's fused lowering (a
 /// convolution with its batch norm, bias, activation and residual add in one kernel) without the
