@@ -38,7 +38,7 @@ LaunchPower launchPower(const LaunchWork &W, const GpuSpec &Gpu, const Execution
   P.latency = B.latencyMs;
   const double FlopJ = FlopEnergyPj16nm * Gpu.limits.relativeEnergy * 1e-12;
   const double Bytes = B.dramBytes + B.unfusedBytes;
-  P.joules = 2 * B.laneOps * FlopJ + B.tensorFlops * FlopJ * tensorFlopEnergyShare(Gpu) +
+  P.joules = 2 * B.laneOps * FlopJ + B.tensorFlops * FlopJ * tensorEnergyShare(Gpu) +
              8 * Bytes * Gpu.memoryPjPerBit * 1e-12;
   return P;
 }
@@ -51,7 +51,7 @@ double boardWatts(const std::vector<LaunchPower> &L, double Joules, const GpuSpe
 
 } // namespace
 
-double tensorFlopEnergyShare(const GpuSpec &Gpu) {
+double tensorEnergyShare(const GpuSpec &Gpu) {
   return Gpu.limits.tensorFlopEnergyShare > 0 ? Gpu.limits.tensorFlopEnergyShare
                                               : TensorFlopEnergyShare;
 }

@@ -436,7 +436,7 @@ std::array<SpecLine, 33> specLines(const GpuSpec &G, double FloorMhz) {
            {Module ? 0.0 : G.tdpW},
            {FloorMhz},
            {Module ? -1e9 : -L.relativeEnergy},
-           {Module ? -1e9 : -tensorFlopEnergyShare(G)},
+           {Module ? -1e9 : -tensorEnergyShare(G)},
            {Module ? -1e9 : -G.memoryPjPerBit},
            {L.dualIssue ? 1.0 : 0.0},
            {G.fp32CoresPerSm},

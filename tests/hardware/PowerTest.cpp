@@ -79,7 +79,7 @@ TEST_CASE("power: a dense FP16 GEMM on the T4 sustains its users' 24 TFLOPS, nea
   Execution Engine{MathMode::F16};
   Engine.engine = true;
   GpuSpec T4 = catalogGpu("t4");
-  CHECK(tensorFlopEnergyShare(T4) == 0.21);
+  CHECK(tensorEnergyShare(T4) == 0.21);
   SustainedClock C = sustainedClock({&W, 1}, T4, Engine);
   CHECK(C.limiter == "power");
   CHECK(C.mhz > T4.baseClockMhz);
@@ -90,7 +90,7 @@ TEST_CASE("power: a dense FP16 GEMM on the T4 sustains its users' 24 TFLOPS, nea
   // At the share of the architectures nobody measured it would hold a higher clock.
   GpuSpec Unmeasured = T4;
   Unmeasured.limits.tensorFlopEnergyShare = 0;
-  CHECK(tensorFlopEnergyShare(Unmeasured) == TensorFlopEnergyShare);
+  CHECK(tensorEnergyShare(Unmeasured) == TensorFlopEnergyShare);
   CHECK(sustainedClock({&W, 1}, Unmeasured, Engine).mhz > 1.4 * C.mhz);
   // A GPU's tensor energy is a figure the dominating GPU must match.
   CHECK(dominates(Unmeasured, T4));

@@ -41,7 +41,7 @@ struct ArchLimits {
   /// asynchronous warpgroup wgmma. Optional in gpus.json; 0 = the full rate.
   double mmaSyncFp16FlopsPerClockPerSm = 0;
   /// Energy of a tensor-core FLOP as a share of a CUDA-core FP32 FLOP's on the same process,
-  /// where it was measured for this architecture (hardware/Power.h, tensorFlopEnergyShare).
+  /// where it was measured for this architecture (hardware/Power.h, tensorEnergyShare).
   /// Optional in gpus.json; 0 = Power.h's TensorFlopEnergyShare.
   double tensorFlopEnergyShare = 0;
   /// The share of the tensor peaks (TensorRates) that mma.sync reaches: 1, or mma.sync's rate over

@@ -40,7 +40,7 @@ constexpr double TensorFlopEnergyShare = 0.13;
 
 /// The tensor-core energy share of Gpu's architecture: its catalog figure where one was measured
 /// (gpus.json "architectures", tensor_flop_energy_share), else TensorFlopEnergyShare.
-double tensorFlopEnergyShare(const GpuSpec &Gpu);
+double tensorEnergyShare(const GpuSpec &Gpu);
 
 /// Board power with the clocks up and nothing running, as a share of the power limit (fans,
 /// voltage regulation, memory refresh, leakage): nvidia-smi shows 71 W of 700 on the H100 SXM
