@@ -8,7 +8,7 @@ and Jetson parts): eight networks at batch 1 and 2, and at batch 1 at 128, 160, 
 256 px; the three families at batch 1. It prints per dtype how many steps predict less time for
 more work, and the worst ratio.
 
-Usage: scripts/monotonicity-check.py [--ptxcast BIN] [--model FILE.json]
+Usage: scripts/monotonicity-check.py [--ptxcast BIN] [--model FILE.json] [--gpus LIST|all]
 """
 import argparse
 import csv
@@ -30,7 +30,7 @@ FAMILIES = (
 
 def times(args, extra, nets=NETS):
     """{(model, gpu): time_ms} of one compare run."""
-    cmd = [args.ptxcast, "compare", "--models", nets, "--gpus", GPUS, "--format", "csv"] + extra
+    cmd = [args.ptxcast, "compare", "--models", nets, "--gpus", args.gpus, "--format", "csv"] + extra
     if args.model:
         cmd += ["--model", args.model]
     if sys.stderr.isatty():
@@ -57,6 +57,7 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--ptxcast", default="build/tools/ptxcast/ptxcast")
     p.add_argument("--model", help="a bundle FILE.json (default: the shipped model)")
+    p.add_argument("--gpus", default=GPUS, help="compare's --gpus (default: eight; all: the catalog)")
     args = p.parse_args()
     print("| dtype | step | falls | worst ratio | where |")
     print("|---|---|---|---|---|")
