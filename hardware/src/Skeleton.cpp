@@ -432,11 +432,14 @@ std::array<SpecLine, 33> specLines(const GpuSpec &G, double FloorMhz) {
   // worst, and its floor (its mode's clock) is what a GPU must match to dominate it.
   const bool Module = G.formFactor == "module";
   const double Mma = L.mmaSyncShare();
+  // Tensor-core energy counts only where there are tensor cores: one without them is no better
+  // there than any GPU (its tensor peaks, below, are 0).
+  const double TensorEnergy = L.tensorFp16FlopsPerClockPerSm > 0 ? tensorEnergyShare(G) : 1e9;
   return {{{G.smCount},
            {Module ? 0.0 : G.tdpW},
            {FloorMhz},
            {Module ? -1e9 : -L.relativeEnergy},
-           {Module ? -1e9 : -tensorEnergyShare(G)},
+           {Module ? -1e9 : -TensorEnergy},
            {Module ? -1e9 : -G.memoryPjPerBit},
            {L.dualIssue ? 1.0 : 0.0},
            {G.fp32CoresPerSm},

@@ -92,9 +92,13 @@ TEST_CASE("power: a dense FP16 GEMM on the T4 sustains its users' 24 TFLOPS, nea
   Unmeasured.limits.tensorFlopEnergyShare = 0;
   CHECK(tensorEnergyShare(Unmeasured) == TensorFlopEnergyShare);
   CHECK(sustainedClock({&W, 1}, Unmeasured, Engine).mhz > 1.4 * C.mhz);
-  // A GPU's tensor energy is a figure the dominating GPU must match.
+  // A GPU's tensor energy is a figure the dominating GPU must match, where it has tensor cores.
   CHECK(dominates(Unmeasured, T4));
   CHECK(!dominates(T4, Unmeasured));
+  GpuSpec NoTensorCores = Unmeasured;
+  NoTensorCores.limits.tensorFp16FlopsPerClockPerSm = 0;
+  NoTensorCores.tensor = TensorRates{};
+  CHECK(dominates(T4, NoTensorCores));
   // The H100 SXM, with 700 W for its tensor cores, holds its boost clock.
   CHECK(sustainedClock({&W, 1}, catalogGpu("h100"), Engine).limiter == "boost");
 }
