@@ -33,9 +33,11 @@ constexpr double FlopEnergyPj16nm = 15;
 /// estimate: with it a dense FP16 GEMM at the H100 SXM's full tensor rate draws about 650 W of
 /// its 700 W and an H100 PCIe (350 W) runs it at about 0.75 of its boost clock, as public burn
 /// tests of those cards report (dense GEMMs are what drive them to their power limit; an H100
-/// PCIe averaged 1,384 of 1,755 MHz in the bee benchmark's clock notes, 2026). An architecture
-/// with a measurement of its own has its share in the catalog (gpus.json "architectures",
-/// tensor_flop_energy_share: Turing's first tensor cores cost 0.21).
+/// PCIe averaged 1,384 of 1,755 MHz in the bee benchmark's clock notes, 2026). It fits Volta
+/// too: a 250 W V100 PCIe keeps its boost clock in FP16 GEMMs, where its users measure 101
+/// TFLOPS, 90 % of its peak (NVIDIA Developer Forums, topic 79781); at 0.21 it would be held
+/// under its base clock. An architecture with a measurement that disagrees has its own share in
+/// the catalog (gpus.json "architectures", tensor_flop_energy_share: Turing's is 0.21).
 constexpr double TensorFlopEnergyShare = 0.13;
 
 /// The tensor-core energy share of Gpu's architecture: its catalog figure where one was measured
