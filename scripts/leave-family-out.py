@@ -53,7 +53,7 @@ def main():
         predictions = os.path.join(tmp, "predictions.csv")
         subprocess.run([a.ptxcast, "evaluate", *args, "--learners", "knn", "--param", "k=80",
                         "--param", "weighted=1", "--param", "max_rows=5000", "--param",
-                        "samples=5", "--cv",
+                        "samples=5", "--ignore", "share_latency", "--cv",
                         "group=workload", "--balance", "source,gpu,runtime", "--predictions",
                         predictions], check=True, capture_output=True)
         by_runtime, by_family = collections.defaultdict(list), collections.defaultdict(list)

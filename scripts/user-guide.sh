@@ -93,7 +93,7 @@ cat <<'T'
 The same network under eager PyTorch, a CUDA-graph replay and an inference engine, side by side
 (`--runtime tensorrt` is experimental: every such line warns with its error against published
 TensorRT timings, docs/accuracy.md, "Inference engines", and its band reaches as far as those
-timings strayed: fp16 engines on a T4 ran 1.3-2.9x the predicted time):
+timings strayed: fp16 engines on a T4 ran 1.1-2.9x the predicted time):
 
 T
 run compare --models resnet50 --gpus t4,jetson-agx-orin --batch 8 --dtype f16 --runtime eager,graph,tensorrt
@@ -114,8 +114,8 @@ echo
 run predict efficientnet-b3 --gpu h200 --batch 32 --dtype f16 --calibrate docs/examples/h200-timings.csv
 cat <<'T'
 
-Against the measured 9.08 ms the calibrated prediction is 10 % off instead of 13 %. The band keeps
-its width and sheds the part of the model's typical bias on a GPU it never saw (1.117x too fast)
+Against the measured 9.08 ms the calibrated prediction is 11 % off instead of 13 %. The band keeps
+its width and sheds the part of the model's typical bias on a GPU it never saw (1.051x too fast)
 that the timings measured; three timings are drawn toward 1 less than one would be.
 
 ## Rebuilding the model

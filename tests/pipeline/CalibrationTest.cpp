@@ -121,8 +121,8 @@ TEST_CASE("calibration: the geometric mean of measured / predicted, drawn toward
   CHECK(G.calibrationFactor == F);
   CHECK(G.calibrationTimings == 2);
   REQUIRE(G.warnings.size() == 1);
-  // 4^(2 / 3.10) with TimingNoiseToSpread 1.10.
-  CHECK(G.warnings[0].find("scaled by 2.45 from 2 timings on t4") != std::string::npos);
+  // 4^(2 / 4.05) with TimingNoiseToSpread 2.05.
+  CHECK(G.warnings[0].find("scaled by 1.98 from 2 timings on t4") != std::string::npos);
 }
 
 TEST_CASE("calibration: predict scales by the timings on its GPU and says so") {
