@@ -93,6 +93,7 @@ ls -l models/*.json
 # 6. The calibration weight's source (pipeline/Calibration.h, TimingNoiseToSpread): its last
 #    line prints sigma^2 / tau^2 over the leave-one-GPU-out network predictions of the learner
 #    shipped above; when it moves, update the constant and docs/predict.md's table.
+#    ("${KNN[@]:2}": the kNN's options after `--learner knn`, which evaluate spells --learners.)
 "$PTXCAST" evaluate "${ALL[@]}" --learners knn "${KNN[@]:2}" --cv group=gpu \
   --balance source,gpu,runtime --predictions "$WORK/logo-knn.csv" >/dev/null
 scripts/calibration-check.py "$WORK/logo-knn.csv"
