@@ -477,7 +477,7 @@ bool dominates(const GpuSpec &X, const GpuSpec &Y) {
 }
 
 bool dominatesAt(const GpuSpec &X, double ClockX, const GpuSpec &Y, double ClockY) {
-  const std::array<SpecLine, 33> A = specLines(X, ClockX), B = specLines(Y, ClockY);
+  const auto A = specLines(X, ClockX), B = specLines(Y, ClockY);
   bool Better = false;
   for (size_t I = 0; I < A.size(); ++I) {
     const double Slack = B[I].peak ? DatasheetRounding * std::abs(B[I].value) : 0;
