@@ -316,6 +316,12 @@ TEST_CASE("predict: batch, GPU outside the training data, table output") {
   std::string W = J["warnings"][0];
   CHECK(W.find("gpu 'h100-sxm' was not measured") != std::string::npos);
   CHECK(W.find("learned on t4, v100-pcie-32gb") != std::string::npos);
+  CHECK(J["board_w"].get<double>() > 0);
+
+  // A Jetson's power mode fixes its clocks: its board power is not modelled, so it is null.
+  Json Module = predictJson("lenet5 --gpu jetson-agx-orin");
+  CHECK(Module["clock_limiter"] == "mode");
+  CHECK(Module["board_w"].is_null());
 
   RunResult Table = runPtxcast("predict lenet5 --gpu t4 --model " + bundlePath());
   REQUIRE_MESSAGE(Table.status == 0, Table.err);

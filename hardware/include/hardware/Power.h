@@ -57,7 +57,7 @@ constexpr double UnknownBaseClockShare = 0.5;
 struct SustainedClock {
   double mhz = 0;    ///< the SM clock the group runs at
   double share = 1;  ///< mhz over the boost clock (above 1 on a GeForce card with power to spare)
-  double boardW = 0; ///< estimated board power at that clock
+  double boardW = 0; ///< estimated board power at that clock; 0 (not modelled) under "mode"
   /// "boost": the power fits at the top clock; "power": the limit sets the clock; "base": the
   /// limit would set it below the base clock, which holds; "mode": a Jetson module, whose power
   /// mode fixes its clocks.
