@@ -51,6 +51,10 @@ cat <<'T'
 
 ## 5. Xception vs EfficientNet-B3 under a 20 ms budget, fp16 (batch 1 and 16)
 
+The targets column says `meets` where the slow end of the band is within the budget too, and
+`maybe` where only the predicted time is: one GPU in ten runs slower than its band's end, so a
+`maybe` is a GPU to measure before buying it for this budget.
+
 T
 run compare --models xception,efficientnet-b3 --gpus t4,l4,rtx-4090,a100-40gb-sxm --batch 1,16 --dtype f16 --budget-ms 20
 cat <<'T'

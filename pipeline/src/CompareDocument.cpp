@@ -242,6 +242,7 @@ OJson compareJson(const CompareResult &C) {
          {"meets_budget", orNull(R.budgetMs > 0, C.withinBudget(G))},
          {"meets_target_ips", orNull(R.targetIps > 0, C.reachesTarget(G))},
          {"meets_targets", orNull(C.hasTargets(), C.meets(G))},
+         {"meets_targets_band", orNull(C.hasTargets(), C.meetsAcrossBand(G))},
          {"max_batch", Cell.maxBatch ? OJson(*Cell.maxBatch) : OJson(nullptr)},
          {"warnings", G.warnings}});
   }

@@ -125,6 +125,30 @@ TEST_CASE("compare: an images/s target beside the budget, and memory per cell") 
   CHECK(T.out.find("1 of 1 model/GPU pairs meet the targets (at least ") != std::string::npos);
 }
 
+TEST_CASE("compare: a pair that meets the budget only at its predicted time is a \"maybe\"") {
+  const Json One = jsonOf("predict lenet5 --gpu t4");
+  const double Time = One["time_ms"].get<double>();
+  const double Slow = One["interval_ms"][1].get<double>();
+  REQUIRE(Slow > Time * 1.05);
+  // Between the predicted time and the slow end of its band; then past the band.
+  const std::string Between = std::to_string(0.5 * (Time + Slow));
+  const Json Row = jsonOf("compare --models lenet5 --gpus t4 --budget-ms " + Between)["results"][0];
+  CHECK(Row["meets_targets"] == true);
+  CHECK(Row["meets_targets_band"] == false);
+  RunResult T = runPtxcast("compare --models lenet5 --gpus t4 --budget-ms " + Between);
+  REQUIRE(T.status == 0);
+  CHECK(T.out.find("  maybe\n") != std::string::npos);
+  CHECK(T.out.find("in memory), 1 of them (\"maybe\") at the predicted time only, not at the "
+                   "slow end of their band\n") != std::string::npos);
+  RunResult Csv = runPtxcast("compare --models lenet5 --gpus t4 --format csv --budget-ms " +
+                             std::to_string(Slow * 1.01));
+  REQUIRE(Csv.status == 0);
+  CHECK(Csv.out.find(",meets_targets,meets_targets_band,") != std::string::npos);
+  CHECK(Csv.out.find(",1,,1,1,,graph,\n") != std::string::npos); // fits, meets, across the band
+  const Json Under = jsonOf("compare --models lenet5 --gpus t4")["results"][0];
+  CHECK(Under["meets_targets_band"].is_null()); // no targets asked
+}
+
 TEST_CASE("compare --max-batch: the largest batch that fits and meets the budget") {
   // A hair over batch 6's time: std::to_string keeps 6 decimals, which may round it below.
   const double Budget =

@@ -13,6 +13,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -129,6 +130,13 @@ struct CompareResult {
   bool meets(const GpuPrediction &G) const {
     return hasTargets() && (request.budgetMs <= 0 || withinBudget(G)) &&
            (request.targetIps <= 0 || reachesTarget(G)) && G.memory.fits();
+  }
+  /// Whether a cell meets every target at the slow end of its error band too (its time where it
+  /// has no band): a cell that meets them only at its predicted time may miss them on the GPU.
+  bool meetsAcrossBand(const GpuPrediction &G) const {
+    const double SlowMs = G.intervalMs ? std::max(G.timeMs, G.intervalMs->second) : G.timeMs;
+    return meets(G) && (request.budgetMs <= 0 || SlowMs <= request.budgetMs) &&
+           (request.targetIps <= 0 || 1e3 * double(G.batch) / SlowMs >= request.targetIps);
   }
 };
 
