@@ -9,6 +9,17 @@ namespace hardware {
 
 namespace {
 
+/// The family a launch's `kind_` features name. A framework or an engine runs a tensor-core form
+/// of ptxcast's GEMMs as its library's GEMM, which is how the bound charges it: its features say
+/// `gemm`. ptxcast's own kernels keep the family their training rows have (TENSOR_FORM_KIND in
+/// hardware/LaunchKinds.def: `other`).
+KindFamily featureFamily(const LaunchWork &W, const Execution &E) {
+  const LaunchKind *K = findLaunchKind(W.kind);
+  if (!K)
+    return KindFamily::Other;
+  return E.impl == Implementation::Framework ? K->boundFamily : K->family;
+}
+
 /// One launch's features, in featureNames() order (without the group-level ones).
 std::vector<double> launchFeatures(const LaunchWork &W, const LaunchBound &B, const GpuSpec &Gpu,
                                    const Execution &E, bool OnTensor) {
@@ -42,7 +53,7 @@ std::vector<double> launchFeatures(const LaunchWork &W, const LaunchBound &B, co
   F.push_back(std::log2(std::max(double(W.footprintBytes), 1024.0) / L2));
   // A framework's batched GEMM: how much more than an even spread its library's tiles put on
   // the busiest SM (libraryTileShare; 0 = none, as for every other launch).
-  const KindFamily Family = kindFamily(W.kind);
+  const KindFamily Family = featureFamily(W, E);
   const bool Batched = E.impl == Implementation::Framework && W.gemm.known() && W.gemm.batch > 1 &&
                        Family == KindFamily::Gemm;
   F.push_back(

@@ -469,6 +469,32 @@ private:
   std::set<std::string> Active; ///< GPUs whose floor is being computed (ruled)
 };
 
+/// Each GPU's int8 engine prediction where the fp16 engine (Half) is predicted faster replaced
+/// by the fp16 engine's, with a warning: TensorRT keeps fp16 tactics where they are faster
+/// (NetworkAnalysis::fp16Engine).
+support::MaybeError keepFasterFp16(std::vector<GpuPrediction> &Int8, const NetworkAnalysis &Half,
+                                   const Predictor &P, const std::vector<hardware::GpuSpec> &Gpus,
+                                   const PredictSettings &S, const hardware::GpuCatalog &Catalog) {
+  auto F = predictOnGpus(Half, P, Gpus, S, Catalog);
+  if (!F)
+    return F.error();
+  for (size_t I = 0; I < Int8.size(); ++I) {
+    GpuPrediction &G = Int8[I], &H = (*F)[I];
+    if (H.timeMs >= G.timeMs)
+      continue;
+    H.warnings.push_back(fmt::format(
+        "an int8 engine keeps fp16 tactics where they are faster, and here they are: ptxcast's "
+        "int8 kernels are predicted {:.4g} ms on the {} ({}), its fp16 engine {:.4g} ms, which "
+        "is the time given (math, memory and breakdown are the fp16 engine's)",
+        G.timeMs, G.gpu.name,
+        G.math == hardware::MathMode::Int8 ? "int8 tensor cores"
+                                           : "dp4a on the CUDA cores: no int8 tensor cores",
+        H.timeMs));
+    G = std::move(H);
+  }
+  return std::nullopt;
+}
+
 } // namespace
 
 support::Expected<std::vector<GpuPrediction>>
@@ -500,6 +526,9 @@ predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
       lowerTo(*G, Floor->first, Floor->second);
     Out.push_back(std::move(*G));
   }
+  if (N.fp16Engine)
+    if (auto E = keepFasterFp16(Out, *N.fp16Engine, P, Gpus, S, Catalog))
+      return *E;
   return Out;
 }
 

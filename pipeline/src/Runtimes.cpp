@@ -55,7 +55,16 @@ NetworkRequest requestFor(NetworkRequest R, Runtime Runtime) {
 }
 
 support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime) {
-  return analyseNetwork(requestFor(R, Runtime));
+  auto N = analyseNetwork(requestFor(R, Runtime));
+  if (!N || Runtime != Runtime::Engine || R.dtype != "int8")
+    return N;
+  NetworkRequest Half = R;
+  Half.dtype = "f16";
+  auto F = analyseNetwork(engineRequest(std::move(Half)));
+  if (!F)
+    return F.error();
+  N->fp16Engine = std::make_shared<const NetworkAnalysis>(std::move(*F));
+  return N;
 }
 
 support::Expected<PredictSettings> predictSettings(const std::string &RuntimeName,

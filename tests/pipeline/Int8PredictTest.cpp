@@ -43,6 +43,25 @@ TEST_CASE("int8 engine: faster than the fp16 engine where int8 tensor cores are 
   CHECK(Int8->prediction.timeMs < F16->prediction.timeMs);
 }
 
+TEST_CASE("int8 engine: never slower than the fp16 engine, whose tactics TensorRT keeps there") {
+  // The V100 has fp16 tensor cores but runs int8 on the CUDA cores' dp4a: the fp16 engine is
+  // faster, and an int8 engine keeps its tactics.
+  auto Int8 = pipeline::predictNetwork(request("v100-pcie-32gb", "int8", "tensorrt"));
+  REQUIRE_MESSAGE(Int8, support::errorText(Int8));
+  auto F16 = pipeline::predictNetwork(request("v100-pcie-32gb", "f16", "tensorrt"));
+  REQUIRE_MESSAGE(F16, support::errorText(F16));
+  const pipeline::GpuPrediction &I = Int8->prediction;
+  CHECK(I.timeMs == F16->prediction.timeMs);
+  CHECK(I.math == hardware::MathMode::F16);
+  CHECK(warns(I, "an int8 engine keeps fp16 tactics where they are faster"));
+  CHECK(warns(I, "dp4a on the CUDA cores"));
+  // Where int8 tensor cores are faster, the int8 kernels' own time, and no such warning.
+  auto T4 = pipeline::predictNetwork(request("t4", "int8", "tensorrt"));
+  REQUIRE_MESSAGE(T4, support::errorText(T4));
+  CHECK(T4->prediction.math == hardware::MathMode::Int8);
+  CHECK_FALSE(warns(T4->prediction, "keeps fp16 tactics"));
+}
+
 TEST_CASE("int8 engine: the int8 tensor peak where the GPU has it, dp4a where it does not") {
   auto Int8 = pipeline::predictNetwork(request("t4", "int8", "tensorrt"));
   REQUIRE_MESSAGE(Int8, support::errorText(Int8));
