@@ -2,7 +2,8 @@
 """What few-shot calibration (`ptxcast predict --calibrate`) buys on a GPU the model never saw.
 
 Reads the out-of-fold predictions of a leave-one-GPU-out run (`ptxcast evaluate --cv group=gpu
---predictions FILE`, docs/accuracy.md) and, for every whole-network group (GPU, source, dtype),
+--predictions FILE`, docs/accuracy.md) and, for every whole-network group (GPU, source, dtype) of
+the rows the bundle's band was measured on (its protocol's `rows COLUMN=VALUES`),
 draws k of its rows as the user's own timings (seeded, 50 draws), scales the group's other
 predictions by the calibration factor of those k, and prints the mean absolute percentage error of
 the other rows: uncalibrated, and for k = 1, 3, 5 with the plain geometric mean of measured /
@@ -36,6 +37,17 @@ def spread(groups):
     return sigma2, tau2
 
 
+def band_rows(protocol):
+    """The rows the model's band was measured on, from its protocol ("leave-one-group-out by
+    'gpu', rows runtime=graph|eager, rows source=h100-kernels|frameworks|timm"): column ->
+    the values it takes."""
+    selected = {}
+    for part in protocol.split(", rows ")[1:]:
+        name, values = part.split("=", 1)
+        selected[name] = set(values.split("|"))
+    return selected
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("predictions")
@@ -45,12 +57,13 @@ def main():
     a = ap.parse_args()
     rows = list(csv.DictReader(open(a.predictions)))
     column = next(c for c in rows[0] if c.startswith("predicted_"))
+    band = json.load(open(a.model))["error_band"]
+    selected = band_rows(band["protocol"])
     groups = collections.defaultdict(list)  # (gpu, source, dtype) -> [log(measured / predicted)]
     for r in rows:
-        if r["runtime"] in ("graph", "eager"):
+        if all(r[column_name] in values for column_name, values in selected.items()):
             groups[(r["gpu"], r["source"], r["dtype"])].append(
                 math.log(float(r["measured_ms"]) / float(r[column])))
-    band = json.load(open(a.model))["error_band"]
     low, median, high = (math.log(band[k]) for k in ("ratio_low", "ratio_median", "ratio_high"))
     inside = collections.defaultdict(list)  # k -> [row in the moved band]
     ks = (1, 3, 5)

@@ -10,7 +10,8 @@ and of the compile rows per family. Operator rows (NeuSight) keep their workload
 
 Usage: scripts/leave-family-out.py [--ptxcast build/tools/ptxcast/ptxcast] DATASET.csv...
        (the training datasets of scripts/train-models.sh: build/data/{h100-kernels-launch,
-       h100-kernels-network,h100-frameworks,timm,neusight}.csv; about a minute on 2 cores)
+       h100-kernels-network,h100-frameworks,timm,neusight,h100-library-network}.csv; about a
+       minute on 2 cores)
 """
 import argparse
 import collections

@@ -33,12 +33,20 @@ D() { "$PTXCAST" dataset "$@" --cache "$CACHE" --threads "$THREADS"; }
 D kernels "$MEASURED/kernels.csv" --run run1 -o "$WORK/h100-kernels-launch.csv"
 D kernels "$MEASURED/kernels.csv" --run run1 --level network -o "$WORK/h100-kernels-network.csv"
 D frameworks "$MEASURED/frameworks.csv" -o "$WORK/h100-frameworks.csv"
+# 1a. ptxcast's tensor-core library kernels (--math auto: tf32 and f16 mma.sync convolutions and
+#     dense layers) on the H100, replayed as CUDA graphs: source h100-library. Without them the
+#     model predicted the same kernels on the H200 30 % off, 1.9x too fast in fp16
+#     (docs/accuracy.md, "ptxcast's library kernels on a GPU it never saw").
+D kernels corpus/data/measured/h100-library/kernels.csv --gpu h100 --math auto --kernels library \
+  --run run1 --level network -o "$WORK/h100-library-network.csv"
 
 # 1b. The project's H200 measurements of the same PyTorch networks (the graphs exported on the H100
 #     run): the test GPU of step 5, not trained on. Trained on, the twin of the H100 made the
 #     leave-one-GPU-out error of every GPU that is not Hopper worse (docs/accuracy.md).
 D frameworks corpus/data/measured/h200/frameworks.csv --onnx-dir "$MEASURED/onnx" \
   -o "$WORK/h200-frameworks.csv"
+D kernels corpus/data/measured/h200/kernels.csv --gpu h200 --math auto --kernels library \
+  --run run1 --level network -o "$WORK/h200-library-network.csv"
 
 # 2. timm: whole-network AMP (f16) inference, eager PyTorch at large batches, RTX 3090 and 4090:
 #    the zoo's networks, and timm's torchvision architectures from the H100 run's ONNX graphs;
@@ -72,22 +80,30 @@ D neusight "$N"/{conv,linear,bmm,relu,add,softmax}/a100.csv --limit "${NEUSIGHT_
 # most, and the GPUs never trained on and the engine tables move by under 0.1 point.
 KNN=(--learner knn --param k=80 --param weighted=1 --param max_rows=5000 --param samples=5
      --ignore share_latency)
+BAND_SOURCES='source=h100-kernels|frameworks|timm'
 ALL=(--data "$WORK/h100-kernels-launch.csv" --data "$WORK/h100-kernels-network.csv"
-     --data "$WORK/h100-frameworks.csv" --data "$WORK/timm.csv" --data "$WORK/neusight.csv")
+     --data "$WORK/h100-frameworks.csv" --data "$WORK/timm.csv" --data "$WORK/neusight.csv"
+     --data "$WORK/h100-library-network.csv")
 
 # 4. The model: every source at once, each (source, GPU, runtime) group weighing the same, the
 #    band measured leaving one GPU out on the whole-network rows. The learner is a smooth kNN
 #    (80 neighbours, inverse-distance weighted, the mean over five 5,000-row weight-proportional
 #    samples): of the learners it transfers best to a GPU left out (docs/accuracy.md, "Which
-#    learner ships"), its distance over every feature but the one KNN leaves out.
+#    learner ships"), its distance over every feature but the one KNN leaves out. The band leaves
+#    out the library kernels' rows: no other GPU's are in training, so leaving the H100 out
+#    leaves them nothing to learn from (the H200's, never trained on, are scored in step 5).
 "$PTXCAST" train "${ALL[@]}" --balance source,gpu,runtime "${KNN[@]}" \
-  --cv group=gpu --band-where 'runtime=graph|eager' --bundle --name cross-gpu \
+  --cv group=gpu --band-where 'runtime=graph|eager' --band-where "$BAND_SOURCES" \
+  --bundle --name cross-gpu \
   --predicts "the GPU time of a network in PyTorch's default execution (each layer its own kernel; TF32 for fp32 convolutions on sm_80+, fp16 tensor cores under autocast), ms per batch: its physical bound on the GPU times a learned efficiency" \
   -o models/cross-gpu.json
 ls -l models/*.json
 
-# 5. The model on GPUs it was not trained on: the H200's PyTorch networks, the A100's operators.
+# 5. The model on GPUs it was not trained on: the H200's PyTorch networks and ptxcast's library
+#    kernels there, the A100's operators.
 "$PTXCAST" evaluate --data "$WORK/h200-frameworks.csv" --model models/cross-gpu.json --report-by dtype
+"$PTXCAST" evaluate --data "$WORK/h200-library-network.csv" --model models/cross-gpu.json \
+  --report-by dtype
 "$PTXCAST" evaluate --data "$WORK/neusight-a100.csv" --model models/cross-gpu.json --report-by workload
 
 # 6. The calibration weight's source (pipeline/Calibration.h, TimingNoiseToSpread): its last

@@ -119,7 +119,7 @@ run predict efficientnet-b3 --gpu h200 --batch 32 --dtype f16 --calibrate docs/e
 cat <<'T'
 
 Against the measured 9.08 ms the calibrated prediction is 11 % off instead of 13 %. The band keeps
-its width and sheds the part of the model's typical bias on a GPU it never saw (1.051x too fast)
+its width and sheds the part of the model's typical bias on a GPU it never saw (1.052x too fast)
 that the timings measured; three timings are drawn toward 1 less than one would be.
 
 ## Rebuilding the model

@@ -248,9 +248,12 @@ std::string rowMismatch(const MeasuredRow &M, const pipeline::NetworkAnalysis &A
   return "";
 }
 
-/// "h100-kernels" for h100-sxm: the catalog name up to its first '-'.
-std::string sourceName(const hardware::GpuSpec &Gpu) {
-  return Gpu.name.substr(0, Gpu.name.find('-')) + "-kernels";
+/// "h100-kernels" for h100-sxm: the catalog name up to its first '-'; "h100-library" for the
+/// library kernels, other kernels than the specialised ones, so a dataset keeps them apart
+/// (`--balance source`, `--band-where source=...`).
+std::string sourceName(const hardware::GpuSpec &Gpu, const std::string &KernelSet) {
+  return Gpu.name.substr(0, Gpu.name.find('-')) +
+         (KernelSet == "library" ? "-library" : "-kernels");
 }
 
 } // namespace
@@ -271,7 +274,7 @@ int runKernels(const DatasetOptions &O) {
   if (!Gpu)
     return Fail(support::Error("--gpu", 0, 0, Gpu.error().message));
   Ingest G;
-  const std::string Source = sourceName(*Gpu);
+  const std::string Source = sourceName(*Gpu, O.kernelSet);
   const FileContext Context{O, Source, *Gpu};
   for (const std::string &Path : O.inputs)
     if (auto E = readFile(Path, Context, G))

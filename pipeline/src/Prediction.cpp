@@ -271,12 +271,12 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
     Out.warnings.push_back(
         "the tensorrt runtime is experimental: its model was learnt from PyTorch's and ptxcast's "
         "kernels, not from an engine's; against published TensorRT timings on a T4 at batch 4 and "
-        "8 it is 14 % off in fp32 and 54 % in fp16, where it predicts 0.4x the measured time, so "
+        "8 it is 13 % off in fp32 and 48 % in fp16, where it predicts 0.45x the measured time, so "
         "the band reaches to those timings' spread (docs/accuracy.md, \"Inference engines\")");
   if (S.runtime == Runtime::Compile)
     Out.warnings.push_back(
         "the compile runtime is learnt from one GPU's torch.compile timings (timm, RTX 4090): "
-        "there it is 5 % off for a network whose family it has timings of and 15 % for one it "
+        "there it is 6 % off for a network whose family it has timings of and 18 % for one it "
         "has none of (each left out); on other GPUs it carries the RTX 4090's compiled "
         "efficiency, untested (docs/accuracy.md, \"torch.compile\")");
   if (E.int8)

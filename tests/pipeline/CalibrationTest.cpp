@@ -121,7 +121,7 @@ TEST_CASE("calibration: the geometric mean of measured / predicted, drawn toward
   CHECK(G.calibrationFactor == F);
   CHECK(G.calibrationTimings == 2);
   REQUIRE(G.warnings.size() == 1);
-  // 4^(2 / 4.05) with TimingNoiseToSpread 2.05.
+  // 4^(2 / 4.06) with TimingNoiseToSpread 2.06.
   CHECK(G.warnings[0].find("scaled by 1.98 from 2 timings on t4") != std::string::npos);
 }
 

@@ -67,8 +67,8 @@ support::Expected<Runtime> parseRuntime(std::string_view Name);
 struct EngineTimeSpread {
   double low, high;
 };
-constexpr EngineTimeSpread EngineTimeBandF32 = {0.903, 1.407};
-constexpr EngineTimeSpread EngineTimeBandF16 = {1.109, 2.898};
+constexpr EngineTimeSpread EngineTimeBandF32 = {0.880, 1.389};
+constexpr EngineTimeSpread EngineTimeBandF16 = {1.113, 2.724};
 
 /// The network as an inference engine runs it (Runtime::Engine): ptxcast's fused lowering (a
 /// convolution with its batch norm, bias, activation and residual add in one kernel) without the
