@@ -251,9 +251,9 @@ std::string rowMismatch(const MeasuredRow &M, const pipeline::NetworkAnalysis &A
 /// "h100-kernels" for h100-sxm: the catalog name up to its first '-'; "h100-library" for the
 /// library kernels, other kernels than the specialised ones, so a dataset keeps them apart
 /// (`--balance source`, `--band-where source=...`).
-std::string sourceName(const hardware::GpuSpec &Gpu, const std::string &KernelSet) {
+std::string sourceName(const hardware::GpuSpec &Gpu, corpus::KernelSet Set) {
   return Gpu.name.substr(0, Gpu.name.find('-')) +
-         (KernelSet == "library" ? "-library" : "-kernels");
+         (Set == corpus::KernelSet::Library ? "-library" : "-kernels");
 }
 
 } // namespace
@@ -274,7 +274,8 @@ int runKernels(const DatasetOptions &O) {
   if (!Gpu)
     return Fail(support::Error("--gpu", 0, 0, Gpu.error().message));
   Ingest G;
-  const std::string Source = sourceName(*Gpu, O.kernelSet);
+  const corpus::KernelSet Set = *corpus::parseKernelSet(O.kernelSet); // checked by the CLI
+  const std::string Source = sourceName(*Gpu, Set);
   const FileContext Context{O, Source, *Gpu};
   for (const std::string &Path : O.inputs)
     if (auto E = readFile(Path, Context, G))
@@ -294,7 +295,7 @@ int runKernels(const DatasetOptions &O) {
   S.perJob = true;
   S.lower.arch = G.arch.empty() ? O.arch : G.arch;
   S.lower.math = *corpus::parseMathMode(O.math);
-  S.lower.kernels = *corpus::parseKernelSet(O.kernelSet);
+  S.lower.kernels = Set;
   S.unit = "analysed networks";
   JobOutcome Run = runOrShardJobs("kernels", O, Jobs, S);
   if (Run.done)

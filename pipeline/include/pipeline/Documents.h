@@ -136,7 +136,7 @@ struct CompareResult {
   bool meetsAcrossBand(const GpuPrediction &G) const {
     const double SlowMs = G.intervalMs ? std::max(G.timeMs, G.intervalMs->second) : G.timeMs;
     return meets(G) && (request.budgetMs <= 0 || SlowMs <= request.budgetMs) &&
-           (request.targetIps <= 0 || 1e3 * double(G.batch) / SlowMs >= request.targetIps);
+           (request.targetIps <= 0 || G.imagesPerSecondAt(SlowMs) >= request.targetIps);
   }
 };
 

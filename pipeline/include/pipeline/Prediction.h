@@ -140,7 +140,9 @@ struct GpuPrediction {
   size_t batch = 1;
   size_t launches = 0;
   double perImageMs() const { return timeMs / double(batch); }
-  double imagesPerSecond() const { return timeMs > 0 ? 1e3 * double(batch) / timeMs : 0; }
+  double imagesPerSecond() const { return imagesPerSecondAt(timeMs); }
+  /// images/s were the batch to take Ms.
+  double imagesPerSecondAt(double Ms) const { return Ms > 0 ? 1e3 * double(batch) / Ms : 0; }
   /// images/s per watt of catalog TDP (0 when the catalog has no TDP).
   double imagesPerSecondPerWatt() const { return gpu.tdpW > 0 ? imagesPerSecond() / gpu.tdpW : 0; }
 };
