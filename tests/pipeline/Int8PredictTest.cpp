@@ -53,6 +53,8 @@ TEST_CASE("int8 engine: never slower than the fp16 engine, whose tactics TensorR
   const pipeline::GpuPrediction &I = Int8->prediction;
   CHECK(I.timeMs == F16->prediction.timeMs);
   CHECK(I.math == hardware::MathMode::F16);
+  CHECK(I.launches == F16->prediction.launches);     // the fp16 engine's, as its breakdown is
+  CHECK(I.launches < Int8->network.launches.size()); // the int8 reformats are gone
   CHECK(warns(I, "an int8 engine keeps fp16 tactics where they are faster"));
   CHECK(warns(I, "dp4a on the CUDA cores"));
   // Where int8 tensor cores are faster, the int8 kernels' own time, and no such warning.

@@ -54,7 +54,7 @@ void printTable(const pipeline::NetworkAnalysis &N, const learners::Predictor &P
                 const pipeline::GpuPrediction &G) {
   fmt::print("{} ({}x{}, batch {}, {}, {} math, {} launches) on {} ({}), {} runtime\n", N.network,
              N.imageSize, N.imageSize, N.batch, pipeline::dtypeText(N.dtype, G.runtime),
-             hardware::mathModeName(G.math), N.launches.size(), G.gpu.fullName, G.gpu.name,
+             hardware::mathModeName(G.math), G.launches, G.gpu.fullName, G.gpu.name,
              pipeline::runtimeName(G.runtime));
   fmt::print("{}\n\n", pipeline::predictorSummary(P));
   std::string Band = G.intervalMs ? fmt::format("   band {:.4g} .. {:.4g} ms", G.intervalMs->first,
