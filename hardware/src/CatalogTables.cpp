@@ -57,12 +57,16 @@ std::optional<std::string> positive(const Json &Row, const char *Key, double &Ou
 
 } // namespace
 
-support::Expected<nlohmann::json> parseJsonText(std::string_view Text, std::string_view File) {
+support::Expected<nlohmann::json> parseJsonText(std::string_view Text, std::string_view File,
+                                                support::JsonValue *Positions) {
   // The project's strict reader checks the text first: it names the line and column of a
   // syntax error and of a key an object repeats (nlohmann keeps the last silently). The text
   // is then known to be valid JSON for nlohmann, whose tree the catalog code reads.
-  if (auto Checked = support::parseJson(Text, std::string(File)); !Checked)
+  auto Checked = support::parseJson(Text, std::string(File));
+  if (!Checked)
     return Checked.error();
+  if (Positions)
+    *Positions = std::move(*Checked);
   return nlohmann::json::parse(Text);
 }
 

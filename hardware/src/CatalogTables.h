@@ -4,6 +4,8 @@
 
 #include "hardware/GpuCatalog.h"
 
+#include "support/Json.h"
+
 #include <nlohmann/json.hpp>
 
 #include <map>
@@ -20,8 +22,10 @@ std::optional<std::string> readText(const nlohmann::json &J, const char *Key, st
 
 /// JSON text parsed, or an error naming File with the line and column of a syntax error or of
 /// a key an object repeats (support::parseJson's checks; a hand-edited spec that sets a figure
-/// twice would otherwise lose the first).
-support::Expected<nlohmann::json> parseJsonText(std::string_view Text, std::string_view File);
+/// twice would otherwise lose the first). With Positions, the strict reader's tree is kept there:
+/// where each value starts.
+support::Expected<nlohmann::json> parseJsonText(std::string_view Text, std::string_view File,
+                                                support::JsonValue *Positions = nullptr);
 
 /// "a, b, c": the names of a table.
 std::string keysOf(const std::map<std::string, double> &M);

@@ -315,6 +315,24 @@ GpuSpec withSmCount(GpuSpec Gpu, double Sms) {
 
 namespace {
 
+/// E at the line and column of the value of the field its message names ("field 'tdp_w' must
+/// be ..."), where the spec's object Spec has that member: a spec file's error points at what to
+/// fix. E as it is otherwise (a missing field has no place).
+Error atField(Error E, const support::JsonValue &Spec) {
+  constexpr std::string_view Mark = "field '";
+  const size_t At = E.message.find(Mark);
+  const size_t End = At == std::string::npos ? At : E.message.find('\'', At + Mark.size());
+  if (End == std::string::npos || Spec.kind != support::JsonKind::Object)
+    return E;
+  const size_t Begin = At + Mark.size();
+  if (const support::JsonValue *V =
+          Spec.find(std::string_view(E.message).substr(Begin, End - Begin))) {
+    E.line = V->line;
+    E.col = V->col;
+  }
+  return E;
+}
+
 Expected<GpuSpec> parseGpu(const Json &J, std::string_view File, const Tables &T,
                            bool RequireSources) {
   const std::vector<ArchLimits> &Archs = T.archs;
@@ -520,11 +538,15 @@ Expected<GpuSpec> GpuCatalog::lookup(std::string_view Name) const {
 }
 
 Expected<GpuSpec> GpuCatalog::parseSpec(std::string_view JsonText, std::string_view File) const {
-  auto J = parseJsonText(JsonText, File);
+  support::JsonValue Positions;
+  auto J = parseJsonText(JsonText, File, &Positions);
   if (!J)
     return J.error();
-  return parseGpu(*J, File, Tables{Archs, Processes, Memories, Hosts, Headroom},
-                  /*RequireSources=*/false);
+  auto G = parseGpu(*J, File, Tables{Archs, Processes, Memories, Hosts, Headroom},
+                    /*RequireSources=*/false);
+  if (!G)
+    return atField(G.error(), Positions);
+  return G;
 }
 
 Expected<ArchLimits> GpuCatalog::limits(std::string_view ComputeCapability) const {

@@ -286,8 +286,8 @@ TEST_CASE("catalog: a user spec file inherits its architecture's limits, bad fie
   Negative.replace(Negative.find(L2), L2.size(), "\"l2_mb\": -5");
   auto E2 = C.parseSpec(Negative, "capped.json");
   REQUIRE(!E2);
-  CHECK(E2.error().str() ==
-        "capped.json: error: gpu 'h100-capped': field 'l2_mb' must be a positive number, got -5");
+  CHECK(E2.error().str() == "capped.json:4:88: error: gpu 'h100-capped': field 'l2_mb' must be a "
+                            "positive number, got -5");
   std::string Arch = Spec;
   Arch.replace(Arch.find("\"9.0\""), 5, "\"4.2\"");
   auto E3 = C.parseSpec(Arch, "capped.json");
@@ -322,16 +322,19 @@ TEST_CASE("catalog: a spec's figures must be in range and agree with each other"
     REQUIRE(!G);
     return G.error().str();
   };
-  CHECK(
-      Error("\"sm_count\": 10", "\"sm_count\": 1e300") ==
-      "g.json: error: gpu 'g': field 'sm_count' must be a whole number from 1 to 4096, got 1e+300");
+  CHECK(Error("\"sm_count\": 10", "\"sm_count\": 1e300") ==
+        "g.json:1:56: error: gpu 'g': field 'sm_count' must be a whole number from 1 to 4096, got "
+        "1e+300");
   CHECK(Error("\"sm_count\": 10", "\"sm_count\": 0.5") ==
-        "g.json: error: gpu 'g': field 'sm_count' must be a whole number from 1 to 4096, got 0.5");
-  CHECK(Error("\"boost_clock_mhz\": 1500", "\"boost_clock_mhz\": 1e-300") ==
-        "g.json: error: gpu 'g': field 'boost_clock_mhz' must be a number from 10 to 10000, got "
-        "1e-300");
+        "g.json:1:56: error: gpu 'g': field 'sm_count' must be a whole number from 1 to 4096, got "
+        "0.5");
+  CHECK(
+      Error("\"boost_clock_mhz\": 1500", "\"boost_clock_mhz\": 1e-300") ==
+      "g.json:2:74: error: gpu 'g': field 'boost_clock_mhz' must be a number from 10 to 10000, got "
+      "1e-300");
   CHECK(Error("\"fp16_tflops\": 3.84", "\"fp16_tflops\": 1e9") ==
-        "g.json: error: gpu 'g': field 'fp16_tflops' must be a number from 1e-05 to 1e+06 (or 0), "
+        "g.json:3:41: error: gpu 'g': field 'fp16_tflops' must be a number from 1e-05 to 1e+06 (or "
+        "0), "
         "got 1000000000.0");
   CHECK(Error("\"fp32_tflops\": 3.84", "\"fp32_tflops\": 38.4") ==
         "g.json: error: gpu 'g': fp32_tflops 38.4 disagrees with sm_count x fp32_cores_per_sm x 2 "
@@ -352,10 +355,10 @@ TEST_CASE("catalog: a spec's figures must be in range and agree with each other"
         "(100)");
   // A misspelt field is an error, not a figure left at 0; the flags are read and checked.
   CHECK(Error("\"l2_mb\": 2", "\"l2_mb\": 2, \"tensor_tf32_tflop\": 35") ==
-        "g.json: error: gpu 'g': unknown field 'tensor_tf32_tflop' (docs/gpu-catalog.md lists "
+        "g.json:4:83: error: gpu 'g': unknown field 'tensor_tf32_tflop' (docs/gpu-catalog.md lists "
         "the fields)");
   CHECK(Error("\"l2_mb\": 2", "\"l2_mb\": 2, \"dual_issue\": 1") ==
-        "g.json: error: gpu 'g': field 'dual_issue' must be true or false, got 1");
+        "g.json:4:76: error: gpu 'g': field 'dual_issue' must be true or false, got 1");
   for (bool Flag : {false, true}) {
     std::string WithFlag = Spec;
     const std::string L2 = "\"l2_mb\": 2";

@@ -140,8 +140,10 @@ TEST_CASE("predict: a spec file with a missing or negative field is an error nam
   clitest::writeFile(Dir / "negative.json", Negative);
   RunResult R2 = runPtxcast("predict efficientnet-b0 --gpu " + (Dir / "negative.json"));
   CHECK(R2.status == 1);
-  CHECK(R2.err == Dir / "negative.json" +
-                      ": error: gpu 'made-up-200sm': field 'l2_mb' must be a positive number, got -5\n");
+  CHECK(
+      R2.err ==
+      Dir / "negative.json" +
+          ":19:12: error: gpu 'made-up-200sm': field 'l2_mb' must be a positive number, got -5\n");
 
   clitest::writeFile(Dir / "spec.txt", Text);
   RunResult R3 = runPtxcast("predict efficientnet-b0 --gpu-spec " + (Dir / "spec.txt"));
