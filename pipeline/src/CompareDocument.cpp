@@ -237,6 +237,7 @@ OJson compareJson(const CompareResult &C) {
          {"clock_mhz", G.clock.mhz},
          {"clock_limiter", G.clock.limiter},
          {"dominance_floor", G.dominanceFloor.empty() ? OJson(nullptr) : OJson(G.dominanceFloor)},
+         {"fp16_tactics", R.dtype == "int8" ? OJson(G.fp16Tactics) : OJson(nullptr)},
          {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
          {"memory", memoryJson(G.memory)},
          {"meets_budget", orNull(R.budgetMs > 0, C.withinBudget(G))},

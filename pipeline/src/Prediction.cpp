@@ -491,6 +491,7 @@ support::MaybeError keepFasterFp16(std::vector<GpuPrediction> &Int8, const Netwo
                                            : "dp4a on the CUDA cores: no int8 tensor cores",
         H.timeMs));
     G = std::move(H);
+    G.fp16Tactics = true;
   }
   return std::nullopt;
 }

@@ -56,12 +56,14 @@ TEST_CASE("int8 engine: never slower than the fp16 engine, whose tactics TensorR
   CHECK(I.launches == F16->prediction.launches);     // the fp16 engine's, as its breakdown is
   CHECK(I.launches < Int8->network.launches.size()); // the int8 reformats are gone
   CHECK(warns(I, "an int8 engine keeps fp16 tactics where they are faster"));
+  CHECK(I.fp16Tactics);
   CHECK(warns(I, "dp4a on the CUDA cores"));
   // Where int8 tensor cores are faster, the int8 kernels' own time, and no such warning.
   auto T4 = pipeline::predictNetwork(request("t4", "int8", "tensorrt"));
   REQUIRE_MESSAGE(T4, support::errorText(T4));
   CHECK(T4->prediction.math == hardware::MathMode::Int8);
   CHECK_FALSE(warns(T4->prediction, "keeps fp16 tactics"));
+  CHECK_FALSE(T4->prediction.fp16Tactics);
 }
 
 TEST_CASE("int8 engine: the int8 tensor peak where the GPU has it, dp4a where it does not") {

@@ -133,6 +133,9 @@ struct GpuPrediction {
   /// The dominated catalog GPU whose learned efficiency replaced this GPU's (the dominance rule),
   /// or empty.
   std::string dominanceFloor;
+  /// An int8 engine's prediction that is its fp16 engine's, faster on this GPU: TensorRT keeps
+  /// fp16 tactics there (NetworkAnalysis::fp16Engine).
+  bool fp16Tactics = false;
   /// The few-shot calibration applied (Calibration.h): its factor and how many timings gave it
   /// (0: none).
   double calibrationFactor = 1;
