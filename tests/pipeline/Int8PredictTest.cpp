@@ -124,6 +124,13 @@ TEST_CASE("int8: compare --gpus all leaves out the GPUs that cannot run it, and 
     CHECK(std::find(C->leftOut.begin(), C->leftOut.end(), Cell.prediction.gpu.name) ==
           C->leftOut.end());
   }
+  // Every int8 cell says whether it is its fp16 engine's time; the Voltas' are (dp4a only).
+  const nlohmann::ordered_json J = pipeline::compareJson(*C);
+  for (const auto &Row : J["results"]) {
+    REQUIRE(Row["fp16_tactics"].is_boolean());
+    if (Row["gpu"] == "v100-sxm2")
+      CHECK(Row["fp16_tactics"] == true);
+  }
   R.gpus = {"p100"}; // named: an error, not a silent omission
   CHECK(!pipeline::compareNetworks(R));
   R.gpus = {"all"};
