@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace {
 
@@ -22,6 +23,13 @@ pipeline::PredictRequest request(const std::string &Gpu, const std::string &Dtyp
   return R;
 }
 
+/// ResNet-50 at batch 8 as an inference engine of Dtype on Gpu; the prediction must succeed.
+pipeline::PredictOutcome engine(const std::string &Gpu, const std::string &Dtype) {
+  auto R = pipeline::predictNetwork(request(Gpu, Dtype, "tensorrt"));
+  REQUIRE_MESSAGE(R, support::errorText(R));
+  return std::move(*R);
+}
+
 bool warns(const pipeline::GpuPrediction &G, const std::string &Text) {
   for (const std::string &W : G.warnings)
     if (W.find(Text) != std::string::npos)
@@ -33,55 +41,49 @@ bool warns(const pipeline::GpuPrediction &G, const std::string &Text) {
 
 TEST_CASE("int8 engine: faster than the fp16 engine where int8 tensor cores are twice as fast") {
   // The B200's int8 peak is twice its fp16 peak. ptxcast's int8 convolutions are its tensor-core
-  // GEMM kernels, which the features still call `other`: bound by their counted instructions,
-  // the int8 engine was 1.26x slower than the fp16 one; bound as the GEMMs they are, faster.
-  auto Int8 = pipeline::predictNetwork(request("b200", "int8", "tensorrt"));
-  REQUIRE_MESSAGE(Int8, support::errorText(Int8));
-  auto F16 = pipeline::predictNetwork(request("b200", "f16", "tensorrt"));
-  REQUIRE_MESSAGE(F16, support::errorText(F16));
-  CHECK(Int8->prediction.boundMs < F16->prediction.boundMs);
-  CHECK(Int8->prediction.timeMs < F16->prediction.timeMs);
+  // GEMM kernels: bound by their counted instructions, or featured as ptxcast's own kernels
+  // (`other`), the int8 engine was 1.26x slower than the fp16 one; bound and featured as the
+  // library GEMMs an engine runs, faster.
+  const auto Int8 = engine("b200", "int8");
+  const auto F16 = engine("b200", "f16");
+  CHECK(Int8.prediction.boundMs < F16.prediction.boundMs);
+  CHECK(Int8.prediction.timeMs < F16.prediction.timeMs);
 }
 
 TEST_CASE("int8 engine: never slower than the fp16 engine, whose tactics TensorRT keeps there") {
   // The V100 has fp16 tensor cores but runs int8 on the CUDA cores' dp4a: the fp16 engine is
   // faster, and an int8 engine keeps its tactics.
-  auto Int8 = pipeline::predictNetwork(request("v100-pcie-32gb", "int8", "tensorrt"));
-  REQUIRE_MESSAGE(Int8, support::errorText(Int8));
-  auto F16 = pipeline::predictNetwork(request("v100-pcie-32gb", "f16", "tensorrt"));
-  REQUIRE_MESSAGE(F16, support::errorText(F16));
-  const pipeline::GpuPrediction &I = Int8->prediction;
-  CHECK(I.timeMs == F16->prediction.timeMs);
+  const auto Int8 = engine("v100-pcie-32gb", "int8");
+  const auto F16 = engine("v100-pcie-32gb", "f16");
+  const pipeline::GpuPrediction &I = Int8.prediction;
+  CHECK(I.timeMs == F16.prediction.timeMs);
   CHECK(I.math == hardware::MathMode::F16);
-  CHECK(I.launches == F16->prediction.launches);     // the fp16 engine's, as its breakdown is
-  CHECK(I.launches < Int8->network.launches.size()); // the int8 reformats are gone
+  CHECK(I.launches == F16.prediction.launches);     // the fp16 engine's, as its breakdown is
+  CHECK(I.launches < Int8.network.launches.size()); // the int8 reformats are gone
   CHECK(warns(I, "an int8 engine keeps fp16 tactics where they are faster"));
   CHECK(I.fp16Tactics);
   CHECK(warns(I, "dp4a on the CUDA cores"));
   // Where int8 tensor cores are faster, the int8 kernels' own time, and no such warning.
-  auto T4 = pipeline::predictNetwork(request("t4", "int8", "tensorrt"));
-  REQUIRE_MESSAGE(T4, support::errorText(T4));
-  CHECK(T4->prediction.math == hardware::MathMode::Int8);
-  CHECK_FALSE(warns(T4->prediction, "keeps fp16 tactics"));
-  CHECK_FALSE(T4->prediction.fp16Tactics);
+  const auto T4 = engine("t4", "int8");
+  CHECK(T4.prediction.math == hardware::MathMode::Int8);
+  CHECK_FALSE(warns(T4.prediction, "keeps fp16 tactics"));
+  CHECK_FALSE(T4.prediction.fp16Tactics);
 }
 
 TEST_CASE("int8 engine: the int8 tensor peak where the GPU has it, dp4a where it does not") {
-  auto Int8 = pipeline::predictNetwork(request("t4", "int8", "tensorrt"));
-  REQUIRE_MESSAGE(Int8, support::errorText(Int8));
-  auto F16 = pipeline::predictNetwork(request("t4", "f16", "tensorrt"));
-  REQUIRE_MESSAGE(F16, support::errorText(F16));
-  const pipeline::GpuPrediction &I = Int8->prediction;
+  const auto Int8 = engine("t4", "int8");
+  const auto F16 = engine("t4", "f16");
+  const pipeline::GpuPrediction &I = Int8.prediction;
   CHECK(I.math == hardware::MathMode::Int8);
   CHECK(warns(I, "int8 is unmeasured"));
   CHECK(warns(I, "int8 tensor peak (130 TOPS)"));
   // Twice the tensor rate and a quarter of fp32's bytes: the bound is below the fp16 engine's.
-  CHECK(I.boundMs < F16->prediction.boundMs);
+  CHECK(I.boundMs < F16.prediction.boundMs);
   CHECK(I.timeMs > 0);
-  CHECK(pipeline::predictionJson(Int8->network, Int8->predictor, I)["dtype"] == "int8");
+  CHECK(pipeline::predictionJson(Int8.network, Int8.predictor, I)["dtype"] == "int8");
   // The engine's memory: ResNet-50's 25.6 M weights once, in the engine's types (int8 filters,
   // fp16 folded batch norms and biases), not PyTorch's fp32 modules and fp16 copies.
-  const pipeline::DeviceMemory &MI = I.memory, &MF = F16->prediction.memory;
+  const pipeline::DeviceMemory &MI = I.memory, &MF = F16.prediction.memory;
   CHECK(MF.weightBytes > 50'000'000);
   CHECK(MF.weightBytes < 52'000'000);
   CHECK(MI.weightBytes < MF.weightBytes * 52 / 100); // + per-channel scales and biases
@@ -89,13 +91,11 @@ TEST_CASE("int8 engine: the int8 tensor peak where the GPU has it, dp4a where it
   CHECK(MI.peak.workspaceBytes == 0);
   CHECK(MI.peak.activationBytes < MF.peak.activationBytes);
 
-  auto P4 = pipeline::predictNetwork(request("p4", "int8", "tensorrt")); // 6.1: dp4a
-  REQUIRE_MESSAGE(P4, support::errorText(P4));
-  CHECK(P4->prediction.math == hardware::MathMode::Simt);
-  CHECK(warns(P4->prediction, "dp4a"));
-  auto P4F32 = pipeline::predictNetwork(request("p4", "f32", "tensorrt"));
-  REQUIRE_MESSAGE(P4F32, support::errorText(P4F32));
-  CHECK(P4->prediction.boundMs < P4F32->prediction.boundMs);
+  const auto P4 = engine("p4", "int8"); // 6.1: dp4a
+  CHECK(P4.prediction.math == hardware::MathMode::Simt);
+  CHECK(warns(P4.prediction, "dp4a"));
+  const auto P4F32 = engine("p4", "f32");
+  CHECK(P4.prediction.boundMs < P4F32.prediction.boundMs);
 }
 
 TEST_CASE("int8: refused under PyTorch's runtimes and on GPUs without dp4a") {
