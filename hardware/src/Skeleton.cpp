@@ -63,6 +63,15 @@ double tensorPeak(const GpuSpec &Gpu, MathMode M) {
   return 0;
 }
 
+bool fastFp16(const GpuSpec &Gpu) {
+  return Gpu.tensor.fp16 > 0 || Gpu.fp16Tflops >= 0.5 * Gpu.fp32Tflops;
+}
+
+bool fastInt8(const GpuSpec &Gpu) {
+  const double Cc = Gpu.computeCapability;
+  return Gpu.tensor.int8 > 0 || std::abs(Cc - 6.1) < 0.01 || Cc >= 7.0;
+}
+
 std::string_view kindFamilyName(KindFamily F) {
   constexpr std::string_view Names[NumKindFamilies] = {
 #define KIND_FAMILY(Id, Name) Name,

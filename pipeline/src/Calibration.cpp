@@ -119,7 +119,7 @@ support::Expected<double> predictTiming(const Measurement &M, const learners::Pr
   R.cache = &Caches.kernels;
   R.analyses = Caches.analysisCache();
   Settings->breakdown = false;
-  auto N = analyseFor(R, Settings->runtime);
+  auto N = analyseFor(R, Settings->runtime, {*Gpu});
   if (!N)
     return In(N.error());
   auto G = predictOnGpus(*N, P, {*Gpu}, *Settings, Catalog);

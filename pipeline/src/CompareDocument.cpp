@@ -95,7 +95,7 @@ support::Expected<std::vector<GpuPrediction>> CompareContext::predict(size_t Mod
     if (request.progress)
       request.progress(analyses, Total, request.models[Model], Batch);
     NetworkRequest N = compareNetworkRequest(request, Model, Batch, caches);
-    auto A = analyseFor(N, settings.runtime);
+    auto A = analyseFor(N, settings.runtime, gpus);
     if (!A)
       return A.error();
     ++analyses;
@@ -128,7 +128,8 @@ support::MaybeError CompareContext::analyseAll() {
       std::lock_guard<std::mutex> Lock(Reporting);
       request.progress(Started++, Total, request.models[Model], Batch);
     }
-    Out[K] = analyseFor(compareNetworkRequest(request, Model, Batch, caches), settings.runtime);
+    Out[K] =
+        analyseFor(compareNetworkRequest(request, Model, Batch, caches), settings.runtime, gpus);
     if (!*Out[K]) { // the lowest failing index wins
       size_t F = FirstFailed;
       while (K < F && !FirstFailed.compare_exchange_weak(F, K)) {
@@ -237,7 +238,7 @@ OJson compareJson(const CompareResult &C) {
          {"clock_mhz", G.clock.mhz},
          {"clock_limiter", G.clock.limiter},
          {"dominance_floor", G.dominanceFloor.empty() ? OJson(nullptr) : OJson(G.dominanceFloor)},
-         {"fp16_tactics", R.dtype == "int8" ? OJson(G.fp16Tactics) : OJson(nullptr)},
+         {"engine_dtype", G.engineDtype.empty() ? OJson(nullptr) : OJson(G.engineDtype)},
          {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
          {"memory", memoryJson(G.memory)},
          {"meets_budget", orNull(R.budgetMs > 0, C.withinBudget(G))},

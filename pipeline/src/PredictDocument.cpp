@@ -74,7 +74,7 @@ support::Expected<PredictOutcome> predictNetwork(const PredictRequest &R) {
     Request.cache = &Caches.kernels;
     Request.analyses = Caches.analysisCache();
   }
-  auto N = analyseFor(Request, Settings->runtime);
+  auto N = analyseFor(Request, Settings->runtime, {*Gpu});
   if (!N)
     return N.error();
   auto Gs = predictOnGpus(*N, *P, {*Gpu}, *Settings, *Catalog);
@@ -121,7 +121,7 @@ OJson predictionJson(const NetworkAnalysis &N, const learners::Predictor &P,
           {"clock_limiter", G.clock.limiter},
           {"board_w", G.clock.limiter == "mode" ? OJson(nullptr) : OJson(G.clock.boardW)},
           {"dominance_floor", G.dominanceFloor.empty() ? OJson(nullptr) : OJson(G.dominanceFloor)},
-          {"fp16_tactics", N.dtype == "int8" ? OJson(G.fp16Tactics) : OJson(nullptr)},
+          {"engine_dtype", G.engineDtype.empty() ? OJson(nullptr) : OJson(G.engineDtype)},
           {"images_per_s_per_w", G.imagesPerSecondPerWatt()},
           {"memory", memoryJson(G.memory)},
           {"breakdown", Kinds},

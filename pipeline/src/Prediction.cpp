@@ -232,6 +232,7 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   Out.gpu = Gpu;
   Out.batch = size_t(N.batch);
   Out.runtime = S.runtime;
+  Out.engineDtype = S.runtime == Runtime::Engine ? N.dtype : "";
   const hardware::Execution E = executionFor(N, Gpu, S);
   Out.math = E.math;
   hardware::GroupFeatures Network;
@@ -469,29 +470,51 @@ private:
   std::set<std::string> Active; ///< GPUs whose floor is being computed (ruled)
 };
 
-/// Each GPU's int8 engine prediction where the fp16 engine (Half) is predicted faster replaced
-/// by the fp16 engine's, with a warning: TensorRT keeps fp16 tactics where they are faster
-/// (NetworkAnalysis::fp16Engine).
-support::MaybeError keepFasterFp16(std::vector<GpuPrediction> &Int8, const NetworkAnalysis &Half,
-                                   const Predictor &P, const std::vector<hardware::GpuSpec> &Gpus,
-                                   const PredictSettings &S, const hardware::GpuCatalog &Catalog) {
-  auto F = predictOnGpus(Half, P, Gpus, S, Catalog);
+/// How people name an engine's precision: int8, fp16, fp32.
+std::string precisionName(const std::string &Dtype) {
+  return Dtype == "f16" ? "fp16" : Dtype == "f32" ? "fp32" : Dtype;
+}
+
+/// Why the GPU's engine of the dtype asked for (G) gives way to the engine one precision wider
+/// (Wider), or "" where it does not: TensorRT builds no fp16 on a GPU without fast FP16, and an
+/// int8 engine keeps fp16 tactics where they are faster (NetworkAnalysis::widerEngine).
+std::string widerReason(const GpuPrediction &G, const GpuPrediction &Wider) {
+  const hardware::GpuSpec &Gpu = G.gpu;
+  const std::string Kept = precisionName(Wider.engineDtype);
+  if (G.engineDtype == "f16" && !hardware::fastFp16(Gpu))
+    return fmt::format("TensorRT builds no fp16 engine for the {}: it has no fp16 tensor cores "
+                       "and runs FP16 at {:.3g} TFLOPS against {:.3g} in FP32 (TensorRT's support "
+                       "matrix: no FP16 on compute capability {:.1f}); the time given is its {} "
+                       "engine's",
+                       Gpu.name, Gpu.fp16Tflops, Gpu.fp32Tflops, Gpu.computeCapability, Kept);
+  if (G.engineDtype != "int8" || Wider.timeMs >= G.timeMs)
+    return "";
+  return fmt::format("an int8 engine keeps {} tactics where they are faster, and here they are: "
+                     "ptxcast's int8 kernels are predicted {:.4g} ms on the {} ({}), its {} "
+                     "engine {:.4g} ms, which is the time given (math, memory and breakdown are "
+                     "the {} engine's)",
+                     Kept, G.timeMs, Gpu.name,
+                     G.math == hardware::MathMode::Int8 ? "int8 tensor cores"
+                                                        : "dp4a on the CUDA cores: no int8 "
+                                                          "tensor cores",
+                     Kept, Wider.timeMs, Kept);
+}
+
+/// Each GPU's engine prediction replaced by the wider engine's (N.widerEngine) where widerReason
+/// says so, with that reason as a warning.
+support::MaybeError keepWiderEngine(std::vector<GpuPrediction> &Own, const NetworkAnalysis &N,
+                                    const Predictor &P, const std::vector<hardware::GpuSpec> &Gpus,
+                                    const PredictSettings &S, const hardware::GpuCatalog &Catalog) {
+  auto F = predictOnGpus(*N.widerEngine, P, Gpus, S, Catalog);
   if (!F)
     return F.error();
-  for (size_t I = 0; I < Int8.size(); ++I) {
-    GpuPrediction &G = Int8[I], &H = (*F)[I];
-    if (H.timeMs >= G.timeMs)
+  for (size_t I = 0; I < Own.size(); ++I) {
+    GpuPrediction &G = Own[I], &H = (*F)[I];
+    std::string Why = widerReason(G, H);
+    if (Why.empty())
       continue;
-    H.warnings.push_back(fmt::format(
-        "an int8 engine keeps fp16 tactics where they are faster, and here they are: ptxcast's "
-        "int8 kernels are predicted {:.4g} ms on the {} ({}), its fp16 engine {:.4g} ms, which "
-        "is the time given (math, memory and breakdown are the fp16 engine's)",
-        G.timeMs, G.gpu.name,
-        G.math == hardware::MathMode::Int8 ? "int8 tensor cores"
-                                           : "dp4a on the CUDA cores: no int8 tensor cores",
-        H.timeMs));
+    H.warnings.push_back(std::move(Why));
     G = std::move(H);
-    G.fp16Tactics = true;
   }
   return std::nullopt;
 }
@@ -527,9 +550,15 @@ predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
       lowerTo(*G, Floor->first, Floor->second);
     Out.push_back(std::move(*G));
   }
-  if (N.fp16Engine)
-    if (auto E = keepFasterFp16(Out, *N.fp16Engine, P, Gpus, S, Catalog))
+  if (N.widerEngine && S.runtime == Runtime::Engine)
+    if (auto E = keepWiderEngine(Out, N, P, Gpus, S, Catalog))
       return *E;
+  for (const GpuPrediction &G : Out) // else the fp16 engine's time, one TensorRT does not build
+    if (!N.widerEngine && G.engineDtype == "f16" && !hardware::fastFp16(G.gpu))
+      return support::Error(fmt::format(
+          "the fp16 engine of {} was analysed without the fp32 engine the {} runs instead (no "
+          "fast FP16): analyse it for the GPUs it is predicted on (analyseFor)",
+          N.network, G.gpu.name));
   return Out;
 }
 

@@ -6,6 +6,7 @@
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <cassert>
 
 namespace pipeline {
@@ -54,16 +55,28 @@ NetworkRequest requestFor(NetworkRequest R, Runtime Runtime) {
   return Runtime == Runtime::Engine ? engineRequest(std::move(R)) : R;
 }
 
-support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime) {
+/// The engine one precision wider than Dtype's that predictions on Gpus may give instead
+/// (NetworkAnalysis::widerEngine), or "": an int8 engine's fp16 engine, whose tactics TensorRT
+/// keeps where they are faster; an fp16 engine's fp32 engine where a GPU lacks fast FP16.
+std::string widerDtype(const std::string &Dtype, const std::vector<hardware::GpuSpec> &Gpus) {
+  if (Dtype == "int8")
+    return "f16";
+  const auto Slow = [](const hardware::GpuSpec &G) { return !hardware::fastFp16(G); };
+  return Dtype == "f16" && std::any_of(Gpus.begin(), Gpus.end(), Slow) ? "f32" : "";
+}
+
+support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime,
+                                              const std::vector<hardware::GpuSpec> &Gpus) {
   auto N = analyseNetwork(requestFor(R, Runtime));
-  if (!N || Runtime != Runtime::Engine || R.dtype != "int8")
+  const std::string Wider = widerDtype(R.dtype, Gpus);
+  if (!N || Runtime != Runtime::Engine || Wider.empty())
     return N;
-  NetworkRequest Half = R;
-  Half.dtype = "f16";
-  auto F = analyseNetwork(engineRequest(std::move(Half)));
+  NetworkRequest W = R;
+  W.dtype = Wider;
+  auto F = analyseFor(W, Runtime, Gpus);
   if (!F)
     return F.error();
-  N->fp16Engine = std::make_shared<const NetworkAnalysis>(std::move(*F));
+  N->widerEngine = std::make_shared<const NetworkAnalysis>(std::move(*F));
   return N;
 }
 
@@ -91,14 +104,10 @@ support::Expected<PredictSettings> predictSettings(const std::string &RuntimeNam
   return S;
 }
 
-/// The oldest compute capability with dp4a, which int8 needs.
-constexpr double Int8ComputeCapability = 6.1;
-
 std::string dtypeRequirement(const std::string &Dtype) {
   if (Dtype != "int8")
     return "";
-  return fmt::format("dp4a or int8 tensor cores, compute capability {} or newer",
-                     Int8ComputeCapability);
+  return "dp4a or int8 tensor cores, compute capability 6.1, or 7.0 and newer";
 }
 
 support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardware::GpuSpec *Gpu,
@@ -119,7 +128,7 @@ support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardwa
   if (R != Runtime::Engine)
     return support::Error("--dtype int8 is an inference engine's precision: use --runtime "
                           "tensorrt (PyTorch runs no int8 convolutions on the GPU)");
-  if (Gpu && Gpu->computeCapability < Int8ComputeCapability)
+  if (Gpu && !hardware::fastInt8(*Gpu))
     return support::Error(fmt::format("--dtype int8 needs {}; the {} is {:.1f}",
                                       dtypeRequirement(Dtype), Gpu->name, Gpu->computeCapability));
   return std::nullopt;

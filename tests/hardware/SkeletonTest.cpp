@@ -129,6 +129,20 @@ TEST_CASE("skeleton: GEMM-like framework launches run on tensor cores in their m
   CHECK(defaultMathMode("f16", 7.0) == MathMode::F16);
 }
 
+TEST_CASE("skeleton: which GPUs run fp16 and int8 fast, as TensorRT's support matrix has it") {
+  // FP16: tensor cores, or CUDA-core FP16 at half the FP32 rate or more (GP100, GP10B, the
+  // Jetson Nano's GM20B); compute capability 6.1 runs it at 1/64.
+  for (const char *Fast : {"p100", "jetson-tx2", "jetson-nano", "t4", "v100", "rtx-a4000", "h100"})
+    CHECK_MESSAGE(fastFp16(catalogGpu(Fast)), Fast);
+  for (const char *Slow : {"p4", "p40", "gtx-1080-ti", "gtx-1060"})
+    CHECK_MESSAGE(!fastFp16(catalogGpu(Slow)), Slow);
+  // int8: dp4a on 6.1 and from 7.0, or int8 tensor cores; not on 6.0, 6.2 or Maxwell.
+  for (const char *Fast : {"p4", "gtx-1080", "v100", "jetson-agx-xavier", "t4", "h100"})
+    CHECK_MESSAGE(fastInt8(catalogGpu(Fast)), Fast);
+  for (const char *Slow : {"p100", "jetson-tx2", "jetson-nano"})
+    CHECK_MESSAGE(!fastInt8(catalogGpu(Slow)), Slow);
+}
+
 TEST_CASE("skeleton: a framework's GEMM-like launch reads its footprint through L2 once") {
   GpuSpec A100 = catalogGpu("a100"); // 40 MB of L2
   const Execution Tf32{MathMode::Tf32, Implementation::Framework, false};

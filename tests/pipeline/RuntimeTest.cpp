@@ -114,7 +114,7 @@ TEST_CASE("runtimes: an engine's 3x3 stride-1 convolutions are Winograd-shaped, 
   R.input = "resnet50";
   R.imageSize = 32;
   R.progress = [](size_t, size_t) {};
-  auto N = analyseFor(R, Runtime::Engine);
+  auto N = analyseFor(R, Runtime::Engine, {});
   REQUIRE_MESSAGE(N, N.error().str());
   // ResNet-50: 16 3x3 convolutions, one per bottleneck, of which the first of stages 2-4 has
   // stride 2; the 7x7 stem and the 1x1 convolutions are not Winograd-shaped either.
@@ -154,7 +154,7 @@ TEST_CASE("runtimes: an engine's band reaches to the engine timings' measured sp
   NetworkRequest R;
   R.input = "lenet5";
   R.progress = [](size_t, size_t) {};
-  auto N = analyseFor(R, Runtime::Engine);
+  auto N = analyseFor(R, Runtime::Engine, {F.gpu});
   REQUIRE_MESSAGE(N, N.error().str());
   PredictSettings S;
   S.runtime = Runtime::Engine;
@@ -164,4 +164,20 @@ TEST_CASE("runtimes: an engine's band reaches to the engine timings' measured sp
   REQUIRE(F32.intervalMs);
   CHECK(F32.intervalMs->second == doctest::Approx(F32.gpuMs * EngineTimeBandF32.high));
   CHECK(EngineTimeBandF32.high < EngineTimeBandF16.high);
+}
+
+TEST_CASE("tensorrt: an fp16 engine analysed without its fp32 engine is refused on a GPU that "
+          "runs the fp32 one") {
+  // The fixture's fp16 network was analysed alone (analyseNetwork, as analyseFor does for GPUs
+  // with fast FP16); the P4 has none, and its fp16 engine's time would be one TensorRT never
+  // builds.
+  const Fixture F = fixture();
+  auto P4 = F.catalog.lookup("p4");
+  REQUIRE(P4);
+  PredictSettings S;
+  S.runtime = Runtime::Engine;
+  auto G = predictOnGpus(F.net, F.model, {*P4}, S, F.catalog);
+  REQUIRE(!G);
+  CHECK(G.error().message.find("without the fp32 engine the p4 runs instead") != std::string::npos);
+  CHECK(predictOnGpus(F.net, F.model, {F.gpu}, S, F.catalog)); // the RTX 4090 has fast FP16
 }

@@ -62,7 +62,7 @@ std::string batchText(const CompareCell &C) {
 
 void printFooter(const CompareResult &M) {
   const pipeline::CompareRequest &O = M.request;
-  size_t Meeting = 0, Safe = 0, Warned = 0, Floored = 0, Misfits = 0, Fp16 = 0;
+  size_t Meeting = 0, Safe = 0, Warned = 0, Floored = 0, Misfits = 0, Wider = 0;
   std::map<std::string, std::pair<double, size_t>> Calibrated; // GPU -> factor, timings
   for (const CompareCell &C : M.cells) {
     const GpuPrediction &G = C.prediction;
@@ -72,7 +72,7 @@ void printFooter(const CompareResult &M) {
     const size_t Said = size_t(!G.memory.fits()) + size_t(G.calibrationTimings > 0); // own lines
     Warned += G.warnings.size() > Said;
     Floored += !G.dominanceFloor.empty();
-    Fp16 += G.fp16Tactics;
+    Wider += !G.engineDtype.empty() && G.engineDtype != O.dtype;
     if (G.calibrationTimings)
       Calibrated[G.gpu.name] = {G.calibrationFactor, G.calibrationTimings};
   }
@@ -83,10 +83,15 @@ void printFooter(const CompareResult &M) {
                "efficiency (dominance_floor in --format csv or json)\n",
                Floored, N);
   fmt::print("\n");
-  if (Fp16)
-    fmt::print("{} of {} int8 engines are predicted as their fp16 engine, which is faster there: "
-               "TensorRT keeps fp16 tactics where they are (fp16_tactics in --format json)\n",
-               Fp16, N);
+  if (Wider && O.dtype == "int8")
+    fmt::print("{} of {} int8 engines are predicted as their fp16 engine (fp32 without fast FP16), "
+               "which is faster there: TensorRT keeps those tactics where they are (engine_dtype "
+               "in --format json)\n",
+               Wider, N);
+  else if (Wider)
+    fmt::print("{} of {} fp16 engines are predicted as their fp32 engine: TensorRT builds no fp16 "
+               "on a GPU without fast FP16 (engine_dtype in --format json)\n",
+               Wider, N);
   if (Misfits)
     fmt::print("! {} of {} do not fit in the GPU's memory (weights, peak activations, workspace "
                "and the runtime's reserve; docs/predict.md)\n",

@@ -52,10 +52,12 @@ void printMemory(const pipeline::DeviceMemory &M) {
 
 void printTable(const pipeline::NetworkAnalysis &N, const learners::Predictor &P,
                 const pipeline::GpuPrediction &G) {
+  std::string Dtype = pipeline::dtypeText(N.dtype, G.runtime);
+  if (!G.engineDtype.empty() && G.engineDtype != N.dtype) // a wider engine's time (warnings)
+    Dtype += fmt::format(", given as its {} engine", G.engineDtype);
   fmt::print("{} ({}x{}, batch {}, {}, {} math, {} launches) on {} ({}), {} runtime\n", N.network,
-             N.imageSize, N.imageSize, N.batch, pipeline::dtypeText(N.dtype, G.runtime),
-             hardware::mathModeName(G.math), G.launches, G.gpu.fullName, G.gpu.name,
-             pipeline::runtimeName(G.runtime));
+             N.imageSize, N.imageSize, N.batch, Dtype, hardware::mathModeName(G.math), G.launches,
+             G.gpu.fullName, G.gpu.name, pipeline::runtimeName(G.runtime));
   fmt::print("{}\n\n", pipeline::predictorSummary(P));
   std::string Band = G.intervalMs ? fmt::format("   band {:.4g} .. {:.4g} ms", G.intervalMs->first,
                                                 G.intervalMs->second)

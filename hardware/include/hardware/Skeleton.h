@@ -34,6 +34,16 @@ MathMode defaultMathMode(std::string_view Dtype, double Cc);
 /// multiply-add); 0 for Simt and for a mode the GPU has no tensor cores for.
 double tensorPeak(const GpuSpec &Gpu, MathMode M);
 
+/// Whether the GPU runs FP16 math fast: FP16 tensor cores, or FP16 on the CUDA cores at half the
+/// FP32 rate or more. Compute capability 6.1 (Tesla P4, P40, GeForce 10) runs it at 1/64 of FP32,
+/// and TensorRT builds no FP16 there (its support matrix: FP16 "No" for 6.1).
+bool fastFp16(const GpuSpec &Gpu);
+
+/// Whether the GPU runs int8 math fast: dp4a at full rate (compute capability 6.1, and 7.0 on)
+/// or int8 tensor cores. The P100 (6.0) and the Jetson TX2 (6.2) have neither, and TensorRT
+/// builds no int8 there (its support matrix; NVIDIA's developer forum for the TX2).
+bool fastInt8(const GpuSpec &Gpu);
+
 /// Whose kernels ran: ptxcast's own lowering (timed with ptxcast-measure), or a framework's
 /// (cuDNN / cuBLAS / PyTorch) for the same layers.
 enum class Implementation : uint8_t { Ptxcast, Framework };

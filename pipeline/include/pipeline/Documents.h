@@ -113,8 +113,8 @@ struct CompareResult {
   /// The request named several runtimes (`--runtime eager,graph,tensorrt`); `settings` is the
   /// first one's, each cell's prediction says its own.
   bool severalRuntimes = false;
-  /// Catalog GPUs `--gpus all` left out: they cannot run the dtype (int8 needs compute
-  /// capability 6.1, checkDtype).
+  /// Catalog GPUs `--gpus all` left out: they cannot run the dtype (int8 needs fast int8,
+  /// checkDtype).
   std::vector<std::string> leftOut;
 
   bool hasTargets() const { return request.budgetMs > 0 || request.targetIps > 0; }

@@ -77,11 +77,12 @@ struct NetworkAnalysis {
   double lowerSeconds = 0;     ///< wall time of building + lowering
   double analyseSeconds = 0;   ///< wall time of fast analysis
   bool fromCache = false;      ///< the counts came from the on-disk analysis cache
-  /// An int8 engine's: the same network as an fp16 engine (analyseFor). TensorRT built with int8
-  /// keeps fp16 tactics where they are faster (on GPUs whose int8 runs on the CUDA cores' dp4a
-  /// beside fp16 tensor cores, and where an int8 layer's reformats cost more than they save), so
-  /// an int8 prediction is never slower than this one's (predictOnGpus).
-  std::shared_ptr<const NetworkAnalysis> fp16Engine;
+  /// An int8 or f16 engine's: the same network as the engine one precision wider (analyseFor).
+  /// TensorRT keeps an int8 engine's fp16 tactics where they are faster (on GPUs whose int8 runs
+  /// on the CUDA cores' dp4a beside fp16 tensor cores, and where an int8 layer's reformats cost
+  /// more than they save), and builds no fp16 on a GPU without fast FP16 (hardware::fastFp16), so
+  /// predictOnGpus gives this engine's time there.
+  std::shared_ptr<const NetworkAnalysis> widerEngine;
 
   /// The launches as the physical model sees them (hardware/Skeleton.h).
   std::vector<hardware::LaunchWork> work() const;

@@ -84,8 +84,11 @@ NetworkRequest engineRequest(NetworkRequest R);
 /// engineRequest.
 NetworkRequest requestFor(NetworkRequest R, Runtime Runtime);
 
-/// The analysis runtime `Runtime` predicts from: analyseNetwork of requestFor(R, Runtime).
-support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime);
+/// The analysis runtime `Runtime` predicts from on Gpus: analyseNetwork of requestFor(R,
+/// Runtime). An int8 engine carries the same network as an fp16 engine, and an fp16 engine as an
+/// fp32 engine where one of Gpus lacks fast FP16 (NetworkAnalysis::widerEngine).
+support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime,
+                                              const std::vector<hardware::GpuSpec> &Gpus);
 
 /// How to predict: runtime and, when set, a math mode other than PyTorch's default and a host
 /// other than the GPU's own (hardware/Host.h).
@@ -133,9 +136,11 @@ struct GpuPrediction {
   /// The dominated catalog GPU whose learned efficiency replaced this GPU's (the dominance rule),
   /// or empty.
   std::string dominanceFloor;
-  /// An int8 engine's prediction that is its fp16 engine's, faster on this GPU: TensorRT keeps
-  /// fp16 tactics there (NetworkAnalysis::fp16Engine).
-  bool fp16Tactics = false;
+  /// The precision of the engine whose time this is (Runtime::Engine; empty otherwise): the
+  /// dtype asked for, or a wider one (NetworkAnalysis::widerEngine) where that engine is faster,
+  /// or where the GPU runs the asked precision slowly and TensorRT builds none
+  /// (hardware::fastFp16).
+  std::string engineDtype;
   /// The few-shot calibration applied (Calibration.h): its factor and how many timings gave it
   /// (0: none).
   double calibrationFactor = 1;
@@ -151,7 +156,7 @@ struct GpuPrediction {
 };
 
 /// What a GPU needs to run networks of `Dtype`, as text ("" when every GPU runs them): int8
-/// needs dp4a or int8 tensor cores (compute capability 6.1+).
+/// needs dp4a or int8 tensor cores (hardware::fastInt8).
 std::string dtypeRequirement(const std::string &Dtype);
 
 /// Nothing when networks of `Dtype` run under the runtime (and on Gpu, when given) with the math

@@ -1,7 +1,11 @@
-// `predict --dtype int8 --runtime tensorrt` through pipeline::predictNetwork: an int8 engine is
-// bound at the GPU's int8 tensor peak (dp4a without int8 tensor cores), says it is unmeasured,
-// and is refused where it cannot run: under PyTorch's runtimes, on GPUs before dp4a.
+// An engine's precision through pipeline::predictNetwork (`predict --runtime tensorrt --dtype
+// int8|f16`): an int8 engine is bound at the GPU's int8 tensor peak (dp4a without int8 tensor
+// cores), says it is unmeasured, and is refused where it cannot run (under PyTorch's runtimes,
+// on GPUs without fast int8); an int8 or fp16 engine keeps the wider precision's tactics where
+// they are faster, and an fp16 engine is its fp32 engine on a GPU without fast FP16.
 #include "pipeline/Documents.h"
+
+#include "hardware/Skeleton.h"
 
 #include <doctest/doctest.h>
 
@@ -61,13 +65,13 @@ TEST_CASE("int8 engine: never slower than the fp16 engine, whose tactics TensorR
   CHECK(I.launches == F16.prediction.launches);     // the fp16 engine's, as its breakdown is
   CHECK(I.launches < Int8.network.launches.size()); // the int8 reformats are gone
   CHECK(warns(I, "an int8 engine keeps fp16 tactics where they are faster"));
-  CHECK(I.fp16Tactics);
+  CHECK(I.engineDtype == "f16");
   CHECK(warns(I, "dp4a on the CUDA cores"));
   // Where int8 tensor cores are faster, the int8 kernels' own time, and no such warning.
   const auto T4 = engine("t4", "int8");
   CHECK(T4.prediction.math == hardware::MathMode::Int8);
   CHECK_FALSE(warns(T4.prediction, "keeps fp16 tactics"));
-  CHECK_FALSE(T4.prediction.fp16Tactics);
+  CHECK(T4.prediction.engineDtype == "int8");
 }
 
 TEST_CASE("int8 engine: the int8 tensor peak where the GPU has it, dp4a where it does not") {
@@ -107,6 +111,9 @@ TEST_CASE("int8: refused under PyTorch's runtimes and on GPUs without dp4a") {
   auto P100 = pipeline::predictNetwork(request("p100", "int8", "tensorrt"));
   REQUIRE(!P100);
   CHECK(support::errorText(P100).find("the p100-pcie-16gb is 6.0") != std::string::npos);
+  auto Tx2 = pipeline::predictNetwork(request("jetson-tx2", "int8", "tensorrt")); // 6.2: no dp4a
+  REQUIRE(!Tx2);
+  CHECK(support::errorText(Tx2).find("the jetson-tx2 is 6.2") != std::string::npos);
   CHECK(!pipeline::checkDtype("f16", pipeline::Runtime::Eager));
 }
 
@@ -119,17 +126,18 @@ TEST_CASE("int8: compare --gpus all leaves out the GPUs that cannot run it, and 
   auto C = pipeline::compareNetworks(R);
   REQUIRE_MESSAGE(C, support::errorText(C));
   CHECK(std::find(C->leftOut.begin(), C->leftOut.end(), "p100-pcie-16gb") != C->leftOut.end());
+  CHECK(std::find(C->leftOut.begin(), C->leftOut.end(), "jetson-tx2") != C->leftOut.end());
   for (const pipeline::CompareCell &Cell : C->cells) {
-    CHECK(Cell.prediction.gpu.computeCapability >= 6.1);
+    CHECK(hardware::fastInt8(Cell.prediction.gpu));
     CHECK(std::find(C->leftOut.begin(), C->leftOut.end(), Cell.prediction.gpu.name) ==
           C->leftOut.end());
   }
-  // Every int8 cell says whether it is its fp16 engine's time; the Voltas' are (dp4a only).
+  // Every int8 cell says whose engine's time it is; the Voltas' is a wider one (dp4a only).
   const nlohmann::ordered_json J = pipeline::compareJson(*C);
   for (const auto &Row : J["results"]) {
-    REQUIRE(Row["fp16_tactics"].is_boolean());
+    REQUIRE(Row["engine_dtype"].is_string());
     if (Row["gpu"] == "v100-sxm2")
-      CHECK(Row["fp16_tactics"] == true);
+      CHECK(Row["engine_dtype"] != "int8");
   }
   R.gpus = {"p100"}; // named: an error, not a silent omission
   CHECK(!pipeline::compareNetworks(R));
@@ -138,4 +146,37 @@ TEST_CASE("int8: compare --gpus all leaves out the GPUs that cannot run it, and 
   auto F = pipeline::compareNetworks(R);
   REQUIRE(F);
   CHECK(F->leftOut.empty());
+}
+
+TEST_CASE("fp16 engine: its fp32 engine on a GPU without fast FP16, its own elsewhere") {
+  // The P4 (compute capability 6.1) runs FP16 at 1/64 of FP32 and has no tensor cores: TensorRT
+  // builds no fp16 there. ptxcast's fp16 lowering (fp16 data, FP32 math) would be predicted
+  // faster than fp32, an engine that does not exist.
+  const auto P4 = engine("p4", "f16");
+  const auto P4F32 = engine("p4", "f32");
+  const pipeline::GpuPrediction &H = P4.prediction;
+  CHECK(H.engineDtype == "f32");
+  CHECK(H.timeMs == P4F32.prediction.timeMs);
+  CHECK(H.memory.weightBytes == P4F32.prediction.memory.weightBytes);
+  CHECK(warns(H, "TensorRT builds no fp16 engine for the p4"));
+  CHECK(pipeline::predictionJson(P4.network, P4.predictor, H)["engine_dtype"] == "f32");
+  // The P100 runs FP16 at twice its FP32 rate, the T4 on tensor cores: their own fp16 engines.
+  for (const char *Gpu : {"p100", "t4"}) {
+    const auto F16 = engine(Gpu, "f16");
+    CAPTURE(Gpu);
+    CHECK(F16.prediction.engineDtype == "f16");
+    CHECK(F16.prediction.timeMs < engine(Gpu, "f32").prediction.timeMs);
+    CHECK_FALSE(warns(F16.prediction, "TensorRT builds no fp16"));
+  }
+  // An int8 engine on the P4 weighs its dp4a kernels against the fp32 engine, never an fp16 one.
+  const auto Int8 = engine("p4", "int8");
+  CHECK(Int8.prediction.engineDtype != "f16");
+  CHECK(Int8.prediction.timeMs <= H.timeMs);
+  // Outside an engine a dtype has no engine precision.
+  auto Graph = pipeline::predictNetwork(request("p4", "f16", "graph"));
+  REQUIRE(Graph);
+  CHECK(Graph->prediction.engineDtype.empty());
+  CHECK(
+      pipeline::predictionJson(Graph->network, Graph->predictor, Graph->prediction)["engine_dtype"]
+          .is_null());
 }
