@@ -20,9 +20,39 @@ namespace {
 
 using OJson = nlohmann::ordered_json;
 
+/// The request's runtimes that parse (an unknown one is predictSettings' error to report).
+std::vector<Runtime> askedRuntimes(const CompareRequest &R) {
+  std::vector<Runtime> Out;
+  for (const std::string &Name : splitRuntimes(R.runtime))
+    if (auto X = parseRuntime(Name))
+      Out.push_back(*X);
+  return Out;
+}
+
+/// Whether the GPU, and not the request itself, keeps the dtype from one of the runtimes.
+bool cannotRun(const CompareRequest &R, const hardware::GpuSpec &Gpu) {
+  const std::vector<Runtime> Asked = askedRuntimes(R);
+  return std::any_of(Asked.begin(), Asked.end(), [&](Runtime X) {
+    return !checkDtype(R.dtype, X) && checkDtype(R.dtype, X, &Gpu);
+  });
+}
+
+/// What the GPUs left out lack, for people: "int8 needs ...; compile needs ...".
+std::string leftOutWhy(const CompareRequest &R) {
+  std::string Why;
+  const auto Add = [&Why](const std::string &Who, const std::string &Needs) {
+    if (!Needs.empty())
+      Why += (Why.empty() ? "" : "; ") + Who + " needs " + Needs;
+  };
+  Add(R.dtype, dtypeRequirement(R.dtype));
+  for (Runtime X : askedRuntimes(R))
+    Add(std::string(runtimeName(X)), runtimeRequirement(X));
+  return Why;
+}
+
 /// Expands "all" and checks every name before any analysis runs. "all" leaves out, into LeftOut,
-/// the catalog GPUs that cannot run the request's dtype (int8 before compute capability 6.1); a
-/// GPU named so is an error instead.
+/// the catalog GPUs that cannot run the request's dtype under its runtimes (cannotRun); a GPU
+/// named so is an error instead.
 support::Expected<std::vector<hardware::GpuSpec>>
 resolve(CompareRequest &R, const hardware::GpuCatalog &Catalog, std::vector<std::string> &LeftOut) {
   if (R.models.size() == 1 && R.models[0] == "all") {
@@ -37,7 +67,7 @@ resolve(CompareRequest &R, const hardware::GpuCatalog &Catalog, std::vector<std:
   if (R.gpus.size() == 1 && R.gpus[0] == "all") {
     R.gpus.clear();
     for (const hardware::GpuSpec &G : Catalog.gpus())
-      (checkDtype(R.dtype, Runtime::Engine, &G) ? LeftOut : R.gpus).push_back(G.name);
+      (cannotRun(R, G) ? LeftOut : R.gpus).push_back(G.name);
   }
   R.gpus.insert(R.gpus.end(), R.gpuSpecs.begin(), R.gpuSpecs.end());
   std::vector<hardware::GpuSpec> Gpus;
@@ -200,8 +230,9 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
   }
   if (R.progress)
     R.progress(Analyses, Analyses, "", 0);
-  return CompareResult{std::move(R), Runtimes.front(),    std::move(*P),     std::move(Cells),
-                       Analyses,     Runtimes.size() > 1, std::move(LeftOut)};
+  std::string Why = LeftOut.empty() ? "" : leftOutWhy(R);
+  return CompareResult{std::move(R), Runtimes.front(),    std::move(*P),      std::move(Cells),
+                       Analyses,     Runtimes.size() > 1, std::move(LeftOut), std::move(Why)};
 }
 
 std::vector<std::string> splitRuntimes(const std::string &List) {
@@ -256,6 +287,7 @@ OJson compareJson(const CompareResult &C) {
           {"max_batch", R.maxBatch},
           {"analyses", C.analyses},
           {"left_out", C.leftOut},
+          {"left_out_why", C.leftOut.empty() ? OJson(nullptr) : OJson(C.leftOutWhy)},
           {"results", Rows}};
 }
 

@@ -110,6 +110,19 @@ std::string dtypeRequirement(const std::string &Dtype) {
   return "dp4a or int8 tensor cores, compute capability 6.1, or 7.0 and newer";
 }
 
+/// The oldest compute capability Triton generates kernels for: torch.compile's default backend
+/// (inductor) refuses older GPUs ("Triton only supports devices of CUDA Capability >= 7.0",
+/// torch/_inductor/exc.py, GPUTooOldForTriton).
+constexpr double TritonComputeCapability = 7.0;
+
+std::string runtimeRequirement(Runtime R) {
+  if (R != Runtime::Compile)
+    return "";
+  return fmt::format(
+      "compute capability {:.1f} or newer, the oldest Triton (torch.compile's backend) runs on",
+      TritonComputeCapability);
+}
+
 support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardware::GpuSpec *Gpu,
                                std::optional<hardware::MathMode> Math) {
   if (Math) { // the lowering's rule; the architecture's own is the GPU's (mathFor)
@@ -123,6 +136,9 @@ support::MaybeError checkDtype(const std::string &Dtype, Runtime R, const hardwa
       if (auto E = corpus::mathModeError(*M, *T, ""))
         return support::Error(*E);
   }
+  if (R == Runtime::Compile && Gpu && Gpu->computeCapability < TritonComputeCapability)
+    return support::Error(fmt::format("--runtime compile needs {}; the {} is {:.1f}",
+                                      runtimeRequirement(R), Gpu->name, Gpu->computeCapability));
   if (Dtype != "int8")
     return std::nullopt;
   if (R != Runtime::Engine)

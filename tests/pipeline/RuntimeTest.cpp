@@ -10,6 +10,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 using namespace pipeline;
 
 TEST_CASE("runtimes: every runtime's name parses back, and an unknown one lists them all") {
@@ -180,4 +182,34 @@ TEST_CASE("tensorrt: an fp16 engine analysed without its fp32 engine is refused 
   REQUIRE(!G);
   CHECK(G.error().message.find("without the fp32 engine the p4 runs instead") != std::string::npos);
   CHECK(predictOnGpus(F.net, F.model, {F.gpu}, S, F.catalog)); // the RTX 4090 has fast FP16
+}
+
+TEST_CASE("compile: refused on GPUs older than Triton's compute capability 7.0, left out of all") {
+  auto C = hardware::GpuCatalog::builtin();
+  REQUIRE(C);
+  auto P4 = C->lookup("p4"), T4 = C->lookup("t4");
+  REQUIRE(P4);
+  REQUIRE(T4);
+  auto E = checkDtype("f32", Runtime::Compile, &*P4);
+  REQUIRE(E);
+  CHECK(E->message.find("the p4 is 6.1") != std::string::npos);
+  CHECK(!checkDtype("f16", Runtime::Compile, &*T4));
+  CHECK(!checkDtype("f32", Runtime::Eager, &*P4)); // eager PyTorch runs there
+
+  CompareRequest R;
+  R.models = {"lenet5"};
+  R.gpus = {"all"};
+  R.runtime = "eager,compile";
+  auto M = compareNetworks(R);
+  REQUIRE_MESSAGE(M, support::errorText(M));
+  CHECK(std::find(M->leftOut.begin(), M->leftOut.end(), "p4") != M->leftOut.end());
+  CHECK(std::find(M->leftOut.begin(), M->leftOut.end(), "t4") == M->leftOut.end());
+  CHECK(M->leftOutWhy.find("compile needs compute capability 7.0") != std::string::npos);
+  for (const CompareCell &Cell : M->cells)
+    CHECK(Cell.prediction.gpu.computeCapability >= 7.0);
+  R.runtime = "eager"; // every GPU runs eager PyTorch
+  auto Eager = compareNetworks(R);
+  REQUIRE(Eager);
+  CHECK(Eager->leftOut.empty());
+  CHECK(Eager->leftOutWhy.empty());
 }

@@ -120,8 +120,7 @@ void printFooter(const CompareResult &M) {
     fmt::print("calibrated by your timings ({}): {}\n", O.calibrate, fmt::join(Each, ", "));
   }
   if (!M.leftOut.empty())
-    fmt::print("left out of --gpus all: {} ({} needs {})\n", fmt::join(M.leftOut, ", "),
-               M.request.dtype, pipeline::dtypeRequirement(M.request.dtype));
+    fmt::print("left out of --gpus all: {} ({})\n", fmt::join(M.leftOut, ", "), M.leftOutWhy);
 }
 
 /// The gpu column: the GPU, and its runtime when the matrix has several.

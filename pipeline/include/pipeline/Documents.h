@@ -113,9 +113,10 @@ struct CompareResult {
   /// The request named several runtimes (`--runtime eager,graph,tensorrt`); `settings` is the
   /// first one's, each cell's prediction says its own.
   bool severalRuntimes = false;
-  /// Catalog GPUs `--gpus all` left out: they cannot run the dtype (int8 needs fast int8,
-  /// checkDtype).
+  /// Catalog GPUs `--gpus all` left out: they cannot run the dtype or a runtime (checkDtype),
+  /// and what those need (dtypeRequirement, runtimeRequirement), as a line for people.
   std::vector<std::string> leftOut;
+  std::string leftOutWhy;
 
   bool hasTargets() const { return request.budgetMs > 0 || request.targetIps > 0; }
   /// Whether a cell is within the budget (false when there is none).

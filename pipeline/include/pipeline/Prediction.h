@@ -159,10 +159,14 @@ struct GpuPrediction {
 /// needs dp4a or int8 tensor cores (hardware::fastInt8).
 std::string dtypeRequirement(const std::string &Dtype);
 
+/// What a GPU needs to run the runtime, as text ("" when every GPU runs it): torch.compile's
+/// Triton kernels need compute capability 7.0.
+std::string runtimeRequirement(Runtime R);
+
 /// Nothing when networks of `Dtype` run under the runtime (and on Gpu, when given) with the math
-/// mode asked for (`--math`, when given), else why not: int8 is an inference engine's precision
-/// (Runtime::Engine), on GPUs that meet dtypeRequirement; tf32 and bf16 math take f32 data, as
-/// `ptxcast lower` has it (corpus::mathModeError).
+/// mode asked for (`--math`, when given), else why not: the GPU meets runtimeRequirement; int8 is
+/// an inference engine's precision (Runtime::Engine), on GPUs that meet dtypeRequirement; tf32 and
+/// bf16 math take f32 data, as `ptxcast lower` has it (corpus::mathModeError).
 support::MaybeError checkDtype(const std::string &Dtype, Runtime R,
                                const hardware::GpuSpec *Gpu = nullptr,
                                std::optional<hardware::MathMode> Math = std::nullopt);
