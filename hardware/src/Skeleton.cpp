@@ -40,8 +40,8 @@ support::Expected<MathMode> parseMathMode(std::string_view Name) {
 }
 
 MathMode defaultMathMode(std::string_view Dtype, double Cc) {
-  if (Dtype == "int8") // s8 mma from Turing on; before, dp4a on the CUDA cores
-    return Cc >= 7.5 ? MathMode::Int8 : MathMode::Simt;
+  if (Dtype == "int8") // s8 tensor cores from Xavier's Volta (7.2) on; before, dp4a
+    return Cc >= 7.2 ? MathMode::Int8 : MathMode::Simt;
   if (Dtype == "f16")
     return Cc >= 7.0 ? MathMode::F16 : MathMode::Simt;
   return Cc >= 8.0 ? MathMode::Tf32 : MathMode::Simt;

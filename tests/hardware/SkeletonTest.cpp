@@ -127,6 +127,8 @@ TEST_CASE("skeleton: GEMM-like framework launches run on tensor cores in their m
   CHECK(defaultMathMode("f32", 8.0) == MathMode::Tf32);
   CHECK(defaultMathMode("f32", 7.5) == MathMode::Simt);
   CHECK(defaultMathMode("f16", 7.0) == MathMode::F16);
+  CHECK(defaultMathMode("int8", 7.2) == MathMode::Int8); // Jetson Xavier's integer WMMA
+  CHECK(defaultMathMode("int8", 7.0) == MathMode::Simt); // the V100: dp4a
 }
 
 TEST_CASE("skeleton: which GPUs run fp16 and int8 fast, as TensorRT's support matrix has it") {

@@ -74,6 +74,15 @@ TEST_CASE("int8 engine: never slower than the fp16 engine, whose tactics TensorR
   CHECK(T4.prediction.engineDtype == "int8");
 }
 
+TEST_CASE("int8 engine: Jetson Xavier's Volta has int8 tensor cores, the V100's has not") {
+  // TensorRT's support matrix: INT8 tensor cores on compute capability 7.2, not on 7.0.
+  const auto Xavier = engine("jetson-agx-xavier", "int8");
+  CHECK(Xavier.prediction.math == hardware::MathMode::Int8);
+  CHECK(Xavier.prediction.engineDtype == "int8");
+  CHECK(Xavier.prediction.timeMs < engine("jetson-agx-xavier", "f16").prediction.timeMs);
+  CHECK(engine("v100-sxm2", "int8").prediction.math != hardware::MathMode::Int8);
+}
+
 TEST_CASE("int8 engine: the int8 tensor peak where the GPU has it, dp4a where it does not") {
   const auto Int8 = engine("t4", "int8");
   const auto F16 = engine("t4", "f16");

@@ -27,7 +27,8 @@ support::Expected<MathMode> parseMathMode(std::string_view Name);
 /// What PyTorch does by default on a GPU of compute capability `Cc` for networks of element type
 /// `Dtype` ("f32" | "f16"): TF32 tensor cores for fp32 convolutions on sm_80+ (cuDNN's
 /// allow_tf32 default), FP16 tensor cores for fp16 on sm_70+, CUDA cores otherwise; and what an
-/// int8 engine does ("int8"): s8 tensor cores on sm_75+, dp4a on the CUDA cores before.
+/// int8 engine does ("int8"): s8 tensor cores on sm_72+ (Jetson Xavier's Volta has them, integer
+/// WMMA; the V100 has none and its catalog int8 peak is 0), dp4a on the CUDA cores before.
 MathMode defaultMathMode(std::string_view Dtype, double Cc);
 
 /// The GPU's dense tensor peak in math mode M, TFLOPS (TOPS for Int8: two operations per
