@@ -29,7 +29,8 @@ bool isWeightPosition(const std::string &Op, int Index) {
   if (Op == "BatchNormalization")
     return Index >= 1;
   if (Op == "Clip" || Op == "Reshape" || Op == "Pad" || Op == "ReduceMean" ||
-      Op == "LayerNormalization" || Op == "Slice" || Op == "Split")
+      Op == "LayerNormalization" || Op == "Slice" || Op == "Split" || Op == "QuantizeLinear" ||
+      Op == "DequantizeLinear") // a quantization's scale and zero point
     return Index >= 1;
   return false;
 }
@@ -358,7 +359,8 @@ support::MaybeError Importer::addInputs() {
     Data.insert(O.name());
   // From the last node back (nodes are in topological order), so that an Identity's output is
   // classified before its input: Identity reads its input as what its output is read as (torch
-  // writes parameters equal in value as Identity nodes of one of them).
+  // writes parameters equal in value as Identity nodes of one of them), and so do a QDQ model's
+  // QuantizeLinear and DequantizeLinear (of a weight, or of an activation).
   for (int K = Graph.node_size() - 1; K >= 0; --K) {
     const onnx::NodeProto &N = Graph.node(K);
     for (int I = 0; I < N.input_size(); ++I) {
@@ -369,7 +371,9 @@ support::MaybeError Importer::addInputs() {
       // of arithmetic (a layer scale, a layer norm's weight exported with export_params=False).
       bool Parameter =
           !BatchInputs.empty() && !BatchInputs.count(N.input(I)) && isArithmetic(N.op_type());
-      bool Passed = N.op_type() == "Identity" && N.output_size() > 0 && !Data.count(N.output(0));
+      const bool PassesOn = N.op_type() == "Identity" || N.op_type() == "QuantizeLinear" ||
+                            N.op_type() == "DequantizeLinear";
+      bool Passed = PassesOn && N.output_size() > 0 && !Data.count(N.output(0));
       if ((!isWeightPosition(N.op_type(), I) && !Parameter && !Passed) || BatchedMatMul)
         Data.insert(N.input(I));
     }

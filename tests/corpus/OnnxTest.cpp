@@ -546,3 +546,48 @@ TEST_CASE("onnx: Identity of a weight is that weight (PyTorch 1.13 shares weight
   CHECK(Kinds == std::vector<std::string>{"input", "conv", "conv"});
   CHECK(N.layer(2).params == 16);
 }
+
+namespace {
+
+/// An int8 initializer of shape S (zero-filled), as a QDQ model stores its quantized weights.
+std::string int8Weight(OnnxWriter &W, const std::string &Name, const Shape &S) {
+  auto *T = W.G->add_initializer();
+  T->set_name(Name);
+  T->set_data_type(onnx::TensorProto::INT8);
+  for (int64_t D : S)
+    T->add_dims(D);
+  T->set_raw_data(std::string(static_cast<size_t>(elementCount(S)), '\0'));
+  return Name;
+}
+
+/// x -> QuantizeLinear -> DequantizeLinear (an activation's fake quantization, per tensor).
+std::string qdq(OnnxWriter &W, const std::string &X) {
+  const std::string Scale = W.scalar(0.05f);
+  return out(W.node("DequantizeLinear", {out(W.node("QuantizeLinear", {X, Scale})), Scale}));
+}
+
+} // namespace
+
+TEST_CASE("onnx: an explicitly quantized (QDQ) model imports as its float graph") {
+  // TensorRT's explicit int8 form: Q/DQ pairs on the activations, int8 weights behind a
+  // per-channel DequantizeLinear. The float graph is the same network without them.
+  OnnxWriter Q(13), F(13);
+  for (OnnxWriter *W : {&Q, &F})
+    W->input("x", {1, 3, 16, 16});
+  const std::string Scales = Q.weight({8}); // per output channel
+  onnx::NodeProto &Dq = Q.node("DequantizeLinear", {int8Weight(Q, "w_q", {8, 3, 3, 3}), Scales});
+  setInt(Dq, "axis", 0);
+  std::string X = out(Q.node("Conv", {qdq(Q, "x"), out(Dq)}));
+  X = out(Q.node("Relu", {qdq(Q, X)}));
+  Q.output(X);
+  F.output(out(F.node("Relu", {out(F.node("Conv", {"x", F.weight({8, 3, 3, 3})}))})));
+  const Network NQ = import(Q), NF = import(F);
+  std::vector<std::string> Kinds;
+  for (const Layer &L : NQ.layers())
+    if (L.kind != LayerKind::Identity)
+      Kinds.push_back(std::string(layerKindName(L.kind)));
+  CHECK(Kinds == std::vector<std::string>{"input", "conv", "activation"});
+  CHECK(NQ.macs() == NF.macs());
+  CHECK(NQ.params() == NF.params()); // the weight's 216; scales are not layers
+  CHECK(NQ.layers().back().shape == Shape{1, 8, 14, 14});
+}

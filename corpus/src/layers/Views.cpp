@@ -114,6 +114,25 @@ Importer::Result Importer::importIdentity(const onnx::NodeProto &N) {
 
 Importer::Result Importer::importDropout(const onnx::NodeProto &N) { return importIdentity(N); }
 
+// An explicitly quantized (QDQ) model, as TensorRT takes int8 networks: a QuantizeLinear ->
+// DequantizeLinear pair around each quantized tensor. Imported as its float graph: each node
+// passes its input on (an int8 weight's shape to its convolution), its scale and zero point are
+// parameters of the quantization, not layers; the int8 engine (`--dtype int8`) quantizes the
+// convolutions and dense layers itself.
+Importer::Result Importer::importQuantizeLinear(const onnx::NodeProto &N) {
+  if (hasInput(N, 0) && !Values.count(N.input(0)) && N.output_size() > 0)
+    if (auto S = staticShape(N.input(0))) { // of a weight: its shape, not its int8 data
+      Known[N.output(0)] = *S;
+      return InvalidLayer;
+    }
+  Result X = value(N, 0);
+  return X ? addLayer(N, LayerKind::Identity, {*X}, IdentityAttrs{}) : X;
+}
+
+Importer::Result Importer::importDequantizeLinear(const onnx::NodeProto &N) {
+  return importQuantizeLinear(N);
+}
+
 } // namespace onnximport
 
 } // namespace corpus
