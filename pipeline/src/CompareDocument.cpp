@@ -30,10 +30,10 @@ std::vector<Runtime> askedRuntimes(const CompareRequest &R) {
 }
 
 /// Whether the GPU, and not the request itself, keeps the dtype from one of the runtimes.
-bool cannotRun(const CompareRequest &R, const hardware::GpuSpec &Gpu) {
-  const std::vector<Runtime> Asked = askedRuntimes(R);
+bool cannotRun(const std::string &Dtype, const std::vector<Runtime> &Asked,
+               const hardware::GpuSpec &Gpu) {
   return std::any_of(Asked.begin(), Asked.end(), [&](Runtime X) {
-    return !checkDtype(R.dtype, X) && checkDtype(R.dtype, X, &Gpu);
+    return !checkDtype(Dtype, X) && checkDtype(Dtype, X, &Gpu);
   });
 }
 
@@ -66,8 +66,9 @@ resolve(CompareRequest &R, const hardware::GpuCatalog &Catalog, std::vector<std:
         return *E;
   if (R.gpus.size() == 1 && R.gpus[0] == "all") {
     R.gpus.clear();
+    const std::vector<Runtime> Asked = askedRuntimes(R);
     for (const hardware::GpuSpec &G : Catalog.gpus())
-      (cannotRun(R, G) ? LeftOut : R.gpus).push_back(G.name);
+      (cannotRun(R.dtype, Asked, G) ? LeftOut : R.gpus).push_back(G.name);
   }
   R.gpus.insert(R.gpus.end(), R.gpuSpecs.begin(), R.gpuSpecs.end());
   std::vector<hardware::GpuSpec> Gpus;

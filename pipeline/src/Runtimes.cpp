@@ -19,6 +19,16 @@ constexpr std::pair<Runtime, std::string_view> RuntimeNames[] = {{Runtime::Graph
                                                                  {Runtime::Engine, "tensorrt"},
                                                                  {Runtime::Compile, "compile"}};
 
+/// The engine one precision wider than Dtype's that predictions on Gpus may give instead
+/// (NetworkAnalysis::widerEngine), or "": an int8 engine's fp16 engine, whose tactics TensorRT
+/// keeps where they are faster; an fp16 engine's fp32 engine where a GPU lacks fast FP16.
+std::string widerDtype(const std::string &Dtype, const std::vector<hardware::GpuSpec> &Gpus) {
+  if (Dtype == "int8")
+    return "f16";
+  const auto Slow = [](const hardware::GpuSpec &G) { return !hardware::fastFp16(G); };
+  return Dtype == "f16" && std::any_of(Gpus.begin(), Gpus.end(), Slow) ? "f32" : "";
+}
+
 } // namespace
 
 std::string_view runtimeName(Runtime R) {
@@ -53,16 +63,6 @@ NetworkRequest engineRequest(NetworkRequest R) {
 
 NetworkRequest requestFor(NetworkRequest R, Runtime Runtime) {
   return Runtime == Runtime::Engine ? engineRequest(std::move(R)) : R;
-}
-
-/// The engine one precision wider than Dtype's that predictions on Gpus may give instead
-/// (NetworkAnalysis::widerEngine), or "": an int8 engine's fp16 engine, whose tactics TensorRT
-/// keeps where they are faster; an fp16 engine's fp32 engine where a GPU lacks fast FP16.
-std::string widerDtype(const std::string &Dtype, const std::vector<hardware::GpuSpec> &Gpus) {
-  if (Dtype == "int8")
-    return "f16";
-  const auto Slow = [](const hardware::GpuSpec &G) { return !hardware::fastFp16(G); };
-  return Dtype == "f16" && std::any_of(Gpus.begin(), Gpus.end(), Slow) ? "f32" : "";
 }
 
 support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime,
@@ -105,9 +105,7 @@ support::Expected<PredictSettings> predictSettings(const std::string &RuntimeNam
 }
 
 std::string dtypeRequirement(const std::string &Dtype) {
-  if (Dtype != "int8")
-    return "";
-  return "dp4a or int8 tensor cores, compute capability 6.1, or 7.0 and newer";
+  return Dtype == "int8" ? std::string(hardware::FastInt8Requirement) : "";
 }
 
 /// The oldest compute capability Triton generates kernels for: torch.compile's default backend

@@ -44,6 +44,9 @@ bool fastFp16(const GpuSpec &Gpu);
 /// or int8 tensor cores. The P100 (6.0) and the Jetson TX2 (6.2) have neither, and TensorRT
 /// builds no int8 there (its support matrix; NVIDIA's developer forum for the TX2).
 bool fastInt8(const GpuSpec &Gpu);
+/// fastInt8's rule, for people.
+constexpr std::string_view FastInt8Requirement =
+    "dp4a or int8 tensor cores, compute capability 6.1, or 7.0 and newer";
 
 /// Whose kernels ran: ptxcast's own lowering (timed with ptxcast-measure), or a framework's
 /// (cuDNN / cuBLAS / PyTorch) for the same layers.
