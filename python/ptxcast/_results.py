@@ -40,7 +40,7 @@ class Comparison:
     """Every model x GPU x batch of `ptxcast compare --format json`: `rows` (one dict per pair,
     the document's `results`), `table` (the same as a DataFrame where pandas is installed),
     `plot()` (the heat map), and the document's other fields (model, runtime, dtype, budget_ms,
-    target_ips, max_batch, analyses) as attributes."""
+    target_ips, max_batch, analyses, left_out, left_out_why) as attributes."""
 
     def __init__(self, document):
         self.json = document
