@@ -40,6 +40,8 @@ std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
     if (std::fabs(A.alpha - 1.0f / 6.0f) < 1e-6f && std::fabs(A.beta - 0.5f) < 1e-6f)
       return ActivationKind::HardSigmoid;
     return std::nullopt;
+  case ActKind::LeakyRelu: // a slope per layer: its own elementwise kernel, never an epilogue
+    return std::nullopt;
   }
   return std::nullopt;
 }

@@ -105,6 +105,8 @@ std::string_view actKindName(ActKind Kind) {
     return "gelu";
   case ActKind::Sqrt:
     return "sqrt";
+  case ActKind::LeakyRelu:
+    return "leakyrelu";
   }
   return "?";
 }

@@ -87,6 +87,9 @@ inline void addTransformerCases(std::vector<Case> &Cs, DType T) {
   Cs.push_back({"layernorm 1000", LayerNormSpec{2, 1000, 1e-5f, T}});
   Cs.push_back({"activation gelu", ElementwiseSpec{Op::Activation, 1, 1, 300, AK::Gelu, T}});
   Cs.push_back({"activation sqrt", ElementwiseSpec{Op::Activation, 1, 1, 300, AK::Sqrt, T}, true});
+  // The slope is the spec's scalar (ONNX LeakyRelu's alpha; darknet's 0.1).
+  Cs.push_back(
+      {"activation leaky relu", ElementwiseSpec{Op::Activation, 2, 3, 50, AK::LeakyRelu, T, 0.1f}});
   Cs.push_back({"dense gelu", GemmSpec{20, 37, 9, T, epi(AK::Gelu, true)}});
   Cs.push_back({"div", ElementwiseSpec{Op::Div, 2, 3, 11, AK::None, T}});
   Cs.push_back({"pow", ElementwiseSpec{Op::Pow, 1, 4, 25, AK::None, T}, true});

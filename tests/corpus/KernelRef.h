@@ -73,7 +73,7 @@ inline std::vector<float> randomData(uint64_t N, uint32_t Seed, float Lo, float 
   return V;
 }
 
-inline double activation(corpus::ActivationKind K, double X) {
+inline double activation(corpus::ActivationKind K, double X, double LeakySlope = 0) {
   using corpus::ActivationKind;
   auto Sigmoid = [](double V) { return 1.0 / (1.0 + std::exp(-V)); };
   auto HardSigmoid = [](double V) { return std::min(std::max(V + 3.0, 0.0), 6.0) / 6.0; };
@@ -98,6 +98,8 @@ inline double activation(corpus::ActivationKind K, double X) {
     return X * 0.5 * (1.0 + std::erf(X / std::sqrt(2.0)));
   case ActivationKind::Sqrt:
     return std::sqrt(X);
+  case ActivationKind::LeakyRelu:
+    return X > 0 ? X : X * LeakySlope;
   }
   return X;
 }
@@ -258,7 +260,7 @@ inline double elementwiseValue(const corpus::ElementwiseSpec &S, const Buffers &
 inline std::vector<double> elementwise(const corpus::ElementwiseSpec &S, const Buffers &B) {
   std::vector<double> Out(B.at(ParamRole::Input).size());
   for (uint64_t I = 0; I < Out.size(); ++I)
-    Out[I] = activation(S.activation, elementwiseValue(S, B, I));
+    Out[I] = activation(S.activation, elementwiseValue(S, B, I), S.scalar);
   return Out;
 }
 

@@ -463,3 +463,27 @@ TEST_CASE("lower: many kernels spread over parallel modules, the same on 1 or 2 
     CHECK_MESSAGE(Defined == 1, L.kernel);
   }
 }
+
+TEST_CASE("lower: a leaky relu is its own elementwise kernel, named with its slope") {
+  // Darknet's conv -> LeakyRelu(0.1): the slope is per layer, so the activation is not fused
+  // into the convolution's epilogue; two slopes are two kernels, and int8 runs it in fp16.
+  NetworkBuilder B("darknet");
+  LayerId X = B.input({1, 16, 8, 8}, "x");
+  X = B.activation(B.add(LayerKind::Conv, {X}, ConvAttrs{16, 3, 3, 1, 1, 1, 1, 1, 1}, "conv"),
+                   ActKind::LeakyRelu, 0.1f);
+  B.activation(X, ActKind::LeakyRelu, 0.01f);
+  auto N = B.finish();
+  REQUIRE(N);
+  for (DType T : {DType::F32, DType::F16, DType::I8}) {
+    CAPTURE(dtypeString(T));
+    Workload W = lowerOk(*N, true, T);
+    std::vector<std::string> Leaky;
+    for (const WorkloadLaunch &L : W.launches)
+      if (L.kernel.find("leakyrelu") != std::string::npos)
+        Leaky.push_back(L.kernel);
+    REQUIRE(Leaky.size() == 2);
+    CHECK(Leaky[0].find("leakyrelu0p1") != std::string::npos);
+    CHECK(Leaky[1].find("leakyrelu0p01") != std::string::npos);
+    CHECK(W.launches.front().kernel.find("leakyrelu") == std::string::npos); // the conv's
+  }
+}

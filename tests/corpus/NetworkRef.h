@@ -204,6 +204,9 @@ private:
       case corpus::ActKind::Sqrt:
         V = std::sqrt(V);
         break;
+      case corpus::ActKind::LeakyRelu:
+        V = V > 0 ? V : V * double(A.alpha);
+        break;
       }
       Y[I] = V;
     }

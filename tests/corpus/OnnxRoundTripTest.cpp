@@ -39,6 +39,11 @@ std::string writeActivation(OnnxWriter &W, const Layer &L, const std::string &X)
     setFloat(N, "beta", A.beta);
     return out(N);
   }
+  case ActKind::LeakyRelu: {
+    auto &N = W.node("LeakyRelu", {X}, L.name);
+    setFloat(N, "alpha", A.alpha);
+    return out(N);
+  }
   case ActKind::Gelu: // no zoo model has one (and ONNX has no Gelu before opset 20)
     break;
   }

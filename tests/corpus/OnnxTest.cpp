@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <utility>
 
@@ -590,4 +591,25 @@ TEST_CASE("onnx: an explicitly quantized (QDQ) model imports as its float graph"
   CHECK(NQ.macs() == NF.macs());
   CHECK(NQ.params() == NF.params()); // the weight's 216; scales are not layers
   CHECK(NQ.layers().back().shape == Shape{1, 8, 14, 14});
+}
+
+TEST_CASE("onnx: LeakyRelu keeps its slope, ONNX's default 0.01 when none is given") {
+  OnnxWriter W(13);
+  W.input("x", {1, 3, 8, 8});
+  onnx::NodeProto &Darknet = W.node("LeakyRelu", {"x"});
+  setFloat(Darknet, "alpha", 0.1f);
+  W.output(out(W.node("LeakyRelu", {out(Darknet)})));
+  const Network N = import(W);
+  REQUIRE(N.size() == 3);
+  for (size_t I : {1u, 2u}) {
+    const auto &A = std::get<ActivationAttrs>(N.layer(LayerId(I)).attrs);
+    CHECK(A.kind == ActKind::LeakyRelu);
+    CHECK(A.alpha == doctest::Approx(I == 1 ? 0.1 : 0.01));
+  }
+  CHECK(N.params() == 0);
+  OnnxWriter Bad(13);
+  Bad.input("x", {1, 3, 8, 8});
+  setFloat(Bad.node("LeakyRelu", {"x"}, "lr"), "alpha", std::numeric_limits<float>::infinity());
+  CHECK(importError(Bad) == "model.onnx: error: node 'lr' (LeakyRelu): alpha must be a finite "
+                            "number");
 }

@@ -36,7 +36,10 @@ enum class ActivationKind : uint8_t {
   Swish,
   Tanh,
   Gelu, ///< PyTorch's default (erf) form: x * 0.5 * (1 + erf(x / sqrt 2))
-  Sqrt  ///< sqrt(x), IEEE round to nearest (sqrt.rn.f32)
+  Sqrt, ///< sqrt(x), IEEE round to nearest (sqrt.rn.f32)
+  /// x > 0 ? x : alpha * x, alpha the ElementwiseSpec's scalar: a standalone elementwise
+  /// kernel's activation only, never an epilogue's (a slope per layer, not per kernel kind)
+  LeakyRelu
 };
 
 /// How a launch's kernel computes its layers: one enumerator per row of corpus/Strategies.def.

@@ -69,6 +69,7 @@ enum class ActKind {
   Tanh,        ///< tanh(x)
   Gelu,        ///< x * 0.5 * (1 + erf(x / sqrt 2)) (PyTorch's default GELU)
   Sqrt,        ///< sqrt(x) (ONNX Sqrt outside a layer norm)
+  LeakyRelu,   ///< x > 0 ? x : alpha * x
 };
 /// "relu", "clip", "sigmoid", ...
 std::string_view actKindName(ActKind Kind);
@@ -98,7 +99,7 @@ struct BatchNormAttrs {
 
 struct ActivationAttrs {
   ActKind kind = ActKind::Relu;
-  float alpha = 0; ///< Clip: lower bound; HardSigmoid: slope
+  float alpha = 0; ///< Clip: lower bound; HardSigmoid: slope; LeakyRelu: negative slope
   float beta = 0;  ///< Clip: upper bound; HardSigmoid: offset
 };
 

@@ -265,7 +265,7 @@ void buildVectorElementwiseBody(KernelBuilder &K, const ElementwiseSpec &S, uint
       Value *X = B.CreateExtractElement(A, J);
       Value *Z = Bv ? B.CreateExtractElement(Bv, J) : nullptr;
       Value *Y = elementwiseValue(K, S, X, B.CreateAdd(I0, K.ix(J)), Z);
-      Out = B.CreateInsertElement(Out, K.activation(S.activation, Y), J);
+      Out = B.CreateInsertElement(Out, K.activation(S.activation, Y, S.scalar), J);
     }
     B.CreateAlignedStore(Out, K.elementPtr(ParamRole::Output, I0), Align(16));
   });
@@ -328,7 +328,7 @@ KernelLaunch buildElementwise(Module *M, const ElementwiseSpec &S, const std::st
   Value *I = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(0)), K.ix(Bx)), K.widen(K.tid(0)), "i");
   K.ifThen(B.CreateICmpULT(I, K.dimIx("count")), [&] {
     Value *Y = elementwiseValue(K, S, K.load(ParamRole::Input, I), I);
-    K.store(ParamRole::Output, I, K.activation(S.activation, Y));
+    K.store(ParamRole::Output, I, K.activation(S.activation, Y, S.scalar));
   });
   K.finish();
   return L;

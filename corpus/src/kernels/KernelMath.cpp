@@ -111,6 +111,11 @@ Value *KernelBuilder::powConst(Value *X, float C) {
 }
 
 Value *KernelBuilder::activation(ActivationKind K, Value *X) {
+  assert(K != ActivationKind::LeakyRelu && "leaky relu needs its slope");
+  return activation(K, X, 0.0f);
+}
+
+Value *KernelBuilder::activation(ActivationKind K, Value *X, float LeakySlope) {
   auto Sigmoid = [&](Value *V) {
     Value *E = exp(B.CreateFNeg(V));
     return B.CreateFDiv(f32(1.0f), B.CreateFAdd(f32(1.0f), E));
@@ -141,6 +146,8 @@ Value *KernelBuilder::activation(ActivationKind K, Value *X) {
                         B.CreateFAdd(f32(1.0f), erf(B.CreateFMul(X, f32(0.70710678118654752f)))));
   case ActivationKind::Sqrt:
     return B.CreateUnaryIntrinsic(Intrinsic::sqrt, X);
+  case ActivationKind::LeakyRelu: // PyTorch: x > 0 ? x : x * negative_slope
+    return B.CreateSelect(B.CreateFCmpOGT(X, f32(0.0f)), X, B.CreateFMul(X, f32(LeakySlope)));
   }
   assert(false && "unknown activation kind");
   return X;

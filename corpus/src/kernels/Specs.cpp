@@ -67,6 +67,8 @@ const char *activationName(ActivationKind K) {
     return "gelu";
   case ActivationKind::Sqrt:
     return "sqrt";
+  case ActivationKind::LeakyRelu:
+    return "leakyrelu";
   }
   return "unknown";
 }
@@ -568,6 +570,8 @@ std::string kernelName(const ElementwiseSpec &S, KernelSet Set) {
   N += std::string("_") + dtypeName(S.dtype) + (halfElementwise(S) ? "x2" : "");
   if (S.activation != ActivationKind::None)
     N += std::string("_") + activationName(S.activation);
+  if (S.activation == ActivationKind::LeakyRelu) // its slope, a kernel constant
+    N += scalarName(S.scalar);
   return shorten(N + indexSuffix(wideIndex(S)));
 }
 

@@ -105,11 +105,13 @@ support::MaybeError Lowerer::lowerElementwise(LayerId Id) {
   RoleBuffers In{{ParamRole::Input, BufferOf[L.inputs[0]]}};
   Tail T;
   if (L.kind == LayerKind::Activation) {
-    auto K = kernelActivation(std::get<ActivationAttrs>(L.attrs));
+    const auto &A = std::get<ActivationAttrs>(L.attrs);
+    auto K = A.kind == ActKind::LeakyRelu ? ActivationKind::LeakyRelu : kernelActivation(A);
     if (!K)
       return error(Id, "this activation's parameters are not supported by the lowering");
     S.op = ElementwiseOp::Activation;
     S.activation = *K;
+    S.scalar = A.kind == ActKind::LeakyRelu ? A.alpha : 0.0f; // the slope, a kernel constant
     T.last = Id;
     return emit(Id, Emitter.add(S), In, T, 0);
   }
@@ -214,6 +216,15 @@ Importer::Result Importer::importTanh(const onnx::NodeProto &N) {
 Importer::Result Importer::importSqrt(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Sqrt}) : X;
+}
+
+Importer::Result Importer::importLeakyRelu(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  const float Alpha = attrFloat(N, "alpha", 0.01f); // ONNX's default, PyTorch's too
+  if (!std::isfinite(Alpha))
+    return nodeError(N, "alpha must be a finite number");
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::LeakyRelu, Alpha})
+           : X;
 }
 
 Importer::Result Importer::importHardSwish(const onnx::NodeProto &N) {
