@@ -30,6 +30,8 @@ std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
     return ActivationKind::Gelu;
   case ActKind::Sqrt:
     return ActivationKind::Sqrt;
+  case ActKind::Softplus:
+    return ActivationKind::Softplus;
   case ActKind::Clip:
     if (A.alpha == 0.0f && A.beta == 6.0f)
       return ActivationKind::Relu6;

@@ -107,6 +107,8 @@ std::string_view actKindName(ActKind Kind) {
     return "sqrt";
   case ActKind::LeakyRelu:
     return "leakyrelu";
+  case ActKind::Softplus:
+    return "softplus";
   }
   return "?";
 }

@@ -91,6 +91,7 @@ inline void addTransformerCases(std::vector<Case> &Cs, DType T) {
   Cs.push_back(
       {"activation leaky relu", ElementwiseSpec{Op::Activation, 2, 3, 50, AK::LeakyRelu, T, 0.1f}});
   Cs.push_back({"dense gelu", GemmSpec{20, 37, 9, T, epi(AK::Gelu, true)}});
+  Cs.push_back({"dense softplus", GemmSpec{20, 37, 9, T, epi(AK::Softplus, true)}});
   Cs.push_back({"div", ElementwiseSpec{Op::Div, 2, 3, 11, AK::None, T}});
   Cs.push_back({"pow", ElementwiseSpec{Op::Pow, 1, 4, 25, AK::None, T}, true});
   Cs.push_back({"add scalar", ElementwiseSpec{Op::AddScalar, 1, 3, 40, AK::None, T, 0.37f}});
@@ -198,7 +199,7 @@ inline std::vector<Case> allCases(DType T) {
   Cs.push_back({"concat middle slice", ConcatSpec{2, {5}, 10, 3, 35, T}});
   Cs.push_back({"concat single image first slice", ConcatSpec{1, {3}, 10, 0, 35, T}});
   Cs.push_back({"concat 16-byte slice", ConcatSpec{2, {4}, 12, 8, 6, T}});
-  for (AK A : {AK::Tanh, AK::Swish, AK::Sigmoid, AK::Relu6, AK::HardSwish})
+  for (AK A : {AK::Tanh, AK::Swish, AK::Sigmoid, AK::Relu6, AK::HardSwish, AK::Softplus})
     Cs.push_back({std::string("activation ") + activationName(A),
                   ElementwiseSpec{ElementwiseOp::Activation, 1, 1, 300, A, T}});
   Cs.push_back({"softmax 10", SoftmaxSpec{3, 10, T}});

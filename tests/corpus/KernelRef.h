@@ -100,6 +100,8 @@ inline double activation(corpus::ActivationKind K, double X, double LeakySlope =
     return std::sqrt(X);
   case ActivationKind::LeakyRelu:
     return X > 0 ? X : X * LeakySlope;
+  case ActivationKind::Softplus:
+    return std::log1p(std::exp(X));
   }
   return X;
 }

@@ -207,6 +207,9 @@ private:
       case corpus::ActKind::LeakyRelu:
         V = V > 0 ? V : V * double(A.alpha);
         break;
+      case corpus::ActKind::Softplus:
+        V = std::log1p(std::exp(V));
+        break;
       }
       Y[I] = V;
     }

@@ -39,6 +39,8 @@ std::string writeActivation(OnnxWriter &W, const Layer &L, const std::string &X)
     setFloat(N, "beta", A.beta);
     return out(N);
   }
+  case ActKind::Softplus:
+    return out(W.node("Softplus", {X}, L.name));
   case ActKind::LeakyRelu: {
     auto &N = W.node("LeakyRelu", {X}, L.name);
     setFloat(N, "alpha", A.alpha);

@@ -613,3 +613,19 @@ TEST_CASE("onnx: LeakyRelu keeps its slope, ONNX's default 0.01 when none is giv
   CHECK(importError(Bad) == "model.onnx: error: node 'lr' (LeakyRelu): alpha must be a finite "
                             "number");
 }
+
+TEST_CASE("onnx: Mish as exported, Softplus -> Tanh -> Mul, imports as three layers") {
+  // YOLOv4's activation, x * tanh(softplus(x)), as torch.onnx writes it before opset 18.
+  OnnxWriter W(13);
+  W.input("x", {1, 8, 8, 8});
+  const std::string T = out(W.node("Tanh", {out(W.node("Softplus", {"x"}))}));
+  W.output(out(W.node("Mul", {"x", T})));
+  const Network N = import(W);
+  std::vector<std::string> Kinds;
+  for (const Layer &L : N.layers())
+    Kinds.push_back(L.kind == LayerKind::Activation
+                        ? std::string(actKindName(std::get<ActivationAttrs>(L.attrs).kind))
+                        : std::string(layerKindName(L.kind)));
+  CHECK(Kinds == std::vector<std::string>{"input", "softplus", "tanh", "mul"});
+  CHECK(N.layers().back().shape == Shape{1, 8, 8, 8});
+}

@@ -35,8 +35,9 @@ enum class ActivationKind : uint8_t {
   HardSwish,
   Swish,
   Tanh,
-  Gelu, ///< PyTorch's default (erf) form: x * 0.5 * (1 + erf(x / sqrt 2))
-  Sqrt, ///< sqrt(x), IEEE round to nearest (sqrt.rn.f32)
+  Gelu,     ///< PyTorch's default (erf) form: x * 0.5 * (1 + erf(x / sqrt 2))
+  Sqrt,     ///< sqrt(x), IEEE round to nearest (sqrt.rn.f32)
+  Softplus, ///< ln(1 + e^x) as max(x, 0) + ln(1 + e^-|x|) (ex2.approx, lg2.approx)
   /// x > 0 ? x : alpha * x, alpha the ElementwiseSpec's scalar: a standalone elementwise
   /// kernel's activation only, never an epilogue's (a slope per layer, not per kernel kind)
   LeakyRelu

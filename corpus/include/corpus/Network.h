@@ -70,6 +70,7 @@ enum class ActKind {
   Gelu,        ///< x * 0.5 * (1 + erf(x / sqrt 2)) (PyTorch's default GELU)
   Sqrt,        ///< sqrt(x) (ONNX Sqrt outside a layer norm)
   LeakyRelu,   ///< x > 0 ? x : alpha * x
+  Softplus,    ///< ln(1 + e^x) (Mish is x * tanh(softplus(x)))
 };
 /// "relu", "clip", "sigmoid", ...
 std::string_view actKindName(ActKind Kind);

@@ -146,6 +146,11 @@ Value *KernelBuilder::activation(ActivationKind K, Value *X, float LeakySlope) {
                         B.CreateFAdd(f32(1.0f), erf(B.CreateFMul(X, f32(0.70710678118654752f)))));
   case ActivationKind::Sqrt:
     return B.CreateUnaryIntrinsic(Intrinsic::sqrt, X);
+  case ActivationKind::Softplus: { // ln(1 + e^x), overflow-free: max(x, 0) + ln(1 + e^-|x|)
+    Value *E = exp(B.CreateFNeg(B.CreateUnaryIntrinsic(Intrinsic::fabs, X)));
+    Value *Lg2 = B.CreateIntrinsic(Intrinsic::nvvm_lg2_approx_f, {}, {B.CreateFAdd(f32(1.0f), E)});
+    return B.CreateFAdd(maxf(X, f32(0.0f)), B.CreateFMul(Lg2, f32(0.6931471805599453f)));
+  }
   case ActivationKind::LeakyRelu: // PyTorch: x > 0 ? x : x * negative_slope
     return B.CreateSelect(B.CreateFCmpOGT(X, f32(0.0f)), X, B.CreateFMul(X, f32(LeakySlope)));
   }

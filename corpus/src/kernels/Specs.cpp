@@ -69,6 +69,8 @@ const char *activationName(ActivationKind K) {
     return "sqrt";
   case ActivationKind::LeakyRelu:
     return "leakyrelu";
+  case ActivationKind::Softplus:
+    return "softplus";
   }
   return "unknown";
 }

@@ -218,6 +218,11 @@ Importer::Result Importer::importSqrt(const onnx::NodeProto &N) {
   return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Sqrt}) : X;
 }
 
+Importer::Result Importer::importSoftplus(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Softplus}) : X;
+}
+
 Importer::Result Importer::importLeakyRelu(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   const float Alpha = attrFloat(N, "alpha", 0.01f); // ONNX's default, PyTorch's too
