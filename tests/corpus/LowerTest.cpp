@@ -487,3 +487,17 @@ TEST_CASE("lower: a leaky relu is its own elementwise kernel, named with its slo
     CHECK(W.launches.front().kernel.find("leakyrelu") == std::string::npos); // the conv's
   }
 }
+
+TEST_CASE("lower: a max pool over a whole 56x56 image (ONNX GlobalMaxPool) stays a small kernel") {
+  NetworkBuilder B("gmp");
+  B.maxPool(B.input({2, 64, 56, 56}, "x"), 56, 1);
+  auto N = B.finish();
+  REQUIRE(N);
+  Workload W = lowerOk(*N, true);
+  REQUIRE(W.launches.size() == 1);
+  CHECK(W.launches[0].strategy.rfind("pool_max", 0) == 0);
+  size_t Bytes = 0;
+  for (const std::string &P : W.ptx)
+    Bytes += P.size();
+  CHECK(Bytes < 64 * 1024); // the window is a loop, not 3,136 unrolled loads
+}

@@ -629,3 +629,17 @@ TEST_CASE("onnx: Mish as exported, Softplus -> Tanh -> Mul, imports as three lay
   CHECK(Kinds == std::vector<std::string>{"input", "softplus", "tanh", "mul"});
   CHECK(N.layers().back().shape == Shape{1, 8, 8, 8});
 }
+
+TEST_CASE("onnx: GlobalMaxPool is a max pool whose window is the whole image") {
+  OnnxWriter W(13);
+  W.input("x", {2, 8, 7, 5});
+  W.output(out(W.node("GlobalMaxPool", {"x"})));
+  const Network N = import(W);
+  REQUIRE(N.size() == 2);
+  const Layer &P = N.layer(1);
+  CHECK(P.kind == LayerKind::MaxPool);
+  const auto &A = std::get<PoolAttrs>(P.attrs);
+  CHECK(A.kernelH == 7);
+  CHECK(A.kernelW == 5);
+  CHECK(P.shape == Shape{2, 8, 1, 1});
+}

@@ -134,6 +134,20 @@ Importer::Result Importer::importGlobalAveragePool(const onnx::NodeProto &N) {
   return X ? addLayer(N, LayerKind::GlobalAvgPool, {*X}, GlobalPoolAttrs{}) : X;
 }
 
+// [N,C,H,W] -> [N,C,1,1]: a max pool whose one window is the whole image (PyTorch's
+// adaptive_max_pool2d(x, 1) is one too).
+Importer::Result Importer::importGlobalMaxPool(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const Shape &In = Net.layer(*X).shape;
+  if (In.size() != 4)
+    return nodeError(N, "only 2-d pooling is supported");
+  PoolAttrs A;
+  A.kernelH = In[2], A.kernelW = In[3];
+  return addLayer(N, LayerKind::MaxPool, {*X}, A);
+}
+
 std::optional<std::vector<int64_t>> Importer::reduceAxes(const onnx::NodeProto &N,
                                                          int64_t Rank) const {
   std::vector<int64_t> A;
