@@ -486,6 +486,17 @@ TEST_CASE("lower: a leaky relu is its own elementwise kernel, named with its slo
     CHECK(Leaky[1].find("leakyrelu0p01") != std::string::npos);
     CHECK(W.launches.front().kernel.find("leakyrelu") == std::string::npos); // the conv's
   }
+  // The library's kernels take shapes as parameters and are shared by name: two slopes must
+  // still be two kernels, or the second layer would run the first's slope.
+  LowerOptions O;
+  O.kernels = KernelSet::Library;
+  auto L = lower(*N, O);
+  REQUIRE_MESSAGE(L, support::errorText(L));
+  std::set<std::string> Library;
+  for (const WorkloadLaunch &Launch : L->launches)
+    if (Launch.strategy.find("eltwise") != std::string::npos)
+      Library.insert(Launch.kernel);
+  CHECK(Library.size() == 2);
 }
 
 TEST_CASE("lower: a max pool over a whole 56x56 image (ONNX GlobalMaxPool) stays a small kernel") {

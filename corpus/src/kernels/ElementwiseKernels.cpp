@@ -277,6 +277,8 @@ std::string libraryName(const ElementwiseSpec &S) {
   std::string N = strategyName(opStrategy(S.op));
   if (isScalarOp(S.op))
     N += "_s" + scalarName(S.scalar);
+  if (S.activation == ActivationKind::LeakyRelu) // its slope, a kernel constant
+    N += "_a" + scalarName(S.scalar);
   N += "_b" + std::to_string(warpRoundedBlock(elementwiseThreads(S, KernelSet::Library), MaxBlock));
   if (vectorElementwise(S, KernelSet::Library))
     N += "_v4";
