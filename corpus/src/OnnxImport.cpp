@@ -30,7 +30,8 @@ bool isWeightPosition(const std::string &Op, int Index) {
     return Index >= 1;
   if (Op == "Clip" || Op == "Reshape" || Op == "Pad" || Op == "ReduceMean" ||
       Op == "LayerNormalization" || Op == "Slice" || Op == "Split" || Op == "QuantizeLinear" ||
-      Op == "DequantizeLinear") // a quantization's scale and zero point
+      Op == "DequantizeLinear" || // a quantization's scale and zero point
+      Op == "PRelu")              // the slopes
     return Index >= 1;
   return false;
 }

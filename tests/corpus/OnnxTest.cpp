@@ -643,3 +643,27 @@ TEST_CASE("onnx: GlobalMaxPool is a max pool whose window is the whole image") {
   CHECK(A.kernelW == 5);
   CHECK(P.shape == Shape{2, 8, 1, 1});
 }
+
+TEST_CASE("onnx: PRelu is lowered as a leaky relu, one slope or one per channel") {
+  // Per channel ([C, 1, 1], nn.PReLU(C)): the first channel's slope (the writer's weights are 0).
+  OnnxWriter W(13);
+  W.input("x", {1, 4, 6, 6});
+  const std::string Y = out(W.node("PRelu", {"x", W.weight({4, 1, 1})}));
+  W.output(out(W.node("PRelu", {Y, W.scalar(0.2f)})));
+  const Network N = import(W);
+  REQUIRE(N.size() == 3);
+  const auto &A = std::get<ActivationAttrs>(N.layer(1).attrs);
+  CHECK(A.kind == ActKind::LeakyRelu);
+  CHECK(A.alpha == 0.0f);
+  CHECK(std::get<ActivationAttrs>(N.layer(2).attrs).alpha == doctest::Approx(0.2));
+  // A file without weights: PyTorch's initial slope, 0.25.
+  OnnxWriter Bare(13, WeightMode::GraphInputs);
+  Bare.input("x", {1, 4, 6, 6});
+  Bare.output(out(Bare.node("PRelu", {"x", Bare.weight({4, 1, 1})})));
+  CHECK(std::get<ActivationAttrs>(import(Bare).layer(1).attrs).alpha == 0.25f);
+  OnnxWriter Bad(13);
+  Bad.input("x", {1, 4, 6, 6});
+  Bad.node("PRelu", {"x", Bad.weight({3, 1, 1})}, "p");
+  CHECK(importError(Bad) == "model.onnx: error: node 'p' (PRelu): slope of 3 elements: only one, "
+                            "or one per channel, is supported");
+}

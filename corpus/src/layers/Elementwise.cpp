@@ -232,6 +232,29 @@ Importer::Result Importer::importLeakyRelu(const onnx::NodeProto &N) {
            : X;
 }
 
+// PRelu(x, slope): PyTorch's nn.PReLU, one slope or one per channel ([C, 1, 1]). Lowered as a
+// leaky relu: the same instructions per element; a per-channel slope would add one load from a
+// C-element table, which is left out, and the kernel uses the first channel's slope (PyTorch's
+// initial 0.25 where the file has no weights). Only the cost is modelled, not the values.
+Importer::Result Importer::importPRelu(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const Shape &In = Net.layer(*X).shape;
+  auto S = hasInput(N, 1) ? staticShape(N.input(1)) : std::nullopt;
+  if (!S)
+    return nodeError(N, "slope must be a weight or constant");
+  const int64_t Slopes = elementCount(*S);
+  if (Slopes != 1 && (In.size() < 2 || Slopes != In[1]))
+    return nodeError(N, "slope of " + std::to_string(Slopes) +
+                            " elements: only one, or one per channel, is supported");
+  auto V = constFloats(N.input(1));
+  const float Alpha = V && !V->empty() ? V->front() : 0.25f;
+  if (!std::isfinite(Alpha))
+    return nodeError(N, "slope must be a finite number");
+  return addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::LeakyRelu, Alpha});
+}
+
 Importer::Result Importer::importHardSwish(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::HardSwish}) : X;
