@@ -501,15 +501,23 @@ std::string widerReason(const GpuPrediction &G, const GpuPrediction &Wider) {
 }
 
 /// Each GPU's engine prediction replaced by the wider engine's (N.widerEngine) where widerReason
-/// says so, with that reason as a warning.
+/// says so, with that reason as a warning. The wider engine is predicted only on the GPUs that
+/// may take it (an fp16 engine's fp32 one on those without fast FP16).
 support::MaybeError keepWiderEngine(std::vector<GpuPrediction> &Own, const NetworkAnalysis &N,
                                     const Predictor &P, const std::vector<hardware::GpuSpec> &Gpus,
                                     const PredictSettings &S, const hardware::GpuCatalog &Catalog) {
-  auto F = predictOnGpus(*N.widerEngine, P, Gpus, S, Catalog);
+  std::vector<size_t> Which;
+  std::vector<hardware::GpuSpec> May;
+  for (size_t I = 0; I < Gpus.size(); ++I)
+    if (mayTakeWiderEngine(N.dtype, Gpus[I])) {
+      Which.push_back(I);
+      May.push_back(Gpus[I]);
+    }
+  auto F = predictOnGpus(*N.widerEngine, P, May, S, Catalog);
   if (!F)
     return F.error();
-  for (size_t I = 0; I < Own.size(); ++I) {
-    GpuPrediction &G = Own[I], &H = (*F)[I];
+  for (size_t K = 0; K < Which.size(); ++K) {
+    GpuPrediction &G = Own[Which[K]], &H = (*F)[K];
     std::string Why = widerReason(G, H);
     if (Why.empty())
       continue;
@@ -554,7 +562,7 @@ predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
     if (auto E = keepWiderEngine(Out, N, P, Gpus, S, Catalog))
       return *E;
   for (const GpuPrediction &G : Out) // else the fp16 engine's time, one TensorRT does not build
-    if (!N.widerEngine && G.engineDtype == "f16" && !hardware::fastFp16(G.gpu))
+    if (!N.widerEngine && G.engineDtype == "f16" && mayTakeWiderEngine(N.dtype, G.gpu))
       return support::Error(fmt::format(
           "the fp16 engine of {} was analysed without the fp32 engine the {} runs instead (no "
           "fast FP16): analyse it for the GPUs it is predicted on (analyseFor)",

@@ -20,13 +20,12 @@ constexpr std::pair<Runtime, std::string_view> RuntimeNames[] = {{Runtime::Graph
                                                                  {Runtime::Compile, "compile"}};
 
 /// The engine one precision wider than Dtype's that predictions on Gpus may give instead
-/// (NetworkAnalysis::widerEngine), or "": an int8 engine's fp16 engine, whose tactics TensorRT
-/// keeps where they are faster; an fp16 engine's fp32 engine where a GPU lacks fast FP16.
+/// (NetworkAnalysis::widerEngine), or "" where none may (mayTakeWiderEngine).
 std::string widerDtype(const std::string &Dtype, const std::vector<hardware::GpuSpec> &Gpus) {
-  if (Dtype == "int8")
-    return "f16";
-  const auto Slow = [](const hardware::GpuSpec &G) { return !hardware::fastFp16(G); };
-  return Dtype == "f16" && std::any_of(Gpus.begin(), Gpus.end(), Slow) ? "f32" : "";
+  const auto May = [&](const hardware::GpuSpec &G) { return mayTakeWiderEngine(Dtype, G); };
+  if (std::none_of(Gpus.begin(), Gpus.end(), May))
+    return "";
+  return Dtype == "int8" ? "f16" : "f32";
 }
 
 } // namespace
@@ -63,6 +62,10 @@ NetworkRequest engineRequest(NetworkRequest R) {
 
 NetworkRequest requestFor(NetworkRequest R, Runtime Runtime) {
   return Runtime == Runtime::Engine ? engineRequest(std::move(R)) : R;
+}
+
+bool mayTakeWiderEngine(const std::string &Dtype, const hardware::GpuSpec &Gpu) {
+  return Dtype == "int8" || (Dtype == "f16" && !hardware::fastFp16(Gpu));
 }
 
 support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime,

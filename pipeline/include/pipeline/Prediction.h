@@ -90,6 +90,11 @@ NetworkRequest requestFor(NetworkRequest R, Runtime Runtime);
 support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime,
                                               const std::vector<hardware::GpuSpec> &Gpus);
 
+/// Whether an engine of Dtype on Gpu may be predicted as the engine one precision wider: an int8
+/// engine keeps fp16 tactics where they are faster; an fp16 engine is its fp32 engine on a GPU
+/// without fast FP16, where TensorRT builds none (hardware::fastFp16).
+bool mayTakeWiderEngine(const std::string &Dtype, const hardware::GpuSpec &Gpu);
+
 /// How to predict: runtime and, when set, a math mode other than PyTorch's default and a host
 /// other than the GPU's own (hardware/Host.h).
 struct PredictSettings {
