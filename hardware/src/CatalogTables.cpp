@@ -168,9 +168,10 @@ std::optional<std::string> setHost(const Json &J, GpuSpec &G, const Tables &T) {
   if (Name.empty()) {
     if (G.formFactor == "module")
       return "a Jetson module must name its host (field 'host')";
-    Name = G.formFactor == "superchip" ? "grace"
-           : G.formFactor == "desktop" ? "x86-desktop"
-                                       : "x86-server";
+    // A gaming laptop's H/HX-series CPU is desktop silicon at nearly desktop clocks.
+    Name = G.formFactor == "superchip"                             ? "grace"
+           : G.formFactor == "desktop" || G.formFactor == "laptop" ? "x86-desktop"
+                                                                   : "x86-server";
   }
   auto H = std::find_if(T.hosts.begin(), T.hosts.end(),
                         [&](const HostSpec &X) { return X.name == Name; });

@@ -296,3 +296,24 @@ TEST_CASE("dominance: power limits and base clocks are figures a dominating GPU 
   SlowerTf32.tensor.tf32 = H100.tensor.tf32 * 0.99;
   CHECK_FALSE(dominatesAt(SlowerTf32, 1980, H100, 1980));
 }
+
+TEST_CASE("power: a laptop GPU at the bottom of its power range runs an SGEMM far below boost") {
+  // One chip, two makers' limits: the RTX 4090 Laptop GPU at 150 W (boost 2040 MHz) and at 80 W
+  // (boost 1455). An SGEMM draws more than either limit at its boost, so both run it below boost,
+  // and the 80 W laptop is slower than the 150 W one by more than the boost clocks' ratio.
+  LaunchWork W = sgemm(4096.0 * 4096 * 4096);
+  GpuSpec Top = catalogGpu("rtx-4090-laptop"), Low = catalogGpu("rtx-4090-laptop@80w");
+  CHECK(Top.formFactor == "laptop");
+  CHECK(Top.maxClockMhz == Top.boostClockMhz); // no GeForce desktop headroom in a laptop
+  CHECK(Top.host.name == "x86-desktop");       // a gaming laptop's H/HX CPU
+  CHECK(dominates(Top, Low));
+  for (const GpuSpec *G : {&Top, &Low}) {
+    SustainedClock C = sustainedClock({&W, 1}, *G, Simt);
+    CHECK(C.limiter == "power");
+    CHECK(C.mhz < G->boostClockMhz);
+    CHECK(C.boardW == doctest::Approx(G->tdpW).epsilon(1e-3));
+  }
+  const double TopMs = groupFeatures({&W, 1}, Top, Simt).boundMs;
+  const double LowMs = groupFeatures({&W, 1}, Low, Simt).boundMs;
+  CHECK(LowMs > 1.2 * TopMs * Top.boostClockMhz / Low.boostClockMhz);
+}
