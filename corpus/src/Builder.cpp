@@ -115,8 +115,8 @@ LayerId NetworkBuilder::slice(LayerId X, int64_t Axis, int64_t Start, int64_t En
   return add(LayerKind::Slice, {X}, SliceAttrs{{Axis}, {Start}, {End}, {Step}});
 }
 
-LayerId NetworkBuilder::upsample(LayerId X, int64_t Scale) {
-  return add(LayerKind::Upsample, {X}, UpsampleAttrs{Scale, Scale});
+LayerId NetworkBuilder::upsample(LayerId X, int64_t Scale, bool Bilinear) {
+  return add(LayerKind::Upsample, {X}, UpsampleAttrs{Scale, Scale, Bilinear});
 }
 
 LayerId NetworkBuilder::reshape(LayerId X, Shape Target) {

@@ -14,7 +14,7 @@ namespace kernelcases {
 
 using namespace corpus;
 using AnySpec = std::variant<ConvSpec, GemmSpec, PoolSpec, ReduceSpec, ElementwiseSpec, ConcatSpec,
-                             SoftmaxSpec, BatchMatMulSpec, LayerNormSpec, CopySpec>;
+                             SoftmaxSpec, BatchMatMulSpec, LayerNormSpec, CopySpec, UpsampleSpec>;
 
 struct Case {
   std::string label;
@@ -216,6 +216,10 @@ inline std::vector<Case> allCases(DType T) {
   Cs.push_back({"copy contiguous run", CopySpec{{100}, {1}, 20, 150, T}});
   Cs.push_back({"copy rows past grid y", CopySpec{{65537, 2}, {1, 65537}, 0, 131074, T}});
   Cs.push_back({"copy nearest upsample 2x", CopySpec{{6, 2, 4, 2}, {4, 0, 1, 0}, 0, 24, T}});
+  // Bilinear upsampling: 2x of 5x7 planes (batch 2, 3 channels), and 3x by 2x of 4x1 planes (a
+  // one-element row: both horizontal taps are the edge).
+  Cs.push_back({"upsample bilinear 2x", UpsampleSpec{2, 3, 5, 7, 2, 2, T}});
+  Cs.push_back({"upsample bilinear 3x2, one column", UpsampleSpec{1, 2, 4, 1, 3, 2, T}});
   return Cs;
 }
 

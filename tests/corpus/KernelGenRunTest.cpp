@@ -42,6 +42,7 @@ std::vector<double> reference(const AnySpec &Spec, const kernelref::Buffers &B) 
     }
     std::vector<double> operator()(const LayerNormSpec &S) { return kernelref::layerNorm(S, B); }
     std::vector<double> operator()(const CopySpec &S) { return kernelref::copy(S, B); }
+    std::vector<double> operator()(const UpsampleSpec &S) { return kernelref::upsample(S, B); }
   };
   return std::visit(Visitor{B}, Spec);
 }

@@ -11,6 +11,7 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <tuple>
 #include <vector>
 
 namespace kernelref {
@@ -207,6 +208,30 @@ inline std::vector<double> pool(const corpus::PoolSpec &S, const Buffers &B) {
           }
         double Div = S.countIncludePad ? double(PadCount) : double(Count);
         Out[(P * Ho + Oh) * Wo + Ow] = S.kind == corpus::PoolKind::Max ? Max : Sum / Div;
+      }
+  return Out;
+}
+
+/// Bilinear upsampling, align_corners = False (PyTorch's upsample_bilinear2d): output (oh, ow)
+/// blends the 2 x 2 inputs around src = max(0, (o + 0.5) / scale - 0.5) per axis.
+inline std::vector<double> upsample(const corpus::UpsampleSpec &S, const Buffers &B) {
+  const auto &In = B.at(ParamRole::Input);
+  const int64_t H = S.inHeight, W = S.inWidth, Ho = H * S.scaleH, Wo = W * S.scaleW;
+  auto Tap = [](int64_t O, int64_t Scale, int64_t N) {
+    const double Src = std::max(0.0, (double(O) + 0.5) / double(Scale) - 0.5);
+    const int64_t Near = int64_t(Src);
+    return std::tuple(Near, std::min(Near + 1, N - 1), Src - double(Near));
+  };
+  std::vector<double> Out(size_t(S.batch) * S.channels * Ho * Wo);
+  for (int64_t P = 0; P < int64_t(S.batch) * S.channels; ++P)
+    for (int64_t Oh = 0; Oh < Ho; ++Oh)
+      for (int64_t Ow = 0; Ow < Wo; ++Ow) {
+        const auto [Y0, Y1, Wy] = Tap(Oh, S.scaleH, H);
+        const auto [X0, X1, Wx] = Tap(Ow, S.scaleW, W);
+        auto Row = [&, X0 = X0, X1 = X1, Wx = Wx](int64_t Y) {
+          return (1 - Wx) * In[(P * H + Y) * W + X0] + Wx * In[(P * H + Y) * W + X1];
+        };
+        Out[(P * Ho + Oh) * Wo + Ow] = (1 - Wy) * Row(Y0) + Wy * Row(Y1);
       }
   return Out;
 }

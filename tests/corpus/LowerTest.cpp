@@ -315,6 +315,17 @@ TEST_CASE("lower: transposes and slices are strided copies: a view is no launch"
   Workload WU = lowerOk(*NU);
   REQUIRE(WU.launches.size() == 1); // the factor-1 upsample is a view
   CHECK(WU.launches[0].kernel == "copy_6s4_2s0_4s1_2s0_at0_of24_f32");
+
+  NetworkBuilder L("l"); // bilinear: a kernel of its own, one thread per output; factor 1 a view
+  L.upsample(L.upsample(L.input({2, 3, 5, 7}, "x"), 1, true), 4, true);
+  auto NL = L.finish();
+  REQUIRE(NL);
+  Workload WL = lowerOk(*NL);
+  REQUIRE(WL.launches.size() == 1);
+  CHECK(WL.launches[0].strategy == "upsample_bilinear");
+  CHECK(WL.launches[0].kernel == "upsample_bilinear_n2_c3_h5w7_x4_f32");
+  CHECK(WL.launches[0].grid == std::array<uint32_t, 3>{3, 3, 2}); // 560 pixels in 256-thread CTAs
+  CHECK(WL.launches[0].args[0].buffer == "x");
 }
 
 TEST_CASE("lower: a constant operand is a scalar, per-channel, last-axis or full-size kernel") {

@@ -385,17 +385,40 @@ private:
     return Y;
   }
 
-  /// out[n, c, h, w] = in[n, c, h / scaleH, w / scaleW].
+  /// Nearest: out[n, c, h, w] = in[n, c, h / scaleH, w / scaleW]. Bilinear (align_corners =
+  /// False, as PyTorch's upsample_bilinear2d): the 2 x 2 inputs around src = max(0, (o + 0.5) /
+  /// scale - 0.5) per axis, weighted by the distance, the far one clamped to the edge.
   Tensor upsample(const corpus::Layer &L, const corpus::UpsampleAttrs &A) {
     const Tensor &X = in(L, 0);
     const corpus::Shape &S = inShape(L, 0);
     const int64_t Planes = S[0] * S[1], H = L.shape[2], W = L.shape[3];
+    struct Tap {
+      int64_t near, far;
+      double weight; ///< of the far one
+    };
+    auto TapOf = [](int64_t O, int64_t Scale, int64_t In) {
+      const double Src = std::max(0.0, (double(O) + 0.5) / double(Scale) - 0.5);
+      const int64_t Near = int64_t(Src);
+      return Tap{Near, std::min(Near + 1, In - 1), Src - double(Near)};
+    };
     Tensor Y(static_cast<size_t>(Planes * H * W));
     for (int64_t P = 0; P < Planes; ++P)
       for (int64_t h = 0; h < H; ++h)
-        for (int64_t w = 0; w < W; ++w)
-          Y[size_t((P * H + h) * W + w)] =
-              X[size_t((P * S[2] + h / A.scaleH) * S[3] + w / A.scaleW)];
+        for (int64_t w = 0; w < W; ++w) {
+          double &Out = Y[size_t((P * H + h) * W + w)];
+          if (!A.linear) {
+            Out = X[size_t((P * S[2] + h / A.scaleH) * S[3] + w / A.scaleW)];
+            continue;
+          }
+          const Tap Ty = TapOf(h, A.scaleH, S[2]), Tx = TapOf(w, A.scaleW, S[3]);
+          auto At = [&](int64_t Row, int64_t Col) {
+            return X[size_t((P * S[2] + Row) * S[3] + Col)];
+          };
+          auto Blend = [&](int64_t Row) {
+            return (1 - Tx.weight) * At(Row, Tx.near) + Tx.weight * At(Row, Tx.far);
+          };
+          Out = (1 - Ty.weight) * Blend(Ty.near) + Ty.weight * Blend(Ty.far);
+        }
     return Y;
   }
 

@@ -196,6 +196,23 @@ Network shuffleBlock(int64_t Batch) {
   return std::move(*N);
 }
 
+/// A segmentation decoder (DeepLabV3, FCN, an FPN with bilinear merges): a stride-2 feature map
+/// upsampled 2x bilinearly and added to the stride-1 one, then the per-class logits upsampled 3x
+/// back to a larger image (the edge rows and columns clamp), and a softmax over the classes.
+Network segmentationHead(int64_t Batch) {
+  NetworkBuilder B("segmentation-head");
+  LayerId X = B.input({Batch, 3, 7, 10});
+  LayerId Fine = B.relu(B.conv(X, 6, 3, 1, 1));
+  LayerId Coarse = B.relu(B.conv(Fine, 6, 3, 2, 1)); // [Batch, 6, 4, 5]
+  LayerId Up = B.upsample(Coarse, 2, /*Bilinear=*/true);
+  LayerId Merged = B.addLayers(B.slice(B.slice(Up, 2, 0, 7), 3, 0, 10), Fine);
+  B.softmax(B.upsample(B.conv(Merged, 4, 1, 1, 0), 3, /*Bilinear=*/true), 1);
+  auto N = B.finish();
+  REQUIRE_MESSAGE(bool(N), support::errorText(N));
+  REQUIRE(N->layer(Up).shape == Shape{Batch, 6, 8, 10});
+  return std::move(*N);
+}
+
 /// Forms of torchvision's CNNs that lower through folds: DenseNet's transition (a Pad of nothing,
 /// then a 2x2 average pool: no launch for the pad), Inception's branch pool (Pad 1, then a 3x3
 /// stride-1 average pool: one pool counting the zeros) and a sqrt (of a sigmoid: positive).
@@ -373,6 +390,14 @@ TEST_CASE("network reference: slices, splits, channel shuffles and permutes matc
     }
   // f16: the copies move the bytes as they are; the tolerance is the f16 tests' (below).
   checkNetwork(shuffleBlock(2), {KernelSet::Library, DType::F16, MathMode::F16, 3e-2});
+}
+
+TEST_CASE("network reference: bilinear upsampling (a segmentation decoder) matches") {
+  for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
+    CAPTURE(std::string(kernelSetName(Set)));
+    checkNetwork(segmentationHead(2), {Set});
+  }
+  checkNetwork(segmentationHead(1), {KernelSet::Library, DType::F16, MathMode::F16, 3e-2});
 }
 
 TEST_CASE("network reference: padded average pools and sqrt (torchvision's forms) match") {

@@ -20,6 +20,17 @@ using namespace onnxtest;
 
 namespace {
 
+/// A float initializer of `V` (Resize's scales).
+std::string floats(OnnxWriter &W, const std::vector<float> &V) {
+  auto *T = W.G->add_initializer();
+  T->set_name(std::string("f").append(std::to_string(W.G->initializer_size())));
+  T->set_data_type(onnx::TensorProto::FLOAT);
+  T->add_dims(int64_t(V.size()));
+  for (float F : V)
+    T->add_float_data(F);
+  return T->name();
+}
+
 size_t copies(const Network &N) {
   auto W = lower(N);
   REQUIRE_MESSAGE(bool(W), support::errorText(W));
@@ -193,16 +204,46 @@ TEST_CASE("onnx: Split, Slice, LayerNormalization and Erf misuse name the node")
                            "integer tensor with data");
 }
 
-TEST_CASE("onnx: nearest Resize and Upsample by integer factors, from scales or sizes") {
-  auto floats = [](OnnxWriter &W, const std::vector<float> &V) {
-    auto *T = W.G->add_initializer();
-    T->set_name(std::string("f").append(std::to_string(W.G->initializer_size())));
-    T->set_data_type(onnx::TensorProto::FLOAT);
-    T->add_dims(int64_t(V.size()));
-    for (float F : V)
-      T->add_float_data(F);
-    return T->name();
+TEST_CASE("onnx: linear Resize with half-pixel coordinates is bilinear upsampling") {
+  // torchvision's DeepLabV3 and FCN heads: F.interpolate(mode='bilinear', align_corners=False),
+  // exported as Resize(mode='linear', coordinate_transformation_mode='pytorch_half_pixel').
+  auto resize = [](int Opset, const std::string &Coords) {
+    OnnxWriter W(Opset);
+    W.input("x", {1, 4, 5, 6});
+    auto &R = W.node("Resize", {"x", "", "", W.ints({1, 4, 40, 48})}, "r"); // 8x
+    setString(R, "mode", "linear");
+    if (!Coords.empty())
+      setString(R, "coordinate_transformation_mode", Coords);
+    W.output(out(R));
+    return W;
   };
+  for (const char *Coords : {"pytorch_half_pixel", "half_pixel", ""}) {
+    CAPTURE(Coords);
+    Network N = import(resize(13, Coords));
+    REQUIRE(kinds(N) == std::vector<std::string>{"input", "upsample"});
+    const auto &A = std::get<UpsampleAttrs>(N.layer(1).attrs);
+    CHECK(A.linear);
+    CHECK(A.scaleH == 8);
+    auto W = lower(N);
+    REQUIRE(bool(W));
+    REQUIRE(W->launches.size() == 1);
+    CHECK(W->launches[0].strategy == "upsample_bilinear");
+  }
+  CHECK(importError(resize(13, "align_corners")) ==
+        "model.onnx: error: node 'r' (Resize): linear resizing is supported with half-pixel "
+        "coordinates (PyTorch's align_corners=False), not 'align_corners'");
+  // Opset 10's Resize has no coordinate modes: its linear mode is asymmetric (o / scale).
+  OnnxWriter Old(10);
+  Old.input("x", {1, 4, 5, 6});
+  auto &R = Old.node("Resize", {"x", floats(Old, {1, 1, 2, 2})}, "r");
+  setString(R, "mode", "linear");
+  Old.output(out(R));
+  CHECK(importError(Old) == "model.onnx: error: node 'r' (Resize): linear resizing is supported "
+                            "with half-pixel coordinates (PyTorch's align_corners=False), not "
+                            "'asymmetric'");
+}
+
+TEST_CASE("onnx: nearest Resize and Upsample by integer factors, from scales or sizes") {
   OnnxWriter W(13);
   W.input("x", {1, 4, 5, 6});
   auto &R = W.node("Resize", {"x", "", floats(W, {1, 1, 2, 2})});
@@ -224,14 +265,13 @@ TEST_CASE("onnx: nearest Resize and Upsample by integer factors, from scales or 
   U.output(out(U.node("Upsample", {"x", floats(U, {1, 1, 2, 2})})));
   CHECK(import(U).layer(1).shape == Shape{2, 3, 8, 8});
 
-  OnnxWriter L(13);
-  L.input("x", {1, 4, 5, 6});
-  auto &Lin = L.node("Resize", {"x", "", floats(L, {1, 1, 2, 2})}, "r");
-  setString(Lin, "mode", "linear");
-  L.output(out(Lin));
-  CHECK(importError(L) ==
-        "model.onnx: error: node 'r' (Resize): only nearest-neighbour resizing is supported, not "
-        "mode 'linear'");
+  OnnxWriter C(13);
+  C.input("x", {1, 4, 5, 6});
+  auto &Cubic = C.node("Resize", {"x", "", floats(C, {1, 1, 2, 2})}, "r");
+  setString(Cubic, "mode", "cubic");
+  C.output(out(Cubic));
+  CHECK(importError(C) == "model.onnx: error: node 'r' (Resize): only nearest-neighbour and "
+                          "linear resizing are supported, not mode 'cubic'");
   OnnxWriter H(13);
   H.input("x", {1, 4, 5, 6});
   H.output(out(H.node("Resize", {"x", "", floats(H, {1, 1, 1.5f, 2})}, "h")));

@@ -61,8 +61,9 @@ public:
   LayerId transpose(LayerId X, std::vector<int64_t> Perm);
   /// Elements Start, Start + Step, ... before End of one axis (x[:, Start:End:Step]).
   LayerId slice(LayerId X, int64_t Axis, int64_t Start, int64_t End, int64_t Step = 1);
-  /// Nearest-neighbour upsampling by an integer factor (torch.nn.Upsample(scale_factor=Scale)).
-  LayerId upsample(LayerId X, int64_t Scale);
+  /// Upsampling by an integer factor (torch.nn.Upsample(scale_factor=Scale)): nearest
+  /// neighbour, or bilinear with align_corners=False when `Bilinear`.
+  LayerId upsample(LayerId X, int64_t Scale, bool Bilinear = false);
   /// ONNX Reshape (0 copies a dimension, -1 is inferred).
   LayerId reshape(LayerId X, Shape Target);
 

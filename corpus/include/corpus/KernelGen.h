@@ -171,6 +171,18 @@ struct PoolSpec {
   uint32_t outWidth() const;
 };
 
+/// Bilinear upsampling of NCHW planes by integer factors (torch.nn.Upsample(mode='bilinear',
+/// align_corners=False); ONNX Resize mode 'linear' with half-pixel coordinates): output (oh, ow)
+/// reads the input at src = max(0, (o + 0.5) / scale - 0.5) per axis and blends the 2 x 2
+/// neighbours around it (the far one clamped to the edge). One thread per output element, a
+/// CTA row per (channel, image) as the pooling kernels.
+struct UpsampleSpec {
+  uint32_t batch = 1, channels = 0, inHeight = 0, inWidth = 0;
+  uint32_t scaleH = 1, scaleW = 1;
+  DType dtype = DType::F32;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+};
+
 /// Global average pooling: [batch, channels, spatial] -> [batch, channels] (mean over spatial),
 /// a block reduction with warp shuffles. The epilogue's channel is c.
 struct ReduceSpec {
@@ -448,6 +460,7 @@ public:
   support::Expected<KernelLaunch> add(const GemmSpec &S);
   support::Expected<KernelLaunch> add(const BatchMatMulSpec &S);
   support::Expected<KernelLaunch> add(const PoolSpec &S);
+  support::Expected<KernelLaunch> add(const UpsampleSpec &S);
   support::Expected<KernelLaunch> add(const ReduceSpec &S);
   support::Expected<KernelLaunch> add(const ElementwiseSpec &S);
   support::Expected<KernelLaunch> add(const ConcatSpec &S);

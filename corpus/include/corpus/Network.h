@@ -172,10 +172,13 @@ struct SliceAttrs {
   std::vector<int64_t> axes, starts, ends, steps; ///< equal lengths; steps empty = all 1
 };
 
-/// Nearest-neighbour upsampling of an NCHW tensor: out[n, c, h, w] = in[n, c, h / scaleH,
-/// w / scaleW] (torch.nn.Upsample(scale_factor, mode='nearest'); ONNX Resize/Upsample).
+/// Upsampling of an NCHW tensor by integer factors (torch.nn.Upsample(scale_factor); ONNX
+/// Resize/Upsample). Nearest: out[n, c, h, w] = in[n, c, h / scaleH, w / scaleW]. Bilinear
+/// (`linear`, align_corners=False: half-pixel coordinates): each output blends the 2 x 2 input
+/// elements around (h + 0.5) / scaleH - 0.5, (w + 0.5) / scaleW - 0.5 (corpus::UpsampleSpec).
 struct UpsampleAttrs {
   int64_t scaleH = 1, scaleW = 1;
+  bool linear = false;
 };
 
 /// One axis of a resolved slice: elements start, start + step, ... (count of them).

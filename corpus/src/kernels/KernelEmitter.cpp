@@ -349,6 +349,10 @@ support::Expected<KernelLaunch> KernelEmitter::add(const PoolSpec &S) {
   return P->addSpec(S, kernels::buildPool);
 }
 
+support::Expected<KernelLaunch> KernelEmitter::add(const UpsampleSpec &S) {
+  return P->addSpec(S, kernels::buildUpsample);
+}
+
 support::Expected<KernelLaunch> KernelEmitter::add(const ReduceSpec &S) {
   return P->addSpec(S, kernels::buildGlobalAvgPool);
 }

@@ -1,4 +1,5 @@
-// Pooling kernels: windowed max/avg pooling and global average pooling as a block reduction.
+// Pooling kernels: windowed max/avg pooling, bilinear upsampling (a 2 x 2 window blended per
+// output) and global average pooling as a block reduction.
 #include "kernels/KernelBuilder.h"
 #include "kernels/Specs.h"
 #include "kernels/Strategies.h"
@@ -125,6 +126,83 @@ KernelLaunch buildPool(Module *M, const PoolSpec &S, const std::string &Name, Ke
       Y = B.CreateFDiv(Y, poolDivisor(K, S, IhBase, IwBase, Count));
     Value *Out = B.CreateAdd(B.CreateMul(PlaneIdx, K.dimIx("pixels")), K.widen(Pix));
     K.store(ParamRole::Output, Out, Y);
+  });
+  K.finish();
+  return L;
+}
+
+namespace {
+
+/// Where output coordinate O reads along an axis of `In` elements upsampled by `Scale` (PyTorch's
+/// area_pixel_compute_source_index for linear modes, align_corners=False): src = max(0, (O + 0.5)
+/// x InvScale - 0.5); the near element i0 = floor(src), the step to the far one (0 at the last
+/// element) and the far one's weight src - i0.
+struct SourceIndex {
+  Value *near, *step, *weight;
+};
+
+SourceIndex sourceIndex(KernelBuilder &K, Value *O, Value *InvScale, std::string_view In) {
+  IRBuilder<> &B = K.ir();
+  Value *Src =
+      K.fma(B.CreateFAdd(B.CreateUIToFP(O, B.getFloatTy()), K.f32(0.5f)), InvScale, K.f32(-0.5f));
+  Src = K.maxf(Src, K.f32(0.0f));
+  Value *Near = B.CreateFPToUI(Src, B.getInt32Ty());
+  Value *Last = B.CreateSub(K.dim(In), K.i32(1));
+  Value *Step = B.CreateZExt(B.CreateICmpULT(Near, Last), B.getInt32Ty());
+  return {Near, Step, B.CreateFSub(Src, B.CreateUIToFP(Near, B.getFloatTy()))};
+}
+
+} // namespace
+
+std::string libraryName(const UpsampleSpec &S) {
+  return libraryKernelName(
+      "upsample_bilinear_b" +
+          std::to_string(
+              warpRoundedBlock(uint64_t(S.inHeight) * S.scaleH * S.inWidth * S.scaleW, MaxBlock)),
+      S.dtype, {}, wideIndex(S));
+}
+
+KernelLaunch buildUpsample(Module *M, const UpsampleSpec &S, const std::string &Name,
+                           KernelSet Set) {
+  const uint64_t Wo = uint64_t(S.inWidth) * S.scaleW;
+  const uint64_t Pixels = uint64_t(S.inHeight) * S.scaleH * Wo;
+  const uint64_t Planes = uint64_t(S.batch) * S.channels;
+  const uint32_t Bx = warpRoundedBlock(Pixels, MaxBlock);
+  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
+  KernelLaunch L =
+      makeLaunch(Name, LaunchStrategy::UpsampleBilinear, S.dtype,
+                 {ceilDiv(Pixels, Bx), S.channels, S.batch}, {Bx, 1, 1}, Roles, [&](ParamRole R) {
+                   return R == ParamRole::Input ? Planes * S.inHeight * S.inWidth : Planes * Pixels;
+                 });
+  const ShapeDims Dims = {{"c", S.channels},    {"h", S.inHeight}, {"w", S.inWidth},
+                          {"pixels", Pixels},   {"wo", Wo, true},  {"scale_h", S.scaleH},
+                          {"scale_w", S.scaleW}};
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
+  IRBuilder<> &B = K.ir();
+  Value *Pix = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0), "pix");
+  Value *PlaneIdx =
+      B.CreateAdd(B.CreateMul(K.widen(K.ctaid(2)), K.dimIx("c")), K.widen(K.ctaid(1)));
+  K.ifThen(B.CreateICmpULT(Pix, K.dim("pixels")), [&] {
+    // PyTorch's scale is the float in / out: 1 / factor.
+    const SourceIndex Y =
+        sourceIndex(K, K.udiv(Pix, "wo"), B.CreateFDiv(K.f32(1.0f), K.dimF32("scale_h")), "h");
+    const SourceIndex X =
+        sourceIndex(K, K.urem(Pix, "wo"), B.CreateFDiv(K.f32(1.0f), K.dimF32("scale_w")), "w");
+    Value *Plane = B.CreateMul(PlaneIdx, B.CreateMul(K.dimIx("h"), K.dimIx("w")));
+    Value *Row0 = B.CreateAdd(Plane, K.widen(B.CreateMul(Y.near, K.dim("w"))));
+    Value *Row1 = B.CreateAdd(Row0, K.widen(B.CreateMul(Y.step, K.dim("w"))));
+    auto Blend = [&](Value *Row) { // (1 - wx) x a + wx x b
+      Value *A = K.load(ParamRole::Input, B.CreateAdd(Row, K.widen(X.near)));
+      Value *Bv = K.load(ParamRole::Input, B.CreateAdd(Row, K.widen(B.CreateAdd(X.near, X.step))));
+      return K.fma(B.CreateFSub(K.f32(1.0f), X.weight), A, B.CreateFMul(X.weight, Bv));
+    };
+    Value *Top = Blend(Row0), *Bottom = Blend(Row1);
+    Value *Out = K.fma(B.CreateFSub(K.f32(1.0f), Y.weight), Top, B.CreateFMul(Y.weight, Bottom));
+    K.store(ParamRole::Output, B.CreateAdd(B.CreateMul(PlaneIdx, K.dimIx("pixels")), K.widen(Pix)),
+            Out);
   });
   K.finish();
   return L;

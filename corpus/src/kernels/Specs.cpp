@@ -339,6 +339,17 @@ std::optional<std::string> validate(const PoolSpec &S) {
   return innerTooLarge("pool", "an output plane", uint64_t(S.outHeight()) * S.outWidth());
 }
 
+std::optional<std::string> validate(const UpsampleSpec &S) {
+  if (!S.batch || !S.channels || !S.inHeight || !S.inWidth || !S.scaleH || !S.scaleW)
+    return std::string("upsample: zero-sized dimension or scale");
+  if (S.channels > MaxGridYZ || S.batch > MaxGridYZ)
+    return std::string("upsample: channels and batch must be at most 65535 (grid y/z)");
+  const uint64_t OutH = uint64_t(S.inHeight) * S.scaleH, OutW = uint64_t(S.inWidth) * S.scaleW;
+  if (OutH >= MaxInnerElements || OutW >= MaxInnerElements) // also keeps OutH x OutW in 64 bits
+    return std::string("upsample: an output side of 2^31 elements or more");
+  return innerTooLarge("upsample", "an output plane", OutH * OutW);
+}
+
 std::optional<std::string> validate(const ReduceSpec &S) {
   if (!S.batch || !S.channels || !S.spatial)
     return std::string("global average pool: zero-sized dimension");
@@ -430,6 +441,11 @@ bool wideIndex(const PoolSpec &S) {
   const uint64_t Planes = uint64_t(S.batch) * S.channels;
   return S.index64 || std::max(Planes * S.inHeight * S.inWidth,
                                Planes * S.outHeight() * S.outWidth()) >= WideElements;
+}
+
+bool wideIndex(const UpsampleSpec &S) {
+  const uint64_t Plane = uint64_t(S.inHeight) * S.inWidth, Planes = uint64_t(S.batch) * S.channels;
+  return S.index64 || Planes * Plane * S.scaleH * S.scaleW >= WideElements;
 }
 
 bool wideIndex(const ReduceSpec &S) {
@@ -546,6 +562,14 @@ std::string kernelName(const PoolSpec &S, KernelSet Set) {
   if (S.ceilMode)
     N += "_ceil";
   return shorten(N + "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
+}
+
+std::string kernelName(const UpsampleSpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
+  return shorten("upsample_bilinear_n" + num(S.batch) + "_c" + num(S.channels) + "_h" +
+                 num(S.inHeight) + "w" + num(S.inWidth) + "_x" + shapePair(S.scaleH, S.scaleW) +
+                 "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const ReduceSpec &S, KernelSet Set) {

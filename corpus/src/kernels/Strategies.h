@@ -48,6 +48,9 @@ KernelLaunch buildBatchMatMul(llvm::Module *M, const BatchMatMulSpec &S, const s
                               KernelSet Set);
 /// Max/avg windowed pooling, one thread per output.
 KernelLaunch buildPool(llvm::Module *M, const PoolSpec &S, const std::string &Name, KernelSet Set);
+/// Bilinear upsampling by integer factors, one thread per output.
+KernelLaunch buildUpsample(llvm::Module *M, const UpsampleSpec &S, const std::string &Name,
+                           KernelSet Set);
 /// Global average pooling: one block per (n, c), shared memory + shfl.sync.down reduction.
 KernelLaunch buildGlobalAvgPool(llvm::Module *M, const ReduceSpec &S, const std::string &Name,
                                 KernelSet Set);
@@ -77,6 +80,7 @@ std::string libraryName(const ConvSpec &S, ConvStrategy Resolved);
 std::string libraryName(const GemmSpec &S);
 std::string libraryName(const BatchMatMulSpec &S);
 std::string libraryName(const PoolSpec &S);
+std::string libraryName(const UpsampleSpec &S);
 std::string libraryName(const ReduceSpec &S);
 std::string libraryName(const ElementwiseSpec &S);
 std::string libraryName(const ConcatSpec &S);

@@ -1,6 +1,6 @@
 // Layers that copy elements (LayerKinds.def: Transpose, Slice, Upsample, Concat): the shape rules,
-// the strided copy (a view when nothing moves) and the batched concatenation, and ONNX Transpose,
-// Slice, Split, Resize, Upsample and Concat.
+// the strided copy (a view when nothing moves), the bilinear upsampling kernel and the batched
+// concatenation, and ONNX Transpose, Slice, Split, Resize, Upsample and Concat.
 #include "LayerShapes.h"
 #include "Lowerer.h"
 #include "OnnxImporter.h"
@@ -118,6 +118,13 @@ support::MaybeError Lowerer::lowerUpsample(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const Shape &X = Net.layer(L.inputs[0]).shape;
   const auto &U = std::get<UpsampleAttrs>(L.attrs);
+  if (U.linear && (U.scaleH > 1 || U.scaleW > 1)) {
+    if (std::any_of(X.begin(), X.end(), [](int64_t D) { return D > int64_t(UINT32_MAX); }))
+      return error(Id, "bilinear upsampling of " + shapeStr(X) + ": a dimension past 2^32");
+    UpsampleSpec S{u32(X[0]),     u32(X[1]),     u32(X[2]), u32(X[3]),
+                   u32(U.scaleH), u32(U.scaleW), O.dtype};
+    return emitAlone(Id, Emitter.add(S));
+  }
   return lowerCopy(Id, planUpsample(uint64_t(X[0] * X[1]), uint64_t(X[2]), uint64_t(X[3]),
                                     uint64_t(U.scaleH), uint64_t(U.scaleW), O.dtype));
 }
@@ -266,15 +273,28 @@ Importer::Result Importer::importSplit(const onnx::NodeProto &N) {
   return First;
 }
 
-/// Resize and Upsample: nearest neighbour, integer factors on H and W.
+/// Resize and Upsample: nearest neighbour, or bilinear with half-pixel coordinates (PyTorch's
+/// align_corners=False), integer factors on H and W.
 Importer::Result Importer::importResize(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   if (!X)
     return X;
   const Shape In = Net.layer(*X).shape;
   const std::string Mode = attrString(N, "mode", "nearest");
-  if (Mode != "nearest")
-    return nodeError(N, "only nearest-neighbour resizing is supported, not mode '" + Mode + "'");
+  const bool Linear = Mode == "linear" || Mode == "bilinear"; // Upsample-7 spells both
+  if (Mode != "nearest" && !Linear)
+    return nodeError(N, "only nearest-neighbour and linear resizing are supported, not mode '" +
+                            Mode + "'");
+  if (Linear) {
+    // Before opset 11 a linear Resize or Upsample maps coordinates asymmetrically (o / scale).
+    const std::string Coords = N.op_type() == "Upsample" || Opset < 11
+                                   ? "asymmetric"
+                                   : attrString(N, "coordinate_transformation_mode", "half_pixel");
+    if (Coords != "half_pixel" && Coords != "pytorch_half_pixel")
+      return nodeError(N, "linear resizing is supported with half-pixel coordinates "
+                          "(PyTorch's align_corners=False), not '" +
+                              Coords + "'");
+  }
   if (In.size() != 4)
     return nodeError(N, "expects a 4-d NCHW input, got " + shapeStr(In));
   // Scales: Upsample's attribute (opset < 9) or input 1; Resize's input 1 (opset 10) or 2.
@@ -301,7 +321,7 @@ Importer::Result Importer::importResize(const onnx::NodeProto &N) {
   if (Scale.size() != 4 || Scale[0] != 1 || Scale[1] != 1 || !Whole(Scale[2]) || !Whole(Scale[3]))
     return nodeError(N, "only upsampling H and W by integer factors is supported");
   return addLayer(N, LayerKind::Upsample, {*X},
-                  UpsampleAttrs{int64_t(Scale[2]), int64_t(Scale[3])});
+                  UpsampleAttrs{int64_t(Scale[2]), int64_t(Scale[3]), Linear});
 }
 
 Importer::Result Importer::importUpsample(const onnx::NodeProto &N) { return importResize(N); }
