@@ -81,6 +81,9 @@ private:
   Result importEltwise(const onnx::NodeProto &N);
   /// MaxPool and AveragePool.
   Result importPool(const onnx::NodeProto &N);
+  /// DepthToSpace of X by Block in ONNX's mode "DCR" or "CRD" (the mode PyTorch's PixelShuffle
+  /// exports, and ConvTranspose's rearrangement): a reshape to 6-d, a transpose, a reshape back.
+  Result depthToSpace(const onnx::NodeProto &N, LayerId X, int64_t Block, bool Crd);
   /// ReduceMean's axes (the attribute before opset 18, a constant input from 18; empty: every
   /// axis), negative ones resolved against Rank, sorted; nullopt when the input is no constant.
   std::optional<std::vector<int64_t>> reduceAxes(const onnx::NodeProto &N, int64_t Rank) const;

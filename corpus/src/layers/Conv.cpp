@@ -113,6 +113,48 @@ Importer::Result Importer::importConv(const onnx::NodeProto &N) {
   return addLayer(N, LayerKind::Conv, {*X}, A);
 }
 
+/// ConvTranspose whose kernel equals its stride and has no padding (U-Net's 2x2 / 2
+/// up-convolution, FCN-style 2x2 and 4x4 ones): each input pixel writes its own s x s block of
+/// output, out[n, o, s i + a, s j + b] = sum_c x[n, c, i, j] w[c, o, a, b] (+ bias[o]). That is
+/// a 1x1 convolution to O s^2 channels (o, a, b), a GEMM of the transposed convolution's MACs,
+/// then DepthToSpace in CRD mode; the bias, one per o, is the 1x1 convolution's repeated s^2
+/// times (s^2 - 1 parameters more per output channel than the model has).
+Importer::Result Importer::importConvTranspose(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const Shape &In = Net.layer(*X).shape;
+  auto W = hasInput(N, 1) ? staticShape(N.input(1)) : std::nullopt;
+  if (In.size() != 4 || !W || W->size() != 4 || !allPositive(*W) || (*W)[0] != In[1])
+    return nodeError(N, "needs a 4-d NCHW input and a known weight [C_in, C_out, kH, kW] "
+                        "matching its channels");
+  const std::vector<int64_t> K = attrInts(N, "kernel_shape", {(*W)[2], (*W)[3]});
+  const std::vector<int64_t> S = attrInts(N, "strides", {1, 1});
+  const std::vector<int64_t> Pads = attrInts(N, "pads", {0, 0, 0, 0});
+  const std::vector<int64_t> Extra = attrInts(N, "output_padding", {0, 0});
+  const std::vector<int64_t> D = attrInts(N, "dilations", {1, 1});
+  const std::string AutoPad = attrString(N, "auto_pad", "NOTSET");
+  const bool Simple = K == std::vector<int64_t>{(*W)[2], (*W)[3]} && S == K && K[0] == K[1] &&
+                      Pads == std::vector<int64_t>{0, 0, 0, 0} &&
+                      Extra == std::vector<int64_t>{0, 0} && D == std::vector<int64_t>{1, 1} &&
+                      attrInt(N, "group", 1) == 1 && (AutoPad == "NOTSET" || AutoPad == "VALID") &&
+                      !attr(N, "output_shape");
+  if (!Simple)
+    return nodeError(N, "only a square kernel equal to the stride, without padding, dilation, "
+                        "groups or output_padding, is supported (a U-Net's 2x2 / 2 "
+                        "up-convolution)");
+  if (K[0] > (int64_t(1) << 20) || (*W)[1] > MaxTensorElements / (K[0] * K[0]))
+    return nodeError(N, "weight " + shapeStr(*W) + " is too large");
+  ConvAttrs A;
+  A.outChannels = (*W)[1] * K[0] * K[1];
+  A.bias = hasInput(N, 2);
+  if (auto B = A.bias ? staticShape(N.input(2)) : std::nullopt; B && *B != Shape{(*W)[1]})
+    return nodeError(N, "bias shape " + shapeStr(*B) + " does not match " +
+                            std::to_string((*W)[1]) + " output channels");
+  Result Taps = addLayer(N, LayerKind::Conv, {*X}, A, layerName(N) + "/taps");
+  return Taps ? depthToSpace(N, *Taps, K[0], /*Crd=*/true) : Taps;
+}
+
 } // namespace onnximport
 
 } // namespace corpus

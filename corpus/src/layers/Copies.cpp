@@ -184,6 +184,59 @@ Importer::Result Importer::importTranspose(const onnx::NodeProto &N) {
   return X ? addLayer(N, LayerKind::Transpose, {*X}, TransposeAttrs{attrInts(N, "perm", {})}) : X;
 }
 
+Importer::Result Importer::depthToSpace(const onnx::NodeProto &N, LayerId X, int64_t Block,
+                                        bool Crd) {
+  const Shape In = Net.layer(X).shape;
+  if (In.size() != 4 || Block < 1 || Block > In[1] / Block || In[1] % (Block * Block) != 0)
+    return nodeError(N, "needs a 4-d NCHW input whose channels divide by blocksize^2, got " +
+                            shapeStr(In) + " and blocksize " + std::to_string(Block));
+  const int64_t C = In[1] / (Block * Block), H = In[2], W = In[3];
+  const Shape Split =
+      Crd ? Shape{In[0], C, Block, Block, H, W} : Shape{In[0], Block, Block, C, H, W};
+  const std::vector<int64_t> Perm =
+      Crd ? std::vector<int64_t>{0, 1, 4, 2, 5, 3} : std::vector<int64_t>{0, 3, 4, 1, 5, 2};
+  const std::string Name = layerName(N);
+  Result Y = addLayer(N, LayerKind::Reshape, {X}, ReshapeAttrs{Split}, Name + "/split");
+  if (Y)
+    Y = addLayer(N, LayerKind::Transpose, {*Y}, TransposeAttrs{Perm}, Name + "/shuffle");
+  if (Y)
+    Y = addLayer(N, LayerKind::Reshape, {*Y}, ReshapeAttrs{{In[0], C, H * Block, W * Block}});
+  return Y;
+}
+
+Importer::Result Importer::importDepthToSpace(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const std::string Mode = attrString(N, "mode", "DCR");
+  if (Mode != "DCR" && Mode != "CRD")
+    return nodeError(N, "mode must be DCR or CRD, got '" + Mode + "'");
+  return depthToSpace(N, *X, attrInt(N, "blocksize", 0), Mode == "CRD");
+}
+
+/// [N, C, H, W] -> [N, C, H / b, b, W / b, b] -> [N, b, b, C, H / b, W / b] -> [N, C b^2, H / b,
+/// W / b] (ONNX's SpaceToDepth, the inverse of DepthToSpace in DCR mode).
+Importer::Result Importer::importSpaceToDepth(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const Shape In = Net.layer(*X).shape;
+  const int64_t B = attrInt(N, "blocksize", 0);
+  if (In.size() != 4 || B < 1 || In[2] % B != 0 || In[3] % B != 0)
+    return nodeError(N, "needs a 4-d NCHW input whose H and W divide by blocksize, got " +
+                            shapeStr(In) + " and blocksize " + std::to_string(B));
+  const std::string Name = layerName(N);
+  Result Y = addLayer(N, LayerKind::Reshape, {*X},
+                      ReshapeAttrs{{In[0], In[1], In[2] / B, B, In[3] / B, B}}, Name + "/split");
+  if (Y)
+    Y = addLayer(N, LayerKind::Transpose, {*Y}, TransposeAttrs{{0, 3, 5, 1, 2, 4}},
+                 Name + "/shuffle");
+  if (Y)
+    Y = addLayer(N, LayerKind::Reshape, {*Y},
+                 ReshapeAttrs{{In[0], In[1] * B * B, In[2] / B, In[3] / B}});
+  return Y;
+}
+
 Importer::Result Importer::importSlice(const onnx::NodeProto &N) {
   const bool Fold = hasInput(N, 0) && !isLayer(N.input(0)) && foldableInts(N.input(0));
   Result X = Fold ? Result(InvalidLayer) : value(N, 0);
