@@ -1,5 +1,5 @@
-// ONNX DepthToSpace (PixelShuffle), SpaceToDepth and ConvTranspose with kernel = stride: each
-// imports as existing layers (reshape, transpose, reshape; a 1x1 conv before it), and the CPU
+// ONNX DepthToSpace (PixelShuffle), SpaceToDepth and ConvTranspose: each imports as existing
+// layers (reshape, transpose, reshape; phase convolutions and a concat before it), and the CPU
 // network reference of the imported layers computes what the ONNX operator defines, element by
 // element, from an independent loop over the operator's formula.
 #include "corpus/Lower.h"
@@ -10,6 +10,7 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
 #include <numeric>
 
 using namespace corpus;
@@ -90,65 +91,149 @@ TEST_CASE("onnx: SpaceToDepth is DepthToSpace's inverse in DCR mode") {
   CHECK(run(Net) == iota({2, 3, 4, 6}));
 }
 
-TEST_CASE("onnx: ConvTranspose with kernel = stride is a 1x1 convolution and a pixel shuffle") {
-  // U-Net's up-convolution: ConvTranspose2d(3, 4, kernel_size=2, stride=2) with a bias.
-  const int64_t N = 1, Ci = 3, Co = 4, H = 2, Wd = 3, S = 2;
-  OnnxWriter W(13);
-  W.input("x", {N, Ci, H, Wd});
-  auto &T = W.node("ConvTranspose", {"x", W.weight({Ci, Co, S, S}), W.weight({Co})}, "up");
-  setInts(T, "strides", {S, S});
-  W.output(T.output(0));
-  Network Net = import(W);
-  CHECK(kinds(Net) == std::vector<std::string>{"input", "conv", "reshape", "transpose", "reshape"});
-  REQUIRE(Net.layers().back().shape == Shape{N, Co, H * S, Wd * S});
-  const auto &Conv = std::get<ConvAttrs>(Net.layer(1).attrs);
-  CHECK(Conv.outChannels == Co * S * S);
-  CHECK(Conv.kernelH == 1);
-  // The MACs are the transposed convolution's: every input pixel times every tap.
-  CHECK(Net.layer(1).macs == N * H * Wd * Ci * Co * S * S);
+namespace {
 
-  // Weights w[c, o, a, b] and bias[o] of the ConvTranspose, handed to the 1x1 convolution as
-  // the importer lays them out (output channel (o, a, b), bias repeated per tap).
-  netref::Tensor Wt(static_cast<size_t>(Ci * Co * S * S)), Bias(static_cast<size_t>(Co));
-  for (size_t I = 0; I < Wt.size(); ++I)
-    Wt[I] = 0.25 * double(I % 7) - 0.5;
-  for (int64_t o = 0; o < Co; ++o)
-    Bias[size_t(o)] = 0.1 * double(o);
-  netref::Tensor ConvW(Wt.size()), ConvBias(static_cast<size_t>(Co * S * S));
-  for (int64_t c = 0; c < Ci; ++c)
-    for (int64_t o = 0; o < Co; ++o)
-      for (int64_t Tap = 0; Tap < S * S; ++Tap) {
-        ConvW[size_t((o * S * S + Tap) * Ci + c)] = Wt[size_t((c * Co + o) * S * S + Tap)];
-        ConvBias[size_t(o * S * S + Tap)] = Bias[size_t(o)];
-      }
-  netref::NetworkRef Ref(Net, [&](LayerId, const std::string &Role) -> const netref::Tensor & {
-    return Role == "weight" ? ConvW : ConvBias;
-  });
-  const netref::Tensor X = iota({N, Ci, H, Wd});
-  const netref::Tensor Y = Ref.run({X}).back();
-  // ONNX ConvTranspose: out[n, o, s i + a, s j + b] = bias[o] + sum_c x[n, c, i, j] w[c, o, a, b].
-  for (int64_t o = 0; o < Co; ++o)
-    for (int64_t h = 0; h < H * S; ++h)
-      for (int64_t w = 0; w < Wd * S; ++w) {
-        double Want = Bias[size_t(o)];
-        for (int64_t c = 0; c < Ci; ++c)
-          Want += X[size_t((c * H + h / S) * Wd + w / S)] *
-                  Wt[size_t(((c * Co + o) * S + h % S) * S + w % S)];
-        REQUIRE(Y[size_t((o * H * S + h) * Wd * S + w)] == doctest::Approx(Want));
-      }
-  auto Wl = lower(Net);
-  REQUIRE(bool(Wl));
-  REQUIRE(Wl->launches.size() == 2);
-  CHECK(Wl->launches[1].strategy == "copy_strided");
+/// A ConvTranspose of Ci -> Co channels on an H x W input: square kernel K, stride S, pads
+/// (top, left, bottom, right), output padding Extra on both axes, with a bias.
+struct Transposed {
+  int64_t Ci, Co, H, W, K, S;
+  std::vector<int64_t> Pads;
+  int64_t Extra = 0;
 
-  OnnxWriter P(13); // a DCGAN-style 4x4 / 2 with padding 1: refused, not mis-modelled
-  P.input("x", {1, 3, 4, 4});
-  auto &Pt = P.node("ConvTranspose", {"x", P.weight({3, 4, 4, 4})}, "up");
-  setInts(Pt, "strides", {2, 2});
-  setInts(Pt, "pads", {1, 1, 1, 1});
-  P.output(Pt.output(0));
-  CHECK(importError(P) ==
-        "model.onnx: error: node 'up' (ConvTranspose): only a square kernel equal to the stride, "
-        "without padding, dilation, groups or output_padding, is supported (a U-Net's 2x2 / 2 "
-        "up-convolution)");
+  OnnxWriter write() const {
+    OnnxWriter Wr(13);
+    Wr.input("x", {1, Ci, H, W});
+    auto &T = Wr.node("ConvTranspose", {"x", Wr.weight({Ci, Co, K, K}), Wr.weight({Co})}, "up");
+    setInts(T, "strides", {S, S});
+    setInts(T, "pads", Pads);
+    if (Extra)
+      setInts(T, "output_padding", {Extra, Extra});
+    Wr.output(T.output(0));
+    return Wr;
+  }
+  double weight(int64_t C, int64_t O, int64_t Th, int64_t Tw) const {
+    return 0.25 * double((((C * Co + O) * K + Th) * K + Tw) % 7) - 0.5;
+  }
+  double bias(int64_t O) const { return 0.1 * double(O); }
+};
+
+/// ONNX's definition: out[o, y, x] = bias[o] + sum x[c, i, j] w[c, o, th, tw] over i S - top +
+/// th = y and j S - left + tw = x.
+netref::Tensor transposedConv(const Transposed &T, const netref::Tensor &X, int64_t Ho,
+                              int64_t Wo) {
+  netref::Tensor Y(static_cast<size_t>(T.Co * Ho * Wo));
+  for (int64_t O = 0; O < T.Co; ++O)
+    for (int64_t Yy = 0; Yy < Ho; ++Yy)
+      for (int64_t Xx = 0; Xx < Wo; ++Xx) {
+        double Sum = T.bias(O);
+        for (int64_t C = 0; C < T.Ci; ++C)
+          for (int64_t I = 0; I < T.H; ++I)
+            for (int64_t J = 0; J < T.W; ++J) {
+              const int64_t Th = Yy + T.Pads[0] - I * T.S, Tw = Xx + T.Pads[1] - J * T.S;
+              if (Th >= 0 && Th < T.K && Tw >= 0 && Tw < T.K)
+                Sum += X[size_t((C * T.H + I) * T.W + J)] * T.weight(C, O, Th, Tw);
+            }
+        Y[size_t((O * Ho + Yy) * Wo + Xx)] = Sum;
+      }
+  return Y;
+}
+
+/// The weights of the imported phase convolutions as docs/onnx.md lays them out: phase (a, b)'s
+/// output channel o (channel (a S + b) Co + o of a single convolution for all phases) and tap
+/// (u, v) hold w[c, o, r_a + S (taps_a - 1 - u), r_b + S (taps_b - 1 - v)], r_a = (a + top) mod S.
+struct PhaseWeights {
+  std::map<LayerId, netref::Tensor> weights, biases;
+};
+
+PhaseWeights phaseWeights(const Transposed &T, const Network &Net) {
+  PhaseWeights P;
+  for (LayerId Id = 0; Id < Net.size(); ++Id) {
+    const Layer &L = Net.layer(Id);
+    if (L.kind != LayerKind::Conv)
+      continue;
+    const auto &A = std::get<ConvAttrs>(L.attrs);
+    const size_t At = L.name.find("/phase");
+    netref::Tensor Wt(static_cast<size_t>(A.outChannels * T.Ci * A.kernelH * A.kernelW));
+    netref::Tensor B(static_cast<size_t>(A.outChannels));
+    for (int64_t Ch = 0; Ch < A.outChannels; ++Ch) {
+      const int64_t O = Ch % T.Co, Block = Ch / T.Co; // the phase of a single convolution
+      const int64_t Pa = At == std::string::npos ? Block / T.S : L.name[At + 6] - '0';
+      const int64_t Pb = At == std::string::npos ? Block % T.S : L.name[At + 8] - '0';
+      const int64_t Ra = (Pa + T.Pads[0]) % T.S, Rb = (Pb + T.Pads[1]) % T.S;
+      B[size_t(Ch)] = T.bias(O);
+      for (int64_t C = 0; C < T.Ci; ++C)
+        for (int64_t U = 0; U < A.kernelH; ++U)
+          for (int64_t V = 0; V < A.kernelW; ++V)
+            Wt[size_t(((Ch * T.Ci + C) * A.kernelH + U) * A.kernelW + V)] =
+                T.weight(C, O, Ra + T.S * (A.kernelH - 1 - U), Rb + T.S * (A.kernelW - 1 - V));
+    }
+    P.weights[Id] = std::move(Wt);
+    P.biases[Id] = std::move(B);
+  }
+  return P;
+}
+
+size_t convLayers(const Network &N) {
+  size_t C = 0;
+  for (const Layer &L : N.layers())
+    C += L.kind == LayerKind::Conv;
+  return C;
+}
+
+} // namespace
+
+TEST_CASE("onnx: ConvTranspose is its phase convolutions and a pixel shuffle") {
+  struct Case {
+    const char *label;
+    Transposed op;
+    size_t convs; ///< phase convolutions imported
+  };
+  const Case Cases[] = {
+      {"U-Net 2x2 / 2: one 1x1 convolution for all phases", {3, 4, 2, 3, 2, 2, {0, 0, 0, 0}}, 1},
+      {"DCGAN / pix2pix 4x4 / 2, pad 1: four 2x2 phases", {2, 3, 3, 4, 4, 2, {1, 1, 1, 1}}, 4},
+      {"3x3 / 2, pad 1, output_padding 1: 2x2, 2x1, 1x2, 1x1",
+       {2, 2, 3, 3, 3, 2, {1, 1, 1, 1}, 1},
+       4},
+      {"3x3 / 1, pad 1: one convolution, kernel flipped", {2, 3, 4, 3, 3, 1, {1, 1, 1, 1}}, 1},
+      {"FCN-style 8x8 / 4, pad 2: sixteen 2x2 phases", {1, 2, 3, 2, 8, 4, {2, 2, 2, 2}}, 16},
+  };
+  for (const Case &C : Cases) {
+    CAPTURE(C.label);
+    const Transposed &T = C.op;
+    Network Net = import(T.write());
+    CHECK(convLayers(Net) == C.convs);
+    const Shape &Out = Net.layers().back().shape;
+    const int64_t Ho = T.S * (T.H - 1) + T.Extra + T.K - T.Pads[0] - T.Pads[2];
+    REQUIRE(Out == Shape{1, T.Co, Ho, T.S * (T.W - 1) + T.Extra + T.K - T.Pads[1] - T.Pads[3]});
+    // The taps add up to the transposed convolution's MACs: every input pixel times every tap.
+    int64_t Macs = 0;
+    for (const Layer &L : Net.layers())
+      Macs += L.kind == LayerKind::Conv ? L.macs : 0;
+    if (T.Pads == std::vector<int64_t>{0, 0, 0, 0})
+      CHECK(Macs == T.H * T.W * T.Ci * T.Co * T.K * T.K);
+    const PhaseWeights P = phaseWeights(T, Net);
+    netref::NetworkRef Ref(Net, [&](LayerId Id, const std::string &Role) -> const netref::Tensor & {
+      return Role == "weight" ? P.weights.at(Id) : P.biases.at(Id);
+    });
+    const netref::Tensor X = iota({1, T.Ci, T.H, T.W});
+    const netref::Tensor Y = Ref.run({X}).back();
+    const netref::Tensor Want = transposedConv(T, X, Out[2], Out[3]);
+    REQUIRE(Y.size() == Want.size());
+    for (size_t I = 0; I < Y.size(); ++I)
+      REQUIRE(Y[I] == doctest::Approx(Want[I]));
+    auto Wl = lower(Net);
+    REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
+  }
+
+  // Forms outside the phases: a 1x1 kernel at stride 2 leaves odd outputs without a tap, and
+  // groups.
+  Transposed Sparse{2, 2, 3, 3, 1, 2, {0, 0, 0, 0}};
+  CHECK(importError(Sparse.write()) ==
+        "model.onnx: error: node 'up' (ConvTranspose): the output must be a whole number of "
+        "stride blocks, each output phase reading at least one kernel tap within its padding "
+        "(out 5x5, stride 2)");
+  OnnxWriter G = Transposed{4, 2, 3, 3, 2, 2, {0, 0, 0, 0}}.write();
+  setInt(*G.G->mutable_node(0), "group", 2);
+  CHECK(importError(G).find("no dilation, groups or output_shape is supported") !=
+        std::string::npos);
 }

@@ -1,8 +1,11 @@
 // Convolution layers (LayerKinds.def: Conv): the shape rule, the lowering (with a zero Pad folded
-// in, Pad.cpp) and ONNX Conv.
+// in, Pad.cpp), ONNX Conv, and ONNX ConvTranspose as phase convolutions and a pixel shuffle.
 #include "LayerShapes.h"
 #include "Lowerer.h"
 #include "OnnxImporter.h"
+
+#include <algorithm>
+#include <optional>
 
 namespace corpus {
 
@@ -113,12 +116,88 @@ Importer::Result Importer::importConv(const onnx::NodeProto &N) {
   return addLayer(N, LayerKind::Conv, {*X}, A);
 }
 
-/// ConvTranspose whose kernel equals its stride and has no padding (U-Net's 2x2 / 2
-/// up-convolution, FCN-style 2x2 and 4x4 ones): each input pixel writes its own s x s block of
-/// output, out[n, o, s i + a, s j + b] = sum_c x[n, c, i, j] w[c, o, a, b] (+ bias[o]). That is
-/// a 1x1 convolution to O s^2 channels (o, a, b), a GEMM of the transposed convolution's MACs,
-/// then DepthToSpace in CRD mode; the bias, one per o, is the 1x1 convolution's repeated s^2
-/// times (s^2 - 1 parameters more per output channel than the model has).
+namespace {
+
+/// One output phase a (outputs s j + a) of a transposed convolution along one axis, as a stride-1
+/// convolution of the input: out[s j + a] = sum_m x[j + c - m] w[r + s m] with r = (a + pad) mod s,
+/// c = (a + pad) div s, m < taps = ceil((k - r) / s); the window [j + c - taps + 1, j + c] is the
+/// padded input's, padBefore = taps - 1 - c, padAfter what gives J outputs.
+struct Phase {
+  int64_t taps = 0, padBefore = 0, padAfter = 0;
+  bool operator==(const Phase &) const = default;
+};
+
+/// The s phases of an axis of In elements (kernel K, stride S, pads and output padding), and the
+/// output length; nullopt unless the output is a whole number of stride blocks and every phase
+/// has taps and non-negative padding (the forms this import covers).
+std::optional<std::vector<Phase>> phasesOf(int64_t In, int64_t K, int64_t S, int64_t PadBegin,
+                                           int64_t PadEnd, int64_t Extra, int64_t &Out) {
+  Out = S * (In - 1) + Extra + K - PadBegin - PadEnd;
+  if (Out <= 0 || Out % S != 0)
+    return std::nullopt;
+  const int64_t J = Out / S;
+  std::vector<Phase> P;
+  for (int64_t A = 0; A < S; ++A) {
+    const int64_t R = (A + PadBegin) % S, C = (A + PadBegin) / S;
+    Phase Ph{R < K ? (K - R + S - 1) / S : 0, 0, 0};
+    Ph.padBefore = Ph.taps - 1 - C;
+    Ph.padAfter = J - In + C;
+    if (Ph.taps == 0 || Ph.padBefore < 0 || Ph.padAfter < 0)
+      return std::nullopt;
+    P.push_back(Ph);
+  }
+  return P;
+}
+
+/// A transposed convolution's phases along H and W, at equal strides.
+struct PhasePlan {
+  std::vector<Phase> rows, cols;
+  int64_t stride = 1;
+};
+
+/// The phases of ConvTranspose node N on input In with weight shape W ([C_in, C_out, kH, kW],
+/// checked), or why N is not a form the import covers.
+support::Expected<PhasePlan> planPhases(const onnx::NodeProto &N, const Shape &In, const Shape &W) {
+  const std::vector<int64_t> K = attrInts(N, "kernel_shape", {W[2], W[3]});
+  const std::vector<int64_t> S = attrInts(N, "strides", {1, 1});
+  const std::vector<int64_t> Pads = attrInts(N, "pads", {0, 0, 0, 0});
+  const std::vector<int64_t> Extra = attrInts(N, "output_padding", {0, 0});
+  const std::string AutoPad = attrString(N, "auto_pad", "NOTSET");
+  const int64_t Limit = int64_t(1) << 20; // keeps the output-size arithmetic in range
+  auto InRange = [&](const std::vector<int64_t> &V, size_t Size, int64_t Lo) {
+    return V.size() == Size &&
+           std::all_of(V.begin(), V.end(), [&](int64_t E) { return E >= Lo && E <= Limit; });
+  };
+  if (K != std::vector<int64_t>{W[2], W[3]} || !InRange(K, 2, 1) || !InRange(S, 2, 1) ||
+      S[0] != S[1] || !InRange(Pads, 4, 0) || !InRange(Extra, 2, 0) || In[2] > Limit ||
+      In[3] > Limit || attrInts(N, "dilations", {1, 1}) != std::vector<int64_t>{1, 1} ||
+      attrInt(N, "group", 1) != 1 || (AutoPad != "NOTSET" && AutoPad != "VALID") ||
+      attr(N, "output_shape"))
+    return support::Error("only a transposed convolution with equal strides, explicit pads and "
+                          "no dilation, groups or output_shape is supported");
+  int64_t OutH = 0, OutW = 0;
+  auto Rows = phasesOf(In[2], K[0], S[0], Pads[0], Pads[2], Extra[0], OutH);
+  auto Cols = phasesOf(In[3], K[1], S[1], Pads[1], Pads[3], Extra[1], OutW);
+  if (!Rows || !Cols)
+    return support::Error("the output must be a whole number of stride blocks, each output "
+                          "phase reading at least one kernel tap within its padding (out " +
+                          std::to_string(OutH) + "x" + std::to_string(OutW) + ", stride " +
+                          std::to_string(S[0]) + ")");
+  if (W[1] > MaxTensorElements / (S[0] * S[0]))
+    return support::Error("weight " + shapeStr(W) + " is too large");
+  return PhasePlan{std::move(*Rows), std::move(*Cols), S[0]};
+}
+
+} // namespace
+
+/// ConvTranspose (no groups or dilation, equal strides s): output pixel (s j + a, s i + b) of
+/// phase (a, b) is a stride-1 convolution of the input with the kernel taps of that phase
+/// (Phase), so the layer is its s^2 phase convolutions (one, with s^2 x the channels, where the
+/// phases' windows agree, as for a kernel equal to the stride: U-Net's 2x2 / 2), concatenated
+/// along channels in (a, b) order and interleaved by DepthToSpace in DCR mode. The taps add up
+/// to the transposed convolution's MACs and weights; each phase carries the bias ((s^2 - 1) x
+/// C_out parameters more than the model has). Libraries run it as one kernel: the concat and
+/// the shuffle are two passes over the output that they do not make.
 Importer::Result Importer::importConvTranspose(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   if (!X)
@@ -128,31 +207,45 @@ Importer::Result Importer::importConvTranspose(const onnx::NodeProto &N) {
   if (In.size() != 4 || !W || W->size() != 4 || !allPositive(*W) || (*W)[0] != In[1])
     return nodeError(N, "needs a 4-d NCHW input and a known weight [C_in, C_out, kH, kW] "
                         "matching its channels");
-  const std::vector<int64_t> K = attrInts(N, "kernel_shape", {(*W)[2], (*W)[3]});
-  const std::vector<int64_t> S = attrInts(N, "strides", {1, 1});
-  const std::vector<int64_t> Pads = attrInts(N, "pads", {0, 0, 0, 0});
-  const std::vector<int64_t> Extra = attrInts(N, "output_padding", {0, 0});
-  const std::vector<int64_t> D = attrInts(N, "dilations", {1, 1});
-  const std::string AutoPad = attrString(N, "auto_pad", "NOTSET");
-  const bool Simple = K == std::vector<int64_t>{(*W)[2], (*W)[3]} && S == K && K[0] == K[1] &&
-                      Pads == std::vector<int64_t>{0, 0, 0, 0} &&
-                      Extra == std::vector<int64_t>{0, 0} && D == std::vector<int64_t>{1, 1} &&
-                      attrInt(N, "group", 1) == 1 && (AutoPad == "NOTSET" || AutoPad == "VALID") &&
-                      !attr(N, "output_shape");
-  if (!Simple)
-    return nodeError(N, "only a square kernel equal to the stride, without padding, dilation, "
-                        "groups or output_padding, is supported (a U-Net's 2x2 / 2 "
-                        "up-convolution)");
-  if (K[0] > (int64_t(1) << 20) || (*W)[1] > MaxTensorElements / (K[0] * K[0]))
-    return nodeError(N, "weight " + shapeStr(*W) + " is too large");
-  ConvAttrs A;
-  A.outChannels = (*W)[1] * K[0] * K[1];
-  A.bias = hasInput(N, 2);
-  if (auto B = A.bias ? staticShape(N.input(2)) : std::nullopt; B && *B != Shape{(*W)[1]})
-    return nodeError(N, "bias shape " + shapeStr(*B) + " does not match " +
-                            std::to_string((*W)[1]) + " output channels");
-  Result Taps = addLayer(N, LayerKind::Conv, {*X}, A, layerName(N) + "/taps");
-  return Taps ? depthToSpace(N, *Taps, K[0], /*Crd=*/true) : Taps;
+  auto Plan = planPhases(N, In, *W);
+  if (!Plan)
+    return nodeError(N, Plan.error().message);
+  const std::vector<Phase> &Rows = Plan->rows, &Cols = Plan->cols;
+  const int64_t Co = (*W)[1], S = Plan->stride;
+  if (auto B = hasInput(N, 2) ? staticShape(N.input(2)) : std::nullopt; B && *B != Shape{Co})
+    return nodeError(N, "bias shape " + shapeStr(*B) + " does not match " + std::to_string(Co) +
+                            " output channels");
+  auto PhaseConv = [&](const Phase &R, const Phase &C, int64_t Channels, const std::string &Name) {
+    ConvAttrs A;
+    A.outChannels = Channels;
+    A.kernelH = R.taps, A.kernelW = C.taps;
+    A.padTop = R.padBefore, A.padBottom = R.padAfter;
+    A.padLeft = C.padBefore, A.padRight = C.padAfter;
+    A.bias = hasInput(N, 2);
+    return addLayer(N, LayerKind::Conv, {*X}, A, Name);
+  };
+  const std::string Name = layerName(N);
+  if (S == 1) // one phase: a convolution with the kernel flipped
+    return PhaseConv(Rows.front(), Cols.front(), Co, "");
+  Result Taps = InvalidLayer;
+  auto Same = [](const std::vector<Phase> &P) {
+    return std::all_of(P.begin(), P.end(), [&](const Phase &E) { return E == P.front(); });
+  };
+  if (Same(Rows) && Same(Cols)) { // every phase's window is the same: one convolution for all
+    Taps = PhaseConv(Rows.front(), Cols.front(), Co * S * S, Name + "/taps");
+  } else {
+    std::vector<LayerId> Phases;
+    for (int64_t A = 0; A < S; ++A)
+      for (int64_t B = 0; B < S; ++B) {
+        Result P = PhaseConv(Rows[size_t(A)], Cols[size_t(B)], Co,
+                             Name + "/phase" + std::to_string(A) + "_" + std::to_string(B));
+        if (!P)
+          return P;
+        Phases.push_back(*P);
+      }
+    Taps = addLayer(N, LayerKind::Concat, Phases, ConcatAttrs{1}, Name + "/phases");
+  }
+  return Taps ? depthToSpace(N, *Taps, S, /*Crd=*/false) : Taps;
 }
 
 } // namespace onnximport
