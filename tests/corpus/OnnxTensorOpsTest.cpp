@@ -20,17 +20,6 @@ using namespace onnxtest;
 
 namespace {
 
-/// A float initializer of `V` (Resize's scales).
-std::string floats(OnnxWriter &W, const std::vector<float> &V) {
-  auto *T = W.G->add_initializer();
-  T->set_name(std::string("f").append(std::to_string(W.G->initializer_size())));
-  T->set_data_type(onnx::TensorProto::FLOAT);
-  T->add_dims(int64_t(V.size()));
-  for (float F : V)
-    T->add_float_data(F);
-  return T->name();
-}
-
 size_t copies(const Network &N) {
   auto W = lower(N);
   REQUIRE_MESSAGE(bool(W), support::errorText(W));
@@ -235,7 +224,7 @@ TEST_CASE("onnx: linear Resize with half-pixel coordinates is bilinear upsamplin
   // Opset 10's Resize has no coordinate modes: its linear mode is asymmetric (o / scale).
   OnnxWriter Old(10);
   Old.input("x", {1, 4, 5, 6});
-  auto &R = Old.node("Resize", {"x", floats(Old, {1, 1, 2, 2})}, "r");
+  auto &R = Old.node("Resize", {"x", Old.floats({1, 1, 2, 2})}, "r");
   setString(R, "mode", "linear");
   Old.output(out(R));
   CHECK(importError(Old) == "model.onnx: error: node 'r' (Resize): linear resizing is supported "
@@ -246,7 +235,7 @@ TEST_CASE("onnx: linear Resize with half-pixel coordinates is bilinear upsamplin
 TEST_CASE("onnx: nearest Resize and Upsample by integer factors, from scales or sizes") {
   OnnxWriter W(13);
   W.input("x", {1, 4, 5, 6});
-  auto &R = W.node("Resize", {"x", "", floats(W, {1, 1, 2, 2})});
+  auto &R = W.node("Resize", {"x", "", W.floats({1, 1, 2, 2})});
   setString(R, "mode", "nearest");
   std::string X = out(R);                                          // [1, 4, 10, 12]
   auto &S = W.node("Resize", {X, "", "", W.ints({1, 4, 30, 12})}); // sizes: 3x rows only
@@ -262,19 +251,19 @@ TEST_CASE("onnx: nearest Resize and Upsample by integer factors, from scales or 
 
   OnnxWriter U(9); // Upsample with scales as an input
   U.input("x", {2, 3, 4, 4});
-  U.output(out(U.node("Upsample", {"x", floats(U, {1, 1, 2, 2})})));
+  U.output(out(U.node("Upsample", {"x", U.floats({1, 1, 2, 2})})));
   CHECK(import(U).layer(1).shape == Shape{2, 3, 8, 8});
 
   OnnxWriter C(13);
   C.input("x", {1, 4, 5, 6});
-  auto &Cubic = C.node("Resize", {"x", "", floats(C, {1, 1, 2, 2})}, "r");
+  auto &Cubic = C.node("Resize", {"x", "", C.floats({1, 1, 2, 2})}, "r");
   setString(Cubic, "mode", "cubic");
   C.output(out(Cubic));
   CHECK(importError(C) == "model.onnx: error: node 'r' (Resize): only nearest-neighbour and "
                           "linear resizing are supported, not mode 'cubic'");
   OnnxWriter H(13);
   H.input("x", {1, 4, 5, 6});
-  H.output(out(H.node("Resize", {"x", "", floats(H, {1, 1, 1.5f, 2})}, "h")));
+  H.output(out(H.node("Resize", {"x", "", H.floats({1, 1, 1.5f, 2})}, "h")));
   CHECK(importError(H) == "model.onnx: error: node 'h' (Resize): only upsampling H and W by "
                           "integer factors is supported");
 }

@@ -69,6 +69,16 @@ public:
       T->add_int64_data(X);
     return T->name();
   }
+  /// A 1-d float constant with data (Resize's scales).
+  std::string floats(const std::vector<float> &V) {
+    auto *T = G->add_initializer();
+    T->set_name(std::string("c").append(std::to_string(Counter++)));
+    T->set_data_type(onnx::TensorProto::FLOAT);
+    T->add_dims(static_cast<int64_t>(V.size()));
+    for (float F : V)
+      T->add_float_data(F);
+    return T->name();
+  }
   std::string scalar(float F) {
     auto *T = G->add_initializer();
     T->set_name(std::string("c").append(std::to_string(Counter++)));

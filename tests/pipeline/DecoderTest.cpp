@@ -1,0 +1,77 @@
+// A segmentation-style decoder imported from ONNX (a strided Conv, a 4x4 / 2 ConvTranspose, a
+// bilinear Resize, a PixelShuffle) through pipeline::predictNetwork: every runtime and precision
+// predicts it on a data-centre card and a Jetson, as the zoo's classifiers are.
+#include "pipeline/Documents.h"
+
+#include "../corpus/OnnxWriter.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+using namespace onnxtest;
+
+namespace {
+
+/// [N, 3, 32, 32] -> conv 3x3 / 2 -> relu -> ConvTranspose 4x4 / 2 pad 1 -> relu -> bilinear 2x
+/// -> conv 1x1 to 12 channels -> DepthToSpace 2 (CRD): [N, 3, 128, 128].
+std::string decoder() {
+  OnnxWriter W(13);
+  W.input("x", {-1, 3, 32, 32});
+  auto &Down = W.node("Conv", {"x", W.weight({16, 3, 3, 3}), W.weight({16})}, "down");
+  setInts(Down, "strides", {2, 2});
+  setInts(Down, "pads", {1, 1, 1, 1});
+  auto &R1 = W.node("Relu", {Down.output(0)});
+  auto &Up = W.node("ConvTranspose", {R1.output(0), W.weight({16, 8, 4, 4}), W.weight({8})}, "up");
+  setInts(Up, "strides", {2, 2});
+  setInts(Up, "pads", {1, 1, 1, 1});
+  auto &R2 = W.node("Relu", {Up.output(0)});
+  auto &Resize = W.node("Resize", {R2.output(0), "", W.floats({1, 1, 2, 2})}, "resize");
+  setString(Resize, "mode", "linear");
+  setString(Resize, "coordinate_transformation_mode", "pytorch_half_pixel");
+  auto &Head = W.node("Conv", {Resize.output(0), W.weight({12, 8, 1, 1}), W.weight({12})}, "head");
+  auto &Shuffle = W.node("DepthToSpace", {Head.output(0)}, "shuffle");
+  setInt(Shuffle, "blocksize", 2);
+  setString(Shuffle, "mode", "CRD");
+  W.output(Shuffle.output(0));
+  return W.bytes();
+}
+
+} // namespace
+
+TEST_CASE("decoder: ConvTranspose, bilinear Resize and PixelShuffle predict under every runtime") {
+  const std::string Bytes = decoder();
+  struct Run {
+    const char *runtime, *dtype;
+  };
+  for (const char *Gpu : {"t4", "jetson-orin-nano", "rtx-4090-laptop@80w"})
+    for (const Run &R : {Run{"graph", "f32"}, Run{"eager", "f16"}, Run{"compile", "f16"},
+                         Run{"tensorrt", "f32"}, Run{"tensorrt", "f16"}, Run{"tensorrt", "int8"}}) {
+      CAPTURE(Gpu);
+      CAPTURE(R.runtime);
+      CAPTURE(R.dtype);
+      pipeline::PredictRequest Q;
+      Q.network.input = "decoder";
+      Q.network.onnxBytes = Bytes;
+      Q.network.batch = 4;
+      Q.network.dtype = R.dtype;
+      Q.network.progress = [](size_t, size_t) {};
+      Q.gpu = Gpu;
+      Q.runtime = R.runtime;
+      auto P = pipeline::predictNetwork(Q);
+      REQUIRE_MESSAGE(P, support::errorText(P));
+      const pipeline::GpuPrediction &G = P->prediction;
+      CHECK(std::isfinite(G.timeMs));
+      CHECK(G.timeMs > 0);
+      CHECK(G.timeMs >= G.boundMs * 0.5);
+      // The phases, their concatenation, the bilinear kernel and the shuffles are all launched.
+      size_t Bilinear = 0, Copies = 0;
+      for (const pipeline::LaunchRecord &L : P->network.launches) {
+        Bilinear += L.strategy == "upsample_bilinear";
+        Copies += L.strategy == "copy_strided" || L.strategy == "concat";
+      }
+      CHECK(Bilinear == 1);
+      CHECK(Copies >= 3); // the phases' concat and two shuffles
+    }
+}
