@@ -104,6 +104,8 @@ private:
   std::string paramBuffer(const std::string &Head, const KernelLaunch &K, const KernelParam &P,
                           int64_t FanIn);
   /// emit() of a layer that fuses nothing, reading its first input.
+  /// A Pad that no convolution or pool takes: the padding kernel (PadSpec).
+  support::MaybeError lowerPadKernel(LayerId Id);
   support::MaybeError emitAlone(LayerId Id, support::Expected<KernelLaunch> K, int64_t FanIn = 0);
   /// Layer Id's launches through its kind's lower<Kind>.
   support::MaybeError lowerLayer(LayerId Id);

@@ -13,8 +13,9 @@
 namespace kernelcases {
 
 using namespace corpus;
-using AnySpec = std::variant<ConvSpec, GemmSpec, PoolSpec, ReduceSpec, ElementwiseSpec, ConcatSpec,
-                             SoftmaxSpec, BatchMatMulSpec, LayerNormSpec, CopySpec, UpsampleSpec>;
+using AnySpec =
+    std::variant<ConvSpec, GemmSpec, PoolSpec, ReduceSpec, ElementwiseSpec, ConcatSpec, SoftmaxSpec,
+                 BatchMatMulSpec, LayerNormSpec, CopySpec, UpsampleSpec, PadSpec>;
 
 struct Case {
   std::string label;
@@ -220,6 +221,11 @@ inline std::vector<Case> allCases(DType T) {
   // one-element row: both horizontal taps are the edge).
   Cs.push_back({"upsample bilinear 2x", UpsampleSpec{2, 3, 5, 7, 2, 2, T}});
   Cs.push_back({"upsample bilinear 3x2, one column", UpsampleSpec{1, 2, 4, 1, 3, 2, T}});
+  // Padding: reflect 3 of a 5x4 plane (as far as it goes: 3 < 4), edge 2/0/1/3, and a constant
+  // -1.5 around 3x3 planes, batch 2.
+  Cs.push_back({"pad reflect", PadSpec{PadKind::Reflect, 1, 3, 5, 4, 3, 2, 1, 3, 0, T}});
+  Cs.push_back({"pad edge", PadSpec{PadKind::Edge, 1, 2, 4, 3, 2, 0, 1, 3, 0, T}});
+  Cs.push_back({"pad constant", PadSpec{PadKind::Constant, 2, 2, 3, 3, 1, 2, 2, 1, -1.5f, T}});
   return Cs;
 }
 

@@ -43,6 +43,7 @@ std::vector<double> reference(const AnySpec &Spec, const kernelref::Buffers &B) 
     std::vector<double> operator()(const LayerNormSpec &S) { return kernelref::layerNorm(S, B); }
     std::vector<double> operator()(const CopySpec &S) { return kernelref::copy(S, B); }
     std::vector<double> operator()(const UpsampleSpec &S) { return kernelref::upsample(S, B); }
+    std::vector<double> operator()(const PadSpec &S) { return kernelref::pad(S, B); }
   };
   return std::visit(Visitor{B}, Spec);
 }

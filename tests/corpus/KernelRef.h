@@ -236,6 +236,28 @@ inline std::vector<double> upsample(const corpus::UpsampleSpec &S, const Buffers
   return Out;
 }
 
+/// Padding of H and W: output (oh, ow) reads (oh - top, ow - left), outside the input the value
+/// (constant), the mirror image without the edge (reflect) or the edge (edge).
+inline std::vector<double> pad(const corpus::PadSpec &S, const Buffers &B) {
+  const auto &In = B.at(ParamRole::Input);
+  const int64_t H = S.inHeight, W = S.inWidth, Ho = H + S.top + S.bottom, Wo = W + S.left + S.right;
+  auto Source = [&](int64_t I, int64_t N) -> int64_t {
+    if (S.kind == corpus::PadKind::Reflect)
+      return I < 0 ? -I : I >= N ? 2 * (N - 1) - I : I;
+    if (S.kind == corpus::PadKind::Edge)
+      return std::min(std::max<int64_t>(I, 0), N - 1);
+    return I >= 0 && I < N ? I : -1;
+  };
+  std::vector<double> Out(size_t(S.batch) * S.channels * Ho * Wo);
+  for (int64_t P = 0; P < int64_t(S.batch) * S.channels; ++P)
+    for (int64_t Oh = 0; Oh < Ho; ++Oh)
+      for (int64_t Ow = 0; Ow < Wo; ++Ow) {
+        const int64_t Ih = Source(Oh - S.top, H), Iw = Source(Ow - S.left, W);
+        Out[(P * Ho + Oh) * Wo + Ow] = Ih < 0 || Iw < 0 ? S.value : In[(P * H + Ih) * W + Iw];
+      }
+  return Out;
+}
+
 /// Mean over the spatial axis, then the epilogue per channel.
 inline std::vector<double> globalAvgPool(const corpus::ReduceSpec &S, const Buffers &B) {
   const auto &In = B.at(ParamRole::Input);

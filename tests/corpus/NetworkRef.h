@@ -355,16 +355,31 @@ private:
     return Y;
   }
 
+  /// ONNX Pad: constant (the value), reflect (mirrored without the edge: -1 reads 1) or edge
+  /// (the nearest edge element).
   Tensor pad(const corpus::Layer &L, const corpus::PadAttrs &A) {
-    assert(A.mode == corpus::PadMode::Constant && "only constant padding is modelled");
     const Tensor &X = in(L, 0);
     const corpus::Shape &S = inShape(L, 0);
     const int64_t NC = S[0] * S[1], H = S[2], W = S[3], Ho = L.shape[2], Wo = L.shape[3];
+    auto Source = [&](int64_t I, int64_t N) -> int64_t {
+      switch (A.mode) {
+      case corpus::PadMode::Reflect:
+        return I < 0 ? -I : (I >= N ? 2 * (N - 1) - I : I);
+      case corpus::PadMode::Edge:
+        return std::clamp<int64_t>(I, 0, N - 1);
+      case corpus::PadMode::Constant:
+        break;
+      }
+      return I >= 0 && I < N ? I : -1;
+    };
     Tensor Y(static_cast<size_t>(NC * Ho * Wo), A.value);
     for (int64_t p = 0; p < NC; ++p)
-      for (int64_t h = 0; h < H; ++h)
-        for (int64_t w = 0; w < W; ++w)
-          Y[(p * Ho + h + A.top) * Wo + w + A.left] = X[(p * H + h) * W + w];
+      for (int64_t h = 0; h < Ho; ++h)
+        for (int64_t w = 0; w < Wo; ++w) {
+          const int64_t Ih = Source(h - A.top, H), Iw = Source(w - A.left, W);
+          if (Ih >= 0 && Iw >= 0)
+            Y[size_t((p * Ho + h) * Wo + w)] = X[size_t((p * H + Ih) * W + Iw)];
+        }
     return Y;
   }
 

@@ -213,6 +213,22 @@ Network segmentationHead(int64_t Batch) {
   return std::move(*N);
 }
 
+/// CycleGAN's ResNet generator stem and a replication-padded pool: reflect padding 3 before a 7x7
+/// convolution, edge padding before a 3x3 max pool, and a constant -1 border before a ReLU.
+Network paddedStem(int64_t Batch) {
+  NetworkBuilder B("padded-stem");
+  LayerId X = B.input({Batch, 3, 9, 8});
+  X = B.add(LayerKind::Pad, {X}, PadAttrs{3, 3, 3, 3, PadMode::Reflect}, "reflect");
+  X = B.relu(B.conv(X, 4, 7, 1, 0));
+  X = B.add(LayerKind::Pad, {X}, PadAttrs{1, 0, 2, 1, PadMode::Edge}, "edge");
+  X = B.maxPool(X, 3, 1);
+  X = B.add(LayerKind::Pad, {X}, PadAttrs{2, 1, 0, 1, PadMode::Constant, -1.0f}, "border");
+  B.relu(X);
+  auto N = B.finish();
+  REQUIRE_MESSAGE(bool(N), support::errorText(N));
+  return std::move(*N);
+}
+
 /// Forms of torchvision's CNNs that lower through folds: DenseNet's transition (a Pad of nothing,
 /// then a 2x2 average pool: no launch for the pad), Inception's branch pool (Pad 1, then a 3x3
 /// stride-1 average pool: one pool counting the zeros) and a sqrt (of a sigmoid: positive).
@@ -398,6 +414,14 @@ TEST_CASE("network reference: bilinear upsampling (a segmentation decoder) match
     checkNetwork(segmentationHead(2), {Set});
   }
   checkNetwork(segmentationHead(1), {KernelSet::Library, DType::F16, MathMode::F16, 3e-2});
+}
+
+TEST_CASE("network reference: reflect, edge and constant padding kernels match") {
+  for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
+    CAPTURE(std::string(kernelSetName(Set)));
+    checkNetwork(paddedStem(2), {Set});
+  }
+  checkNetwork(paddedStem(1), {KernelSet::Library, DType::F16, MathMode::F16, 3e-2});
 }
 
 TEST_CASE("network reference: padded average pools and sqrt (torchvision's forms) match") {

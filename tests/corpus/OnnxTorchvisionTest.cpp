@@ -33,12 +33,6 @@ std::vector<std::string> strategies(const Workload &W) {
   return S;
 }
 
-std::string lowerError(const Network &N) {
-  auto W = lower(N, LowerOptions{});
-  REQUIRE(!W);
-  return W.error().message;
-}
-
 /// A ReduceMean over `Axes`: the attribute before opset 18, a constant input from 18 on.
 std::string reduceMean(OnnxWriter &W, int64_t Opset, const std::string &X,
                        const std::vector<int64_t> &Axes) {
@@ -266,8 +260,7 @@ TEST_CASE("onnx: zero padding before an average pool is the pool's padding, its 
         1);
 }
 
-TEST_CASE("onnx: a Pad of nothing is a view: other padding before anything but a conv or an "
-          "average pool is an error") {
+TEST_CASE("onnx: a Pad of nothing is a view, and padding no conv or pool takes is a pad kernel") {
   // DenseNet's transitions: avg_pool2d(x, 2, 2) exports a Pad of zeros before the pool.
   for (const std::string Next : {"AveragePool", "MaxPool", "Relu"}) {
     CAPTURE(Next);
@@ -275,11 +268,26 @@ TEST_CASE("onnx: a Pad of nothing is a view: other padding before anything but a
     REQUIRE(W.launches.size() == 1);
     CHECK(W.launches[0].args[0].buffer == "x");
   }
-  const std::string Refused = "layer 'pad' (pad): only zero padding feeding a convolution or an "
-                              "average pool is supported by the lowering";
-  CHECK(lowerError(import(padBefore("MaxPool", {1, 1, 1, 1}))) == Refused);
-  CHECK(lowerError(import(padBefore("Relu", {1, 1, 1, 1}))) == Refused);
-  CHECK(lowerError(import(padBefore("AveragePool", {1, 1, 1, 1}, "reflect"))) == Refused);
-  // The pool's own padding would not be counted, the Pad's would: one kernel cannot do both.
-  CHECK(lowerError(import(padBefore("AveragePool", {1, 1, 1, 1}, "constant", 1, 0))) == Refused);
+  // CycleGAN's reflection pads, replication pads, zeros before a max pool (which would ignore
+  // them as padding of its own), and padding an average pool cannot count as its own.
+  struct Case {
+    const char *next, *mode;
+    int64_t countIncludePad, poolPad;
+    const char *kernel;
+  };
+  for (const Case &C : {Case{"MaxPool", "constant", 1, 0, "pad_const0_n1_c4_h7w7_p1_f32"},
+                        Case{"Relu", "constant", 1, 0, "pad_const0_n1_c4_h7w7_p1_f32"},
+                        Case{"AveragePool", "reflect", 1, 0, "pad_reflect_n1_c4_h7w7_p1_f32"},
+                        Case{"Relu", "edge", 1, 0, "pad_edge_n1_c4_h7w7_p1_f32"},
+                        Case{"AveragePool", "constant", 0, 1, "pad_const0_n1_c4_h7w7_p1_f32"}}) {
+    CAPTURE(C.next);
+    CAPTURE(C.mode);
+    Workload W =
+        lowered(import(padBefore(C.next, {1, 1, 1, 1}, C.mode, C.poolPad, C.countIncludePad)));
+    REQUIRE(W.launches.size() == 2);
+    CHECK(W.launches[0].strategy == "pad");
+    CHECK(W.launches[0].kernel == C.kernel);
+    CHECK(W.launches[0].grid == std::array<uint32_t, 3>{1, 4, 1}); // 81 pixels, 4 planes
+    CHECK(W.launches[1].args[0].buffer == W.launches[0].args[1].buffer);
+  }
 }

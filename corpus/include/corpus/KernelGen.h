@@ -183,6 +183,21 @@ struct UpsampleSpec {
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
 };
 
+enum class PadKind : uint8_t { Constant, Reflect, Edge };
+
+/// Padding of NCHW planes' H and W, one thread per output element (PyTorch's reflection_pad2d
+/// and replication_pad2d; constant_pad_nd writes the same elements): output (oh, ow) reads the
+/// input at (oh - top, ow - left), or outside it `value` (Constant), the element mirrored about
+/// the edge without repeating it (Reflect: -1 reads 1) or the edge element (Edge).
+struct PadSpec {
+  PadKind kind = PadKind::Constant;
+  uint32_t batch = 1, channels = 0, inHeight = 0, inWidth = 0;
+  uint32_t top = 0, left = 0, bottom = 0, right = 0;
+  float value = 0;
+  DType dtype = DType::F32;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+};
+
 /// Global average pooling: [batch, channels, spatial] -> [batch, channels] (mean over spatial),
 /// a block reduction with warp shuffles. The epilogue's channel is c.
 struct ReduceSpec {
@@ -461,6 +476,7 @@ public:
   support::Expected<KernelLaunch> add(const BatchMatMulSpec &S);
   support::Expected<KernelLaunch> add(const PoolSpec &S);
   support::Expected<KernelLaunch> add(const UpsampleSpec &S);
+  support::Expected<KernelLaunch> add(const PadSpec &S);
   support::Expected<KernelLaunch> add(const ReduceSpec &S);
   support::Expected<KernelLaunch> add(const ElementwiseSpec &S);
   support::Expected<KernelLaunch> add(const ConcatSpec &S);

@@ -363,6 +363,22 @@ KernelLaunch makeLaunch(const std::string &Name, LaunchStrategy Strategy, DType 
   return L;
 }
 
+KernelLaunch planeLaunch(const std::string &Name, LaunchStrategy Strategy, DType T, uint32_t Batch,
+                         uint32_t Channels, uint64_t InPixels, uint64_t OutPixels, uint32_t Bx) {
+  const uint64_t Planes = uint64_t(Batch) * Channels;
+  return makeLaunch(Name, Strategy, T, {ceilDiv(OutPixels, Bx), Channels, Batch}, {Bx, 1, 1},
+                    {ParamRole::Input, ParamRole::Output}, [&](ParamRole R) {
+                      return Planes * (R == ParamRole::Input ? InPixels : OutPixels);
+                    });
+}
+
+PlanePixel planePixel(KernelBuilder &K, uint32_t Bx) {
+  IRBuilder<> &B = K.ir();
+  Value *Pix = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0), "pix");
+  Value *Plane = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(2)), K.dimIx("c")), K.widen(K.ctaid(1)));
+  return {Pix, Plane};
+}
+
 void bindShapes(KernelLaunch &L, const ShapeDims &Dims, KernelSet Set) {
   L.shapeArgs.clear();
   if (Set == KernelSet::Specialised)

@@ -175,6 +175,18 @@ KernelLaunch makeLaunch(const std::string &Name, LaunchStrategy Strategy, DType 
                         const std::vector<ParamRole> &Roles,
                         const std::function<uint64_t(ParamRole)> &Count);
 
+/// The launch of a kernel with one thread per output pixel of Batch x Channels planes (pooling,
+/// upsampling, padding): grid (ceil(OutPixels / Bx), Channels, Batch), block (Bx, 1, 1), an
+/// input of InPixels and an output of OutPixels per plane.
+KernelLaunch planeLaunch(const std::string &Name, LaunchStrategy Strategy, DType T, uint32_t Batch,
+                         uint32_t Channels, uint64_t InPixels, uint64_t OutPixels, uint32_t Bx);
+/// In such a kernel: this thread's output pixel (i32, checked against the plane by the caller)
+/// and its plane n x C + c (index type; the kernel's ShapeDims hold "c").
+struct PlanePixel {
+  llvm::Value *pixel, *plane;
+};
+PlanePixel planePixel(KernelBuilder &K, uint32_t Bx);
+
 /// Smallest multiple of 32 >= N, capped at Max.
 uint32_t warpRoundedBlock(uint64_t N, uint32_t Max);
 uint32_t ceilDiv(uint64_t A, uint64_t Bv);

@@ -353,6 +353,10 @@ support::Expected<KernelLaunch> KernelEmitter::add(const UpsampleSpec &S) {
   return P->addSpec(S, kernels::buildUpsample);
 }
 
+support::Expected<KernelLaunch> KernelEmitter::add(const PadSpec &S) {
+  return P->addSpec(S, kernels::buildPad);
+}
+
 support::Expected<KernelLaunch> KernelEmitter::add(const ReduceSpec &S) {
   return P->addSpec(S, kernels::buildGlobalAvgPool);
 }

@@ -16,15 +16,10 @@ constexpr uint32_t MaxBlock = 256;
 constexpr uint32_t WarpSize = 32;
 
 KernelLaunch poolLaunch(const PoolSpec &S, const std::string &Name, uint32_t Bx) {
-  const uint64_t Pixels = uint64_t(S.outHeight()) * S.outWidth();
-  const uint64_t Planes = uint64_t(S.batch) * S.channels;
-  return makeLaunch(Name,
-                    S.kind == PoolKind::Max ? LaunchStrategy::PoolMax : LaunchStrategy::PoolAvg,
-                    S.dtype, {ceilDiv(Pixels, Bx), S.channels, S.batch}, {Bx, 1, 1},
-                    {ParamRole::Input, ParamRole::Output}, [&](ParamRole R) {
-                      return R == ParamRole::Input ? Planes * S.inHeight * S.inWidth
-                                                   : Planes * Pixels;
-                    });
+  return planeLaunch(Name,
+                     S.kind == PoolKind::Max ? LaunchStrategy::PoolMax : LaunchStrategy::PoolAvg,
+                     S.dtype, S.batch, S.channels, uint64_t(S.inHeight) * S.inWidth,
+                     uint64_t(S.outHeight()) * S.outWidth(), Bx);
 }
 
 /// Whether windows can leave the input: padding, or ceil mode.
@@ -94,9 +89,7 @@ KernelLaunch buildPool(Module *M, const PoolSpec &S, const std::string &Name, Ke
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
   KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
   IRBuilder<> &B = K.ir();
-  Value *Pix = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0), "pix");
-  Value *PlaneIdx =
-      B.CreateAdd(B.CreateMul(K.widen(K.ctaid(2)), K.dimIx("c")), K.widen(K.ctaid(1)));
+  const auto [Pix, PlaneIdx] = planePixel(K, Bx);
   const bool Padded = poolPadded(S);
   K.ifThen(B.CreateICmpULT(Pix, K.dim("pixels")), [&] {
     Value *Oh = K.udiv(Pix, "wo"), *Ow = K.urem(Pix, "wo");
@@ -166,14 +159,10 @@ KernelLaunch buildUpsample(Module *M, const UpsampleSpec &S, const std::string &
                            KernelSet Set) {
   const uint64_t Wo = uint64_t(S.inWidth) * S.scaleW;
   const uint64_t Pixels = uint64_t(S.inHeight) * S.scaleH * Wo;
-  const uint64_t Planes = uint64_t(S.batch) * S.channels;
   const uint32_t Bx = warpRoundedBlock(Pixels, MaxBlock);
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
-  KernelLaunch L =
-      makeLaunch(Name, LaunchStrategy::UpsampleBilinear, S.dtype,
-                 {ceilDiv(Pixels, Bx), S.channels, S.batch}, {Bx, 1, 1}, Roles, [&](ParamRole R) {
-                   return R == ParamRole::Input ? Planes * S.inHeight * S.inWidth : Planes * Pixels;
-                 });
+  KernelLaunch L = planeLaunch(Name, LaunchStrategy::UpsampleBilinear, S.dtype, S.batch, S.channels,
+                               uint64_t(S.inHeight) * S.inWidth, Pixels, Bx);
   const ShapeDims Dims = {{"c", S.channels},    {"h", S.inHeight}, {"w", S.inWidth},
                           {"pixels", Pixels},   {"wo", Wo, true},  {"scale_h", S.scaleH},
                           {"scale_w", S.scaleW}};
@@ -182,9 +171,7 @@ KernelLaunch buildUpsample(Module *M, const UpsampleSpec &S, const std::string &
     return L;
   KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
   IRBuilder<> &B = K.ir();
-  Value *Pix = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0), "pix");
-  Value *PlaneIdx =
-      B.CreateAdd(B.CreateMul(K.widen(K.ctaid(2)), K.dimIx("c")), K.widen(K.ctaid(1)));
+  const auto [Pix, PlaneIdx] = planePixel(K, Bx);
   K.ifThen(B.CreateICmpULT(Pix, K.dim("pixels")), [&] {
     // PyTorch's scale is the float in / out: 1 / factor.
     const SourceIndex Y =

@@ -350,6 +350,35 @@ std::optional<std::string> validate(const UpsampleSpec &S) {
   return innerTooLarge("upsample", "an output plane", OutH * OutW);
 }
 
+std::string padKindName(const PadSpec &S) {
+  switch (S.kind) {
+  case PadKind::Reflect:
+    return "pad_reflect";
+  case PadKind::Edge:
+    return "pad_edge";
+  case PadKind::Constant:
+    break;
+  }
+  return "pad_const" + scalarName(S.value);
+}
+
+std::optional<std::string> validate(const PadSpec &S) {
+  if (!S.batch || !S.channels || !S.inHeight || !S.inWidth)
+    return std::string("pad: zero-sized dimension");
+  if (S.channels > MaxGridYZ || S.batch > MaxGridYZ)
+    return std::string("pad: channels and batch must be at most 65535 (grid y/z)");
+  if (S.kind == PadKind::Reflect && (S.top >= S.inHeight || S.bottom >= S.inHeight ||
+                                     S.left >= S.inWidth || S.right >= S.inWidth))
+    return std::string("pad: reflect padding must be smaller than the input");
+  const uint64_t OutH = uint64_t(S.inHeight) + S.top + S.bottom;
+  const uint64_t OutW = uint64_t(S.inWidth) + S.left + S.right;
+  if (OutH >= MaxInnerElements || OutW >= MaxInnerElements) // also keeps OutH x OutW in 64 bits
+    return std::string("pad: an output side of 2^31 elements or more");
+  if (auto E = innerTooLarge("pad", "an input plane", uint64_t(S.inHeight) * S.inWidth))
+    return E;
+  return innerTooLarge("pad", "an output plane", OutH * OutW);
+}
+
 std::optional<std::string> validate(const ReduceSpec &S) {
   if (!S.batch || !S.channels || !S.spatial)
     return std::string("global average pool: zero-sized dimension");
@@ -446,6 +475,13 @@ bool wideIndex(const PoolSpec &S) {
 bool wideIndex(const UpsampleSpec &S) {
   const uint64_t Plane = uint64_t(S.inHeight) * S.inWidth, Planes = uint64_t(S.batch) * S.channels;
   return S.index64 || Planes * Plane * S.scaleH * S.scaleW >= WideElements;
+}
+
+bool wideIndex(const PadSpec &S) {
+  const uint64_t Planes = uint64_t(S.batch) * S.channels;
+  const uint64_t Out =
+      (uint64_t(S.inHeight) + S.top + S.bottom) * (uint64_t(S.inWidth) + S.left + S.right);
+  return S.index64 || Planes * Out >= WideElements;
 }
 
 bool wideIndex(const ReduceSpec &S) {
@@ -570,6 +606,15 @@ std::string kernelName(const UpsampleSpec &S, KernelSet Set) {
   return shorten("upsample_bilinear_n" + num(S.batch) + "_c" + num(S.channels) + "_h" +
                  num(S.inHeight) + "w" + num(S.inWidth) + "_x" + shapePair(S.scaleH, S.scaleW) +
                  "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
+}
+
+std::string kernelName(const PadSpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
+  return shorten(padKindName(S) + "_n" + num(S.batch) + "_c" + num(S.channels) + "_h" +
+                 num(S.inHeight) + "w" + num(S.inWidth) + "_p" +
+                 pads(S.top, S.left, S.bottom, S.right) + "_" + dtypeName(S.dtype) +
+                 indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const ReduceSpec &S, KernelSet Set) {

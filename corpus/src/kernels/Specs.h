@@ -60,6 +60,7 @@ std::optional<std::string> validate(const GemmSpec &S);
 std::optional<std::string> validate(const BatchMatMulSpec &S);
 std::optional<std::string> validate(const PoolSpec &S);
 std::optional<std::string> validate(const UpsampleSpec &S);
+std::optional<std::string> validate(const PadSpec &S);
 std::optional<std::string> validate(const ReduceSpec &S);
 std::optional<std::string> validate(const ElementwiseSpec &S);
 std::optional<std::string> validate(const ConcatSpec &S);
@@ -74,6 +75,7 @@ bool wideIndex(const GemmSpec &S);
 bool wideIndex(const BatchMatMulSpec &S);
 bool wideIndex(const PoolSpec &S);
 bool wideIndex(const UpsampleSpec &S);
+bool wideIndex(const PadSpec &S);
 bool wideIndex(const ReduceSpec &S);
 bool wideIndex(const ElementwiseSpec &S);
 bool wideIndex(const ConcatSpec &S);
@@ -91,6 +93,7 @@ std::string kernelName(const GemmSpec &S, KernelSet Set = KernelSet::Specialised
 std::string kernelName(const BatchMatMulSpec &S, KernelSet Set = KernelSet::Specialised);
 std::string kernelName(const PoolSpec &S, KernelSet Set = KernelSet::Specialised);
 std::string kernelName(const UpsampleSpec &S, KernelSet Set = KernelSet::Specialised);
+std::string kernelName(const PadSpec &S, KernelSet Set = KernelSet::Specialised);
 std::string kernelName(const ReduceSpec &S, KernelSet Set = KernelSet::Specialised);
 std::string kernelName(const ElementwiseSpec &S, KernelSet Set = KernelSet::Specialised);
 std::string kernelName(const ConcatSpec &S, KernelSet Set = KernelSet::Specialised);
@@ -100,6 +103,8 @@ std::string kernelName(const CopySpec &S, KernelSet Set = KernelSet::Specialised
 /// Names past 100 characters keep their first 80 and gain a 64-bit FNV-1a hash of the whole.
 std::string shorten(std::string Name);
 
+/// "pad_reflect", "pad_edge", or "pad_const" and the value ("pad_const0", "pad_constm1").
+std::string padKindName(const PadSpec &S);
 /// Name pieces: "3" when both are equal, else "3x1"; a float as an identifier fragment ("0p5");
 /// "_mma_tf32" for a tensor-core kernel ("_mma_f16_sm75" for the sm_75 and sm_70 kernels), ""
 /// for CUDA cores.

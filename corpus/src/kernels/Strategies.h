@@ -73,6 +73,8 @@ KernelLaunch buildLayerNorm(llvm::Module *M, const LayerNormSpec &S, const std::
 
 /// Strided copy (Transpose, Slice, Split): one thread per output element.
 KernelLaunch buildCopy(llvm::Module *M, const CopySpec &S, const std::string &Name, KernelSet Set);
+/// Constant, reflect or edge padding of H and W, one thread per output element.
+KernelLaunch buildPad(llvm::Module *M, const PadSpec &S, const std::string &Name, KernelSet Set);
 
 /// Library kernel names (Specs.h, kernelName): the strategy and every specialisation its builder
 /// makes for this spec, none of its shapes.
@@ -87,5 +89,6 @@ std::string libraryName(const ConcatSpec &S);
 std::string libraryName(const SoftmaxSpec &S);
 std::string libraryName(const LayerNormSpec &S);
 std::string libraryName(const CopySpec &S);
+std::string libraryName(const PadSpec &S);
 
 } // namespace corpus::kernels

@@ -1,9 +1,11 @@
 // Padding layers (LayerKinds.def: Pad): the shape rule, the lowering (zero padding folded into
-// the convolution or average pool it feeds) and ONNX Pad.
+// the convolution or average pool it feeds, other padding a kernel of its own) and ONNX Pad.
 #include "LayerShapes.h"
 #include "Lowerer.h"
 #include "OnnxImporter.h"
 
+#include <algorithm>
+#include <iterator>
 #include <limits>
 
 namespace corpus {
@@ -32,7 +34,24 @@ namespace lowering {
 /// convolution's own padding, or into the average pool it feeds (PyTorch exports avg_pool2d's
 /// padding, which counts the zeros, as Pad -> AveragePool: DenseNet's and Inception's pools), as
 /// the pool's padding counted in every window; a pool with uncounted padding of its own cannot
-/// take it.
+/// take it. Any other padding (reflect and edge, before a max pool, a nonzero value) is a kernel
+/// of its own, as PyTorch's reflection_pad2d.
+support::MaybeError Lowerer::lowerPadKernel(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const auto &P = std::get<PadAttrs>(L.attrs);
+  const Shape &X = Net.layer(L.inputs[0]).shape;
+  const int64_t Sizes[] = {X[0], X[1], X[2], X[3], P.top, P.left, P.bottom, P.right};
+  if (std::any_of(std::begin(Sizes), std::end(Sizes),
+                  [](int64_t V) { return V > int64_t(UINT32_MAX); }))
+    return error(Id, "padding of " + shapeStr(X) + ": a size past 2^32");
+  const PadKind Kind = P.mode == PadMode::Reflect ? PadKind::Reflect
+                       : P.mode == PadMode::Edge  ? PadKind::Edge
+                                                  : PadKind::Constant;
+  PadSpec S{Kind,        u32(X[0]),     u32(X[1]),    u32(X[2]), u32(X[3]), u32(P.top),
+            u32(P.left), u32(P.bottom), u32(P.right), P.value,   O.dtype};
+  return emitAlone(Id, Emitter.add(S));
+}
+
 support::MaybeError Lowerer::lowerPad(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const auto &P = std::get<PadAttrs>(L.attrs);
@@ -46,8 +65,7 @@ support::MaybeError Lowerer::lowerPad(LayerId Id) {
   if (!Nothing && !(Zeros && Net.layer(C).kind == LayerKind::Conv) &&
       !(Zeros && Net.layer(C).kind == LayerKind::AvgPool &&
         CountsPad(std::get<PoolAttrs>(Net.layer(C).attrs))))
-    return error(Id, "only zero padding feeding a convolution or an average pool is supported by "
-                     "the lowering");
+    return lowerPadKernel(Id);
   if (!Nothing)
     PadInto[C] = P;
   BufferOf[Id] = BufferOf[L.inputs[0]];
