@@ -70,6 +70,11 @@ std::vector<Entry> registry() {
                       widthName(W)},
                  [W, Name](const ZooOptions &O) { return zoo::buildShuffleNetV2(O, W, Name); }});
   }
+  R.push_back({{"deeplabv3-resnet50", 3, 520,
+                "Chen et al. 2017, Rethinking atrous convolution for semantic image "
+                "segmentation (arXiv:1706.05587); torchvision deeplabv3_resnet50 with its "
+                "auxiliary head, 21 classes"},
+               zoo::buildDeepLabV3});
   return R;
 }
 

@@ -17,6 +17,9 @@ support::Expected<Network> buildXception(const ZooOptions &O);
 /// Width 0.5, 1.0, 1.5 or 2.0 (torchvision's shufflenet_v2_x0_5 ... x2_0).
 support::Expected<Network> buildShuffleNetV2(const ZooOptions &O, double Width, std::string Name);
 
+/// DeepLabV3 on a dilated ResNet-50 with torchvision's auxiliary head (image size a multiple of 8).
+support::Expected<Network> buildDeepLabV3(const ZooOptions &O);
+
 /// EfficientNet-B<Variant>'s default resolution (224 ... 600).
 int64_t efficientNetResolution(int Variant);
 

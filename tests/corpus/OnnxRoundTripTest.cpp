@@ -137,6 +137,14 @@ std::string writeLayer(OnnxWriter &W, const Network &Net, const Layer &L,
                       {In[0], W.ints(A.starts), W.ints(A.ends), W.ints(A.axes), W.ints(A.steps)},
                       L.name));
   }
+  case LayerKind::Upsample: { // DeepLabV3's F.interpolate(mode='bilinear'), as torch exports it
+    const auto &A = std::get<UpsampleAttrs>(L.attrs);
+    auto &N =
+        W.node("Resize", {In[0], "", W.floats({1, 1, float(A.scaleH), float(A.scaleW)})}, L.name);
+    setString(N, "mode", A.linear ? "linear" : "nearest");
+    setString(N, "coordinate_transformation_mode", "pytorch_half_pixel");
+    return out(N);
+  }
   default:
     FAIL("layer kind not written by this test");
     return "";

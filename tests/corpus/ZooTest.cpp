@@ -15,6 +15,8 @@
 //        statistics); 8.4 G MACs from osmr/imgclsmob's model table (8,403.63 M).
 // [SHUF] Ma et al. 2018, ShuffleNet V2, Table 5: 41 M, 146 M, 299 M and 591 M FLOPs (= MACs)
 //        for widths 0.5, 1, 1.5 and 2; parameters from [TV] (shufflenetv2.py `num_params`).
+// [TV] also gives deeplabv3_resnet50's 42,004,074 parameters and 178.722 GFLOPS at 520x520
+//        (segmentation.deeplabv3, the COCO_WITH_VOC_LABELS_V1 weights, auxiliary head included).
 // [LENET] LeNet-5 as re-implemented with full C3 connections: 61,706 parameters and 416,520 MACs,
 //        derived by hand below.
 #include "corpus/Zoo.h"
@@ -88,6 +90,7 @@ TEST_CASE("zoo: published parameter and MAC counts") {
       {"shufflenetv2-1.0", 224, 2278604, 146e6, "TV params, SHUF 146 M"},
       {"shufflenetv2-1.5", 224, 3503624, 299e6, "TV params, SHUF 299 M"},
       {"shufflenetv2-2.0", 224, 7393996, 591e6, "TV params, SHUF 591 M"},
+      {"deeplabv3-resnet50", 520, 42004074, 178.722e9, "TV deeplabv3_resnet50 (with aux head)"},
   };
   for (const Published &P : Table) {
     CAPTURE(P.name);
@@ -162,7 +165,13 @@ TEST_CASE("zoo: names, defaults and errors") {
   std::string Msg = Unknown.error().str();
   CHECK(Msg.find("error: unknown model 'resnet51' (valid: lenet5, alexnet,") == 0);
   CHECK(Msg.find("xception, shufflenetv2-0.5,") != std::string::npos);
-  CHECK(Msg.find("shufflenetv2-2.0)") != std::string::npos);
+  CHECK(Msg.find("shufflenetv2-2.0, deeplabv3-resnet50)") != std::string::npos);
+  ZooOptions Odd;
+  Odd.imageSize = 225; // DeepLabV3 upsamples its stride-8 maps 8x back to the input
+  auto NotEight = buildZooModel("deeplabv3-resnet50", Odd);
+  REQUIRE(!NotEight);
+  CHECK(NotEight.error().message == "model 'deeplabv3-resnet50': the image size must be a "
+                                    "multiple of 8 (output stride 8), got 225");
 
   ZooOptions Tiny;
   Tiny.imageSize = 8; // too small for LeNet-5's two 5x5 convolutions
@@ -176,7 +185,8 @@ TEST_CASE("zoo: blocks are well-formed DAGs") {
     CAPTURE(M.name);
     Network N = build(M.name);
     CHECK(N.inputs().size() == 1);
-    CHECK(N.outputs().size() == 1);
+    // DeepLabV3's shipped weights also run its auxiliary head: torchvision returns both maps.
+    CHECK(N.outputs().size() == (M.name == "deeplabv3-resnet50" ? 2u : 1u));
     for (size_t I = 0; I < N.size(); ++I)
       for (LayerId In : N.layer(static_cast<LayerId>(I)).inputs)
         CHECK(In < I);
