@@ -30,12 +30,6 @@ LayerResult inferPad(const InShapes &In, const PadAttrs &A) {
 
 namespace lowering {
 
-/// A Pad of nothing is a view. Zero padding is folded into the convolution it feeds, as the
-/// convolution's own padding, or into the average pool it feeds (PyTorch exports avg_pool2d's
-/// padding, which counts the zeros, as Pad -> AveragePool: DenseNet's and Inception's pools), as
-/// the pool's padding counted in every window; a pool with uncounted padding of its own cannot
-/// take it. Any other padding (reflect and edge, before a max pool, a nonzero value) is a kernel
-/// of its own, as PyTorch's reflection_pad2d.
 support::MaybeError Lowerer::lowerPadKernel(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const auto &P = std::get<PadAttrs>(L.attrs);
@@ -52,6 +46,12 @@ support::MaybeError Lowerer::lowerPadKernel(LayerId Id) {
   return emitAlone(Id, Emitter.add(S));
 }
 
+/// A Pad of nothing is a view. Zero padding is folded into the convolution it feeds, as the
+/// convolution's own padding, or into the average pool it feeds (PyTorch exports avg_pool2d's
+/// padding, which counts the zeros, as Pad -> AveragePool: DenseNet's and Inception's pools), as
+/// the pool's padding counted in every window; a pool with uncounted padding of its own cannot
+/// take it. Any other padding (reflect and edge, before a max pool, a nonzero value) is a kernel
+/// of its own, as PyTorch's reflection_pad2d (lowerPadKernel).
 support::MaybeError Lowerer::lowerPad(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const auto &P = std::get<PadAttrs>(L.attrs);
