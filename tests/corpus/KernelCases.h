@@ -86,6 +86,8 @@ inline void addTransformerCases(std::vector<Case> &Cs, DType T) {
   Cs.push_back({"layernorm 300", LayerNormSpec{4, 300, 1e-5f, T}});
   Cs.push_back({"layernorm 10 eps 1e-3", LayerNormSpec{3, 10, 1e-3f, T}});
   Cs.push_back({"layernorm 1000", LayerNormSpec{2, 1000, 1e-5f, T}});
+  Cs.push_back({"layernorm 49 without affine (an instance norm's rows)",
+                LayerNormSpec{6, 49, 1e-5f, T, false, false}});
   Cs.push_back({"activation gelu", ElementwiseSpec{Op::Activation, 1, 1, 300, AK::Gelu, T}});
   Cs.push_back({"activation sqrt", ElementwiseSpec{Op::Activation, 1, 1, 300, AK::Sqrt, T}, true});
   // The slope is the spec's scalar (ONNX LeakyRelu's alpha; darknet's 0.1).

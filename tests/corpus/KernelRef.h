@@ -359,10 +359,13 @@ inline std::vector<double> batchMatMul(const corpus::BatchMatMulSpec &S, const B
   return Out;
 }
 
-/// torch.nn.LayerNorm over each row: (x - mean) / sqrt(biased var + eps) * weight + bias.
+/// torch.nn.LayerNorm over each row: (x - mean) / sqrt(biased var + eps) * weight + bias (weight
+/// 1 and bias 0 without affine).
 inline std::vector<double> layerNorm(const corpus::LayerNormSpec &S, const Buffers &B) {
-  const auto &In = B.at(ParamRole::Input), &W = B.at(ParamRole::Weight);
-  const auto &Bias = B.at(ParamRole::Bias);
+  const auto &In = B.at(ParamRole::Input);
+  const std::vector<float> Ones(S.cols, 1.0f), Zeros(S.cols, 0.0f);
+  const auto &W = S.affine ? B.at(ParamRole::Weight) : Ones;
+  const auto &Bias = S.affine ? B.at(ParamRole::Bias) : Zeros;
   std::vector<double> Out(In.size());
   for (uint64_t R = 0; R < S.rows; ++R) {
     const float *Row = &In[R * S.cols];

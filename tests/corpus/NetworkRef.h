@@ -277,8 +277,10 @@ private:
   /// Over the last dimension: (x - mean) / sqrt(biased variance + eps) * weight + bias.
   Tensor layerNorm(corpus::LayerId Id, const corpus::Layer &L, const corpus::LayerNormAttrs &A) {
     const Tensor &X = in(L, 0);
-    const Tensor &W = Params(Id, "weight"), &Bias = Params(Id, "bias");
     const int64_t H = L.shape.back(), Rows = static_cast<int64_t>(X.size()) / H;
+    const Tensor Ones(static_cast<size_t>(H), 1.0), Zeros(static_cast<size_t>(H), 0.0);
+    const Tensor &W = A.affine ? Params(Id, "weight") : Ones;
+    const Tensor &Bias = A.affine ? Params(Id, "bias") : Zeros;
     Tensor Y(X.size());
     for (int64_t r = 0; r < Rows; ++r) {
       double Mean = 0, Var = 0;

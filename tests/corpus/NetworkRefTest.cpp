@@ -214,12 +214,18 @@ Network segmentationHead(int64_t Batch) {
 }
 
 /// CycleGAN's ResNet generator stem and a replication-padded pool: reflect padding 3 before a 7x7
-/// convolution, edge padding before a 3x3 max pool, and a constant -1 border before a ReLU.
+/// convolution and an instance norm as ONNX's imports (each plane a row of a layer norm without
+/// affine, then a per-channel batch norm), edge padding before a 3x3 max pool, and a constant -1
+/// border before a ReLU.
 Network paddedStem(int64_t Batch) {
   NetworkBuilder B("padded-stem");
   LayerId X = B.input({Batch, 3, 9, 8});
   X = B.add(LayerKind::Pad, {X}, PadAttrs{3, 3, 3, 3, PadMode::Reflect}, "reflect");
-  X = B.relu(B.conv(X, 4, 7, 1, 0));
+  X = B.conv(X, 4, 7, 1, 0);
+  X = B.reshape(B.add(LayerKind::LayerNorm, {B.reshape(X, {Batch, 4, -1})},
+                      LayerNormAttrs{1e-5f, /*affine=*/false}),
+                {Batch, 4, 9, 8});
+  X = B.relu(B.batchNorm(X));
   X = B.add(LayerKind::Pad, {X}, PadAttrs{1, 0, 2, 1, PadMode::Edge}, "edge");
   X = B.maxPool(X, 3, 1);
   X = B.add(LayerKind::Pad, {X}, PadAttrs{2, 1, 0, 1, PadMode::Constant, -1.0f}, "border");
@@ -416,7 +422,7 @@ TEST_CASE("network reference: bilinear upsampling (a segmentation decoder) match
   checkNetwork(segmentationHead(1), {KernelSet::Library, DType::F16, MathMode::F16, 3e-2});
 }
 
-TEST_CASE("network reference: reflect, edge and constant padding kernels match") {
+TEST_CASE("network reference: padding kernels and an instance norm (a CycleGAN stem) match") {
   for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
     CAPTURE(std::string(kernelSetName(Set)));
     checkNetwork(paddedStem(2), {Set});

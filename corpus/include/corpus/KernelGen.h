@@ -311,6 +311,7 @@ struct LayerNormSpec {
   float epsilon = 1e-5f;
   DType dtype = DType::F32;
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+  bool affine = true;   ///< scale and shift per column (Weight, Bias); false: neither parameter
 };
 
 /// An int8 engine's reformat between the two tensor forms (TensorForm), as TensorRT's

@@ -158,6 +158,9 @@ struct MatMulAttrs {};
 /// torch.nn.LayerNorm over the last dimension: a scale and a shift per feature (parameters).
 struct LayerNormAttrs {
   float epsilon = 1e-5f;
+  /// A learned scale and shift per feature (2 parameters each); without, the normalised values
+  /// (an instance norm's rows, whose per-channel affine is a batch norm after them).
+  bool affine = true;
 };
 
 /// ONNX Transpose: output dimension i is input dimension perm[i]; an empty perm reverses them.

@@ -57,6 +57,8 @@ std::string libraryName(const LayerNormSpec &S) {
   std::string N = "layernorm_b" + std::to_string(warpRoundedBlock(S.cols, MaxBlock));
   if (S.epsilon != 1e-5f)
     N += "_eps" + scalarName(S.epsilon);
+  if (!S.affine)
+    N += "_noaffine";
   return libraryKernelName(N, S.dtype, {}, wideIndex(S));
 }
 
@@ -151,8 +153,9 @@ KernelLaunch buildSoftmax(Module *M, const SoftmaxSpec &S, const std::string &Na
 KernelLaunch buildLayerNorm(Module *M, const LayerNormSpec &S, const std::string &Name,
                             KernelSet Set) {
   const uint32_t Bx = warpRoundedBlock(S.cols, MaxBlock);
-  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Weight, ParamRole::Bias,
-                                        ParamRole::Output};
+  const std::vector<ParamRole> Roles = S.affine ? std::vector{ParamRole::Input, ParamRole::Weight,
+                                                              ParamRole::Bias, ParamRole::Output}
+                                                : std::vector{ParamRole::Input, ParamRole::Output};
   KernelLaunch L = makeLaunch(Name, LaunchStrategy::LayerNorm, S.dtype, {S.rows, 1, 1}, {Bx, 1, 1},
                               Roles, [&](ParamRole R) {
                                 if (R == ParamRole::Weight || R == ParamRole::Bias)
@@ -192,7 +195,8 @@ KernelLaunch buildLayerNorm(Module *M, const LayerNormSpec &S, const std::string
   Value *Mean = B.CreateFAdd(Shift, MeanD);
   ForCols([&](Value *Col, Value *I) {
     Value *Y = B.CreateFMul(B.CreateFSub(K.load(ParamRole::Input, I), Mean), Rstd);
-    Y = K.fma(Y, K.load(ParamRole::Weight, Col), K.load(ParamRole::Bias, Col));
+    if (S.affine)
+      Y = K.fma(Y, K.load(ParamRole::Weight, Col), K.load(ParamRole::Bias, Col));
     K.store(ParamRole::Output, I, Y);
   });
   K.finish();

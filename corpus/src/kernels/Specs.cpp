@@ -673,6 +673,8 @@ std::string kernelName(const LayerNormSpec &S, KernelSet Set) {
   std::string N = "layernorm_r" + num(S.rows) + "_c" + num(S.cols);
   if (S.epsilon != 1e-5f)
     N += "_eps" + scalarName(S.epsilon);
+  if (!S.affine)
+    N += "_noaffine";
   return shorten(N + "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 

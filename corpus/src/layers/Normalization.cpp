@@ -21,10 +21,10 @@ LayerResult inferBatchNorm(const InShapes &In, const BatchNormAttrs &) {
   return R;
 }
 
-LayerResult inferLayerNorm(const InShapes &In, const LayerNormAttrs &) {
+LayerResult inferLayerNorm(const InShapes &In, const LayerNormAttrs &A) {
   LayerResult R;
   R.shape = *In[0];
-  R.params = 2 * R.shape.back(); // scale and shift per feature
+  R.params = A.affine ? 2 * R.shape.back() : 0; // scale and shift per feature
   return R;
 }
 
@@ -55,6 +55,7 @@ support::MaybeError Lowerer::lowerLayerNorm(LayerId Id) {
   S.cols = u32(L.shape.back());
   S.rows = u32(elementCount(L.shape) / L.shape.back());
   S.epsilon = std::get<LayerNormAttrs>(L.attrs).epsilon;
+  S.affine = std::get<LayerNormAttrs>(L.attrs).affine;
   S.dtype = O.dtype;
   return emitAlone(Id, Emitter.add(S), 1);
 }
@@ -91,6 +92,38 @@ Importer::Result Importer::importLayerNormalization(const onnx::NodeProto &N) {
   if (!hasInput(N, 1) || !staticShape(N.input(1)))
     return nodeError(N, "the scale must be an initializer or have a known shape");
   return addLayer(N, LayerKind::LayerNorm, {*X}, LayerNormAttrs{attrFloat(N, "epsilon", 1e-5f)});
+}
+
+// InstanceNormalization (CycleGAN's and fast style transfer's InstanceNorm2d): each (n, c) plane
+// normalised by its own mean and variance, then scale[c] and B[c]. Imported as its computation:
+// the planes as rows of [N, C, H x W] (a view), a layer norm of each row without a learned
+// affine, the view back, and the per-channel scale and shift as a batch norm (2 C parameters, as
+// the model's). PyTorch computes it as a batch norm in training mode over [1, N C, H, W]: one
+// statistics pass and one normalising pass, as the layer norm and batch norm kernels here.
+Importer::Result Importer::importInstanceNormalization(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const Shape In = Net.layer(*X).shape;
+  if (In.size() < 3)
+    return nodeError(N, "expects an input with spatial dimensions, got " + shapeStr(In));
+  for (int I = 1; I <= 2; ++I) {
+    auto S = hasInput(N, I) ? staticShape(N.input(I)) : std::nullopt;
+    if (!S || *S != Shape{In[1]})
+      return nodeError(N, std::string(I == 1 ? "scale" : "B") + " must have shape [" +
+                              std::to_string(In[1]) + "]");
+  }
+  const std::string Name = layerName(N);
+  Result Y =
+      addLayer(N, LayerKind::Reshape, {*X}, ReshapeAttrs{{In[0], In[1], -1}}, Name + "/rows");
+  if (Y)
+    Y = addLayer(N, LayerKind::LayerNorm, {*Y},
+                 LayerNormAttrs{attrFloat(N, "epsilon", 1e-5f), /*affine=*/false}, Name + "/norm");
+  if (Y)
+    Y = addLayer(N, LayerKind::Reshape, {*Y}, ReshapeAttrs{In}, Name + "/planes");
+  if (Y)
+    Y = addLayer(N, LayerKind::BatchNorm, {*Y}, BatchNormAttrs{});
+  return Y;
 }
 
 // F.layer_norm(x, [C], weight, bias, eps) exported below opset 17 (torch 1.13, ConvNeXt's norms

@@ -1,7 +1,8 @@
-// ONNX DepthToSpace (PixelShuffle), SpaceToDepth and ConvTranspose: each imports as existing
-// layers (reshape, transpose, reshape; phase convolutions and a concat before it), and the CPU
-// network reference of the imported layers computes what the ONNX operator defines, element by
-// element, from an independent loop over the operator's formula.
+// ONNX operators of decoders and image-to-image networks, each imported as layers the lowering
+// has: DepthToSpace (PixelShuffle) and SpaceToDepth (reshape, transpose, reshape), ConvTranspose
+// (phase convolutions and a concat before them), InstanceNormalization (a layer norm of each
+// plane and a per-channel batch norm). The CPU network reference of the imported layers computes
+// what the ONNX operator defines, element by element, from an independent loop over its formula.
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 
@@ -10,6 +11,7 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <map>
 #include <numeric>
 
@@ -236,4 +238,56 @@ TEST_CASE("onnx: ConvTranspose is its phase convolutions and a pixel shuffle") {
   setInt(*G.G->mutable_node(0), "group", 2);
   CHECK(importError(G).find("no dilation, groups or output_shape is supported") !=
         std::string::npos);
+}
+
+TEST_CASE("onnx: InstanceNormalization is a layer norm of each plane and a per-channel affine") {
+  // CycleGAN's and fast style transfer's InstanceNorm2d(affine=True).
+  const int64_t N = 2, C = 3, H = 4, W = 5;
+  OnnxWriter Wr(13);
+  Wr.input("x", {N, C, H, W});
+  auto &I = Wr.node("InstanceNormalization", {"x", Wr.weight({C}), Wr.weight({C})}, "in");
+  setFloat(I, "epsilon", 1e-3f);
+  Wr.output(I.output(0));
+  Network Net = import(Wr);
+  CHECK(kinds(Net) ==
+        std::vector<std::string>{"input", "reshape", "layernorm", "reshape", "batchnorm"});
+  CHECK(Net.params() == 2 * C); // the model's scale and B; the layer norm has none
+  REQUIRE(Net.layers().back().shape == Shape{N, C, H, W});
+  const netref::Tensor Scale = {0.5, 2.0, -1.0}, Shift = {0.1, -0.2, 0.3};
+  netref::NetworkRef Ref(Net, [&](LayerId, const std::string &Role) -> const netref::Tensor & {
+    REQUIRE((Role == "bn_scale" || Role == "bn_shift"));
+    return Role == "bn_scale" ? Scale : Shift;
+  });
+  netref::Tensor X(static_cast<size_t>(N * C * H * W));
+  for (size_t K = 0; K < X.size(); ++K)
+    X[K] = double((K * 7) % 11) - 3.0 + 0.01 * double(K);
+  const netref::Tensor Y = Ref.run({X}).back();
+  // ONNX: y = scale[c] (x - mean_nc) / sqrt(var_nc + epsilon) + B[c] over each (n, c) plane.
+  const int64_t Plane = H * W;
+  for (int64_t P = 0; P < N * C; ++P) {
+    double Mean = 0, Var = 0;
+    for (int64_t K = 0; K < Plane; ++K)
+      Mean += X[size_t(P * Plane + K)] / double(Plane);
+    for (int64_t K = 0; K < Plane; ++K)
+      Var += std::pow(X[size_t(P * Plane + K)] - Mean, 2) / double(Plane);
+    const int64_t Ch = P % C;
+    for (int64_t K = 0; K < Plane; ++K) {
+      const double Want =
+          Scale[size_t(Ch)] * (X[size_t(P * Plane + K)] - Mean) / std::sqrt(Var + 1e-3) +
+          Shift[size_t(Ch)];
+      REQUIRE(Y[size_t(P * Plane + K)] == doctest::Approx(Want));
+    }
+  }
+  auto Wl = lower(Net);
+  REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
+  REQUIRE(Wl->launches.size() == 2);
+  CHECK(Wl->launches[0].kernel == "layernorm_r6_c20_eps0p001_noaffine_f32");
+  CHECK(Wl->launches[1].strategy == "eltwise_batch_norm");
+
+  OnnxWriter Bad(13);
+  Bad.input("x", {N, C, H, W});
+  Bad.output(Bad.node("InstanceNormalization", {"x", Bad.weight({C + 1}), Bad.weight({C})}, "in")
+                 .output(0));
+  CHECK(importError(Bad) ==
+        "model.onnx: error: node 'in' (InstanceNormalization): scale must have shape [3]");
 }
