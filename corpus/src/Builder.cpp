@@ -32,11 +32,12 @@ LayerId NetworkBuilder::add(LayerKind Kind, std::vector<LayerId> Inputs, LayerAt
 }
 
 LayerId NetworkBuilder::conv(LayerId X, int64_t OutChannels, int64_t Kernel, int64_t Stride,
-                             int64_t Pad, int64_t Groups, bool Bias) {
+                             int64_t Pad, int64_t Groups, bool Bias, int64_t Dilation) {
   ConvAttrs A;
   A.outChannels = OutChannels;
   A.kernelH = A.kernelW = Kernel;
   A.strideH = A.strideW = Stride;
+  A.dilationH = A.dilationW = Dilation;
   A.padTop = A.padLeft = A.padBottom = A.padRight = Pad;
   A.groups = Groups;
   A.bias = Bias;

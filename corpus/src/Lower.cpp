@@ -42,8 +42,8 @@ std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
     if (std::fabs(A.alpha - 1.0f / 6.0f) < 1e-6f && std::fabs(A.beta - 0.5f) < 1e-6f)
       return ActivationKind::HardSigmoid;
     return std::nullopt;
-  case ActKind::LeakyRelu: // a slope per layer: its own elementwise kernel, never an epilogue
-    return std::nullopt;
+  case ActKind::LeakyRelu:
+    return ActivationKind::LeakyRelu;
   }
   return std::nullopt;
 }
@@ -123,7 +123,10 @@ Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual, bool Int8
     }
   }
   if (LayerId N = sole(Cur); N != InvalidLayer && Net.layer(N).kind == LayerKind::Activation) {
-    if (auto K = kernelActivation(std::get<ActivationAttrs>(Net.layer(N).attrs))) {
+    // An epilogue's kernel is shared by kind: a leaky relu's slope, one per layer, has no place in
+    // it, so a leaky relu is its own elementwise kernel.
+    auto K = kernelActivation(std::get<ActivationAttrs>(Net.layer(N).attrs));
+    if (K && *K != ActivationKind::LeakyRelu) {
       T.epilogue.activation = *K;
       Take(N);
     }

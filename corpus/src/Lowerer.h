@@ -5,6 +5,9 @@
 #include "corpus/KernelGen.h"
 #include "corpus/Lower.h"
 
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -29,6 +32,11 @@ struct Tail {
 std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A);
 
 inline uint32_t u32(int64_t V) { return static_cast<uint32_t>(V); }
+/// Whether every value fits u32 (a kernel spec's sizes) unchanged.
+inline bool fitU32(std::initializer_list<int64_t> Values) {
+  return std::all_of(Values.begin(), Values.end(),
+                     [](int64_t V) { return V >= 0 && V <= int64_t(UINT32_MAX); });
+}
 
 /// A library kernel's shape arguments, after its buffers.
 void appendShapeArgs(const KernelLaunch &K, WorkloadLaunch &L);

@@ -180,9 +180,10 @@ support::Expected<Network> buildResNet50(const ZooOptions &O) {
 
 } // namespace zoo
 
-LayerId resnetBottleneck(NetworkBuilder &B, LayerId X, int64_t Width, int64_t Stride) {
+LayerId resnetBottleneck(NetworkBuilder &B, LayerId X, int64_t Width, int64_t Stride,
+                         int64_t Dilation) {
   LayerId Y = B.relu(B.batchNorm(B.conv(X, Width, 1, 1, 0)));
-  Y = B.relu(B.batchNorm(B.conv(Y, Width, 3, Stride, 1)));
+  Y = B.relu(B.batchNorm(B.conv(Y, Width, 3, Stride, Dilation, 1, false, Dilation)));
   Y = B.batchNorm(B.conv(Y, 4 * Width, 1, 1, 0));
   LayerId Shortcut = X;
   if (Stride != 1 || B.channels(X) != 4 * Width)

@@ -8,24 +8,7 @@ namespace {
 /// A convolution without bias, square kernel K, dilation D and padding D x (K - 1) / 2 (the
 /// output keeps its size at stride 1), then batch norm and relu.
 LayerId convBnRelu(NetworkBuilder &B, LayerId X, int64_t Out, int64_t K, int64_t D = 1) {
-  ConvAttrs A;
-  A.outChannels = Out;
-  A.kernelH = A.kernelW = K;
-  A.dilationH = A.dilationW = D;
-  A.padTop = A.padLeft = A.padBottom = A.padRight = D * (K - 1) / 2;
-  return B.relu(B.batchNorm(B.add(LayerKind::Conv, {X}, A)));
-}
-
-/// torchvision's Bottleneck at stride 1 with its 3x3 convolution dilated by D (a stage whose
-/// stride resnet50(replace_stride_with_dilation=...) replaced by dilation).
-LayerId dilatedBottleneck(NetworkBuilder &B, LayerId X, int64_t Width, int64_t D) {
-  LayerId Y = convBnRelu(B, X, Width, 1);
-  Y = convBnRelu(B, Y, Width, 3, D);
-  Y = B.batchNorm(B.conv(Y, 4 * Width, 1, 1, 0));
-  LayerId Shortcut = X;
-  if (B.channels(X) != 4 * Width)
-    Shortcut = B.batchNorm(B.conv(X, 4 * Width, 1, 1, 0));
-  return B.relu(B.addLayers(Y, Shortcut));
+  return B.relu(B.batchNorm(B.conv(X, Out, K, 1, D * (K - 1) / 2, 1, false, D)));
 }
 
 /// ASPP (atrous spatial pyramid pooling, torchvision's DeepLabHead): a 1x1 branch, 3x3 branches
@@ -62,10 +45,10 @@ support::Expected<Network> buildDeepLabV3(const ZooOptions &O) {
   for (int64_t I = 0; I < 4; ++I)
     X = resnetBottleneck(B, X, 128, I == 0 ? 2 : 1);
   for (int64_t I = 0; I < 6; ++I) // layer3: dilation 2 (the first block at 1)
-    X = dilatedBottleneck(B, X, 256, I == 0 ? 1 : 2);
+    X = resnetBottleneck(B, X, 256, 1, I == 0 ? 1 : 2);
   const LayerId Layer3 = X;
   for (int64_t I = 0; I < 3; ++I) // layer4: dilation 4 (the first block at 2)
-    X = dilatedBottleneck(B, X, 512, I == 0 ? 2 : 4);
+    X = resnetBottleneck(B, X, 512, 1, I == 0 ? 2 : 4);
   const int64_t Size = O.imageSize / 8;
   X = convBnRelu(B, aspp(B, X, Size), 256, 3);
   B.upsample(B.conv(X, 21, 1, 1, 0, 1, true), 8, /*Bilinear=*/true);

@@ -18,9 +18,10 @@ public:
   /// Adds any layer; an empty name becomes "<kind>_<index>".
   LayerId add(LayerKind Kind, std::vector<LayerId> Inputs, LayerAttrs Attrs, std::string Name = "");
 
-  /// Square convolution with symmetric padding `Pad` (no bias unless asked).
+  /// Square convolution with symmetric padding `Pad` (no bias unless asked), its taps `Dilation`
+  /// apart.
   LayerId conv(LayerId X, int64_t OutChannels, int64_t Kernel, int64_t Stride, int64_t Pad,
-               int64_t Groups = 1, bool Bias = false);
+               int64_t Groups = 1, bool Bias = false, int64_t Dilation = 1);
   /// Square convolution with TensorFlow "SAME" padding (odd pixel after).
   LayerId convSame(LayerId X, int64_t OutChannels, int64_t Kernel, int64_t Stride,
                    int64_t Groups = 1, bool Bias = false);

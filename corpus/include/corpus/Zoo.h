@@ -36,10 +36,12 @@ support::Expected<Network> buildZooModel(std::string_view Name, const ZooOptions
 
 // Building blocks (each returns the block's output layer).
 
-/// ResNet v1.5 bottleneck (He et al. 2016; torchvision): 1x1 Width, 3x3 Width stride `Stride`,
-/// 1x1 4*Width, each with batch-norm; a 1x1 strided projection on the shortcut when the shape
-/// changes; relu after the residual add.
-LayerId resnetBottleneck(NetworkBuilder &B, LayerId X, int64_t Width, int64_t Stride);
+/// ResNet v1.5 bottleneck (He et al. 2016; torchvision): 1x1 Width, 3x3 Width stride `Stride`
+/// (dilated by `Dilation`, padding as much: a stage whose stride became dilation), 1x1 4*Width,
+/// each with batch-norm; a 1x1 strided projection on the shortcut when the shape changes; relu
+/// after the residual add.
+LayerId resnetBottleneck(NetworkBuilder &B, LayerId X, int64_t Width, int64_t Stride,
+                         int64_t Dilation = 1);
 
 /// MobileNetV2 inverted residual (Sandler et al. 2018): 1x1 expansion (skipped when Expand = 1),
 /// 3x3 depthwise stride `Stride`, 1x1 linear projection, batch-norm after each, relu6 after the

@@ -363,20 +363,26 @@ KernelLaunch makeLaunch(const std::string &Name, LaunchStrategy Strategy, DType 
   return L;
 }
 
-KernelLaunch planeLaunch(const std::string &Name, LaunchStrategy Strategy, DType T, uint32_t Batch,
-                         uint32_t Channels, uint64_t InPixels, uint64_t OutPixels, uint32_t Bx) {
-  const uint64_t Planes = uint64_t(Batch) * Channels;
-  return makeLaunch(Name, Strategy, T, {ceilDiv(OutPixels, Bx), Channels, Batch}, {Bx, 1, 1},
-                    {ParamRole::Input, ParamRole::Output}, [&](ParamRole R) {
-                      return Planes * (R == ParamRole::Input ? InPixels : OutPixels);
-                    });
-}
-
-PlanePixel planePixel(KernelBuilder &K, uint32_t Bx) {
+KernelLaunch buildPlaneKernel(Module *M, const std::string &Name, const PlaneKernel &P,
+                              const ShapeDims &Dims, KernelSet Set,
+                              const std::function<void(KernelBuilder &, Value *, Value *)> &Body) {
+  const uint64_t Planes = uint64_t(P.batch) * P.channels;
+  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
+  KernelLaunch L =
+      makeLaunch(Name, P.strategy, P.dtype, {ceilDiv(P.outPixels, P.block), P.channels, P.batch},
+                 {P.block, 1, 1}, Roles, [&](ParamRole R) {
+                   return Planes * (R == ParamRole::Input ? P.inPixels : P.outPixels);
+                 });
+  bindShapes(L, Dims, Set);
+  if (!M)
+    return L;
+  KernelBuilder K(*M, Name, Roles, P.dtype, L, P.wide, Dims);
   IRBuilder<> &B = K.ir();
-  Value *Pix = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0), "pix");
+  Value *Pix = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(P.block)), K.tid(0), "pix");
   Value *Plane = B.CreateAdd(B.CreateMul(K.widen(K.ctaid(2)), K.dimIx("c")), K.widen(K.ctaid(1)));
-  return {Pix, Plane};
+  K.ifThen(B.CreateICmpULT(Pix, K.dim("pixels")), [&] { Body(K, Pix, Plane); });
+  K.finish();
+  return L;
 }
 
 void bindShapes(KernelLaunch &L, const ShapeDims &Dims, KernelSet Set) {

@@ -175,17 +175,24 @@ KernelLaunch makeLaunch(const std::string &Name, LaunchStrategy Strategy, DType 
                         const std::vector<ParamRole> &Roles,
                         const std::function<uint64_t(ParamRole)> &Count);
 
-/// The launch of a kernel with one thread per output pixel of Batch x Channels planes (pooling,
-/// upsampling, padding): grid (ceil(OutPixels / Bx), Channels, Batch), block (Bx, 1, 1), an
-/// input of InPixels and an output of OutPixels per plane.
-KernelLaunch planeLaunch(const std::string &Name, LaunchStrategy Strategy, DType T, uint32_t Batch,
-                         uint32_t Channels, uint64_t InPixels, uint64_t OutPixels, uint32_t Bx);
-/// In such a kernel: this thread's output pixel (i32, checked against the plane by the caller)
-/// and its plane n x C + c (index type; the kernel's ShapeDims hold "c").
-struct PlanePixel {
-  llvm::Value *pixel, *plane;
+/// A kernel with one thread per output pixel of batch x channels planes (pooling, upsampling,
+/// padding): grid (ceil(outPixels / block), channels, batch), block (block, 1, 1), an Input of
+/// inPixels and an Output of outPixels per plane.
+struct PlaneKernel {
+  LaunchStrategy strategy;
+  DType dtype;
+  uint32_t batch, channels;
+  uint64_t inPixels, outPixels;
+  uint32_t block;
+  bool wide; ///< 64-bit index arithmetic
 };
-PlanePixel planePixel(KernelBuilder &K, uint32_t Bx);
+/// P's launch (shapes Dims, which hold "c" and "pixels" = outPixels) and, given a module, its
+/// kernel: Body(K, Pix, Plane) builds what the thread of output pixel Pix (i32, below "pixels")
+/// of plane n x C + c (index type) computes.
+KernelLaunch
+buildPlaneKernel(llvm::Module *M, const std::string &Name, const PlaneKernel &P,
+                 const ShapeDims &Dims, KernelSet Set,
+                 const std::function<void(KernelBuilder &, llvm::Value *, llvm::Value *)> &Body);
 
 /// Smallest multiple of 32 >= N, capped at Max.
 uint32_t warpRoundedBlock(uint64_t N, uint32_t Max);

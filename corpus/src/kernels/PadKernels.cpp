@@ -47,39 +47,38 @@ std::string libraryName(const PadSpec &S) {
 
 KernelLaunch buildPad(Module *M, const PadSpec &S, const std::string &Name, KernelSet Set) {
   const uint64_t Wo = padOutWidth(S), Pixels = padOutHeight(S) * Wo;
-  const uint32_t Bx = padBlock(S);
-  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
-  KernelLaunch L = planeLaunch(Name, LaunchStrategy::Pad, S.dtype, S.batch, S.channels,
-                               uint64_t(S.inHeight) * S.inWidth, Pixels, Bx);
+  const PlaneKernel P{LaunchStrategy::Pad,
+                      S.dtype,
+                      S.batch,
+                      S.channels,
+                      uint64_t(S.inHeight) * S.inWidth,
+                      Pixels,
+                      padBlock(S),
+                      wideIndex(S)};
   const ShapeDims Dims = {{"c", S.channels},  {"h", S.inHeight}, {"w", S.inWidth},
                           {"pixels", Pixels}, {"wo", Wo, true},  {"top", S.top},
                           {"left", S.left}};
-  bindShapes(L, Dims, Set);
-  if (!M)
-    return L;
-  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
-  IRBuilder<> &B = K.ir();
-  const auto [Pix, PlaneIdx] = planePixel(K, Bx);
-  K.ifThen(B.CreateICmpULT(Pix, K.dim("pixels")), [&] {
-    Value *Ih = sourceCoord(K, S.kind, K.udiv(Pix, "wo"), "top", "h");
-    Value *Iw = sourceCoord(K, S.kind, K.urem(Pix, "wo"), "left", "w");
-    Value *Plane = B.CreateMul(PlaneIdx, B.CreateMul(K.dimIx("h"), K.dimIx("w")));
-    Value *Y = K.accumulator(S.value);
-    // Unsigned compares: a negative coordinate is outside too (Constant's only case).
-    Value *Inside = B.CreateAnd(B.CreateICmpULT(Ih, K.dim("h")), B.CreateICmpULT(Iw, K.dim("w")));
-    auto Read = [&] {
-      Value *At = B.CreateAdd(B.CreateMul(Ih, K.dim("w")), Iw);
-      K.set(Y, K.load(ParamRole::Input, B.CreateAdd(Plane, K.widen(At))));
-    };
-    if (S.kind == PadKind::Constant)
-      K.ifThen(Inside, Read);
-    else
-      Read();
-    K.store(ParamRole::Output, B.CreateAdd(B.CreateMul(PlaneIdx, K.dimIx("pixels")), K.widen(Pix)),
-            K.get(Y));
-  });
-  K.finish();
-  return L;
+  return buildPlaneKernel(
+      M, Name, P, Dims, Set, [&](KernelBuilder &K, Value *Pix, Value *PlaneIdx) {
+        IRBuilder<> &B = K.ir();
+        Value *Ih = sourceCoord(K, S.kind, K.udiv(Pix, "wo"), "top", "h");
+        Value *Iw = sourceCoord(K, S.kind, K.urem(Pix, "wo"), "left", "w");
+        Value *Plane = B.CreateMul(PlaneIdx, B.CreateMul(K.dimIx("h"), K.dimIx("w")));
+        Value *Y = K.accumulator(S.value);
+        // Unsigned compares: a negative coordinate is outside too (Constant's only case).
+        Value *Inside =
+            B.CreateAnd(B.CreateICmpULT(Ih, K.dim("h")), B.CreateICmpULT(Iw, K.dim("w")));
+        auto Read = [&] {
+          Value *At = B.CreateAdd(B.CreateMul(Ih, K.dim("w")), Iw);
+          K.set(Y, K.load(ParamRole::Input, B.CreateAdd(Plane, K.widen(At))));
+        };
+        if (S.kind == PadKind::Constant)
+          K.ifThen(Inside, Read);
+        else
+          Read();
+        K.store(ParamRole::Output,
+                B.CreateAdd(B.CreateMul(PlaneIdx, K.dimIx("pixels")), K.widen(Pix)), K.get(Y));
+      });
 }
 
 } // namespace corpus::kernels

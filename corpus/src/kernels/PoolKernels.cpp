@@ -15,13 +15,6 @@ namespace {
 constexpr uint32_t MaxBlock = 256;
 constexpr uint32_t WarpSize = 32;
 
-KernelLaunch poolLaunch(const PoolSpec &S, const std::string &Name, uint32_t Bx) {
-  return planeLaunch(Name,
-                     S.kind == PoolKind::Max ? LaunchStrategy::PoolMax : LaunchStrategy::PoolAvg,
-                     S.dtype, S.batch, S.channels, uint64_t(S.inHeight) * S.inWidth,
-                     uint64_t(S.outHeight()) * S.outWidth(), Bx);
-}
-
 /// Whether windows can leave the input: padding, or ceil mode.
 bool poolPadded(const PoolSpec &S) {
   return S.padTop || S.padLeft || S.padBottom || S.padRight || S.ceilMode;
@@ -79,49 +72,47 @@ std::string libraryName(const PoolSpec &S) {
 }
 
 KernelLaunch buildPool(Module *M, const PoolSpec &S, const std::string &Name, KernelSet Set) {
-  const uint32_t Bx = poolBlock(S);
   const bool IsMax = S.kind == PoolKind::Max;
-  const ShapeDims Dims = poolDims(S);
-  KernelLaunch L = poolLaunch(S, Name, Bx);
-  bindShapes(L, Dims, Set);
-  if (!M)
-    return L;
-  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
-  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
-  IRBuilder<> &B = K.ir();
-  const auto [Pix, PlaneIdx] = planePixel(K, Bx);
   const bool Padded = poolPadded(S);
-  K.ifThen(B.CreateICmpULT(Pix, K.dim("pixels")), [&] {
-    Value *Oh = K.udiv(Pix, "wo"), *Ow = K.urem(Pix, "wo");
-    Value *IhBase = B.CreateSub(B.CreateMul(Oh, K.i32(S.strideH)), K.dim("pad_t"));
-    Value *IwBase = B.CreateSub(B.CreateMul(Ow, K.i32(S.strideW)), K.dim("pad_l"));
-    Value *Plane = B.CreateMul(PlaneIdx, B.CreateMul(K.dimIx("h"), K.dimIx("w")));
-    Value *Acc = K.accumulator(IsMax ? -std::numeric_limits<float>::infinity() : 0.0f);
-    Value *Count = K.accumulator(0.0f);
-    K.forRange(0, S.kernelH, [&](Value *Kh) {
-      Value *Ih = B.CreateAdd(IhBase, Kh);
-      K.forRange(0, S.kernelW, [&](Value *Kw) {
-        Value *Iw = B.CreateAdd(IwBase, Kw);
-        auto Body = [&] {
-          Value *InPlane = B.CreateAdd(B.CreateMul(Ih, K.dim("w")), Iw);
-          Value *X = K.load(ParamRole::Input, B.CreateAdd(Plane, K.widenSigned(InPlane)));
-          K.set(Acc, IsMax ? K.maxf(K.get(Acc), X) : B.CreateFAdd(K.get(Acc), X));
-          K.set(Count, B.CreateFAdd(K.get(Count), K.f32(1.0f)));
-        };
-        if (!Padded)
-          return Body();
-        K.ifThen(B.CreateAnd(B.CreateICmpULT(Ih, K.dim("h")), B.CreateICmpULT(Iw, K.dim("w"))),
-                 Body);
+  const PlaneKernel P{IsMax ? LaunchStrategy::PoolMax : LaunchStrategy::PoolAvg,
+                      S.dtype,
+                      S.batch,
+                      S.channels,
+                      uint64_t(S.inHeight) * S.inWidth,
+                      uint64_t(S.outHeight()) * S.outWidth(),
+                      poolBlock(S),
+                      wideIndex(S)};
+  return buildPlaneKernel(
+      M, Name, P, poolDims(S), Set, [&](KernelBuilder &K, Value *Pix, Value *PlaneIdx) {
+        IRBuilder<> &B = K.ir();
+        Value *Oh = K.udiv(Pix, "wo"), *Ow = K.urem(Pix, "wo");
+        Value *IhBase = B.CreateSub(B.CreateMul(Oh, K.i32(S.strideH)), K.dim("pad_t"));
+        Value *IwBase = B.CreateSub(B.CreateMul(Ow, K.i32(S.strideW)), K.dim("pad_l"));
+        Value *Plane = B.CreateMul(PlaneIdx, B.CreateMul(K.dimIx("h"), K.dimIx("w")));
+        Value *Acc = K.accumulator(IsMax ? -std::numeric_limits<float>::infinity() : 0.0f);
+        Value *Count = K.accumulator(0.0f);
+        K.forRange(0, S.kernelH, [&](Value *Kh) {
+          Value *Ih = B.CreateAdd(IhBase, Kh);
+          K.forRange(0, S.kernelW, [&](Value *Kw) {
+            Value *Iw = B.CreateAdd(IwBase, Kw);
+            auto Body = [&] {
+              Value *InPlane = B.CreateAdd(B.CreateMul(Ih, K.dim("w")), Iw);
+              Value *X = K.load(ParamRole::Input, B.CreateAdd(Plane, K.widenSigned(InPlane)));
+              K.set(Acc, IsMax ? K.maxf(K.get(Acc), X) : B.CreateFAdd(K.get(Acc), X));
+              K.set(Count, B.CreateFAdd(K.get(Count), K.f32(1.0f)));
+            };
+            if (!Padded)
+              return Body();
+            K.ifThen(B.CreateAnd(B.CreateICmpULT(Ih, K.dim("h")), B.CreateICmpULT(Iw, K.dim("w"))),
+                     Body);
+          });
+        });
+        Value *Y = K.get(Acc);
+        if (!IsMax)
+          Y = B.CreateFDiv(Y, poolDivisor(K, S, IhBase, IwBase, Count));
+        Value *Out = B.CreateAdd(B.CreateMul(PlaneIdx, K.dimIx("pixels")), K.widen(Pix));
+        K.store(ParamRole::Output, Out, Y);
       });
-    });
-    Value *Y = K.get(Acc);
-    if (!IsMax)
-      Y = B.CreateFDiv(Y, poolDivisor(K, S, IhBase, IwBase, Count));
-    Value *Out = B.CreateAdd(B.CreateMul(PlaneIdx, K.dimIx("pixels")), K.widen(Pix));
-    K.store(ParamRole::Output, Out, Y);
-  });
-  K.finish();
-  return L;
 }
 
 namespace {
@@ -159,40 +150,40 @@ KernelLaunch buildUpsample(Module *M, const UpsampleSpec &S, const std::string &
                            KernelSet Set) {
   const uint64_t Wo = uint64_t(S.inWidth) * S.scaleW;
   const uint64_t Pixels = uint64_t(S.inHeight) * S.scaleH * Wo;
-  const uint32_t Bx = warpRoundedBlock(Pixels, MaxBlock);
-  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
-  KernelLaunch L = planeLaunch(Name, LaunchStrategy::UpsampleBilinear, S.dtype, S.batch, S.channels,
-                               uint64_t(S.inHeight) * S.inWidth, Pixels, Bx);
+  const PlaneKernel P{LaunchStrategy::UpsampleBilinear,
+                      S.dtype,
+                      S.batch,
+                      S.channels,
+                      uint64_t(S.inHeight) * S.inWidth,
+                      Pixels,
+                      warpRoundedBlock(Pixels, MaxBlock),
+                      wideIndex(S)};
   const ShapeDims Dims = {{"c", S.channels},    {"h", S.inHeight}, {"w", S.inWidth},
                           {"pixels", Pixels},   {"wo", Wo, true},  {"scale_h", S.scaleH},
                           {"scale_w", S.scaleW}};
-  bindShapes(L, Dims, Set);
-  if (!M)
-    return L;
-  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
-  IRBuilder<> &B = K.ir();
-  const auto [Pix, PlaneIdx] = planePixel(K, Bx);
-  K.ifThen(B.CreateICmpULT(Pix, K.dim("pixels")), [&] {
-    // PyTorch's scale is the float in / out: 1 / factor.
-    const SourceIndex Y =
-        sourceIndex(K, K.udiv(Pix, "wo"), B.CreateFDiv(K.f32(1.0f), K.dimF32("scale_h")), "h");
-    const SourceIndex X =
-        sourceIndex(K, K.urem(Pix, "wo"), B.CreateFDiv(K.f32(1.0f), K.dimF32("scale_w")), "w");
-    Value *Plane = B.CreateMul(PlaneIdx, B.CreateMul(K.dimIx("h"), K.dimIx("w")));
-    Value *Row0 = B.CreateAdd(Plane, K.widen(B.CreateMul(Y.near, K.dim("w"))));
-    Value *Row1 = B.CreateAdd(Row0, K.widen(B.CreateMul(Y.step, K.dim("w"))));
-    auto Blend = [&](Value *Row) { // (1 - wx) x a + wx x b
-      Value *A = K.load(ParamRole::Input, B.CreateAdd(Row, K.widen(X.near)));
-      Value *Bv = K.load(ParamRole::Input, B.CreateAdd(Row, K.widen(B.CreateAdd(X.near, X.step))));
-      return K.fma(B.CreateFSub(K.f32(1.0f), X.weight), A, B.CreateFMul(X.weight, Bv));
-    };
-    Value *Top = Blend(Row0), *Bottom = Blend(Row1);
-    Value *Out = K.fma(B.CreateFSub(K.f32(1.0f), Y.weight), Top, B.CreateFMul(Y.weight, Bottom));
-    K.store(ParamRole::Output, B.CreateAdd(B.CreateMul(PlaneIdx, K.dimIx("pixels")), K.widen(Pix)),
-            Out);
-  });
-  K.finish();
-  return L;
+  return buildPlaneKernel(
+      M, Name, P, Dims, Set, [&](KernelBuilder &K, Value *Pix, Value *PlaneIdx) {
+        IRBuilder<> &B = K.ir();
+        // PyTorch's scale is the float in / out: 1 / factor.
+        const SourceIndex Y =
+            sourceIndex(K, K.udiv(Pix, "wo"), B.CreateFDiv(K.f32(1.0f), K.dimF32("scale_h")), "h");
+        const SourceIndex X =
+            sourceIndex(K, K.urem(Pix, "wo"), B.CreateFDiv(K.f32(1.0f), K.dimF32("scale_w")), "w");
+        Value *Plane = B.CreateMul(PlaneIdx, B.CreateMul(K.dimIx("h"), K.dimIx("w")));
+        Value *Row0 = B.CreateAdd(Plane, K.widen(B.CreateMul(Y.near, K.dim("w"))));
+        Value *Row1 = B.CreateAdd(Row0, K.widen(B.CreateMul(Y.step, K.dim("w"))));
+        auto Blend = [&](Value *Row) { // (1 - wx) x a + wx x b
+          Value *A = K.load(ParamRole::Input, B.CreateAdd(Row, K.widen(X.near)));
+          Value *Bv =
+              K.load(ParamRole::Input, B.CreateAdd(Row, K.widen(B.CreateAdd(X.near, X.step))));
+          return K.fma(B.CreateFSub(K.f32(1.0f), X.weight), A, B.CreateFMul(X.weight, Bv));
+        };
+        Value *Top = Blend(Row0), *Bottom = Blend(Row1);
+        Value *Out =
+            K.fma(B.CreateFSub(K.f32(1.0f), Y.weight), Top, B.CreateFMul(Y.weight, Bottom));
+        K.store(ParamRole::Output,
+                B.CreateAdd(B.CreateMul(PlaneIdx, K.dimIx("pixels")), K.widen(Pix)), Out);
+      });
 }
 
 std::string libraryName(const ReduceSpec &S) {

@@ -119,7 +119,7 @@ support::MaybeError Lowerer::lowerUpsample(LayerId Id) {
   const Shape &X = Net.layer(L.inputs[0]).shape;
   const auto &U = std::get<UpsampleAttrs>(L.attrs);
   if (U.linear && (U.scaleH > 1 || U.scaleW > 1)) {
-    if (std::any_of(X.begin(), X.end(), [](int64_t D) { return D > int64_t(UINT32_MAX); }))
+    if (!fitU32({X[0], X[1], X[2], X[3]}))
       return error(Id, "bilinear upsampling of " + shapeStr(X) + ": a dimension past 2^32");
     UpsampleSpec S{u32(X[0]),     u32(X[1]),     u32(X[2]), u32(X[3]),
                    u32(U.scaleH), u32(U.scaleW), O.dtype};

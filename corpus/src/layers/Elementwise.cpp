@@ -106,7 +106,7 @@ support::MaybeError Lowerer::lowerElementwise(LayerId Id) {
   Tail T;
   if (L.kind == LayerKind::Activation) {
     const auto &A = std::get<ActivationAttrs>(L.attrs);
-    auto K = A.kind == ActKind::LeakyRelu ? ActivationKind::LeakyRelu : kernelActivation(A);
+    auto K = kernelActivation(A);
     if (!K)
       return error(Id, "this activation's parameters are not supported by the lowering");
     S.op = ElementwiseOp::Activation;

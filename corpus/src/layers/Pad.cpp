@@ -4,8 +4,6 @@
 #include "Lowerer.h"
 #include "OnnxImporter.h"
 
-#include <algorithm>
-#include <iterator>
 #include <limits>
 
 namespace corpus {
@@ -34,9 +32,7 @@ support::MaybeError Lowerer::lowerPadKernel(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const auto &P = std::get<PadAttrs>(L.attrs);
   const Shape &X = Net.layer(L.inputs[0]).shape;
-  const int64_t Sizes[] = {X[0], X[1], X[2], X[3], P.top, P.left, P.bottom, P.right};
-  if (std::any_of(std::begin(Sizes), std::end(Sizes),
-                  [](int64_t V) { return V > int64_t(UINT32_MAX); }))
+  if (!fitU32({X[0], X[1], X[2], X[3], P.top, P.left, P.bottom, P.right}))
     return error(Id, "padding of " + shapeStr(X) + ": a size past 2^32");
   const PadKind Kind = P.mode == PadMode::Reflect ? PadKind::Reflect
                        : P.mode == PadMode::Edge  ? PadKind::Edge
