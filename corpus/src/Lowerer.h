@@ -6,6 +6,7 @@
 #include "corpus/Lower.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -127,6 +128,8 @@ private:
   /// Activation, Add, Mul, Div, Pow: a standalone elementwise kernel.
   support::MaybeError lowerElementwise(LayerId Id);
   support::MaybeError lowerBinary(LayerId Id, ElementwiseSpec S);
+  support::Expected<std::string> expandOperand(LayerId Id, LayerId B,
+                                               const std::array<uint64_t, 3> &Parts);
   support::MaybeError lowerConstantOperand(LayerId Id, ElementwiseSpec S, const Shape &Constant);
   /// MaxPool, AvgPool: the windowed pool kernel.
   support::MaybeError lowerPool(LayerId Id);

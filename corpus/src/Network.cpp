@@ -85,6 +85,27 @@ std::string_view layerKindName(LayerKind Kind) {
   return Names[static_cast<size_t>(Kind)];
 }
 
+std::string_view reduceOpName(ReduceOp Op) {
+  switch (Op) {
+  case ReduceOp::Sum:
+    return "sum";
+  case ReduceOp::Mean:
+    return "mean";
+  case ReduceOp::Max:
+    return "max";
+  case ReduceOp::Min:
+    return "min";
+  case ReduceOp::SumSquare:
+    return "sumsquare";
+  case ReduceOp::L1:
+    return "l1";
+  case ReduceOp::L2:
+    return "l2";
+  }
+  assert(false && "unknown reduction");
+  return "sum";
+}
+
 std::string_view actKindName(ActKind Kind) {
   switch (Kind) {
   case ActKind::Relu:

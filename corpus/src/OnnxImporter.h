@@ -84,9 +84,13 @@ private:
   /// DepthToSpace of X by Block in ONNX's mode "DCR" or "CRD" (the mode PyTorch's PixelShuffle
   /// exports, and ConvTranspose's rearrangement): a reshape to 6-d, a transpose, a reshape back.
   Result depthToSpace(const onnx::NodeProto &N, LayerId X, int64_t Block, bool Crd);
-  /// ReduceMean's axes (the attribute before opset 18, a constant input from 18; empty: every
-  /// axis), negative ones resolved against Rank, sorted; nullopt when the input is no constant.
-  std::optional<std::vector<int64_t>> reduceAxes(const onnx::NodeProto &N, int64_t Rank) const;
+  /// A reduction's axes (the attribute before opset InputFrom, a constant input from it; empty:
+  /// every axis), negative ones resolved against Rank, sorted; nullopt when the input is no
+  /// constant.
+  std::optional<std::vector<int64_t>> reduceAxes(const onnx::NodeProto &N, int64_t Rank,
+                                                 int64_t InputFrom = 18) const;
+  /// ReduceSum, ReduceMax, ...: a Reduce layer over contiguous axes after the batch axis.
+  Result importReduce(const onnx::NodeProto &N);
   /// The nodes after a ReduceMean that begins F.layer_norm over the last axis as PyTorch exports
   /// it below opset 17 (Sub, Pow, ReduceMean, Add, Sqrt, Div, Mul, Add), and its epsilon.
   struct LayerNormNodes {

@@ -15,7 +15,7 @@ namespace kernelcases {
 using namespace corpus;
 using AnySpec =
     std::variant<ConvSpec, GemmSpec, PoolSpec, ReduceSpec, ElementwiseSpec, ConcatSpec, SoftmaxSpec,
-                 BatchMatMulSpec, LayerNormSpec, CopySpec, UpsampleSpec, PadSpec>;
+                 BatchMatMulSpec, LayerNormSpec, CopySpec, UpsampleSpec, PadSpec, AxisReduceSpec>;
 
 struct Case {
   std::string label;
@@ -210,6 +210,16 @@ inline std::vector<Case> allCases(DType T) {
   // Over an inner axis (channels of NCHW): PyTorch's spatial softmax, one thread per position.
   Cs.push_back({"spatial softmax", SoftmaxSpec{2, 5, T, false, 7}});
   Cs.push_back({"spatial softmax two blocks", SoftmaxSpec{1, 3, T, false, 300}});
+  // Axis reductions: every op over the last axis (a block per row, two warps' partials), the
+  // mean and max over an inner axis (CBAM's channel pooling: one thread per position, two
+  // blocks), the L2 norm of 300 columns (a row past one block's 256 threads).
+  using RO = AxisReduceOp;
+  for (RO Op : {RO::Sum, RO::Mean, RO::Max, RO::Min, RO::SumSquare, RO::L1, RO::L2})
+    Cs.push_back({"reduce rows " + std::to_string(int(Op)), AxisReduceSpec{Op, 3, 45, T}});
+  Cs.push_back({"reduce inner mean", AxisReduceSpec{RO::Mean, 2, 5, T, false, 300}});
+  Cs.push_back({"reduce inner max", AxisReduceSpec{RO::Max, 2, 5, T, false, 7}});
+  Cs.push_back({"reduce inner l2", AxisReduceSpec{RO::L2, 3, 4, T, false, 33}});
+  Cs.push_back({"reduce long row min", AxisReduceSpec{RO::Min, 2, 300, T}});
   addTransformerCases(Cs, T);
   // Strided copies (transpose, slice, upsample): a [2, 4, 30] -> [4, 2, 30] transpose, rows 1 and
   // 3 of eight 6x5 planes, a contiguous run at an offset, 65,537 rows (grid z), and six 3x4

@@ -44,6 +44,7 @@ std::vector<double> reference(const AnySpec &Spec, const kernelref::Buffers &B) 
     std::vector<double> operator()(const CopySpec &S) { return kernelref::copy(S, B); }
     std::vector<double> operator()(const UpsampleSpec &S) { return kernelref::upsample(S, B); }
     std::vector<double> operator()(const PadSpec &S) { return kernelref::pad(S, B); }
+    std::vector<double> operator()(const AxisReduceSpec &S) { return kernelref::axisReduce(S, B); }
   };
   return std::visit(Visitor{B}, Spec);
 }

@@ -344,6 +344,36 @@ inline std::vector<double> softmax(const corpus::SoftmaxSpec &S, const Buffers &
   return Out;
 }
 
+/// A reduction of each (row, inner) position's cols elements of [rows, cols, inner].
+inline std::vector<double> axisReduce(const corpus::AxisReduceSpec &S, const Buffers &B) {
+  using Op = corpus::AxisReduceOp;
+  const auto &In = B.at(ParamRole::Input);
+  std::vector<double> Out(size_t(S.rows) * S.inner);
+  for (uint64_t R = 0; R < S.rows; ++R)
+    for (uint64_t X = 0; X < S.inner; ++X) {
+      double Acc = S.op == Op::Max   ? -std::numeric_limits<double>::infinity()
+                   : S.op == Op::Min ? std::numeric_limits<double>::infinity()
+                                     : 0.0;
+      for (uint64_t C = 0; C < S.cols; ++C) {
+        const double V = In[(R * S.cols + C) * S.inner + X];
+        if (S.op == Op::Max)
+          Acc = std::max(Acc, V);
+        else if (S.op == Op::Min)
+          Acc = std::min(Acc, V);
+        else if (S.op == Op::SumSquare || S.op == Op::L2)
+          Acc += V * V;
+        else
+          Acc += S.op == Op::L1 ? std::fabs(V) : V;
+      }
+      if (S.op == Op::Mean)
+        Acc /= double(S.cols);
+      if (S.op == Op::L2)
+        Acc = std::sqrt(Acc);
+      Out[R * S.inner + X] = Acc;
+    }
+  return Out;
+}
+
 /// torch.bmm: C[b] = A[b] x B[b], A [batch, m, n], B [batch, n, k], row-major.
 inline std::vector<double> batchMatMul(const corpus::BatchMatMulSpec &S, const Buffers &B) {
   const auto &A = B.at(ParamRole::Input), &Bm = B.at(ParamRole::Input2);

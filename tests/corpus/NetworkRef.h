@@ -101,6 +101,8 @@ private:
       return gather(L);
     case LayerKind::Upsample:
       return upsample(L, std::get<corpus::UpsampleAttrs>(L.attrs));
+    case LayerKind::Reduce:
+      return reduce(L, std::get<corpus::ReduceAttrs>(L.attrs));
     case LayerKind::Input:
       break;
     }
@@ -353,6 +355,38 @@ private:
           Sum += (Y[At(k)] = std::exp(X[At(k)] - M));
         for (int64_t k = 0; k < Len; ++k)
           Y[At(k)] /= Sum;
+      }
+    return Y;
+  }
+
+  /// ONNX ReduceSum, ReduceMean, ...: each output gathers the elements that differ from it only
+  /// on the axes [first, last).
+  Tensor reduce(const corpus::Layer &L, const corpus::ReduceAttrs &A) {
+    using Op = corpus::ReduceOp;
+    const Tensor &X = in(L, 0);
+    const corpus::Shape &S = inShape(L, 0);
+    int64_t Len = 1, Inner = 1;
+    for (int64_t D = A.first; D < A.last; ++D)
+      Len *= S[size_t(D)];
+    for (size_t D = size_t(A.last); D < S.size(); ++D)
+      Inner *= S[D];
+    const int64_t Outer = static_cast<int64_t>(X.size()) / (Len * Inner);
+    Tensor Y(static_cast<size_t>(Outer * Inner));
+    for (int64_t o = 0; o < Outer; ++o)
+      for (int64_t i = 0; i < Inner; ++i) {
+        std::vector<double> V;
+        for (int64_t k = 0; k < Len; ++k)
+          V.push_back(X[(o * Len + k) * Inner + i]);
+        double R = 0;
+        if (A.op == Op::Max || A.op == Op::Min)
+          R = A.op == Op::Max ? *std::max_element(V.begin(), V.end())
+                              : *std::min_element(V.begin(), V.end());
+        for (double E : V)
+          R += A.op == Op::Sum || A.op == Op::Mean  ? E
+               : A.op == Op::L1                     ? std::fabs(E)
+               : A.op == Op::Max || A.op == Op::Min ? 0.0
+                                                    : E * E;
+        Y[o * Inner + i] = A.op == Op::Mean ? R / double(Len) : A.op == Op::L2 ? std::sqrt(R) : R;
       }
     return Y;
   }

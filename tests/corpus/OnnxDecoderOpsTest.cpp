@@ -1,8 +1,9 @@
 // ONNX operators of decoders and image-to-image networks, each imported as layers the lowering
 // has: DepthToSpace (PixelShuffle) and SpaceToDepth (reshape, transpose, reshape), ConvTranspose
 // (phase convolutions and a concat before them), InstanceNormalization (a layer norm of each
-// plane and a per-channel batch norm). The CPU network reference of the imported layers computes
-// what the ONNX operator defines, element by element, from an independent loop over its formula.
+// plane and a per-channel batch norm), the Reduce operators (CBAM's channel pooling). The CPU
+// network reference of the imported layers computes what the ONNX operator defines, element by
+// element, from an independent loop over its formula.
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 
@@ -290,4 +291,114 @@ TEST_CASE("onnx: InstanceNormalization is a layer norm of each plane and a per-c
                  .output(0));
   CHECK(importError(Bad) ==
         "model.onnx: error: node 'in' (InstanceNormalization): scale must have shape [3]");
+}
+
+namespace {
+
+/// CBAM's spatial attention as torch.onnx exports it (opset `Opset`): torch.mean and torch.max
+/// over channels (ReduceMean, ReduceMax with keepdims), concatenated, a 7x7 convolution, a
+/// sigmoid, and the gate [N, 1, H, W] multiplied into the features.
+OnnxWriter cbam(int64_t Opset) {
+  OnnxWriter W(Opset);
+  W.input("x", {2, 8, 6, 5});
+  auto Reduce = [&](const char *Op) {
+    onnx::NodeProto *R = nullptr;
+    if (Opset < 18) {
+      R = &W.node(Op, {"x"});
+      setInts(*R, "axes", {1});
+    } else {
+      R = &W.node(Op, {"x", W.ints({1})});
+    }
+    setInt(*R, "keepdims", 1);
+    return out(*R);
+  };
+  auto &Cat = W.node("Concat", {Reduce("ReduceMean"), Reduce("ReduceMax")});
+  setInt(Cat, "axis", 1);
+  const std::string Pooled = out(Cat);
+  W.output(binary(W, "Mul", "x", unary(W, "Sigmoid", conv(W, Pooled, 2, 1, 7, 1, 3))));
+  return W;
+}
+
+} // namespace
+
+TEST_CASE("onnx: CBAM's channel mean and max are reductions, its gate a broadcast multiply") {
+  for (int64_t Opset : {13, 18}) { // axes: an attribute, an input
+    CAPTURE(Opset);
+    Network Net = import(cbam(Opset));
+    CHECK(kinds(Net) == std::vector<std::string>{"input", "reduce", "reduce", "concat", "conv",
+                                                 "activation", "mul"});
+    CHECK(std::get<ReduceAttrs>(Net.layer(1).attrs).op == ReduceOp::Mean);
+    CHECK(std::get<ReduceAttrs>(Net.layer(2).attrs).op == ReduceOp::Max);
+    CHECK(Net.layer(2).shape == Shape{2, 1, 6, 5});
+    CHECK(Net.layers().back().shape == Shape{2, 8, 6, 5});
+  }
+  // Lowered in every precision: two axis reductions, and the gate copied to the features' size
+  // before the multiply (an int8 engine runs them in f16, the convolution in int8).
+  Network Net = import(cbam(13));
+  for (DType T : {DType::F32, DType::F16, DType::I8}) {
+    CAPTURE(dtypeString(T));
+    LowerOptions O;
+    O.dtype = T;
+    O.arch = "sm_80";
+    O.emitPtx = false;
+    auto W = lower(Net, O);
+    REQUIRE_MESSAGE(bool(W), support::errorText(W));
+    int Reductions = 0, Expansions = 0;
+    for (const WorkloadLaunch &L : W->launches) {
+      Reductions += L.strategy == "reduce_axis";
+      Expansions += L.strategy == "copy_strided" && L.args.back().buffer.ends_with(".expanded");
+    }
+    CHECK(Reductions == 2);
+    CHECK(Expansions == 1);
+  }
+}
+
+TEST_CASE("onnx: ReduceSum, ReduceMin, ReduceSumSquare, ReduceL1 and ReduceL2 over any axes run") {
+  struct Op {
+    const char *name;
+    ReduceOp op;
+    int64_t axesInputFrom; // ReduceSum's axes are an input from opset 13, the others' from 18
+  };
+  for (const Op &R : {Op{"ReduceSum", ReduceOp::Sum, 13}, Op{"ReduceMin", ReduceOp::Min, 18},
+                      Op{"ReduceSumSquare", ReduceOp::SumSquare, 18},
+                      Op{"ReduceL1", ReduceOp::L1, 18}, Op{"ReduceL2", ReduceOp::L2, 18}}) {
+    CAPTURE(R.name);
+    OnnxWriter W(13);
+    W.input("x", {2, 3, 4, 5});
+    onnx::NodeProto *N = nullptr;
+    if (R.axesInputFrom <= 13) {
+      N = &W.node(R.name, {"x", W.ints({-3, -2})}, "r");
+    } else {
+      N = &W.node(R.name, {"x"}, "r");
+      setInts(*N, "axes", {-3, -2});
+    }
+    setInt(*N, "keepdims", 0);
+    W.output(out(*N));
+    Network Net = import(W);
+    REQUIRE(Net.size() == 2);
+    const auto &A = std::get<ReduceAttrs>(Net.layer(1).attrs);
+    CHECK(A.op == R.op);
+    CHECK(A.first == 1);
+    CHECK(A.last == 3);
+    CHECK(Net.layer(1).shape == Shape{2, 5});
+    // [2, 3, 4, 5] with x = index: each output the reduction of 12 values, checked for one.
+    const netref::Tensor Y = run(Net);
+    REQUIRE(Y.size() == 10);
+    double Want = 0; // output (n = 1, w = 2): x = 60 + 5 k + 2 for k = 0 .. 11
+    for (int K = 0; K < 12; ++K) {
+      const double X = 62 + 5 * K;
+      Want = R.op == ReduceOp::Min                           ? (K == 0 ? X : std::min(Want, X))
+             : R.op == ReduceOp::Sum || R.op == ReduceOp::L1 ? Want + X
+                                                             : Want + X * X;
+    }
+    CHECK(Y[7] == doctest::Approx(R.op == ReduceOp::L2 ? std::sqrt(Want) : Want));
+  }
+  SUBCASE("noop_with_empty_axes and no axes: the input unchanged") {
+    OnnxWriter W(18);
+    W.input("x", {2, 3});
+    auto &N = W.node("ReduceMax", {"x"}, "r");
+    setInt(N, "noop_with_empty_axes", 1);
+    W.output(out(N));
+    CHECK(kinds(import(W)) == std::vector<std::string>{"input", "identity"});
+  }
 }

@@ -295,13 +295,22 @@ TEST_CASE("onnx: ReduceMean over H and W is a global average pool") {
     CHECK(N.layer(1).kind == LayerKind::GlobalAvgPool);
     CHECK(N.layer(2).shape == Shape{2, 6});
   }
-  SUBCASE("other axes are refused, naming the node") {
-    CHECK(importError(reduceMean(13, {1}, 1)) ==
-          "model.onnx: error: node 'rm' (ReduceMean): only a mean over H and W of a 4-d input "
-          "(axes [2, 3]) is supported");
-    CHECK(importError(reduceMean(18, {1, 2, 3}, 0)) ==
-          "model.onnx: error: node 'rm' (ReduceMean): only a mean over H and W of a 4-d input "
-          "(axes [2, 3]) is supported");
+  SUBCASE("other contiguous axes are a mean reduction (CBAM's channel mean)") {
+    Network C = import(reduceMean(13, {1}, 1));
+    REQUIRE(C.size() == 2);
+    CHECK(C.layer(1).kind == LayerKind::Reduce);
+    CHECK(C.layer(1).shape == Shape{2, 1, 5, 4});
+    Network All = import(reduceMean(18, {1, 2, 3}, 0));
+    CHECK(All.layer(1).kind == LayerKind::Reduce);
+    CHECK(All.layer(1).shape == Shape{2});
+  }
+  SUBCASE("the batch axis and axes with a gap are refused, naming the node") {
+    CHECK(importError(reduceMean(13, {0, 1}, 1)) ==
+          "model.onnx: error: node 'rm' (ReduceMean): a reduction over the batch axis is not "
+          "supported");
+    CHECK(importError(reduceMean(13, {1, 3}, 1)) ==
+          "model.onnx: error: node 'rm' (ReduceMean): only a reduction over contiguous axes of "
+          "the input is supported");
   }
   SUBCASE("opset 18 axes that are not a constant") {
     OnnxWriter W(18, WeightMode::GraphInputs);

@@ -303,6 +303,23 @@ struct SoftmaxSpec {
   uint32_t inner = 1;   ///< elements between neighbours along the softmax axis
 };
 
+/// What an axis reduction computes of the values along its axis, accumulated in f32 (ONNX
+/// ReduceSum, ReduceMean, ReduceMax, ReduceMin, ReduceSumSquare, ReduceL1, ReduceL2).
+enum class AxisReduceOp : uint8_t { Sum, Mean, Max, Min, SumSquare, L1, L2 };
+
+/// A reduction over the middle axis of a [rows, cols, inner] tensor to [rows, inner] (torch.sum,
+/// mean, amax, amin, norm over contiguous dimensions). inner = 1 (the last axis): one block per
+/// row with block all-reductions; inner > 1: one thread per (row, inner) position looping over
+/// the cols, neighbouring threads reading neighbouring elements (PyTorch's reduction over an
+/// outer axis).
+struct AxisReduceSpec {
+  AxisReduceOp op = AxisReduceOp::Sum;
+  uint32_t rows = 1, cols = 0;
+  DType dtype = DType::F32;
+  bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+  uint32_t inner = 1;   ///< elements between neighbours along the reduced axis
+};
+
 /// Layer normalisation over the last (contiguous) axis of a [rows, cols] tensor with a learned
 /// scale (Weight) and shift (Bias) of `cols` elements each, torch.nn.LayerNorm(cols):
 /// y = (x - mean) / sqrt(var + epsilon) * weight[c] + bias[c], var biased. One block per row.
@@ -482,6 +499,7 @@ public:
   support::Expected<KernelLaunch> add(const ElementwiseSpec &S);
   support::Expected<KernelLaunch> add(const ConcatSpec &S);
   support::Expected<KernelLaunch> add(const SoftmaxSpec &S);
+  support::Expected<KernelLaunch> add(const AxisReduceSpec &S);
   support::Expected<KernelLaunch> add(const LayerNormSpec &S);
   support::Expected<KernelLaunch> add(const CopySpec &S);
   support::Expected<KernelLaunch> add(const ReformatSpec &S);

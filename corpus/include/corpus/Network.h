@@ -184,6 +184,21 @@ struct UpsampleAttrs {
   bool linear = false;
 };
 
+/// What a Reduce layer computes along its axes (ONNX ReduceSum, ReduceMean, ReduceMax,
+/// ReduceMin, ReduceSumSquare, ReduceL1, ReduceL2).
+enum class ReduceOp { Sum, Mean, Max, Min, SumSquare, L1, L2 };
+/// "sum", "mean", "max", ...
+std::string_view reduceOpName(ReduceOp Op);
+
+/// A reduction over the contiguous axes [first, last) of the input, never the batch axis
+/// (0 < first < last <= rank): CBAM's channel mean and max, ConvNeXt V2's spatial L2 norm,
+/// SKNet's sum over branches. keepDims leaves the reduced axes as 1s, else they are dropped.
+struct ReduceAttrs {
+  ReduceOp op = ReduceOp::Sum;
+  int64_t first = 1, last = 2;
+  bool keepDims = true;
+};
+
 /// One axis of a resolved slice: elements start, start + step, ... (count of them).
 struct SliceRange {
   int64_t start = 0, count = 0, step = 1;
@@ -200,7 +215,7 @@ using LayerAttrs =
     std::variant<InputAttrs, ConvAttrs, DenseAttrs, BatchNormAttrs, ActivationAttrs, EltwiseAttrs,
                  PoolAttrs, GlobalPoolAttrs, FlattenAttrs, ReshapeAttrs, ConcatAttrs, SoftmaxAttrs,
                  PadAttrs, IdentityAttrs, MatMulAttrs, LayerNormAttrs, TransposeAttrs, SliceAttrs,
-                 UpsampleAttrs>;
+                 UpsampleAttrs, ReduceAttrs>;
 
 /// Index of a layer in its Network (layers are stored in topological order).
 using LayerId = uint32_t;

@@ -373,6 +373,10 @@ support::Expected<KernelLaunch> KernelEmitter::add(const SoftmaxSpec &S) {
   return P->addSpec(S, kernels::buildSoftmax);
 }
 
+support::Expected<KernelLaunch> KernelEmitter::add(const AxisReduceSpec &S) {
+  return P->addSpec(S, kernels::buildAxisReduce);
+}
+
 support::Expected<KernelLaunch> KernelEmitter::add(const LayerNormSpec &S) {
   return P->addSpec(S, kernels::buildLayerNorm);
 }

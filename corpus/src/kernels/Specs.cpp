@@ -446,6 +446,16 @@ std::optional<std::string> validate(const SoftmaxSpec &S) {
   return innerTooLarge("softmax", "a row", uint64_t(S.cols) * S.inner);
 }
 
+std::optional<std::string> validate(const AxisReduceSpec &S) {
+  if (S.inner == 1)
+    return validateRows("reduce", S.rows, S.cols);
+  if (!S.rows || !S.cols || !S.inner)
+    return std::string("reduce: zero-sized dimension");
+  if (S.rows > uint64_t(MaxGridYZ) * MaxGridYZ)
+    return std::string("reduce: more than 65535 x 65535 rows (grid y and z)");
+  return innerTooLarge("reduce", "a row", uint64_t(S.cols) * S.inner);
+}
+
 std::optional<std::string> validate(const LayerNormSpec &S) {
   if (!std::isfinite(S.epsilon) || S.epsilon < 0)
     return std::string("layer norm: epsilon must be finite and not negative");
@@ -497,6 +507,10 @@ bool wideIndex(const ConcatSpec &S) {
 }
 
 bool wideIndex(const SoftmaxSpec &S) {
+  return S.index64 || uint64_t(S.rows) * S.cols * S.inner >= WideElements;
+}
+
+bool wideIndex(const AxisReduceSpec &S) {
   return S.index64 || uint64_t(S.rows) * S.cols * S.inner >= WideElements;
 }
 
@@ -664,6 +678,35 @@ std::string kernelName(const SoftmaxSpec &S, KernelSet Set) {
     return libraryName(S);
   return shorten("softmax_r" + num(S.rows) + "_c" + num(S.cols) +
                  (S.inner > 1 ? "_i" + num(S.inner) : "") + "_" + dtypeName(S.dtype) +
+                 indexSuffix(wideIndex(S)));
+}
+
+std::string_view axisReduceOpName(AxisReduceOp Op) {
+  switch (Op) {
+  case AxisReduceOp::Sum:
+    return "sum";
+  case AxisReduceOp::Mean:
+    return "mean";
+  case AxisReduceOp::Max:
+    return "max";
+  case AxisReduceOp::Min:
+    return "min";
+  case AxisReduceOp::SumSquare:
+    return "sumsq";
+  case AxisReduceOp::L1:
+    return "l1";
+  case AxisReduceOp::L2:
+    return "l2";
+  }
+  assert(false && "unknown reduction");
+  return "sum";
+}
+
+std::string kernelName(const AxisReduceSpec &S, KernelSet Set) {
+  if (Set == KernelSet::Library)
+    return libraryName(S);
+  return shorten("reduce_" + std::string(axisReduceOpName(S.op)) + "_r" + num(S.rows) + "_c" +
+                 num(S.cols) + (S.inner > 1 ? "_i" + num(S.inner) : "") + "_" + dtypeName(S.dtype) +
                  indexSuffix(wideIndex(S)));
 }
 

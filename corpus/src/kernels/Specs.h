@@ -65,6 +65,7 @@ std::optional<std::string> validate(const ReduceSpec &S);
 std::optional<std::string> validate(const ElementwiseSpec &S);
 std::optional<std::string> validate(const ConcatSpec &S);
 std::optional<std::string> validate(const SoftmaxSpec &S);
+std::optional<std::string> validate(const AxisReduceSpec &S);
 std::optional<std::string> validate(const LayerNormSpec &S);
 std::optional<std::string> validate(const CopySpec &S);
 
@@ -80,6 +81,7 @@ bool wideIndex(const ReduceSpec &S);
 bool wideIndex(const ElementwiseSpec &S);
 bool wideIndex(const ConcatSpec &S);
 bool wideIndex(const SoftmaxSpec &S);
+bool wideIndex(const AxisReduceSpec &S);
 bool wideIndex(const LayerNormSpec &S);
 bool wideIndex(const CopySpec &S);
 
@@ -98,6 +100,9 @@ std::string kernelName(const ReduceSpec &S, KernelSet Set = KernelSet::Specialis
 std::string kernelName(const ElementwiseSpec &S, KernelSet Set = KernelSet::Specialised);
 std::string kernelName(const ConcatSpec &S, KernelSet Set = KernelSet::Specialised);
 std::string kernelName(const SoftmaxSpec &S, KernelSet Set = KernelSet::Specialised);
+std::string kernelName(const AxisReduceSpec &S, KernelSet Set = KernelSet::Specialised);
+/// "sum", "mean", "max", ... (kernel names).
+std::string_view axisReduceOpName(AxisReduceOp Op);
 std::string kernelName(const LayerNormSpec &S, KernelSet Set = KernelSet::Specialised);
 std::string kernelName(const CopySpec &S, KernelSet Set = KernelSet::Specialised);
 /// Names past 100 characters keep their first 80 and gain a 64-bit FNV-1a hash of the whole.

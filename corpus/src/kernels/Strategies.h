@@ -66,6 +66,10 @@ KernelLaunch buildConcat(llvm::Module *M, const ConcatSpec &S, const std::string
 /// inner axis (SoftmaxSpec::inner > 1), PyTorch's spatial softmax, one thread per position.
 KernelLaunch buildSoftmax(llvm::Module *M, const SoftmaxSpec &S, const std::string &Name,
                           KernelSet Set);
+/// Reduction over the middle axis of [rows, cols, inner]: one block per row with block
+/// all-reductions (inner = 1), or one thread per (row, inner) position looping over the cols.
+KernelLaunch buildAxisReduce(llvm::Module *M, const AxisReduceSpec &S, const std::string &Name,
+                             KernelSet Set);
 /// Row layer norm: one block per row; the row's shifted sum and sum of squares are block
 /// all-reduces, then a second pass normalises, scales and shifts.
 KernelLaunch buildLayerNorm(llvm::Module *M, const LayerNormSpec &S, const std::string &Name,
@@ -87,6 +91,7 @@ std::string libraryName(const ReduceSpec &S);
 std::string libraryName(const ElementwiseSpec &S);
 std::string libraryName(const ConcatSpec &S);
 std::string libraryName(const SoftmaxSpec &S);
+std::string libraryName(const AxisReduceSpec &S);
 std::string libraryName(const LayerNormSpec &S);
 std::string libraryName(const CopySpec &S);
 std::string libraryName(const PadSpec &S);

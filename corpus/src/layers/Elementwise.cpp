@@ -7,6 +7,7 @@
 #include "OnnxImporter.h"
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <limits>
@@ -166,8 +167,59 @@ support::MaybeError Lowerer::lowerConstantOperand(LayerId Id, ElementwiseSpec S,
                        " is not supported by the lowering");
 }
 
-/// An elementwise op of two layers: same shapes, or (Mul) a [N, C, 1, 1] channel scale; Add and
-/// Mul take the full-size operand first.
+namespace {
+
+/// Y as [outer, mid, inner] when B (numpy-aligned to Y's rank) is Y with the dimensions of one
+/// run [p, q) set to 1: CBAM's spatial gate [N, 1, H, W], ConvNeXt V2's [N, 1, 1, C], a per-image
+/// [N, 1, 1, 1]. Nullopt for any other broadcast, or a part past 32 bits.
+std::optional<std::array<uint64_t, 3>> broadcastRun(const Shape &Y, const Shape &B) {
+  if (B.size() > Y.size())
+    return std::nullopt;
+  Shape Full(Y.size() - B.size(), 1);
+  Full.insert(Full.end(), B.begin(), B.end());
+  size_t P = 0, Q = Y.size();
+  while (P < Y.size() && Full[P] == Y[P])
+    ++P;
+  while (Q > P && Full[Q - 1] == Y[Q - 1])
+    --Q;
+  for (size_t D = P; D < Q; ++D)
+    if (Full[D] != 1)
+      return std::nullopt;
+  std::array<uint64_t, 3> Parts = {1, 1, 1};
+  for (size_t D = 0; D < Y.size(); ++D) {
+    uint64_t &Part = Parts[D < P ? 0 : D < Q ? 1 : 2];
+    Part *= uint64_t(Y[D]);
+    if (Part > UINT32_MAX)
+      return std::nullopt;
+  }
+  return Parts;
+}
+
+} // namespace
+
+/// The operand of layer B broadcast to Y's [outer, mid, inner] (broadcastRun), copied to a
+/// tensor of Y's size: a strided copy whose mid dimension has stride 0.
+support::Expected<std::string> Lowerer::expandOperand(LayerId Id, LayerId B,
+                                                      const std::array<uint64_t, 3> &Parts) {
+  const Layer &L = Net.layer(Id);
+  CopySpec S{{Parts[0], Parts[1], Parts[2]}, {Parts[2], 0, 1}, 0, Parts[0] * Parts[2], O.dtype};
+  auto K = Emitter.add(S);
+  if (!K)
+    return K.error();
+  const std::string Out = newBuffer(L.name + ".expanded",
+                                    Parts[0] * Parts[1] * Parts[2] * dtypeBytes(O.dtype), false, 0);
+  WorkloadLaunch Launch{K->kernel, K->strategy, K->grid, K->block, K->sharedBytes, {}, {L.name}, 0};
+  Launch.dtype = K->dtype;
+  Launch.args = {{BufferOf[B], 0, "", 0}, {Out, 0, "", 0}};
+  appendShapeArgs(*K, Launch);
+  W.launches.push_back(std::move(Launch));
+  return Out;
+}
+
+/// An elementwise op of two layers: same shapes; (Mul) a [N, C, 1, 1] channel scale; or an
+/// operand broadcast over one run of dimensions (broadcastRun), first expanded to the full size
+/// (one copy more than PyTorch's broadcasting kernel, which reads it in place). Add and Mul take
+/// the full-size operand first.
 support::MaybeError Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
   const Layer &L = Net.layer(Id);
   const Shape &Y = L.shape;
@@ -178,14 +230,20 @@ support::MaybeError Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
   const Shape &SB = Net.layer(B).shape;
   if (Net.layer(A).shape != Y)
     return error(Id, "broadcasting both operands is not supported by the lowering");
-  if (SB == Y) {
-    S.op = binaryOp(L.kind, false);
-  } else if (L.kind == LayerKind::Mul && Y.size() == 4 && SB == Shape{Y[0], Y[1], 1, 1}) {
+  std::string Second = BufferOf[B];
+  S.op = binaryOp(L.kind, false);
+  if (L.kind == LayerKind::Mul && Y.size() == 4 && SB == Shape{Y[0], Y[1], 1, 1}) {
     S.op = ElementwiseOp::ScaleChannels;
-  } else {
-    return error(Id, "broadcast " + shapeStr(SB) + " is not supported by the lowering");
+  } else if (SB != Y) {
+    const auto Parts = broadcastRun(Y, SB);
+    if (!Parts)
+      return error(Id, "broadcast " + shapeStr(SB) + " is not supported by the lowering");
+    auto Expanded = expandOperand(Id, B, *Parts);
+    if (!Expanded)
+      return error(Id, Expanded.error().message);
+    Second = *Expanded;
   }
-  RoleBuffers In = {{ParamRole::Input, BufferOf[A]}, {ParamRole::Input2, BufferOf[B]}};
+  RoleBuffers In = {{ParamRole::Input, BufferOf[A]}, {ParamRole::Input2, Second}};
   Tail T = fuseTail(Id, false, false);
   S.activation = T.epilogue.activation;
   return emit(Id, Emitter.add(S), In, T, 0);

@@ -148,10 +148,10 @@ Importer::Result Importer::importGlobalMaxPool(const onnx::NodeProto &N) {
   return addLayer(N, LayerKind::MaxPool, {*X}, A);
 }
 
-std::optional<std::vector<int64_t>> Importer::reduceAxes(const onnx::NodeProto &N,
-                                                         int64_t Rank) const {
+std::optional<std::vector<int64_t>> Importer::reduceAxes(const onnx::NodeProto &N, int64_t Rank,
+                                                         int64_t InputFrom) const {
   std::vector<int64_t> A;
-  if (Opset < 18) {
+  if (Opset < InputFrom) {
     A = attrInts(N, "axes", {});
   } else if (hasInput(N, 1)) {
     auto Input = constInts(N.input(1));
@@ -166,6 +166,7 @@ std::optional<std::vector<int64_t>> Importer::reduceAxes(const onnx::NodeProto &
 }
 
 // ReduceMean(data, axes?) with keepdims: axes an attribute before opset 18, an input from 18 on.
+// Over H and W of a 4-d input a global average pool (as before the Reduce kind), else a Reduce.
 Importer::Result Importer::importReduceMean(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   if (!X)
@@ -177,7 +178,7 @@ Importer::Result Importer::importReduceMean(const onnx::NodeProto &N) {
   if (!A)
     return nodeError(N, "axes must be a constant int64 tensor");
   if (Rank != 4 || *A != std::vector<int64_t>{2, 3})
-    return nodeError(N, "only a mean over H and W of a 4-d input (axes [2, 3]) is supported");
+    return importReduce(N); // a mean over other axes (Reduce.cpp)
   if (attrInt(N, "keepdims", 1) != 0)
     return addLayer(N, LayerKind::GlobalAvgPool, {*X}, GlobalPoolAttrs{});
   // keepdims 0: the pool keeps {N, C, 1, 1}; a Flatten named after the node drops the 1s.
