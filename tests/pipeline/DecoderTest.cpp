@@ -1,6 +1,7 @@
-// A segmentation-style decoder imported from ONNX (a reflect Pad, a strided Conv, a 4x4 / 2
-// ConvTranspose, a bilinear Resize, a PixelShuffle) through pipeline::predictNetwork: every
-// runtime and precision predicts it on a T4, a Jetson and a laptop GPU, as the zoo's classifiers.
+// ONNX forms beyond the zoo's classifiers through pipeline::predictNetwork, each predicted under
+// every runtime and precision on a T4, a Jetson and a laptop GPU: a segmentation-style decoder
+// (a reflect Pad, a strided Conv, a 4x4 / 2 ConvTranspose, a bilinear Resize, a PixelShuffle)
+// and attention blocks built on reductions (CBAM's spatial gate, ConvNeXt V2's response norm).
 #include "pipeline/Documents.h"
 
 #include "../corpus/OnnxWriter.h"
@@ -8,7 +9,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <functional>
 #include <string>
+#include <vector>
 
 using namespace onnxtest;
 
@@ -39,11 +42,37 @@ std::string decoder() {
   return W.bytes();
 }
 
-} // namespace
+/// [N, 16, 28, 28] -> CBAM's spatial gate (ReduceMean and ReduceMax over channels, concat, 7x7
+/// conv, sigmoid, times x) -> channels-last -> GRN (ReduceL2 over H and W, divided by its
+/// ReduceMean over channels plus 1e-6, x + x * that) -> NCHW.
+std::string attention() {
+  OnnxWriter W(13);
+  W.input("x", {-1, 16, 28, 28});
+  auto Reduce = [&](const char *Op, const std::string &X, std::vector<int64_t> Axes) {
+    auto &R = W.node(Op, {X});
+    setInts(R, "axes", Axes);
+    return out(R);
+  };
+  auto &Cat = W.node("Concat", {Reduce("ReduceMean", "x", {1}), Reduce("ReduceMax", "x", {1})});
+  setInt(Cat, "axis", 1);
+  const std::string Gated =
+      binary(W, "Mul", "x", unary(W, "Sigmoid", conv(W, out(Cat), 2, 1, 7, 1, 3)));
+  auto &Nhwc = W.node("Transpose", {Gated});
+  setInts(Nhwc, "perm", {0, 2, 3, 1});
+  const std::string G = Reduce("ReduceL2", out(Nhwc), {1, 2});
+  const std::string Norm =
+      binary(W, "Div", G, binary(W, "Add", Reduce("ReduceMean", G, {-1}), W.scalar(1e-6f)));
+  auto &Nchw =
+      W.node("Transpose", {binary(W, "Add", out(Nhwc), binary(W, "Mul", out(Nhwc), Norm))});
+  setInts(Nchw, "perm", {0, 3, 1, 2});
+  W.output(out(Nchw));
+  return W.bytes();
+}
 
-TEST_CASE("decoder: reflect Pad, ConvTranspose, bilinear Resize and PixelShuffle predict under "
-          "every runtime") {
-  const std::string Bytes = decoder();
+/// Predicts the ONNX model Bytes at batch 4 on every GPU and runtime above; Check(P) looks at
+/// each prediction's launches.
+void predictEverywhere(const std::string &Bytes,
+                       const std::function<void(const pipeline::PredictOutcome &)> &Check) {
   struct Run {
     const char *runtime, *dtype;
   };
@@ -54,7 +83,7 @@ TEST_CASE("decoder: reflect Pad, ConvTranspose, bilinear Resize and PixelShuffle
       CAPTURE(R.runtime);
       CAPTURE(R.dtype);
       pipeline::PredictRequest Q;
-      Q.network.input = "decoder";
+      Q.network.input = "onnx";
       Q.network.onnxBytes = Bytes;
       Q.network.batch = 4;
       Q.network.dtype = R.dtype;
@@ -67,15 +96,33 @@ TEST_CASE("decoder: reflect Pad, ConvTranspose, bilinear Resize and PixelShuffle
       CHECK(std::isfinite(G.timeMs));
       CHECK(G.timeMs > 0);
       CHECK(G.timeMs >= G.boundMs * 0.5);
-      // The pad, the phases' concatenation, the bilinear kernel and the shuffles are launched.
-      size_t Pads = 0, Bilinear = 0, Copies = 0;
-      for (const pipeline::LaunchRecord &L : P->network.launches) {
-        Pads += L.strategy == "pad";
-        Bilinear += L.strategy == "upsample_bilinear";
-        Copies += L.strategy == "copy_strided" || L.strategy == "concat";
-      }
-      CHECK(Pads == 1);
-      CHECK(Bilinear == 1);
-      CHECK(Copies >= 3); // the phases' concat and two shuffles
+      Check(*P);
     }
+}
+
+} // namespace
+
+TEST_CASE("attention: CBAM's gate and ConvNeXt V2's response norm predict under every runtime") {
+  predictEverywhere(attention(), [](const pipeline::PredictOutcome &P) {
+    size_t Reductions = 0;
+    for (const pipeline::LaunchRecord &L : P.network.launches)
+      Reductions += L.strategy == "reduce_axis";
+    CHECK(Reductions == 4); // channel mean and max, the L2 norm, its mean
+  });
+}
+
+TEST_CASE("decoder: reflect Pad, ConvTranspose, bilinear Resize and PixelShuffle predict under "
+          "every runtime") {
+  predictEverywhere(decoder(), [](const pipeline::PredictOutcome &P) {
+    // The pad, the phases' concatenation, the bilinear kernel and the shuffles are launched.
+    size_t Pads = 0, Bilinear = 0, Copies = 0;
+    for (const pipeline::LaunchRecord &L : P.network.launches) {
+      Pads += L.strategy == "pad";
+      Bilinear += L.strategy == "upsample_bilinear";
+      Copies += L.strategy == "copy_strided" || L.strategy == "concat";
+    }
+    CHECK(Pads == 1);
+    CHECK(Bilinear == 1);
+    CHECK(Copies >= 3); // the phases' concat and two shuffles
+  });
 }
