@@ -402,3 +402,90 @@ TEST_CASE("onnx: ReduceSum, ReduceMin, ReduceSumSquare, ReduceL1 and ReduceL2 ov
     CHECK(kinds(import(W)) == std::vector<std::string>{"input", "identity"});
   }
 }
+
+TEST_CASE("onnx: GroupNormalization normalises each group of channels, then the affine") {
+  // torch.nn.GroupNorm(3, 6): an affine per group in opsets 18-20, per channel from opset 21.
+  const int64_t N = 2, C = 6, G = 3, H = 2, W = 3;
+  for (const bool PerChannel : {false, true}) {
+    CAPTURE(PerChannel);
+    const int64_t P = PerChannel ? C : G;
+    OnnxWriter Wr(PerChannel ? 21 : 18);
+    Wr.input("x", {N, C, H, W});
+    auto &Gn = Wr.node("GroupNormalization", {"x", Wr.weight({P}), Wr.weight({P})}, "gn");
+    setInt(Gn, "num_groups", G);
+    Wr.output(Gn.output(0));
+    Network Net = import(Wr);
+    CHECK(kinds(Net) == (PerChannel ? std::vector<std::string>{"input", "reshape", "layernorm",
+                                                               "reshape", "batchnorm"}
+                                    : std::vector<std::string>{"input", "reshape", "layernorm",
+                                                               "batchnorm", "reshape"}));
+    CHECK(Net.params() == 2 * P); // the model's scale and bias
+    CHECK(Net.layers().back().name == "gn");
+    REQUIRE(Net.layers().back().shape == Shape{N, C, H, W});
+    netref::Tensor Scale(static_cast<size_t>(P)), Shift(static_cast<size_t>(P));
+    for (int64_t K = 0; K < P; ++K)
+      Scale[size_t(K)] = 0.5 + 0.25 * double(K), Shift[size_t(K)] = 0.1 * double(K) - 0.2;
+    netref::NetworkRef Ref(Net, [&](LayerId, const std::string &Role) -> const netref::Tensor & {
+      REQUIRE((Role == "bn_scale" || Role == "bn_shift"));
+      return Role == "bn_scale" ? Scale : Shift;
+    });
+    netref::Tensor X(static_cast<size_t>(N * C * H * W));
+    for (size_t K = 0; K < X.size(); ++K)
+      X[K] = double((K * 7) % 13) - 4.0 + 0.02 * double(K);
+    const netref::Tensor Y = Ref.run({X}).back();
+    // ONNX: each (n, g) group of C / G channels by its own mean and biased variance, epsilon
+    // 1e-5, then scale and bias of the group (opset 18) or of the channel (opset 21).
+    const int64_t Size = C / G * H * W;
+    for (int64_t Gr = 0; Gr < N * G; ++Gr) {
+      double Mean = 0, Var = 0;
+      for (int64_t K = 0; K < Size; ++K)
+        Mean += X[size_t(Gr * Size + K)] / double(Size);
+      for (int64_t K = 0; K < Size; ++K)
+        Var += std::pow(X[size_t(Gr * Size + K)] - Mean, 2) / double(Size);
+      for (int64_t K = 0; K < Size; ++K) {
+        const size_t At = size_t(Gr * Size + K);
+        const size_t A = PerChannel ? size_t((int64_t(At) / (H * W)) % C) : size_t(Gr % G);
+        const double Want = Scale[A] * (X[At] - Mean) / std::sqrt(Var + 1e-5) + Shift[A];
+        REQUIRE(Y[At] == doctest::Approx(Want));
+      }
+    }
+    auto Wl = lower(Net);
+    REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
+    CHECK(Wl->launches.size() == 2); // the layer norm of the groups, the affine
+  }
+  SUBCASE("num_groups must divide the channels; the affine has one of the two sizes") {
+    OnnxWriter Bad(18);
+    Bad.input("x", {N, C, H, W});
+    auto &Four = Bad.node("GroupNormalization", {"x", Bad.weight({4}), Bad.weight({4})}, "gn");
+    setInt(Four, "num_groups", 4);
+    Bad.output(Four.output(0));
+    CHECK(importError(Bad) == "model.onnx: error: node 'gn' (GroupNormalization): num_groups "
+                              "must be positive and divide the 6 channels, got 4");
+    OnnxWriter Odd(18);
+    Odd.input("x", {N, C, H, W});
+    auto &Five = Odd.node("GroupNormalization", {"x", Odd.weight({5}), Odd.weight({5})}, "gn");
+    setInt(Five, "num_groups", 3);
+    Odd.output(Five.output(0));
+    CHECK(importError(Odd) == "model.onnx: error: node 'gn' (GroupNormalization): scale and bias "
+                              "must have shape [3] or [6]");
+  }
+}
+
+TEST_CASE("onnx: GroupNorm as torch exports it before opset 18 imports node by node") {
+  // Reshape to [N, G, -1], InstanceNormalization with unit scale and zero bias per group, Reshape
+  // back to the input's shape, Mul by the weight and Add the bias ([C, 1, 1] constants).
+  const int64_t C = 8, G = 4;
+  OnnxWriter W(13);
+  W.input("x", {2, C, 5, 5});
+  auto &Rows = W.node("Reshape", {"x", W.ints({0, G, -1})});
+  auto &In = W.node("InstanceNormalization", {out(Rows), W.weight({G}), W.weight({G})});
+  auto &Back = W.node("Reshape", {out(In), W.ints({2, C, 5, 5})});
+  W.output(binary(W, "Add", binary(W, "Mul", out(Back), W.weight({C, 1, 1})), W.weight({C, 1, 1})));
+  Network Net = import(W);
+  CHECK(kinds(Net) == std::vector<std::string>{"input", "reshape", "reshape", "layernorm",
+                                               "reshape", "batchnorm", "reshape", "mul", "add"});
+  CHECK(Net.layers().back().shape == Shape{2, C, 5, 5});
+  auto Wl = lower(Net);
+  REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
+  CHECK(Wl->launches[0].strategy == "layernorm"); // over each group's 2 x 25 elements
+}

@@ -126,6 +126,49 @@ Importer::Result Importer::importInstanceNormalization(const onnx::NodeProto &N)
   return Y;
 }
 
+// GroupNormalization (opset 18; torch.nn.GroupNorm: ResNets with group norm, detection heads,
+// U-Nets): each image's channels in num_groups groups, each group normalised by its own mean and
+// variance, then the affine. Imported as the instance norm above, over groups: [N, G, C / G x
+// H x W] (a view), a layer norm of each row without affine, then scale and bias as a batch
+// norm, per group on the rows (opsets 18-20, whose scale and bias have one value per group) or
+// per channel on the view back (opset 21 on: one per channel), with the model's parameters.
+// Before opset 18 torch exports GroupNorm as Reshape, InstanceNormalization, Reshape, Mul, Add,
+// which import node by node to the same layers.
+Importer::Result Importer::importGroupNormalization(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const Shape In = Net.layer(*X).shape;
+  const int64_t Groups = attrInt(N, "num_groups", 0);
+  if (In.size() < 3)
+    return nodeError(N, "expects an input with spatial dimensions, got " + shapeStr(In));
+  if (Groups <= 0 || In[1] % Groups)
+    return nodeError(N, "num_groups must be positive and divide the " + std::to_string(In[1]) +
+                            " channels, got " + std::to_string(Groups));
+  std::optional<Shape> Params[2];
+  for (int I = 1; I <= 2; ++I)
+    Params[I - 1] = hasInput(N, I) ? staticShape(N.input(I)) : std::nullopt;
+  const bool PerChannel = Params[0] == Shape{In[1]} && Params[1] == Shape{In[1]};
+  const bool PerGroup = Params[0] == Shape{Groups} && Params[1] == Shape{Groups};
+  if (!PerChannel && !PerGroup)
+    return nodeError(N, "scale and bias must have shape [" + std::to_string(Groups) + "] or [" +
+                            std::to_string(In[1]) + "]");
+  const std::string Name = layerName(N);
+  Result Y =
+      addLayer(N, LayerKind::Reshape, {*X}, ReshapeAttrs{{In[0], Groups, -1}}, Name + "/groups");
+  if (Y)
+    Y = addLayer(N, LayerKind::LayerNorm, {*Y},
+                 LayerNormAttrs{attrFloat(N, "epsilon", 1e-5f), /*affine=*/false}, Name + "/norm");
+  // The last layer is named after the node.
+  if (Y && PerGroup && !PerChannel)
+    Y = addLayer(N, LayerKind::BatchNorm, {*Y}, BatchNormAttrs{}, Name + "/affine");
+  if (Y)
+    Y = addLayer(N, LayerKind::Reshape, {*Y}, ReshapeAttrs{In}, PerChannel ? Name + "/planes" : "");
+  if (Y && PerChannel)
+    Y = addLayer(N, LayerKind::BatchNorm, {*Y}, BatchNormAttrs{});
+  return Y;
+}
+
 // F.layer_norm(x, [C], weight, bias, eps) exported below opset 17 (torch 1.13, ConvNeXt's norms
 // after their NCHW -> NHWC transpose):
 //   m = ReduceMean(x, last axis); d = Sub(x, m); v = ReduceMean(Pow(d, 2), last axis);
