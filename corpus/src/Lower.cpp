@@ -32,6 +32,10 @@ std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
     return ActivationKind::Sqrt;
   case ActKind::Softplus:
     return ActivationKind::Softplus;
+  case ActKind::Exp:
+    return ActivationKind::Exp;
+  case ActKind::GeluTanh:
+    return ActivationKind::GeluTanh;
   case ActKind::Clip:
     if (A.alpha == 0.0f && A.beta == 6.0f)
       return ActivationKind::Relu6;

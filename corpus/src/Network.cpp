@@ -130,6 +130,10 @@ std::string_view actKindName(ActKind Kind) {
     return "leakyrelu";
   case ActKind::Softplus:
     return "softplus";
+  case ActKind::Exp:
+    return "exp";
+  case ActKind::GeluTanh:
+    return "gelutanh";
   }
   return "?";
 }

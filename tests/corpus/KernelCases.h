@@ -202,7 +202,8 @@ inline std::vector<Case> allCases(DType T) {
   Cs.push_back({"concat middle slice", ConcatSpec{2, {5}, 10, 3, 35, T}});
   Cs.push_back({"concat single image first slice", ConcatSpec{1, {3}, 10, 0, 35, T}});
   Cs.push_back({"concat 16-byte slice", ConcatSpec{2, {4}, 12, 8, 6, T}});
-  for (AK A : {AK::Tanh, AK::Swish, AK::Sigmoid, AK::Relu6, AK::HardSwish, AK::Softplus})
+  for (AK A : {AK::Tanh, AK::Swish, AK::Sigmoid, AK::Relu6, AK::HardSwish, AK::Softplus, AK::Exp,
+               AK::GeluTanh})
     Cs.push_back({std::string("activation ") + activationName(A),
                   ElementwiseSpec{ElementwiseOp::Activation, 1, 1, 300, A, T}});
   Cs.push_back({"softmax 10", SoftmaxSpec{3, 10, T}});

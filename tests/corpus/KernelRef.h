@@ -103,6 +103,10 @@ inline double activation(corpus::ActivationKind K, double X, double LeakySlope =
     return X > 0 ? X : X * LeakySlope;
   case ActivationKind::Softplus:
     return std::log1p(std::exp(X));
+  case ActivationKind::Exp:
+    return std::exp(X);
+  case ActivationKind::GeluTanh:
+    return 0.5 * X * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (X + 0.044715 * X * X * X)));
   }
   return X;
 }

@@ -212,6 +212,12 @@ private:
       case corpus::ActKind::Softplus:
         V = std::log1p(std::exp(V));
         break;
+      case corpus::ActKind::Exp:
+        V = std::exp(V);
+        break;
+      case corpus::ActKind::GeluTanh:
+        V = 0.5 * V * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (V + 0.044715 * V * V * V)));
+        break;
       }
       Y[I] = V;
     }

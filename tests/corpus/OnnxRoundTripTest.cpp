@@ -46,7 +46,10 @@ std::string writeActivation(OnnxWriter &W, const Layer &L, const std::string &X)
     setFloat(N, "alpha", A.alpha);
     return out(N);
   }
-  case ActKind::Gelu: // no zoo model has one (and ONNX has no Gelu before opset 20)
+  case ActKind::Exp:
+    return out(W.node("Exp", {X}, L.name));
+  case ActKind::Gelu: // no zoo model has these (and ONNX has no Gelu before opset 20)
+  case ActKind::GeluTanh:
     break;
   }
   FAIL("unhandled activation");

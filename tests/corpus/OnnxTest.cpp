@@ -2,6 +2,7 @@
 // parameters and MACs as the zoo's blocks; malformed files and unsupported ops are rejected with
 // the node named.
 #include "corpus/Onnx.h"
+#include "corpus/Lower.h"
 #include "corpus/Zoo.h"
 
 #include "OnnxWriter.h"
@@ -637,6 +638,35 @@ TEST_CASE("onnx: Mish as exported, Softplus -> Tanh -> Mul, imports as three lay
                         : std::string(layerKindName(L.kind)));
   CHECK(Kinds == std::vector<std::string>{"input", "softplus", "tanh", "mul"});
   CHECK(N.layers().back().shape == Shape{1, 8, 8, 8});
+}
+
+TEST_CASE("onnx: Exp, and opset 20's Gelu in its erf and tanh forms, are activations") {
+  // YOLOX's box sizes exp(t) after a slice of the head; torch.nn.GELU from opset 20.
+  OnnxWriter W(20);
+  W.input("x", {1, 8, 6, 6});
+  auto &Tanh = W.node("Gelu", {out(W.node("Gelu", {out(W.node("Exp", {"x"}))}))});
+  setString(Tanh, "approximate", "tanh");
+  W.output(out(Tanh));
+  const Network N = import(W);
+  std::vector<std::string> Kinds;
+  for (const Layer &L : N.layers())
+    if (L.kind == LayerKind::Activation)
+      Kinds.push_back(std::string(actKindName(std::get<ActivationAttrs>(L.attrs).kind)));
+  CHECK(Kinds == std::vector<std::string>{"exp", "gelu", "gelutanh"});
+  for (DType T : {DType::F32, DType::F16}) {
+    LowerOptions O;
+    O.dtype = T;
+    auto Wl = lower(N, O);
+    REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
+    CHECK(Wl->launches.size() == 3); // elementwise kernels of their own
+  }
+  OnnxWriter Bad(20);
+  Bad.input("x", {1, 8});
+  auto &G = Bad.node("Gelu", {"x"}, "g");
+  setString(G, "approximate", "sigmoid");
+  Bad.output(out(G));
+  CHECK(importError(Bad) == "model.onnx: error: node 'g' (Gelu): approximate must be \"none\" or "
+                            "\"tanh\", got \"sigmoid\"");
 }
 
 TEST_CASE("onnx: GlobalMaxPool is a max pool whose window is the whole image") {

@@ -38,6 +38,8 @@ enum class ActivationKind : uint8_t {
   Gelu,     ///< PyTorch's default (erf) form: x * 0.5 * (1 + erf(x / sqrt 2))
   Sqrt,     ///< sqrt(x), IEEE round to nearest (sqrt.rn.f32)
   Softplus, ///< ln(1 + e^x) as max(x, 0) + ln(1 + e^-|x|) (ex2.approx, lg2.approx)
+  Exp,      ///< e^x (ex2.approx of x log2 e)
+  GeluTanh, ///< GELU's tanh form: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
   /// x > 0 ? x : alpha * x, alpha the ElementwiseSpec's scalar: a standalone elementwise
   /// kernel's activation only, never an epilogue's (a slope per layer, not per kernel kind)
   LeakyRelu

@@ -71,6 +71,8 @@ enum class ActKind {
   Sqrt,        ///< sqrt(x) (ONNX Sqrt outside a layer norm)
   LeakyRelu,   ///< x > 0 ? x : alpha * x
   Softplus,    ///< ln(1 + e^x) (Mish is x * tanh(softplus(x)))
+  Exp,         ///< e^x (YOLOX's and FCOS's box sizes)
+  GeluTanh,    ///< 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (GELU(approximate='tanh'))
 };
 /// "relu", "clip", "sigmoid", ...
 std::string_view actKindName(ActKind Kind);

@@ -151,6 +151,13 @@ Value *KernelBuilder::activation(ActivationKind K, Value *X, float LeakySlope) {
     Value *Lg2 = B.CreateIntrinsic(Intrinsic::nvvm_lg2_approx_f, {}, {B.CreateFAdd(f32(1.0f), E)});
     return B.CreateFAdd(maxf(X, f32(0.0f)), B.CreateFMul(Lg2, f32(0.6931471805599453f)));
   }
+  case ActivationKind::Exp:
+    return exp(X);
+  case ActivationKind::GeluTanh: { // PyTorch: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
+    Value *Cube = B.CreateFMul(B.CreateFMul(X, X), X);
+    Value *Inner = B.CreateFMul(f32(0.7978845608028654f), fma(Cube, f32(0.044715f), X));
+    return B.CreateFMul(B.CreateFMul(X, f32(0.5f)), B.CreateFAdd(f32(1.0f), tanh(Inner)));
+  }
   case ActivationKind::LeakyRelu: // PyTorch: x > 0 ? x : x * negative_slope
     return B.CreateSelect(B.CreateFCmpOGT(X, f32(0.0f)), X, B.CreateFMul(X, f32(LeakySlope)));
   }

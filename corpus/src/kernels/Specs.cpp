@@ -71,6 +71,10 @@ const char *activationName(ActivationKind K) {
     return "leakyrelu";
   case ActivationKind::Softplus:
     return "softplus";
+  case ActivationKind::Exp:
+    return "exp";
+  case ActivationKind::GeluTanh:
+    return "gelutanh";
   }
   return "unknown";
 }

@@ -276,6 +276,24 @@ Importer::Result Importer::importSqrt(const onnx::NodeProto &N) {
   return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Sqrt}) : X;
 }
 
+Importer::Result Importer::importExp(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Exp}) : X;
+}
+
+// Gelu (opset 20; torch.nn.GELU exports it from there): the erf form, or with approximate "tanh"
+// the tanh form (GELU(approximate='tanh'), which before opset 20 exports as its separate nodes).
+Importer::Result Importer::importGelu(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const std::string Form = attrString(N, "approximate", "none");
+  if (Form != "none" && Form != "tanh")
+    return nodeError(N, "approximate must be \"none\" or \"tanh\", got \"" + Form + "\"");
+  return addLayer(N, LayerKind::Activation, {*X},
+                  ActivationAttrs{Form == "tanh" ? ActKind::GeluTanh : ActKind::Gelu});
+}
+
 Importer::Result Importer::importSoftplus(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Softplus}) : X;
