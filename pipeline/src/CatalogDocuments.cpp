@@ -111,6 +111,10 @@ std::string layerDetail(const corpus::Layer &L) {
   if (auto *C = std::get_if<corpus::ConvAttrs>(&L.attrs))
     return fmt::format("{}x{}/{}{}", C->kernelH, C->kernelW, C->strideH,
                        C->groups > 1 ? fmt::format(" g{}", C->groups) : "");
+  if (auto *R = std::get_if<corpus::ReduceAttrs>(&L.attrs)) // "max axis 1", "l2 axes 2-3"
+    return R->last - R->first == 1
+               ? fmt::format("{} axis {}", corpus::reduceOpName(R->op), R->first)
+               : fmt::format("{} axes {}-{}", corpus::reduceOpName(R->op), R->first, R->last - 1);
   return "";
 }
 

@@ -312,6 +312,10 @@ TEST_CASE("onnx: ReduceMean over H and W is a global average pool") {
     CHECK(importError(reduceMean(13, {1, 3}, 1)) ==
           "model.onnx: error: node 'rm' (ReduceMean): only a reduction over contiguous axes of "
           "the input is supported");
+    CHECK(importError(reduceMean(13, {1, -9}, 1)) ==
+          "model.onnx: error: node 'rm' (ReduceMean): axis out of range for a rank-4 input");
+    CHECK(importError(reduceMean(18, {2, -2}, 1)) ==
+          "model.onnx: error: node 'rm' (ReduceMean): axis 2 is listed twice");
   }
   SUBCASE("opset 18 axes that are not a constant") {
     OnnxWriter W(18, WeightMode::GraphInputs);

@@ -126,11 +126,16 @@ Importer::Result Importer::importReduce(const onnx::NodeProto &N) {
     return nodeError(N, "axes must be a constant int64 tensor");
   if (Axes->empty() && attrInt(N, "noop_with_empty_axes", 0) != 0)
     return addLayer(N, LayerKind::Identity, {*X}, IdentityAttrs{});
-  if (Axes->empty() || Axes->front() <= 0)
+  for (size_t I = 0; I < Axes->size(); ++I) {
+    if ((*Axes)[I] < 0 || (*Axes)[I] >= Rank)
+      return nodeError(N, "axis out of range for a rank-" + std::to_string(Rank) + " input");
+    if (I > 0 && (*Axes)[I] == (*Axes)[I - 1])
+      return nodeError(N, "axis " + std::to_string((*Axes)[I]) + " is listed twice");
+  }
+  if (Axes->empty() || Axes->front() == 0)
     return nodeError(N, "a reduction over the batch axis is not supported");
-  for (size_t I = 0; I < Axes->size(); ++I)
-    if ((*Axes)[I] >= Rank || (I > 0 && (*Axes)[I] != (*Axes)[I - 1] + 1))
-      return nodeError(N, "only a reduction over contiguous axes of the input is supported");
+  if (Axes->back() - Axes->front() + 1 != int64_t(Axes->size()))
+    return nodeError(N, "only a reduction over contiguous axes of the input is supported");
   ReduceAttrs A{Info.op, Axes->front(), Axes->back() + 1, attrInt(N, "keepdims", 1) != 0};
   return addLayer(N, LayerKind::Reduce, {*X}, A);
 }
