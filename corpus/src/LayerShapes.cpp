@@ -12,6 +12,20 @@ LayerResult fail(std::string Message) {
   return R;
 }
 
+LayerResult broadcast(const Shape &A, const Shape &B) {
+  size_t Rank = std::max(A.size(), B.size());
+  LayerResult R;
+  R.shape.assign(Rank, 1);
+  for (size_t I = 0; I < Rank; ++I) {
+    int64_t DA = I < Rank - A.size() ? 1 : A[I - (Rank - A.size())];
+    int64_t DB = I < Rank - B.size() ? 1 : B[I - (Rank - B.size())];
+    if (DA != DB && DA != 1 && DB != 1)
+      return fail("shapes " + shapeStr(A) + " and " + shapeStr(B) + " do not broadcast");
+    R.shape[I] = DA == 1 ? DB : DA;
+  }
+  return R;
+}
+
 LayerResult needRank4(const Shape &S) {
   if (S.size() != 4)
     return fail("expects a 4-d NCHW input, got " + shapeStr(S));

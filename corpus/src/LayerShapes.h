@@ -50,6 +50,8 @@ bool attrsMatch(LayerKind Kind, const LayerAttrs &A);
 inline std::string str(int64_t V) { return std::to_string(V); }
 /// A result holding only an error message.
 LayerResult fail(std::string Message);
+/// Numpy multidirectional broadcasting of A and B (Add, Mul, ..., Expand).
+LayerResult broadcast(const Shape &A, const Shape &B);
 /// An error unless S is 4-d (NCHW).
 LayerResult needRank4(const Shape &S);
 /// Output extent of a sliding window; 0 or less means the window does not fit.

@@ -101,6 +101,8 @@ private:
       return gather(L);
     case LayerKind::Upsample:
       return upsample(L, std::get<corpus::UpsampleAttrs>(L.attrs));
+    case LayerKind::Expand:
+      return expand(L);
     case LayerKind::Reduce:
       return reduce(L, std::get<corpus::ReduceAttrs>(L.attrs));
     case LayerKind::Input:
@@ -362,6 +364,26 @@ private:
         for (int64_t k = 0; k < Len; ++k)
           Y[At(k)] /= Sum;
       }
+    return Y;
+  }
+
+  /// ONNX Expand: output element (i_0, ..., i_r-1) reads the input at i_k, or 0 where the
+  /// input's dimension (aligned to the right) is 1.
+  Tensor expand(const corpus::Layer &L) {
+    const Tensor &X = in(L, 0);
+    corpus::Shape S(L.shape.size() - inShape(L, 0).size(), 1);
+    S.insert(S.end(), inShape(L, 0).begin(), inShape(L, 0).end());
+    Tensor Y(static_cast<size_t>(corpus::elementCount(L.shape)));
+    for (size_t I = 0; I < Y.size(); ++I) {
+      int64_t Rest = int64_t(I), Source = 0, Stride = 1;
+      for (size_t D = S.size(); D-- > 0;) {
+        const int64_t Coord = Rest % L.shape[D];
+        Rest /= L.shape[D];
+        Source += (S[D] == 1 ? 0 : Coord) * Stride;
+        Stride *= S[D];
+      }
+      Y[I] = X[size_t(Source)];
+    }
     return Y;
   }
 

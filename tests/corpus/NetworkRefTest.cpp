@@ -239,8 +239,8 @@ Network paddedStem(int64_t Batch) {
 /// over channels, concatenated, a 7x7 convolution and a sigmoid, multiplied into the features as
 /// [N, 1, H, W]), ConvNeXt V2's global response norm in channels-last form (the L2 norm over H
 /// and W, divided by its mean over channels: [N, 1, 1, C] and [N, 1, 1, 1] operands), and a
-/// selective-kernel sum of two branches (a sum over a stacked branch axis), with the other
-/// reductions (min, sum of squares, L1) on the way.
+/// selective-kernel sum of two branches (a sum over a stacked branch axis) scaled by an SE gate
+/// expanded to its shape, with the other reductions (min, sum of squares, L1) on the way.
 Network attentionBlock(int64_t Batch) {
   NetworkBuilder B("attention-block");
   const auto Reduce = [&](LayerId X, ReduceOp Op, int64_t First, int64_t Last, bool Keep = true) {
@@ -259,6 +259,9 @@ Network attentionBlock(int64_t Batch) {
   LayerId Stack =
       B.reshape(B.add(LayerKind::Concat, {X, B.relu(X)}, ConcatAttrs{1}), {Batch, 2, 6, 9, 8});
   LayerId Sum = Reduce(Stack, ReduceOp::Sum, 1, 2, false); // [N, 6, 9, 8]
+  LayerId Gate = B.add(LayerKind::Expand, {B.sigmoid(B.globalAvgPool(Sum))},
+                       ExpandAttrs{{Batch, 6, 9, 8}}); // an SE gate's expand_as
+  Sum = B.mulLayers(Sum, Gate);
   B.add(LayerKind::Concat,
         {Reduce(Sum, ReduceOp::Min, 2, 4), Reduce(Sum, ReduceOp::SumSquare, 2, 4),
          Reduce(Sum, ReduceOp::L1, 2, 4)},

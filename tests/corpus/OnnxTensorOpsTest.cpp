@@ -312,3 +312,43 @@ TEST_CASE("onnx: a YOLOv5 neck and Detect head (Resize, concat on the last axis)
   CHECK(Strategies["copy_strided"] == 5); // the upsample, the permute, three slices
   CHECK(Strategies["concat"] == 2);       // the neck on channels, the head on the last axis
 }
+
+TEST_CASE("onnx: Expand of an activation (an SE block's y.expand_as(x)) is a broadcast copy") {
+  // x * y.expand_as(x) as torch.onnx writes it: Shape(x) folds to a constant, Expand(y, it).
+  OnnxWriter W(13);
+  W.input("x", {2, 8, 5, 5});
+  std::string Y = out(W.node("GlobalAveragePool", {"x"}));
+  Y = unary(W, "Sigmoid", conv(W, unary(W, "Relu", conv(W, Y, 8, 2, 1, 1, 0)), 2, 8, 1, 1, 0));
+  auto &E = W.node("Expand", {Y, out(W.node("Shape", {"x"}))}, "expand");
+  W.output(binary(W, "Mul", "x", out(E)));
+  Network N = import(W);
+  const Layer &Ex = N.layer(N.size() - 2);
+  CHECK(Ex.kind == LayerKind::Expand);
+  CHECK(Ex.shape == Shape{2, 8, 5, 5});
+  CHECK(N.layers().back().shape == Shape{2, 8, 5, 5});
+  CHECK(copies(N) == 1); // the expansion; the multiply then reads two full-size operands
+
+  // Expand broadcasts both ways, and a target of the input's shape is a view.
+  OnnxWriter Both(13);
+  Both.input("x", {3, 1, 4});
+  Both.output(out(Both.node("Expand", {"x", Both.ints({2, 1, 5, 1})})));
+  Network B = import(Both);
+  CHECK(B.layers().back().shape == Shape{2, 3, 5, 4});
+  CHECK(copies(B) == 1);
+  OnnxWriter Same(13);
+  Same.input("x", {3, 1, 4});
+  Same.output(out(Same.node("Expand", {"x", Same.ints({1, 4})})));
+  CHECK(copies(import(Same)) == 0);
+
+  OnnxWriter Bad(13);
+  Bad.input("x", {3, 2, 4});
+  Bad.output(out(Bad.node("Expand", {"x", Bad.ints({5, 4})}, "e")));
+  CHECK(importError(Bad) ==
+        "model.onnx: error: node 'e' (Expand): shapes [3,2,4] and [5,4] do not broadcast");
+  OnnxWriter Const(13);
+  Const.input("x", {2, 4});
+  Const.output(binary(Const, "Add", "x",
+                      out(Const.node("Expand", {Const.weight({1, 4}), Const.ints({2, 4})}, "e"))));
+  CHECK(importError(Const) ==
+        "model.onnx: error: node 'e' (Expand): only an activation can be expanded, not a constant");
+}

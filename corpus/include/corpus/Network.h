@@ -201,6 +201,12 @@ struct ReduceAttrs {
   bool keepDims = true;
 };
 
+/// ONNX Expand: the input broadcast (numpy rules, both ways) with `shape`; torch's expand_as
+/// (SE blocks' `x * y.expand_as(x)`).
+struct ExpandAttrs {
+  Shape shape;
+};
+
 /// One axis of a resolved slice: elements start, start + step, ... (count of them).
 struct SliceRange {
   int64_t start = 0, count = 0, step = 1;
@@ -217,7 +223,7 @@ using LayerAttrs =
     std::variant<InputAttrs, ConvAttrs, DenseAttrs, BatchNormAttrs, ActivationAttrs, EltwiseAttrs,
                  PoolAttrs, GlobalPoolAttrs, FlattenAttrs, ReshapeAttrs, ConcatAttrs, SoftmaxAttrs,
                  PadAttrs, IdentityAttrs, MatMulAttrs, LayerNormAttrs, TransposeAttrs, SliceAttrs,
-                 UpsampleAttrs, ReduceAttrs>;
+                 UpsampleAttrs, ReduceAttrs, ExpandAttrs>;
 
 /// Index of a layer in its Network (layers are stored in topological order).
 using LayerId = uint32_t;

@@ -53,6 +53,13 @@ LayerResult inferUpsample(const InShapes &In, const UpsampleAttrs &A) {
   return R;
 }
 
+LayerResult inferExpand(const InShapes &In, const ExpandAttrs &A) {
+  for (int64_t D : A.shape)
+    if (D < 0)
+      return fail("negative dimension in the shape " + shapeStr(A.shape));
+  return broadcast(*In[0], A.shape);
+}
+
 LayerResult inferConcat(const InShapes &In, const ConcatAttrs &A) {
   if (In.empty())
     return fail("expects at least one input");
@@ -112,6 +119,25 @@ support::MaybeError Lowerer::lowerSlice(LayerId Id) {
   auto Ranges = resolveSlice(X, std::get<SliceAttrs>(L.attrs));
   assert(Ranges && "Network::add validated the slice");
   return lowerCopy(Id, planGather(X, *Ranges, {}, O.dtype));
+}
+
+/// A strided copy whose broadcast dimensions (1 in the input, more in the output) read the same
+/// element again (stride 0); no kernel when nothing is broadcast. PyTorch's expand is a view
+/// that the consumer's kernel broadcasts, so this costs one pass more (docs/onnx.md).
+support::MaybeError Lowerer::lowerExpand(LayerId Id) {
+  const Layer &L = Net.layer(Id);
+  const Shape &Y = L.shape;
+  Shape X(Y.size() - Net.layer(L.inputs[0]).shape.size(), 1);
+  const Shape &Given = Net.layer(L.inputs[0]).shape;
+  X.insert(X.end(), Given.begin(), Given.end());
+  std::vector<uint64_t> In(X.begin(), X.end());
+  std::vector<CopyAxis> Axes(X.size());
+  std::vector<size_t> Order(X.size());
+  for (size_t D = 0; D < X.size(); ++D) {
+    Axes[D] = CopyAxis{0, uint64_t(Y[D]), X[D] == Y[D] ? 1u : 0u};
+    Order[D] = D;
+  }
+  return lowerCopy(Id, planCopy(In, Axes, Order, O.dtype));
 }
 
 support::MaybeError Lowerer::lowerUpsample(LayerId Id) {
@@ -178,6 +204,19 @@ support::MaybeError Lowerer::lowerConcat(LayerId Id) {
 } // namespace lowering
 
 namespace onnximport {
+
+// Expand(input, shape): the shape a constant int64 tensor (Shape arithmetic folds expand_as's).
+Importer::Result Importer::importExpand(const onnx::NodeProto &N) {
+  if (hasInput(N, 0) && !isLayer(N.input(0)))
+    return nodeError(N, "only an activation can be expanded, not a constant");
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  auto Target = hasInput(N, 1) ? constInts(N.input(1)) : std::nullopt;
+  if (!Target)
+    return nodeError(N, "shape must be a constant int64 tensor");
+  return addLayer(N, LayerKind::Expand, {*X}, ExpandAttrs{Shape(Target->begin(), Target->end())});
+}
 
 Importer::Result Importer::importTranspose(const onnx::NodeProto &N) {
   Result X = value(N, 0);

@@ -18,21 +18,6 @@ namespace layershapes {
 
 namespace {
 
-/// Numpy multidirectional broadcasting.
-LayerResult broadcast(const Shape &A, const Shape &B) {
-  size_t Rank = std::max(A.size(), B.size());
-  LayerResult R;
-  R.shape.assign(Rank, 1);
-  for (size_t I = 0; I < Rank; ++I) {
-    int64_t DA = I < Rank - A.size() ? 1 : A[I - (Rank - A.size())];
-    int64_t DB = I < Rank - B.size() ? 1 : B[I - (Rank - B.size())];
-    if (DA != DB && DA != 1 && DB != 1)
-      return fail("shapes " + shapeStr(A) + " and " + shapeStr(B) + " do not broadcast");
-    R.shape[I] = DA == 1 ? DB : DA;
-  }
-  return R;
-}
-
 LayerResult inferEltwise(const InShapes &In, const EltwiseAttrs &A) {
   if (A.constant && A.scalar)
     return fail("has both a constant tensor and a scalar operand");
