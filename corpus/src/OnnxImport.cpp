@@ -29,9 +29,10 @@ bool isWeightPosition(const std::string &Op, int Index) {
   if (Op == "BatchNormalization")
     return Index >= 1;
   if (Op == "Clip" || Op == "Reshape" || Op == "Pad" || Op.starts_with("Reduce") ||
-      Op == "Expand" || Op == "LayerNormalization" || Op == "Slice" || Op == "Split" ||
-      Op == "QuantizeLinear" || Op == "DequantizeLinear" || // a quantization's scale and zero point
-      Op == "PRelu")                                        // the slopes
+      Op == "Expand" || Op == "LayerNormalization" || Op == "InstanceNormalization" ||
+      Op == "GroupNormalization" || Op == "Slice" || Op == "Split" || Op == "QuantizeLinear" ||
+      Op == "DequantizeLinear" || // a quantization's scale and zero point
+      Op == "PRelu")              // the slopes
     return Index >= 1;
   return false;
 }

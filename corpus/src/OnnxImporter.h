@@ -79,6 +79,12 @@ private:
   /// Add, Mul, Sub (an add layer: the same kernel), Div and Pow; a Div that starts PyTorch's erf
   /// GELU, x * 0.5 * (1 + erf(x / sqrt 2)) over five nodes, becomes one gelu activation.
   Result importEltwise(const onnx::NodeProto &N);
+  /// InstanceNormalization and GroupNormalization: X as [N, Groups, rest] rows (named after N
+  /// with RowsSuffix), a layer norm of each without affine, and the affine as a batch norm on the
+  /// rows (one value per group) or after the view back (PerChannel); the last layer takes N's
+  /// name.
+  Result normaliseGroups(const onnx::NodeProto &N, LayerId X, int64_t Groups, bool PerChannel,
+                         const std::string &RowsSuffix);
   /// MaxPool and AveragePool.
   Result importPool(const onnx::NodeProto &N);
   /// DepthToSpace of X by Block in ONNX's mode "DCR" or "CRD" (the mode PyTorch's PixelShuffle

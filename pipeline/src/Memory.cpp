@@ -57,7 +57,7 @@ std::vector<uint64_t> weightTensors(const Layer &L) {
 /// Layers whose output is a view of their input in PyTorch (no allocation of their own).
 bool isView(LayerKind K) {
   return K == LayerKind::Flatten || K == LayerKind::Reshape || K == LayerKind::Identity ||
-         K == LayerKind::Slice;
+         K == LayerKind::Slice || K == LayerKind::Expand;
 }
 
 /// Layers autocast runs in fp16 (its fp16 list: convolutions, linear, matmul).

@@ -213,7 +213,8 @@ inline std::vector<Case> allCases(DType T) {
   Cs.push_back({"spatial softmax two blocks", SoftmaxSpec{1, 3, T, false, 300}});
   // Axis reductions: every op over the last axis (a block per row, two warps' partials), the
   // mean and max over an inner axis (CBAM's channel pooling: one thread per position, two
-  // blocks), the L2 norm of 300 columns (a row past one block's 256 threads).
+  // blocks), the L2 norm over an inner axis of 33, and the min of 300 columns (a row past one
+  // block's 256 threads).
   using RO = AxisReduceOp;
   for (RO Op : {RO::Sum, RO::Mean, RO::Max, RO::Min, RO::SumSquare, RO::L1, RO::L2})
     Cs.push_back({"reduce rows " + std::to_string(int(Op)), AxisReduceSpec{Op, 3, 45, T}});

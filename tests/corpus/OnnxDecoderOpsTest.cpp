@@ -381,17 +381,19 @@ TEST_CASE("onnx: ReduceSum, ReduceMin, ReduceSumSquare, ReduceL1 and ReduceL2 ov
     CHECK(A.first == 1);
     CHECK(A.last == 3);
     CHECK(Net.layer(1).shape == Shape{2, 5});
-    // [2, 3, 4, 5] with x = index: each output the reduction of 12 values, checked for one.
+    // [2, 3, 4, 5] with x = index: output (n, w) reduces x = 60 n + 5 k + w, k = 0 .. 11.
     const netref::Tensor Y = run(Net);
     REQUIRE(Y.size() == 10);
-    double Want = 0; // output (n = 1, w = 2): x = 60 + 5 k + 2 for k = 0 .. 11
-    for (int K = 0; K < 12; ++K) {
-      const double X = 62 + 5 * K;
-      Want = R.op == ReduceOp::Min                           ? (K == 0 ? X : std::min(Want, X))
-             : R.op == ReduceOp::Sum || R.op == ReduceOp::L1 ? Want + X
-                                                             : Want + X * X;
+    for (int64_t Out = 0; Out < 10; ++Out) {
+      double Want = 0;
+      for (int K = 0; K < 12; ++K) {
+        const double X = double(60 * (Out / 5) + 5 * K + Out % 5);
+        Want = R.op == ReduceOp::Min                           ? (K == 0 ? X : std::min(Want, X))
+               : R.op == ReduceOp::Sum || R.op == ReduceOp::L1 ? Want + X
+                                                               : Want + X * X;
+      }
+      CHECK(Y[size_t(Out)] == doctest::Approx(R.op == ReduceOp::L2 ? std::sqrt(Want) : Want));
     }
-    CHECK(Y[7] == doctest::Approx(R.op == ReduceOp::L2 ? std::sqrt(Want) : Want));
   }
   SUBCASE("noop_with_empty_axes and no axes: the input unchanged") {
     OnnxWriter W(18);

@@ -352,3 +352,25 @@ TEST_CASE("onnx: Expand of an activation (an SE block's y.expand_as(x)) is a bro
   CHECK(importError(Const) ==
         "model.onnx: error: node 'e' (Expand): only an activation can be expanded, not a constant");
 }
+
+TEST_CASE("lower: operands of the output's elements are read as they are, never expanded") {
+  // Two [N, C, 1, 1] layers multiply in the two-operand kernel (not as a channel scale), and a
+  // [3, 4] operand of a [1, 3, 4] output needs no copy: only a broadcast over a run is expanded.
+  NetworkBuilder B("same-elements");
+  LayerId X = B.input({2, 8, 1, 1});
+  LayerId G = B.sigmoid(X);
+  B.mulLayers(X, G);
+  auto N = B.finish();
+  REQUIRE(N);
+  auto W = lower(*N);
+  REQUIRE_MESSAGE(bool(W), support::errorText(W));
+  CHECK(W->launches.back().strategy == "eltwise_mul");
+
+  NetworkBuilder R("rank");
+  LayerId A = R.input({1, 3, 4}, "a");
+  LayerId C = R.input({3, 4}, "c");
+  R.addLayers(A, C);
+  auto M = R.finish();
+  REQUIRE(M);
+  CHECK(copies(*M) == 0);
+}

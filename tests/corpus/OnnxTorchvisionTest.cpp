@@ -199,9 +199,11 @@ TEST_CASE("onnx: a ReduceMean that does not begin the whole layer-norm pattern i
        {std::tuple{-1, 2.0f, true}, {-1, 3.0f, false}, {1, 2.0f, false}}) {
     CAPTURE(Axis);
     CAPTURE(Exponent);
-    const std::vector<std::string> K = kinds(import(Norm(Axis, Exponent, Reuse)));
+    const Network N = import(Norm(Axis, Exponent, Reuse));
+    const std::vector<std::string> K = kinds(N);
     CHECK(std::count(K.begin(), K.end(), "reduce") == 2);
     CHECK(std::count(K.begin(), K.end(), "layernorm") == 0);
+    CHECK(N.layers().back().shape == Shape{1, 4, 8});
   }
 }
 

@@ -55,8 +55,8 @@ LayerResult inferUpsample(const InShapes &In, const UpsampleAttrs &A) {
 
 LayerResult inferExpand(const InShapes &In, const ExpandAttrs &A) {
   for (int64_t D : A.shape)
-    if (D < 0)
-      return fail("negative dimension in the shape " + shapeStr(A.shape));
+    if (D <= 0)
+      return fail("the shape " + shapeStr(A.shape) + " has a dimension that is not positive");
   return broadcast(*In[0], A.shape);
 }
 

@@ -217,9 +217,12 @@ support::MaybeError Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
     return error(Id, "broadcasting both operands is not supported by the lowering");
   std::string Second = BufferOf[B];
   S.op = binaryOp(L.kind, false);
-  if (L.kind == LayerKind::Mul && Y.size() == 4 && SB == Shape{Y[0], Y[1], 1, 1}) {
+  // An operand with the output's elements has its shape but for leading 1s ([8] against [1, 8]):
+  // the two-operand kernel reads it as it is.
+  const bool Full = elementCount(SB) == elementCount(Y);
+  if (!Full && L.kind == LayerKind::Mul && Y.size() == 4 && SB == Shape{Y[0], Y[1], 1, 1}) {
     S.op = ElementwiseOp::ScaleChannels;
-  } else if (SB != Y) {
+  } else if (!Full) {
     const auto Parts = broadcastRun(Y, SB);
     if (!Parts)
       return error(Id, "broadcast " + shapeStr(SB) + " is not supported by the lowering");

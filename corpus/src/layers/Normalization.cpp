@@ -113,15 +113,24 @@ Importer::Result Importer::importInstanceNormalization(const onnx::NodeProto &N)
       return nodeError(N, std::string(I == 1 ? "scale" : "B") + " must have shape [" +
                               std::to_string(In[1]) + "]");
   }
+  return normaliseGroups(N, *X, In[1], true, "/rows");
+}
+
+Importer::Result Importer::normaliseGroups(const onnx::NodeProto &N, LayerId X, int64_t Groups,
+                                           bool PerChannel, const std::string &RowsSuffix) {
+  const Shape In = Net.layer(X).shape;
   const std::string Name = layerName(N);
   Result Y =
-      addLayer(N, LayerKind::Reshape, {*X}, ReshapeAttrs{{In[0], In[1], -1}}, Name + "/rows");
+      addLayer(N, LayerKind::Reshape, {X}, ReshapeAttrs{{In[0], Groups, -1}}, Name + RowsSuffix);
   if (Y)
     Y = addLayer(N, LayerKind::LayerNorm, {*Y},
                  LayerNormAttrs{attrFloat(N, "epsilon", 1e-5f), /*affine=*/false}, Name + "/norm");
+  // The last layer is named after the node.
+  if (Y && !PerChannel)
+    Y = addLayer(N, LayerKind::BatchNorm, {*Y}, BatchNormAttrs{}, Name + "/affine");
   if (Y)
-    Y = addLayer(N, LayerKind::Reshape, {*Y}, ReshapeAttrs{In}, Name + "/planes");
-  if (Y)
+    Y = addLayer(N, LayerKind::Reshape, {*Y}, ReshapeAttrs{In}, PerChannel ? Name + "/planes" : "");
+  if (Y && PerChannel)
     Y = addLayer(N, LayerKind::BatchNorm, {*Y}, BatchNormAttrs{});
   return Y;
 }
@@ -153,20 +162,7 @@ Importer::Result Importer::importGroupNormalization(const onnx::NodeProto &N) {
   if (!PerChannel && !PerGroup)
     return nodeError(N, "scale and bias must have shape [" + std::to_string(Groups) + "] or [" +
                             std::to_string(In[1]) + "]");
-  const std::string Name = layerName(N);
-  Result Y =
-      addLayer(N, LayerKind::Reshape, {*X}, ReshapeAttrs{{In[0], Groups, -1}}, Name + "/groups");
-  if (Y)
-    Y = addLayer(N, LayerKind::LayerNorm, {*Y},
-                 LayerNormAttrs{attrFloat(N, "epsilon", 1e-5f), /*affine=*/false}, Name + "/norm");
-  // The last layer is named after the node.
-  if (Y && PerGroup && !PerChannel)
-    Y = addLayer(N, LayerKind::BatchNorm, {*Y}, BatchNormAttrs{}, Name + "/affine");
-  if (Y)
-    Y = addLayer(N, LayerKind::Reshape, {*Y}, ReshapeAttrs{In}, PerChannel ? Name + "/planes" : "");
-  if (Y && PerChannel)
-    Y = addLayer(N, LayerKind::BatchNorm, {*Y}, BatchNormAttrs{});
-  return Y;
+  return normaliseGroups(N, *X, Groups, PerChannel, "/groups");
 }
 
 // F.layer_norm(x, [C], weight, bias, eps) exported below opset 17 (torch 1.13, ConvNeXt's norms
