@@ -105,7 +105,8 @@ Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual, bool Int8
     if (!AllowResidual || A.kind != LayerKind::Add || A.inputs.size() != 2)
       return "";
     LayerId Other = A.inputs[0] == Cur ? A.inputs[1] : A.inputs[0];
-    if (Other == Cur || Net.layer(Other).shape != A.shape || Net.layer(Cur).shape != A.shape)
+    if (Other == Cur || Net.layer(Other).shape != A.shape || Net.layer(Cur).shape != A.shape ||
+        ReadInPlace.count(Other)) // an Expand's small buffer is no full-size residual
       return "";
     if (Int8Head && !Int8Of[Other].empty()) { // an int8 kernel reads either form, int8 first
       T.residualForm = TensorForm::I8Nhwc;

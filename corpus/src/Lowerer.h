@@ -6,7 +6,6 @@
 #include "corpus/Lower.h"
 
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <map>
@@ -128,8 +127,10 @@ private:
   /// Activation, Add, Mul, Div, Pow: a standalone elementwise kernel.
   support::MaybeError lowerElementwise(LayerId Id);
   support::MaybeError lowerBinary(LayerId Id, ElementwiseSpec S);
-  support::Expected<std::string> expandOperand(LayerId Id, LayerId B,
-                                               const std::array<uint64_t, 3> &Parts);
+  /// Whether the Expand layer Id needs no copy: every consumer is an add, mul, div or pow of two
+  /// layers that reads it as its broadcast second operand (div and pow: in second place), of
+  /// the consumer's shape, the other operand full-size.
+  bool expandsInPlace(LayerId Id) const;
   support::MaybeError lowerConstantOperand(LayerId Id, ElementwiseSpec S, const Shape &Constant);
   /// MaxPool, AvgPool: the windowed pool kernel.
   support::MaybeError lowerPool(LayerId Id);
@@ -172,6 +173,9 @@ private:
   std::vector<std::string> BufferOf;   ///< activation buffer holding each layer's output
   std::vector<std::string> Int8Of;     ///< an int8 engine: its NHWC int8 buffer, if any
   std::set<LayerId> Fused;             ///< layers computed inside an earlier kernel
+  /// Expand layers no kernel materialises: their buffer is their input's, which every consumer
+  /// (an elementwise op of two layers) reads broadcast in place (expandsInPlace).
+  std::set<LayerId> ReadInPlace;
   std::map<LayerId, PadAttrs> PadInto; ///< conv, avg pool -> zero padding folded in
   std::set<std::string> Names;
 };

@@ -192,6 +192,18 @@ inline std::vector<Case> allCases(DType T) {
   Cs.push_back({"mul", ElementwiseSpec{ElementwiseOp::Mul, 1, 4, 25, AK::None, T}});
   Cs.push_back({"scale channels hardsigmoid",
                 ElementwiseSpec{ElementwiseOp::ScaleChannels, 2, 3, 10, AK::HardSigmoid, T}});
+  // A second operand broadcast over the middle dimension, read in place: CBAM's gate [N, 1, HW]
+  // times [N, C, HW], a per-image [N, 1] added (48 elements: the library's vector kernel reads
+  // the operand per element), a divide and a pow of a positive input.
+  auto Broadcast = [&](ElementwiseOp Op, uint32_t N, uint32_t C, uint32_t S, AK A) {
+    ElementwiseSpec E{Op, N, C, S, A, T};
+    E.broadcast = true;
+    return E;
+  };
+  Cs.push_back({"broadcast mul", Broadcast(ElementwiseOp::Mul, 2, 3, 10, AK::Sigmoid)});
+  Cs.push_back({"broadcast add", Broadcast(ElementwiseOp::Add, 2, 24, 1, AK::Relu)});
+  Cs.push_back({"broadcast div", Broadcast(ElementwiseOp::Div, 1, 5, 7, AK::None)});
+  Cs.push_back({"broadcast pow", Broadcast(ElementwiseOp::Pow, 2, 3, 5, AK::None), true});
   Cs.push_back(
       {"batch norm relu", ElementwiseSpec{ElementwiseOp::BatchNorm, 2, 3, 10, AK::Relu, T}});
   Cs.push_back(

@@ -282,11 +282,14 @@ inline std::vector<double> globalAvgPool(const corpus::ReduceSpec &S, const Buff
 inline double elementwiseValue(const corpus::ElementwiseSpec &S, const Buffers &B, uint64_t I) {
   using corpus::ElementwiseOp;
   const double A = B.at(ParamRole::Input)[I], C = S.scalar;
+  // A broadcast second operand is [batch, spatial]: element (n, c, s) reads (n, s).
+  const uint64_t J =
+      S.broadcast ? I / (uint64_t(S.channels) * S.spatial) * S.spatial + I % S.spatial : I;
   switch (S.op) {
   case ElementwiseOp::Add:
-    return A + B.at(ParamRole::Input2)[I];
+    return A + B.at(ParamRole::Input2)[J];
   case ElementwiseOp::Mul:
-    return A * B.at(ParamRole::Input2)[I];
+    return A * B.at(ParamRole::Input2)[J];
   case ElementwiseOp::ScaleChannels:
     return A * B.at(ParamRole::Input2)[I / S.spatial];
   case ElementwiseOp::Activation:
@@ -295,9 +298,9 @@ inline double elementwiseValue(const corpus::ElementwiseSpec &S, const Buffers &
     return A * B.at(ParamRole::BnScale)[I / S.spatial % S.channels] +
            B.at(ParamRole::BnShift)[I / S.spatial % S.channels];
   case ElementwiseOp::Div:
-    return A / B.at(ParamRole::Input2)[I];
+    return A / B.at(ParamRole::Input2)[J];
   case ElementwiseOp::Pow:
-    return std::pow(A, double(B.at(ParamRole::Input2)[I]));
+    return std::pow(A, double(B.at(ParamRole::Input2)[J]));
   case ElementwiseOp::AddScalar:
     return A + C;
   case ElementwiseOp::MulScalar:

@@ -313,7 +313,7 @@ TEST_CASE("onnx: a YOLOv5 neck and Detect head (Resize, concat on the last axis)
   CHECK(Strategies["concat"] == 2);       // the neck on channels, the head on the last axis
 }
 
-TEST_CASE("onnx: Expand of an activation (an SE block's y.expand_as(x)) is a broadcast copy") {
+TEST_CASE("onnx: Expand of an activation (an SE block's y.expand_as(x)) is read in place") {
   // x * y.expand_as(x) as torch.onnx writes it: Shape(x) folds to a constant, Expand(y, it).
   OnnxWriter W(13);
   W.input("x", {2, 8, 5, 5});
@@ -326,9 +326,27 @@ TEST_CASE("onnx: Expand of an activation (an SE block's y.expand_as(x)) is a bro
   CHECK(Ex.kind == LayerKind::Expand);
   CHECK(Ex.shape == Shape{2, 8, 5, 5});
   CHECK(N.layers().back().shape == Shape{2, 8, 5, 5});
-  CHECK(copies(N) == 1); // the expansion; the multiply then reads two full-size operands
+  // No copy: the multiply reads the gate in place, the SE channel scale the zoo's blocks get.
+  CHECK(copies(N) == 0);
+  auto Wl = lower(N);
+  REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
+  CHECK(Wl->launches.back().strategy == "eltwise_scale_channels");
 
-  // Expand broadcasts both ways, and a target of the input's shape is a view.
+  // Where a consumer cannot broadcast it (a divide by x, here as the dividend; the network's
+  // output), the expansion is a copy. Expand broadcasts both ways, and a target of the input's
+  // shape is a view.
+  OnnxWriter Div(13);
+  Div.input("x", {2, 8, 5, 5});
+  Div.input("g", {2, 1, 5, 5});
+  auto &G = Div.node("Expand", {"g", Div.ints({2, 8, 5, 5})});
+  Div.output(binary(Div, "Div", out(G), "x"));
+  CHECK(copies(import(Div)) == 1);
+  OnnxWriter First(13); // an add with the expansion first: commutes, read in place
+  First.input("x", {2, 8, 5, 5});
+  First.input("g", {2, 1, 5, 5});
+  auto &F = First.node("Expand", {"g", First.ints({2, 8, 5, 5})});
+  First.output(binary(First, "Add", out(F), "x"));
+  CHECK(copies(import(First)) == 0);
   OnnxWriter Both(13);
   Both.input("x", {3, 1, 4});
   Both.output(out(Both.node("Expand", {"x", Both.ints({2, 1, 5, 1})})));

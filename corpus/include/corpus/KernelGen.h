@@ -236,6 +236,10 @@ struct ElementwiseSpec {
   /// data: f16x2 arithmetic on element pairs where the op allows (add, mul, their scalar forms,
   /// channel scale, batch norm; activations none, relu, relu6); the name's dtype reads `f16x2`.
   MathMode math = MathMode::Simt;
+  /// Add, mul, div, pow: the second operand is [batch, spatial], the same for every channel (an
+  /// operand broadcast over a run of middle dimensions, CBAM's [N, 1, H, W] gate), read in place
+  /// as PyTorch's broadcasting kernel does; f32 arithmetic, one element per thread.
+  bool broadcast = false;
 };
 
 /// Most inputs one concatenation launch copies: PyTorch's CAT_ARRAY_BATCH_SIZE

@@ -51,7 +51,16 @@ LaunchStrategy opStrategy(ElementwiseOp Op) {
 Value *elementwiseValue(KernelBuilder &K, const ElementwiseSpec &S, Value *A, Value *I,
                         Value *Second = nullptr) {
   IRBuilder<> &B = K.ir();
-  auto Other = [&] { return Second ? Second : K.load(ParamRole::Input2, I); };
+  auto Other = [&] {
+    if (Second)
+      return Second;
+    if (!S.broadcast)
+      return K.load(ParamRole::Input2, I);
+    // Element (n, c, s) of [batch, channels, spatial] reads (n, s) of [batch, spatial].
+    Value *N = K.udiv(I, "planes");
+    return K.load(ParamRole::Input2,
+                  B.CreateAdd(B.CreateMul(N, K.dimIx("spatial")), K.urem(I, "spatial")));
+  };
   switch (S.op) {
   case ElementwiseOp::Add:
     return B.CreateFAdd(A, Other());
@@ -239,8 +248,10 @@ ShapeDims elementwiseDims(const ElementwiseSpec &S, KernelSet Set) {
   ShapeDims D = {vectorElementwise(S, Set) ? ShapeDim{"vecs", Count / 4}
                  : halfElementwise(S)      ? ShapeDim{"pairs", Count / 2}
                                            : ShapeDim{"count", Count}};
-  if (S.op == ElementwiseOp::ScaleChannels || S.op == ElementwiseOp::BatchNorm)
+  if (S.op == ElementwiseOp::ScaleChannels || S.op == ElementwiseOp::BatchNorm || S.broadcast)
     D.push_back({"spatial", S.spatial, true});
+  if (S.broadcast)
+    D.push_back({"planes", uint64_t(S.channels) * S.spatial, true});
   if (S.op == ElementwiseOp::BatchNorm)
     D.push_back({"channels", S.channels, true});
   return D;
@@ -257,8 +268,9 @@ void buildVectorElementwiseBody(KernelBuilder &K, const ElementwiseSpec &S, uint
     auto Load = [&](ParamRole R) {
       return B.CreateAlignedLoad(V4, K.elementPtr(R, I0), Align(16));
     };
-    const bool Pairwise = S.op == ElementwiseOp::Add || S.op == ElementwiseOp::Mul ||
-                          S.op == ElementwiseOp::Div || S.op == ElementwiseOp::Pow;
+    const bool Pairwise =
+        !S.broadcast && (S.op == ElementwiseOp::Add || S.op == ElementwiseOp::Mul ||
+                         S.op == ElementwiseOp::Div || S.op == ElementwiseOp::Pow);
     Value *A = Load(ParamRole::Input), *Bv = Pairwise ? Load(ParamRole::Input2) : nullptr;
     Value *Out = PoisonValue::get(V4);
     for (uint32_t J = 0; J < 4; ++J) { // one IR statement at a time: a fixed instruction order
@@ -277,6 +289,8 @@ std::string libraryName(const ElementwiseSpec &S) {
   std::string N = strategyName(opStrategy(S.op));
   if (isScalarOp(S.op))
     N += "_s" + scalarName(S.scalar);
+  if (S.broadcast)
+    N += "_bc";
   if (S.activation == ActivationKind::LeakyRelu) // its slope, a kernel constant
     N += "_a" + scalarName(S.scalar);
   N += "_b" + std::to_string(warpRoundedBlock(elementwiseThreads(S, KernelSet::Library), MaxBlock));
@@ -307,6 +321,8 @@ KernelLaunch buildElementwise(Module *M, const ElementwiseSpec &S, const std::st
                               {Bx, 1, 1}, Roles, [&](ParamRole R) {
                                 if (R == ParamRole::Input2 && S.op == ElementwiseOp::ScaleChannels)
                                   return uint64_t(S.batch) * S.channels;
+                                if (R == ParamRole::Input2 && S.broadcast)
+                                  return uint64_t(S.batch) * S.spatial;
                                 if (R == ParamRole::BnScale || R == ParamRole::BnShift)
                                   return uint64_t(S.channels);
                                 return Count;

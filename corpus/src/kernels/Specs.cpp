@@ -229,7 +229,8 @@ uint64_t elementwiseCount(const ElementwiseSpec &S) {
 }
 
 bool halfElementwise(const ElementwiseSpec &S) {
-  if (S.math != MathMode::F16 || S.dtype != DType::F16 || !halfActivation(S.activation))
+  if (S.math != MathMode::F16 || S.dtype != DType::F16 || !halfActivation(S.activation) ||
+      S.broadcast)
     return false;
   switch (S.op) {
   case ElementwiseOp::Add:
@@ -407,6 +408,9 @@ std::optional<std::string> validate(const ElementwiseSpec &S) {
     return std::string("elementwise: the scalar operand must be finite");
   if (S.op == ElementwiseOp::DivScalar && S.scalar == 0.0f)
     return std::string("elementwise: division by the scalar 0");
+  if (S.broadcast && S.op != ElementwiseOp::Add && S.op != ElementwiseOp::Mul &&
+      S.op != ElementwiseOp::Div && S.op != ElementwiseOp::Pow)
+    return std::string("elementwise: only add, mul, div and pow broadcast their second operand");
   if (S.math != MathMode::Simt && S.math != MathMode::F16)
     return std::string("elementwise: --math ") + mathModeName(S.math) +
            " has no elementwise form (simt: f32 arithmetic, f16: f16x2 arithmetic)";
@@ -650,8 +654,9 @@ std::string kernelName(const ElementwiseSpec &S, KernelSet Set) {
   std::string N = std::string("eltwise_") + Ops[static_cast<unsigned>(S.op)];
   // Only the channel scale and batch norm depend on the shape split; the others see a flat
   // element count.
-  if (S.op == ElementwiseOp::ScaleChannels || S.op == ElementwiseOp::BatchNorm)
-    N += "_n" + num(S.batch) + "_c" + num(S.channels) + "_s" + num(S.spatial);
+  if (S.op == ElementwiseOp::ScaleChannels || S.op == ElementwiseOp::BatchNorm || S.broadcast)
+    N += "_n" + num(S.batch) + "_c" + num(S.channels) + "_s" + num(S.spatial) +
+         (S.broadcast ? "_bc" : "");
   else
     N += "_e" + num(elementwiseCount(S));
   if (isScalarOp(S.op))

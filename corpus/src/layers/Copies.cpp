@@ -121,11 +121,17 @@ support::MaybeError Lowerer::lowerSlice(LayerId Id) {
   return lowerCopy(Id, planGather(X, *Ranges, {}, O.dtype));
 }
 
-/// A strided copy whose broadcast dimensions (1 in the input, more in the output) read the same
-/// element again (stride 0); no kernel when nothing is broadcast. PyTorch's expand is a view
-/// that the consumer's kernel broadcasts, so this costs one pass more (docs/onnx.md).
+/// Nothing where every consumer reads the input broadcast in place (expandsInPlace), as PyTorch's
+/// expand is a view its consumers broadcast; else a strided copy whose broadcast dimensions (1 in
+/// the input, more in the output) read the same element again (stride 0), or nothing when
+/// nothing is broadcast.
 support::MaybeError Lowerer::lowerExpand(LayerId Id) {
   const Layer &L = Net.layer(Id);
+  if (expandsInPlace(Id)) { // its consumers broadcast the input themselves
+    BufferOf[Id] = BufferOf[L.inputs[0]];
+    ReadInPlace.insert(Id);
+    return std::nullopt;
+  }
   const Shape &Y = L.shape;
   Shape X(Y.size() - Net.layer(L.inputs[0]).shape.size(), 1);
   const Shape &Given = Net.layer(L.inputs[0]).shape;

@@ -182,40 +182,39 @@ std::optional<std::array<uint64_t, 3>> broadcastRun(const Shape &Y, const Shape 
 
 } // namespace
 
-/// The operand of layer B broadcast to Y's [outer, mid, inner] (broadcastRun), copied to a
-/// tensor of Y's size: a strided copy whose mid dimension has stride 0.
-support::Expected<std::string> Lowerer::expandOperand(LayerId Id, LayerId B,
-                                                      const std::array<uint64_t, 3> &Parts) {
+bool Lowerer::expandsInPlace(LayerId Id) const {
   const Layer &L = Net.layer(Id);
-  CopySpec S{{Parts[0], Parts[1], Parts[2]}, {Parts[2], 0, 1}, 0, Parts[0] * Parts[2], O.dtype};
-  auto K = Emitter.add(S);
-  if (!K)
-    return K.error();
-  const std::string Out = newBuffer(L.name + ".expanded",
-                                    Parts[0] * Parts[1] * Parts[2] * dtypeBytes(O.dtype), false, 0);
-  WorkloadLaunch Launch{K->kernel, K->strategy, K->grid, K->block, K->sharedBytes, {}, {L.name}, 0};
-  Launch.dtype = K->dtype;
-  Launch.args = {{BufferOf[B], 0, "", 0}, {Out, 0, "", 0}};
-  appendShapeArgs(*K, Launch);
-  W.launches.push_back(std::move(Launch));
-  return Out;
+  const Shape &In = Net.layer(L.inputs[0]).shape;
+  if (Consumers[Id].empty() || elementCount(In) == elementCount(L.shape))
+    return false;
+  for (LayerId C : Consumers[Id]) {
+    const Layer &E = Net.layer(C);
+    const bool Commutes = E.kind == LayerKind::Add || E.kind == LayerKind::Mul;
+    if ((!Commutes && E.kind != LayerKind::Div && E.kind != LayerKind::Pow) ||
+        E.inputs.size() != 2 || E.inputs[0] == E.inputs[1] || E.shape != L.shape)
+      return false;
+    const auto &A = std::get<EltwiseAttrs>(E.attrs);
+    if (A.constant || A.scalar || (!Commutes && E.inputs[1] != Id) || !broadcastRun(E.shape, In))
+      return false;
+  }
+  return true;
 }
 
 /// An elementwise op of two layers: same shapes; (Mul) a [N, C, 1, 1] channel scale; or an
-/// operand broadcast over one run of dimensions (broadcastRun), first expanded to the full size
-/// (one copy more than PyTorch's broadcasting kernel, which reads it in place). Add and Mul take
-/// the full-size operand first.
+/// operand broadcast over one run of dimensions (broadcastRun), read in place as [outer, inner]
+/// of the output's [outer, mid, inner] (ElementwiseSpec::broadcast). Add and Mul take the
+/// full-size operand first.
 support::MaybeError Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
   const Layer &L = Net.layer(Id);
   const Shape &Y = L.shape;
   const bool Commutes = L.kind == LayerKind::Add || L.kind == LayerKind::Mul;
   LayerId A = L.inputs[0], B = L.inputs[1];
-  if (Commutes && Net.layer(A).shape != Y) // the full-size operand goes first
+  // The full-size operand goes first; an Expand read in place is broadcast, so second.
+  if (Commutes && (Net.layer(A).shape != Y || ReadInPlace.count(A)))
     std::swap(A, B);
-  const Shape &SB = Net.layer(B).shape;
+  const Shape &SB = Net.layer(ReadInPlace.count(B) ? Net.layer(B).inputs[0] : B).shape;
   if (Net.layer(A).shape != Y)
     return error(Id, "broadcasting both operands is not supported by the lowering");
-  std::string Second = BufferOf[B];
   S.op = binaryOp(L.kind, false);
   // An operand with the output's elements has its shape but for leading 1s ([8] against [1, 8]):
   // the two-operand kernel reads it as it is.
@@ -226,12 +225,10 @@ support::MaybeError Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
     const auto Parts = broadcastRun(Y, SB);
     if (!Parts)
       return error(Id, "broadcast " + shapeStr(SB) + " is not supported by the lowering");
-    auto Expanded = expandOperand(Id, B, *Parts);
-    if (!Expanded)
-      return error(Id, Expanded.error().message);
-    Second = *Expanded;
+    S.batch = u32((*Parts)[0]), S.channels = u32((*Parts)[1]), S.spatial = u32((*Parts)[2]);
+    S.broadcast = true;
   }
-  RoleBuffers In = {{ParamRole::Input, BufferOf[A]}, {ParamRole::Input2, Second}};
+  RoleBuffers In = {{ParamRole::Input, BufferOf[A]}, {ParamRole::Input2, BufferOf[B]}};
   Tail T = fuseTail(Id, false, false);
   S.activation = T.epilogue.activation;
   return emit(Id, Emitter.add(S), In, T, 0);
