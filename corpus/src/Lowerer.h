@@ -129,7 +129,7 @@ private:
   support::MaybeError lowerBinary(LayerId Id, ElementwiseSpec S);
   /// Whether the Expand layer Id needs no copy: every consumer is an add, mul, div or pow of two
   /// layers that reads it as its broadcast second operand (div and pow: in second place), of
-  /// the consumer's shape, the other operand full-size.
+  /// the consumer's shape, the other operand full-size (not an Expand).
   bool expandsInPlace(LayerId Id) const;
   support::MaybeError lowerConstantOperand(LayerId Id, ElementwiseSpec S, const Shape &Constant);
   /// MaxPool, AvgPool: the windowed pool kernel.

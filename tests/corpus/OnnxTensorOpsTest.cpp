@@ -347,6 +347,13 @@ TEST_CASE("onnx: Expand of an activation (an SE block's y.expand_as(x)) is read 
   auto &F = First.node("Expand", {"g", First.ints({2, 8, 5, 5})});
   First.output(binary(First, "Add", out(F), "x"));
   CHECK(copies(import(First)) == 0);
+  OnnxWriter Two(13); // two expansions added: neither is full-size for the other, both copied
+  Two.input("a", {2, 1, 5});
+  Two.input("b", {1, 3, 1});
+  auto &Ea = Two.node("Expand", {"a", Two.ints({2, 3, 5})});
+  auto &Eb = Two.node("Expand", {"b", Two.ints({2, 3, 5})});
+  Two.output(binary(Two, "Add", out(Ea), out(Eb)));
+  CHECK(copies(import(Two)) == 2);
   OnnxWriter Both(13);
   Both.input("x", {3, 1, 4});
   Both.output(out(Both.node("Expand", {"x", Both.ints({2, 1, 5, 1})})));

@@ -196,6 +196,9 @@ bool Lowerer::expandsInPlace(LayerId Id) const {
     const auto &A = std::get<EltwiseAttrs>(E.attrs);
     if (A.constant || A.scalar || (!Commutes && E.inputs[1] != Id) || !broadcastRun(E.shape, In))
       return false;
+    // The other operand must be full-size: another Expand may itself be read in place.
+    if (Net.layer(E.inputs[0] == Id ? E.inputs[1] : E.inputs[0]).kind == LayerKind::Expand)
+      return false;
   }
   return true;
 }
