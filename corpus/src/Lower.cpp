@@ -59,14 +59,26 @@ void appendShapeArgs(const KernelLaunch &K, WorkloadLaunch &L) {
 
 std::optional<AxisSplit> splitAround(const Shape &S, int64_t Axis) {
   const size_t At = size_t(Axis < 0 ? Axis + int64_t(S.size()) : Axis);
-  int64_t Outer = 1, Inner = 1;
-  for (size_t D = 0; D < At; ++D)
-    Outer *= S[D];
-  for (size_t D = At + 1; D < S.size(); ++D)
-    Inner *= S[D];
-  if (Outer > UINT32_MAX || Inner > UINT32_MAX || S[At] > UINT32_MAX)
-    return std::nullopt;
-  return AxisSplit{uint32_t(Outer), uint32_t(S[At]), uint32_t(Inner), At};
+  return splitRun(S, At, At + 1);
+}
+
+std::optional<AxisSplit> splitRun(const Shape &S, size_t First, size_t Last) {
+  assert(First <= Last && Last <= S.size() && "a run of the shape's dimensions");
+  uint64_t Parts[3] = {1, 1, 1};
+  for (size_t D = 0; D < S.size(); ++D) {
+    uint64_t &Part = Parts[D < First ? 0 : D < Last ? 1 : 2];
+    Part *= uint64_t(S[D]);
+    if (Part > UINT32_MAX)
+      return std::nullopt;
+  }
+  return AxisSplit{uint32_t(Parts[0]), uint32_t(Parts[1]), uint32_t(Parts[2]), First};
+}
+
+Shape alignedTo(const Shape &S, size_t Rank) {
+  assert(Rank >= S.size() && "aligning to a smaller rank");
+  Shape Full(Rank - S.size(), 1);
+  Full.insert(Full.end(), S.begin(), S.end());
+  return Full;
 }
 
 std::string Lowerer::newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range,

@@ -49,6 +49,12 @@ struct AxisSplit {
 };
 /// S split around Axis; nullopt when a part does not fit the kernels' 32-bit sizes.
 std::optional<AxisSplit> splitAround(const Shape &S, int64_t Axis);
+/// S as [outer, axis, inner] around the run of dimensions [First, Last) (0 <= First <= Last <=
+/// rank; `axis` is the run's product); nullopt when a part does not fit 32 bits.
+std::optional<AxisSplit> splitRun(const Shape &S, size_t First, size_t Last);
+/// S with leading 1s to Rank dimensions (numpy's alignment of a broadcast operand; Rank >= its
+/// rank).
+Shape alignedTo(const Shape &S, size_t Rank);
 
 /// Lowers one network (corpus/Lower.h, lower): layers in order, each a launch, a fused tail of
 /// an earlier launch, or a view of its input.

@@ -5,6 +5,7 @@
 #include "kernels/Strategies.h"
 
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <limits>
 
@@ -58,10 +59,9 @@ Value *inverseCols(KernelBuilder &K, uint32_t Cols) {
   return K.ir().CreateFDiv(K.f32(1.0f), K.dimF32("cols"));
 }
 
-/// A kernel with one thread per (row, inner) position of a [rows, cols, inner] tensor, PyTorch's
-/// form for an inner axis: grid x over inner, y and z over rows; an Input and an Output of
+/// A kernel over the middle axis of a [rows, cols, inner] tensor: an Input and an Output of
 /// rows x cols x inner elements, or of rows x inner (`reduces`).
-struct SpatialKernel {
+struct AxisKernel {
   LaunchStrategy strategy;
   DType dtype;
   uint32_t rows, cols, inner;
@@ -69,32 +69,52 @@ struct SpatialKernel {
   bool reduces;
 };
 
-/// P's launch and, given a module, its kernel: Body(K, Row, X) builds what the thread of
-/// position (Row, X) (i32, both in range) computes.
-KernelLaunch
-buildSpatialKernel(Module *M, const std::string &Name, const SpatialKernel &P, KernelSet Set,
-                   const std::function<void(KernelBuilder &, Value *, Value *)> &Body) {
-  const uint32_t Bx = warpRoundedBlock(P.inner, MaxBlock);
-  const uint32_t Gy = std::min(P.rows, MaxGridYZ), Gz = ceilDiv(P.rows, Gy);
+/// P's launch (grid Grid, block (Bx, 1, 1), shapes Dims) and, given a module, its kernel, built
+/// by Body.
+KernelLaunch buildAxisKernel(Module *M, const std::string &Name, const AxisKernel &P, KernelSet Set,
+                             std::array<uint32_t, 3> Grid, uint32_t Bx, const ShapeDims &Dims,
+                             const std::function<void(KernelBuilder &)> &Body) {
   const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
-  KernelLaunch L = makeLaunch(Name, P.strategy, P.dtype, {ceilDiv(P.inner, Bx), Gy, Gz}, {Bx, 1, 1},
-                              Roles, [&](ParamRole R) {
-                                const bool Whole = !P.reduces || R == ParamRole::Input;
-                                return uint64_t(P.rows) * P.inner * (Whole ? P.cols : 1);
-                              });
-  const ShapeDims Dims = {{"rows", P.rows}, {"cols", P.cols}, {"inner", P.inner}, {"gy", Gy}};
+  KernelLaunch L = makeLaunch(Name, P.strategy, P.dtype, Grid, {Bx, 1, 1}, Roles, [&](ParamRole R) {
+    const bool Whole = !P.reduces || R == ParamRole::Input;
+    return uint64_t(P.rows) * P.inner * (Whole ? P.cols : 1);
+  });
   bindShapes(L, Dims, Set);
   if (!M)
     return L;
   KernelBuilder K(*M, Name, Roles, P.dtype, L, P.wide, Dims);
-  IRBuilder<> &B = K.ir();
-  Value *X = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0));
-  Value *Row = B.CreateAdd(B.CreateMul(K.ctaid(2), K.dim("gy")), K.ctaid(1));
-  Value *Live =
-      B.CreateAnd(B.CreateICmpULT(X, K.dim("inner")), B.CreateICmpULT(Row, K.dim("rows")));
-  K.ifThen(Live, [&] { Body(K, Row, X); });
+  Body(K);
   K.finish();
   return L;
+}
+
+/// One block per row of [rows, cols] (P.inner 1) with bx = warpRounded(cols) threads:
+/// Body(K, Bx) builds the kernel.
+KernelLaunch buildRowKernel(Module *M, const std::string &Name, const AxisKernel &P, KernelSet Set,
+                            const std::function<void(KernelBuilder &, uint32_t)> &Body) {
+  const uint32_t Bx = warpRoundedBlock(P.cols, MaxBlock);
+  return buildAxisKernel(M, Name, P, Set, {P.rows, 1, 1}, Bx, {{"cols", P.cols}},
+                         [&](KernelBuilder &K) { Body(K, Bx); });
+}
+
+/// One thread per (row, inner) position, PyTorch's form for an inner axis: grid x over inner, y
+/// and z over rows. Body(K, Row, X) builds what the thread of position (Row, X) (i32, both in
+/// range) computes.
+KernelLaunch
+buildSpatialKernel(Module *M, const std::string &Name, const AxisKernel &P, KernelSet Set,
+                   const std::function<void(KernelBuilder &, Value *, Value *)> &Body) {
+  const uint32_t Bx = warpRoundedBlock(P.inner, MaxBlock);
+  const uint32_t Gy = std::min(P.rows, MaxGridYZ), Gz = ceilDiv(P.rows, Gy);
+  const ShapeDims Dims = {{"rows", P.rows}, {"cols", P.cols}, {"inner", P.inner}, {"gy", Gy}};
+  auto Positions = [&](KernelBuilder &K) {
+    IRBuilder<> &B = K.ir();
+    Value *X = B.CreateAdd(B.CreateMul(K.ctaid(0), K.i32(Bx)), K.tid(0));
+    Value *Row = B.CreateAdd(B.CreateMul(K.ctaid(2), K.dim("gy")), K.ctaid(1));
+    Value *Live =
+        B.CreateAnd(B.CreateICmpULT(X, K.dim("inner")), B.CreateICmpULT(Row, K.dim("rows")));
+    K.ifThen(Live, [&] { Body(K, Row, X); });
+  };
+  return buildAxisKernel(M, Name, P, Set, {ceilDiv(P.inner, Bx), Gy, Gz}, Bx, Dims, Positions);
 }
 
 } // namespace
@@ -135,7 +155,7 @@ namespace {
 /// neighbouring threads reading neighbouring elements. Grid: x over inner, y and z over rows.
 KernelLaunch buildSpatialSoftmax(Module *M, const SoftmaxSpec &S, const std::string &Name,
                                  KernelSet Set) {
-  const SpatialKernel P{
+  const AxisKernel P{
       LaunchStrategy::SoftmaxSpatial, S.dtype, S.rows, S.cols, S.inner, wideIndex(S), false};
   return buildSpatialKernel(M, Name, P, Set, [&](KernelBuilder &K, Value *Row, Value *X) {
     IRBuilder<> &B = K.ir();
@@ -168,37 +188,29 @@ KernelLaunch buildSpatialSoftmax(Module *M, const SoftmaxSpec &S, const std::str
 KernelLaunch buildSoftmax(Module *M, const SoftmaxSpec &S, const std::string &Name, KernelSet Set) {
   if (S.inner > 1)
     return buildSpatialSoftmax(M, S, Name, Set);
-  const uint32_t Bx = warpRoundedBlock(S.cols, MaxBlock);
-  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
-  KernelLaunch L = makeLaunch(Name, LaunchStrategy::Softmax, S.dtype, {S.rows, 1, 1}, {Bx, 1, 1},
-                              Roles, [&](ParamRole) { return uint64_t(S.rows) * S.cols; });
-  const ShapeDims Dims = {{"cols", S.cols}};
-  bindShapes(L, Dims, Set);
-  if (!M)
-    return L;
-  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
-  IRBuilder<> &B = K.ir();
-  Value *Tid = K.tid(0);
-  Value *Base = B.CreateMul(K.widen(K.ctaid(0)), K.dimIx("cols"));
-  auto ForCols = [&](const std::function<void(Value *)> &Body) {
-    K.forRange(Tid, K.dim("cols"), Bx, [&](Value *C) { Body(B.CreateAdd(Base, K.widen(C))); });
-  };
-  Value *MaxSlot = K.accumulator(-std::numeric_limits<float>::infinity());
-  ForCols([&](Value *I) { K.set(MaxSlot, K.maxf(K.get(MaxSlot), K.load(ParamRole::Input, I))); });
-  Value *RowMax = blockAllReduce(K, K.get(MaxSlot), Bx / WarpSize, Combine::Max, "red_max");
-  Value *SumSlot = K.accumulator(0.0f);
-  ForCols([&](Value *I) {
-    Value *E = K.exp(B.CreateFSub(K.load(ParamRole::Input, I), RowMax));
-    K.set(SumSlot, B.CreateFAdd(K.get(SumSlot), E));
+  const AxisKernel P{LaunchStrategy::Softmax, S.dtype, S.rows, S.cols, 1, wideIndex(S), false};
+  return buildRowKernel(M, Name, P, Set, [&](KernelBuilder &K, uint32_t Bx) {
+    IRBuilder<> &B = K.ir();
+    Value *Tid = K.tid(0);
+    Value *Base = B.CreateMul(K.widen(K.ctaid(0)), K.dimIx("cols"));
+    auto ForCols = [&](const std::function<void(Value *)> &Body) {
+      K.forRange(Tid, K.dim("cols"), Bx, [&](Value *C) { Body(B.CreateAdd(Base, K.widen(C))); });
+    };
+    Value *MaxSlot = K.accumulator(-std::numeric_limits<float>::infinity());
+    ForCols([&](Value *I) { K.set(MaxSlot, K.maxf(K.get(MaxSlot), K.load(ParamRole::Input, I))); });
+    Value *RowMax = blockAllReduce(K, K.get(MaxSlot), Bx / WarpSize, Combine::Max, "red_max");
+    Value *SumSlot = K.accumulator(0.0f);
+    ForCols([&](Value *I) {
+      Value *E = K.exp(B.CreateFSub(K.load(ParamRole::Input, I), RowMax));
+      K.set(SumSlot, B.CreateFAdd(K.get(SumSlot), E));
+    });
+    Value *RowSum = blockAllReduce(K, K.get(SumSlot), Bx / WarpSize, Combine::Add, "red_sum");
+    Value *Inv = B.CreateFDiv(K.f32(1.0f), RowSum);
+    ForCols([&](Value *I) {
+      Value *E = K.exp(B.CreateFSub(K.load(ParamRole::Input, I), RowMax));
+      K.store(ParamRole::Output, I, B.CreateFMul(E, Inv));
+    });
   });
-  Value *RowSum = blockAllReduce(K, K.get(SumSlot), Bx / WarpSize, Combine::Add, "red_sum");
-  Value *Inv = B.CreateFDiv(K.f32(1.0f), RowSum);
-  ForCols([&](Value *I) {
-    Value *E = K.exp(B.CreateFSub(K.load(ParamRole::Input, I), RowMax));
-    K.store(ParamRole::Output, I, B.CreateFMul(E, Inv));
-  });
-  K.finish();
-  return L;
 }
 
 KernelLaunch buildLayerNorm(Module *M, const LayerNormSpec &S, const std::string &Name,
@@ -300,7 +312,7 @@ Value *reduceResult(KernelBuilder &K, AxisReduceOp Op, Value *Total, uint32_t Co
 /// One thread per (row, inner) position looping over the cols (inner > 1).
 KernelLaunch buildSpatialReduce(Module *M, const AxisReduceSpec &S, const std::string &Name,
                                 KernelSet Set) {
-  const SpatialKernel P{
+  const AxisKernel P{
       LaunchStrategy::ReduceAxis, S.dtype, S.rows, S.cols, S.inner, wideIndex(S), true};
   return buildSpatialKernel(M, Name, P, Set, [&](KernelBuilder &K, Value *Row, Value *X) {
     IRBuilder<> &B = K.ir();
@@ -323,30 +335,21 @@ KernelLaunch buildAxisReduce(Module *M, const AxisReduceSpec &S, const std::stri
                              KernelSet Set) {
   if (S.inner > 1)
     return buildSpatialReduce(M, S, Name, Set);
-  const uint32_t Bx = warpRoundedBlock(S.cols, MaxBlock);
-  const std::vector<ParamRole> Roles = {ParamRole::Input, ParamRole::Output};
-  KernelLaunch L = makeLaunch(
-      Name, LaunchStrategy::ReduceAxis, S.dtype, {S.rows, 1, 1}, {Bx, 1, 1}, Roles,
-      [&](ParamRole R) { return uint64_t(S.rows) * (R == ParamRole::Input ? S.cols : 1); });
-  const ShapeDims Dims = {{"cols", S.cols}};
-  bindShapes(L, Dims, Set);
-  if (!M)
-    return L;
-  KernelBuilder K(*M, Name, Roles, S.dtype, L, wideIndex(S), Dims);
-  IRBuilder<> &B = K.ir();
-  Value *Tid = K.tid(0);
-  Value *Row = K.widen(K.ctaid(0));
-  Value *Base = B.CreateMul(Row, K.dimIx("cols"));
-  Value *Acc = K.accumulator(reduceStart(S.op));
-  K.forRange(Tid, K.dim("cols"), Bx, [&](Value *C) {
-    Value *X = K.load(ParamRole::Input, B.CreateAdd(Base, K.widen(C)));
-    K.set(Acc, reduceStep(K, S.op, K.get(Acc), X));
+  const AxisKernel P{LaunchStrategy::ReduceAxis, S.dtype, S.rows, S.cols, 1, wideIndex(S), true};
+  return buildRowKernel(M, Name, P, Set, [&](KernelBuilder &K, uint32_t Bx) {
+    IRBuilder<> &B = K.ir();
+    Value *Tid = K.tid(0);
+    Value *Row = K.widen(K.ctaid(0));
+    Value *Base = B.CreateMul(Row, K.dimIx("cols"));
+    Value *Acc = K.accumulator(reduceStart(S.op));
+    K.forRange(Tid, K.dim("cols"), Bx, [&](Value *C) {
+      Value *X = K.load(ParamRole::Input, B.CreateAdd(Base, K.widen(C)));
+      K.set(Acc, reduceStep(K, S.op, K.get(Acc), X));
+    });
+    Value *Total = blockAllReduce(K, K.get(Acc), Bx / WarpSize, combineOf(S.op), "red_acc");
+    K.ifThen(B.CreateICmpEQ(Tid, K.i32(0)),
+             [&] { K.store(ParamRole::Output, Row, reduceResult(K, S.op, Total, S.cols)); });
   });
-  Value *Total = blockAllReduce(K, K.get(Acc), Bx / WarpSize, combineOf(S.op), "red_acc");
-  K.ifThen(B.CreateICmpEQ(Tid, K.i32(0)),
-           [&] { K.store(ParamRole::Output, Row, reduceResult(K, S.op, Total, S.cols)); });
-  K.finish();
-  return L;
 }
 
 } // namespace corpus::kernels

@@ -133,9 +133,7 @@ support::MaybeError Lowerer::lowerExpand(LayerId Id) {
     return std::nullopt;
   }
   const Shape &Y = L.shape;
-  Shape X(Y.size() - Net.layer(L.inputs[0]).shape.size(), 1);
-  const Shape &Given = Net.layer(L.inputs[0]).shape;
-  X.insert(X.end(), Given.begin(), Given.end());
+  const Shape X = alignedTo(Net.layer(L.inputs[0]).shape, Y.size());
   std::vector<uint64_t> In(X.begin(), X.end());
   std::vector<CopyAxis> Axes(X.size());
   std::vector<size_t> Order(X.size());

@@ -157,11 +157,10 @@ namespace {
 /// Y as [outer, mid, inner] when B (numpy-aligned to Y's rank) is Y with the dimensions of one
 /// run [p, q) set to 1: CBAM's spatial gate [N, 1, H, W], ConvNeXt V2's [N, 1, 1, C], a per-image
 /// [N, 1, 1, 1]. Nullopt for any other broadcast, or a part past 32 bits.
-std::optional<std::array<uint64_t, 3>> broadcastRun(const Shape &Y, const Shape &B) {
+std::optional<AxisSplit> broadcastRun(const Shape &Y, const Shape &B) {
   if (B.size() > Y.size())
     return std::nullopt;
-  Shape Full(Y.size() - B.size(), 1);
-  Full.insert(Full.end(), B.begin(), B.end());
+  const Shape Full = alignedTo(B, Y.size());
   size_t P = 0, Q = Y.size();
   while (P < Y.size() && Full[P] == Y[P])
     ++P;
@@ -170,14 +169,7 @@ std::optional<std::array<uint64_t, 3>> broadcastRun(const Shape &Y, const Shape 
   for (size_t D = P; D < Q; ++D)
     if (Full[D] != 1)
       return std::nullopt;
-  std::array<uint64_t, 3> Parts = {1, 1, 1};
-  for (size_t D = 0; D < Y.size(); ++D) {
-    uint64_t &Part = Parts[D < P ? 0 : D < Q ? 1 : 2];
-    Part *= uint64_t(Y[D]);
-    if (Part > UINT32_MAX)
-      return std::nullopt;
-  }
-  return Parts;
+  return splitRun(Y, P, Q);
 }
 
 } // namespace
@@ -228,7 +220,7 @@ support::MaybeError Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
     const auto Parts = broadcastRun(Y, SB);
     if (!Parts)
       return error(Id, "broadcast " + shapeStr(SB) + " is not supported by the lowering");
-    S.batch = u32((*Parts)[0]), S.channels = u32((*Parts)[1]), S.spatial = u32((*Parts)[2]);
+    S.batch = Parts->outer, S.channels = Parts->axis, S.spatial = Parts->inner;
     S.broadcast = true;
   }
   RoleBuffers In = {{ParamRole::Input, BufferOf[A]}, {ParamRole::Input2, BufferOf[B]}};

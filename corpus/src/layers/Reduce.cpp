@@ -54,17 +54,6 @@ AxisReduceOp kernelReduceOp(ReduceOp Op) {
   return AxisReduceOp::Sum;
 }
 
-/// The product of S's dimensions [Begin, End), or -1 past 32 bits.
-int64_t extent(const Shape &S, int64_t Begin, int64_t End) {
-  int64_t P = 1;
-  for (int64_t D = Begin; D < End; ++D) {
-    P *= S[size_t(D)];
-    if (P > int64_t(UINT32_MAX))
-      return -1;
-  }
-  return P;
-}
-
 } // namespace
 
 /// The input as [rows, cols, inner] around the reduced axes: one axis-reduction launch.
@@ -72,13 +61,12 @@ support::MaybeError Lowerer::lowerReduce(LayerId Id) {
   const Layer &L = Net.layer(Id);
   const auto &A = std::get<ReduceAttrs>(L.attrs);
   const Shape &X = Net.layer(L.inputs[0]).shape;
-  const int64_t Rows = extent(X, 0, A.first), Cols = extent(X, A.first, A.last);
-  const int64_t Inner = extent(X, A.last, int64_t(X.size()));
-  if (Rows < 0 || Cols < 0 || Inner < 0)
+  const auto Split = splitRun(X, size_t(A.first), size_t(A.last));
+  if (!Split)
     return error(Id, "reduction of " + shapeStr(X) + ": a part past 2^32 elements");
   AxisReduceSpec S;
   S.op = kernelReduceOp(A.op);
-  S.rows = u32(Rows), S.cols = u32(Cols), S.inner = u32(Inner);
+  S.rows = Split->outer, S.cols = Split->axis, S.inner = Split->inner;
   S.dtype = O.dtype;
   return emitAlone(Id, Emitter.add(S));
 }
