@@ -68,9 +68,9 @@ D timm "$DATASETS"/timm/benchmark-infer-amp-nchw-pt240-cu124-rtx3090.csv \
 D neusight "$N"/{conv,linear,bmm,relu,add,softmax}/{p4,p100,t4,v100}.csv \
   "$N"/{linear,bmm}/h100.csv "$T"/*/{p4,p100,t4,v100}.csv --limit "${NEUSIGHT_ROWS:-800}" \
   -o "$WORK/neusight.csv"
-# 3b. NeuSight's A100 operators: a test GPU, not trained on (step 5). Trained on, they made the
-#     leave-one-GPU-out error of ptxcast's own H100 kernels worse (18.9 -> 35.5 %) and the A100's
-#     own no better (14.7 % never seen, 15.4 % left out; docs/accuracy.md).
+# 3b. NeuSight's A100 operators: a test GPU, not trained on (step 5). Trained on, they make the
+#     leave-one-GPU-out error of ptxcast's own H100 kernel networks worse (12.4 -> 29.0 %) and the
+#     A100's own no better (16.0 % never seen, 14.2 % and conv 26.3 % left out; docs/accuracy.md).
 D neusight "$N"/{conv,linear,bmm,relu,add,softmax}/a100.csv --limit "${NEUSIGHT_ROWS:-800}" \
   -o "$WORK/neusight-a100.csv"
 
