@@ -48,6 +48,12 @@ std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A) {
     return std::nullopt;
   case ActKind::LeakyRelu:
     return ActivationKind::LeakyRelu;
+  case ActKind::Elu:
+    return ActivationKind::Elu;
+  case ActKind::Celu:
+    return ActivationKind::Celu;
+  case ActKind::Selu:
+    return ActivationKind::Selu;
   }
   return std::nullopt;
 }
@@ -140,10 +146,10 @@ Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual, bool Int8
     }
   }
   if (LayerId N = sole(Cur); N != InvalidLayer && Net.layer(N).kind == LayerKind::Activation) {
-    // An epilogue's kernel is shared by kind: a leaky relu's slope, one per layer, has no place in
-    // it, so a leaky relu is its own elementwise kernel.
+    // An epilogue's kernel is shared by kind: an alpha (a leaky relu's slope, an elu's scale), one
+    // per layer, has no place in it, so such an activation is its own elementwise kernel.
     auto K = kernelActivation(std::get<ActivationAttrs>(Net.layer(N).attrs));
-    if (K && *K != ActivationKind::LeakyRelu) {
+    if (K && !activationTakesAlpha(*K)) {
       T.epilogue.activation = *K;
       Take(N);
     }

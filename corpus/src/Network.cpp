@@ -134,6 +134,12 @@ std::string_view actKindName(ActKind Kind) {
     return "exp";
   case ActKind::GeluTanh:
     return "gelutanh";
+  case ActKind::Elu:
+    return "elu";
+  case ActKind::Selu:
+    return "selu";
+  case ActKind::Celu:
+    return "celu";
   }
   return "?";
 }

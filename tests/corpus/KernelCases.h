@@ -93,6 +93,10 @@ inline void addTransformerCases(std::vector<Case> &Cs, DType T) {
   // The slope is the spec's scalar (ONNX LeakyRelu's alpha; darknet's 0.1).
   Cs.push_back(
       {"activation leaky relu", ElementwiseSpec{Op::Activation, 2, 3, 50, AK::LeakyRelu, T, 0.1f}});
+  // ELU's and CELU's alpha is the scalar too; 0.5 makes CELU's e^(x / alpha) differ from ELU's.
+  Cs.push_back({"activation elu", ElementwiseSpec{Op::Activation, 1, 2, 150, AK::Elu, T, 1.0f}});
+  Cs.push_back({"activation celu", ElementwiseSpec{Op::Activation, 1, 2, 150, AK::Celu, T, 0.5f}});
+  Cs.push_back({"activation selu", ElementwiseSpec{Op::Activation, 1, 1, 300, AK::Selu, T}});
   Cs.push_back({"dense gelu", GemmSpec{20, 37, 9, T, epi(AK::Gelu, true)}});
   Cs.push_back({"dense softplus", GemmSpec{20, 37, 9, T, epi(AK::Softplus, true)}});
   Cs.push_back({"div", ElementwiseSpec{Op::Div, 2, 3, 11, AK::None, T}});

@@ -297,6 +297,30 @@ TEST_CASE("gelu follows the erf form over [-6, 6]: erf within a few f32 ulps") {
   CHECK(WorstAbs <= 2e-6);
 }
 
+TEST_CASE("elu and selu follow expm1 near zero: relative error within 1e-6 over -1 to 1") {
+  // e^x - 1 from ex2.approx would lose up to 1e-4 relative for |x| near 1e-3.
+  for (ActivationKind K : {ActivationKind::Elu, ActivationKind::Selu}) {
+    KernelEmitter E;
+    const float Alpha = K == ActivationKind::Elu ? 1.0f : 0.0f;
+    auto L = E.add(ElementwiseSpec{ElementwiseOp::Activation, 1, 1, 4096, K, DType::F32, Alpha});
+    REQUIRE(L);
+    analyzer::Program Prog = decodeOnly(E);
+    kernelref::Buffers Data;
+    std::vector<float> Got =
+        runCase(Prog, *L, 7, Data, [](ParamRole) { return std::pair(-1.0f, 1.0f); });
+    REQUIRE(Got.size() == 4096);
+    const std::vector<float> &X = Data.at(ParamRole::Input);
+    double WorstRel = 0;
+    for (size_t I = 0; I < Got.size(); ++I) {
+      double Ref = kernelref::activation(K, X[I], Alpha);
+      if (Ref != 0)
+        WorstRel = std::max(WorstRel, std::fabs(Got[I] - Ref) / std::fabs(Ref));
+    }
+    INFO(activationName(K));
+    CHECK(WorstRel <= 1e-6);
+  }
+}
+
 TEST_CASE("a batched matmul of more than 65535 batches: two per CTA, the last CTA one") {
   KernelEmitter E;
   BatchMatMulSpec S{65537, 2, 3, 2, DType::F32};

@@ -74,7 +74,7 @@ inline std::vector<float> randomData(uint64_t N, uint32_t Seed, float Lo, float 
   return V;
 }
 
-inline double activation(corpus::ActivationKind K, double X, double LeakySlope = 0) {
+inline double activation(corpus::ActivationKind K, double X, double Alpha = 0) {
   using corpus::ActivationKind;
   auto Sigmoid = [](double V) { return 1.0 / (1.0 + std::exp(-V)); };
   auto HardSigmoid = [](double V) { return std::min(std::max(V + 3.0, 0.0), 6.0) / 6.0; };
@@ -100,7 +100,13 @@ inline double activation(corpus::ActivationKind K, double X, double LeakySlope =
   case ActivationKind::Sqrt:
     return std::sqrt(X);
   case ActivationKind::LeakyRelu:
-    return X > 0 ? X : X * LeakySlope;
+    return X > 0 ? X : X * Alpha;
+  case ActivationKind::Selu: // PyTorch's constants, to double precision
+    return 1.0507009873554804934 * (X > 0 ? X : 1.6732632423543772848 * std::expm1(X));
+  case ActivationKind::Elu:
+    return X > 0 ? X : Alpha * std::expm1(X);
+  case ActivationKind::Celu:
+    return std::max(0.0, X) + std::min(0.0, Alpha * std::expm1(X / Alpha));
   case ActivationKind::Softplus:
     return std::log1p(std::exp(X));
   case ActivationKind::Exp:

@@ -220,6 +220,15 @@ private:
       case corpus::ActKind::GeluTanh:
         V = 0.5 * V * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (V + 0.044715 * V * V * V)));
         break;
+      case corpus::ActKind::Elu:
+        V = V > 0 ? V : double(A.alpha) * std::expm1(V);
+        break;
+      case corpus::ActKind::Selu:
+        V = 1.0507009873554804934 * (V > 0 ? V : 1.6732632423543772848 * std::expm1(V));
+        break;
+      case corpus::ActKind::Celu:
+        V = std::max(0.0, V) + std::min(0.0, double(A.alpha) * std::expm1(V / double(A.alpha)));
+        break;
       }
       Y[I] = V;
     }

@@ -6,11 +6,13 @@
 // seeded buffers: relative error <= 1e-4 in f32.
 #include "NetworkRef.h"
 #include "KernelRef.h"
+#include "OnnxWriter.h"
 #include "Ptxas.h"
 
 #include "analyzer/Manifest.h"
 #include "corpus/Builder.h"
 #include "corpus/Lower.h"
+#include "corpus/Onnx.h"
 #include "corpus/Zoo.h"
 
 #include <doctest/doctest.h>
@@ -290,6 +292,33 @@ Network torchvisionBlock(int64_t Batch) {
   return std::move(*N);
 }
 
+/// The ONNX model zoo's AlexNet stem as imported: a conv, ReLU, a local response norm (LRN:
+/// PyTorch's steps, the square read twice by one multiply, a channel-window pool over a view), a
+/// max pool, then the ELU family: ELU(0.5), CELU(2) and SELU after a conv (fused into it).
+Network lrnStem(int64_t Batch) {
+  onnxtest::OnnxWriter W(13);
+  W.input("x", {Batch, 3, 12, 12});
+  auto &Conv = W.node("Conv", {"x", W.weight({8, 3, 3, 3}), W.weight({8})}, "conv1");
+  onnxtest::setInts(Conv, "pads", {1, 1, 1, 1});
+  auto &Lrn = W.node("LRN", {onnxtest::out(W.node("Relu", {onnxtest::out(Conv)}))}, "norm1");
+  onnxtest::setInt(Lrn, "size", 5);
+  onnxtest::setFloat(Lrn, "alpha", 0.05f); // AlexNet's 1e-4 would hide the window
+  onnxtest::setFloat(Lrn, "bias", 2.0f);
+  auto &Pool = W.node("MaxPool", {onnxtest::out(Lrn)}, "pool1");
+  onnxtest::setInts(Pool, "kernel_shape", {3, 3});
+  onnxtest::setInts(Pool, "strides", {2, 2});
+  auto &Elu = W.node("Elu", {onnxtest::out(Pool)}, "elu");
+  onnxtest::setFloat(Elu, "alpha", 0.5f);
+  auto &Celu = W.node("Celu", {onnxtest::out(Elu)}, "celu");
+  onnxtest::setFloat(Celu, "alpha", 2.0f);
+  const std::string C2 =
+      onnxtest::out(W.node("Conv", {onnxtest::out(Celu), W.weight({8, 8, 1, 1})}, "conv2"));
+  W.output(onnxtest::out(W.node("Selu", {C2}, "selu")));
+  auto N = importOnnx(W.bytes(), "lrn-stem.onnx");
+  REQUIRE_MESSAGE(bool(N), support::errorText(N));
+  return std::move(*N);
+}
+
 /// How a network is lowered and how close its outputs must come to the reference.
 struct Check {
   KernelSet kernels = KernelSet::Specialised;
@@ -483,6 +512,14 @@ TEST_CASE("network reference: padded average pools and sqrt (torchvision's forms
     CAPTURE(std::string(kernelSetName(Set)));
     checkNetwork(torchvisionBlock(2), {Set});
   }
+}
+
+TEST_CASE("network reference: a local response norm and the ELU family (AlexNet's stem) match") {
+  for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
+    CAPTURE(std::string(kernelSetName(Set)));
+    checkNetwork(lrnStem(2), {Set});
+  }
+  checkNetwork(lrnStem(1), {KernelSet::Library, DType::F16, MathMode::F16, 3e-2});
 }
 
 TEST_CASE("network reference: mobilenetv2-0.35 at 32x32 matches the CPU reference") {

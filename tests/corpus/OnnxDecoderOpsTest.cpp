@@ -1,9 +1,10 @@
 // ONNX operators of decoders and image-to-image networks, each imported as layers the lowering
 // has: DepthToSpace (PixelShuffle) and SpaceToDepth (reshape, transpose, reshape), ConvTranspose
 // (phase convolutions and a concat before them), InstanceNormalization (a layer norm of each
-// plane and a per-channel batch norm), the Reduce operators (CBAM's channel pooling). The CPU
-// network reference of the imported layers computes what the ONNX operator defines, element by
-// element, from an independent loop over its formula.
+// plane and a per-channel batch norm), the Reduce operators (CBAM's channel pooling), and LRN
+// (the classic classifiers' local response norm, as PyTorch's steps). The CPU network reference
+// of the imported layers computes what the ONNX operator defines, element by element, from an
+// independent loop over its formula.
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 
@@ -492,4 +493,48 @@ TEST_CASE("onnx: GroupNorm as torch exports it before opset 18 imports node by n
   auto Wl = lower(Net);
   REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
   CHECK(Wl->launches[0].strategy == "layernorm"); // over each group's 2 x 25 elements
+}
+
+TEST_CASE("onnx: LRN imports as PyTorch's local_response_norm over ONNX's channel window") {
+  // AlexNet's and GoogLeNet's normalisation, with an even size (the window's halves differ) and
+  // a large alpha so that every term shows: y = x / (bias + alpha / size * sum x^2)^beta.
+  const int64_t N = 2, C = 6, H = 2, W = 3, Size = 4;
+  const double Alpha = double(0.02f), Beta = 0.75, Bias = 2.0; // the attributes are floats
+  OnnxWriter Wr(13);
+  Wr.input("x", {N, C, H, W});
+  auto &L = Wr.node("LRN", {"x"}, "norm1");
+  setInt(L, "size", Size);
+  setFloat(L, "alpha", float(Alpha));
+  setFloat(L, "beta", float(Beta));
+  setFloat(L, "bias", float(Bias));
+  Wr.output(out(L));
+  const Network Net = import(Wr);
+  CHECK(kinds(Net) == std::vector<std::string>{"input", "mul", "reshape", "avgpool", "reshape",
+                                               "mul", "add", "pow", "div"});
+  CHECK(Net.layers().back().name == "norm1");
+  REQUIRE(Net.layers().back().shape == Shape{N, C, H, W});
+  const netref::Tensor Y = run(Net);
+  const netref::Tensor X = iota({N, C, H, W});
+  auto At = [&](int64_t n, int64_t c, int64_t p) { return size_t((n * C + c) * H * W + p); };
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t p = 0; p < H * W; ++p) {
+        double Sum = 0; // ONNX: channels c - floor((size - 1) / 2) .. c + ceil((size - 1) / 2)
+        for (int64_t k = std::max<int64_t>(0, c - (Size - 1) / 2);
+             k <= std::min(C - 1, c + Size / 2); ++k)
+          Sum += X[At(n, k, p)] * X[At(n, k, p)];
+        const double Want = X[At(n, c, p)] / std::pow(Bias + Alpha / Size * Sum, Beta);
+        REQUIRE(Y[At(n, c, p)] == doctest::Approx(Want).epsilon(1e-9));
+      }
+  for (DType T : {DType::F32, DType::F16}) {
+    LowerOptions O;
+    O.dtype = T;
+    auto Wl = lower(Net, O);
+    REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
+    CHECK(Wl->launches.size() == 6); // square, window, * alpha, + bias, ^ beta, divide
+  }
+  OnnxWriter Bad(13);
+  Bad.input("x", {1, 3, 4, 4});
+  setInt(Bad.node("LRN", {"x"}, "lrn"), "size", 0);
+  CHECK(importError(Bad) == "model.onnx: error: node 'lrn' (LRN): size must be in 1..7, got 0");
 }

@@ -50,6 +50,9 @@ std::string writeActivation(OnnxWriter &W, const Layer &L, const std::string &X)
     return out(W.node("Exp", {X}, L.name));
   case ActKind::Gelu: // no zoo model has these (and ONNX has no Gelu before opset 20)
   case ActKind::GeluTanh:
+  case ActKind::Elu:
+  case ActKind::Selu:
+  case ActKind::Celu:
     break;
   }
   FAIL("unhandled activation");

@@ -607,72 +607,6 @@ TEST_CASE("onnx: an explicitly quantized (QDQ) model imports as its float graph"
   CHECK(NQ.layers().back().shape == Shape{1, 8, 14, 14});
 }
 
-TEST_CASE("onnx: LeakyRelu keeps its slope, ONNX's default 0.01 when none is given") {
-  OnnxWriter W(13);
-  W.input("x", {1, 3, 8, 8});
-  onnx::NodeProto &Darknet = W.node("LeakyRelu", {"x"});
-  setFloat(Darknet, "alpha", 0.1f);
-  W.output(out(W.node("LeakyRelu", {out(Darknet)})));
-  const Network N = import(W);
-  REQUIRE(N.size() == 3);
-  for (size_t I : {1u, 2u}) {
-    const auto &A = std::get<ActivationAttrs>(N.layer(LayerId(I)).attrs);
-    CHECK(A.kind == ActKind::LeakyRelu);
-    CHECK(A.alpha == doctest::Approx(I == 1 ? 0.1 : 0.01));
-  }
-  CHECK(N.params() == 0);
-  OnnxWriter Bad(13);
-  Bad.input("x", {1, 3, 8, 8});
-  setFloat(Bad.node("LeakyRelu", {"x"}, "lr"), "alpha", std::numeric_limits<float>::infinity());
-  CHECK(importError(Bad) == "model.onnx: error: node 'lr' (LeakyRelu): alpha must be a finite "
-                            "number");
-}
-
-TEST_CASE("onnx: Mish as exported, Softplus -> Tanh -> Mul, imports as three layers") {
-  // YOLOv4's activation, x * tanh(softplus(x)), as torch.onnx writes it before opset 18.
-  OnnxWriter W(13);
-  W.input("x", {1, 8, 8, 8});
-  const std::string T = out(W.node("Tanh", {out(W.node("Softplus", {"x"}))}));
-  W.output(out(W.node("Mul", {"x", T})));
-  const Network N = import(W);
-  std::vector<std::string> Kinds;
-  for (const Layer &L : N.layers())
-    Kinds.push_back(L.kind == LayerKind::Activation
-                        ? std::string(actKindName(std::get<ActivationAttrs>(L.attrs).kind))
-                        : std::string(layerKindName(L.kind)));
-  CHECK(Kinds == std::vector<std::string>{"input", "softplus", "tanh", "mul"});
-  CHECK(N.layers().back().shape == Shape{1, 8, 8, 8});
-}
-
-TEST_CASE("onnx: Exp, and opset 20's Gelu in its erf and tanh forms, are activations") {
-  // YOLOX's box sizes exp(t) after a slice of the head; torch.nn.GELU from opset 20.
-  OnnxWriter W(20);
-  W.input("x", {1, 8, 6, 6});
-  auto &Tanh = W.node("Gelu", {out(W.node("Gelu", {out(W.node("Exp", {"x"}))}))});
-  setString(Tanh, "approximate", "tanh");
-  W.output(out(Tanh));
-  const Network N = import(W);
-  std::vector<std::string> Kinds;
-  for (const Layer &L : N.layers())
-    if (L.kind == LayerKind::Activation)
-      Kinds.push_back(std::string(actKindName(std::get<ActivationAttrs>(L.attrs).kind)));
-  CHECK(Kinds == std::vector<std::string>{"exp", "gelu", "gelutanh"});
-  for (DType T : {DType::F32, DType::F16}) {
-    LowerOptions O;
-    O.dtype = T;
-    auto Wl = lower(N, O);
-    REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
-    CHECK(Wl->launches.size() == 3); // elementwise kernels of their own
-  }
-  OnnxWriter Bad(20);
-  Bad.input("x", {1, 8});
-  auto &G = Bad.node("Gelu", {"x"}, "g");
-  setString(G, "approximate", "sigmoid");
-  Bad.output(out(G));
-  CHECK(importError(Bad) == "model.onnx: error: node 'g' (Gelu): approximate must be \"none\" or "
-                            "\"tanh\", got \"sigmoid\"");
-}
-
 TEST_CASE("onnx: GlobalMaxPool is a max pool whose window is the whole image") {
   OnnxWriter W(13);
   W.input("x", {2, 8, 7, 5});
@@ -685,28 +619,4 @@ TEST_CASE("onnx: GlobalMaxPool is a max pool whose window is the whole image") {
   CHECK(A.kernelH == 7);
   CHECK(A.kernelW == 5);
   CHECK(P.shape == Shape{2, 8, 1, 1});
-}
-
-TEST_CASE("onnx: PRelu is lowered as a leaky relu, one slope or one per channel") {
-  // Per channel ([C, 1, 1], nn.PReLU(C)): the first channel's slope (the writer's weights are 0).
-  OnnxWriter W(13);
-  W.input("x", {1, 4, 6, 6});
-  const std::string Y = out(W.node("PRelu", {"x", W.weight({4, 1, 1})}));
-  W.output(out(W.node("PRelu", {Y, W.scalar(0.2f)})));
-  const Network N = import(W);
-  REQUIRE(N.size() == 3);
-  const auto &A = std::get<ActivationAttrs>(N.layer(1).attrs);
-  CHECK(A.kind == ActKind::LeakyRelu);
-  CHECK(A.alpha == 0.0f);
-  CHECK(std::get<ActivationAttrs>(N.layer(2).attrs).alpha == doctest::Approx(0.2));
-  // A file without weights: PyTorch's initial slope, 0.25.
-  OnnxWriter Bare(13, WeightMode::GraphInputs);
-  Bare.input("x", {1, 4, 6, 6});
-  Bare.output(out(Bare.node("PRelu", {"x", Bare.weight({4, 1, 1})})));
-  CHECK(std::get<ActivationAttrs>(import(Bare).layer(1).attrs).alpha == 0.25f);
-  OnnxWriter Bad(13);
-  Bad.input("x", {1, 4, 6, 6});
-  Bad.node("PRelu", {"x", Bad.weight({3, 1, 1})}, "p");
-  CHECK(importError(Bad) == "model.onnx: error: node 'p' (PRelu): slope of 3 elements: only one, "
-                            "or one per channel, is supported");
 }

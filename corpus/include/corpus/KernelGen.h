@@ -40,10 +40,18 @@ enum class ActivationKind : uint8_t {
   Softplus, ///< ln(1 + e^x) as max(x, 0) + ln(1 + e^-|x|) (ex2.approx, lg2.approx)
   Exp,      ///< e^x (ex2.approx of x log2 e)
   GeluTanh, ///< GELU's tanh form: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
-  /// x > 0 ? x : alpha * x, alpha the ElementwiseSpec's scalar: a standalone elementwise
-  /// kernel's activation only, never an epilogue's (a slope per layer, not per kernel kind)
-  LeakyRelu
+  Selu,     ///< SeluScale (x > 0 ? x : SeluAlpha (e^x - 1))
+  // The kinds below take alpha, the ElementwiseSpec's scalar (activationTakesAlpha): a
+  // standalone elementwise kernel's activation only, never an epilogue's (a parameter per layer,
+  // not per kernel kind).
+  LeakyRelu, ///< x > 0 ? x : alpha * x
+  Elu,       ///< x > 0 ? x : alpha (e^x - 1)
+  Celu,      ///< x > 0 ? x : alpha (e^(x / alpha) - 1)
 };
+
+/// SELU's constants: PyTorch's, and ONNX Selu's default alpha and gamma.
+inline constexpr float SeluAlpha = 1.67326319217681884765625f;
+inline constexpr float SeluScale = 1.05070102214813232421875f;
 
 /// How a launch's kernel computes its layers: one enumerator per row of corpus/Strategies.def.
 enum class LaunchStrategy : uint8_t {
@@ -421,6 +429,8 @@ uint32_t dtypeBytes(DType T);
 uint64_t paramBytes(const KernelParam &P);
 /// "relu", "hardswish", ...; "none" for None.
 const char *activationName(ActivationKind K);
+/// Whether `K` reads alpha from its kernel's scalar (LeakyRelu, Elu, Celu).
+bool activationTakesAlpha(ActivationKind K);
 /// "input", "weight", "bn_scale", ...
 const char *paramRoleName(ParamRole R);
 /// "simt", "tf32", "f16", "bf16", "auto", "int8".

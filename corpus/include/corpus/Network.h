@@ -73,6 +73,9 @@ enum class ActKind {
   Softplus,    ///< ln(1 + e^x) (Mish is x * tanh(softplus(x)))
   Exp,         ///< e^x (YOLOX's and FCOS's box sizes)
   GeluTanh,    ///< 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (GELU(approximate='tanh'))
+  Elu,         ///< x > 0 ? x : alpha (e^x - 1)
+  Selu,        ///< SeluScale (x > 0 ? x : SeluAlpha (e^x - 1)) (corpus/KernelGen.h)
+  Celu,        ///< x > 0 ? x : alpha (e^(x / alpha) - 1)
 };
 /// "relu", "clip", "sigmoid", ...
 std::string_view actKindName(ActKind Kind);
@@ -102,7 +105,8 @@ struct BatchNormAttrs {
 
 struct ActivationAttrs {
   ActKind kind = ActKind::Relu;
-  float alpha = 0; ///< Clip: lower bound; HardSigmoid: slope; LeakyRelu: negative slope
+  float alpha = 0; ///< Clip: lower bound; HardSigmoid: slope; LeakyRelu: negative slope;
+                   ///< Elu, Celu: the scale of the negative part
   float beta = 0;  ///< Clip: upper bound; HardSigmoid: offset
 };
 

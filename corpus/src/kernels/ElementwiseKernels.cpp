@@ -291,7 +291,7 @@ std::string libraryName(const ElementwiseSpec &S) {
     N += "_s" + scalarName(S.scalar);
   if (S.broadcast)
     N += "_bc";
-  if (S.activation == ActivationKind::LeakyRelu) // its slope, a kernel constant
+  if (activationTakesAlpha(S.activation)) // a kernel constant
     N += "_a" + scalarName(S.scalar);
   N += "_b" + std::to_string(warpRoundedBlock(elementwiseThreads(S, KernelSet::Library), MaxBlock));
   if (vectorElementwise(S, KernelSet::Library))

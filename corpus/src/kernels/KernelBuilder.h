@@ -129,10 +129,12 @@ public:
   llvm::Value *pow(llvm::Value *X, llvm::Value *Y);
   /// X^C with PyTorch's special exponents (0, 1, 0.5, -0.5, -1, 2, 3, -2), else pow.
   llvm::Value *powConst(llvm::Value *X, float C);
-  /// act(X); LeakyRelu takes its slope from the three-argument form (a standalone elementwise
-  /// kernel's scalar).
+  /// e^x - 1: a Taylor polynomial below |x| = 0.25 (no cancellation), else exp(x) - 1.
+  llvm::Value *expm1(llvm::Value *X);
+  /// act(X); the kinds that take alpha (activationTakesAlpha) take it from the three-argument
+  /// form (a standalone elementwise kernel's scalar).
   llvm::Value *activation(ActivationKind K, llvm::Value *X);
-  llvm::Value *activation(ActivationKind K, llvm::Value *X, float LeakySlope);
+  llvm::Value *activation(ActivationKind K, llvm::Value *X, float Alpha);
 
   /// Applies `E` to accumulator `Acc` for output element `OutIndex`, channel `Channel` and
   /// squeeze-excitation index `SeIndex` (n * C + c); returns the value to store.

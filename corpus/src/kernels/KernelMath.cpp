@@ -110,12 +110,24 @@ Value *KernelBuilder::powConst(Value *X, float C) {
   return pow(X, f32(C));
 }
 
+// expm1, as PyTorch's elu computes it: e^x - 1 cancels for small |x|, where the degree-6 Taylor
+// polynomial is accurate to 1e-8 relative; both are computed and selected (branch-free).
+Value *KernelBuilder::expm1(Value *X) {
+  Value *P = f32(1.0f / 720.0f);
+  for (float C : {1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f})
+    P = fma(P, X, f32(C));
+  Value *Small = B.CreateFMul(X, P);
+  Value *Large = B.CreateFSub(exp(X), f32(1.0f));
+  Value *Ax = B.CreateUnaryIntrinsic(Intrinsic::fabs, X);
+  return B.CreateSelect(B.CreateFCmpOLT(Ax, f32(0.25f)), Small, Large);
+}
+
 Value *KernelBuilder::activation(ActivationKind K, Value *X) {
-  assert(K != ActivationKind::LeakyRelu && "leaky relu needs its slope");
+  assert(!activationTakesAlpha(K) && "this activation needs its alpha");
   return activation(K, X, 0.0f);
 }
 
-Value *KernelBuilder::activation(ActivationKind K, Value *X, float LeakySlope) {
+Value *KernelBuilder::activation(ActivationKind K, Value *X, float Alpha) {
   auto Sigmoid = [&](Value *V) {
     Value *E = exp(B.CreateFNeg(V));
     return B.CreateFDiv(f32(1.0f), B.CreateFAdd(f32(1.0f), E));
@@ -159,7 +171,15 @@ Value *KernelBuilder::activation(ActivationKind K, Value *X, float LeakySlope) {
     return B.CreateFMul(B.CreateFMul(X, f32(0.5f)), B.CreateFAdd(f32(1.0f), tanh(Inner)));
   }
   case ActivationKind::LeakyRelu: // PyTorch: x > 0 ? x : x * negative_slope
-    return B.CreateSelect(B.CreateFCmpOGT(X, f32(0.0f)), X, B.CreateFMul(X, f32(LeakySlope)));
+    return B.CreateSelect(B.CreateFCmpOGT(X, f32(0.0f)), X, B.CreateFMul(X, f32(Alpha)));
+  case ActivationKind::Selu: // PyTorch: scale * elu(x, alpha)
+    return B.CreateFMul(f32(SeluScale), B.CreateSelect(B.CreateFCmpOGT(X, f32(0.0f)), X,
+                                                       B.CreateFMul(f32(SeluAlpha), expm1(X))));
+  case ActivationKind::Elu: // PyTorch: x > 0 ? x : alpha * expm1(x)
+    return B.CreateSelect(B.CreateFCmpOGT(X, f32(0.0f)), X, B.CreateFMul(f32(Alpha), expm1(X)));
+  case ActivationKind::Celu: // PyTorch: max(0, x) + min(0, alpha * expm1(x / alpha))
+    return B.CreateSelect(B.CreateFCmpOGT(X, f32(0.0f)), X,
+                          B.CreateFMul(f32(Alpha), expm1(B.CreateFMul(X, f32(1.0f / Alpha)))));
   }
   assert(false && "unknown activation kind");
   return X;

@@ -75,8 +75,18 @@ const char *activationName(ActivationKind K) {
     return "exp";
   case ActivationKind::GeluTanh:
     return "gelutanh";
+  case ActivationKind::Selu:
+    return "selu";
+  case ActivationKind::Elu:
+    return "elu";
+  case ActivationKind::Celu:
+    return "celu";
   }
   return "unknown";
+}
+
+bool activationTakesAlpha(ActivationKind K) {
+  return K == ActivationKind::LeakyRelu || K == ActivationKind::Elu || K == ActivationKind::Celu;
 }
 
 const char *paramRoleName(ParamRole R) {
@@ -664,7 +674,7 @@ std::string kernelName(const ElementwiseSpec &S, KernelSet Set) {
   N += std::string("_") + dtypeName(S.dtype) + (halfElementwise(S) ? "x2" : "");
   if (S.activation != ActivationKind::None)
     N += std::string("_") + activationName(S.activation);
-  if (S.activation == ActivationKind::LeakyRelu) // its slope, a kernel constant
+  if (activationTakesAlpha(S.activation)) // a kernel constant
     N += scalarName(S.scalar);
   return shorten(N + indexSuffix(wideIndex(S)));
 }

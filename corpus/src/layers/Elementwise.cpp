@@ -97,7 +97,7 @@ support::MaybeError Lowerer::lowerElementwise(LayerId Id) {
       return error(Id, "this activation's parameters are not supported by the lowering");
     S.op = ElementwiseOp::Activation;
     S.activation = *K;
-    S.scalar = A.kind == ActKind::LeakyRelu ? A.alpha : 0.0f; // the slope, a kernel constant
+    S.scalar = activationTakesAlpha(*K) ? A.alpha : 0.0f; // a kernel constant
     T.last = Id;
     return emit(Id, Emitter.add(S), In, T, 0);
   }
@@ -286,6 +286,33 @@ Importer::Result Importer::importLeakyRelu(const onnx::NodeProto &N) {
     return nodeError(N, "alpha must be a finite number");
   return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::LeakyRelu, Alpha})
            : X;
+}
+
+// Elu(alpha), Celu(alpha) (torch.nn.ELU, CELU; ONNX's default alpha 1 is PyTorch's too) and Selu
+// with PyTorch's constants, which torch.nn.SELU exports.
+Importer::Result Importer::importElu(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  const float Alpha = attrFloat(N, "alpha", 1.0f);
+  if (!std::isfinite(Alpha))
+    return nodeError(N, "alpha must be a finite number");
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Elu, Alpha}) : X;
+}
+
+Importer::Result Importer::importCelu(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  const float Alpha = attrFloat(N, "alpha", 1.0f);
+  if (!std::isfinite(Alpha) || Alpha == 0.0f)
+    return nodeError(N, "alpha must be a finite, nonzero number");
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Celu, Alpha}) : X;
+}
+
+Importer::Result Importer::importSelu(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (attrFloat(N, "alpha", SeluAlpha) != SeluAlpha ||
+      attrFloat(N, "gamma", SeluScale) != SeluScale)
+    return nodeError(N, "only PyTorch's alpha " + std::to_string(SeluAlpha) + " and gamma " +
+                            std::to_string(SeluScale) + " (ONNX's defaults) are supported");
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Selu}) : X;
 }
 
 // PRelu(x, slope): PyTorch's nn.PReLU, one slope or one per channel ([C, 1, 1]). Lowered as a

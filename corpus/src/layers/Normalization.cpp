@@ -1,11 +1,13 @@
 // Normalisation layers (LayerKinds.def: BatchNorm, LayerNorm): the shape rules, the lowerings (a
 // batch norm after a convolution or dense layer is fused into its kernel; one alone is an
-// elementwise kernel) and ONNX BatchNormalization and LayerNormalization.
+// elementwise kernel) and the ONNX normalisations: BatchNormalization, LayerNormalization, and
+// InstanceNormalization, GroupNormalization and LRN as the layers that compute them.
 #include "LayerShapes.h"
 #include "Lowerer.h"
 #include "OnnxImporter.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace corpus {
 
@@ -114,6 +116,50 @@ Importer::Result Importer::importInstanceNormalization(const onnx::NodeProto &N)
                               std::to_string(In[1]) + "]");
   }
   return normaliseGroups(N, *X, In[1], true, "/rows");
+}
+
+// LRN (AlexNet's, GoogLeNet's and ZFNet's local response normalisation, in the ONNX model zoo's
+// classics): y = x / (bias + alpha / size * sum of x^2 over a window of `size` channels)^beta.
+// Imported as PyTorch's F.local_response_norm computes it, a kernel per step: x * x; the mean of
+// each window as an average pool of (size, 1) over [N, 1, C, H x W] (views either side), its
+// zeros counted, with ONNX's window (floor((size - 1) / 2) channels before, ceil after: PyTorch's
+// for odd sizes); * alpha, + bias, ^ beta; x divided by it. The last layer is named after the node.
+Importer::Result Importer::importLRN(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const Shape In = Net.layer(*X).shape;
+  const int64_t Size = attrInt(N, "size", 0);
+  const float Alpha = attrFloat(N, "alpha", 1e-4f), Beta = attrFloat(N, "beta", 0.75f),
+              Bias = attrFloat(N, "bias", 1.0f);
+  if (In.size() != 4)
+    return nodeError(N, "expects an [N, C, H, W] input, got " + shapeStr(In));
+  if (Size <= 0 || Size > 2 * In[1] + 1)
+    return nodeError(N, "size must be in 1.." + std::to_string(2 * In[1] + 1) + ", got " +
+                            std::to_string(Size));
+  if (!std::isfinite(Alpha) || !std::isfinite(Beta) || !std::isfinite(Bias))
+    return nodeError(N, "alpha, beta and bias must be finite numbers");
+  const std::string Name = layerName(N);
+  Result Y = addLayer(N, LayerKind::Mul, {*X, *X}, EltwiseAttrs{}, Name + "/square");
+  if (Y)
+    Y = addLayer(N, LayerKind::Reshape, {*Y}, ReshapeAttrs{{In[0], 1, In[1], In[2] * In[3]}},
+                 Name + "/channels");
+  PoolAttrs Window;
+  Window.kernelH = Size;
+  Window.padTop = (Size - 1) / 2;
+  Window.padBottom = Size / 2;
+  Window.countIncludePad = true;
+  if (Y)
+    Y = addLayer(N, LayerKind::AvgPool, {*Y}, Window, Name + "/window");
+  if (Y)
+    Y = addLayer(N, LayerKind::Reshape, {*Y}, ReshapeAttrs{In}, Name + "/planes");
+  const std::pair<LayerKind, float> Steps[] = {
+      {LayerKind::Mul, Alpha}, {LayerKind::Add, Bias}, {LayerKind::Pow, Beta}};
+  for (const auto &[Kind, Scalar] : Steps)
+    if (Y)
+      Y = addLayer(N, Kind, {*Y}, EltwiseAttrs{std::nullopt, Scalar},
+                   Name + "/" + std::string(layerKindName(Kind)));
+  return Y ? addLayer(N, LayerKind::Div, {*X, *Y}, EltwiseAttrs{}) : Y;
 }
 
 Importer::Result Importer::normaliseGroups(const onnx::NodeProto &N, LayerId X, int64_t Groups,
