@@ -1,7 +1,7 @@
 // ONNX import of layout and transformer-style operators: a ShuffleNetV2 unit (Split, channel
 // shuffle as Reshape-Transpose-Reshape) imports to the graph the builder gives, a ConvNeXt block
 // (Transpose, LayerNormalization, the five-node erf GELU) to one gelu activation, and both lower
-// with strided copies; Sub, Div and Pow import, and misuse is an error naming the node.
+// with strided copies; Sub, Div, Pow and n-ary Sum import, and misuse is an error naming the node.
 #include "corpus/Builder.h"
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
@@ -398,4 +398,38 @@ TEST_CASE("lower: operands of the output's elements are read as they are, never 
   auto M = R.finish();
   REQUIRE(M);
   CHECK(copies(*M) == 0);
+}
+
+TEST_CASE("onnx: Sum adds any number of layers left to right and its residual add fuses") {
+  // caffe2's ResNet exports: Sum(conv, shortcut) -> Relu; then a three-way and a one-way Sum.
+  OnnxWriter W(13);
+  W.input("x", {1, 4, 6, 6});
+  auto &Conv = W.node("Conv", {"x", W.weight({4, 4, 3, 3})}, "conv");
+  setInts(Conv, "pads", {1, 1, 1, 1});
+  const std::string C = out(Conv);
+  const std::string R = out(W.node("Relu", {out(W.node("Sum", {C, "x"}, "res"))}, "relu"));
+  const std::string S3 = out(W.node("Sum", {R, "x", R}, "three"));
+  W.output(out(W.node("Sum", {S3}, "one")));
+  const Network N = import(W);
+  CHECK(kinds(N) ==
+        std::vector<std::string>{"input", "conv", "add", "activation", "add", "add", "identity"});
+  std::vector<std::string> Names;
+  for (const Layer &L : N.layers())
+    Names.push_back(L.name);
+  CHECK(Names[4] == "three/sum1");
+  CHECK(Names[5] == "three");
+  CHECK(N.layers().back().shape == Shape{1, 4, 6, 6});
+  auto Wl = lower(N);
+  REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
+  // The first Sum and the ReLU run in the conv's epilogue, as Add's would; the three-way sum is
+  // two add kernels.
+  std::vector<std::string> Strategies;
+  for (const WorkloadLaunch &L : Wl->launches)
+    Strategies.push_back(L.strategy);
+  CHECK(Strategies == std::vector<std::string>{"conv_direct", "eltwise_add", "eltwise_add"});
+  OnnxWriter Bad(13);
+  Bad.input("x", {1, 4, 6, 6});
+  Bad.node("Sum", {"x", Bad.weight({1, 4, 1, 1})}, "s");
+  CHECK(importError(Bad) == "model.onnx: error: node 's' (Sum): operand 'w0' is not an "
+                            "activation: only sums of layers are supported");
 }

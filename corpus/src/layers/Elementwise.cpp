@@ -402,6 +402,26 @@ Importer::Result Importer::importMul(const onnx::NodeProto &N) { return importEl
 Importer::Result Importer::importDiv(const onnx::NodeProto &N) { return importEltwise(N); }
 Importer::Result Importer::importPow(const onnx::NodeProto &N) { return importEltwise(N); }
 
+// Sum of any number of activations (caffe2's exports, such as the ONNX model zoo's ResNet-50, write
+// residual adds so): add layers left to right, each as Add's, the last named after the node; one
+// input passes through as an identity.
+Importer::Result Importer::importSum(const onnx::NodeProto &N) {
+  if (N.input_size() < 1)
+    return nodeError(N, "expects at least one input");
+  for (const std::string &In : N.input())
+    if (!isLayer(In))
+      return nodeError(N, "operand '" + In +
+                              "' is not an activation: only sums of layers are "
+                              "supported");
+  if (N.input_size() == 1)
+    return addLayer(N, LayerKind::Identity, {Values[N.input(0)]}, IdentityAttrs{});
+  Result Y = Values[N.input(0)];
+  for (int I = 1; Y && I < N.input_size(); ++I)
+    Y = addLayer(N, LayerKind::Add, {*Y, Values[N.input(I)]}, EltwiseAttrs{},
+                 I + 1 < N.input_size() ? layerName(N) + "/sum" + std::to_string(I) : "");
+  return Y;
+}
+
 Importer::Result Importer::importEltwise(const onnx::NodeProto &N) {
   const std::string &Op = N.op_type();
   if (Op == "Div")
