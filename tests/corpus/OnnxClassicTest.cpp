@@ -1,11 +1,14 @@
-// The ONNX model zoo's classic classifiers as their files are laid out (opset 9, caffe's layers):
-// BVLC AlexNet (bvlc_alexnet/model.onnx: grouped convolutions, LRN after the first two, a Reshape
-// by a constant shape, Gemm with transB, Dropout, Softmax) imports with the parameters and
-// multiply-adds its architecture gives, counted here from the layer list, and lowers.
+// The ONNX model zoo's classic networks as their files are laid out: BVLC AlexNet
+// (bvlc_alexnet/model.onnx, opset 9, caffe's layers: grouped convolutions, LRN after the first
+// two, a Reshape by a constant shape, Gemm with transB, Dropout, Softmax) imports with the
+// parameters and multiply-adds its architecture gives, counted here from the layer list, and
+// lowers; tiny-YOLOv2's opset-8 ImageScaler imports as the scale and shift it computes.
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 
 #include "OnnxWriter.h"
+
+#include <onnx/onnx_pb.h>
 
 #include <doctest/doctest.h>
 
@@ -105,4 +108,50 @@ TEST_CASE("onnx: BVLC AlexNet from the ONNX model zoo imports with caffe's param
     // softmax.
     CHECK(Wl->launches.size() == 5 + 2 * 6 + 3 + 3 + 1);
   }
+}
+
+TEST_CASE("onnx: ImageScaler of opset 8 scales tiny-YOLOv2's input and shifts where bias is set") {
+  // tiny-YOLOv2's stem: ImageScaler(1/255, zero bias), a conv, batch norm, LeakyRelu(0.1), pool.
+  auto Stem = [](const std::vector<float> &Bias) {
+    OnnxWriter W(8);
+    W.input("image", {1, 3, 416, 416});
+    auto &S = W.node("ImageScaler", {"image"}, "scaler");
+    setFloat(S, "scale", 1.0f / 255);
+    auto *B = S.add_attribute();
+    B->set_name("bias");
+    B->set_type(onnx::AttributeProto::FLOATS);
+    for (float V : Bias)
+      B->add_floats(V);
+    auto &Conv = W.node("Conv", {out(S), W.weight({16, 3, 3, 3})}, "conv1");
+    setInts(Conv, "pads", {1, 1, 1, 1});
+    const std::string Bn =
+        out(W.node("BatchNormalization",
+                   {out(Conv), W.weight({16}), W.weight({16}), W.weight({16}), W.weight({16})}));
+    auto &Leaky = W.node("LeakyRelu", {Bn});
+    setFloat(Leaky, "alpha", 0.1f);
+    W.output(maxPool(W, out(Leaky), "pool1"));
+    return W;
+  };
+  const Network Plain = import(Stem({0, 0, 0}));
+  CHECK(kinds(Plain) ==
+        std::vector<std::string>{"input", "mul", "conv", "batchnorm", "activation", "maxpool"});
+  const auto &A = std::get<EltwiseAttrs>(Plain.layer(1).attrs);
+  CHECK(A.scalar == 1.0f / 255);
+  CHECK(Plain.layer(1).name == "scaler");
+  const Network Shifted = import(Stem({-0.5f, 0, 0.25f}));
+  CHECK(kinds(Shifted) == std::vector<std::string>{"input", "mul", "add", "conv", "batchnorm",
+                                                   "activation", "maxpool"});
+  CHECK(Shifted.params() == Plain.params() + 3); // the bias, a constant operand
+  auto Wl = lower(Shifted);
+  REQUIRE_MESSAGE(bool(Wl), support::errorText(Wl));
+  CHECK(Wl->launches.size() == 5); // scale, shift, conv + batch norm, leaky relu, pool
+  OnnxWriter Bad(8);
+  Bad.input("image", {1, 3, 8, 8});
+  auto &S = Bad.node("ImageScaler", {"image"}, "s");
+  auto *B = S.add_attribute();
+  B->set_name("bias");
+  B->set_type(onnx::AttributeProto::FLOATS);
+  B->add_floats(1.0f);
+  CHECK(importError(Bad) == "model.onnx: error: node 's' (ImageScaler): bias has 1 values for 3 "
+                            "channels");
 }

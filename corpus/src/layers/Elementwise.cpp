@@ -402,6 +402,32 @@ Importer::Result Importer::importMul(const onnx::NodeProto &N) { return importEl
 Importer::Result Importer::importDiv(const onnx::NodeProto &N) { return importEltwise(N); }
 Importer::Result Importer::importPow(const onnx::NodeProto &N) { return importEltwise(N); }
 
+// ImageScaler (an experimental operator of opsets 1-9, the ONNX model zoo's tiny-YOLOv2 scales its
+// input by it): x * scale as a scalar multiply, then + bias[c] as an add of a [1, C, 1, 1]
+// constant (its C values count as parameters, as any constant operand's) where any is nonzero.
+Importer::Result Importer::importImageScaler(const onnx::NodeProto &N) {
+  Result X = value(N, 0);
+  if (!X)
+    return X;
+  const Shape In = Net.layer(*X).shape;
+  const float Scale = attrFloat(N, "scale", 1.0f);
+  std::vector<float> Bias;
+  if (const onnx::AttributeProto *A = attr(N, "bias"))
+    Bias.assign(A->floats().begin(), A->floats().end());
+  if (In.size() != 4)
+    return nodeError(N, "expects an [N, C, H, W] input, got " + shapeStr(In));
+  if (!Bias.empty() && int64_t(Bias.size()) != In[1])
+    return nodeError(N, "bias has " + std::to_string(Bias.size()) + " values for " +
+                            std::to_string(In[1]) + " channels");
+  if (!std::isfinite(Scale) ||
+      std::any_of(Bias.begin(), Bias.end(), [](float B) { return !std::isfinite(B); }))
+    return nodeError(N, "scale and bias must be finite numbers");
+  const bool Shift = std::any_of(Bias.begin(), Bias.end(), [](float B) { return B != 0.0f; });
+  Result Y = addLayer(N, LayerKind::Mul, {*X}, EltwiseAttrs{std::nullopt, Scale},
+                      Shift ? layerName(N) + "/scale" : "");
+  return Y && Shift ? addLayer(N, LayerKind::Add, {*Y}, EltwiseAttrs{Shape{1, In[1], 1, 1}}) : Y;
+}
+
 // Sum of any number of activations (caffe2's exports, such as the ONNX model zoo's ResNet-50, write
 // residual adds so): add layers left to right, each as Add's, the last named after the node; one
 // input passes through as an identity.
