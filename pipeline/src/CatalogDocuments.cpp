@@ -106,11 +106,20 @@ support::Expected<OJson> zooDocument() {
 }
 
 std::string layerDetail(const corpus::Layer &L) {
-  if (auto *A = std::get_if<corpus::ActivationAttrs>(&L.attrs))
-    return std::string(corpus::actKindName(A->kind));
+  using corpus::ActKind;
+  if (auto *A = std::get_if<corpus::ActivationAttrs>(&L.attrs)) { // "relu", "elu 0.5"
+    const bool Alpha =
+        A->kind == ActKind::LeakyRelu || A->kind == ActKind::Elu || A->kind == ActKind::Celu;
+    return fmt::format("{}{}", corpus::actKindName(A->kind),
+                       Alpha ? fmt::format(" {:g}", A->alpha) : "");
+  }
   if (auto *C = std::get_if<corpus::ConvAttrs>(&L.attrs))
     return fmt::format("{}x{}/{}{}", C->kernelH, C->kernelW, C->strideH,
                        C->groups > 1 ? fmt::format(" g{}", C->groups) : "");
+  if (auto *P = std::get_if<corpus::PoolAttrs>(&L.attrs)) // "3x3/2", an LRN's window "5x1/1"
+    return fmt::format("{}x{}/{}", P->kernelH, P->kernelW, P->strideH);
+  if (auto *E = std::get_if<corpus::EltwiseAttrs>(&L.attrs); E && E->scalar) // pow "0.75"
+    return fmt::format("{:g}", *E->scalar);
   if (auto *R = std::get_if<corpus::ReduceAttrs>(&L.attrs)) // "max axis 1", "l2 axes 2-3"
     return R->last - R->first == 1
                ? fmt::format("{} axis {}", corpus::reduceOpName(R->op), R->first)
