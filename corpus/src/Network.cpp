@@ -106,6 +106,10 @@ std::string_view reduceOpName(ReduceOp Op) {
   return "sum";
 }
 
+bool actKindTakesAlpha(ActKind Kind) {
+  return Kind == ActKind::LeakyRelu || Kind == ActKind::Elu || Kind == ActKind::Celu;
+}
+
 std::string_view actKindName(ActKind Kind) {
   switch (Kind) {
   case ActKind::Relu:

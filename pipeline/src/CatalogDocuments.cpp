@@ -106,13 +106,9 @@ support::Expected<OJson> zooDocument() {
 }
 
 std::string layerDetail(const corpus::Layer &L) {
-  using corpus::ActKind;
-  if (auto *A = std::get_if<corpus::ActivationAttrs>(&L.attrs)) { // "relu", "elu 0.5"
-    const bool Alpha =
-        A->kind == ActKind::LeakyRelu || A->kind == ActKind::Elu || A->kind == ActKind::Celu;
+  if (auto *A = std::get_if<corpus::ActivationAttrs>(&L.attrs)) // "relu", "elu 0.5"
     return fmt::format("{}{}", corpus::actKindName(A->kind),
-                       Alpha ? fmt::format(" {:g}", A->alpha) : "");
-  }
+                       corpus::actKindTakesAlpha(A->kind) ? fmt::format(" {:g}", A->alpha) : "");
   if (auto *C = std::get_if<corpus::ConvAttrs>(&L.attrs))
     return fmt::format("{}x{}/{}{}", C->kernelH, C->kernelW, C->strideH,
                        C->groups > 1 ? fmt::format(" g{}", C->groups) : "");

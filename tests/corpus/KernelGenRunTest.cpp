@@ -297,11 +297,13 @@ TEST_CASE("gelu follows the erf form over [-6, 6]: erf within a few f32 ulps") {
   CHECK(WorstAbs <= 2e-6);
 }
 
-TEST_CASE("elu and selu follow expm1 near zero: relative error within 1e-6 over -1 to 1") {
+TEST_CASE("the elu family follows expm1 near zero: relative error within 1e-6 over -1 to 1") {
   // e^x - 1 from ex2.approx would lose up to 1e-4 relative for |x| near 1e-3.
-  for (ActivationKind K : {ActivationKind::Elu, ActivationKind::Selu}) {
+  // CELU's alpha 0.5 doubles its input to expm1.
+  const std::pair<ActivationKind, float> Kinds[] = {
+      {ActivationKind::Elu, 1.0f}, {ActivationKind::Selu, 0.0f}, {ActivationKind::Celu, 0.5f}};
+  for (const auto &[K, Alpha] : Kinds) {
     KernelEmitter E;
-    const float Alpha = K == ActivationKind::Elu ? 1.0f : 0.0f;
     auto L = E.add(ElementwiseSpec{ElementwiseOp::Activation, 1, 1, 4096, K, DType::F32, Alpha});
     REQUIRE(L);
     analyzer::Program Prog = decodeOnly(E);

@@ -148,7 +148,15 @@ TEST_CASE("onnx: Elu and Celu keep alpha in a kernel of their own and Selu fuses
   CHECK(Refused("Elu", "alpha", std::numeric_limits<float>::quiet_NaN()) ==
         "model.onnx: error: node 'a' (Elu): alpha must be a finite number");
   CHECK(Refused("Celu", "alpha", 0.0f) ==
-        "model.onnx: error: node 'a' (Celu): alpha must be a finite, nonzero number");
+        "model.onnx: error: node 'a' (Celu): alpha must be a finite, nonzero (normal) number");
+  CHECK(Refused("Celu", "alpha", 1e-40f) ==
+        "model.onnx: error: node 'a' (Celu): alpha must be a finite, nonzero (normal) number");
+  OnnxWriter Six(13); // a converter's six printed digits mean PyTorch's constant
+  Six.input("x", {1, 3, 8, 8});
+  auto &Selu = Six.node("Selu", {"x"}, "a");
+  setFloat(Selu, "alpha", 1.67326f);
+  Six.output(out(Selu));
+  CHECK(std::get<ActivationAttrs>(import(Six).layer(1).attrs).kind == ActKind::Selu);
   CHECK(Refused("Selu", "gamma", 2.0f) ==
         "model.onnx: error: node 'a' (Selu): only PyTorch's alpha 1.673263 and gamma 1.050701 "
         "(ONNX's defaults) are supported");

@@ -3,15 +3,12 @@
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 
-#include <google/protobuf/text_format.h>
-#include <onnx/onnx_pb.h>
+#include "OnnxText.h"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -20,26 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string readFile(const fs::path &Path) {
-  std::ifstream In(Path, std::ios::binary);
-  std::ostringstream Buffer;
-  Buffer << In.rdbuf();
-  return Buffer.str();
-}
-
 /// The error a regression names on its first line (`# error: MESSAGE`), or "".
 std::string expectedError(const std::string &Text) {
   const std::string Tag = "# error: ";
   if (Text.rfind(Tag, 0) != 0)
     return "";
   return Text.substr(Tag.size(), Text.find('\n') - Tag.size());
-}
-
-/// A ModelProto in text format, serialized as a binary .onnx file holds it.
-std::string encode(const std::string &Text) {
-  onnx::ModelProto Model;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(Text, &Model));
-  return Model.SerializeAsString();
 }
 
 std::vector<fs::path> regressions() {
@@ -59,11 +42,11 @@ TEST_CASE("onnx regressions: each adversarial model is the error it names, never
   REQUIRE(Files.size() >= 10);
   for (const fs::path &Path : Files) {
     CAPTURE(Path.filename().string());
-    const std::string Text = readFile(Path);
+    const std::string Text = onnxtest::readFile(Path);
     if (Path.extension() == ".textproto") {
       const std::string Expected = expectedError(Text);
       REQUIRE_FALSE(Expected.empty());
-      auto N = importOnnx(encode(Text), "model.onnx");
+      auto N = importOnnx(onnxtest::encodeTextProto(Text), "model.onnx");
       REQUIRE_FALSE(N);
       CHECK(N.error().str() == "model.onnx: error: " + Expected);
       continue;

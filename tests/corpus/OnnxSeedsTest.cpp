@@ -5,35 +5,18 @@
 #include "corpus/Lower.h"
 #include "corpus/Onnx.h"
 
-#include <google/protobuf/text_format.h>
-#include <onnx/onnx_pb.h>
+#include "OnnxText.h"
 
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 using namespace corpus;
 namespace fs = std::filesystem;
-
-namespace {
-
-/// The seed's text-format model as the binary bytes of an .onnx file.
-std::string seedBytes(const fs::path &Path) {
-  std::ifstream In(Path);
-  std::ostringstream Text;
-  Text << In.rdbuf();
-  onnx::ModelProto Model;
-  REQUIRE(google::protobuf::TextFormat::ParseFromString(Text.str(), &Model));
-  return Model.SerializeAsString();
-}
-
-} // namespace
 
 TEST_CASE("onnx seeds: every fuzz seed imports and lowers and the YOLO heads keep their shapes") {
   std::vector<fs::path> Seeds;
@@ -48,10 +31,18 @@ TEST_CASE("onnx seeds: every fuzz seed imports and lowers and the YOLO heads kee
   for (const fs::path &Path : Seeds) {
     const std::string Name = Path.stem().string();
     CAPTURE(Name);
-    auto N = importOnnx(seedBytes(Path), Path.filename().string());
+    auto N =
+        importOnnx(onnxtest::encodeTextProto(onnxtest::readFile(Path)), Path.filename().string());
     REQUIRE_MESSAGE(bool(N), support::errorText(N));
-    auto W = lower(*N);
-    CHECK_MESSAGE(bool(W), support::errorText(W));
+    // As the fuzzer lowers (fuzz/onnx_import_fuzzer.cpp), and with the defaults, PTX included.
+    LowerOptions Fuzzer;
+    Fuzzer.math = MathMode::Auto;
+    Fuzzer.kernels = KernelSet::Library;
+    Fuzzer.emitPtx = false;
+    for (const LowerOptions &O : {Fuzzer, LowerOptions{}}) {
+      auto W = lower(*N, O);
+      CHECK_MESSAGE(bool(W), support::errorText(W));
+    }
     if (auto It = Outputs.find(Name); It != Outputs.end()) {
       CHECK(N->layers().back().shape == It->second);
       ++Checked;

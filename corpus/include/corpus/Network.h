@@ -79,6 +79,9 @@ enum class ActKind {
 };
 /// "relu", "clip", "sigmoid", ...
 std::string_view actKindName(ActKind Kind);
+/// Whether `Kind` has an alpha of its own per layer (LeakyRelu, Elu, Celu): the lowering runs it as
+/// its own elementwise kernel with alpha a constant (corpus::activationTakesAlpha).
+bool actKindTakesAlpha(ActKind Kind);
 
 struct InputAttrs {};
 

@@ -131,6 +131,9 @@ public:
   llvm::Value *powConst(llvm::Value *X, float C);
   /// e^x - 1: a Taylor polynomial below |x| = 0.25 (no cancellation), else exp(x) - 1.
   llvm::Value *expm1(llvm::Value *X);
+  /// PyTorch's elu(x, alpha, scale, input_scale): Scale (x > 0 ? x : Alpha expm1(x InputScale)),
+  /// which elu, celu and selu are.
+  llvm::Value *eluFamily(llvm::Value *X, float Alpha, float InputScale, float Scale);
   /// act(X); the kinds that take alpha (activationTakesAlpha) take it from the three-argument
   /// form (a standalone elementwise kernel's scalar).
   llvm::Value *activation(ActivationKind K, llvm::Value *X);

@@ -289,7 +289,7 @@ Importer::Result Importer::importLeakyRelu(const onnx::NodeProto &N) {
 }
 
 // Elu(alpha), Celu(alpha) (torch.nn.ELU, CELU; ONNX's default alpha 1 is PyTorch's too) and Selu
-// with PyTorch's constants, which torch.nn.SELU exports.
+// with PyTorch's constants, which torch.nn.SELU exports (within 1e-5 relative: six digits).
 Importer::Result Importer::importElu(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   const float Alpha = attrFloat(N, "alpha", 1.0f);
@@ -301,15 +301,17 @@ Importer::Result Importer::importElu(const onnx::NodeProto &N) {
 Importer::Result Importer::importCelu(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   const float Alpha = attrFloat(N, "alpha", 1.0f);
-  if (!std::isfinite(Alpha) || Alpha == 0.0f)
-    return nodeError(N, "alpha must be a finite, nonzero number");
+  if (!std::isfinite(Alpha) || std::fabs(Alpha) < std::numeric_limits<float>::min())
+    return nodeError(N, "alpha must be a finite, nonzero (normal) number");
   return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Celu, Alpha}) : X;
 }
 
 Importer::Result Importer::importSelu(const onnx::NodeProto &N) {
   Result X = value(N, 0);
-  if (attrFloat(N, "alpha", SeluAlpha) != SeluAlpha ||
-      attrFloat(N, "gamma", SeluScale) != SeluScale)
+  // Converters that print the constants to six digits (1.67326) mean PyTorch's too.
+  auto Near = [](float V, float Want) { return std::fabs(V - Want) <= 1e-5f * Want; };
+  if (!Near(attrFloat(N, "alpha", SeluAlpha), SeluAlpha) ||
+      !Near(attrFloat(N, "gamma", SeluScale), SeluScale))
     return nodeError(N, "only PyTorch's alpha " + std::to_string(SeluAlpha) + " and gamma " +
                             std::to_string(SeluScale) + " (ONNX's defaults) are supported");
   return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Selu}) : X;
