@@ -251,6 +251,12 @@ inline std::vector<Case> allCases(DType T) {
   // one-element row: both horizontal taps are the edge).
   Cs.push_back({"upsample bilinear 2x", UpsampleSpec{2, 3, 5, 7, 2, 2, T}});
   Cs.push_back({"upsample bilinear 3x2, one column", UpsampleSpec{1, 2, 4, 1, 3, 2, T}});
+  // align_corners=True (one column: its axis ratio is 0) and ONNX's asymmetric mode.
+  UpsampleSpec Corners{2, 3, 5, 1, 2, 3, T}, Asymmetric{1, 2, 4, 6, 3, 2, T};
+  Corners.coords = UpsampleCoords::AlignCorners;
+  Asymmetric.coords = UpsampleCoords::Asymmetric;
+  Cs.push_back({"upsample bilinear align corners", Corners});
+  Cs.push_back({"upsample bilinear asymmetric", Asymmetric});
   // Padding: reflect 3 of a 5x4 plane (as far as it goes: 3 < 4), edge 2/0/1/3, and a constant
   // -1.5 around 3x3 planes, batch 2.
   Cs.push_back({"pad reflect", PadSpec{PadKind::Reflect, 1, 3, 5, 4, 3, 2, 1, 3, 0, T}});

@@ -222,13 +222,26 @@ inline std::vector<double> pool(const corpus::PoolSpec &S, const Buffers &B) {
   return Out;
 }
 
-/// Bilinear upsampling, align_corners = False (PyTorch's upsample_bilinear2d): output (oh, ow)
-/// blends the 2 x 2 inputs around src = max(0, (o + 0.5) / scale - 0.5) per axis.
+/// Bilinear upsampling (PyTorch's upsample_bilinear2d): output (oh, ow) blends the 2 x 2 inputs
+/// around src per axis: max(0, (o + 0.5) / scale - 0.5) (align_corners = False), o (in - 1) /
+/// (out - 1) (align_corners = True), o / scale (ONNX's asymmetric mode).
+inline double upsampleSource(corpus::UpsampleCoords C, int64_t O, int64_t Scale, int64_t N) {
+  switch (C) {
+  case corpus::UpsampleCoords::AlignCorners:
+    return N * Scale > 1 ? double(O) * double(N - 1) / double(N * Scale - 1) : 0.0;
+  case corpus::UpsampleCoords::Asymmetric:
+    return double(O) / double(Scale);
+  case corpus::UpsampleCoords::HalfPixel:
+    break;
+  }
+  return std::max(0.0, (double(O) + 0.5) / double(Scale) - 0.5);
+}
+
 inline std::vector<double> upsample(const corpus::UpsampleSpec &S, const Buffers &B) {
   const auto &In = B.at(ParamRole::Input);
   const int64_t H = S.inHeight, W = S.inWidth, Ho = H * S.scaleH, Wo = W * S.scaleW;
-  auto Tap = [](int64_t O, int64_t Scale, int64_t N) {
-    const double Src = std::max(0.0, (double(O) + 0.5) / double(Scale) - 0.5);
+  auto Tap = [&](int64_t O, int64_t Scale, int64_t N) {
+    const double Src = upsampleSource(S.coords, O, Scale, N);
     const int64_t Near = int64_t(Src);
     return std::tuple(Near, std::min(Near + 1, N - 1), Src - double(Near));
   };

@@ -473,9 +473,12 @@ private:
     return Y;
   }
 
-  /// Nearest: out[n, c, h, w] = in[n, c, h / scaleH, w / scaleW]. Bilinear (align_corners =
-  /// False, as PyTorch's upsample_bilinear2d): the 2 x 2 inputs around src = max(0, (o + 0.5) /
-  /// scale - 0.5) per axis, weighted by the distance, the far one clamped to the edge.
+  /// Nearest: out[n, c, h, w] = in[n, c, h / scaleH, w / scaleW]. Bilinear (as PyTorch's
+  /// upsample_bilinear2d and ONNX's linear Resize): the 2 x 2 inputs around the source coordinate
+  /// per axis, weighted by the distance, the far one clamped to the edge; ONNX's
+  /// coordinate_transformation_mode gives the source of output o: half_pixel max(0, (o + 0.5) /
+  /// scale - 0.5) (ONNX clamps below zero), align_corners o (in - 1) / (out - 1), asymmetric
+  /// o / scale.
   Tensor upsample(const corpus::Layer &L, const corpus::UpsampleAttrs &A) {
     const Tensor &X = in(L, 0);
     const corpus::Shape &S = inShape(L, 0);
@@ -484,8 +487,13 @@ private:
       int64_t near, far;
       double weight; ///< of the far one
     };
-    auto TapOf = [](int64_t O, int64_t Scale, int64_t In) {
-      const double Src = std::max(0.0, (double(O) + 0.5) / double(Scale) - 0.5);
+    auto TapOf = [&](int64_t O, int64_t Scale, int64_t In) {
+      const int64_t Out = In * Scale;
+      const double Src = A.coords == corpus::ResizeCoords::AlignCorners
+                             ? (Out > 1 ? double(O) * double(In - 1) / double(Out - 1) : 0.0)
+                         : A.coords == corpus::ResizeCoords::Asymmetric
+                             ? double(O) / double(Scale)
+                             : std::max(0.0, (double(O) + 0.5) / double(Scale) - 0.5);
       const int64_t Near = int64_t(Src);
       return Tap{Near, std::min(Near + 1, In - 1), Src - double(Near)};
     };

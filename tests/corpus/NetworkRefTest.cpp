@@ -200,15 +200,19 @@ Network shuffleBlock(int64_t Batch) {
 
 /// A segmentation decoder (DeepLabV3, FCN, an FPN with bilinear merges): a stride-2 feature map
 /// upsampled 2x bilinearly and added to the stride-1 one, then the per-class logits upsampled 3x
-/// back to a larger image (the edge rows and columns clamp), and a softmax over the classes.
-Network segmentationHead(int64_t Batch) {
+/// back to a larger image (the edge rows and columns clamp), and a softmax over the classes; the
+/// source coordinates of `Coords` (PyTorch's align_corners=False or True, ONNX's asymmetric).
+Network segmentationHead(int64_t Batch, ResizeCoords Coords = ResizeCoords::HalfPixel) {
   NetworkBuilder B("segmentation-head");
+  const auto Up2d = [&](LayerId In, int64_t S) {
+    return B.add(LayerKind::Upsample, {In}, UpsampleAttrs{S, S, /*linear=*/true, Coords});
+  };
   LayerId X = B.input({Batch, 3, 7, 10});
   LayerId Fine = B.relu(B.conv(X, 6, 3, 1, 1));
   LayerId Coarse = B.relu(B.conv(Fine, 6, 3, 2, 1)); // [Batch, 6, 4, 5]
-  LayerId Up = B.upsample(Coarse, 2, /*Bilinear=*/true);
+  LayerId Up = Up2d(Coarse, 2);
   LayerId Merged = B.addLayers(B.slice(B.slice(Up, 2, 0, 7), 3, 0, 10), Fine);
-  B.softmax(B.upsample(B.conv(Merged, 4, 1, 1, 0), 3, /*Bilinear=*/true), 1);
+  B.softmax(Up2d(B.conv(Merged, 4, 1, 1, 0), 3), 1);
   auto N = B.finish();
   REQUIRE_MESSAGE(bool(N), support::errorText(N));
   REQUIRE(N->layer(Up).shape == Shape{Batch, 6, 8, 10});
@@ -484,10 +488,13 @@ TEST_CASE("network reference: slices, splits, channel shuffles and permutes matc
 }
 
 TEST_CASE("network reference: bilinear upsampling (a segmentation decoder) matches") {
-  for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
-    CAPTURE(std::string(kernelSetName(Set)));
-    checkNetwork(segmentationHead(2), {Set});
-  }
+  for (ResizeCoords C :
+       {ResizeCoords::HalfPixel, ResizeCoords::AlignCorners, ResizeCoords::Asymmetric})
+    for (KernelSet Set : {KernelSet::Specialised, KernelSet::Library}) {
+      CAPTURE(std::string(kernelSetName(Set)));
+      CAPTURE(int(C));
+      checkNetwork(segmentationHead(2, C), {Set});
+    }
   checkNetwork(segmentationHead(1), {KernelSet::Library, DType::F16, MathMode::F16, 3e-2});
 }
 

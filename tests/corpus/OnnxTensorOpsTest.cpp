@@ -193,9 +193,10 @@ TEST_CASE("onnx: Split, Slice, LayerNormalization and Erf misuse name the node")
                            "integer tensor with data");
 }
 
-TEST_CASE("onnx: linear Resize with half-pixel coordinates is bilinear upsampling") {
+TEST_CASE("onnx: linear Resize is bilinear upsampling in each coordinate mode PyTorch has") {
   // torchvision's DeepLabV3 and FCN heads: F.interpolate(mode='bilinear', align_corners=False),
-  // exported as Resize(mode='linear', coordinate_transformation_mode='pytorch_half_pixel').
+  // exported as Resize(mode='linear', coordinate_transformation_mode='pytorch_half_pixel');
+  // PSPNet's and HRNet's align_corners=True; opset 10's asymmetric mapping.
   auto resize = [](int Opset, const std::string &Coords) {
     OnnxWriter W(Opset);
     W.input("x", {1, 4, 5, 6});
@@ -206,30 +207,40 @@ TEST_CASE("onnx: linear Resize with half-pixel coordinates is bilinear upsamplin
     W.output(out(R));
     return W;
   };
-  for (const char *Coords : {"pytorch_half_pixel", "half_pixel", ""}) {
-    CAPTURE(Coords);
-    Network N = import(resize(13, Coords));
+  // Opset 10's Resize has no coordinate modes: its linear mode is asymmetric (o / scale).
+  OnnxWriter Old(10);
+  Old.input("x", {1, 4, 5, 6});
+  auto &R = Old.node("Resize", {"x", Old.floats({1, 1, 8, 8})}, "r");
+  setString(R, "mode", "linear");
+  Old.output(out(R));
+  const std::pair<Network, ResizeCoords> Cases[] = {
+      {import(resize(13, "pytorch_half_pixel")), ResizeCoords::HalfPixel},
+      {import(resize(13, "half_pixel")), ResizeCoords::HalfPixel},
+      {import(resize(13, "")), ResizeCoords::HalfPixel},
+      {import(resize(13, "align_corners")), ResizeCoords::AlignCorners},
+      {import(resize(13, "asymmetric")), ResizeCoords::Asymmetric},
+      {import(Old), ResizeCoords::Asymmetric}};
+  std::vector<std::string> Kernels;
+  for (const auto &[N, Coords] : Cases) {
     REQUIRE(kinds(N) == std::vector<std::string>{"input", "upsample"});
     const auto &A = std::get<UpsampleAttrs>(N.layer(1).attrs);
     CHECK(A.linear);
     CHECK(A.scaleH == 8);
+    CHECK(A.coords == Coords);
     auto W = lower(N);
     REQUIRE(bool(W));
     REQUIRE(W->launches.size() == 1);
     CHECK(W->launches[0].strategy == "upsample_bilinear");
+    Kernels.push_back(W->launches[0].kernel);
   }
-  CHECK(importError(resize(13, "align_corners")) ==
-        "model.onnx: error: node 'r' (Resize): linear resizing is supported with half-pixel "
-        "coordinates (PyTorch's align_corners=False), not 'align_corners'");
-  // Opset 10's Resize has no coordinate modes: its linear mode is asymmetric (o / scale).
-  OnnxWriter Old(10);
-  Old.input("x", {1, 4, 5, 6});
-  auto &R = Old.node("Resize", {"x", Old.floats({1, 1, 2, 2})}, "r");
-  setString(R, "mode", "linear");
-  Old.output(out(R));
-  CHECK(importError(Old) == "model.onnx: error: node 'r' (Resize): linear resizing is supported "
-                            "with half-pixel coordinates (PyTorch's align_corners=False), not "
-                            "'asymmetric'");
+  // Each mode is its own kernel: the same name for the same mode, another for another.
+  CHECK(Kernels[0] == Kernels[2]);
+  CHECK(Kernels[3] != Kernels[0]);
+  CHECK(Kernels[4] != Kernels[0]);
+  CHECK(Kernels[4] != Kernels[3]);
+  CHECK(importError(resize(13, "tf_crop_and_resize")) ==
+        "model.onnx: error: node 'r' (Resize): linear resizing is supported with half_pixel, "
+        "pytorch_half_pixel, align_corners or asymmetric coordinates, not 'tf_crop_and_resize'");
 }
 
 TEST_CASE("onnx: nearest Resize and Upsample by integer factors, from scales or sizes") {

@@ -181,16 +181,22 @@ struct PoolSpec {
   uint32_t outWidth() const;
 };
 
-/// Bilinear upsampling of NCHW planes by integer factors (torch.nn.Upsample(mode='bilinear',
-/// align_corners=False); ONNX Resize mode 'linear' with half-pixel coordinates): output (oh, ow)
-/// reads the input at src = max(0, (o + 0.5) / scale - 0.5) per axis and blends the 2 x 2
-/// neighbours around it (the far one clamped to the edge). One thread per output element, a
-/// CTA row per (channel, image) as the pooling kernels.
+/// Where bilinear upsampling reads along an axis, as PyTorch's area_pixel_compute_source_index:
+/// HalfPixel src = max(0, (o + 0.5) / scale - 0.5) (align_corners=False), AlignCorners
+/// src = o (in - 1) / (out - 1) (align_corners=True; 0 where out is 1), Asymmetric
+/// src = o / scale (ONNX's asymmetric mode).
+enum class UpsampleCoords : uint8_t { HalfPixel, AlignCorners, Asymmetric };
+
+/// Bilinear upsampling of NCHW planes by integer factors (torch.nn.Upsample(mode='bilinear');
+/// ONNX Resize mode 'linear'): output (oh, ow) reads the input at the source coordinate of
+/// `coords` per axis and blends the 2 x 2 neighbours around it (the far one clamped to the edge).
+/// One thread per output element, a CTA row per (channel, image) as the pooling kernels.
 struct UpsampleSpec {
   uint32_t batch = 1, channels = 0, inHeight = 0, inWidth = 0;
   uint32_t scaleH = 1, scaleW = 1;
   DType dtype = DType::F32;
   bool index64 = false; ///< 64-bit index arithmetic even when every tensor fits 32 bits
+  UpsampleCoords coords = UpsampleCoords::HalfPixel;
 };
 
 enum class PadKind : uint8_t { Constant, Reflect, Edge };

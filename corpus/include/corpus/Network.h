@@ -188,9 +188,16 @@ struct SliceAttrs {
 /// Resize/Upsample). Nearest: out[n, c, h, w] = in[n, c, h / scaleH, w / scaleW]. Bilinear
 /// (`linear`, align_corners=False: half-pixel coordinates): each output blends the 2 x 2 input
 /// elements around (h + 0.5) / scaleH - 0.5, (w + 0.5) / scaleW - 0.5 (corpus::UpsampleSpec).
+/// Where a linear resize's output coordinate o reads its input along an axis (ONNX
+/// coordinate_transformation_mode): HalfPixel (o + 0.5) / scale - 0.5, PyTorch's
+/// align_corners=False; AlignCorners o (in - 1) / (out - 1), align_corners=True; Asymmetric
+/// o / scale, a linear Resize before opset 11 and Upsample.
+enum class ResizeCoords : uint8_t { HalfPixel, AlignCorners, Asymmetric };
+
 struct UpsampleAttrs {
   int64_t scaleH = 1, scaleW = 1;
   bool linear = false;
+  ResizeCoords coords = ResizeCoords::HalfPixel; ///< of a linear one
 };
 
 /// What a Reduce layer computes along its axes (ONNX ReduceSum, ReduceMean, ReduceMax,

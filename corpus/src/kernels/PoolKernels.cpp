@@ -117,19 +117,34 @@ KernelLaunch buildPool(Module *M, const PoolSpec &S, const std::string &Name, Ke
 
 namespace {
 
-/// Where output coordinate O reads along an axis of `In` elements upsampled by `Scale` (PyTorch's
-/// area_pixel_compute_source_index for linear modes, align_corners=False): src = max(0, (O + 0.5)
-/// x InvScale - 0.5); the near element i0 = floor(src), the step to the far one (0 at the last
-/// element) and the far one's weight src - i0.
+/// Where output coordinate O reads along an axis of `In` elements upsampled by the factor
+/// `Scale` (PyTorch's area_pixel_compute_source_index for linear modes, in f32 as its float
+/// kernels): half-pixel src = max(0, (O + 0.5) / Scale - 0.5), align-corners src = O (In - 1) /
+/// (In Scale - 1) (0 where the output has one element), asymmetric src = O / Scale; the near
+/// element i0 = floor(src), the step to the far one (0 at the last element) and the far one's
+/// weight src - i0.
 struct SourceIndex {
   Value *near, *step, *weight;
 };
 
-SourceIndex sourceIndex(KernelBuilder &K, Value *O, Value *InvScale, std::string_view In) {
+SourceIndex sourceIndex(KernelBuilder &K, UpsampleCoords C, Value *O, std::string_view Scale,
+                        std::string_view In) {
   IRBuilder<> &B = K.ir();
-  Value *Src =
-      K.fma(B.CreateFAdd(B.CreateUIToFP(O, B.getFloatTy()), K.f32(0.5f)), InvScale, K.f32(-0.5f));
-  Src = K.maxf(Src, K.f32(0.0f));
+  Value *Of = B.CreateUIToFP(O, B.getFloatTy());
+  Value *Src = nullptr;
+  if (C == UpsampleCoords::AlignCorners) {
+    Value *OutLast =
+        B.CreateUIToFP(B.CreateSub(B.CreateMul(K.dim(In), K.dim(Scale)), K.i32(1)), B.getFloatTy());
+    Value *InLast = B.CreateUIToFP(B.CreateSub(K.dim(In), K.i32(1)), B.getFloatTy());
+    Value *Ratio = B.CreateSelect(B.CreateFCmpOGT(OutLast, K.f32(0.0f)),
+                                  B.CreateFDiv(InLast, OutLast), K.f32(0.0f));
+    Src = B.CreateFMul(Ratio, Of);
+  } else {
+    Value *InvScale = B.CreateFDiv(K.f32(1.0f), K.dimF32(Scale)); // PyTorch's float in / out
+    Src = C == UpsampleCoords::Asymmetric
+              ? B.CreateFMul(Of, InvScale)
+              : K.maxf(K.fma(B.CreateFAdd(Of, K.f32(0.5f)), InvScale, K.f32(-0.5f)), K.f32(0.0f));
+  }
   Value *Near = B.CreateFPToUI(Src, B.getInt32Ty());
   Value *Last = B.CreateSub(K.dim(In), K.i32(1));
   Value *Step = B.CreateZExt(B.CreateICmpULT(Near, Last), B.getInt32Ty());
@@ -140,7 +155,7 @@ SourceIndex sourceIndex(KernelBuilder &K, Value *O, Value *InvScale, std::string
 
 std::string libraryName(const UpsampleSpec &S) {
   return libraryKernelName(
-      "upsample_bilinear_b" +
+      "upsample_bilinear" + std::string(upsampleCoordsSuffix(S.coords)) + "_b" +
           std::to_string(
               warpRoundedBlock(uint64_t(S.inHeight) * S.scaleH * S.inWidth * S.scaleW, MaxBlock)),
       S.dtype, {}, wideIndex(S));
@@ -164,11 +179,8 @@ KernelLaunch buildUpsample(Module *M, const UpsampleSpec &S, const std::string &
   return buildPlaneKernel(
       M, Name, P, Dims, Set, [&](KernelBuilder &K, Value *Pix, Value *PlaneIdx) {
         IRBuilder<> &B = K.ir();
-        // PyTorch's scale is the float in / out: 1 / factor.
-        const SourceIndex Y =
-            sourceIndex(K, K.udiv(Pix, "wo"), B.CreateFDiv(K.f32(1.0f), K.dimF32("scale_h")), "h");
-        const SourceIndex X =
-            sourceIndex(K, K.urem(Pix, "wo"), B.CreateFDiv(K.f32(1.0f), K.dimF32("scale_w")), "w");
+        const SourceIndex Y = sourceIndex(K, S.coords, K.udiv(Pix, "wo"), "scale_h", "h");
+        const SourceIndex X = sourceIndex(K, S.coords, K.urem(Pix, "wo"), "scale_w", "w");
         Value *Plane = B.CreateMul(PlaneIdx, B.CreateMul(K.dimIx("h"), K.dimIx("w")));
         Value *Row0 = B.CreateAdd(Plane, K.widen(B.CreateMul(Y.near, K.dim("w"))));
         Value *Row1 = B.CreateAdd(Row0, K.widen(B.CreateMul(Y.step, K.dim("w"))));

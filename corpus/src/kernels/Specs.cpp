@@ -632,12 +632,25 @@ std::string kernelName(const PoolSpec &S, KernelSet Set) {
   return shorten(N + "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
 }
 
+const char *upsampleCoordsSuffix(UpsampleCoords C) {
+  switch (C) {
+  case UpsampleCoords::HalfPixel:
+    return "";
+  case UpsampleCoords::AlignCorners:
+    return "_ac";
+  case UpsampleCoords::Asymmetric:
+    return "_as";
+  }
+  return "";
+}
+
 std::string kernelName(const UpsampleSpec &S, KernelSet Set) {
   if (Set == KernelSet::Library)
     return libraryName(S);
-  return shorten("upsample_bilinear_n" + num(S.batch) + "_c" + num(S.channels) + "_h" +
-                 num(S.inHeight) + "w" + num(S.inWidth) + "_x" + shapePair(S.scaleH, S.scaleW) +
-                 "_" + dtypeName(S.dtype) + indexSuffix(wideIndex(S)));
+  return shorten("upsample_bilinear" + std::string(upsampleCoordsSuffix(S.coords)) + "_n" +
+                 num(S.batch) + "_c" + num(S.channels) + "_h" + num(S.inHeight) + "w" +
+                 num(S.inWidth) + "_x" + shapePair(S.scaleH, S.scaleW) + "_" + dtypeName(S.dtype) +
+                 indexSuffix(wideIndex(S)));
 }
 
 std::string kernelName(const PadSpec &S, KernelSet Set) {

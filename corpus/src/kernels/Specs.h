@@ -43,6 +43,8 @@ bool usesTensorCores(const BatchMatMulSpec &S);
 /// Sigmoid, swish, tanh, gelu, hardsigmoid and hardswish stay f32, as PyTorch computes them (in
 /// float).
 bool halfActivation(ActivationKind A);
+/// "" (half-pixel, the default), "_ac" (align corners) or "_as" (asymmetric): kernel names'.
+const char *upsampleCoordsSuffix(UpsampleCoords C);
 /// Whether an elementwise kernel computes in f16x2 (docs/lowering.md, "Half-precision math"):
 /// math F16 on f16 data, an add, multiply or fma (add, mul, their scalar forms, the channel
 /// scale, batch norm, a lone activation) and an activation with an f16 form; the channel scale

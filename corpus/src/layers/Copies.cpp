@@ -149,10 +149,13 @@ support::MaybeError Lowerer::lowerUpsample(LayerId Id) {
   const Shape &X = Net.layer(L.inputs[0]).shape;
   const auto &U = std::get<UpsampleAttrs>(L.attrs);
   if (U.linear && (U.scaleH > 1 || U.scaleW > 1)) {
-    if (!fitU32({X[0], X[1], X[2], X[3]}))
+    if (!fitU32({X[0], X[1], X[2] * U.scaleH, X[3] * U.scaleW}))
       return error(Id, "bilinear upsampling of " + shapeStr(X) + ": a dimension past 2^32");
     UpsampleSpec S{u32(X[0]),     u32(X[1]),     u32(X[2]), u32(X[3]),
                    u32(U.scaleH), u32(U.scaleW), O.dtype};
+    S.coords = U.coords == ResizeCoords::AlignCorners ? UpsampleCoords::AlignCorners
+               : U.coords == ResizeCoords::Asymmetric ? UpsampleCoords::Asymmetric
+                                                      : UpsampleCoords::HalfPixel;
     return emitAlone(Id, Emitter.add(S));
   }
   return lowerCopy(Id, planUpsample(uint64_t(X[0] * X[1]), uint64_t(X[2]), uint64_t(X[3]),
@@ -369,8 +372,9 @@ Importer::Result Importer::importSplit(const onnx::NodeProto &N) {
   return First;
 }
 
-/// Resize and Upsample: nearest neighbour, or bilinear with half-pixel coordinates (PyTorch's
-/// align_corners=False), integer factors on H and W.
+/// Resize and Upsample: nearest neighbour, or bilinear with half-pixel (PyTorch's
+/// align_corners=False), align-corners (align_corners=True) or asymmetric coordinates (a linear
+/// Resize before opset 11, Upsample), integer factors on H and W.
 Importer::Result Importer::importResize(const onnx::NodeProto &N) {
   Result X = value(N, 0);
   if (!X)
@@ -381,15 +385,20 @@ Importer::Result Importer::importResize(const onnx::NodeProto &N) {
   if (Mode != "nearest" && !Linear)
     return nodeError(N, "only nearest-neighbour and linear resizing are supported, not mode '" +
                             Mode + "'");
+  ResizeCoords Coords = ResizeCoords::HalfPixel;
   if (Linear) {
     // Before opset 11 a linear Resize or Upsample maps coordinates asymmetrically (o / scale).
-    const std::string Coords = N.op_type() == "Upsample" || Opset < 11
-                                   ? "asymmetric"
-                                   : attrString(N, "coordinate_transformation_mode", "half_pixel");
-    if (Coords != "half_pixel" && Coords != "pytorch_half_pixel")
-      return nodeError(N, "linear resizing is supported with half-pixel coordinates "
-                          "(PyTorch's align_corners=False), not '" +
-                              Coords + "'");
+    const std::string Mode = N.op_type() == "Upsample" || Opset < 11
+                                 ? "asymmetric"
+                                 : attrString(N, "coordinate_transformation_mode", "half_pixel");
+    if (Mode == "align_corners")
+      Coords = ResizeCoords::AlignCorners;
+    else if (Mode == "asymmetric")
+      Coords = ResizeCoords::Asymmetric;
+    else if (Mode != "half_pixel" && Mode != "pytorch_half_pixel")
+      return nodeError(N, "linear resizing is supported with half_pixel, pytorch_half_pixel, "
+                          "align_corners or asymmetric coordinates, not '" +
+                              Mode + "'");
   }
   if (In.size() != 4)
     return nodeError(N, "expects a 4-d NCHW input, got " + shapeStr(In));
@@ -417,7 +426,7 @@ Importer::Result Importer::importResize(const onnx::NodeProto &N) {
   if (Scale.size() != 4 || Scale[0] != 1 || Scale[1] != 1 || !Whole(Scale[2]) || !Whole(Scale[3]))
     return nodeError(N, "only upsampling H and W by integer factors is supported");
   return addLayer(N, LayerKind::Upsample, {*X},
-                  UpsampleAttrs{int64_t(Scale[2]), int64_t(Scale[3]), Linear});
+                  UpsampleAttrs{int64_t(Scale[2]), int64_t(Scale[3]), Linear, Coords});
 }
 
 Importer::Result Importer::importUpsample(const onnx::NodeProto &N) { return importResize(N); }
