@@ -114,6 +114,13 @@ std::string layerDetail(const corpus::Layer &L) {
                        C->groups > 1 ? fmt::format(" g{}", C->groups) : "");
   if (auto *P = std::get_if<corpus::PoolAttrs>(&L.attrs)) // "3x3/2", an LRN's window "5x1/1"
     return fmt::format("{}x{}/{}", P->kernelH, P->kernelW, P->strideH);
+  if (auto *U = std::get_if<corpus::UpsampleAttrs>(&L.attrs)) { // "x2x2"; bilinear "x2x2 lin-ac"
+    const char *Mode = !U->linear                                        ? ""
+                       : U->coords == corpus::ResizeCoords::AlignCorners ? " lin-ac"
+                       : U->coords == corpus::ResizeCoords::Asymmetric   ? " lin-as"
+                                                                         : " lin";
+    return fmt::format("x{}x{}{}", U->scaleH, U->scaleW, Mode);
+  }
   if (auto *E = std::get_if<corpus::EltwiseAttrs>(&L.attrs); E && E->scalar) // pow "0.75"
     return fmt::format("{:g}", *E->scalar);
   if (auto *R = std::get_if<corpus::ReduceAttrs>(&L.attrs)) // "max axis 1", "l2 axes 2-3"
