@@ -85,6 +85,9 @@ private:
   /// name.
   Result normaliseGroups(const onnx::NodeProto &N, LayerId X, int64_t Groups, bool PerChannel,
                          const std::string &RowsSuffix);
+  /// LeakyRelu, Elu and Celu: an activation of Kind with the node's finite `alpha` (Default when
+  /// absent); Celu's must be normal and nonzero, as it divides by it.
+  Result importAlphaActivation(const onnx::NodeProto &N, ActKind Kind, float Default);
   /// MaxPool and AveragePool.
   Result importPool(const onnx::NodeProto &N);
   /// DepthToSpace of X by Block in ONNX's mode "DCR" or "CRD" (the mode PyTorch's PixelShuffle

@@ -184,16 +184,16 @@ struct SliceAttrs {
   std::vector<int64_t> axes, starts, ends, steps; ///< equal lengths; steps empty = all 1
 };
 
-/// Upsampling of an NCHW tensor by integer factors (torch.nn.Upsample(scale_factor); ONNX
-/// Resize/Upsample). Nearest: out[n, c, h, w] = in[n, c, h / scaleH, w / scaleW]. Bilinear
-/// (`linear`, align_corners=False: half-pixel coordinates): each output blends the 2 x 2 input
-/// elements around (h + 0.5) / scaleH - 0.5, (w + 0.5) / scaleW - 0.5 (corpus::UpsampleSpec).
 /// Where a linear resize's output coordinate o reads its input along an axis (ONNX
 /// coordinate_transformation_mode): HalfPixel (o + 0.5) / scale - 0.5, PyTorch's
 /// align_corners=False; AlignCorners o (in - 1) / (out - 1), align_corners=True; Asymmetric
 /// o / scale, a linear Resize before opset 11 and Upsample.
 enum class ResizeCoords : uint8_t { HalfPixel, AlignCorners, Asymmetric };
 
+/// Upsampling of an NCHW tensor by integer factors (torch.nn.Upsample(scale_factor); ONNX
+/// Resize/Upsample). Nearest: out[n, c, h, w] = in[n, c, h / scaleH, w / scaleW]. Bilinear
+/// (`linear`): each output blends the 2 x 2 input elements around the source coordinate of
+/// `coords` on each axis (corpus::UpsampleSpec).
 struct UpsampleAttrs {
   int64_t scaleH = 1, scaleW = 1;
   bool linear = false;

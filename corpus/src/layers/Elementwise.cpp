@@ -279,31 +279,31 @@ Importer::Result Importer::importSoftplus(const onnx::NodeProto &N) {
   return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Softplus}) : X;
 }
 
-Importer::Result Importer::importLeakyRelu(const onnx::NodeProto &N) {
+Importer::Result Importer::importAlphaActivation(const onnx::NodeProto &N, ActKind Kind,
+                                                 float Default) {
   Result X = value(N, 0);
-  const float Alpha = attrFloat(N, "alpha", 0.01f); // ONNX's default, PyTorch's too
+  const float Alpha = attrFloat(N, "alpha", Default);
+  if (Kind == ActKind::Celu &&
+      !(std::isfinite(Alpha) && std::fabs(Alpha) >= std::numeric_limits<float>::min()))
+    return nodeError(N, "alpha must be a finite, nonzero (normal) number");
   if (!std::isfinite(Alpha))
     return nodeError(N, "alpha must be a finite number");
-  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::LeakyRelu, Alpha})
-           : X;
+  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{Kind, Alpha}) : X;
+}
+
+// ONNX's default slope 0.01 is PyTorch's too.
+Importer::Result Importer::importLeakyRelu(const onnx::NodeProto &N) {
+  return importAlphaActivation(N, ActKind::LeakyRelu, 0.01f);
 }
 
 // Elu(alpha), Celu(alpha) (torch.nn.ELU, CELU; ONNX's default alpha 1 is PyTorch's too) and Selu
 // with PyTorch's constants, which torch.nn.SELU exports (within 1e-5 relative: six digits).
 Importer::Result Importer::importElu(const onnx::NodeProto &N) {
-  Result X = value(N, 0);
-  const float Alpha = attrFloat(N, "alpha", 1.0f);
-  if (!std::isfinite(Alpha))
-    return nodeError(N, "alpha must be a finite number");
-  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Elu, Alpha}) : X;
+  return importAlphaActivation(N, ActKind::Elu, 1.0f);
 }
 
 Importer::Result Importer::importCelu(const onnx::NodeProto &N) {
-  Result X = value(N, 0);
-  const float Alpha = attrFloat(N, "alpha", 1.0f);
-  if (!std::isfinite(Alpha) || std::fabs(Alpha) < std::numeric_limits<float>::min())
-    return nodeError(N, "alpha must be a finite, nonzero (normal) number");
-  return X ? addLayer(N, LayerKind::Activation, {*X}, ActivationAttrs{ActKind::Celu, Alpha}) : X;
+  return importAlphaActivation(N, ActKind::Celu, 1.0f);
 }
 
 Importer::Result Importer::importSelu(const onnx::NodeProto &N) {
