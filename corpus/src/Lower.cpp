@@ -111,7 +111,8 @@ std::string Lowerer::newBuffer(const std::string &Base, uint64_t Bytes, bool Ran
   return Unique;
 }
 
-Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual, bool Int8Head) const {
+Tail Lowerer::fuseTail(LayerId Head, TailRoom Room, bool Int8Head) const {
+  const bool AllowBn = Room == TailRoom::Epilogue, AllowResidual = Room == TailRoom::Epilogue;
   Tail T;
   LayerId Cur = Head;
   auto Take = [&](LayerId Next) {
@@ -146,11 +147,13 @@ Tail Lowerer::fuseTail(LayerId Head, bool AllowBn, bool AllowResidual, bool Int8
     }
   }
   if (LayerId N = sole(Cur); N != InvalidLayer && Net.layer(N).kind == LayerKind::Activation) {
-    // An epilogue's kernel is shared by kind: an alpha (a leaky relu's slope, an elu's scale), one
-    // per layer, has no place in it, so such an activation is its own elementwise kernel.
-    auto K = kernelActivation(std::get<ActivationAttrs>(Net.layer(N).attrs));
-    if (K && !activationTakesAlpha(*K)) {
+    // An alpha (a leaky relu's slope, an elu's scale) is a constant of the kernel, as TensorRT
+    // and inductor fuse conv -> leaky relu; an elementwise kernel's one scalar may be its own.
+    const auto &A = std::get<ActivationAttrs>(Net.layer(N).attrs);
+    auto K = kernelActivation(A);
+    if (K && (!activationTakesAlpha(*K) || Room != TailRoom::Activation)) {
       T.epilogue.activation = *K;
+      T.epilogue.alpha = activationTakesAlpha(*K) ? A.alpha : 0.0f;
       Take(N);
     }
   }

@@ -28,6 +28,16 @@ struct Tail {
   LayerId last = InvalidLayer; ///< the layer whose output the kernel writes
 };
 
+/// What a head's kernel can fuse after it (Lowerer::fuseTail).
+enum class TailRoom : uint8_t {
+  /// An elementwise kernel: an activation without an alpha (its one scalar may be its own).
+  Activation,
+  /// A kernel with an Epilogue (a global pool): any activation, an alpha in Epilogue::alpha.
+  AnyActivation,
+  /// A convolution's or dense layer's epilogue: a batch norm, residual adds, any activation.
+  Epilogue,
+};
+
 /// The kernel form of an activation layer, nullopt when its parameters have none.
 std::optional<ActivationKind> kernelActivation(const ActivationAttrs &A);
 
@@ -106,9 +116,9 @@ private:
   std::string newBuffer(const std::string &Base, uint64_t Bytes, bool Random, double Range) {
     return newBuffer(Base, Bytes, Random, Range, O.dtype);
   }
-  /// The tail fused into Head: batch norm (AllowBn), a residual add (AllowResidual), an
-  /// activation. An int8 head (Int8Head) takes a residual in either form, int8 first.
-  Tail fuseTail(LayerId Head, bool AllowBn, bool AllowResidual, bool Int8Head = false) const;
+  /// The tail fused into Head, as much as its kernel has room for (TailRoom). An int8 head
+  /// (Int8Head) takes a residual in either form, int8 first.
+  Tail fuseTail(LayerId Head, TailRoom Room, bool Int8Head = false) const;
   /// Records the launch of kernel `K` for layer `Head` and its fused tail `T`. The output goes to
   /// a new buffer, or into `Into` when given (one slice of a concatenation); an int8 output is
   /// the layers' Int8Of.

@@ -207,7 +207,7 @@ inline double value(const Layer &L, const Bytes &D, uint32_t M, uint32_t N) {
     Y = Y * f32At(D.at(ParamRole::BnScale), N) + f32At(D.at(ParamRole::BnShift), N);
   if (E.residual == ResidualKind::BeforeActivation)
     Y += residual(L, D, M, N);
-  Y = kernelref::activation(E.activation, Y);
+  Y = kernelref::activation(E.activation, Y, E.alpha);
   if (E.residual == ResidualKind::AfterActivation)
     Y += residual(L, D, M, N);
   return Y;

@@ -49,6 +49,13 @@ inline Epilogue epi(ActivationKind A, bool Bias = false, bool Bn = false,
   return E;
 }
 
+/// An epilogue whose activation takes an alpha (a leaky relu's slope, an ELU's scale).
+inline Epilogue epiAlpha(ActivationKind A, float Alpha, bool Bias = false, bool Bn = false) {
+  Epilogue E = epi(A, Bias, Bn);
+  E.alpha = Alpha;
+  return E;
+}
+
 inline PoolSpec pool(PoolKind K, uint32_t N, uint32_t C, uint32_t H, uint32_t W, uint32_t Win,
                      uint32_t Stride, uint32_t Pad, bool IncludePad = false) {
   PoolSpec S;
@@ -139,6 +146,8 @@ inline std::vector<Case> allCases(DType T) {
           epi(AK::Sigmoid, false, false, ResidualKind::AfterActivation), ConvStrategy::Auto);
   addConv("direct forced 1x1", conv(1, 5, 3, 3, 5, 1, 1, 0), epi(AK::None, true),
           ConvStrategy::Direct);
+  addConv("direct 3x3 leaky relu", conv(1, 3, 8, 9, 7, 3, 1, 1),
+          epiAlpha(AK::LeakyRelu, 0.1f, true, true), ConvStrategy::Auto);
   addConv("implicit gemm 3x3 stride 2", conv(2, 5, 20, 9, 7, 3, 2, 1), epi(AK::Relu, true, true),
           ConvStrategy::Auto);
   addConv("implicit gemm 64x64 register tiles", conv(1, 8, 64, 10, 9, 3, 1, 1),
@@ -148,6 +157,8 @@ inline std::vector<Case> allCases(DType T) {
   addConv("implicit gemm unpadded 5x5", conv(1, 3, 17, 11, 8, 5, 1, 0), epi(AK::Relu6),
           ConvStrategy::Auto);
   addConv("depthwise 3x3", conv(2, 6, 6, 9, 7, 3, 1, 1, 6), epi(AK::Relu6, false, true),
+          ConvStrategy::Auto);
+  addConv("depthwise 3x3 elu", conv(1, 6, 6, 9, 7, 3, 1, 1, 6), epiAlpha(AK::Elu, 0.5f),
           ConvStrategy::Auto);
   addConv("depthwise multiplier 2 stride 2", conv(1, 4, 8, 10, 9, 3, 2, 1, 4),
           epi(AK::Swish, false, false, ResidualKind::None, true), ConvStrategy::Auto);
@@ -163,6 +174,8 @@ inline std::vector<Case> allCases(DType T) {
   Cs.push_back({"gemv bias sigmoid", D1});
   GemmSpec D2{20, 37, 5, T, epi(AK::None, false, true, ResidualKind::AfterActivation)};
   Cs.push_back({"dense bn residual", D2});
+  GemmSpec D4{20, 37, 5, T, epiAlpha(AK::Celu, 2.0f, true)};
+  Cs.push_back({"dense celu", D4});
   GemmSpec D3{66, 40, 67, T, epi(AK::Relu, true, false, ResidualKind::BeforeActivation)};
   Cs.push_back({"dense 64x64 register tiles", D3});
   GemmSpec V1{1, 20, 13, T, epi(AK::HardSwish, false, true)};

@@ -59,9 +59,9 @@ ConvSpec conv(uint32_t N, uint32_t Cin, uint32_t Cout, uint32_t H, uint32_t W, u
 }
 
 Epilogue epi(ActivationKind A, bool Bias = false, bool Bn = false,
-             ResidualKind R = ResidualKind::None) {
+             ResidualKind R = ResidualKind::None, float Alpha = 0) {
   Epilogue E;
-  E.activation = A, E.bias = Bias, E.batchNorm = Bn, E.residual = R;
+  E.activation = A, E.bias = Bias, E.batchNorm = Bn, E.residual = R, E.alpha = Alpha;
   return E;
 }
 
@@ -109,6 +109,11 @@ std::vector<Int8Case> cases() {
       {"dense 128x64 tile int8 residual",
        {dense(130, 40, 72, epi(AK::Relu, false, false, RK::BeforeActivation))}},
       {"3x3 swish", {conv(1, 16, 32, 6, 6, 3, 1, 1, epi(AK::Swish, true))}, true},
+      {"3x3 leaky relu",
+       {conv(1, 16, 32, 6, 6, 3, 1, 1, epi(AK::LeakyRelu, true, false, {}, 0.1f))}},
+      {"depthwise 3x3 elu, f16 out",
+       {conv(1, 24, 24, 7, 6, 3, 1, 1, epi(AK::Elu, false, true, {}, 0.5f), {F16}, 24)},
+       true},
   };
 }
 

@@ -76,6 +76,8 @@ std::vector<Case> mmaCases(MmaConfig Cfg) {
   AddConv("igemm 3x3 blocked, tf32 128x128 tile (two stages)", conv(2, 16, 130, 64, 63, 3, 1, 1),
           epi(AK::Relu, true), Auto);
   AddConv("1x1 ragged", conv(2, 20, 33, 5, 7, 1, 1, 0), epi(AK::HardSwish, true), Auto);
+  AddConv("1x1 leaky relu", conv(1, 20, 33, 5, 7, 1, 1, 0), epiAlpha(AK::LeakyRelu, 0.1f, true),
+          Auto);
   AddConv("1x1 se", conv(2, 8, 5, 3, 3, 1, 1, 0),
           epi(AK::HardSigmoid, false, false, ResidualKind::None, true), ConvStrategy::Gemm);
   AddConv("1x1 128x64 tile", conv(1, 24, 128, 9, 9, 1, 1, 0),

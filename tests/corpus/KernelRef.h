@@ -127,7 +127,7 @@ inline double epilogue(const corpus::Epilogue &E, const Buffers &B, double Y, ui
     Y = Y * B.at(ParamRole::BnScale)[C] + B.at(ParamRole::BnShift)[C];
   if (E.residual == ResidualKind::BeforeActivation)
     Y += B.at(ParamRole::Residual)[Out];
-  Y = activation(E.activation, Y);
+  Y = activation(E.activation, Y, E.alpha);
   if (E.seScale)
     Y *= B.at(ParamRole::SeScale)[N * Channels + C];
   if (E.residual == ResidualKind::AfterActivation)

@@ -475,27 +475,34 @@ TEST_CASE("lower: many kernels spread over parallel modules, the same on 1 or 2 
   }
 }
 
-TEST_CASE("lower: a leaky relu is its own elementwise kernel, named with its slope") {
-  // Darknet's conv -> LeakyRelu(0.1): the slope is per layer, so the activation is not fused
-  // into the convolution's epilogue; two slopes are two kernels, and int8 runs it in fp16.
+TEST_CASE("lower: a leaky relu fuses into a convolution with its slope in the kernel's name") {
+  // Darknet's conv -> LeakyRelu(0.1), as TensorRT and inductor fuse it: the slope is a constant
+  // of the convolution's epilogue. After an elementwise kernel (whose one scalar may be its own)
+  // the activation is a kernel of its own; int8 runs that one in fp16.
   NetworkBuilder B("darknet");
   LayerId X = B.input({1, 16, 8, 8}, "x");
-  X = B.activation(B.add(LayerKind::Conv, {X}, ConvAttrs{16, 3, 3, 1, 1, 1, 1, 1, 1}, "conv"),
-                   ActKind::LeakyRelu, 0.1f);
-  B.activation(X, ActKind::LeakyRelu, 0.01f);
+  auto Conv = [&](LayerId In, const char *Name) {
+    return B.add(LayerKind::Conv, {In}, ConvAttrs{16, 3, 3, 1, 1, 1, 1, 1, 1}, Name);
+  };
+  LayerId A = B.activation(Conv(X, "conv1"), ActKind::LeakyRelu, 0.1f);
+  LayerId C = B.activation(Conv(A, "conv2"), ActKind::LeakyRelu, 0.01f);
+  B.activation(B.addLayers(A, C), ActKind::LeakyRelu, 0.2f); // the add fuses into conv2
   auto N = B.finish();
   REQUIRE(N);
   for (DType T : {DType::F32, DType::F16, DType::I8}) {
     CAPTURE(dtypeString(T));
     Workload W = lowerOk(*N, true, T);
-    std::vector<std::string> Leaky;
+    std::vector<const WorkloadLaunch *> Leaky;
     for (const WorkloadLaunch &L : W.launches)
       if (L.kernel.find("leakyrelu") != std::string::npos)
-        Leaky.push_back(L.kernel);
-    REQUIRE(Leaky.size() == 2);
-    CHECK(Leaky[0].find("leakyrelu0p1") != std::string::npos);
-    CHECK(Leaky[1].find("leakyrelu0p01") != std::string::npos);
-    CHECK(W.launches.front().kernel.find("leakyrelu") == std::string::npos); // the conv's
+        Leaky.push_back(&L);
+    REQUIRE(Leaky.size() == 3);
+    CHECK(Leaky[0]->kernel.find("leakyrelu0p1") != std::string::npos);
+    CHECK(Leaky[0]->strategy.rfind("conv", 0) == 0);
+    CHECK(Leaky[1]->kernel.find("leakyrelu0p01_res") != std::string::npos);
+    CHECK(Leaky[1]->strategy.rfind("conv", 0) == 0);
+    CHECK(Leaky[2]->kernel.find("leakyrelu0p2") != std::string::npos);
+    CHECK(Leaky[2]->strategy.find("eltwise") != std::string::npos);
   }
   // The library's kernels take shapes as parameters and are shared by name: two slopes must
   // still be two kernels, or the second layer would run the first's slope.
@@ -505,9 +512,24 @@ TEST_CASE("lower: a leaky relu is its own elementwise kernel, named with its slo
   REQUIRE_MESSAGE(L, support::errorText(L));
   std::set<std::string> Library;
   for (const WorkloadLaunch &Launch : L->launches)
-    if (Launch.strategy.find("eltwise") != std::string::npos)
+    if (Launch.kernel.find("leakyrelu") != std::string::npos)
       Library.insert(Launch.kernel);
-  CHECK(Library.size() == 2);
+  CHECK(Library.size() == 3);
+}
+
+TEST_CASE("lower: a global pool fuses an ELU with its alpha and a batch norm runs it apart") {
+  NetworkBuilder B("elu");
+  LayerId X = B.input({2, 8, 4, 4}, "x");
+  B.activation(B.globalAvgPool(X), ActKind::Elu, 0.7f);
+  B.activation(B.batchNorm(X), ActKind::Elu, 0.7f); // an elementwise kernel: an ELU of its own
+  auto N = B.finish();
+  REQUIRE(N);
+  Workload W = lowerOk(*N, true);
+  REQUIRE(W.launches.size() == 3);
+  CHECK(W.launches[0].strategy == "global_avg_pool");
+  CHECK(W.launches[0].kernel.find("elu0p7") != std::string::npos);
+  CHECK(W.launches[1].kernel.find("elu") == std::string::npos);
+  CHECK(W.launches[2].kernel.find("elu0p7") != std::string::npos);
 }
 
 TEST_CASE("lower: a max pool over a whole 56x56 image (ONNX GlobalMaxPool) stays a small kernel") {

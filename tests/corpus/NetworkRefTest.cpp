@@ -298,7 +298,8 @@ Network torchvisionBlock(int64_t Batch) {
 
 /// The ONNX model zoo's AlexNet stem as imported: a conv, ReLU, a local response norm (LRN:
 /// PyTorch's steps, the square read twice by one multiply, a channel-window pool over a view), a
-/// max pool, then the ELU family: ELU(0.5), CELU(2) and SELU after a conv (fused into it).
+/// max pool, then the ELU family: ELU(0.5), CELU(2) and SELU after a conv (fused into it), a
+/// conv's leaky relu and a global pool's ELU (each fused with its alpha).
 Network lrnStem(int64_t Batch) {
   onnxtest::OnnxWriter W(13);
   W.input("x", {Batch, 3, 12, 12});
@@ -317,7 +318,14 @@ Network lrnStem(int64_t Batch) {
   onnxtest::setFloat(Celu, "alpha", 2.0f);
   const std::string C2 =
       onnxtest::out(W.node("Conv", {onnxtest::out(Celu), W.weight({8, 8, 1, 1})}, "conv2"));
-  W.output(onnxtest::out(W.node("Selu", {C2}, "selu")));
+  const std::string Selu = onnxtest::out(W.node("Selu", {C2}, "selu"));
+  const std::string C3 =
+      onnxtest::out(W.node("Conv", {Selu, W.weight({8, 8, 1, 1}), W.weight({8})}, "conv3"));
+  auto &Leaky = W.node("LeakyRelu", {C3}, "leaky");
+  onnxtest::setFloat(Leaky, "alpha", 0.1f);
+  auto &Elu2 = W.node("Elu", {onnxtest::out(W.node("GlobalAveragePool", {onnxtest::out(Leaky)}))});
+  onnxtest::setFloat(Elu2, "alpha", 0.7f);
+  W.output(onnxtest::out(Elu2));
   auto N = importOnnx(W.bytes(), "lrn-stem.onnx");
   REQUIRE_MESSAGE(bool(N), support::errorText(N));
   return std::move(*N);

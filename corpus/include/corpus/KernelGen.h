@@ -71,6 +71,9 @@ struct Epilogue {
   bool batchNorm = false; ///< y = y * bnScale[c] + bnShift[c] (inference BN folded per channel)
   ResidualKind residual = ResidualKind::None; ///< y += residual[i], same shape as the output
   ActivationKind activation = ActivationKind::None;
+  /// The activation's alpha where it takes one (activationTakesAlpha): a kernel constant, in the
+  /// kernel's name (a leaky relu's slope: `_leakyrelu0p1`).
+  float alpha = 0;
   bool seScale = false; ///< y *= seScale[n * C + c] (squeeze-excitation channel scale)
 };
 

@@ -215,7 +215,7 @@ Value *int8Value(KernelBuilder &K, const Int8Gemm &G, Value *Acc, Value *Row, Va
     Y = B.CreateFAdd(B.CreateFMul(Y, P.BnScale), P.BnShift);
   if (E.residual == ResidualKind::BeforeActivation)
     Y = B.CreateFAdd(Y, residualAt(K, G, Row, Col));
-  Y = K.activation(E.activation, Y);
+  Y = K.activation(E.activation, Y, E.alpha);
   if (E.residual == ResidualKind::AfterActivation)
     Y = B.CreateFAdd(Y, residualAt(K, G, Row, Col));
   return Y;

@@ -307,7 +307,7 @@ Value *KernelBuilder::epilogue(const Epilogue &E, Value *Acc, Value *Channel, Va
                      load(ParamRole::BnShift, Channel));
   if (E.residual == ResidualKind::BeforeActivation)
     Y = B.CreateFAdd(Y, load(ParamRole::Residual, OutIndex));
-  Y = activation(E.activation, Y);
+  Y = activation(E.activation, Y, E.alpha);
   if (E.seScale)
     Y = B.CreateFMul(Y, load(ParamRole::SeScale, SeIndex));
   if (E.residual == ResidualKind::AfterActivation)

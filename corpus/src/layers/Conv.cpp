@@ -66,7 +66,7 @@ support::MaybeError Lowerer::lowerConv(LayerId Id) {
   S.math = mathOf(LayerKind::Conv);
   S.mmaArch = mmaArchFor(O.arch);
   const bool Int8 = int8Layer(Id);
-  Tail T = fuseTail(Id, true, true, Int8);
+  Tail T = fuseTail(Id, TailRoom::Epilogue, Int8);
   S.epilogue = T.epilogue;
   S.epilogue.bias = A.bias;
   int64_t FanIn = X[1] / A.groups * A.kernelH * A.kernelW;

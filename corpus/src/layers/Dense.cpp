@@ -55,7 +55,7 @@ support::MaybeError Lowerer::lowerDense(LayerId Id) {
   S.math = mathOf(LayerKind::Dense);
   S.mmaArch = mmaArchFor(O.arch);
   const bool Int8 = int8Layer(Id);
-  Tail T = fuseTail(Id, true, true, Int8);
+  Tail T = fuseTail(Id, TailRoom::Epilogue, Int8);
   S.epilogue = T.epilogue;
   S.epilogue.bias = std::get<DenseAttrs>(L.attrs).bias;
   if (Int8)

@@ -108,7 +108,7 @@ support::MaybeError Lowerer::lowerElementwise(LayerId Id) {
     return lowerBinary(Id, S);
   S.op = binaryOp(L.kind, true);
   S.scalar = *A.scalar;
-  T = fuseTail(Id, false, false);
+  T = fuseTail(Id, TailRoom::Activation);
   S.activation = T.epilogue.activation;
   return emit(Id, Emitter.add(S), In, T, 0);
 }
@@ -123,7 +123,7 @@ support::MaybeError Lowerer::lowerConstantOperand(LayerId Id, ElementwiseSpec S,
   const Shape &Y = L.shape;
   const int64_t Count = elementCount(C);
   RoleBuffers In{{ParamRole::Input, BufferOf[L.inputs[0]]}};
-  Tail T = fuseTail(Id, false, false);
+  Tail T = fuseTail(Id, TailRoom::Activation);
   S.activation = T.epilogue.activation;
   if (Count == 1) {
     S.op = binaryOp(L.kind, true);
@@ -224,7 +224,7 @@ support::MaybeError Lowerer::lowerBinary(LayerId Id, ElementwiseSpec S) {
     S.broadcast = true;
   }
   RoleBuffers In = {{ParamRole::Input, BufferOf[A]}, {ParamRole::Input2, BufferOf[B]}};
-  Tail T = fuseTail(Id, false, false);
+  Tail T = fuseTail(Id, TailRoom::Activation);
   S.activation = T.epilogue.activation;
   return emit(Id, Emitter.add(S), In, T, 0);
 }

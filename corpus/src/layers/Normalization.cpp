@@ -46,7 +46,7 @@ support::MaybeError Lowerer::lowerBatchNorm(LayerId Id) {
   S.batch = u32(Y[0]);
   S.channels = u32(Y[1]);
   S.spatial = u32(elementCount(Y) / (Y[0] * Y[1]));
-  Tail T = fuseTail(Id, false, false);
+  Tail T = fuseTail(Id, TailRoom::Activation);
   S.activation = T.epilogue.activation;
   return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
 }

@@ -92,7 +92,7 @@ support::MaybeError Lowerer::lowerGlobalAvgPool(LayerId Id) {
   S.batch = u32(X[0]), S.channels = u32(X[1]);
   S.spatial = u32(elementCount(X) / (X[0] * X[1]));
   S.dtype = O.dtype;
-  Tail T = fuseTail(Id, false, false);
+  Tail T = fuseTail(Id, TailRoom::AnyActivation);
   S.epilogue = T.epilogue;
   return emit(Id, Emitter.add(S), {{ParamRole::Input, BufferOf[L.inputs[0]]}}, T, 0);
 }
