@@ -59,6 +59,10 @@ uint8_t *within(Exec &X, Warp &W, const DInstr &I, uint8_t *Base, uint64_t Limit
 uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, unsigned Size,
                    unsigned Align, unsigned Lane, bool Store, const char *What, MemSpace &Hit) {
   uint64_t Window = Addr >> WindowShift;
+  // An explicit shared, local, param or const address is a 32-bit offset into its window, as the
+  // hardware's LDS, LDL and LDC take it: a 32-bit register's [reg+imm] wraps (nvcc for sm_100
+  // writes `s[255 - i]` as [s - 4i + 1020], the register below zero before the offset).
+  const bool Offset32 = Sp != Space::Generic && Sp != Space::Global && Window == 0;
   if (Sp == Space::Generic) {
     switch (Window) {
     case 0:
@@ -90,7 +94,7 @@ uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, u
   if (Align > 1 && Addr % Align != 0)
     return fail(X, W, I, Lane, TrapKind::Misaligned, Hit, What, Size, Addr,
                 "needs " + std::to_string(Align) + "-byte alignment");
-  uint64_t Off = Addr & WindowMask;
+  uint64_t Off = Addr & (Offset32 ? 0xffffffffull : WindowMask);
   switch (Sp) {
   case Space::Global:
     return global(X, W, I, Addr, Size, Lane, What);

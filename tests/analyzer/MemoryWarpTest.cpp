@@ -74,6 +74,48 @@ TEST_CASE("shared memory and bar.sync: a CTA reverses its 128 elements") {
   CHECK(R.profile.storeBytes[size_t(analyzer::MemSpace::Shared)] == 1024);
 }
 
+TEST_CASE("shared addresses are 32-bit: [reg+imm] wraps as nvcc's sm_100 code expects") {
+  // nvcc -arch=sm_100a writes `out[i] = s[127 - i]` as [s - 4i + 508]: the 32-bit register is
+  // below zero (it wraps) before the offset brings it back into the window. Local memory too.
+  const char *Body = R"(
+.visible .entry rev32(.param .u64 buf)
+{
+  .reg .b32 %r<8>;
+  .reg .b64 %rd<4>;
+  .shared .align 4 .b8 sm[512];
+  .local .align 4 .b8 loc[8];
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [buf];
+  mul.wide.u32 %rd2, %r1, 4;
+  add.s64 %rd3, %rd1, %rd2;
+  ld.global.u32 %r2, [%rd3];
+  shl.b32 %r3, %r1, 2;
+  mov.u32 %r4, sm;
+  add.u32 %r5, %r4, %r3;
+  st.shared.u32 [%r5], %r2;
+  bar.sync 0;
+  sub.s32 %r6, %r4, %r3;
+  ld.shared.u32 %r7, [%r6+508];
+  mov.u32 %r4, loc;
+  sub.s32 %r6, %r4, 16;
+  st.local.u32 [%r6+20], %r7;
+  ld.local.u32 %r7, [%r4+4];
+  st.global.u32 [%rd3], %r7;
+  ret;
+}
+)";
+  Device D;
+  std::vector<uint32_t> In(128);
+  for (uint32_t I = 0; I < 128; ++I)
+    In[I] = I * 5 + 1;
+  uint64_t Buf = makeBuffer(D, "buf", In);
+  RunResult R = runOne(Body, "rev32", block(128, {KernelArg::pointer(Buf)}), D);
+  std::vector<uint32_t> Out = readBuffer<uint32_t>(D, "buf");
+  for (uint32_t I = 0; I < 128; ++I)
+    CHECK(Out[I] == In[127 - I]);
+  CHECK(R.profile.sharedBankConflicts == 0);
+}
+
 TEST_CASE("bank conflicts: stride 2 costs one extra wavefront, stride 32 costs 31, broadcast 0") {
   const char *Body = R"(
 .visible .entry banks(.param .u32 stride)

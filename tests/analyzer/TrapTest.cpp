@@ -115,6 +115,27 @@ TEST_CASE("trap: shared-memory store past the CTA's shared memory") {
                                     "shared store of 4 bytes at 0x40 (shared window is 64 bytes)");
 }
 
+TEST_CASE("trap: a wrapped 32-bit shared address outside the window still traps") {
+  Device D;
+  const char *Body = R"(
+.visible .entry wrap()
+{
+  .reg .b32 %r<4>;
+  .shared .align 4 .b8 buf[64];
+  mov.u32 %r1, buf;
+  sub.s32 %r2, %r1, 8;
+  st.shared.u32 [%r2+4], %r1;
+  ret;
+}
+)";
+  Run R = run(Body, "wrap", threads(1, {}), D);
+  REQUIRE(R.result.trap);
+  CHECK(R.result.trap->str() == at(R.text, "st.shared") +
+                                    "trap in kernel 'wrap' (ctaid 0,0,0 tid 0,0,0): out-of-bounds "
+                                    "shared store of 4 bytes at 0xfffffffc (shared window is 64 "
+                                    "bytes)");
+}
+
 TEST_CASE("trap: unsupported instruction is reported before running") {
   const char *Body = R"(
 .visible .entry un()
