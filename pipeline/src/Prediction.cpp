@@ -3,7 +3,7 @@
 
 #include "hardware/Features.h"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
@@ -21,13 +21,6 @@ bool endsWith(const std::string &S, std::string_view Suffix) {
          S.compare(S.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
 }
 
-std::string joined(const std::vector<std::string> &V) {
-  std::string S;
-  for (const std::string &X : V)
-    S += (S.empty() ? "" : ", ") + X;
-  return S;
-}
-
 } // namespace
 
 support::Expected<Predictor> choosePredictor(const std::string &Model) {
@@ -43,9 +36,10 @@ support::Expected<Predictor> choosePredictor(const std::string &Model) {
       return P;
     Shipped.push_back(P->info().name);
   }
-  return support::Error(fmt::format("unknown model '{}' (shipped: {}); or pass a bundle file "
-                                    "--model FILE.json",
-                                    Want, Shipped.empty() ? "none" : joined(Shipped)));
+  return support::Error(
+      fmt::format("unknown model '{}' (shipped: {}); or pass a bundle file "
+                  "--model FILE.json",
+                  Want, Shipped.empty() ? "none" : fmt::format("{}", fmt::join(Shipped, ", "))));
 }
 
 namespace {
@@ -93,13 +87,14 @@ std::vector<std::string> dataWarnings(const Predictor &P, const hardware::GroupF
     W.push_back(fmt::format("gpu '{}' was not measured: its time comes from its physical skeleton "
                             "and the efficiency learned on {}; the band was measured the same "
                             "way, leaving each GPU out",
-                            Gpu.name, joined(Trained)));
+                            Gpu.name, fmt::join(Trained, ", ")));
   if (S.math && *S.math != hardware::MathMode::Simt && Math == hardware::MathMode::Simt)
     W.push_back(fmt::format("gpu '{}' has no {} tensor cores: CUDA-core math assumed", Gpu.name,
                             hardware::mathModeName(*S.math)));
   learners::NamedVector Row = Network.features;
   if (std::vector<std::string> Out = P.outsideRange(Row); !Out.empty())
-    W.push_back("the network's features lie outside the training range: " + joined(Out));
+    W.push_back(fmt::format("the network's features lie outside the training range: {}",
+                            fmt::join(Out, ", ")));
   return W;
 }
 
@@ -328,19 +323,33 @@ learnedOn(const std::vector<hardware::LaunchWork> &Work, const NetworkAnalysis &
 
 /// Lowers G's GPU time to Floor (its own bound at the efficiency of Dominated, a GPU it matches
 /// or beats on every figure), scaling its breakdown and band alike.
-void lowerTo(GpuPrediction &G, double Floor, const std::string &Dominated) {
-  const double Scale = Floor / G.gpuMs;
-  G.dominanceFloor = Dominated;
-  G.warnings.push_back(fmt::format(
-      "the learned efficiency put {} at {:.4g} ms, slower than {}, which it matches or beats on "
-      "every figure the skeleton reads: predicted {:.4g} ms, its own bound at {}'s efficiency",
-      G.gpu.name, G.gpuMs, Dominated, Floor, Dominated));
-  G.gpuMs = Floor;
+/// G's GPU time set to Ms, its breakdown and band scaled alike, the host time kept.
+void scaleGpuTime(GpuPrediction &G, double Ms) {
+  const double Scale = Ms / G.gpuMs;
+  G.gpuMs = Ms;
   for (KindTime &K : G.breakdown)
     K.ms *= Scale;
   G.timeMs = std::max(G.gpuMs, G.hostMs);
   if (G.intervalMs)
     G.intervalMs = withHost({G.intervalMs->first * Scale, G.intervalMs->second * Scale}, G.hostMs);
+}
+
+void lowerTo(GpuPrediction &G, double Floor, const std::string &Dominated) {
+  G.dominanceFloor = Dominated;
+  G.warnings.push_back(fmt::format(
+      "the learned efficiency put {} at {:.4g} ms, slower than {}, which it matches or beats on "
+      "every figure the skeleton reads: predicted {:.4g} ms, its own bound at {}'s efficiency",
+      G.gpu.name, G.gpuMs, Dominated, Floor, Dominated));
+  scaleGpuTime(G, Floor);
+}
+
+/// G given batch 1's GPU time One (the batch floor, predictOnGpus), its parts scaled alike.
+void raiseToBatchOne(GpuPrediction &G, double One) {
+  G.warnings.push_back(fmt::format(
+      "the learned efficiency put batch {} at {:.4g} ms on the GPU, under batch 1's {:.4g} ms: "
+      "a batch does all of one image's work and more, so it is given batch 1's time",
+      G.batch, G.gpuMs, One));
+  scaleGpuTime(G, One);
 }
 
 } // namespace
@@ -561,6 +570,14 @@ predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
   if (N.widerEngine && S.runtime == Runtime::Engine)
     if (auto E = keepWiderEngine(Out, N, P, Gpus, S, Catalog))
       return *E;
+  if (N.batchOne) {
+    auto One = predictOnGpus(*N.batchOne, P, Gpus, S, Catalog);
+    if (!One)
+      return One.error();
+    for (size_t K = 0; K < Out.size(); ++K)
+      if (Out[K].gpuMs < (*One)[K].gpuMs)
+        raiseToBatchOne(Out[K], (*One)[K].gpuMs);
+  }
   for (const GpuPrediction &G : Out) // else the fp16 engine's time, one TensorRT does not build
     if (!N.widerEngine && G.engineDtype == "f16" && mayTakeWiderEngine(N.dtype, G.gpu))
       return support::Error(fmt::format(
@@ -568,37 +585,6 @@ predictOnGpus(const NetworkAnalysis &N, const Predictor &P,
           "fast FP16): analyse it for the GPUs it is predicted on (analyseFor)",
           N.network, G.gpu.name));
   return Out;
-}
-
-OJson predictorJson(const Predictor &P) {
-  const learners::PredictorInfo &I = P.info();
-  OJson Band = nullptr;
-  if (I.band)
-    Band = {{"protocol", I.band->protocol},  {"rows", I.band->rows},
-            {"coverage", I.band->coverage},  {"mape", I.band->mape},
-            {"ratio_low", I.band->ratioLow}, {"ratio_high", I.band->ratioHigh}};
-  return {{"name", I.name},
-          {"predicts", P.model().predicts()},
-          {"learner", P.model().learner()},
-          {"training_data", I.trainingData},
-          {"training_rows", I.trainingRows},
-          {"training_gpus", I.trainingGpus},
-          {"error_band", Band}};
-}
-
-std::string predictorSummary(const Predictor &P) {
-  const learners::PredictorInfo &I = P.info();
-  std::string S = fmt::format("model {} ({}): predicts {}\ntrained on {} rows of {}; GPUs {}",
-                              I.name, P.model().learner(), P.model().predicts(), I.trainingRows,
-                              I.trainingData, joined(I.trainingGpus));
-  if (I.band)
-    S += fmt::format("\nerror band: {:.0f}% of {} out-of-fold ratios fall in [{:.3f}, {:.3f}] "
-                     "(MAPE {:.1f}%)",
-                     100 * I.band->coverage, I.band->protocol, I.band->ratioLow, I.band->ratioHigh,
-                     I.band->mape);
-  else
-    S += "\nerror band: none (the bundle was trained without --cv)";
-  return S;
 }
 
 } // namespace pipeline

@@ -71,8 +71,18 @@ bool mayTakeWiderEngine(const std::string &Dtype, const hardware::GpuSpec &Gpu) 
 support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime,
                                               const std::vector<hardware::GpuSpec> &Gpus) {
   auto N = analyseNetwork(requestFor(R, Runtime));
+  if (!N)
+    return N;
+  if (R.batch > 1) {
+    NetworkRequest One = R;
+    One.batch = 1;
+    auto B = analyseFor(One, Runtime, Gpus);
+    if (!B)
+      return B.error();
+    N->batchOne = std::make_shared<const NetworkAnalysis>(std::move(*B));
+  }
   const std::string Wider = widerDtype(R.dtype, Gpus);
-  if (!N || Runtime != Runtime::Engine || Wider.empty())
+  if (Runtime != Runtime::Engine || Wider.empty())
     return N;
   NetworkRequest W = R;
   W.dtype = Wider;

@@ -83,6 +83,9 @@ struct NetworkAnalysis {
   /// more than they save), and builds no fp16 on a GPU without fast FP16 (hardware::fastFp16), so
   /// predictOnGpus gives this engine's time there.
   std::shared_ptr<const NetworkAnalysis> widerEngine;
+  /// Above batch 1, the same request at batch 1 (analyseFor): predictOnGpus never gives a batch
+  /// less GPU time than one of its images takes alone.
+  std::shared_ptr<const NetworkAnalysis> batchOne;
 
   /// The launches as the physical model sees them (hardware/Skeleton.h).
   std::vector<hardware::LaunchWork> work() const;

@@ -86,7 +86,8 @@ NetworkRequest requestFor(NetworkRequest R, Runtime Runtime);
 
 /// The analysis runtime `Runtime` predicts from on Gpus: analyseNetwork of requestFor(R,
 /// Runtime). An int8 engine carries the same network as an fp16 engine, and an fp16 engine as an
-/// fp32 engine where one of Gpus lacks fast FP16 (NetworkAnalysis::widerEngine).
+/// fp32 engine where one of Gpus lacks fast FP16 (NetworkAnalysis::widerEngine); a batch above 1
+/// carries the same request at batch 1 (NetworkAnalysis::batchOne).
 support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime,
                                               const std::vector<hardware::GpuSpec> &Gpus);
 
@@ -181,7 +182,11 @@ support::MaybeError checkDtype(const std::string &Dtype, Runtime R,
 /// longer GPU time than that GPU does. The skeleton's bound has this property by construction;
 /// the learned efficiency does not, so where it would break it, the GPU gets the dominated GPU's
 /// learned efficiency on its own bound instead (faster than that GPU by as much as the bounds
-/// differ: no tie), with a warning that names it (GpuPrediction::dominanceFloor).
+/// differ: no tie), with a warning that names it (GpuPrediction::dominanceFloor). Then the batch
+/// floor: where N carries its batch-1 analysis (NetworkAnalysis::batchOne) and the learned
+/// efficiency would give the batch less GPU time than batch 1 gets on the same GPU, the batch
+/// gets batch 1's, with a warning (a batch does all of one image's work and more). Taking the
+/// larger of two times that each keep the dominance order keeps it.
 support::Expected<std::vector<GpuPrediction>>
 predictOnGpus(const NetworkAnalysis &N, const learners::Predictor &P,
               const std::vector<hardware::GpuSpec> &Gpus, const PredictSettings &S,
