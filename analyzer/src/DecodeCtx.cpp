@@ -391,10 +391,11 @@ bool DecodeCtx::address(DInstr &I, unsigned K, const ptx::Operand &O, ptx::State
     I.op[K] = constant(0);
     return true;
   }
-  if (RegSlot.count(O.name)) {
+  if (auto It = RegSlot.find(O.name); It != RegSlot.end()) {
     ptx::Operand R;
     R.kind = OK::Register;
     R.name = O.name;
+    I.addr32 |= SlotBits[It->second] == 32;
     return src(I, K, R, ptx::Type::U64);
   }
   auto It = syms.find(O.name);
@@ -412,6 +413,7 @@ bool DecodeCtx::addressAt(DInstr &I, unsigned K, const ptx::Operand &O, int64_t 
   I.op[K] = Tmp.op[0];
   I.base[K] = Tmp.base[0];
   I.nops = static_cast<uint8_t>(std::max<unsigned>(I.nops, K + 1));
+  I.addr32 |= Tmp.addr32;
   Offset = Tmp.imm;
   return true;
 }
@@ -438,8 +440,10 @@ bool DecodeCtx::wideOperand(DInstr &I, const ptx::Operand &O, WideOperands::Kind
   W.op.push_back(Tmp.op[0]);
   W.base.push_back(Tmp.base[0]);
   W.kind.push_back(K);
-  if (IsAddress)
+  if (IsAddress) {
     I.imm = Tmp.imm;
+    I.addr32 |= Tmp.addr32;
+  }
   return true;
 }
 

@@ -65,6 +65,9 @@ struct DInstr {
   bool loopLatch = false;
   /// add.cc/addc and kin: also read and write the function's carry flag (slot aux3 / 32).
   bool carry = false;
+  /// An address operand's base is a 32-bit register: its shared, local, param or const offset
+  /// `[%r+imm]` wraps modulo 2^32, as the hardware's 32-bit LDS, LDL and LDC addresses do.
+  bool addr32 = false;
   uint16_t dstMask = 0; ///< bit K: operand K is a destination register
   /// Integer ring operations (mod 2^width), which keep affine sequences affine: 1 = any source
   /// may vary (add, sub, neg, mov, truncating or zero-extending cvt); 2 = sources 1 and 2 are

@@ -59,10 +59,11 @@ uint8_t *within(Exec &X, Warp &W, const DInstr &I, uint8_t *Base, uint64_t Limit
 uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, unsigned Size,
                    unsigned Align, unsigned Lane, bool Store, const char *What, MemSpace &Hit) {
   uint64_t Window = Addr >> WindowShift;
-  // An explicit shared, local, param or const address is a 32-bit offset into its window, as the
-  // hardware's LDS, LDL and LDC take it: a 32-bit register's [reg+imm] wraps (nvcc for sm_100
-  // writes `s[255 - i]` as [s - 4i + 1020], the register below zero before the offset).
-  const bool Offset32 = Sp != Space::Generic && Sp != Space::Global && Window == 0;
+  // A 32-bit register's explicit shared, local, param or const offset wraps modulo 2^32, as the
+  // hardware's 32-bit LDS, LDL and LDC addresses do (nvcc for sm_100 writes `s[255 - i]` as
+  // [s - 4i + 1020], the register below zero before the offset). A 64-bit base is taken whole,
+  // so a global pointer used as a shared offset still traps.
+  const bool Offset32 = I.addr32 && Sp != Space::Generic && Sp != Space::Global && Window == 0;
   if (Sp == Space::Generic) {
     switch (Window) {
     case 0:
@@ -95,27 +96,28 @@ uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, u
     return fail(X, W, I, Lane, TrapKind::Misaligned, Hit, What, Size, Addr,
                 "needs " + std::to_string(Align) + "-byte alignment");
   uint64_t Off = Addr & (Offset32 ? 0xffffffffull : WindowMask);
+  const uint64_t Shown = Offset32 ? Off : Addr; // a trap names the wrapped offset
   switch (Sp) {
   case Space::Global:
     return global(X, W, I, Addr, Size, Lane, What);
   case Space::Shared:
     if (Window != 0 && Window != 1)
       break;
-    return within(X, W, I, X.shared.data(), X.shared.size(), Off, Size, Lane, Hit, What, Addr);
+    return within(X, W, I, X.shared.data(), X.shared.size(), Off, Size, Lane, Hit, What, Shown);
   case Space::Local:
     if (Window != 0 && Window != 2)
       break;
-    return within(X, W, I, W.local[Lane].data(), W.localTop, Off, Size, Lane, Hit, What, Addr);
+    return within(X, W, I, W.local[Lane].data(), W.localTop, Off, Size, Lane, Hit, What, Shown);
   case Space::Param:
     if (Window == 3) {
       if (Store)
         return fail(X, W, I, Lane, TrapKind::OutOfBounds, Hit, What, Size, Addr,
                     "kernel parameters are read-only");
       return within(X, W, I, X.kernelParams.data(), X.kernelParams.size(), Off, Size, Lane, Hit,
-                    What, Addr);
+                    What, Shown);
     }
     if (Window == 4)
-      return within(X, W, I, W.fparam[Lane].data(), W.paramTop, Off, Size, Lane, Hit, What, Addr);
+      return within(X, W, I, W.fparam[Lane].data(), W.paramTop, Off, Size, Lane, Hit, What, Shown);
     break;
   case Space::Const:
     if (Window != 0 && Window != 5)
@@ -124,7 +126,7 @@ uint8_t *translate(Exec &X, Warp &W, const DInstr &I, Space Sp, uint64_t Addr, u
       return fail(X, W, I, Lane, TrapKind::OutOfBounds, Hit, What, Size, Addr,
                   "constant memory is read-only");
     return within(X, W, I, const_cast<uint8_t *>(X.constData), X.constSize, Off, Size, Lane, Hit,
-                  What, Addr);
+                  What, Shown);
   default:
     break;
   }

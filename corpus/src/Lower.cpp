@@ -112,7 +112,7 @@ std::string Lowerer::newBuffer(const std::string &Base, uint64_t Bytes, bool Ran
 }
 
 Tail Lowerer::fuseTail(LayerId Head, TailRoom Room, bool Int8Head) const {
-  const bool AllowBn = Room == TailRoom::Epilogue, AllowResidual = Room == TailRoom::Epilogue;
+  const bool Full = Room == TailRoom::Epilogue; // a batch norm and residual adds too
   Tail T;
   LayerId Cur = Head;
   auto Take = [&](LayerId Next) {
@@ -121,7 +121,7 @@ Tail Lowerer::fuseTail(LayerId Head, TailRoom Room, bool Int8Head) const {
   };
   auto ResidualOf = [&](LayerId Next) -> std::string {
     const Layer &A = Net.layer(Next);
-    if (!AllowResidual || A.kind != LayerKind::Add || A.inputs.size() != 2)
+    if (!Full || A.kind != LayerKind::Add || A.inputs.size() != 2)
       return "";
     LayerId Other = A.inputs[0] == Cur ? A.inputs[1] : A.inputs[0];
     if (Other == Cur || Net.layer(Other).shape != A.shape || Net.layer(Cur).shape != A.shape ||
@@ -134,21 +134,23 @@ Tail Lowerer::fuseTail(LayerId Head, TailRoom Room, bool Int8Head) const {
     T.residualForm = TensorForm::F16Nchw;
     return BufferOf[Other]; // empty when not computed yet
   };
+  auto TakeResidual = [&](ResidualKind Where) {
+    if (LayerId N = sole(Cur); N != InvalidLayer)
+      if (std::string R = ResidualOf(N); !R.empty()) {
+        T.epilogue.residual = Where;
+        T.residual = R;
+        Take(N);
+      }
+  };
   if (LayerId N = sole(Cur);
-      AllowBn && N != InvalidLayer && Net.layer(N).kind == LayerKind::BatchNorm) {
+      Full && N != InvalidLayer && Net.layer(N).kind == LayerKind::BatchNorm) {
     T.epilogue.batchNorm = true;
     Take(N);
   }
-  if (LayerId N = sole(Cur); N != InvalidLayer) {
-    if (std::string R = ResidualOf(N); !R.empty()) {
-      T.epilogue.residual = ResidualKind::BeforeActivation;
-      T.residual = R;
-      Take(N);
-    }
-  }
+  TakeResidual(ResidualKind::BeforeActivation);
   if (LayerId N = sole(Cur); N != InvalidLayer && Net.layer(N).kind == LayerKind::Activation) {
-    // An alpha (a leaky relu's slope, an elu's scale) is a constant of the kernel, as TensorRT
-    // and inductor fuse conv -> leaky relu; an elementwise kernel's one scalar may be its own.
+    // An alpha (a leaky relu's slope) is a constant of the kernel, as TensorRT and inductor
+    // fuse conv -> leaky relu; an elementwise kernel's one scalar may be its own.
     const auto &A = std::get<ActivationAttrs>(Net.layer(N).attrs);
     auto K = kernelActivation(A);
     if (K && (!activationTakesAlpha(*K) || Room != TailRoom::Activation)) {
@@ -157,13 +159,8 @@ Tail Lowerer::fuseTail(LayerId Head, TailRoom Room, bool Int8Head) const {
       Take(N);
     }
   }
-  if (LayerId N = sole(Cur); N != InvalidLayer && T.epilogue.residual == ResidualKind::None) {
-    if (std::string R = ResidualOf(N); !R.empty()) {
-      T.epilogue.residual = ResidualKind::AfterActivation;
-      T.residual = R;
-      Take(N);
-    }
-  }
+  if (T.epilogue.residual == ResidualKind::None)
+    TakeResidual(ResidualKind::AfterActivation);
   T.last = Cur;
   return T;
 }

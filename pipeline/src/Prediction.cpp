@@ -321,8 +321,6 @@ learnedOn(const std::vector<hardware::LaunchWork> &Work, const NetworkAnalysis &
   return Out;
 }
 
-/// Lowers G's GPU time to Floor (its own bound at the efficiency of Dominated, a GPU it matches
-/// or beats on every figure), scaling its breakdown and band alike.
 /// G's GPU time set to Ms, its breakdown and band scaled alike, the host time kept.
 void scaleGpuTime(GpuPrediction &G, double Ms) {
   const double Scale = Ms / G.gpuMs;
@@ -334,6 +332,8 @@ void scaleGpuTime(GpuPrediction &G, double Ms) {
     G.intervalMs = withHost({G.intervalMs->first * Scale, G.intervalMs->second * Scale}, G.hostMs);
 }
 
+/// Lowers G's GPU time to Floor (its own bound at the efficiency of Dominated, a GPU it matches
+/// or beats on every figure), scaling its breakdown and band alike.
 void lowerTo(GpuPrediction &G, double Floor, const std::string &Dominated) {
   G.dominanceFloor = Dominated;
   G.warnings.push_back(fmt::format(
@@ -343,13 +343,23 @@ void lowerTo(GpuPrediction &G, double Floor, const std::string &Dominated) {
   scaleGpuTime(G, Floor);
 }
 
-/// G given batch 1's GPU time One (the batch floor, predictOnGpus), its parts scaled alike.
+/// G given batch 1's GPU time One (the batch floor, predictOnGpus), its parts scaled alike: the
+/// time is batch 1's, not the dominance rule's, and a host-bound warning is said anew.
 void raiseToBatchOne(GpuPrediction &G, double One) {
-  G.warnings.push_back(fmt::format(
-      "the learned efficiency put batch {} at {:.4g} ms on the GPU, under batch 1's {:.4g} ms: "
-      "a batch does all of one image's work and more, so it is given batch 1's time",
-      G.batch, G.gpuMs, One));
+  auto &W = G.warnings;
+  W.erase(std::remove_if(W.begin(), W.end(),
+                         [](const std::string &X) {
+                           return X.find(" is host-bound here (") != std::string::npos;
+                         }),
+          W.end());
+  W.push_back(fmt::format("batch floor: batch {} was learned at {:.4g} ms on the GPU, under batch "
+                          "1's {:.4g} ms; a batch does all of one image's work and more, so it "
+                          "is given batch 1's time",
+                          G.batch, G.gpuMs, One));
   scaleGpuTime(G, One);
+  G.dominanceFloor.clear();
+  if (G.hostMs > G.gpuMs)
+    W.push_back(hostBoundWarning(G, G.runtime));
 }
 
 } // namespace

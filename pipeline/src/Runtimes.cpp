@@ -68,28 +68,39 @@ bool mayTakeWiderEngine(const std::string &Dtype, const hardware::GpuSpec &Gpu) 
   return Dtype == "int8" || (Dtype == "f16" && !hardware::fastFp16(Gpu));
 }
 
-support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime,
-                                              const std::vector<hardware::GpuSpec> &Gpus) {
+namespace {
+
+/// analyseFor without the batch-1 analysis: the request and its wider engines.
+support::Expected<NetworkAnalysis> analyseEngines(const NetworkRequest &R, Runtime Runtime,
+                                                  const std::vector<hardware::GpuSpec> &Gpus) {
   auto N = analyseNetwork(requestFor(R, Runtime));
-  if (!N)
-    return N;
-  if (R.batch > 1) {
-    NetworkRequest One = R;
-    One.batch = 1;
-    auto B = analyseFor(One, Runtime, Gpus);
-    if (!B)
-      return B.error();
-    N->batchOne = std::make_shared<const NetworkAnalysis>(std::move(*B));
-  }
   const std::string Wider = widerDtype(R.dtype, Gpus);
-  if (Runtime != Runtime::Engine || Wider.empty())
+  if (!N || Runtime != Runtime::Engine || Wider.empty())
     return N;
   NetworkRequest W = R;
   W.dtype = Wider;
-  auto F = analyseFor(W, Runtime, Gpus);
+  auto F = analyseEngines(W, Runtime, Gpus);
   if (!F)
     return F.error();
   N->widerEngine = std::make_shared<const NetworkAnalysis>(std::move(*F));
+  return N;
+}
+
+} // namespace
+
+support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime,
+                                              const std::vector<hardware::GpuSpec> &Gpus) {
+  auto N = analyseEngines(R, Runtime, Gpus);
+  if (!N || R.batch <= 1)
+    return N;
+  // Only here: the batch floor compares the batch's chosen engine with batch 1's, so the wider
+  // engines carry no batch-1 analysis of their own.
+  NetworkRequest One = R;
+  One.batch = 1;
+  auto B = analyseEngines(One, Runtime, Gpus);
+  if (!B)
+    return B.error();
+  N->batchOne = std::make_shared<const NetworkAnalysis>(std::move(*B));
   return N;
 }
 

@@ -116,24 +116,35 @@ TEST_CASE("trap: shared-memory store past the CTA's shared memory") {
 }
 
 TEST_CASE("trap: a wrapped 32-bit shared address outside the window still traps") {
-  Device D;
-  const char *Body = R"(
+  // -8 + 72 wraps to 64, one past the window; a 64-bit base of 2^32 is no 32-bit offset of 0.
+  auto Store = [](const std::string &Line) {
+    return R"(
 .visible .entry wrap()
 {
   .reg .b32 %r<4>;
+  .reg .b64 %rd<2>;
   .shared .align 4 .b8 buf[64];
   mov.u32 %r1, buf;
   sub.s32 %r2, %r1, 8;
-  st.shared.u32 [%r2+4], %r1;
+  mov.u64 %rd1, 4294967296;
+  )" + Line +
+           R"(
   ret;
 }
 )";
-  Run R = run(Body, "wrap", threads(1, {}), D);
+  };
+  Device D;
+  Run R = run(Store("st.shared.u32 [%r2+72], %r1;"), "wrap", threads(1, {}), D);
   REQUIRE(R.result.trap);
   CHECK(R.result.trap->str() == at(R.text, "st.shared") +
                                     "trap in kernel 'wrap' (ctaid 0,0,0 tid 0,0,0): out-of-bounds "
-                                    "shared store of 4 bytes at 0xfffffffc (shared window is 64 "
-                                    "bytes)");
+                                    "shared store of 4 bytes at 0x40 (shared window is 64 bytes)");
+  Run Wide = run(Store("st.shared.u32 [%rd1], %r1;"), "wrap", threads(1, {}), D);
+  REQUIRE(Wide.result.trap);
+  CHECK(Wide.result.trap->str() == at(Wide.text, "st.shared") +
+                                       "trap in kernel 'wrap' (ctaid 0,0,0 tid 0,0,0): "
+                                       "out-of-bounds shared store of 4 bytes at 0x100000000 "
+                                       "(shared window is 64 bytes)");
 }
 
 TEST_CASE("trap: unsupported instruction is reported before running") {

@@ -487,6 +487,7 @@ TEST_CASE("lower: a leaky relu fuses into a convolution with its slope in the ke
   LayerId A = B.activation(Conv(X, "conv1"), ActKind::LeakyRelu, 0.1f);
   LayerId C = B.activation(Conv(A, "conv2"), ActKind::LeakyRelu, 0.01f);
   B.activation(B.addLayers(A, C), ActKind::LeakyRelu, 0.2f); // the add fuses into conv2
+  B.activation(Conv(X, "conv3"), ActKind::LeakyRelu, 0.3f);  // conv1 but for the slope
   auto N = B.finish();
   REQUIRE(N);
   for (DType T : {DType::F32, DType::F16, DType::I8}) {
@@ -496,13 +497,15 @@ TEST_CASE("lower: a leaky relu fuses into a convolution with its slope in the ke
     for (const WorkloadLaunch &L : W.launches)
       if (L.kernel.find("leakyrelu") != std::string::npos)
         Leaky.push_back(&L);
-    REQUIRE(Leaky.size() == 3);
+    REQUIRE(Leaky.size() == 4);
     CHECK(Leaky[0]->kernel.find("leakyrelu0p1") != std::string::npos);
     CHECK(Leaky[0]->strategy.rfind("conv", 0) == 0);
     CHECK(Leaky[1]->kernel.find("leakyrelu0p01_res") != std::string::npos);
     CHECK(Leaky[1]->strategy.rfind("conv", 0) == 0);
     CHECK(Leaky[2]->kernel.find("leakyrelu0p2") != std::string::npos);
     CHECK(Leaky[2]->strategy.find("eltwise") != std::string::npos);
+    CHECK(Leaky[3]->kernel.find("leakyrelu0p3") != std::string::npos);
+    CHECK(Leaky[3]->strategy == Leaky[0]->strategy);
   }
   // The library's kernels take shapes as parameters and are shared by name: two slopes must
   // still be two kernels, or the second layer would run the first's slope.
@@ -510,11 +513,13 @@ TEST_CASE("lower: a leaky relu fuses into a convolution with its slope in the ke
   O.kernels = KernelSet::Library;
   auto L = lower(*N, O);
   REQUIRE_MESSAGE(L, support::errorText(L));
-  std::set<std::string> Library;
+  std::vector<std::string> Library;
   for (const WorkloadLaunch &Launch : L->launches)
     if (Launch.kernel.find("leakyrelu") != std::string::npos)
-      Library.insert(Launch.kernel);
-  CHECK(Library.size() == 3);
+      Library.push_back(Launch.kernel);
+  REQUIRE(Library.size() == 4);
+  CHECK(Library[0] != Library[3]); // conv1 and conv3: the same kernel but for the slope
+  CHECK(std::set<std::string>(Library.begin(), Library.end()).size() == 4);
 }
 
 TEST_CASE("lower: a global pool fuses an ELU with its alpha and a batch norm runs it apart") {

@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -59,6 +60,7 @@ std::vector<fs::path> entries(const fs::path &Dir) {
   for (const auto &E : fs::directory_iterator(Dir))
     Out.push_back(E.path());
   REQUIRE(Out.size() == 2);
+  std::sort(Out.begin(), Out.end()); // the directory's order is unspecified
   return Out;
 }
 

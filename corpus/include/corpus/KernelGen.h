@@ -41,9 +41,9 @@ enum class ActivationKind : uint8_t {
   Exp,      ///< e^x (ex2.approx of x log2 e)
   GeluTanh, ///< GELU's tanh form: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
   Selu,     ///< SeluScale (x > 0 ? x : SeluAlpha (e^x - 1))
-  // The kinds below take alpha, the ElementwiseSpec's scalar (activationTakesAlpha): a
-  // standalone elementwise kernel's activation only, never an epilogue's (a parameter per layer,
-  // not per kernel kind).
+  // The kinds below take an alpha per layer (activationTakesAlpha): Epilogue::alpha in a fused
+  // epilogue, the ElementwiseSpec's scalar in an elementwise activation kernel; a constant of
+  // the kernel either way, and part of its name.
   LeakyRelu, ///< x > 0 ? x : alpha * x
   Elu,       ///< x > 0 ? x : alpha (e^x - 1)
   Celu,      ///< x > 0 ? x : alpha (e^(x / alpha) - 1)
@@ -438,7 +438,8 @@ uint32_t dtypeBytes(DType T);
 uint64_t paramBytes(const KernelParam &P);
 /// "relu", "hardswish", ...; "none" for None.
 const char *activationName(ActivationKind K);
-/// Whether `K` reads alpha from its kernel's scalar (LeakyRelu, Elu, Celu).
+/// Whether `K` takes an alpha per layer (LeakyRelu, Elu, Celu): Epilogue::alpha, or an
+/// elementwise activation kernel's scalar.
 bool activationTakesAlpha(ActivationKind K);
 /// "input", "weight", "bn_scale", ...
 const char *paramRoleName(ParamRole R);

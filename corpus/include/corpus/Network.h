@@ -79,8 +79,8 @@ enum class ActKind {
 };
 /// "relu", "clip", "sigmoid", ...
 std::string_view actKindName(ActKind Kind);
-/// Whether `Kind` has an alpha of its own per layer (LeakyRelu, Elu, Celu): the lowering runs it as
-/// its own elementwise kernel with alpha a constant (corpus::activationTakesAlpha).
+/// Whether `Kind` has an alpha of its own per layer (LeakyRelu, Elu, Celu): a constant of the
+/// kernel the lowering runs it in (corpus::activationTakesAlpha).
 bool actKindTakesAlpha(ActKind Kind);
 
 struct InputAttrs {};

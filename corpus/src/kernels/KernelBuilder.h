@@ -135,7 +135,7 @@ public:
   /// which elu, celu and selu are.
   llvm::Value *eluFamily(llvm::Value *X, float Alpha, float InputScale, float Scale);
   /// act(X); the kinds that take alpha (activationTakesAlpha) take it from the three-argument
-  /// form (a standalone elementwise kernel's scalar).
+  /// form (an epilogue's Epilogue::alpha, an elementwise kernel's scalar).
   llvm::Value *activation(ActivationKind K, llvm::Value *X);
   llvm::Value *activation(ActivationKind K, llvm::Value *X, float Alpha);
 

@@ -3,7 +3,7 @@
 #include "kernels/Specs.h"
 #include "kernels/Strategies.h"
 
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
