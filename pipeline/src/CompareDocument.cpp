@@ -126,7 +126,7 @@ support::Expected<std::vector<GpuPrediction>> CompareContext::predict(size_t Mod
     if (request.progress)
       request.progress(analyses, Total, request.models[Model], Batch);
     NetworkRequest N = compareNetworkRequest(request, Model, Batch, caches);
-    auto A = analyseFor(N, settings.runtime, gpus);
+    auto A = analyseFor(N, settings.runtime, gpus, Batch > 1 ? batchOneOf(Model) : nullptr);
     if (!A)
       return A.error();
     ++analyses;
@@ -138,13 +138,27 @@ support::Expected<std::vector<GpuPrediction>> CompareContext::predict(size_t Mod
   return Gs;
 }
 
+std::shared_ptr<const NetworkAnalysis> CompareContext::batchOneOf(size_t Model) const {
+  auto It = analysed.find({Model, 1, settings.runtime == Runtime::Engine});
+  return It == analysed.end() ? nullptr : std::make_shared<const NetworkAnalysis>(It->second);
+}
+
 support::MaybeError CompareContext::analyseAll() {
+  if (auto E = analyseMissing(true))
+    return E;
+  return analyseMissing(false);
+}
+
+support::MaybeError CompareContext::analyseMissing(bool Ones) {
   const bool Engine = settings.runtime == Runtime::Engine;
   std::vector<std::pair<size_t, int64_t>> Missing;
+  std::vector<std::shared_ptr<const NetworkAnalysis>> BatchOne; // per Missing entry
   for (size_t I = 0; I < request.models.size(); ++I)
     for (int64_t Batch : request.batches)
-      if (!analysed.count({I, Batch, Engine}))
+      if ((Batch == 1) == Ones && !analysed.count({I, Batch, Engine})) {
         Missing.emplace_back(I, Batch);
+        BatchOne.push_back(Batch > 1 ? batchOneOf(I) : nullptr);
+      }
   const size_t Total = request.models.size() * request.batches.size();
   std::vector<std::optional<support::Expected<NetworkAnalysis>>> Out(Missing.size());
   std::mutex Reporting;
@@ -159,8 +173,8 @@ support::MaybeError CompareContext::analyseAll() {
       std::lock_guard<std::mutex> Lock(Reporting);
       request.progress(Started++, Total, request.models[Model], Batch);
     }
-    Out[K] =
-        analyseFor(compareNetworkRequest(request, Model, Batch, caches), settings.runtime, gpus);
+    Out[K] = analyseFor(compareNetworkRequest(request, Model, Batch, caches), settings.runtime,
+                        gpus, BatchOne[K]);
     if (!*Out[K]) { // the lowest failing index wins
       size_t F = FirstFailed;
       while (K < F && !FirstFailed.compare_exchange_weak(F, K)) {

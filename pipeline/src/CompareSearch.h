@@ -37,7 +37,15 @@ struct CompareContext {
   /// a time on two cores (one network's serial steps, building its kernels' IR and reading its
   /// PTX, leave a core the other's compiling and counting take); the first failure in request
   /// order. An analysis does not depend on what runs beside it, so neither does the result.
+  /// Batch 1 goes first: a larger batch's floor reads it (batchOneOf) rather than analysing it
+  /// again.
   support::MaybeError analyseAll();
+  /// Model `Model`'s analysis at batch 1 when `analysed` has it (for analyseFor), else null.
+  std::shared_ptr<const NetworkAnalysis> batchOneOf(size_t Model) const;
+
+private:
+  /// analyseAll's missing analyses at batch 1 (`Ones`) or at the other batches.
+  support::MaybeError analyseMissing(bool Ones);
 };
 
 /// Per model and GPU, the largest batch that fits the GPU's memory and meets the request's

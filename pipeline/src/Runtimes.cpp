@@ -89,10 +89,15 @@ support::Expected<NetworkAnalysis> analyseEngines(const NetworkRequest &R, Runti
 } // namespace
 
 support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime,
-                                              const std::vector<hardware::GpuSpec> &Gpus) {
+                                              const std::vector<hardware::GpuSpec> &Gpus,
+                                              std::shared_ptr<const NetworkAnalysis> BatchOne) {
   auto N = analyseEngines(R, Runtime, Gpus);
   if (!N || R.batch <= 1)
     return N;
+  if (BatchOne) {
+    N->batchOne = std::move(BatchOne);
+    return N;
+  }
   // Only here: the batch floor compares the batch's chosen engine with batch 1's, so the wider
   // engines carry no batch-1 analysis of their own.
   NetworkRequest One = R;

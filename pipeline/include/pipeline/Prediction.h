@@ -87,9 +87,11 @@ NetworkRequest requestFor(NetworkRequest R, Runtime Runtime);
 /// The analysis runtime `Runtime` predicts from on Gpus: analyseNetwork of requestFor(R,
 /// Runtime). An int8 engine carries the same network as an fp16 engine, and an fp16 engine as an
 /// fp32 engine where one of Gpus lacks fast FP16 (NetworkAnalysis::widerEngine); a batch above 1
-/// carries the same request at batch 1 (NetworkAnalysis::batchOne).
-support::Expected<NetworkAnalysis> analyseFor(const NetworkRequest &R, Runtime Runtime,
-                                              const std::vector<hardware::GpuSpec> &Gpus);
+/// carries the same request at batch 1 (NetworkAnalysis::batchOne): `BatchOne` when given (an
+/// analyseFor of it at batch 1 made before), else analysed here.
+support::Expected<NetworkAnalysis>
+analyseFor(const NetworkRequest &R, Runtime Runtime, const std::vector<hardware::GpuSpec> &Gpus,
+           std::shared_ptr<const NetworkAnalysis> BatchOne = nullptr);
 
 /// Whether an engine of Dtype on Gpu may be predicted as the engine one precision wider: an int8
 /// engine keeps fp16 tactics where they are faster; an fp16 engine is its fp32 engine on a GPU
