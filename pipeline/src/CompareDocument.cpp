@@ -130,9 +130,12 @@ support::Expected<std::vector<GpuPrediction>> CompareContext::predict(size_t Mod
     if (!A)
       return A.error();
     ++analyses;
-    It = analysed.emplace(std::make_tuple(Model, Batch, Engine), std::move(*A)).first;
+    It = analysed
+             .emplace(std::make_tuple(Model, Batch, Engine),
+                      std::make_shared<const NetworkAnalysis>(std::move(*A)))
+             .first;
   }
-  auto Gs = predictOnGpus(It->second, predictor, gpus, settings, catalog);
+  auto Gs = predictOnGpus(*It->second, predictor, gpus, settings, catalog);
   if (Gs)
     applyCalibrations(*Gs, calibrations);
   return Gs;
@@ -140,7 +143,7 @@ support::Expected<std::vector<GpuPrediction>> CompareContext::predict(size_t Mod
 
 std::shared_ptr<const NetworkAnalysis> CompareContext::batchOneOf(size_t Model) const {
   auto It = analysed.find({Model, 1, settings.runtime == Runtime::Engine});
-  return It == analysed.end() ? nullptr : std::make_shared<const NetworkAnalysis>(It->second);
+  return It == analysed.end() ? nullptr : It->second;
 }
 
 support::MaybeError CompareContext::analyseAll() {
@@ -185,7 +188,7 @@ support::MaybeError CompareContext::analyseMissing(bool Ones) {
     if (K == FirstFailed)
       return Out[K]->error();
     analysed.emplace(std::make_tuple(Missing[K].first, Missing[K].second, Engine),
-                     std::move(**Out[K]));
+                     std::make_shared<const NetworkAnalysis>(std::move(**Out[K])));
     ++analyses;
   }
   return std::nullopt;
@@ -219,7 +222,7 @@ support::Expected<CompareResult> compareNetworks(CompareRequest R) {
     return P.error();
   std::vector<CompareCell> Cells;
   size_t Analyses = 0;
-  std::map<std::tuple<size_t, int64_t, bool>, NetworkAnalysis> Analysed;
+  std::map<std::tuple<size_t, int64_t, bool>, std::shared_ptr<const NetworkAnalysis>> Analysed;
   UserCaches Caches;
   std::vector<Calibration> Calibrations;
   if (!R.calibrate.empty()) {

@@ -23,9 +23,9 @@ struct CompareContext {
   const learners::Predictor &predictor;
   const std::vector<hardware::GpuSpec> &gpus;
   const hardware::GpuCatalog &catalog;
-  /// Analyses by (model, batch, engine lowering), shared by the runtimes of one request: eager
-  /// and graph predict from the same analysis.
-  std::map<std::tuple<size_t, int64_t, bool>, NetworkAnalysis> &analysed;
+  /// Analyses by (model, batch, engine lowering), shared by the runtimes of one request (eager
+  /// and graph predict from the same analysis) and batch 1's with the larger batches' floor.
+  std::map<std::tuple<size_t, int64_t, bool>, std::shared_ptr<const NetworkAnalysis>> &analysed;
   UserCaches &caches; ///< models share layer shapes (EfficientNet-B0..B7 at one batch)
   const std::vector<Calibration> &calibrations; ///< applied to their GPUs' predictions
   size_t analyses = 0;

@@ -321,8 +321,12 @@ learnedOn(const std::vector<hardware::LaunchWork> &Work, const NetworkAnalysis &
   return Out;
 }
 
-/// G's GPU time set to Ms, its breakdown and band scaled alike, the host time kept.
+/// G's GPU time set to Ms, its breakdown and band scaled alike, the host time kept; the
+/// host-bound warning predictWork gave where the host sets the time is said anew for Ms.
 void scaleGpuTime(GpuPrediction &G, double Ms) {
+  std::vector<std::string> &W = G.warnings;
+  auto HostBound =
+      G.hostMs > G.gpuMs ? std::find(W.begin(), W.end(), hostBoundWarning(G, G.runtime)) : W.end();
   const double Scale = Ms / G.gpuMs;
   G.gpuMs = Ms;
   for (KindTime &K : G.breakdown)
@@ -330,6 +334,12 @@ void scaleGpuTime(GpuPrediction &G, double Ms) {
   G.timeMs = std::max(G.gpuMs, G.hostMs);
   if (G.intervalMs)
     G.intervalMs = withHost({G.intervalMs->first * Scale, G.intervalMs->second * Scale}, G.hostMs);
+  if (HostBound != W.end() && G.hostMs > G.gpuMs)
+    *HostBound = hostBoundWarning(G, G.runtime);
+  else if (HostBound != W.end())
+    W.erase(HostBound);
+  else if (G.hostMs > G.gpuMs)
+    W.push_back(hostBoundWarning(G, G.runtime));
 }
 
 /// Lowers G's GPU time to Floor (its own bound at the efficiency of Dominated, a GPU it matches
@@ -344,22 +354,15 @@ void lowerTo(GpuPrediction &G, double Floor, const std::string &Dominated) {
 }
 
 /// G given batch 1's GPU time One (the batch floor, predictOnGpus), its parts scaled alike: the
-/// time is batch 1's, not the dominance rule's, and a host-bound warning is said anew.
+/// time is batch 1's, not the dominance rule's.
 void raiseToBatchOne(GpuPrediction &G, double One) {
-  auto &W = G.warnings;
-  W.erase(std::remove_if(W.begin(), W.end(),
-                         [](const std::string &X) {
-                           return X.find(" is host-bound here (") != std::string::npos;
-                         }),
-          W.end());
-  W.push_back(fmt::format("batch floor: batch {} was learned at {:.4g} ms on the GPU, under batch "
-                          "1's {:.4g} ms; a batch does all of one image's work and more, so it "
-                          "is given batch 1's time",
-                          G.batch, G.gpuMs, One));
+  G.warnings.push_back(
+      fmt::format("batch floor: batch {} was learned at {:.4g} ms on the GPU, under batch "
+                  "1's {:.4g} ms; a batch does all of one image's work and more, so it "
+                  "is given batch 1's time",
+                  G.batch, G.gpuMs, One));
   scaleGpuTime(G, One);
   G.dominanceFloor.clear();
-  if (G.hostMs > G.gpuMs)
-    W.push_back(hostBoundWarning(G, G.runtime));
 }
 
 } // namespace
