@@ -111,6 +111,10 @@ GroupFeatures groupFeatures(std::span<const LaunchWork> Launches, const GpuSpec 
   std::vector<double> Sum(PerLaunch, 0.0);
   for (const LaunchWork &W : Launches) {
     LaunchBound B = bound(W, Gpu, E);
+    if (B.boundMs <= 0) { // an engine's concatenation written in place: no launch, no weight
+      G.launches.push_back(B);
+      continue;
+    }
     bool OnTensor = B.ms[size_t(Resource::Tensor)] > 0;
     std::vector<double> F = launchFeatures(W, B, Gpu, E, OnTensor);
     assert(F.size() == PerLaunch && "feature list and names disagree");

@@ -401,10 +401,24 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
     B.ms[size_t(Resource::Dram)] =
         std::max(B.ms[size_t(Resource::Dram)], leadingPassMs(W.framework, Gpu, B.dramBytes));
 
+  // An engine copies only the inputs of a concatenation that their producers could not write in
+  // place, and launches nothing when none is left.
+  const double Copied = E.engine ? 1 - W.inPlaceShare : 1;
+  if (Copied < 1) {
+    for (double &Ms : B.ms)
+      Ms *= Copied;
+    B.l2Bytes *= Copied;
+    B.dramBytes *= Copied;
+    B.laneOps *= Copied;
+  }
   B.workMs = *std::max_element(B.ms.begin(), B.ms.end());
   B.computeMs = *std::max_element(B.ms.begin(), B.ms.begin() + size_t(Resource::Tensor) + 1);
   B.memoryMs = std::max(B.ms[size_t(Resource::L2)], B.ms[size_t(Resource::Dram)]);
   separateKernels(W, Gpu, E, OnTensor, B);
+  if (Copied <= 0) {
+    B.kernels = 0;
+    B.latencyMs = 0;
+  }
   B.boundMs = B.workMs + B.unfusedMs + B.latencyMs;
   B.busyCycles = B.workMs * 1e-3 * Hz;
   return B;

@@ -258,6 +258,34 @@ support::Expected<corpus::DType> dtypeOf(const NetworkRequest &R) {
                         corpus::dtypeNames(", ", " or ") + ")");
 }
 
+/// LaunchRecord::inPlaceShare of every concatenation in W: the bytes of its inputs that an
+/// engine's producers write straight into its output. As TensorRT's builder logs its concat
+/// removal ("Retargeting X to Y" or "Generating copy for X to Y because input is not movable"),
+/// an input moves into the output when it is a whole tensor an earlier launch wrote (not a
+/// network input, weight or a slice of another tensor) and no earlier concatenation took it
+/// (a tensor has one place: DenseNet's features move into one concatenation, the others copy).
+void markInPlaceConcats(const corpus::Workload &W, const std::map<std::string, uint64_t> &Bytes,
+                        std::vector<LaunchRecord> &Records) {
+  std::set<std::string> Written, Moved;
+  for (size_t K = 0; K < W.launches.size(); ++K) {
+    const corpus::WorkloadLaunch &L = W.launches[K];
+    const std::string &Out = corpus::outputBuffer(L);
+    if (L.strategy == "concat") {
+      double All = 0, InPlace = 0;
+      for (const corpus::WorkloadArg &A : L.args) {
+        if (A.buffer.empty() || A.buffer == Out)
+          continue;
+        const double Size = double(Bytes.at(A.buffer));
+        All += Size;
+        if (A.offset == 0 && Written.count(A.buffer) && Moved.insert(A.buffer).second)
+          InPlace += Size;
+      }
+      Records[K].inPlaceShare = All > 0 ? InPlace / All : 0;
+    }
+    Written.insert(Out);
+  }
+}
+
 } // namespace
 
 support::Expected<corpus::Network> buildNetwork(const NetworkRequest &R) {
@@ -294,6 +322,7 @@ std::vector<hardware::LaunchWork> NetworkAnalysis::work() const {
     W.framework = L.framework;
     W.gemm = L.gemm;
     W.winograd = L.winograd;
+    W.inPlaceShare = L.inPlaceShare;
   }
   return Out;
 }
@@ -331,6 +360,7 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
     }
   }
   Out.footprintBytes = footprint(Bytes, All);
+  markInPlaceConcats(*W, Bytes, Out.launches);
   Out.memory = Memory == MemoryModel::Engine ? engineMemory(*W, Net) : networkMemory(Net);
   std::string Key;
   if (Cache) {

@@ -1,6 +1,8 @@
 // Bundle choice and per-GPU prediction (Prediction.h); the runtimes themselves are Runtimes.cpp.
 #include "pipeline/Prediction.h"
 
+#include "HostTime.h"
+
 #include "hardware/Features.h"
 
 #include <fmt/format.h>
@@ -101,6 +103,8 @@ std::vector<std::string> dataWarnings(const Predictor &P, const hardware::GroupF
 std::vector<KindTime> byKind(const NetworkAnalysis &N, const std::vector<double> &Ms) {
   std::map<std::string, KindTime> Kinds;
   for (size_t K = 0; K < N.launches.size(); ++K) {
+    if (Ms[K] <= 0) // an engine's concatenation written in place: nothing is launched
+      continue;
     KindTime &T = Kinds[N.launches[K].strategy];
     T.kind = N.launches[K].strategy;
     T.launches += 1;
@@ -136,46 +140,12 @@ hardware::Execution executionFor(const NetworkAnalysis &N, const hardware::GpuSp
   return E;
 }
 
-/// Host time of the runtime for Kernels launches on host H: eager PyTorch's per kernel, or
-/// torch.compile's wrapper's per call and per kernel; none for a graph replay or an engine.
-double runtimeHostMs(Runtime R, double Kernels, const hardware::HostSpec &H) {
-  if (R == Runtime::Eager)
-    return Kernels * hardware::eagerHostMsPerKernel(H);
-  if (R == Runtime::Compile)
-    return hardware::compiledHostMs(Kernels, H);
-  return 0;
-}
-
-/// The band of a prediction whose GPU time lies in Gpu and whose host time is HostMs: at each
-/// end the slower of the two, the host time spread by its own measured error
-/// (hardware::HostTimeBand). A prediction without host time keeps the GPU's band.
-std::pair<double, double> withHost(std::pair<double, double> Gpu, double HostMs) {
-  return {std::max(Gpu.first, HostMs * hardware::HostTimeBand.low),
-          std::max(Gpu.second, HostMs * hardware::HostTimeBand.high)};
-}
-
 /// The band of an engine prediction of TimeMs whose model band is Gpu: widened to the engine
 /// timings' measured spread for its dtype (EngineTimeBandF32, EngineTimeBandF16).
 std::pair<double, double> withEngine(std::pair<double, double> Gpu, double TimeMs,
                                      const std::string &Dtype) {
   const EngineTimeSpread S = Dtype == "f32" ? EngineTimeBandF32 : EngineTimeBandF16;
   return {std::min(Gpu.first, TimeMs * S.low), std::max(Gpu.second, TimeMs * S.high)};
-}
-
-/// Why the host sets a prediction's time, and how sure the band is of the host's speed.
-std::string hostBoundWarning(const GpuPrediction &P, Runtime R) {
-  std::string W = fmt::format(
-      "{} is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on the {} host "
-      "({}) against {:.3g} ms on the GPU): the host's CPU, not the GPU, sets the time, and the "
-      "band is the host time's own measured spread, {:.2f}-{:.2f}x (docs/cross-gpu.md)",
-      R == Runtime::Eager ? "eager PyTorch" : "torch.compile", P.hostMs, P.kernels, P.host.name,
-      P.host.cpu, P.gpuMs, hardware::HostTimeBand.low, hardware::HostTimeBand.high);
-  if (!P.host.speedFromPyTorch)
-    W += fmt::format("; the {} host's speed ({:.2g}x the x86 server's) is an estimate from CPU "
-                     "benchmarks (on Arm they overstated Grace's PyTorch speed about 3x), so the "
-                     "time may lie above the band",
-                     P.host.name, P.host.relativeSpeed);
-  return W;
 }
 
 /// A bundle's predictions, remembered by their feature rows (everything the bundle reads): a row
@@ -252,13 +222,12 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
     Out.breakdown = byKind(N, LaunchMs);
   }
   Out.host = S.host ? *S.host : Gpu.host;
-  for (const hardware::LaunchBound &B : Network.launches)
-    Out.kernels += B.kernels;
+  Out.kernels = hostKernels(S.runtime, Network.launches);
   Out.hostMs = runtimeHostMs(S.runtime, Out.kernels, Out.host);
   Out.timeMs = std::max(Out.gpuMs, Out.hostMs);
   if (auto I = P.interval(Out.gpuMs))
-    Out.intervalMs = S.runtime == Runtime::Engine ? withEngine(*I, Out.gpuMs, N.dtype)
-                                                  : withHost(*I, Out.hostMs);
+    Out.intervalMs = withHost(
+        S.runtime == Runtime::Engine ? withEngine(*I, Out.gpuMs, N.dtype) : *I, Out.hostMs);
   Out.warnings = dataWarnings(P, Network, Gpu, S, Out.math);
   Out.memory = deviceMemory(N.memory, Gpu, Out.math != hardware::MathMode::Simt);
   if (std::string W = memoryWarning(Out.memory, Gpu); !W.empty())
@@ -284,11 +253,11 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
             : fmt::format("dp4a's rate on the {}'s CUDA cores (no int8 tensor cores)", Gpu.name)));
   if (Out.hostMs > Out.gpuMs)
     Out.warnings.push_back(hostBoundWarning(Out, S.runtime));
-  if (S.host && (S.runtime == Runtime::Graph || S.runtime == Runtime::Engine))
+  if (S.host && S.runtime == Runtime::Graph)
     Out.warnings.push_back(fmt::format(
-        "--host {} has no effect under the {} runtime: a graph replay or an engine has no host "
-        "time per kernel (--runtime eager or compile charges one)",
-        S.host->name, runtimeName(S.runtime)));
+        "--host {} has no effect under the graph runtime: a graph replay has no host time per "
+        "kernel (--runtime eager, compile or tensorrt charges one)",
+        S.host->name));
   return Out;
 }
 

@@ -249,6 +249,39 @@ TEST_CASE("skeleton: an engine runs a 3x3 stride-1 convolution on CUDA cores as 
   CHECK(ms(bound(Conv, T4, Int8), Resource::Fma) == doctest::Approx(Direct / 4));
 }
 
+TEST_CASE("skeleton: an engine copies only the concatenation inputs not written in place") {
+  GpuSpec T4 = catalogGpu("t4");
+  LaunchWork Cat = launch(400, 2, "concat");
+  Cat.profile.globalStoreRequests = Cat.profile.globalLoadRequests;
+  Cat.profile.globalStoreSectors = Cat.profile.globalLoadSectors;
+  Execution Engine{MathMode::F16, Implementation::Framework, false};
+  Engine.engine = true;
+  const Execution PyTorch{MathMode::F16, Implementation::Framework, false};
+  const LaunchBound Copy = bound(Cat, T4, Engine);
+  REQUIRE(Copy.workMs > 0);
+  // A quarter of the bytes moved into the output: three quarters of every busy time and byte.
+  Cat.inPlaceShare = 0.25;
+  const LaunchBound Part = bound(Cat, T4, Engine);
+  CHECK(Part.workMs == doctest::Approx(0.75 * Copy.workMs));
+  CHECK(ms(Part, Resource::L2) == doctest::Approx(0.75 * ms(Copy, Resource::L2)));
+  CHECK(Part.dramBytes == doctest::Approx(0.75 * Copy.dramBytes));
+  CHECK(Part.kernels == 1);
+  CHECK(Part.latencyMs == doctest::Approx(Copy.latencyMs));
+  // Every input in place: no copy and no launch, and the group's features stay finite.
+  Cat.inPlaceShare = 1;
+  const LaunchBound None = bound(Cat, T4, Engine);
+  CHECK(None.boundMs == 0);
+  CHECK(None.kernels == 0);
+  LaunchWork Both[] = {launch(800, 100), Cat};
+  const GroupFeatures G = groupFeatures(Both, T4, Engine);
+  CHECK(G.boundMs == doctest::Approx(bound(Both[0], T4, Engine).boundMs));
+  CHECK(G.launches.size() == 2);
+  for (const auto &[Name, V] : G.features)
+    CHECK_MESSAGE(std::isfinite(V), Name);
+  // PyTorch's torch.cat copies every input.
+  CHECK(bound(Cat, T4, PyTorch).workMs == doctest::Approx(Copy.workMs));
+}
+
 TEST_CASE("skeleton: a framework's bias adds and batch norms are bound by memory latency") {
   GpuSpec H100 = catalogGpu("h100-sxm");
   GpuSpec H200 = catalogGpu("h200");

@@ -96,6 +96,62 @@ TEST_CASE("runtimes: compile fuses each convolution's tail into one kernel, noth
   CHECK(LatencyBound > 10);
 }
 
+TEST_CASE("runtimes: an engine's enqueue launches one kernel per launch from its host") {
+  auto C = hardware::GpuCatalog::builtin();
+  REQUIRE(C);
+  auto P = choosePredictor("");
+  REQUIRE(P);
+  NetworkRequest R;
+  R.input = "lenet5";
+  R.progress = [](size_t, size_t) {};
+  auto N = analyseFor(R, Runtime::Engine, {});
+  REQUIRE_MESSAGE(N, N.error().str());
+  auto B200 = C->lookup("b200");
+  REQUIRE(B200);
+  PredictSettings S;
+  S.runtime = Runtime::Engine;
+  auto G = predictOnGpus(*N, *P, {*B200}, S, *C);
+  REQUIRE_MESSAGE(G, G.error().str());
+  const GpuPrediction &Fast = G->front();
+  // One kernel per launch (the engine's bound charges fused layers a pass, not a launch), each
+  // costing the x86 server's launch time.
+  CHECK(Fast.kernels == double(N->launches.size()));
+  CHECK(Fast.hostMs ==
+        doctest::Approx(Fast.kernels * hardware::EngineHostMsPerKernel / Fast.host.relativeSpeed));
+  // LeNet-5's seven tiny kernels at batch 1 on a B200 are shorter than their launches.
+  REQUIRE(Fast.hostMs > Fast.gpuMs);
+  CHECK(Fast.timeMs == doctest::Approx(Fast.hostMs));
+  REQUIRE(Fast.intervalMs);
+  CHECK(Fast.intervalMs->second >= hardware::HostTimeBand.high * Fast.hostMs);
+  auto Says = [](const GpuPrediction &X, const std::string &Text) {
+    return std::any_of(X.warnings.begin(), X.warnings.end(),
+                       [&](const std::string &W) { return W.find(Text) != std::string::npos; });
+  };
+  CHECK(Says(Fast, "the engine's enqueue is host-bound here"));
+  CHECK(Says(Fast, "trtexec --useCudaGraph"));
+  // A Jetson module's own Arm cores launch more slowly.
+  auto Nano = C->host("jetson-orin-nano");
+  REQUIRE(Nano);
+  S.host = *Nano;
+  auto Slow = predictOnGpus(*N, *P, {*B200}, S, *C);
+  REQUIRE_MESSAGE(Slow, Slow.error().str());
+  CHECK(Slow->front().hostMs == doctest::Approx(Fast.hostMs / S.host->relativeSpeed));
+  // ResNet-50 at batch 32 keeps a T4 busy far longer than its host takes to launch it.
+  R.input = "resnet50";
+  R.batch = 32;
+  R.imageSize = 64;
+  auto Big = analyseFor(R, Runtime::Engine, {});
+  REQUIRE_MESSAGE(Big, Big.error().str());
+  auto T4 = C->lookup("t4");
+  REQUIRE(T4);
+  S.host.reset();
+  auto Busy = predictOnGpus(*Big, *P, {*T4}, S, *C);
+  REQUIRE_MESSAGE(Busy, Busy.error().str());
+  CHECK(Busy->front().hostMs > 0);
+  CHECK(Busy->front().timeMs == doctest::Approx(Busy->front().gpuMs));
+  CHECK_FALSE(Says(Busy->front(), "host-bound"));
+}
+
 TEST_CASE("runtimes: every compile prediction says how far it was validated") {
   pipeline::PredictRequest R;
   R.network.input = "lenet5";
@@ -152,9 +208,12 @@ TEST_CASE("runtimes: an engine's band reaches to the engine timings' measured sp
   // Below, the model's band stays: the engines never ran faster than predicted by more.
   CHECK(Engine.intervalMs->first < Engine.gpuMs);
   CHECK(Engine.intervalMs->first > 0.8 * Engine.gpuMs);
-  // An fp32 engine takes the fp32 spread, narrower than fp16's.
+  // An fp32 engine takes the fp32 spread, narrower than fp16's (on a network the GPU takes longer
+  // to run than its host to launch: LeNet-5's band is its host time's).
   NetworkRequest R;
-  R.input = "lenet5";
+  R.input = "mobilenetv2-0.35";
+  R.batch = 8;
+  R.imageSize = 96;
   R.progress = [](size_t, size_t) {};
   auto N = analyseFor(R, Runtime::Engine, {F.gpu});
   REQUIRE_MESSAGE(N, N.error().str());
@@ -164,6 +223,7 @@ TEST_CASE("runtimes: an engine's band reaches to the engine timings' measured sp
   REQUIRE_MESSAGE(G, G.error().str());
   const GpuPrediction &F32 = G->front();
   REQUIRE(F32.intervalMs);
+  REQUIRE(F32.hostMs < F32.gpuMs);
   CHECK(F32.intervalMs->second == doctest::Approx(F32.gpuMs * EngineTimeBandF32.high));
   CHECK(EngineTimeBandF32.high < EngineTimeBandF16.high);
 }

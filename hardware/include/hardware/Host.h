@@ -1,8 +1,8 @@
-// The host side of eager PyTorch and of torch.compile's wrapper: every kernel it launches costs
-// the CPU time in Python, the dispatcher and the driver, single-thread bound, so that time
-// belongs to the host's CPU, not to the GPU (docs/cross-gpu.md, "Runtimes"). A catalog GPU names
-// its host (gpus.json "hosts": an x86 server by default, an x86 desktop for GeForce cards, Grace
-// for superchips, its own Arm cores for a Jetson module).
+// The host side of eager PyTorch, of torch.compile's wrapper and of an engine's enqueue: every
+// kernel it launches costs CPU time (Python, the dispatcher, the driver), single-thread bound,
+// so that time belongs to the host's CPU, not to the GPU (docs/cross-gpu.md, "Runtimes"). A
+// catalog GPU names its host (gpus.json "hosts": an x86 server by default, an x86 desktop for
+// GeForce cards, Grace for superchips, its own Arm cores for a Jetson module).
 #pragma once
 
 #include "hardware/GpuCatalog.h"
@@ -51,6 +51,20 @@ constexpr double CompiledHostMsPerCall = 0.035 * 0.4;
 /// Host time of one call of a network of Kernels compiled by torch.compile, on host H.
 inline double compiledHostMs(double Kernels, const HostSpec &H) {
   return (CompiledHostMsPerCall + Kernels * CompiledHostMsPerKernel) / H.relativeSpeed;
+}
+
+/// Host time an inference engine's enqueue (TensorRT's enqueueV3, without a CUDA graph) spends
+/// per kernel it launches, on the x86 server host, ms. Not measured by the project: enqueue
+/// launches each layer's kernel from compiled C++ after some setup per layer, whose cost
+/// "depends on your CPU" (NVIDIA/TensorRT#1256), so a kernel launch from C is its floor. Public
+/// measurements of that floor: 2.6-2.8 us per asynchronous launch on a laptop's desktop-class
+/// x86 CPU (ahrefs/ocannl#488, CUDA 13.3; 4.5 us at the x86 server's speed, 1.65x slower), and
+/// 4.9 us for statically compiled C (JuliaGPU/CUDAdrv.jl#15). A lower bound for TensorRT.
+constexpr double EngineHostMsPerKernel = 0.0027 * 1.65;
+
+/// Host time of one enqueue of an engine of Kernels kernels on host H.
+inline double engineHostMs(double Kernels, const HostSpec &H) {
+  return Kernels * EngineHostMsPerKernel / H.relativeSpeed;
 }
 
 } // namespace hardware

@@ -162,6 +162,10 @@ struct LaunchWork {
   /// The launch's first layer is a 3x3, stride-1, undilated convolution of one group: the shape
   /// an engine's Winograd tactic computes (WinogradMultiplyShare).
   bool winograd = false;
+  /// A concatenation's share of input bytes an inference engine does not copy, because their
+  /// producers write them straight into its output (TensorRT's concat removal: docs/cross-gpu.md,
+  /// "Runtimes"); 1 when no input is left to copy, 0 for every other launch.
+  double inPlaceShare = 0;
 };
 
 /// Which of FrameworkPasses a framework runs around its library kernels.

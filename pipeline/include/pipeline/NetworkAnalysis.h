@@ -63,6 +63,7 @@ struct LaunchRecord {
   hardware::FrameworkPasses framework; ///< what PyTorch runs around the launch's layers
   hardware::GemmShape gemm;            ///< its first layer as a GEMM, when it is GEMM-like
   bool winograd = false; ///< its first layer is a Winograd-shaped convolution (LaunchWork)
+  double inPlaceShare = 0; ///< a concatenation's input bytes an engine writes in place (LaunchWork)
 };
 
 /// The analysed network.

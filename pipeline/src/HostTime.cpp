@@ -1,0 +1,72 @@
+// Host time per runtime (HostTime.h).
+#include "HostTime.h"
+
+#include "hardware/Host.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace pipeline {
+
+double hostKernels(Runtime R, std::span<const hardware::LaunchBound> Launches) {
+  double Kernels = 0;
+  for (const hardware::LaunchBound &B : Launches)
+    Kernels += R == Runtime::Engine ? (B.kernels > 0 ? 1 : 0) : B.kernels;
+  return Kernels;
+}
+
+double runtimeHostMs(Runtime R, double Kernels, const hardware::HostSpec &H) {
+  switch (R) {
+  case Runtime::Eager:
+    return Kernels * hardware::eagerHostMsPerKernel(H);
+  case Runtime::Compile:
+    return hardware::compiledHostMs(Kernels, H);
+  case Runtime::Engine:
+    return hardware::engineHostMs(Kernels, H);
+  case Runtime::Graph:
+    return 0;
+  }
+  return 0;
+}
+
+std::pair<double, double> withHost(std::pair<double, double> Gpu, double HostMs) {
+  return {std::max(Gpu.first, HostMs * hardware::HostTimeBand.low),
+          std::max(Gpu.second, HostMs * hardware::HostTimeBand.high)};
+}
+
+namespace {
+
+std::string_view hostRuntimeName(Runtime R) {
+  switch (R) {
+  case Runtime::Eager:
+    return "eager PyTorch";
+  case Runtime::Compile:
+    return "torch.compile";
+  default:
+    return "the engine's enqueue";
+  }
+}
+
+} // namespace
+
+std::string hostBoundWarning(const GpuPrediction &P, Runtime R) {
+  std::string W = fmt::format(
+      "{} is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on the {} host "
+      "({}) against {:.3g} ms on the GPU): the host's CPU, not the GPU, sets the time, and the "
+      "band is the host time's own measured spread, {:.2f}-{:.2f}x (docs/cross-gpu.md)",
+      hostRuntimeName(R), P.hostMs, P.kernels, P.host.name, P.host.cpu, P.gpuMs,
+      hardware::HostTimeBand.low, hardware::HostTimeBand.high);
+  if (R == Runtime::Engine)
+    W += "; an engine replayed as one CUDA graph (trtexec --useCudaGraph) has no such time, and "
+         "TensorRT's setup per layer adds to the launch time per kernel taken here, so the time "
+         "may lie above the band";
+  if (!P.host.speedFromPyTorch)
+    W += fmt::format("; the {} host's speed ({:.2g}x the x86 server's) is an estimate from CPU "
+                     "benchmarks (on Arm they overstated Grace's PyTorch speed about 3x), so the "
+                     "time may lie above the band",
+                     P.host.name, P.host.relativeSpeed);
+  return W;
+}
+
+} // namespace pipeline

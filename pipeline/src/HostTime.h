@@ -1,0 +1,32 @@
+// The host side of a prediction: how long the runtime's CPU takes to launch a network's kernels,
+// the band when that time sets the prediction, and the warning that says so. Internal to
+// pipeline/ (Prediction.cpp); the per-kernel costs are hardware/Host.h's.
+#pragma once
+
+#include "pipeline/Prediction.h"
+
+#include <span>
+#include <string>
+#include <utility>
+
+namespace pipeline {
+
+/// Kernels the runtime's host launches for launches bound as `Launches`: a framework's every
+/// kernel (its separate passes too), an engine's one kernel per launch it runs (a concatenation
+/// written in place runs none).
+double hostKernels(Runtime R, std::span<const hardware::LaunchBound> Launches);
+
+/// Host time of the runtime for Kernels launches on host H: eager PyTorch's per kernel,
+/// torch.compile's wrapper's per call and per kernel, an engine's enqueue per kernel; none for a
+/// graph replay.
+double runtimeHostMs(Runtime R, double Kernels, const hardware::HostSpec &H);
+
+/// The band of a prediction whose GPU time lies in Gpu and whose host time is HostMs: at each
+/// end the slower of the two, the host time spread by its own measured error
+/// (hardware::HostTimeBand). A prediction without host time keeps the GPU's band.
+std::pair<double, double> withHost(std::pair<double, double> Gpu, double HostMs);
+
+/// Why the host sets prediction P's time, and how sure the band is of the host's speed.
+std::string hostBoundWarning(const GpuPrediction &P, Runtime R);
+
+} // namespace pipeline
