@@ -192,6 +192,21 @@ void inductorKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E
   B.latencyMs = launchLatencyMs(Gpu) * B.kernels;
 }
 
+/// An engine copies only the inputs of a concatenation that their producers could not write in
+/// place (LaunchWork::inPlaceShare): B's busy times, bytes and operations scaled to the share
+/// copied, which is returned (1 for every other launch and runtime).
+double chargeCopiedShare(const LaunchWork &W, const Execution &E, LaunchBound &B) {
+  const double Copied = E.engine ? 1 - W.inPlaceShare : 1;
+  if (Copied < 1) {
+    for (double &Ms : B.ms)
+      Ms *= Copied;
+    B.l2Bytes *= Copied;
+    B.dramBytes *= Copied;
+    B.laneOps *= Copied;
+  }
+  return Copied;
+}
+
 /// The launch latency of W and the kernels a framework runs apart from it, under E's pass
 /// structure; ptxcast's own launch is one kernel.
 void separateKernels(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, bool OnTensor,
@@ -313,36 +328,16 @@ std::array<double, NumResources> pipeCycles(const LaunchWork &W, const GpuSpec &
   return C;
 }
 
-} // namespace
-
-LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
-  assert(Gpu.smCount > 0 && Gpu.boostClockMhz > 0 && "GPU spec without SMs or clock");
+/// The busy cycles of W's arithmetic and issue on one SM (all SMs together), and its lane
+/// operations and tensor FLOPs in B (for its energy). Ideal: a framework's GEMM-like launch, only
+/// its multiply-adds at the rate of the pipe they run on; otherwise ptxcast's counts per pipe,
+/// with the PTX's own tensor instructions at the math mode's tensor rate.
+std::array<double, NumResources> arithmeticCycles(const LaunchWork &W, const GpuSpec &Gpu,
+                                                  const Execution &E, bool Ideal, LaunchBound &B) {
   const analyzer::KernelProfile &P = W.profile;
   const double Hz = Gpu.boostClockMhz * 1e6;
-  const double Ctas = std::max(1.0, ctasOf(P));
-  LaunchBound B;
-  B.occ = occupancy(W, Gpu);
-  B.waves = Ctas / (Gpu.smCount * B.occ.ctasPerSm);
-  B.tailFill = B.waves <= 1 ? B.waves : B.waves - std::floor(B.waves);
-  if (B.tailFill == 0)
-    B.tailFill = 1;
-
-  const LaunchKind *Kind = findLaunchKind(W.kind);
-  const KindFamily Family = Kind ? Kind->boundFamily : KindFamily::Other;
   const double Tensor = tensorTflops(Gpu, E.math, E.impl);
   const bool OnTensor = usesTensorCores(W, E) && Tensor > 0;
-  // A library's GEMM-like kernel (and its grouped or narrow convolutions, which ptxcast lowers
-  // as direct convolutions) is register- and shared-memory-tiled: its instruction issue,
-  // load/store and L2 traffic are small next to its multiply-adds, which our plain kernel's
-  // counts are not. So for a framework's GEMM-like launch only the multiply-adds (at the rate of
-  // the pipe they run on) and the compulsory L2 and DRAM traffic bound the time.
-  // ptxcast's GEMV (a layer of fewer than 8 rows) reads the weights once per row and issues more
-  // instructions per weight than a library's, which reads them once per product: so a
-  // framework's GEMV is bound as its library's (counted as ptxcast's, the bound fell from 1 to 2
-  // rows, and from 7 to 8, where the lowering switches to a GEMM).
-  const bool Ideal = E.impl == Implementation::Framework &&
-                     (Family == KindFamily::Gemm || Family == KindFamily::DirectConv ||
-                      (Family == KindFamily::Gemv && W.gemm.known()));
   std::array<double, NumResources> Cycles{};
   if (Ideal) {
     if (OnTensor) {
@@ -373,6 +368,40 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
       B.tensorFlops = 2 * double(P.tensorMacs) * Gpu.tensor.fp16 / Rate;
     }
   }
+  return Cycles;
+}
+
+} // namespace
+
+LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
+  assert(Gpu.smCount > 0 && Gpu.boostClockMhz > 0 && "GPU spec without SMs or clock");
+  const analyzer::KernelProfile &P = W.profile;
+  const double Hz = Gpu.boostClockMhz * 1e6;
+  const double Ctas = std::max(1.0, ctasOf(P));
+  LaunchBound B;
+  B.occ = occupancy(W, Gpu);
+  B.waves = Ctas / (Gpu.smCount * B.occ.ctasPerSm);
+  B.tailFill = B.waves <= 1 ? B.waves : B.waves - std::floor(B.waves);
+  if (B.tailFill == 0)
+    B.tailFill = 1;
+
+  const LaunchKind *Kind = findLaunchKind(W.kind);
+  const KindFamily Family = Kind ? Kind->boundFamily : KindFamily::Other;
+  const double Tensor = tensorTflops(Gpu, E.math, E.impl);
+  const bool OnTensor = usesTensorCores(W, E) && Tensor > 0;
+  // A library's GEMM-like kernel (and its grouped or narrow convolutions, which ptxcast lowers
+  // as direct convolutions) is register- and shared-memory-tiled: its instruction issue,
+  // load/store and L2 traffic are small next to its multiply-adds, which our plain kernel's
+  // counts are not. So for a framework's GEMM-like launch only the multiply-adds (at the rate of
+  // the pipe they run on) and the compulsory L2 and DRAM traffic bound the time.
+  // ptxcast's GEMV (a layer of fewer than 8 rows) reads the weights once per row and issues more
+  // instructions per weight than a library's, which reads them once per product: so a
+  // framework's GEMV is bound as its library's (counted as ptxcast's, the bound fell from 1 to 2
+  // rows, and from 7 to 8, where the lowering switches to a GEMM).
+  const bool Ideal = E.impl == Implementation::Framework &&
+                     (Family == KindFamily::Gemm || Family == KindFamily::DirectConv ||
+                      (Family == KindFamily::Gemv && W.gemm.known()));
+  const std::array<double, NumResources> Cycles = arithmeticCycles(W, Gpu, E, Ideal, B);
   // The busiest SM runs ceil(CTAs / SMs) of the CTAs.
   const double Busiest = std::ceil(Ctas / Gpu.smCount) / Ctas;
   for (size_t R = 0; R <= size_t(Resource::Issue); ++R)
@@ -401,21 +430,12 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
     B.ms[size_t(Resource::Dram)] =
         std::max(B.ms[size_t(Resource::Dram)], leadingPassMs(W.framework, Gpu, B.dramBytes));
 
-  // An engine copies only the inputs of a concatenation that their producers could not write in
-  // place, and launches nothing when none is left.
-  const double Copied = E.engine ? 1 - W.inPlaceShare : 1;
-  if (Copied < 1) {
-    for (double &Ms : B.ms)
-      Ms *= Copied;
-    B.l2Bytes *= Copied;
-    B.dramBytes *= Copied;
-    B.laneOps *= Copied;
-  }
+  const double Copied = chargeCopiedShare(W, E, B);
   B.workMs = *std::max_element(B.ms.begin(), B.ms.end());
   B.computeMs = *std::max_element(B.ms.begin(), B.ms.begin() + size_t(Resource::Tensor) + 1);
   B.memoryMs = std::max(B.ms[size_t(Resource::L2)], B.ms[size_t(Resource::Dram)]);
   separateKernels(W, Gpu, E, OnTensor, B);
-  if (Copied <= 0) {
+  if (Copied <= 0) { // nothing left to copy: no launch
     B.kernels = 0;
     B.latencyMs = 0;
   }

@@ -3,6 +3,8 @@
 // (Calibration.h).
 #include "pipeline/Calibration.h"
 
+#include "HostTime.h"
+
 #include "corpus/Network.h"
 #include "pipeline/DatasetCommon.h"
 #include "pipeline/Documents.h"
@@ -94,7 +96,7 @@ double Calibration::factor() const {
 namespace {
 
 /// The farthest a timing may lie from its prediction, either way, to calibrate by: the model's
-/// band is within 0.93-1.36x and a host-bound eager time within 0.8-1.7x, so 10x is a unit or
+/// band is within 0.93-1.36x and a host-bound time within 0.8-1.7x, so 10x is a unit or
 /// setup error, not a GPU's character.
 constexpr double MaxTimingRatio = 10;
 
@@ -160,15 +162,21 @@ support::Expected<std::vector<Calibration>> calibrate(const std::vector<Measurem
 
 void applyCalibration(GpuPrediction &G, const Calibration &C) {
   const double F = C.factor();
+  // The host-bound warning quotes the times: said again for the scaled ones.
+  const std::string HostBound = G.hostMs > G.gpuMs ? hostBoundWarning(G, G.runtime) : "";
   G.timeMs *= F;
   G.gpuMs *= F;
   G.hostMs *= F;
   if (G.intervalMs) {
     const double Band = F / std::pow(C.bandMedian, C.weight());
     G.intervalMs = std::make_pair(G.intervalMs->first * Band, G.intervalMs->second * Band);
+    if (G.gpuIntervalMs)
+      G.gpuIntervalMs = {G.gpuIntervalMs->first * Band, G.gpuIntervalMs->second * Band};
   }
   for (KindTime &K : G.breakdown)
     K.ms *= F;
+  if (!HostBound.empty())
+    std::replace(G.warnings.begin(), G.warnings.end(), HostBound, hostBoundWarning(G, G.runtime));
   G.calibrationFactor = F;
   G.calibrationTimings = C.ratios.size();
   const auto [Low, High] = std::minmax_element(C.ratios.begin(), C.ratios.end());

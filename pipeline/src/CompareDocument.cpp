@@ -278,6 +278,8 @@ OJson compareJson(const CompareResult &C) {
          {"math", hardware::mathModeName(G.math)},
          {"launches", G.launches},
          {"time_ms", G.timeMs},
+         {"gpu_ms", G.gpuMs},
+         {"host_ms", G.hostMs},
          {"bound_ms", G.boundMs},
          {"launch_latency_ms", G.launchLatencyMs},
          {"interval_ms", Band},

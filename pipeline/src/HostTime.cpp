@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cassert>
 
 namespace pipeline {
 
@@ -30,9 +31,14 @@ double runtimeHostMs(Runtime R, double Kernels, const hardware::HostSpec &H) {
   return 0;
 }
 
-std::pair<double, double> withHost(std::pair<double, double> Gpu, double HostMs) {
-  return {std::max(Gpu.first, HostMs * hardware::HostTimeBand.low),
-          std::max(Gpu.second, HostMs * hardware::HostTimeBand.high)};
+hardware::HostTimeSpread hostSpread(Runtime R) {
+  return R == Runtime::Engine ? hardware::HostTimeSpread{1, hardware::HostTimeBand.high}
+                              : hardware::HostTimeBand;
+}
+
+std::pair<double, double> withHost(std::pair<double, double> Gpu, double HostMs, Runtime R) {
+  const hardware::HostTimeSpread S = hostSpread(R);
+  return {std::max(Gpu.first, HostMs * S.low), std::max(Gpu.second, HostMs * S.high)};
 }
 
 namespace {
@@ -43,24 +49,31 @@ std::string_view hostRuntimeName(Runtime R) {
     return "eager PyTorch";
   case Runtime::Compile:
     return "torch.compile";
-  default:
+  case Runtime::Engine:
     return "the engine's enqueue";
+  case Runtime::Graph:
+    break;
   }
+  assert(false && "a graph replay has no host time");
+  return "the host";
 }
 
 } // namespace
 
 std::string hostBoundWarning(const GpuPrediction &P, Runtime R) {
+  const hardware::HostTimeSpread S = hostSpread(R);
   std::string W = fmt::format(
       "{} is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on the {} host "
       "({}) against {:.3g} ms on the GPU): the host's CPU, not the GPU, sets the time, and the "
-      "band is the host time's own measured spread, {:.2f}-{:.2f}x (docs/cross-gpu.md)",
+      "band is {}, {:.2f}-{:.2f}x (docs/cross-gpu.md)",
       hostRuntimeName(R), P.hostMs, P.kernels, P.host.name, P.host.cpu, P.gpuMs,
-      hardware::HostTimeBand.low, hardware::HostTimeBand.high);
+      R == Runtime::Engine ? "the host time up to eager PyTorch's measured spread above it"
+                           : "the host time's own measured spread",
+      S.low, S.high);
   if (R == Runtime::Engine)
-    W += "; an engine replayed as one CUDA graph (trtexec --useCudaGraph) has no such time, and "
-         "TensorRT's setup per layer adds to the launch time per kernel taken here, so the time "
-         "may lie above the band";
+    W += "; that time is a kernel launch's from C for each kernel, under TensorRT's setup per "
+         "layer, and an engine replayed as one CUDA graph (trtexec --useCudaGraph) has none of "
+         "it";
   if (!P.host.speedFromPyTorch)
     W += fmt::format("; the {} host's speed ({:.2g}x the x86 server's) is an estimate from CPU "
                      "benchmarks (on Arm they overstated Grace's PyTorch speed about 3x), so the "

@@ -21,10 +21,15 @@ double hostKernels(Runtime R, std::span<const hardware::LaunchBound> Launches);
 /// graph replay.
 double runtimeHostMs(Runtime R, double Kernels, const hardware::HostSpec &H);
 
+/// How far the runtime's host time may lie from its prediction: eager's measured spread
+/// (hardware::HostTimeBand), which torch.compile's wrapper is given too; an engine's enqueue is
+/// taken at a launch's floor (hardware::EngineHostMsPerKernel), so never below it.
+hardware::HostTimeSpread hostSpread(Runtime R);
+
 /// The band of a prediction whose GPU time lies in Gpu and whose host time is HostMs: at each
-/// end the slower of the two, the host time spread by its own measured error
-/// (hardware::HostTimeBand). A prediction without host time keeps the GPU's band.
-std::pair<double, double> withHost(std::pair<double, double> Gpu, double HostMs);
+/// end the slower of the two, the host time spread by hostSpread(R). A prediction without host
+/// time keeps the GPU's band.
+std::pair<double, double> withHost(std::pair<double, double> Gpu, double HostMs, Runtime R);
 
 /// Why the host sets prediction P's time, and how sure the band is of the host's speed.
 std::string hostBoundWarning(const GpuPrediction &P, Runtime R);

@@ -38,6 +38,9 @@ public:
     auto G = at(*Best, Gpu);
     if (!G)
       return G.error();
+    if (auto Why = Refused.find(*Hi + 1); Why != Refused.end() && *Best == *Hi)
+      G->warnings.push_back("the largest batch is the lowering's, not the memory's: at batch " +
+                            std::to_string(*Hi + 1) + " " + Why->second);
     const bool Reaches = R.targetIps <= 0 || G->imagesPerSecond() >= R.targetIps;
     return CompareCell{R.models[Model], *G, Reaches ? *Best : 0};
   }
@@ -56,8 +59,11 @@ private:
   }
 
   /// Whether the network at Batch fits GPU `Gpu`'s memory (a build, an engine's lowering plan;
-  /// no analysis).
+  /// no analysis). A batch above 1 the lowering refuses (an int8 engine's kernels index with 32
+  /// bits) does not fit either, and the cell says why (Refused).
   support::Expected<bool> fits(int64_t Batch, size_t Gpu, bool TensorCores) {
+    if (Refused.count(Batch))
+      return false;
     auto It = Memory.find(Batch);
     if (It == Memory.end()) {
       const NetworkRequest Request =
@@ -66,6 +72,10 @@ private:
       if (!N)
         return inInput(N.error(), R.models[Model]);
       auto M = memoryOf(*N, Request);
+      if (!M && Batch > 1) {
+        Refused.emplace(Batch, M.error().message);
+        return false;
+      }
       if (!M)
         return inInput(M.error(), R.models[Model]);
       It = Memory.emplace(Batch, std::move(*M)).first;
@@ -110,6 +120,7 @@ private:
   size_t Model;
   std::map<int64_t, std::vector<GpuPrediction>> Predicted;
   std::map<int64_t, NetworkMemory> Memory;
+  std::map<int64_t, std::string> Refused; ///< batches the lowering refused, and why
 };
 
 } // namespace

@@ -335,6 +335,9 @@ support::Expected<NetworkAnalysis> analyseLowered(const corpus::Network &Net,
   auto W = corpus::lower(Net, Lower);
   if (!W)
     return W.error();
+  if (W->launches.empty())
+    return support::Error("the network has no GPU work: every layer is a view of its input or "
+                          "folds into a constant");
   NetworkAnalysis Out;
   Out.network = Net.name();
   const corpus::Shape &InShape = Net.layer(Net.inputs().front()).shape;

@@ -186,6 +186,39 @@ private:
   std::map<std::vector<double>, double> Seen;
 };
 
+/// What predictWork warns of under the runtime: how far an engine's or compile's prediction was
+/// validated, int8's missing timings, a host-bound time, a --host that changes nothing.
+void runtimeWarnings(GpuPrediction &G, const PredictSettings &S, const hardware::Execution &E) {
+  std::vector<std::string> &W = G.warnings;
+  if (S.runtime == Runtime::Engine)
+    W.push_back(
+        "the tensorrt runtime is experimental: its model was learnt from PyTorch's and ptxcast's "
+        "kernels, not from an engine's; against published TensorRT timings on a T4 at batch 4 and "
+        "8 it is 13 % off in fp32 and 48 % in fp16, where it predicts 0.45x the measured time, so "
+        "the band reaches to those timings' spread (docs/accuracy.md, \"Inference engines\")");
+  if (S.runtime == Runtime::Compile)
+    W.push_back(
+        "the compile runtime is learnt from one GPU's torch.compile timings (timm, RTX 4090): "
+        "there it is 6 % off for a network whose family it has timings of and 18 % for one it "
+        "has none of (each left out); on other GPUs it carries the RTX 4090's compiled "
+        "efficiency, untested (docs/accuracy.md, \"torch.compile\")");
+  if (E.int8)
+    W.push_back(fmt::format(
+        "int8 is unmeasured: no int8 timing is in the training data; convolutions and dense "
+        "layers are bound at {} and timed at the efficiency learnt from fp32 and fp16 kernels",
+        E.math == hardware::MathMode::Int8
+            ? fmt::format("the {}'s int8 tensor peak ({:.4g} TOPS)", G.gpu.name, G.gpu.tensor.int8)
+            : fmt::format("dp4a's rate on the {}'s CUDA cores (no int8 tensor cores)",
+                          G.gpu.name)));
+  if (G.hostMs > G.gpuMs)
+    W.push_back(hostBoundWarning(G, S.runtime));
+  if (S.host && S.runtime == Runtime::Graph)
+    W.push_back(fmt::format(
+        "--host {} has no effect under the graph runtime: a graph replay has no host time per "
+        "kernel (--runtime eager, compile or tensorrt charges one)",
+        S.host->name));
+}
+
 /// The bundle applied to the network's launch work on one GPU, as learned (no dominance rule).
 /// The work is built once per network, not per GPU.
 support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchWork> &Work,
@@ -225,39 +258,15 @@ support::Expected<GpuPrediction> predictWork(const std::vector<hardware::LaunchW
   Out.kernels = hostKernels(S.runtime, Network.launches);
   Out.hostMs = runtimeHostMs(S.runtime, Out.kernels, Out.host);
   Out.timeMs = std::max(Out.gpuMs, Out.hostMs);
-  if (auto I = P.interval(Out.gpuMs))
-    Out.intervalMs = withHost(
-        S.runtime == Runtime::Engine ? withEngine(*I, Out.gpuMs, N.dtype) : *I, Out.hostMs);
+  if (auto I = P.interval(Out.gpuMs)) {
+    Out.gpuIntervalMs = S.runtime == Runtime::Engine ? withEngine(*I, Out.gpuMs, N.dtype) : *I;
+    Out.intervalMs = withHost(*Out.gpuIntervalMs, Out.hostMs, S.runtime);
+  }
   Out.warnings = dataWarnings(P, Network, Gpu, S, Out.math);
   Out.memory = deviceMemory(N.memory, Gpu, Out.math != hardware::MathMode::Simt);
   if (std::string W = memoryWarning(Out.memory, Gpu); !W.empty())
     Out.warnings.push_back(W);
-  if (S.runtime == Runtime::Engine)
-    Out.warnings.push_back(
-        "the tensorrt runtime is experimental: its model was learnt from PyTorch's and ptxcast's "
-        "kernels, not from an engine's; against published TensorRT timings on a T4 at batch 4 and "
-        "8 it is 13 % off in fp32 and 48 % in fp16, where it predicts 0.45x the measured time, so "
-        "the band reaches to those timings' spread (docs/accuracy.md, \"Inference engines\")");
-  if (S.runtime == Runtime::Compile)
-    Out.warnings.push_back(
-        "the compile runtime is learnt from one GPU's torch.compile timings (timm, RTX 4090): "
-        "there it is 6 % off for a network whose family it has timings of and 18 % for one it "
-        "has none of (each left out); on other GPUs it carries the RTX 4090's compiled "
-        "efficiency, untested (docs/accuracy.md, \"torch.compile\")");
-  if (E.int8)
-    Out.warnings.push_back(fmt::format(
-        "int8 is unmeasured: no int8 timing is in the training data; convolutions and dense "
-        "layers are bound at {} and timed at the efficiency learnt from fp32 and fp16 kernels",
-        E.math == hardware::MathMode::Int8
-            ? fmt::format("the {}'s int8 tensor peak ({:.4g} TOPS)", Gpu.name, Gpu.tensor.int8)
-            : fmt::format("dp4a's rate on the {}'s CUDA cores (no int8 tensor cores)", Gpu.name)));
-  if (Out.hostMs > Out.gpuMs)
-    Out.warnings.push_back(hostBoundWarning(Out, S.runtime));
-  if (S.host && S.runtime == Runtime::Graph)
-    Out.warnings.push_back(fmt::format(
-        "--host {} has no effect under the graph runtime: a graph replay has no host time per "
-        "kernel (--runtime eager, compile or tensorrt charges one)",
-        S.host->name));
+  runtimeWarnings(Out, S, E);
   return Out;
 }
 
@@ -301,8 +310,10 @@ void scaleGpuTime(GpuPrediction &G, double Ms) {
   for (KindTime &K : G.breakdown)
     K.ms *= Scale;
   G.timeMs = std::max(G.gpuMs, G.hostMs);
-  if (G.intervalMs)
-    G.intervalMs = withHost({G.intervalMs->first * Scale, G.intervalMs->second * Scale}, G.hostMs);
+  if (G.gpuIntervalMs) {
+    G.gpuIntervalMs = {G.gpuIntervalMs->first * Scale, G.gpuIntervalMs->second * Scale};
+    G.intervalMs = withHost(*G.gpuIntervalMs, G.hostMs, G.runtime);
+  }
   if (HostBound != W.end() && G.hostMs > G.gpuMs)
     *HostBound = hostBoundWarning(G, G.runtime);
   else if (HostBound != W.end())
@@ -478,11 +489,13 @@ std::string widerReason(const GpuPrediction &G, const GpuPrediction &Wider) {
                        "matrix: no FP16 on compute capability {:.1f}); the time given is its {} "
                        "engine's",
                        Gpu.name, Gpu.fp16Tflops, Gpu.fp32Tflops, Gpu.computeCapability, Kept);
+  // By the whole time: where the host's enqueue sets it, the engine with fewer kernels (ptxcast's
+  // int8 engines launch reformats TensorRT fuses into their neighbours).
   if (G.engineDtype != "int8" || Wider.timeMs >= G.timeMs)
     return "";
   return fmt::format("an int8 engine keeps {} tactics where they are faster, and here they are: "
-                     "ptxcast's int8 kernels are predicted {:.4g} ms on the {} ({}), its {} "
-                     "engine {:.4g} ms, which is the time given (math, memory and breakdown are "
+                     "ptxcast's int8 engine is predicted {:.4g} ms on the {} ({}), its {} "
+                     "engine {:.4g} ms, whose prediction is given (math, memory and breakdown are "
                      "the {} engine's)",
                      Kept, G.timeMs, Gpu.name,
                      G.math == hardware::MathMode::Int8 ? "int8 tensor cores"

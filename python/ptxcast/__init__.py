@@ -11,7 +11,6 @@ bad input raises ptxcast.Error with the command's message (docs/python.md).
 import json
 import math
 import operator
-import sys
 
 from . import _core
 from ._errors import Error
@@ -60,7 +59,7 @@ def _check_integer(flag, value, low, high):
 def _check_positive(flag, value):
     """None, or a finite positive number (the CLI's check, word for word)."""
     if value is not None and not (value > 0 and math.isfinite(value)):
-        raise Error(f"{flag}: Value {value:g} not in range 0.000000 to {sys.float_info.max:f}")
+        raise Error(f"{flag}: Value {value:g} is not a positive finite number")
     return float(value or 0)
 
 
@@ -92,7 +91,7 @@ def predict(model, gpu, batch=1, dtype=None, image_size=None, runtime=None, *, m
     its class name). gpu: a catalog name (ptxcast.gpus()) or a GPU spec FILE.json. dtype: 'f32',
     'f16' (or a torch dtype) or 'int8' (runtime='tensorrt' only). runtime: 'graph', 'eager',
     'tensorrt' or 'compile'. math: simt, tf32, f16 or bf16 (default: PyTorch's). host: the CPU
-    that launches the kernels under runtime='eager' or 'compile' (`ptxcast gpus --hosts`;
+    that launches the kernels under runtime='eager', 'compile' or 'tensorrt' (`ptxcast gpus --hosts`;
     default: the GPU's own). predictor: the command's --model, a
     shipped bundle name or FILE.json. calibrate: a CSV of your own timings on the GPU
     (`--calibrate`: columns gpu, network, batch, dtype, runtime, measured_ms).

@@ -1,8 +1,10 @@
 // ONNX forms beyond the zoo's classifiers through pipeline::predictNetwork, each predicted under
 // every runtime and precision on a T4, a Jetson and a laptop GPU: a segmentation-style decoder
 // (a reflect Pad, a strided Conv, a 4x4 / 2 ConvTranspose, a bilinear Resize, a PixelShuffle)
-// and attention blocks built on reductions (CBAM's spatial gate, ConvNeXt V2's response norm).
+// and attention blocks built on reductions (CBAM's spatial gate, ConvNeXt V2's response norm);
+// and a network of views alone, which has nothing to predict.
 #include "pipeline/Documents.h"
+#include "pipeline/NetworkAnalysis.h"
 
 #include "../corpus/OnnxWriter.h"
 
@@ -125,4 +127,21 @@ TEST_CASE("decoder: reflect Pad, ConvTranspose, bilinear Resize and PixelShuffle
     CHECK(Bilinear == 1);
     CHECK(Copies >= 3); // the phases' concat and two shuffles
   });
+}
+
+TEST_CASE("analysis: a network with no GPU work is an error that says so, not a bad manifest") {
+  // x -> Flatten -> Identity: views of the input, nothing to launch.
+  OnnxWriter W(13);
+  W.input("x", {1, 8, 4, 4});
+  auto &Flat = W.node("Flatten", {"x"});
+  auto &Same = W.node("Identity", {out(Flat)});
+  W.output(out(Same));
+  pipeline::NetworkRequest R;
+  R.input = "views";
+  R.onnxBytes = W.bytes();
+  R.progress = [](size_t, size_t) {};
+  auto N = pipeline::analyseNetwork(R);
+  REQUIRE_FALSE(N);
+  CHECK(N.error().str() == "views.onnx: error: the network has no GPU work: every layer is a "
+                           "view of its input or folds into a constant");
 }

@@ -150,6 +150,53 @@ TEST_CASE("runtimes: an engine's enqueue launches one kernel per launch from its
   CHECK(Busy->front().hostMs > 0);
   CHECK(Busy->front().timeMs == doctest::Approx(Busy->front().gpuMs));
   CHECK_FALSE(Says(Busy->front(), "host-bound"));
+  // A concatenation written in place is not launched: ShuffleNetV2's enqueue launches its
+  // other launches.
+  R.input = "shufflenetv2-0.5";
+  R.batch = 1;
+  auto Shuffle = analyseFor(R, Runtime::Engine, {});
+  REQUIRE_MESSAGE(Shuffle, Shuffle.error().str());
+  size_t Removed = 0;
+  for (const LaunchRecord &L : Shuffle->launches)
+    Removed += L.inPlaceShare == 1;
+  CHECK(Removed == 16);
+  auto Sh = predictOnGpus(*Shuffle, *P, {*T4}, S, *C);
+  REQUIRE_MESSAGE(Sh, Sh.error().str());
+  CHECK(Sh->front().kernels == double(Shuffle->launches.size() - Removed));
+}
+
+TEST_CASE("runtimes: a host-bound engine raised to batch 1's GPU time keeps batch 1's band") {
+  auto C = hardware::GpuCatalog::builtin();
+  REQUIRE(C);
+  auto P = choosePredictor("");
+  REQUIRE(P);
+  auto Gh200 = C->lookup("gh200");
+  REQUIRE(Gh200);
+  PredictSettings S;
+  S.runtime = Runtime::Engine;
+  NetworkRequest R;
+  R.input = "lenet5";
+  R.dtype = "f16";
+  R.progress = [](size_t, size_t) {};
+  auto Predict = [&](int64_t Batch) {
+    R.batch = Batch;
+    auto N = analyseFor(R, Runtime::Engine, {*Gh200});
+    REQUIRE_MESSAGE(N, N.error().str());
+    auto G = predictOnGpus(*N, *P, {*Gh200}, S, *C);
+    REQUIRE_MESSAGE(G, G.error().str());
+    return G->front();
+  };
+  const GpuPrediction One = Predict(1), Sixteen = Predict(16);
+  // LeNet-5's engine on a Grace host: the host sets the time at both batches, and batch 16's
+  // GPU time, learned under batch 1's, is raised to it.
+  REQUIRE(One.hostMs > One.gpuMs);
+  REQUIRE(Sixteen.gpuMs == doctest::Approx(One.gpuMs));
+  CHECK(Sixteen.timeMs == doctest::Approx(One.timeMs));
+  REQUIRE(One.intervalMs);
+  REQUIRE(Sixteen.intervalMs);
+  CHECK(Sixteen.intervalMs->first == doctest::Approx(One.intervalMs->first));
+  CHECK(Sixteen.intervalMs->second == doctest::Approx(One.intervalMs->second));
+  CHECK(Sixteen.intervalMs->first <= Sixteen.timeMs);
 }
 
 TEST_CASE("runtimes: every compile prediction says how far it was validated") {

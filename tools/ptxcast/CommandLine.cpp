@@ -12,7 +12,6 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <limits>
 #include <optional>
 
 namespace ptxcast {
@@ -43,8 +42,8 @@ void addRuntimeOptions(CLI::App &Cmd, std::string &Runtime, std::string &Math, s
       ->check(CLI::IsMember({"simt", "tf32", "f16", "bf16"}));
   Cmd.add_option(
       "--host", Host,
-      "the CPU that launches the kernels, for --runtime eager or compile: x86-server, x86-desktop, "
-      "grace, jetson-agx-orin, ... (`ptxcast gpus --hosts`; default: the GPU's own)");
+      "the CPU that launches the kernels, for --runtime eager, compile or tensorrt: x86-server, "
+      "x86-desktop, grace, jetson-agx-orin, ... (`ptxcast gpus --hosts`; default: the GPU's own)");
 }
 
 CLI::Validator integerIn(int64_t Lo, int64_t Hi) {
@@ -70,9 +69,8 @@ CLI::Validator finitePositive() {
         auto [Ptr, Ec] = std::from_chars(Text.data(), End, V);
         if (Text.empty() || Ec != std::errc() || Ptr != End)
           return fmt::format("'{}' is not a number", Text);
-        if (!std::isfinite(V) || !(V > 0)) // CLI::PositiveNumber's words, which Python repeats
-          return fmt::format("Value {} not in range 0.000000 to {:f}", Text,
-                             std::numeric_limits<double>::max());
+        if (!std::isfinite(V) || !(V > 0)) // words Python's check repeats
+          return fmt::format("Value {} is not a positive finite number", Text);
         return "";
       },
       "POSITIVE");

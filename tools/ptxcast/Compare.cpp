@@ -156,20 +156,23 @@ std::string orEmpty(bool Given, bool Value) { return Given ? (Value ? "1" : "0")
 
 void printCsv(const CompareResult &M) {
   const pipeline::CompareRequest &O = M.request;
-  fmt::print("model,batch,gpu,time_ms,low_ms,high_ms,images_per_s,images_per_s_per_w,"
-             "meets_budget,warnings,clock_mhz,dominance_floor,memory_bytes,fits_memory,"
-             "meets_target_ips,meets_targets,meets_targets_band,max_batch,runtime,calibration\n");
+  fmt::print(
+      "model,batch,gpu,time_ms,low_ms,high_ms,images_per_s,images_per_s_per_w,"
+      "meets_budget,warnings,clock_mhz,dominance_floor,memory_bytes,fits_memory,"
+      "meets_target_ips,meets_targets,meets_targets_band,max_batch,runtime,calibration,gpu_ms,"
+      "host_ms\n");
   for (const CompareCell &C : M.cells) {
     const GpuPrediction &G = C.prediction;
-    fmt::print("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch,
-               G.gpu.name, G.timeMs, G.intervalMs ? fmt::format("{}", G.intervalMs->first) : "",
-               G.intervalMs ? fmt::format("{}", G.intervalMs->second) : "", G.imagesPerSecond(),
-               G.imagesPerSecondPerWatt(), orEmpty(O.budgetMs > 0, M.withinBudget(G)),
-               G.warnings.size(), G.clock.mhz, G.dominanceFloor, G.memory.totalBytes(),
-               G.memory.fits() ? 1 : 0, orEmpty(O.targetIps > 0, M.reachesTarget(G)),
-               orEmpty(M.hasTargets(), M.meets(G)), orEmpty(M.hasTargets(), M.meetsAcrossBand(G)),
-               C.maxBatch ? std::to_string(*C.maxBatch) : "", pipeline::runtimeName(G.runtime),
-               G.calibrationTimings ? fmt::format("{}", G.calibrationFactor) : "");
+    fmt::print(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", C.input, G.batch,
+        G.gpu.name, G.timeMs, G.intervalMs ? fmt::format("{}", G.intervalMs->first) : "",
+        G.intervalMs ? fmt::format("{}", G.intervalMs->second) : "", G.imagesPerSecond(),
+        G.imagesPerSecondPerWatt(), orEmpty(O.budgetMs > 0, M.withinBudget(G)), G.warnings.size(),
+        G.clock.mhz, G.dominanceFloor, G.memory.totalBytes(), G.memory.fits() ? 1 : 0,
+        orEmpty(O.targetIps > 0, M.reachesTarget(G)), orEmpty(M.hasTargets(), M.meets(G)),
+        orEmpty(M.hasTargets(), M.meetsAcrossBand(G)),
+        C.maxBatch ? std::to_string(*C.maxBatch) : "", pipeline::runtimeName(G.runtime),
+        G.calibrationTimings ? fmt::format("{}", G.calibrationFactor) : "", G.gpuMs, G.hostMs);
   }
 }
 

@@ -137,6 +137,9 @@ struct GpuPrediction {
   Runtime runtime = Runtime::Graph;
   hardware::MathMode math = hardware::MathMode::Simt;
   std::optional<std::pair<double, double>> intervalMs;
+  /// The band of gpuMs alone: intervalMs before the host time's spread widened it (the two are
+  /// the same when the runtime has no host time).
+  std::optional<std::pair<double, double>> gpuIntervalMs;
   /// by kind, largest first, summing to gpuMs (empty when PredictSettings::breakdown is off)
   std::vector<KindTime> breakdown;
   std::vector<std::string> warnings;
