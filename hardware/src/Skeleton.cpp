@@ -371,6 +371,37 @@ std::array<double, NumResources> arithmeticCycles(const LaunchWork &W, const Gpu
   return Cycles;
 }
 
+/// B's L2 and DRAM busy times and bytes for W (Ideal: a framework's GEMM-like launch, whose
+/// tiled kernel reads its footprint through L2 once).
+void memoryTimes(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E, bool Ideal,
+                 LaunchBound &B) {
+  const analyzer::KernelProfile &P = W.profile;
+  const double Hz = Gpu.boostClockMhz * 1e6;
+  const double Ctas = std::max(1.0, ctasOf(P));
+  // L2: every requested sector, at the bandwidth of the SMs that run CTAs. A library's tiled
+  // kernel requests each byte of its footprint from L2 at least once (more, re-reading tiles;
+  // those re-reads are its efficiency's business).
+  const double ActiveSms = std::min(Ctas, Gpu.smCount);
+  B.l2Bytes =
+      Ideal ? double(W.footprintBytes)
+            : 32.0 * double(P.globalLoadSectors + P.globalStoreSectors + P.globalAtomicSectors);
+  B.ms[size_t(Resource::L2)] = B.l2Bytes / (Gpu.limits.l2BytesPerClockPerSm * ActiveSms * Hz) * 1e3;
+  // DRAM: the footprint once, less what is still in L2 from the launch before (the layer that
+  // wrote this one's input, or the same launch timed again). Re-reads within the launch are
+  // short-lived (a stencil's window, a GEMM tile's rows) and hit L1 or L2; the L2 term above
+  // charges every requested sector.
+  const double Footprint = double(W.footprintBytes);
+  const double Resident =
+      Footprint > 0 ? std::min(1.0, L2ResidentShare * Gpu.l2MB * 1024 * 1024 / Footprint) : 1;
+  B.dramBytes = Footprint * (1 - Resident);
+  B.ms[size_t(Resource::Dram)] = B.dramBytes / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
+  // Eager PyTorch's NCHW batch norm and pool kernels run one element or window per thread;
+  // inductor's generated kernels are vectorised and stream.
+  if (E.impl == Implementation::Framework && E.passes == PassStructure::Eager)
+    B.ms[size_t(Resource::Dram)] =
+        std::max(B.ms[size_t(Resource::Dram)], leadingPassMs(W.framework, Gpu, B.dramBytes));
+}
+
 } // namespace
 
 LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
@@ -407,28 +438,7 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   for (size_t R = 0; R <= size_t(Resource::Issue); ++R)
     B.ms[R] = Cycles[R] * Busiest / Hz * 1e3;
 
-  // L2: every requested sector, at the bandwidth of the SMs that run CTAs. A library's tiled
-  // kernel requests each byte of its footprint from L2 at least once (more, re-reading tiles;
-  // those re-reads are its efficiency's business).
-  const double ActiveSms = std::min(Ctas, Gpu.smCount);
-  B.l2Bytes =
-      Ideal ? double(W.footprintBytes)
-            : 32.0 * double(P.globalLoadSectors + P.globalStoreSectors + P.globalAtomicSectors);
-  B.ms[size_t(Resource::L2)] = B.l2Bytes / (Gpu.limits.l2BytesPerClockPerSm * ActiveSms * Hz) * 1e3;
-  // DRAM: the footprint once, less what is still in L2 from the launch before (the layer that
-  // wrote this one's input, or the same launch timed again). Re-reads within the launch are
-  // short-lived (a stencil's window, a GEMM tile's rows) and hit L1 or L2; the L2 term above
-  // charges every requested sector.
-  const double Footprint = double(W.footprintBytes);
-  const double Resident =
-      Footprint > 0 ? std::min(1.0, L2ResidentShare * Gpu.l2MB * 1024 * 1024 / Footprint) : 1;
-  B.dramBytes = Footprint * (1 - Resident);
-  B.ms[size_t(Resource::Dram)] = B.dramBytes / (Gpu.memoryBandwidthGBs * 1e9) * 1e3;
-  // Eager PyTorch's NCHW batch norm and pool kernels run one element or window per thread;
-  // inductor's generated kernels are vectorised and stream.
-  if (E.impl == Implementation::Framework && E.passes == PassStructure::Eager)
-    B.ms[size_t(Resource::Dram)] =
-        std::max(B.ms[size_t(Resource::Dram)], leadingPassMs(W.framework, Gpu, B.dramBytes));
+  memoryTimes(W, Gpu, E, Ideal, B);
 
   const double Copied = chargeCopiedShare(W, E, B);
   B.workMs = *std::max_element(B.ms.begin(), B.ms.end());

@@ -167,11 +167,12 @@ void applyCalibration(GpuPrediction &G, const Calibration &C) {
   G.timeMs *= F;
   G.gpuMs *= F;
   G.hostMs *= F;
-  if (G.intervalMs) {
-    const double Band = F / std::pow(C.bandMedian, C.weight());
+  const double Band = F / std::pow(C.bandMedian, C.weight());
+  if (G.gpuIntervalMs) { // the GPU's band moves; the host time's spread is applied anew
+    G.gpuIntervalMs = {G.gpuIntervalMs->first * Band, G.gpuIntervalMs->second * Band};
+    G.intervalMs = withHost(*G.gpuIntervalMs, G.hostMs, G.runtime);
+  } else if (G.intervalMs) {
     G.intervalMs = std::make_pair(G.intervalMs->first * Band, G.intervalMs->second * Band);
-    if (G.gpuIntervalMs)
-      G.gpuIntervalMs = {G.gpuIntervalMs->first * Band, G.gpuIntervalMs->second * Band};
   }
   for (KindTime &K : G.breakdown)
     K.ms *= F;

@@ -38,11 +38,13 @@ public:
     auto G = at(*Best, Gpu);
     if (!G)
       return G.error();
-    if (auto Why = Refused.find(*Hi + 1); Why != Refused.end() && *Best == *Hi)
+    const auto Why = Refused.find(*Hi + 1);
+    const bool Refusal = Why != Refused.end() && *Best == *Hi;
+    if (Refusal)
       G->warnings.push_back("the largest batch is the lowering's, not the memory's: at batch " +
                             std::to_string(*Hi + 1) + " " + Why->second);
     const bool Reaches = R.targetIps <= 0 || G->imagesPerSecond() >= R.targetIps;
-    return CompareCell{R.models[Model], *G, Reaches ? *Best : 0};
+    return CompareCell{R.models[Model], *G, Reaches ? *Best : 0, Refusal};
   }
 
 private:

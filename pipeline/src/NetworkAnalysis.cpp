@@ -261,9 +261,11 @@ support::Expected<corpus::DType> dtypeOf(const NetworkRequest &R) {
 /// LaunchRecord::inPlaceShare of every concatenation in W: the bytes of its inputs that an
 /// engine's producers write straight into its output. As TensorRT's builder logs its concat
 /// removal ("Retargeting X to Y" or "Generating copy for X to Y because input is not movable"),
-/// an input moves into the output when it is a whole tensor an earlier launch wrote (not a
-/// network input, weight or a slice of another tensor) and no earlier concatenation took it
-/// (a tensor has one place: DenseNet's features move into one concatenation, the others copy).
+/// an input moves into the output when an earlier launch wrote it whole (not a network input or
+/// a weight; a channel slice is a copy launch of its own, so it moves too) and no earlier
+/// concatenation took it (a tensor has one place: DenseNet's features move into one
+/// concatenation, the others copy). The lowering passes whole buffers (offset 0); one read at an
+/// offset would be part of another tensor, and is copied.
 void markInPlaceConcats(const corpus::Workload &W, const std::map<std::string, uint64_t> &Bytes,
                         std::vector<LaunchRecord> &Records) {
   std::set<std::string> Written, Moved;

@@ -91,8 +91,8 @@ def predict(model, gpu, batch=1, dtype=None, image_size=None, runtime=None, *, m
     its class name). gpu: a catalog name (ptxcast.gpus()) or a GPU spec FILE.json. dtype: 'f32',
     'f16' (or a torch dtype) or 'int8' (runtime='tensorrt' only). runtime: 'graph', 'eager',
     'tensorrt' or 'compile'. math: simt, tf32, f16 or bf16 (default: PyTorch's). host: the CPU
-    that launches the kernels under runtime='eager', 'compile' or 'tensorrt' (`ptxcast gpus --hosts`;
-    default: the GPU's own). predictor: the command's --model, a
+    that launches the kernels under runtime='eager', 'compile' or 'tensorrt' (`ptxcast gpus
+    --hosts`; default: the GPU's own). predictor: the command's --model, a
     shipped bundle name or FILE.json. calibrate: a CSV of your own timings on the GPU
     (`--calibrate`: columns gpu, network, batch, dtype, runtime, measured_ms).
     progress: None (a bar on a terminal or in a notebook), True or False."""

@@ -123,6 +123,21 @@ TEST_CASE("calibration: the geometric mean of measured / predicted, drawn toward
   REQUIRE(G.warnings.size() == 1);
   // 4^(2 / 4.06) with TimingNoiseToSpread 2.06.
   CHECK(G.warnings[0].find("scaled by 1.98 from 2 timings on t4") != std::string::npos);
+  // A host-bound engine: its GPU band moves, and the host time's spread is laid on anew, so the
+  // band still starts at the host time (an engine's host time is a floor).
+  pipeline::GpuPrediction E;
+  E.gpu.name = "t4";
+  E.runtime = pipeline::Runtime::Engine;
+  E.gpuMs = 1, E.hostMs = 2, E.timeMs = 2;
+  E.gpuIntervalMs = std::make_pair(0.9, 1.4);
+  E.intervalMs = std::make_pair(2.0, 2 * hardware::HostTimeBand.high);
+  pipeline::applyCalibration(E, Biased);
+  REQUIRE(E.intervalMs);
+  CHECK(E.hostMs == doctest::Approx(2 * F));
+  CHECK(E.gpuIntervalMs->second == doctest::Approx(1.4 * Shift));
+  CHECK(E.intervalMs->first == doctest::Approx(E.hostMs));
+  CHECK(E.intervalMs->second ==
+        doctest::Approx(std::max(1.4 * Shift, E.hostMs * hardware::HostTimeBand.high)));
 }
 
 TEST_CASE("calibration: predict scales by the timings on its GPU and says so") {

@@ -197,6 +197,8 @@ TEST_CASE("runtimes: a host-bound engine raised to batch 1's GPU time keeps batc
   CHECK(Sixteen.intervalMs->first == doctest::Approx(One.intervalMs->first));
   CHECK(Sixteen.intervalMs->second == doctest::Approx(One.intervalMs->second));
   CHECK(Sixteen.intervalMs->first <= Sixteen.timeMs);
+  // An engine's host time is a floor: its band starts there.
+  CHECK(One.intervalMs->first == doctest::Approx(One.hostMs));
 }
 
 TEST_CASE("runtimes: every compile prediction says how far it was validated") {

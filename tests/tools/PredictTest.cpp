@@ -163,6 +163,13 @@ TEST_CASE("predict: --runtime tensorrt drops PyTorch's casts and passes, is pure
   const Json Doc = Json::parse(C.out);
   CHECK(Doc["runtime"] == "tensorrt");
   CHECK(Doc["results"].size() == 2);
+  // Each cell's time is the larger of the GPU's and the engine enqueue's host time.
+  for (const Json &Cell : Doc["results"]) {
+    CHECK(Cell["gpu_ms"].get<double>() > 0);
+    CHECK(Cell["host_ms"].get<double>() > 0);
+    CHECK(Cell["time_ms"].get<double>() ==
+          doctest::Approx(std::max(Cell["gpu_ms"].get<double>(), Cell["host_ms"].get<double>())));
+  }
   // An unknown runtime lists the valid ones.
   RunResult Bad = runPtxcast("predict lenet5 --gpu t4 --runtime onnxruntime");
   CHECK(Bad.status != 0);
@@ -191,7 +198,17 @@ TEST_CASE("compare --runtime eager,graph,tensorrt: the runtimes side by side") {
   REQUIRE(Csv.status == 0);
   CHECK(Csv.out.find(",max_batch,runtime,calibration,gpu_ms,host_ms\n") != std::string::npos);
   CHECK(Csv.out.find(",graph,,") != std::string::npos);
-  CHECK(Csv.out.find(",eager,,") != std::string::npos);
+  // The last two columns: the GPU's time, and the host's (eager's, none in a graph replay).
+  for (const std::string Runtime : {",graph,,", ",eager,,"}) {
+    const size_t At = Csv.out.find(Runtime);
+    REQUIRE(At != std::string::npos);
+    const std::string Rest =
+        Csv.out.substr(At + Runtime.size(), Csv.out.find('\n', At) - At - Runtime.size());
+    const double Gpu = std::stod(Rest.substr(0, Rest.find(','))),
+                 Host = std::stod(Rest.substr(Rest.find(',') + 1));
+    CHECK(Gpu > 0);
+    CHECK((Runtime == ",graph,," ? Host == 0 : Host > Gpu)); // LeNet-5 is host-bound eager
+  }
   // predict takes one runtime; a plot draws one; --max-batch searches one.
   CHECK(runPtxcast("predict lenet5 --gpu t4 --runtime eager,graph").err.find("not a list") !=
         std::string::npos);

@@ -63,6 +63,7 @@ std::string batchText(const CompareCell &C) {
 void printFooter(const CompareResult &M) {
   const pipeline::CompareRequest &O = M.request;
   size_t Meeting = 0, Safe = 0, Warned = 0, Floored = 0, Misfits = 0, Wider = 0;
+  size_t LoweringLimited = 0;
   std::map<std::string, std::pair<double, size_t>> Calibrated; // GPU -> factor, timings
   for (const CompareCell &C : M.cells) {
     const GpuPrediction &G = C.prediction;
@@ -73,6 +74,7 @@ void printFooter(const CompareResult &M) {
     Warned += G.warnings.size() > Said;
     Floored += !G.dominanceFloor.empty();
     Wider += !G.engineDtype.empty() && G.engineDtype != O.dtype;
+    LoweringLimited += C.loweringLimited;
     if (G.calibrationTimings)
       Calibrated[G.gpu.name] = {G.calibrationFactor, G.calibrationTimings};
   }
@@ -97,10 +99,14 @@ void printFooter(const CompareResult &M) {
                "and the runtime's reserve; docs/predict.md)\n",
                Misfits, N);
   if (O.maxBatch)
-    fmt::print("batch: the largest up to {} that fits in memory{}; {} networks analysed to find "
-               "them (doubling, then bisection; docs/predict.md)\n",
+    fmt::print("batch: the largest up to {} that fits in memory{}{}; {} networks analysed to "
+               "find them (doubling, then bisection; docs/predict.md)\n",
                pipeline::MaxBatch,
                O.budgetMs > 0 ? fmt::format(" within {:g} ms per batch", O.budgetMs) : "",
+               LoweringLimited ? fmt::format(" and that the lowering builds ({} of them stop "
+                                             "there: see their warnings)",
+                                             LoweringLimited)
+                               : "",
                M.analyses);
   if (M.hasTargets())
     fmt::print("{} of {} model/GPU pairs meet the targets ({}){}\n", Meeting, N, targetsSummary(O),

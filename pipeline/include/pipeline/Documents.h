@@ -100,6 +100,9 @@ struct CompareCell {
   /// With CompareRequest::maxBatch: the batch found (the prediction's), or 0 when even batch
   /// 1 does not fit or meet the budget (the prediction is then batch 1's).
   std::optional<int64_t> maxBatch;
+  /// With maxBatch: the lowering refused the next batch up (an int8 engine's kernels index with
+  /// 32 bits), so it, not the memory, set the answer; the prediction's warnings say why.
+  bool loweringLimited = false;
 };
 
 /// The matrix: the request with "all" expanded and the spec files appended to `gpus`, the
