@@ -154,6 +154,7 @@ TEST_CASE("predict: --runtime tensorrt drops PyTorch's casts and passes, is pure
   CHECK(warns(Engine, "tensorrt runtime is experimental"));
   RunResult Table = runPtxcast("predict alexnet --gpu t4 --dtype f16 --runtime tensorrt");
   REQUIRE(Table.status == 0);
+  CHECK(Table.out.find("host launch overhead") != std::string::npos); // the enqueue's
   CHECK(Table.out.find("f16 (engine: fp16 weights and tensors, no casts)") != std::string::npos);
   CHECK(Table.out.find("tensorrt runtime") != std::string::npos);
   // compare runs every GPU under the engine and names the runtime.

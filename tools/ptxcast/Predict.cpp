@@ -63,7 +63,7 @@ void printTable(const pipeline::NetworkAnalysis &N, const learners::Predictor &P
                                                 G.intervalMs->second)
                                   : std::string("   (no error band)");
   fmt::print("time per batch  {:>12.4g} ms{}\n", G.timeMs, Band);
-  if (G.runtime == pipeline::Runtime::Eager || G.runtime == pipeline::Runtime::Compile)
+  if (G.runtime != pipeline::Runtime::Graph) // eager, compile and an engine's enqueue
     fmt::print("  on the GPU    {:>12.4g} ms   host launch overhead {:.4g} ms ({:.0f} kernels on "
                "the {} host: {})\n",
                G.gpuMs, G.hostMs, G.kernels, G.host.name, G.host.cpu);
