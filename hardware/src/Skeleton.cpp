@@ -331,13 +331,13 @@ std::array<double, NumResources> pipeCycles(const LaunchWork &W, const GpuSpec &
 /// The busy cycles of W's arithmetic and issue on one SM (all SMs together), and its lane
 /// operations and tensor FLOPs in B (for its energy). Ideal: a framework's GEMM-like launch, only
 /// its multiply-adds at the rate of the pipe they run on; otherwise ptxcast's counts per pipe,
-/// with the PTX's own tensor instructions at the math mode's tensor rate.
+/// with the PTX's own tensor instructions at the math mode's tensor rate. Tensor: the math
+/// mode's tensor rate (TFLOPS); OnTensor: a GEMM-like launch's multiply-adds run at it.
 std::array<double, NumResources> arithmeticCycles(const LaunchWork &W, const GpuSpec &Gpu,
-                                                  const Execution &E, bool Ideal, LaunchBound &B) {
+                                                  const Execution &E, bool Ideal, double Tensor,
+                                                  bool OnTensor, LaunchBound &B) {
   const analyzer::KernelProfile &P = W.profile;
   const double Hz = Gpu.boostClockMhz * 1e6;
-  const double Tensor = tensorTflops(Gpu, E.math, E.impl);
-  const bool OnTensor = usesTensorCores(W, E) && Tensor > 0;
   std::array<double, NumResources> Cycles{};
   if (Ideal) {
     if (OnTensor) {
@@ -432,7 +432,8 @@ LaunchBound bound(const LaunchWork &W, const GpuSpec &Gpu, const Execution &E) {
   const bool Ideal = E.impl == Implementation::Framework &&
                      (Family == KindFamily::Gemm || Family == KindFamily::DirectConv ||
                       (Family == KindFamily::Gemv && W.gemm.known()));
-  const std::array<double, NumResources> Cycles = arithmeticCycles(W, Gpu, E, Ideal, B);
+  const std::array<double, NumResources> Cycles =
+      arithmeticCycles(W, Gpu, E, Ideal, Tensor, OnTensor, B);
   // The busiest SM runs ceil(CTAs / SMs) of the CTAs.
   const double Busiest = std::ceil(Ctas / Gpu.smCount) / Ctas;
   for (size_t R = 0; R <= size_t(Resource::Issue); ++R)

@@ -162,22 +162,9 @@ support::Expected<std::vector<Calibration>> calibrate(const std::vector<Measurem
 
 void applyCalibration(GpuPrediction &G, const Calibration &C) {
   const double F = C.factor();
-  // The host-bound warning quotes the times: said again for the scaled ones.
-  const std::string HostBound = G.hostMs > G.gpuMs ? hostBoundWarning(G, G.runtime) : "";
-  G.timeMs *= F;
-  G.gpuMs *= F;
-  G.hostMs *= F;
-  const double Band = F / std::pow(C.bandMedian, C.weight());
-  if (G.gpuIntervalMs) { // the GPU's band moves; the host time's spread is applied anew
-    G.gpuIntervalMs = {G.gpuIntervalMs->first * Band, G.gpuIntervalMs->second * Band};
-    G.intervalMs = withHost(*G.gpuIntervalMs, G.hostMs, G.runtime);
-  } else if (G.intervalMs) {
-    G.intervalMs = std::make_pair(G.intervalMs->first * Band, G.intervalMs->second * Band);
-  }
-  for (KindTime &K : G.breakdown)
-    K.ms *= F;
-  if (!HostBound.empty())
-    std::replace(G.warnings.begin(), G.warnings.end(), HostBound, hostBoundWarning(G, G.runtime));
+  const double TimeMs = G.timeMs * F; // both its parts scale by F, so the time does
+  rescale(G, {G.gpuMs * F, F, F, F / std::pow(C.bandMedian, C.weight())});
+  G.timeMs = TimeMs;
   G.calibrationFactor = F;
   G.calibrationTimings = C.ratios.size();
   const auto [Low, High] = std::minmax_element(C.ratios.begin(), C.ratios.end());

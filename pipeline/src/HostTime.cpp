@@ -60,7 +60,8 @@ std::string_view hostRuntimeName(Runtime R) {
 
 } // namespace
 
-std::string hostBoundWarning(const GpuPrediction &P, Runtime R) {
+std::string hostBoundWarning(const GpuPrediction &P) {
+  const Runtime R = P.runtime;
   const hardware::HostTimeSpread S = hostSpread(R);
   std::string W = fmt::format(
       "{} is host-bound here ({:.3g} ms of launch overhead for {:.0f} kernels on the {} host "
@@ -80,6 +81,29 @@ std::string hostBoundWarning(const GpuPrediction &P, Runtime R) {
                      "time may lie above the band",
                      P.host.name, P.host.relativeSpeed);
   return W;
+}
+
+void rescale(GpuPrediction &G, const Rescale &R) {
+  std::vector<std::string> &W = G.warnings;
+  auto HostBound =
+      G.hostMs > G.gpuMs ? std::find(W.begin(), W.end(), hostBoundWarning(G)) : W.end();
+  G.gpuMs = R.gpuMs;
+  G.hostMs *= R.host;
+  for (KindTime &K : G.breakdown)
+    K.ms *= R.breakdown;
+  G.timeMs = std::max(G.gpuMs, G.hostMs);
+  if (G.gpuIntervalMs) {
+    G.gpuIntervalMs = {G.gpuIntervalMs->first * R.band, G.gpuIntervalMs->second * R.band};
+    G.intervalMs = withHost(*G.gpuIntervalMs, G.hostMs, G.runtime);
+  } else if (G.intervalMs) {
+    G.intervalMs = std::make_pair(G.intervalMs->first * R.band, G.intervalMs->second * R.band);
+  }
+  if (HostBound != W.end() && G.hostMs > G.gpuMs)
+    *HostBound = hostBoundWarning(G);
+  else if (HostBound != W.end())
+    W.erase(HostBound);
+  else if (G.hostMs > G.gpuMs)
+    W.push_back(hostBoundWarning(G));
 }
 
 } // namespace pipeline

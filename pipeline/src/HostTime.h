@@ -1,6 +1,7 @@
 // The host side of a prediction: how long the runtime's CPU takes to launch a network's kernels,
-// the band when that time sets the prediction, and the warning that says so. Internal to
-// pipeline/ (Prediction.cpp); the per-kernel costs are hardware/Host.h's.
+// the band when that time sets the prediction, the warning that says so, and scaling a
+// prediction's times with all three kept in step. Internal to pipeline/ (Prediction.cpp,
+// Calibration.cpp); the per-kernel costs are hardware/Host.h's.
 #pragma once
 
 #include "pipeline/Prediction.h"
@@ -31,7 +32,20 @@ hardware::HostTimeSpread hostSpread(Runtime R);
 /// time keeps the GPU's band.
 std::pair<double, double> withHost(std::pair<double, double> Gpu, double HostMs, Runtime R);
 
-/// Why the host sets prediction P's time, and how sure the band is of the host's speed.
-std::string hostBoundWarning(const GpuPrediction &P, Runtime R);
+/// Why the host sets prediction P's time (under P.runtime), and how sure the band is of the
+/// host's speed.
+std::string hostBoundWarning(const GpuPrediction &P);
+
+/// How rescale changes a prediction's times.
+struct Rescale {
+  double gpuMs;     ///< the new GPU time
+  double breakdown; ///< factor on the breakdown by launch kind
+  double host;      ///< factor on the host time
+  double band;      ///< factor on the GPU's band
+};
+/// G's times changed after predictWork made them, as R says; then the time, the band with the
+/// host time's spread, and the host-bound warning made anew (replaced, dropped or added). The
+/// one way the dominance rule, the batch floor and calibration change a prediction.
+void rescale(GpuPrediction &G, const Rescale &R);
 
 } // namespace pipeline

@@ -211,7 +211,7 @@ void runtimeWarnings(GpuPrediction &G, const PredictSettings &S, const hardware:
             : fmt::format("dp4a's rate on the {}'s CUDA cores (no int8 tensor cores)",
                           G.gpu.name)));
   if (G.hostMs > G.gpuMs)
-    W.push_back(hostBoundWarning(G, S.runtime));
+    W.push_back(hostBoundWarning(G));
   if (S.host && S.runtime == Runtime::Graph)
     W.push_back(fmt::format(
         "--host {} has no effect under the graph runtime: a graph replay has no host time per "
@@ -299,27 +299,10 @@ learnedOn(const std::vector<hardware::LaunchWork> &Work, const NetworkAnalysis &
   return Out;
 }
 
-/// G's GPU time set to Ms, its breakdown and band scaled alike, the host time kept; the
-/// host-bound warning predictWork gave where the host sets the time is said anew for Ms.
+/// G's GPU time set to Ms, its breakdown and band scaled alike, the host time kept (rescale).
 void scaleGpuTime(GpuPrediction &G, double Ms) {
-  std::vector<std::string> &W = G.warnings;
-  auto HostBound =
-      G.hostMs > G.gpuMs ? std::find(W.begin(), W.end(), hostBoundWarning(G, G.runtime)) : W.end();
   const double Scale = Ms / G.gpuMs;
-  G.gpuMs = Ms;
-  for (KindTime &K : G.breakdown)
-    K.ms *= Scale;
-  G.timeMs = std::max(G.gpuMs, G.hostMs);
-  if (G.gpuIntervalMs) {
-    G.gpuIntervalMs = {G.gpuIntervalMs->first * Scale, G.gpuIntervalMs->second * Scale};
-    G.intervalMs = withHost(*G.gpuIntervalMs, G.hostMs, G.runtime);
-  }
-  if (HostBound != W.end() && G.hostMs > G.gpuMs)
-    *HostBound = hostBoundWarning(G, G.runtime);
-  else if (HostBound != W.end())
-    W.erase(HostBound);
-  else if (G.hostMs > G.gpuMs)
-    W.push_back(hostBoundWarning(G, G.runtime));
+  rescale(G, {Ms, Scale, 1, Scale});
 }
 
 /// Lowers G's GPU time to Floor (its own bound at the efficiency of Dominated, a GPU it matches
